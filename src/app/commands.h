@@ -1,0 +1,60 @@
+// The commands fabscope runs, as library calls: the CLI parses options into these
+// values and maps the returned status to an exit code. No command exits itself.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/log.h"
+#include "core/status.h"
+
+namespace fabscope {
+
+// Exit codes of the fabscope binary.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitVerdictFail = 1,  // ran, and the verdict is fail (e.g. wrong results)
+  kExitUsage = 2,        // bad input: an option, a value, a file
+  kExitUnavailable = 3,  // a backend or device cannot run here
+  kExitRuntime = 4,      // a failure while running
+};
+int exit_code_for(const Status& status);
+
+// Raw option values as the user typed them; validated by the command.
+struct SweepCommand {
+  std::vector<std::string> collectives;
+  std::string min_bytes = "32M";
+  std::string max_bytes = "32M";
+  std::string step_bytes = "1M";
+  uint64_t step_factor = 1;
+  int iters = 20;
+  int warmup_iters = 1;
+  int check_iters = 1;
+  std::string dtypes = "float";
+  std::string ops = "sum";
+  int root = 0;
+  int average = 1;
+  uint64_t seed = 0x5eed;
+  std::string backend = "auto";
+  std::optional<std::string> json_path;
+  LogLevel log_level = LogLevel::kWarn;
+  std::vector<std::string> command_line;
+};
+struct CommandOutcome {
+  Status status;
+  bool verdict_failed = false;  // ran to the end, and the verdict is fail
+  bool reports_errors = true;   // this process prints errors (rank 0 only under MPI)
+};
+// Runs under MPI (initialises and finalises it); prints the table on rank 0.
+CommandOutcome run_sweep_command(const SweepCommand& cmd, int* argc, char*** argv);
+
+struct ReportCommand {
+  std::string path;
+};
+Status run_report_command(const ReportCommand& cmd, std::string& out);
+
+std::string version_text();
+std::string backends_text();
+
+}  // namespace fabscope

@@ -1,0 +1,15 @@
+#include "app/commands.h"
+#include "report/report_json.h"
+#include "report/summary.h"
+#include "report/table.h"
+
+namespace fabscope {
+
+Status run_report_command(const ReportCommand& cmd, std::string& out) {
+  auto report = load_report(cmd.path);
+  if (!report.ok()) return report.status();
+  out = render_tables(*report) + render_summary(*report);
+  return Status::Ok();
+}
+
+}  // namespace fabscope

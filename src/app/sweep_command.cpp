@@ -1,0 +1,209 @@
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <set>
+
+#include "app/commands.h"
+#include "backend/registry.h"
+#include "coll/collective.h"
+#include "comm/context.h"
+#include "core/atomic_file.h"
+#include "core/clock.h"
+#include "core/env.h"
+#include "fabscope/version.h"
+#include "report/report_json.h"
+#include "report/summary.h"
+#include "report/table.h"
+#include "sweep/sweep.h"
+
+extern char** environ;
+
+namespace fabscope {
+
+namespace {
+
+Result<SweepOptions> build_options(const SweepCommand& cmd) {
+  SweepOptions o;
+  if (cmd.collectives.empty()) {
+    std::string allowed;
+    for (const auto& c : all_collectives()) allowed += fmt::format("{} ", c.name);
+    return Status::Invalid(fmt::format("name at least one collective to sweep; allowed: {}all", allowed));
+  }
+  for (const std::string& name : cmd.collectives) {
+    if (name == "all") {
+      for (const auto& c : all_collectives()) o.collectives.push_back(c.id);
+      continue;
+    }
+    auto c = collective_from_name(name);
+    if (!c.ok()) return c.status();
+    o.collectives.push_back(*c);
+  }
+  auto b = parse_size(cmd.min_bytes, "-b/--minbytes");
+  if (!b.ok()) return b.status();
+  auto e = parse_size(cmd.max_bytes, "-e/--maxbytes");
+  if (!e.ok()) return e.status();
+  auto i = parse_size(cmd.step_bytes, "-i/--stepbytes");
+  if (!i.ok()) return i.status();
+  o.sizes = {*b, *e, *i, cmd.step_factor};
+  auto types = parse_data_types(cmd.dtypes);
+  if (!types.ok()) return types.status();
+  o.dtypes = *types;
+  auto ops = parse_reduce_ops(cmd.ops);
+  if (!ops.ok()) return ops.status();
+  o.ops = *ops;
+  o.iters = cmd.iters;
+  o.warmup_iters = cmd.warmup_iters;
+  o.check_iters = cmd.check_iters;
+  o.root = cmd.root;
+  if (cmd.average < 0 || cmd.average > 3) {
+    return Status::Invalid(fmt::format(
+        "-a/--average {} is not allowed; use 0 (rank 0), 1 (mean over ranks), 2 (min) or 3 (max)", cmd.average));
+  }
+  o.average = static_cast<RankReduction>(cmd.average);
+  o.seed = cmd.seed;
+  return o;
+}
+
+// Prints the nccl-tests table on rank 0 as results arrive.
+class TablePrinter final : public SweepObserver {
+ public:
+  explicit TablePrinter(std::FILE* out) : out_(out) {}
+  void on_sweep_begin(const Sweep& s) override {
+    if (s.collective != current_) {
+      finish();
+      current_ = s.collective;
+      emit(render_group_start(current_));
+    }
+  }
+  void on_point(const Sweep& s, const SweepPoint& p) override {
+    emit(render_row(s, p));
+    footer_.add(p);
+  }
+  void on_sweep_end(const Sweep&) override {}
+  void finish() {
+    if (current_.empty()) return;
+    emit(footer_.render(current_));
+    footer_ = TableFooter();
+    current_.clear();
+  }
+  void emit(const std::string& text) {
+    std::fputs(text.c_str(), out_);
+    std::fflush(out_);
+  }
+
+ private:
+  std::FILE* out_;
+  std::string current_;
+  TableFooter footer_;
+};
+
+RunContext make_context(const RankContext& ctx, Backend& b, const SweepCommand& cmd) {
+  RunContext c;
+  c.tool.version = build::kVersion;
+  c.tool.git_id = build::kGitId;
+  c.command_line = cmd.command_line;
+  c.start_time = utc_timestamp();
+  c.backend = std::string(b.name());
+  c.backend_library = b.library();
+  c.memory = std::string(b.memory().kind());
+  auto opt = [](const char* v) { return *v ? std::optional<std::string>(v) : std::nullopt; };
+  c.build = {{"cuda", opt(build::kCudaVersion)},
+             {"nccl", opt(build::kNcclVersion)},
+             {"libibverbs", opt(build::kVerbsVersion)}};
+  c.nranks = ctx.size();
+  std::set<std::string> seen;
+  for (const RankInfo& r : ctx.ranks()) {
+    c.ranks.push_back({r.rank, r.host, r.pid, r.local_rank});
+    if (seen.insert(r.host).second) c.hosts.push_back(r.host);
+  }
+  c.environment = reported_environment(environ);
+  return c;
+}
+
+}  // namespace
+
+CommandOutcome run_sweep_command(const SweepCommand& cmd, int* argc, char*** argv) {
+  CommandOutcome out;
+  auto created = RankContext::create(argc, argv);
+  if (!created.ok()) {
+    out.status = created.status();
+    return out;
+  }
+  const RankContext& ctx = **created;
+  out.reports_errors = ctx.rank() == 0;
+  Logger log(cmd.log_level, fmt::format("[r{} {}]", ctx.rank(), ctx.host()));
+
+  // Checks that need no data moved: identical on every rank, except the output file,
+  // which rank 0 alone writes. All ranks agree before going on, so none hangs.
+  auto options = build_options(cmd);
+  Status local = options.ok() ? Status::Ok() : options.status();
+  const BackendEntry* entry = nullptr;
+  if (local.ok()) {
+    auto selected = select_backend(cmd.backend);
+    if (selected.ok()) {
+      entry = *selected;
+    } else {
+      local = selected.status();
+    }
+  }
+  if (local.ok() && cmd.json_path && ctx.rank() == 0) local = check_writable(*cmd.json_path);
+  if (Status s = ctx.agree(local); !s.ok()) {
+    out.status = s;
+    return out;
+  }
+
+  auto backend = entry->create(ctx);
+  if (Status s = ctx.agree(backend.ok() ? Status::Ok() : backend.status()); !s.ok()) {
+    out.status = s;
+    return out;
+  }
+  Backend& b = **backend;
+  if (Status s = validate(*options, ctx.size(), b.max_count()); !s.ok()) {
+    out.status = s;
+    return out;
+  }
+  log.info("backend {} ({}), {} ranks on {} hosts", b.name(), b.library(), ctx.size(), ctx.ranks().size());
+
+  Report report;
+  report.context = make_context(ctx, b, cmd);
+  const SweepOptions& o = *options;
+  report.sweep_settings = SweepSettings{o.sizes.min_bytes,
+                                        o.sizes.max_bytes,
+                                        o.sizes.step_bytes,
+                                        o.sizes.step_factor,
+                                        o.iters,
+                                        o.warmup_iters,
+                                        o.check_iters,
+                                        std::string(name(o.average)),
+                                        o.seed};
+
+  TablePrinter printer(stdout);
+  if (ctx.rank() == 0) printer.emit(render_preamble(report));
+  Progress progress(ctx.rank() == 0 && Progress::wanted());
+  auto sweeps = run_sweeps(ctx, b, o, &printer, &progress);
+  if (!sweeps.ok()) {
+    // A failure in the middle of collectives: the other ranks may be waiting inside
+    // one, so the whole job ends here.
+    progress.clear();
+    log.error("{}", sweeps.status().message());
+    ctx.abort(exit_code_for(sweeps.status()));
+  }
+  printer.finish();
+  report.sweeps = std::move(*sweeps);
+  report.context.end_time = utc_timestamp();
+  add_sweep_findings(report);
+  decide_verdict(report);
+  out.verdict_failed = report.verdict.result != "pass";
+
+  if (ctx.rank() == 0) {
+    printer.emit(render_summary(report));
+    if (cmd.json_path) {
+      out.status = save_report(report, *cmd.json_path);
+      if (out.status.ok()) log.info("report written to {}", *cmd.json_path);
+    }
+  }
+  return out;
+}
+
+}  // namespace fabscope

@@ -1,0 +1,40 @@
+#include "backend/registry.h"
+
+#include <fmt/format.h>
+
+#include "backend/mpi/mpi_backend.h"
+
+namespace fabscope {
+
+const std::vector<BackendEntry>& backend_registry() {
+  static const std::vector<BackendEntry> kEntries = {
+      {"mpi", "MPI's own collectives on host memory: the reference line, runs anywhere MPI runs", probe_mpi_backend,
+       create_mpi_backend},
+  };
+  return kEntries;
+}
+
+Result<const BackendEntry*> select_backend(std::string_view name) {
+  const auto& entries = backend_registry();
+  std::string names;
+  for (const auto& e : entries) names += fmt::format("{}, ", e.name);
+  names += "auto";
+  if (name == "auto") {
+    std::string reasons;
+    for (const auto& e : entries) {
+      Availability a = e.probe();
+      if (a.usable) return &e;
+      reasons += fmt::format("; {}: {}", e.name, a.detail);
+    }
+    return Status::Unavailable(fmt::format("--backend auto found no usable backend{}", reasons));
+  }
+  for (const auto& e : entries) {
+    if (e.name != name) continue;
+    Availability a = e.probe();
+    if (!a.usable) return Status::Unavailable(fmt::format("backend '{}' is unavailable here: {}", name, a.detail));
+    return &e;
+  }
+  return Status::Invalid(fmt::format("unknown backend '{}'; allowed: {}", name, names));
+}
+
+}  // namespace fabscope

@@ -1,0 +1,35 @@
+// The explicit list of backends fabscope knows, in `--backend auto` preference
+// order. Each entry says whether it was compiled in and whether it can run here,
+// and why not, without creating anything.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend/backend.h"
+#include "comm/context.h"
+
+namespace fabscope {
+
+struct Availability {
+  bool compiled = false;
+  bool usable = false;
+  std::string detail;  // the library and version when usable; the reason when not
+};
+
+struct BackendEntry {
+  std::string_view name;
+  std::string_view summary;
+  std::function<Availability()> probe;
+  std::function<Result<std::unique_ptr<Backend>>(const RankContext&)> create;
+};
+
+const std::vector<BackendEntry>& backend_registry();
+// "auto" picks the first usable entry; an unknown or unusable name is an error
+// that lists the choices.
+Result<const BackendEntry*> select_backend(std::string_view name);
+
+}  // namespace fabscope

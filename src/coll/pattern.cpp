@@ -1,0 +1,321 @@
+#include "coll/pattern.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+namespace fabscope {
+
+namespace {
+
+inline uint64_t mix64(uint64_t x) {  // splitmix64's finaliser
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+inline uint64_t rank_key(uint64_t seed, int rank) {
+  return mix64(seed + 0x9e3779b97f4a7c15ull * static_cast<uint64_t>(rank + 2));
+}
+inline uint64_t elem_hash(uint64_t key, uint64_t index) { return mix64(key ^ (index * 0xd1b54a32d192ed03ull)); }
+
+enum class Kind { kSum, kProd, kWide };
+Kind kind_of(const std::optional<ReduceOp>& op) {
+  if (!op) return Kind::kWide;
+  switch (*op) {
+    case ReduceOp::kSum:
+    case ReduceOp::kAvg:
+      return Kind::kSum;
+    case ReduceOp::kProd:
+      return Kind::kProd;
+    case ReduceOp::kMin:
+    case ReduceOp::kMax:
+      return Kind::kWide;
+  }
+  return Kind::kWide;
+}
+
+// Storage-type traits: how a generated number becomes an element, and back.
+template <typename T>
+struct TypeOps {
+  static constexpr bool kFloat = std::is_floating_point_v<T>;
+  static constexpr bool kSigned = std::is_signed_v<T>;
+  static constexpr uint64_t kExactLimit = std::is_same_v<T, double> ? (1ull << 53) : (1ull << 24);
+  static T from_number(int64_t v) { return static_cast<T>(v); }  // modular for integers
+  static double to_double(T v) { return static_cast<double>(v); }
+  static T from_double(double v) { return static_cast<T>(v); }
+};
+template <>
+struct TypeOps<Half> {
+  static constexpr bool kFloat = true;
+  static constexpr bool kSigned = true;
+  static constexpr uint64_t kExactLimit = 2048;
+  static Half from_number(int64_t v) { return float_to_half(static_cast<float>(v)); }
+  static double to_double(Half v) { return half_to_float(v); }
+  static Half from_double(double v) { return float_to_half(static_cast<float>(v)); }
+};
+template <>
+struct TypeOps<Bfloat16> {
+  static constexpr bool kFloat = true;
+  static constexpr bool kSigned = true;
+  static constexpr uint64_t kExactLimit = 256;
+  static Bfloat16 from_number(int64_t v) { return float_to_bfloat16(static_cast<float>(v)); }
+  static double to_double(Bfloat16 v) { return bfloat16_to_float(v); }
+  static Bfloat16 from_double(double v) { return float_to_bfloat16(static_cast<float>(v)); }
+};
+
+// Generates element values of one type for one spec.
+template <typename T>
+class Generator {
+ public:
+  using Ops = TypeOps<T>;
+  explicit Generator(const PatternSpec& s) : spec_(s), kind_(kind_of(s.op)), n_(static_cast<uint64_t>(s.nranks)) {
+    special_key_ = rank_key(s.seed, -1);
+    if constexpr (Ops::kFloat) {
+      uint64_t a = std::min<uint64_t>(8, Ops::kExactLimit / n_);
+      sum_amp_ = static_cast<int64_t>(a);
+      sparse_group_ = a == 0 ? (n_ + Ops::kExactLimit - 1) / Ops::kExactLimit : 1;
+      wide_amp_ = static_cast<int64_t>(std::min<uint64_t>(1000, Ops::kExactLimit - 1));
+    }
+  }
+
+  // The generated number for (rank, index); integers carry all 64 bits for kWide.
+  int64_t number(uint64_t key, int rank, uint64_t index) const {
+    uint64_t h = elem_hash(key, index);
+    switch (kind_) {
+      case Kind::kSum:
+        if constexpr (Ops::kFloat) {
+          if (sum_amp_ > 0) return static_cast<int64_t>(h % static_cast<uint64_t>(2 * sum_amp_ + 1)) - sum_amp_;
+          return (static_cast<uint64_t>(rank) % sparse_group_ == index % sparse_group_) ? static_cast<int64_t>(h & 1)
+                                                                                        : 0;
+        } else if constexpr (Ops::kSigned) {
+          return static_cast<int64_t>(h & 15) - 8;
+        } else {
+          return static_cast<int64_t>(h & 15);
+        }
+      case Kind::kProd: {
+        bool special = elem_hash(special_key_, index) % n_ == static_cast<uint64_t>(rank);
+        int64_t v = special ? 2 + static_cast<int64_t>(h & 1) : 1;
+        if constexpr (Ops::kSigned) {
+          if ((h >> 1) & 1) v = -v;
+        }
+        return v;
+      }
+      case Kind::kWide:
+        if constexpr (Ops::kFloat) {
+          return static_cast<int64_t>(h % static_cast<uint64_t>(2 * wide_amp_ + 1)) - wide_amp_;
+        } else {
+          return static_cast<int64_t>(h);
+        }
+    }
+    return 0;
+  }
+
+  T value(uint64_t key, int rank, uint64_t index) const { return Ops::from_number(number(key, rank, index)); }
+  uint64_t key(int rank) const { return rank_key(spec_.seed, rank); }
+
+  // The reduction of every rank's value at `index`, with keys precomputed per rank.
+  T reduced(const std::vector<uint64_t>& keys, uint64_t index) const {
+    const ReduceOp op = *spec_.op;
+    if constexpr (Ops::kFloat) {
+      double acc = 0;
+      for (size_t r = 0; r < keys.size(); ++r) {
+        double v = Ops::to_double(value(keys[r], static_cast<int>(r), index));
+        if (r == 0) {
+          acc = v;
+        } else if (op == ReduceOp::kSum || op == ReduceOp::kAvg) {
+          acc += v;
+        } else if (op == ReduceOp::kProd) {
+          acc *= v;
+        } else if (op == ReduceOp::kMin) {
+          acc = std::min(acc, v);
+        } else {
+          acc = std::max(acc, v);
+        }
+      }
+      T result = Ops::from_double(acc);
+      if (op == ReduceOp::kAvg) result = divide(result, spec_.nranks);
+      return result;
+    } else {
+      // Integers: wrap-around arithmetic, which is associative and commutative.
+      T acc{};
+      uint64_t wide = 0;
+      for (size_t r = 0; r < keys.size(); ++r) {
+        T v = value(keys[r], static_cast<int>(r), index);
+        uint64_t bits = static_cast<uint64_t>(static_cast<std::make_unsigned_t<T>>(v));
+        if (r == 0) {
+          acc = v;
+          wide = bits;
+        } else if (op == ReduceOp::kSum || op == ReduceOp::kAvg) {
+          wide += bits;
+        } else if (op == ReduceOp::kProd) {
+          wide *= bits;
+        } else if (op == ReduceOp::kMin) {
+          acc = std::min(acc, v);
+        } else {
+          acc = std::max(acc, v);
+        }
+      }
+      if (op == ReduceOp::kSum || op == ReduceOp::kProd || op == ReduceOp::kAvg) acc = static_cast<T>(wide);
+      if (op == ReduceOp::kAvg) acc = divide(acc, spec_.nranks);
+      return acc;
+    }
+  }
+
+  static T divide(T v, int n) {
+    if constexpr (std::is_same_v<T, Half>) {
+      return float_to_half(half_to_float(v) / static_cast<float>(n));
+    } else if constexpr (std::is_same_v<T, Bfloat16>) {
+      return float_to_bfloat16(bfloat16_to_float(v) / static_cast<float>(n));
+    } else {
+      return static_cast<T>(v / static_cast<T>(n));
+    }
+  }
+
+  bool equal(T got, T want) const {
+    if constexpr (Ops::kFloat) {
+      double g = Ops::to_double(got);
+      double w = Ops::to_double(want);
+      if (g == w) return true;
+      if (spec_.op == ReduceOp::kAvg) return ulp_distance(got, want) <= 2;
+      return false;
+    } else {
+      return got == want;
+    }
+  }
+
+ private:
+  static int64_t ordered(T v) {
+    // Maps a float's bits onto integers whose order and distance follow the values.
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, Bfloat16>) {
+      int64_t b = v.bits;
+      return (b & 0x8000) ? -(b & 0x7fff) : b;
+    } else if constexpr (std::is_same_v<T, float>) {
+      int64_t b = std::bit_cast<uint32_t>(v);
+      return (b & 0x80000000ll) ? -(b & 0x7fffffffll) : b;
+    } else {
+      uint64_t b = std::bit_cast<uint64_t>(v);
+      int64_t mag = static_cast<int64_t>(b & 0x7fffffffffffffffull);
+      return (b >> 63) ? -mag : mag;
+    }
+  }
+  static uint64_t ulp_distance(T a, T b) {
+    int64_t x = ordered(a);
+    int64_t y = ordered(b);
+    return x > y ? static_cast<uint64_t>(x - y) : static_cast<uint64_t>(y - x);
+  }
+
+  PatternSpec spec_;
+  Kind kind_;
+  uint64_t n_;
+  uint64_t special_key_ = 0;
+  int64_t sum_amp_ = 0;
+  uint64_t sparse_group_ = 1;
+  int64_t wide_amp_ = 0;
+};
+
+template <typename T>
+void fill_typed(void* buffer, const PatternSpec& spec, std::span<const Segment> segments) {
+  Generator<T> gen(spec);
+  T* out = static_cast<T*>(buffer);
+  for (const Segment& s : segments) {
+    uint64_t key = gen.key(s.src_rank);
+    for (size_t i = 0; i < s.count; ++i) out[s.offset + i] = gen.value(key, s.src_rank, s.index_base + i);
+  }
+}
+
+template <typename T>
+uint64_t count_wrong_typed(const void* buffer, const PatternSpec& spec, std::span<const Segment> segments) {
+  Generator<T> gen(spec);
+  const T* in = static_cast<const T*>(buffer);
+  uint64_t wrong = 0;
+  std::vector<uint64_t> keys;
+  for (const Segment& s : segments) {
+    if (s.src_rank == kAllRanks) {
+      if (keys.empty()) {
+        for (int r = 0; r < spec.nranks; ++r) keys.push_back(gen.key(r));
+      }
+      for (size_t i = 0; i < s.count; ++i)
+        wrong += gen.equal(in[s.offset + i], gen.reduced(keys, s.index_base + i)) ? 0 : 1;
+    } else {
+      uint64_t key = gen.key(s.src_rank);
+      for (size_t i = 0; i < s.count; ++i) {
+        wrong += gen.equal(in[s.offset + i], gen.value(key, s.src_rank, s.index_base + i)) ? 0 : 1;
+      }
+    }
+  }
+  return wrong;
+}
+
+template <typename T>
+void divide_typed(void* buffer, size_t count, int divisor) {
+  T* p = static_cast<T*>(buffer);
+  for (size_t i = 0; i < count; ++i) p[i] = Generator<T>::divide(p[i], divisor);
+}
+
+template <typename F>
+decltype(auto) dispatch(DataType t, F&& f) {
+  switch (t) {
+    case DataType::kInt8:
+      return f(int8_t{});
+    case DataType::kUint8:
+      return f(uint8_t{});
+    case DataType::kInt32:
+      return f(int32_t{});
+    case DataType::kUint32:
+      return f(uint32_t{});
+    case DataType::kInt64:
+      return f(int64_t{});
+    case DataType::kUint64:
+      return f(uint64_t{});
+    case DataType::kHalf:
+      return f(Half{});
+    case DataType::kBfloat16:
+      return f(Bfloat16{});
+    case DataType::kFloat:
+      return f(float{});
+    case DataType::kDouble:
+      return f(double{});
+  }
+  return f(float{});
+}
+
+}  // namespace
+
+void host_fill(void* buffer, const PatternSpec& spec, std::span<const Segment> segments) {
+  dispatch(spec.dtype, [&](auto tag) { fill_typed<decltype(tag)>(buffer, spec, segments); });
+}
+
+uint64_t host_count_wrong(const void* buffer, const PatternSpec& spec, std::span<const Segment> segments) {
+  return dispatch(spec.dtype, [&](auto tag) { return count_wrong_typed<decltype(tag)>(buffer, spec, segments); });
+}
+
+void host_divide(void* buffer, size_t count, DataType dtype, int divisor) {
+  dispatch(dtype, [&](auto tag) { divide_typed<decltype(tag)>(buffer, count, divisor); });
+}
+
+double pattern_value(const PatternSpec& spec, int rank, uint64_t index) {
+  return dispatch(spec.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    Generator<T> gen(spec);
+    return TypeOps<T>::to_double(gen.value(gen.key(rank), rank, index));
+  });
+}
+
+double expected_value(const PatternSpec& spec, int src_rank, uint64_t index) {
+  if (src_rank != kAllRanks) return pattern_value(spec, src_rank, index);
+  return dispatch(spec.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    Generator<T> gen(spec);
+    std::vector<uint64_t> keys;
+    for (int r = 0; r < spec.nranks; ++r) keys.push_back(gen.key(r));
+    return TypeOps<T>::to_double(gen.reduced(keys, index));
+  });
+}
+
+}  // namespace fabscope

@@ -1,0 +1,179 @@
+#include "comm/context.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstring>
+
+#include "comm/mpi_check.h"
+
+namespace fabscope {
+
+std::string mpi_error_string(int code) {
+  char buf[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(code, buf, &len) != MPI_SUCCESS) return fmt::format("MPI error {}", code);
+  return std::string(buf, static_cast<size_t>(len));
+}
+
+Status mpi_status(int code, const char* call, const char* file, int line) {
+  if (code == MPI_SUCCESS) return Status::Ok();
+  const char* base = std::strrchr(file, '/');
+  return Status::Runtime(
+      fmt::format("{} failed: {} ({}:{})", call, mpi_error_string(code), base ? base + 1 : file, line));
+}
+
+std::string_view name(RankReduction r) {
+  switch (r) {
+    case RankReduction::kRank0:
+      return "rank0";
+    case RankReduction::kMean:
+      return "mean";
+    case RankReduction::kMin:
+      return "min";
+    case RankReduction::kMax:
+      return "max";
+  }
+  return "?";
+}
+
+Result<std::unique_ptr<RankContext>> RankContext::create(int* argc, char*** argv) {
+  std::unique_ptr<RankContext> ctx(new RankContext());
+  int inited = 0;
+  MPI_Initialized(&inited);
+  if (!inited) {
+    int provided = 0;
+    int rc = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+    if (rc != MPI_SUCCESS) return Status::Runtime(fmt::format("MPI_Init_thread failed: {}", mpi_error_string(rc)));
+    ctx->initialized_here_ = true;
+  }
+  FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &ctx->world_)));
+  MPI_Comm_set_errhandler(ctx->world_, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(ctx->world_, &ctx->rank_);
+  MPI_Comm_size(ctx->world_, &ctx->size_);
+
+  char host[HOST_NAME_MAX + 1] = {};
+  gethostname(host, sizeof(host) - 1);
+  ctx->host_ = host;
+
+  MPI_Comm node = MPI_COMM_NULL;
+  FABSCOPE_RETURN_IF_ERROR(
+      FABSCOPE_MPI(MPI_Comm_split_type(ctx->world_, MPI_COMM_TYPE_SHARED, ctx->rank_, MPI_INFO_NULL, &node)));
+  MPI_Comm_rank(node, &ctx->local_rank_);
+  MPI_Comm_size(node, &ctx->local_size_);
+  MPI_Comm_free(&node);
+
+  // Every rank's host name, pid and local rank, on every rank.
+  constexpr int kHostLen = 256;
+  std::vector<char> my_host(kHostLen, '\0');
+  std::strncpy(my_host.data(), host, kHostLen - 1);
+  std::vector<char> hosts(static_cast<size_t>(kHostLen) * static_cast<size_t>(ctx->size_));
+  FABSCOPE_RETURN_IF_ERROR(
+      FABSCOPE_MPI(MPI_Allgather(my_host.data(), kHostLen, MPI_CHAR, hosts.data(), kHostLen, MPI_CHAR, ctx->world_)));
+  int mine[2] = {static_cast<int>(getpid()), ctx->local_rank_};
+  std::vector<int> ids(2 * static_cast<size_t>(ctx->size_));
+  FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Allgather(mine, 2, MPI_INT, ids.data(), 2, MPI_INT, ctx->world_)));
+  for (int r = 0; r < ctx->size_; ++r) {
+    RankInfo ri;
+    ri.rank = r;
+    ri.host = std::string(hosts.data() + static_cast<size_t>(r) * kHostLen);
+    ri.pid = ids[2 * static_cast<size_t>(r)];
+    ri.local_rank = ids[2 * static_cast<size_t>(r) + 1];
+    ctx->ranks_.push_back(std::move(ri));
+  }
+  return ctx;
+}
+
+RankContext::~RankContext() {
+  if (world_ != MPI_COMM_NULL) MPI_Comm_free(&world_);
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (initialized_here_ && !finalized) MPI_Finalize();
+}
+
+std::string RankContext::mpi_library_version() const {
+  char buf[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(buf, &len);
+  std::string s(buf, static_cast<size_t>(len));
+  size_t nl = s.find_first_of("\r\n,");
+  if (nl != std::string::npos) s.resize(nl);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\0')) s.pop_back();
+  return s;
+}
+
+Status RankContext::barrier() const { return FABSCOPE_MPI(MPI_Barrier(world_)); }
+
+Status RankContext::agree(const Status& local) const {
+  int my_fail = local.ok() ? INT_MAX : rank_;
+  int first = INT_MAX;
+  FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Allreduce(&my_fail, &first, 1, MPI_INT, MPI_MIN, world_)));
+  if (first == INT_MAX) return Status::Ok();
+  // The failing rank's message and kind travel to every rank.
+  std::string message = first == rank_ ? local.message() : std::string();
+  int kind = first == rank_ ? static_cast<int>(local.kind()) : 0;
+  FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Bcast(&kind, 1, MPI_INT, first, world_)));
+  auto msg = broadcast(message, first);
+  if (!msg.ok()) return msg.status();
+  std::string text = first == 0 || size_ == 1 ? *msg : fmt::format("rank {} ({}): {}", first, ranks_[first].host, *msg);
+  switch (static_cast<ErrorKind>(kind)) {
+    case ErrorKind::kInvalidInput:
+      return Status::Invalid(text);
+    case ErrorKind::kUnavailable:
+      return Status::Unavailable(text);
+    default:
+      return Status::Runtime(text);
+  }
+}
+
+Result<double> RankContext::reduce(double value, RankReduction how) const {
+  double out = value;
+  switch (how) {
+    case RankReduction::kRank0:
+      FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Bcast(&out, 1, MPI_DOUBLE, 0, world_)));
+      return out;
+    case RankReduction::kMean:
+      FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_SUM, world_)));
+      return out / size_;
+    case RankReduction::kMin:
+      FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_MIN, world_)));
+      return out;
+    case RankReduction::kMax:
+      FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_MAX, world_)));
+      return out;
+  }
+  return out;
+}
+
+Result<int64_t> RankContext::sum(int64_t value) const {
+  int64_t out = 0;
+  FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Allreduce(&value, &out, 1, MPI_INT64_T, MPI_SUM, world_)));
+  return out;
+}
+
+Result<std::vector<double>> RankContext::gather(std::span<const double> values) const {
+  std::vector<double> all;
+  if (rank_ == 0) all.resize(values.size() * static_cast<size_t>(size_));
+  FABSCOPE_RETURN_IF_ERROR(
+      FABSCOPE_MPI(MPI_Gather(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, all.data(),
+                              static_cast<int>(values.size()), MPI_DOUBLE, 0, world_)));
+  return all;
+}
+
+Result<std::string> RankContext::broadcast(const std::string& value, int root) const {
+  uint64_t len = value.size();
+  FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Bcast(&len, 1, MPI_UINT64_T, root, world_)));
+  std::string out = rank_ == root ? value : std::string(len, '\0');
+  if (len > 0) {
+    FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Bcast(out.data(), static_cast<int>(len), MPI_CHAR, root, world_)));
+  }
+  return out;
+}
+
+void RankContext::abort(int exit_code) const {
+  MPI_Abort(world_ == MPI_COMM_NULL ? MPI_COMM_WORLD : world_, exit_code);
+  std::_Exit(exit_code);
+}
+
+}  // namespace fabscope

@@ -1,0 +1,49 @@
+// Element types and reduction operators, named as nccl-tests names them.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace fabscope {
+
+enum class DataType { kInt8, kUint8, kInt32, kUint32, kInt64, kUint64, kHalf, kBfloat16, kFloat, kDouble };
+enum class ReduceOp { kSum, kProd, kMin, kMax, kAvg };
+
+inline constexpr std::array kAllDataTypes = {DataType::kInt8,  DataType::kUint8,  DataType::kInt32, DataType::kUint32,
+                                             DataType::kInt64, DataType::kUint64, DataType::kHalf,  DataType::kBfloat16,
+                                             DataType::kFloat, DataType::kDouble};
+inline constexpr std::array kAllReduceOps = {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin, ReduceOp::kMax,
+                                             ReduceOp::kAvg};
+
+std::string_view name(DataType t);
+std::string_view name(ReduceOp op);
+size_t element_size(DataType t);
+bool is_floating(DataType t);
+bool is_signed(DataType t);
+
+// Parses one name, or a comma-separated list, or "all". Accepts the aliases
+// nccl-tests accepts (int, char, fp16, bf16, fp32, fp64, ...).
+Result<std::vector<DataType>> parse_data_types(std::string_view text);
+Result<std::vector<ReduceOp>> parse_reduce_ops(std::string_view text);
+Result<DataType> data_type_from_name(std::string_view name);
+Result<ReduceOp> reduce_op_from_name(std::string_view name);
+
+// 16-bit floating point storage types; arithmetic goes through float.
+struct Half {
+  uint16_t bits;
+};
+struct Bfloat16 {
+  uint16_t bits;
+};
+Half float_to_half(float f);  // round to nearest even
+float half_to_float(Half h);
+Bfloat16 float_to_bfloat16(float f);  // round to nearest even
+float bfloat16_to_float(Bfloat16 b);
+
+}  // namespace fabscope

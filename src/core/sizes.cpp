@@ -1,0 +1,120 @@
+#include "core/sizes.h"
+
+#include <fmt/format.h>
+#include <cctype>
+#include <cmath>
+
+namespace fabscope {
+
+Result<uint64_t> parse_size(std::string_view text, std::string_view what) {
+  auto bad = [&](std::string_view why) {
+    return Status::Invalid(
+        fmt::format("invalid size '{}' for {}: {}; expected a number of bytes with an optional "
+                    "K, M, G or T suffix (powers of 1024), e.g. 8, 64K, 1M, 8G",
+                    text, what, why));
+  };
+  std::string_view s = text;
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  if (s.empty()) return bad("it is empty");
+
+  size_t digits_end = 0;
+  bool seen_dot = false;
+  while (digits_end < s.size() && (std::isdigit(static_cast<unsigned char>(s[digits_end])) || s[digits_end] == '.')) {
+    if (s[digits_end] == '.') {
+      if (seen_dot) return bad("it has two decimal points");
+      seen_dot = true;
+    }
+    ++digits_end;
+  }
+  std::string_view number = s.substr(0, digits_end);
+  std::string_view suffix = s.substr(digits_end);
+  if (number.empty() || number == ".") return bad("it does not start with a number");
+
+  uint64_t unit = 1;
+  if (!suffix.empty()) {
+    switch (std::toupper(static_cast<unsigned char>(suffix.front()))) {
+      case 'K':
+        unit = 1ull << 10;
+        suffix.remove_prefix(1);
+        break;
+      case 'M':
+        unit = 1ull << 20;
+        suffix.remove_prefix(1);
+        break;
+      case 'G':
+        unit = 1ull << 30;
+        suffix.remove_prefix(1);
+        break;
+      case 'T':
+        unit = 1ull << 40;
+        suffix.remove_prefix(1);
+        break;
+      default:
+        break;
+    }
+    if (suffix == "iB" || suffix == "ib" || suffix == "B" || suffix == "b") suffix = {};
+    if (!suffix.empty()) return bad(fmt::format("unknown unit '{}'", suffix));
+  }
+
+  // Integer part and fraction separately, so that "3" and "1.5K" are exact.
+  size_t dot = number.find('.');
+  std::string_view int_part = number.substr(0, dot);
+  std::string_view frac_part = dot == std::string_view::npos ? std::string_view{} : number.substr(dot + 1);
+  uint64_t whole = 0;
+  for (char c : int_part) {
+    uint64_t digit = static_cast<uint64_t>(c - '0');
+    if (whole > (UINT64_MAX - digit) / 10) return bad("it is too large");
+    whole = whole * 10 + digit;
+  }
+  if (unit != 1 && whole > UINT64_MAX / unit) return bad("it is too large");
+  uint64_t bytes = whole * unit;
+  if (!frac_part.empty()) {
+    // fraction * unit must be a whole number of bytes
+    long double frac = std::stold("0." + std::string(frac_part));
+    long double extra = frac * static_cast<long double>(unit);
+    if (extra != std::floor(extra)) return bad("it is not a whole number of bytes");
+    bytes += static_cast<uint64_t>(extra);
+  }
+  return bytes;
+}
+
+std::string format_size(uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  uint64_t v = bytes;
+  while (u < 4 && v >= 1024 && v % 1024 == 0) {
+    v /= 1024;
+    ++u;
+  }
+  return fmt::format("{} {}", v, kUnits[u]);
+}
+
+Status validate(const SizeRange& r) {
+  if (r.min_bytes > r.max_bytes) {
+    return Status::Invalid(fmt::format("minimum size -b {} is larger than maximum size -e {}; -b must be <= -e",
+                                       r.min_bytes, r.max_bytes));
+  }
+  if (r.step_factor == 0) return Status::Invalid("step factor -f 0 is not allowed; use an integer >= 1");
+  if (r.step_factor == 1 && r.step_bytes == 0 && r.min_bytes != r.max_bytes) {
+    return Status::Invalid("step -i 0 with -f 1 would never reach -e; give -i > 0 or -f > 1");
+  }
+  if (r.step_factor > 1 && r.min_bytes == 0) {
+    return Status::Invalid("minimum size -b 0 with a step factor -f > 1 would never grow; give -b > 0");
+  }
+  return Status::Ok();
+}
+
+std::vector<uint64_t> expand(const SizeRange& r) {
+  std::vector<uint64_t> sizes;
+  if (!validate(r).ok()) return sizes;
+  for (uint64_t s = r.min_bytes; s <= r.max_bytes;) {
+    sizes.push_back(s);
+    uint64_t next = r.step_factor > 1 ? s * r.step_factor : s + r.step_bytes;
+    if (next <= s) break;  // overflow, or a zero step at min == max
+    s = next;
+  }
+  return sizes;
+}
+
+}  // namespace fabscope

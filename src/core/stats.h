@@ -1,0 +1,26 @@
+// Summary statistics over samples, as a small table of named aggregates.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace fabscope {
+
+struct Summary {
+  size_t n = 0;
+  double min = 0;
+  double median = 0;
+  double mean = 0;
+  double max = 0;
+  double p99 = 0;
+  std::optional<double> stddev;  // sample standard deviation; needs two samples
+};
+
+// Percentile by linear interpolation between closest ranks (p in [0, 100]).
+// `sorted` must be sorted ascending and non-empty.
+double percentile_sorted(std::span<const double> sorted, double p);
+double median(std::vector<double> values);          // 0 for no values
+Summary summarize(std::span<const double> values);  // n == 0 and zeros for no values
+
+}  // namespace fabscope

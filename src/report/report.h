@@ -1,0 +1,127 @@
+// The report model: everything a run measured, in one value that renderers read.
+// It maps one-to-one onto the JSON document (schema/fabscope.report.schema.json).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fabscope {
+
+inline constexpr const char* kReportSchema = "fabscope.report/1";
+
+struct ToolInfo {
+  std::string name = "fabscope";
+  std::string version;
+  std::string git_id;
+};
+
+struct RankEntry {
+  int rank = 0;
+  std::string host;
+  int pid = 0;
+  int local_rank = 0;
+};
+
+struct RunContext {
+  ToolInfo tool;
+  std::vector<std::string> command_line;
+  std::string start_time;  // ISO 8601 UTC
+  std::string end_time;
+  std::string backend;                                      // "mpi"
+  std::string backend_library;                              // "Open MPI v4.1.4"
+  std::string memory;                                       // "host" or "cuda"
+  std::map<std::string, std::optional<std::string>> build;  // optional libraries found at build time
+  int nranks = 0;
+  std::vector<std::string> hosts;  // distinct, in rank order
+  std::vector<RankEntry> ranks;
+  std::map<std::string, std::string> environment;  // NCCL_*, UCX_*, OMPI_*, CUDA_* only
+};
+
+struct SweepSettings {
+  uint64_t min_bytes = 0;
+  uint64_t max_bytes = 0;
+  uint64_t step_bytes = 0;
+  uint64_t step_factor = 1;
+  int iters = 0;
+  int warmup_iters = 0;
+  int check_iters = 0;
+  std::string average;  // how per-rank times become time_us: rank0, mean, min, max
+  uint64_t seed = 0;
+};
+
+struct TimeStats {
+  double min_us = 0;
+  double median_us = 0;
+  double mean_us = 0;
+  double max_us = 0;
+  double p99_us = 0;
+};
+
+struct RankTiming {
+  int rank = 0;
+  double median_us = 0;
+  double mean_us = 0;
+  double min_us = 0;
+  double max_us = 0;
+};
+
+struct PlacementResult {
+  double time_us = 0;  // nccl-tests' figure: loop time / iterations, reduced over ranks
+  double algbw_gbps = 0;
+  double busbw_gbps = 0;
+  std::optional<int64_t> wrong;  // elements wrong, summed over ranks; null when not checked
+  std::vector<int> wrong_ranks;  // ranks that saw wrong elements
+  int iterations = 0;
+  TimeStats iteration_us;  // per iteration: the slowest rank's time
+  std::vector<RankTiming> per_rank;
+};
+
+struct SweepPoint {
+  uint64_t size_bytes = 0;
+  uint64_t count = 0;
+  std::optional<PlacementResult> out_of_place;
+  std::optional<PlacementResult> in_place;
+};
+
+struct Sweep {
+  std::string collective;
+  std::string dtype;
+  std::optional<std::string> op;  // null for collectives that do not reduce
+  std::string backend;
+  std::optional<int> root;  // null for rootless collectives
+  int nranks = 0;
+  double busbw_factor = 1;
+  std::vector<SweepPoint> points;
+};
+
+struct Finding {
+  std::string code;
+  std::string severity;  // info, warning, error
+  std::string subject;
+  std::string message;
+  std::string hint;
+  std::string evidence_json = "{}";  // a JSON object, kept as text in the model
+};
+
+struct Verdict {
+  std::string result = "pass";  // pass or fail
+  std::vector<std::string> failed_codes;
+};
+
+struct Report {
+  std::string schema = kReportSchema;
+  RunContext context;
+  std::optional<SweepSettings> sweep_settings;
+  std::vector<Sweep> sweeps;
+  std::vector<Finding> findings;
+  Verdict verdict;
+};
+
+// Findings derived from the sweeps (wrong results per rank), and the verdict they decide.
+void add_sweep_findings(Report& report);
+void decide_verdict(Report& report);
+
+}  // namespace fabscope

@@ -1,0 +1,295 @@
+#include "report/report_json.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.h"
+
+namespace fabscope {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+template <typename T>
+Json opt(const std::optional<T>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
+
+Json placement_json(const std::optional<PlacementResult>& p) {
+  if (!p) return nullptr;
+  Json per_rank = Json::array();
+  for (const RankTiming& r : p->per_rank) {
+    per_rank.push_back({{"rank", r.rank},
+                        {"median_us", r.median_us},
+                        {"mean_us", r.mean_us},
+                        {"min_us", r.min_us},
+                        {"max_us", r.max_us}});
+  }
+  return Json{{"time_us", p->time_us},
+              {"algbw_gbps", p->algbw_gbps},
+              {"busbw_gbps", p->busbw_gbps},
+              {"wrong", opt(p->wrong)},
+              {"wrong_ranks", p->wrong_ranks},
+              {"iterations", p->iterations},
+              {"iteration_us",
+               {{"min", p->iteration_us.min_us},
+                {"median", p->iteration_us.median_us},
+                {"mean", p->iteration_us.mean_us},
+                {"max", p->iteration_us.max_us},
+                {"p99", p->iteration_us.p99_us}}},
+              {"per_rank", per_rank}};
+}
+
+// Reading: every access names the key path, so a malformed file gets a useful error.
+class Reader {
+ public:
+  explicit Reader(std::string source) : source_(std::move(source)) {}
+
+  const Json& at(const Json& j, const char* key, const std::string& path) const {
+    if (!j.is_object()) fail(path, "is not an object");
+    auto it = j.find(key);
+    if (it == j.end()) fail(path + "." + key, "is missing");
+    return *it;
+  }
+  template <typename T>
+  T get(const Json& j, const char* key, const std::string& path) const {
+    const Json& v = at(j, key, path);
+    return as<T>(v, path + "." + key);
+  }
+  template <typename T>
+  std::optional<T> get_opt(const Json& j, const char* key, const std::string& path) const {
+    const Json& v = at(j, key, path);
+    if (v.is_null()) return std::nullopt;
+    return as<T>(v, path + "." + key);
+  }
+  template <typename T>
+  T as(const Json& v, const std::string& path) const {
+    if constexpr (std::is_same_v<T, std::string>) {
+      if (!v.is_string()) fail(path, "is not a string");
+    } else if constexpr (std::is_integral_v<T>) {
+      if (!v.is_number_integer()) fail(path, "is not an integer");
+    } else if constexpr (std::is_floating_point_v<T>) {
+      if (!v.is_number()) fail(path, "is not a number");
+    }
+    return v.get<T>();
+  }
+  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
+    throw std::runtime_error(
+        fmt::format("malformed report '{}': {} {}", source_, path.empty() ? "document" : path, what));
+  }
+
+ private:
+  std::string source_;
+};
+
+PlacementResult read_placement(const Reader& rd, const Json& j, const std::string& path) {
+  PlacementResult p;
+  p.time_us = rd.get<double>(j, "time_us", path);
+  p.algbw_gbps = rd.get<double>(j, "algbw_gbps", path);
+  p.busbw_gbps = rd.get<double>(j, "busbw_gbps", path);
+  p.wrong = rd.get_opt<int64_t>(j, "wrong", path);
+  for (const Json& r : rd.at(j, "wrong_ranks", path)) p.wrong_ranks.push_back(rd.as<int>(r, path + ".wrong_ranks[]"));
+  p.iterations = rd.get<int>(j, "iterations", path);
+  const Json& it = rd.at(j, "iteration_us", path);
+  std::string ip = path + ".iteration_us";
+  p.iteration_us = {rd.get<double>(it, "min", ip), rd.get<double>(it, "median", ip), rd.get<double>(it, "mean", ip),
+                    rd.get<double>(it, "max", ip), rd.get<double>(it, "p99", ip)};
+  const Json& pr = rd.at(j, "per_rank", path);
+  for (size_t i = 0; i < pr.size(); ++i) {
+    std::string rp = fmt::format("{}.per_rank[{}]", path, i);
+    p.per_rank.push_back({rd.get<int>(pr[i], "rank", rp), rd.get<double>(pr[i], "median_us", rp),
+                          rd.get<double>(pr[i], "mean_us", rp), rd.get<double>(pr[i], "min_us", rp),
+                          rd.get<double>(pr[i], "max_us", rp)});
+  }
+  return p;
+}
+
+}  // namespace
+
+std::string to_json_text(const Report& r) {
+  const RunContext& c = r.context;
+  Json ranks = Json::array();
+  for (const RankEntry& e : c.ranks) {
+    ranks.push_back({{"rank", e.rank}, {"host", e.host}, {"pid", e.pid}, {"local_rank", e.local_rank}});
+  }
+  Json build = Json::object();
+  for (const auto& [k, v] : c.build) build[k] = opt(v);
+  Json env = Json::object();
+  for (const auto& [k, v] : c.environment) env[k] = v;
+
+  Json doc;
+  doc["schema"] = r.schema;
+  doc["context"] = {{"tool", {{"name", c.tool.name}, {"version", c.tool.version}, {"git_id", c.tool.git_id}}},
+                    {"command_line", c.command_line},
+                    {"start_time", c.start_time},
+                    {"end_time", c.end_time},
+                    {"backend", c.backend},
+                    {"backend_library", c.backend_library},
+                    {"memory", c.memory},
+                    {"build", build},
+                    {"nranks", c.nranks},
+                    {"hosts", c.hosts},
+                    {"ranks", ranks},
+                    {"environment", env}};
+  if (r.sweep_settings) {
+    const SweepSettings& s = *r.sweep_settings;
+    doc["sweep_settings"] = {
+        {"min_bytes", s.min_bytes},     {"max_bytes", s.max_bytes}, {"step_bytes", s.step_bytes},
+        {"step_factor", s.step_factor}, {"iters", s.iters},         {"warmup_iters", s.warmup_iters},
+        {"check_iters", s.check_iters}, {"average", s.average},     {"seed", s.seed}};
+  } else {
+    doc["sweep_settings"] = nullptr;
+  }
+  Json sweeps = Json::array();
+  for (const Sweep& s : r.sweeps) {
+    Json points = Json::array();
+    for (const SweepPoint& p : s.points) {
+      points.push_back({{"size_bytes", p.size_bytes},
+                        {"count", p.count},
+                        {"out_of_place", placement_json(p.out_of_place)},
+                        {"in_place", placement_json(p.in_place)}});
+    }
+    sweeps.push_back({{"collective", s.collective},
+                      {"dtype", s.dtype},
+                      {"op", opt(s.op)},
+                      {"backend", s.backend},
+                      {"root", opt(s.root)},
+                      {"nranks", s.nranks},
+                      {"busbw_factor", s.busbw_factor},
+                      {"points", points}});
+  }
+  doc["sweeps"] = sweeps;
+  Json findings = Json::array();
+  for (const Finding& f : r.findings) {
+    findings.push_back({{"code", f.code},
+                        {"severity", f.severity},
+                        {"subject", f.subject},
+                        {"message", f.message},
+                        {"hint", f.hint},
+                        {"evidence", Json::parse(f.evidence_json)}});
+  }
+  doc["findings"] = findings;
+  doc["verdict"] = {{"result", r.verdict.result}, {"failed_codes", r.verdict.failed_codes}};
+  return doc.dump(2) + "\n";
+}
+
+Result<Report> report_from_json_text(const std::string& text, const std::string& source) {
+  Json doc;
+  try {
+    doc = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    return Status::Invalid(fmt::format("'{}' is not valid JSON: {}", source, e.what()));
+  }
+  Reader rd(source);
+  try {
+    Report r;
+    r.schema = rd.get<std::string>(doc, "schema", "");
+    if (r.schema != kReportSchema) {
+      return Status::Invalid(
+          fmt::format("'{}' has schema '{}'; this fabscope reads '{}'", source, r.schema, kReportSchema));
+    }
+    const Json& c = rd.at(doc, "context", "");
+    RunContext& ctx = r.context;
+    const Json& tool = rd.at(c, "tool", "context");
+    ctx.tool = {rd.get<std::string>(tool, "name", "context.tool"), rd.get<std::string>(tool, "version", "context.tool"),
+                rd.get<std::string>(tool, "git_id", "context.tool")};
+    for (const Json& a : rd.at(c, "command_line", "context"))
+      ctx.command_line.push_back(rd.as<std::string>(a, "context.command_line[]"));
+    ctx.start_time = rd.get<std::string>(c, "start_time", "context");
+    ctx.end_time = rd.get<std::string>(c, "end_time", "context");
+    ctx.backend = rd.get<std::string>(c, "backend", "context");
+    ctx.backend_library = rd.get<std::string>(c, "backend_library", "context");
+    ctx.memory = rd.get<std::string>(c, "memory", "context");
+    for (const auto& [k, v] : rd.at(c, "build", "context").items()) {
+      ctx.build[k] =
+          v.is_null() ? std::nullopt : std::optional<std::string>(rd.as<std::string>(v, "context.build." + k));
+    }
+    ctx.nranks = rd.get<int>(c, "nranks", "context");
+    for (const Json& h : rd.at(c, "hosts", "context")) ctx.hosts.push_back(rd.as<std::string>(h, "context.hosts[]"));
+    const Json& ranks = rd.at(c, "ranks", "context");
+    for (size_t i = 0; i < ranks.size(); ++i) {
+      std::string p = fmt::format("context.ranks[{}]", i);
+      ctx.ranks.push_back({rd.get<int>(ranks[i], "rank", p), rd.get<std::string>(ranks[i], "host", p),
+                           rd.get<int>(ranks[i], "pid", p), rd.get<int>(ranks[i], "local_rank", p)});
+    }
+    for (const auto& [k, v] : rd.at(c, "environment", "context").items()) {
+      ctx.environment[k] = rd.as<std::string>(v, "context.environment." + k);
+    }
+    const Json& ss = rd.at(doc, "sweep_settings", "");
+    if (!ss.is_null()) {
+      SweepSettings s;
+      s.min_bytes = rd.get<uint64_t>(ss, "min_bytes", "sweep_settings");
+      s.max_bytes = rd.get<uint64_t>(ss, "max_bytes", "sweep_settings");
+      s.step_bytes = rd.get<uint64_t>(ss, "step_bytes", "sweep_settings");
+      s.step_factor = rd.get<uint64_t>(ss, "step_factor", "sweep_settings");
+      s.iters = rd.get<int>(ss, "iters", "sweep_settings");
+      s.warmup_iters = rd.get<int>(ss, "warmup_iters", "sweep_settings");
+      s.check_iters = rd.get<int>(ss, "check_iters", "sweep_settings");
+      s.average = rd.get<std::string>(ss, "average", "sweep_settings");
+      s.seed = rd.get<uint64_t>(ss, "seed", "sweep_settings");
+      r.sweep_settings = s;
+    }
+    const Json& sweeps = rd.at(doc, "sweeps", "");
+    if (!sweeps.is_array()) rd.fail("sweeps", "is not an array");
+    for (size_t i = 0; i < sweeps.size(); ++i) {
+      std::string sp = fmt::format("sweeps[{}]", i);
+      const Json& sj = sweeps[i];
+      Sweep s;
+      s.collective = rd.get<std::string>(sj, "collective", sp);
+      s.dtype = rd.get<std::string>(sj, "dtype", sp);
+      s.op = rd.get_opt<std::string>(sj, "op", sp);
+      s.backend = rd.get<std::string>(sj, "backend", sp);
+      s.root = rd.get_opt<int>(sj, "root", sp);
+      s.nranks = rd.get<int>(sj, "nranks", sp);
+      s.busbw_factor = rd.get<double>(sj, "busbw_factor", sp);
+      const Json& pts = rd.at(sj, "points", sp);
+      if (!pts.is_array()) rd.fail(sp + ".points", "is not an array");
+      for (size_t k = 0; k < pts.size(); ++k) {
+        std::string pp = fmt::format("{}.points[{}]", sp, k);
+        SweepPoint p;
+        p.size_bytes = rd.get<uint64_t>(pts[k], "size_bytes", pp);
+        p.count = rd.get<uint64_t>(pts[k], "count", pp);
+        const Json& oop = rd.at(pts[k], "out_of_place", pp);
+        if (!oop.is_null()) p.out_of_place = read_placement(rd, oop, pp + ".out_of_place");
+        const Json& ip = rd.at(pts[k], "in_place", pp);
+        if (!ip.is_null()) p.in_place = read_placement(rd, ip, pp + ".in_place");
+        s.points.push_back(std::move(p));
+      }
+      r.sweeps.push_back(std::move(s));
+    }
+    const Json& findings = rd.at(doc, "findings", "");
+    for (size_t i = 0; i < findings.size(); ++i) {
+      std::string fp = fmt::format("findings[{}]", i);
+      Finding f;
+      f.code = rd.get<std::string>(findings[i], "code", fp);
+      f.severity = rd.get<std::string>(findings[i], "severity", fp);
+      f.subject = rd.get<std::string>(findings[i], "subject", fp);
+      f.message = rd.get<std::string>(findings[i], "message", fp);
+      f.hint = rd.get<std::string>(findings[i], "hint", fp);
+      f.evidence_json = rd.at(findings[i], "evidence", fp).dump();
+      r.findings.push_back(std::move(f));
+    }
+    const Json& v = rd.at(doc, "verdict", "");
+    r.verdict.result = rd.get<std::string>(v, "result", "verdict");
+    for (const Json& code : rd.at(v, "failed_codes", "verdict"))
+      r.verdict.failed_codes.push_back(rd.as<std::string>(code, "verdict.failed_codes[]"));
+    return r;
+  } catch (const std::exception& e) {
+    std::string msg = e.what();
+    if (msg.rfind("malformed report", 0) != 0) msg = fmt::format("malformed report '{}': {}", source, msg);
+    return Status::Invalid(msg);
+  }
+}
+
+Result<Report> load_report(const std::string& path) {
+  auto text = read_file(path);
+  if (!text.ok()) return text.status();
+  return report_from_json_text(*text, path);
+}
+
+Status save_report(const Report& report, const std::string& path) {
+  return write_file_atomically(path, to_json_text(report));
+}
+
+}  // namespace fabscope

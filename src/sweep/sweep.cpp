@@ -1,0 +1,332 @@
+#include "sweep/sweep.h"
+
+#include <fmt/format.h>
+#include <algorithm>
+
+#include "coll/layout.h"
+#include "core/clock.h"
+#include "core/stats.h"
+
+namespace fabscope {
+
+Status validate(const SweepOptions& o, int nranks, uint64_t backend_max_count) {
+  if (o.collectives.empty()) return Status::Invalid("no collective given; name at least one, e.g. allreduce");
+  if (o.dtypes.empty()) return Status::Invalid("no data type given");
+  if (o.ops.empty()) return Status::Invalid("no reduction operator given");
+  if (o.iters < 1) return Status::Invalid(fmt::format("iterations -n {} is not allowed; use an integer >= 1", o.iters));
+  if (o.warmup_iters < 0) {
+    return Status::Invalid(fmt::format("warmup iterations -w {} is not allowed; use an integer >= 0", o.warmup_iters));
+  }
+  if (o.check_iters < 0) {
+    return Status::Invalid(fmt::format("check passes -c {} is not allowed; use an integer >= 0", o.check_iters));
+  }
+  FABSCOPE_RETURN_IF_ERROR(validate(o.sizes));
+  bool rooted = std::any_of(o.collectives.begin(), o.collectives.end(), [](Collective c) { return info(c).rooted; });
+  if (rooted && (o.root < 0 || o.root >= nranks)) {
+    return Status::Invalid(fmt::format("root -r {} is not a rank of this job; allowed: 0 to {}", o.root, nranks - 1));
+  }
+  for (DataType t : o.dtypes) {
+    const uint64_t es = element_size(t);
+    auto check = [&](uint64_t bytes, const char* what) -> Status {
+      if (bytes % es == 0) return Status::Ok();
+      return Status::Invalid(
+          fmt::format("{} {} bytes is not a multiple of the {}-byte element size of {}", what, bytes, es, name(t)));
+    };
+    FABSCOPE_RETURN_IF_ERROR(check(o.sizes.min_bytes, "minimum size -b"));
+    FABSCOPE_RETURN_IF_ERROR(check(o.sizes.max_bytes, "maximum size -e"));
+    if (o.sizes.step_factor <= 1) FABSCOPE_RETURN_IF_ERROR(check(o.sizes.step_bytes, "step -i"));
+    for (Collective c : o.collectives) {
+      ElementCounts e = element_counts(c, o.sizes.max_bytes / es, es, nranks);
+      if (std::max(e.send, e.recv) > backend_max_count) {
+        return Status::Invalid(
+            fmt::format("maximum size -e {} gives {} elements of {} per call for {}, over this "
+                        "backend's limit of {}",
+                        o.sizes.max_bytes, std::max(e.send, e.recv), name(t), name(c), backend_max_count));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+// Buffers sized for the largest point, owned for the whole run.
+class Buffers {
+ public:
+  Buffers(Memory& mem) : mem_(mem) {}
+  ~Buffers() {
+    if (send_) mem_.release(send_);
+    if (recv_) mem_.release(recv_);
+  }
+  Status allocate(size_t bytes) {
+    auto s = mem_.allocate(bytes);
+    if (!s.ok()) return s.status();
+    send_ = static_cast<char*>(*s);
+    auto r = mem_.allocate(bytes);
+    if (!r.ok()) return r.status();
+    recv_ = static_cast<char*>(*r);
+    bytes_ = bytes;
+    return Status::Ok();
+  }
+  char* send() const { return send_; }
+  char* recv() const { return recv_; }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  Memory& mem_;
+  char* send_ = nullptr;
+  char* recv_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+struct PointSetup {
+  Collective coll;
+  DataType dtype;
+  std::optional<ReduceOp> op;
+  int root;
+  ElementCounts counts;
+};
+
+class SweepRunner {
+ public:
+  SweepRunner(const RankContext& ctx, Backend& backend, const SweepOptions& o, Buffers& buffers)
+      : ctx_(ctx), backend_(backend), o_(o), buf_(buffers) {}
+
+  // The call for one placement, its buffers shifted by `shift` bytes (nccl-tests
+  // moves buffers each iteration so caches do not flatter small sizes).
+  CollCall call(const PointSetup& p, bool in_place, size_t shift) const {
+    const size_t es = element_size(p.dtype);
+    const size_t r = static_cast<size_t>(ctx_.rank());
+    CollCall c;
+    c.coll = p.coll;
+    c.dtype = p.dtype;
+    c.op = p.op;
+    c.root = p.root;
+    c.count = p.counts.param;
+    c.in_place = in_place;
+    char* recv = buf_.recv() + shift;
+    c.send = in_place ? recv + r * p.counts.send_inplace_offset * es : buf_.send() + shift;
+    c.recv = in_place ? recv + r * p.counts.recv_inplace_offset * es : recv;
+    return c;
+  }
+
+  size_t shift_for(const PointSetup& p, int iter) const {
+    const size_t total = std::max(p.counts.send, p.counts.recv) * element_size(p.dtype);
+    const size_t steps = total ? buf_.bytes() / total : 1;
+    return steps ? total * (static_cast<size_t>(iter) % steps) : 0;
+  }
+
+  BufferLayout layout(const PointSetup& p, bool in_place) const {
+    LayoutArgs a;
+    a.coll = p.coll;
+    a.rank = ctx_.rank();
+    a.nranks = ctx_.size();
+    a.root = p.root;
+    a.in_place = in_place;
+    a.counts = p.counts;
+    a.inplace_output_offset = backend_.inplace_output_offset(p.coll, ctx_.rank(), p.counts);
+    return buffer_layout(a);
+  }
+
+  PatternSpec pattern(const PointSetup& p, uint64_t seed) const {
+    return PatternSpec{p.dtype, p.op, seed, ctx_.size()};
+  }
+
+  // Writes this rank's inputs; first fills the output region with other values, so a
+  // collective that writes nothing cannot pass on stale data.
+  Status prepare(const PointSetup& p, bool in_place, uint64_t seed) {
+    Memory& mem = backend_.memory();
+    BufferLayout l = layout(p, in_place);
+    const size_t recv_elems = std::max(p.counts.recv, p.counts.send);
+    Segment poison{0, recv_elems, ctx_.rank(), 0};
+    PatternSpec poison_spec = pattern(p, ~seed);
+    poison_spec.op.reset();
+    FABSCOPE_RETURN_IF_ERROR(mem.fill(buf_.recv(), poison_spec, std::span<const Segment>(&poison, 1)));
+    return mem.fill(l.input_in_recv ? buf_.recv() : buf_.send(), pattern(p, seed), l.input);
+  }
+
+  Status run_once(const PointSetup& p, bool in_place, size_t shift) {
+    FABSCOPE_RETURN_IF_ERROR(backend_.run(call(p, in_place, shift)));
+    return backend_.wait();
+  }
+
+  // Warm-up at every power-of-two size, out of place, as nccl-tests does.
+  Status warm_up(const PointSetup& base) {
+    if (o_.warmup_iters == 0) return Status::Ok();
+    const size_t es = element_size(base.dtype);
+    for (uint64_t size = o_.sizes.min_bytes; size <= o_.sizes.max_bytes; size = size ? size * 2 : 1) {
+      PointSetup p = base;
+      p.counts = element_counts(base.coll, size / es, es, ctx_.size());
+      for (int i = 0; i < o_.warmup_iters; ++i) FABSCOPE_RETURN_IF_ERROR(backend_.run(call(p, false, 0)));
+      FABSCOPE_RETURN_IF_ERROR(backend_.wait());
+      if (size == 0) break;
+    }
+    return Status::Ok();
+  }
+
+  Result<PlacementResult> measure(const PointSetup& p, bool in_place) {
+    PlacementResult res;
+    res.iterations = o_.iters;
+    FABSCOPE_RETURN_IF_ERROR(prepare(p, in_place, o_.seed));
+    FABSCOPE_RETURN_IF_ERROR(run_once(p, in_place, 0));
+    FABSCOPE_RETURN_IF_ERROR(ctx_.barrier());
+
+    std::vector<double> iter_us(static_cast<size_t>(o_.iters));
+    auto start = SteadyClock::now();
+    auto prev = start;
+    for (int i = 0; i < o_.iters; ++i) {
+      FABSCOPE_RETURN_IF_ERROR(backend_.run(call(p, in_place, shift_for(p, i))));
+      auto now = SteadyClock::now();
+      iter_us[static_cast<size_t>(i)] = seconds_between(prev, now) * 1e6;
+      prev = now;
+    }
+    FABSCOPE_RETURN_IF_ERROR(backend_.wait());
+    const double loop_sec = seconds_between(start, SteadyClock::now()) / o_.iters;
+
+    auto sec = ctx_.reduce(loop_sec, o_.average);
+    if (!sec.ok()) return sec.status();
+    const size_t es = element_size(p.dtype);
+    Bandwidth bw = bandwidth(p.coll, p.counts.param, es, *sec, ctx_.size());
+    res.time_us = *sec * 1e6;
+    res.algbw_gbps = bw.algbw_gbps;
+    res.busbw_gbps = bw.busbw_gbps;
+
+    auto all = ctx_.gather(iter_us);
+    if (!all.ok()) return all.status();
+    if (ctx_.rank() == 0) summarize_iterations(*all, res);
+
+    if (o_.check_iters > 0) {
+      FABSCOPE_RETURN_IF_ERROR(check(p, in_place, res));
+    }
+    return res;
+  }
+
+  void summarize_iterations(const std::vector<double>& all, PlacementResult& res) const {
+    const size_t iters = static_cast<size_t>(o_.iters);
+    std::vector<double> slowest(iters, 0.0);
+    for (int r = 0; r < ctx_.size(); ++r) {
+      std::span<const double> mine(all.data() + static_cast<size_t>(r) * iters, iters);
+      Summary s = summarize(mine);
+      res.per_rank.push_back({r, s.median, s.mean, s.min, s.max});
+      for (size_t i = 0; i < iters; ++i) slowest[i] = std::max(slowest[i], mine[i]);
+    }
+    Summary s = summarize(slowest);
+    res.iteration_us = {s.min, s.median, s.mean, s.max, s.p99};
+  }
+
+  // Verification passes with fresh seeds; stops at the first pass that finds errors.
+  Status check(const PointSetup& p, bool in_place, PlacementResult& res) {
+    int64_t total = 0;
+    int64_t mine = 0;
+    for (int rep = 0; rep < o_.check_iters; ++rep) {
+      const uint64_t seed = o_.seed + 1 + static_cast<uint64_t>(rep);
+      FABSCOPE_RETURN_IF_ERROR(prepare(p, in_place, seed));
+      FABSCOPE_RETURN_IF_ERROR(ctx_.barrier());
+      FABSCOPE_RETURN_IF_ERROR(run_once(p, in_place, 0));
+      BufferLayout l = layout(p, in_place);
+      auto wrong = backend_.memory().count_wrong(buf_.recv(), pattern(p, seed), l.expected);
+      if (!wrong.ok()) return wrong.status();
+      mine = static_cast<int64_t>(*wrong);
+      auto sum = ctx_.sum(mine);
+      if (!sum.ok()) return sum.status();
+      total = *sum;
+      if (total != 0) break;
+    }
+    res.wrong = total;
+    if (total != 0) {
+      double flag = mine != 0 ? 1.0 : 0.0;
+      auto flags = ctx_.gather(std::span<const double>(&flag, 1));
+      if (!flags.ok()) return flags.status();
+      for (size_t r = 0; r < flags->size(); ++r) {
+        if ((*flags)[r] != 0) res.wrong_ranks.push_back(static_cast<int>(r));
+      }
+    }
+    return Status::Ok();
+  }
+
+ private:
+  const RankContext& ctx_;
+  Backend& backend_;
+  const SweepOptions& o_;
+  Buffers& buf_;
+};
+
+}  // namespace
+
+Result<std::vector<Sweep>> run_sweeps(const RankContext& ctx, Backend& backend, const SweepOptions& o,
+                                      SweepObserver* observer, Progress* progress) {
+  FABSCOPE_RETURN_IF_ERROR(validate(o, ctx.size(), backend.max_count()));
+  const std::vector<uint64_t> sizes = expand(o.sizes);
+
+  // One pair of buffers for the largest point of any sweep.
+  size_t max_bytes = 0;
+  for (Collective c : o.collectives) {
+    for (DataType t : o.dtypes) {
+      const size_t es = element_size(t);
+      ElementCounts e = element_counts(c, o.sizes.max_bytes / es, es, ctx.size());
+      max_bytes = std::max(max_bytes, std::max(e.send, e.recv) * es);
+    }
+  }
+  Buffers buffers(backend.memory());
+  FABSCOPE_RETURN_IF_ERROR(ctx.agree(buffers.allocate(max_bytes)));
+  SweepRunner runner(ctx, backend, o, buffers);
+
+  std::vector<Sweep> sweeps;
+  size_t total_points = 0;
+  for (Collective c : o.collectives)
+    total_points += sizes.size() * o.dtypes.size() * (info(c).reduces ? o.ops.size() : 1);
+  size_t done_points = 0;
+
+  for (Collective c : o.collectives) {
+    const CollectiveInfo& ci = info(c);
+    for (DataType t : o.dtypes) {
+      std::vector<std::optional<ReduceOp>> ops;
+      if (ci.reduces) {
+        for (ReduceOp op : o.ops) ops.emplace_back(op);
+      } else {
+        ops.emplace_back(std::nullopt);
+      }
+      for (const auto& op : ops) {
+        Sweep s;
+        s.collective = std::string(ci.name);
+        s.dtype = std::string(name(t));
+        if (op) s.op = std::string(name(*op));
+        s.backend = std::string(backend.name());
+        if (ci.rooted) s.root = o.root;
+        s.nranks = ctx.size();
+        s.busbw_factor = busbw_factor(c, ctx.size());
+        if (observer && ctx.rank() == 0) observer->on_sweep_begin(s);
+
+        PointSetup base{c, t, op, o.root, {}};
+        FABSCOPE_RETURN_IF_ERROR(runner.warm_up(base));
+        const size_t es = element_size(t);
+        for (uint64_t size : sizes) {
+          if (progress && ctx.rank() == 0) {
+            progress->update(fmt::format("fabscope: {} {}{}{} {} B  [{}/{}]", ci.name, name(t), op ? " " : "",
+                                         op ? name(*op) : "", size, done_points + 1, total_points));
+          }
+          PointSetup p = base;
+          p.counts = element_counts(c, size / es, es, ctx.size());
+          SweepPoint point;
+          point.size_bytes = printed_size_bytes(p.counts, es);
+          point.count = p.counts.param;
+          auto oop = runner.measure(p, false);
+          if (!oop.ok()) return oop.status();
+          point.out_of_place = std::move(*oop);
+          auto ip = runner.measure(p, true);
+          if (!ip.ok()) return ip.status();
+          point.in_place = std::move(*ip);
+          if (progress && ctx.rank() == 0) progress->clear();
+          if (observer && ctx.rank() == 0) observer->on_point(s, point);
+          s.points.push_back(std::move(point));
+          ++done_points;
+        }
+        if (observer && ctx.rank() == 0) observer->on_sweep_end(s);
+        sweeps.push_back(std::move(s));
+      }
+    }
+  }
+  return sweeps;
+}
+
+}  // namespace fabscope
