@@ -3,26 +3,10 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "app/commands.h"
 #include "core/log.h"
-
-namespace {
-
-// Before MPI starts, the launcher's environment says which rank this process is, so
-// that a bad command line is reported once, not once per rank.
-bool is_first_rank_by_env() {
-  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID", "MV2_COMM_WORLD_RANK"}) {
-    if (const char* v = std::getenv(var)) return std::string(v) == "0";
-  }
-  return true;
-}
-
-void print_error(const std::string& message) { std::fprintf(stderr, "fabscope: error: %s\n", message.c_str()); }
-
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace fabscope;
@@ -64,10 +48,13 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    if (!is_first_rank_by_env()) return e.get_exit_code() == 0 ? 0 : kExitUsage;
-    int code = app.exit(e);
-    return code == 0 ? 0 : kExitUsage;
+    report_usage_error(e.what(), &argc, &argv);
+    return kExitUsage;
   }
 
   if (show_version) {
@@ -91,16 +78,13 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("sweep")) {
     auto level = parse_log_level(log_level);
     if (!level.ok()) {
-      if (is_first_rank_by_env()) print_error(level.status().message());
+      report_usage_error(level.status().message(), &argc, &argv);
       return kExitUsage;
     }
     sweep.log_level = *level;
     for (int i = 0; i < argc; ++i) sweep.command_line.emplace_back(argv[i]);
     CommandOutcome outcome = run_sweep_command(sweep, &argc, &argv);
-    if (!outcome.status.ok()) {
-      if (outcome.reports_errors) print_error(outcome.status.message());
-      return exit_code_for(outcome.status);
-    }
+    if (!outcome.status.ok()) return exit_code_for(outcome.status);
     return outcome.verdict_failed ? kExitVerdictFail : kExitOk;
   }
   std::fputs(app.help().c_str(), stdout);

@@ -42,12 +42,19 @@ struct SweepCommand {
   std::vector<std::string> command_line;
 };
 struct CommandOutcome {
-  Status status;
+  Status status;                // already printed to stderr by rank 0
   bool verdict_failed = false;  // ran to the end, and the verdict is fail
-  bool reports_errors = true;   // this process prints errors (rank 0 only under MPI)
 };
-// Runs under MPI (initialises and finalises it); prints the table on rank 0.
+// Runs under MPI (initialises and finalises it); prints the table on rank 0, and an
+// error, if any, on rank 0 before MPI ends (so the launcher cannot kill it first).
 CommandOutcome run_sweep_command(const SweepCommand& cmd, int* argc, char*** argv);
+
+// True when a launcher (mpirun, srun) started this process.
+bool launched_by_mpi();
+// For a bad command line under a launcher: rank 0 prints `message`, then every rank
+// waits for it, so no rank's early exit gets rank 0 killed before it could say why.
+void report_usage_error(const std::string& message, int* argc, char*** argv);
+void print_error(const std::string& message);
 
 struct ReportCommand {
   std::string path;

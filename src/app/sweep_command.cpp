@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <set>
 
 #include "app/commands.h"
@@ -123,15 +124,43 @@ RunContext make_context(const RankContext& ctx, Backend& b, const SweepCommand& 
 
 }  // namespace
 
+void print_error(const std::string& message) {
+  std::fprintf(stderr, "fabscope: error: %s\n", message.c_str());
+  std::fflush(stderr);
+}
+
+bool launched_by_mpi() {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "SLURM_PROCID"}) {
+    if (std::getenv(var) != nullptr) return true;
+  }
+  return false;
+}
+
+void report_usage_error(const std::string& message, int* argc, char*** argv) {
+  if (!launched_by_mpi()) {
+    print_error(message);
+    return;
+  }
+  auto ctx = RankContext::create(argc, argv);
+  if (!ctx.ok() || (*ctx)->rank() == 0) print_error(message);
+  if (ctx.ok()) (void)(*ctx)->barrier();
+}
+
 CommandOutcome run_sweep_command(const SweepCommand& cmd, int* argc, char*** argv) {
   CommandOutcome out;
   auto created = RankContext::create(argc, argv);
   if (!created.ok()) {
+    print_error(created.status().message());
     out.status = created.status();
     return out;
   }
   const RankContext& ctx = **created;
-  out.reports_errors = ctx.rank() == 0;
+  // Errors agreed by every rank are printed once, by rank 0, while MPI is still up.
+  auto fail = [&](const Status& s) {
+    if (ctx.rank() == 0) print_error(s.message());
+    out.status = s;
+    return out;
+  };
   Logger log(cmd.log_level, fmt::format("[r{} {}]", ctx.rank(), ctx.host()));
 
   // Checks that need no data moved: identical on every rank, except the output file,
@@ -148,21 +177,12 @@ CommandOutcome run_sweep_command(const SweepCommand& cmd, int* argc, char*** arg
     }
   }
   if (local.ok() && cmd.json_path && ctx.rank() == 0) local = check_writable(*cmd.json_path);
-  if (Status s = ctx.agree(local); !s.ok()) {
-    out.status = s;
-    return out;
-  }
+  if (Status s = ctx.agree(local); !s.ok()) return fail(s);
 
   auto backend = entry->create(ctx);
-  if (Status s = ctx.agree(backend.ok() ? Status::Ok() : backend.status()); !s.ok()) {
-    out.status = s;
-    return out;
-  }
+  if (Status s = ctx.agree(backend.ok() ? Status::Ok() : backend.status()); !s.ok()) return fail(s);
   Backend& b = **backend;
-  if (Status s = validate(*options, ctx.size(), b.max_count()); !s.ok()) {
-    out.status = s;
-    return out;
-  }
+  if (Status s = validate(*options, ctx.size(), b.max_count()); !s.ok()) return fail(s);
   log.info("backend {} ({}), {} ranks on {} hosts", b.name(), b.library(), ctx.size(), ctx.ranks().size());
 
   Report report;
@@ -200,7 +220,11 @@ CommandOutcome run_sweep_command(const SweepCommand& cmd, int* argc, char*** arg
     printer.emit(render_summary(report));
     if (cmd.json_path) {
       out.status = save_report(report, *cmd.json_path);
-      if (out.status.ok()) log.info("report written to {}", *cmd.json_path);
+      if (out.status.ok()) {
+        log.info("report written to {}", *cmd.json_path);
+      } else {
+        print_error(out.status.message());
+      }
     }
   }
   return out;

@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""End-to-end checks of the fabscope binary, run by ctest.
+
+  cli_test.py sweep --np N      a sweep under mpirun: report valid against the schema,
+                                public key paths present, results verified, and
+                                `fabscope report` prints exactly what the sweep printed
+  cli_test.py bad-input         every bad input gets a clear message naming the value,
+                                printed once, a non-zero exit, no hang, no report written
+  cli_test.py schema            the schema rejects reports that break its rules
+"""
+import argparse
+import copy
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+import jsonschema
+
+TIMEOUT_S = 120
+
+
+def fail(msg):
+    print("FAIL: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def run(cmd, **kw):
+    print("$ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S, **kw)
+    except subprocess.TimeoutExpired:
+        fail(f"timed out after {TIMEOUT_S}s (a rank hung?): {cmd}")
+
+
+def mpirun(args, np, *rest):
+    return [args.mpirun, "-np", str(np)] + shlex.split(args.mpi_flags) + [args.fabscope] + list(rest)
+
+
+def validator(args):
+    with open(args.schema) as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def cmd_sweep(args):
+    v = validator(args)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "run.json")
+        colls = ["allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "reduce", "gather", "scatter",
+                 "sendrecv"]
+        p = run(mpirun(args, args.np, "sweep", *colls, "-b", "8", "-e", "256K", "-f", "4", "-n", "3", "-w", "1",
+                       "-c", "1", "-d", "float,int8", "-o", "sum,max", "-r", str(args.np - 1), "--backend", "mpi",
+                       "--json", path))
+        if p.returncode != 0:
+            fail(f"sweep exited {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
+        with open(path) as f:
+            doc = json.load(f)
+        errors = sorted(v.iter_errors(doc), key=lambda e: list(e.path))
+        if errors:
+            fail("report does not match the schema: " + "; ".join(f"{list(e.path)}: {e.message}" for e in errors[:5]))
+        if doc["schema"] != "fabscope.report/1":
+            fail("schema key")
+        if doc["context"]["nranks"] != args.np or len(doc["context"]["ranks"]) != args.np:
+            fail("rank count in context")
+        # 9 collectives; the three reducing ones once per (dtype, op), the others once per dtype.
+        if len(doc["sweeps"]) != 3 * 2 * 2 + 6 * 2:
+            fail(f"expected 24 sweeps, got {len(doc['sweeps'])}")
+        for s in doc["sweeps"]:
+            for key in ("collective", "dtype", "op", "backend"):
+                if key not in s:
+                    fail(f"sweeps[].{key} missing")
+            if s["backend"] != "mpi":
+                fail("backend")
+            if len(s["points"]) != 8:
+                fail(f"{s['collective']}: expected 8 sizes (8 B to 128 KiB by 4), got {len(s['points'])}")
+            for pt in s["points"]:
+                for pl in ("out_of_place", "in_place"):
+                    r = pt[pl]
+                    if r["wrong"] != 0:
+                        fail(f"{s['collective']} {s['dtype']} {s['op']} {pt['size_bytes']} {pl}: wrong={r['wrong']}")
+                    if pt["count"] > 0 and not (r["time_us"] > 0 and r["algbw_gbps"] > 0):
+                        fail(f"{s['collective']} {pt['size_bytes']}: non-positive time or bandwidth")
+                    if len(r["per_rank"]) != args.np:
+                        fail("per_rank entries")
+                    if abs(r["busbw_gbps"] - r["algbw_gbps"] * s["busbw_factor"]) > 1e-9 * max(1, r["busbw_gbps"]):
+                        fail("busbw != algbw * factor")
+        if doc["verdict"]["result"] != "pass" or doc["findings"]:
+            fail("a clean run must pass with no findings")
+        env = doc["context"]["environment"]
+        if any(not k.startswith(("NCCL_", "UCX_", "OMPI_", "CUDA_")) for k in env):
+            fail("environment carries variables beyond NCCL_/UCX_/OMPI_/CUDA_")
+        # The report renders the same text the sweep printed, from the JSON alone.
+        r = run([args.fabscope, "report", path])
+        if r.returncode != 0:
+            fail(f"report exited {r.returncode}: {r.stderr}")
+        if r.stdout != p.stdout:
+            import difflib
+            diff = "".join(difflib.unified_diff(p.stdout.splitlines(True), r.stdout.splitlines(True), "sweep", "report"))
+            fail("`fabscope report` differs from the sweep's output:\n" + diff[:4000])
+        if p.stdout.count("# Collective test starting:") != 9 or "# Verdict: pass" not in p.stdout:
+            fail("table output incomplete")
+        # No temporary file is left beside the report.
+        left = [f for f in os.listdir(tmp) if f != "run.json"]
+        if left:
+            fail(f"files left beside the report: {left}")
+    print("ok")
+
+
+BAD_SWEEPS = [
+    (["sweep", "allreduce", "-b", "foo"], "invalid size 'foo'"),
+    (["sweep", "allreduce", "-b", "1M", "-e", "8"], "larger than maximum size -e"),
+    (["sweep", "allreduce", "-b", "6", "-e", "64", "-f", "2"], "6 bytes is not a multiple of the 4-byte element size of float"),
+    (["sweep", "allreduce", "-d", "double", "-b", "8", "-e", "12"], "12 bytes is not a multiple of the 8-byte element size"),
+    (["sweep", "allreduce", "-b", "8", "-e", "1X"], "unknown unit 'X'"),
+    (["sweep", "allreducex"], "unknown collective 'allreducex'"),
+    (["sweep"], "name at least one collective"),
+    (["sweep", "allreduce", "-d", "float17"], "unknown data type 'float17'"),
+    (["sweep", "allreduce", "-o", "mean"], "unknown reduction operator 'mean'"),
+    (["sweep", "broadcast", "-b", "8", "-e", "8", "-r", "9"], "root -r 9 is not a rank of this job"),
+    (["sweep", "allreduce", "-n", "0"], "iterations -n 0"),
+    (["sweep", "allreduce", "-a", "7"], "-a/--average 7"),
+    (["sweep", "allreduce", "--backend", "carrier-pigeon"], "unknown backend 'carrier-pigeon'"),
+    (["sweep", "allreduce", "-b", "8", "-e", "8", "--json", "/nonexistent-dir/run.json"], "directory '/nonexistent-dir' does not exist"),
+    (["sweep", "allreduce", "--log-level", "loud"], "unknown log level 'loud'"),
+    (["sweep", "allreduce", "-n", "many"], "many"),
+]
+
+
+def cmd_bad_input(args):
+    with tempfile.TemporaryDirectory() as tmp:
+        previous = os.path.join(tmp, "keep.json")
+        with open(previous, "w") as f:
+            f.write("{\"previous\": true}\n")
+        for argv, expect in BAD_SWEEPS:
+            # --json names a file that must not be created, unless the case is about --json itself.
+            extra = [] if "--json" in argv else ["--json", previous]
+            p = run(mpirun(args, 2, *(argv + extra)))
+            out = p.stdout + p.stderr
+            if p.returncode == 0:
+                fail(f"{argv}: exit 0 on bad input\n{out}")
+            if expect not in out:
+                fail(f"{argv}: message lacks {expect!r}\n{out}")
+            if out.count(expect) != 1:
+                fail(f"{argv}: message printed {out.count(expect)} times; rank 0 alone must print it\n{out}")
+            with open(previous) as f:
+                if f.read() != "{\"previous\": true}\n":
+                    fail(f"{argv}: the previous report was overwritten")
+        # `report` on files it cannot use.
+        bad_json = os.path.join(tmp, "bad.json")
+        with open(bad_json, "w") as f:
+            f.write("{\"schema\": \"fabscope.report/1\", \"context\": ")
+        cases = [
+            ([args.fabscope, "report", os.path.join(tmp, "absent.json")], "absent.json"),
+            ([args.fabscope, "report", tmp], "is a directory"),
+            ([args.fabscope, "report", bad_json], "is not valid JSON"),
+            ([args.fabscope, "report", previous], "schema is missing"),
+            ([args.fabscope, "nosuchcommand"], "nosuchcommand"),
+        ]
+        for cmd, expect in cases:
+            p = run(cmd)
+            if p.returncode == 0 or expect not in p.stdout + p.stderr:
+                fail(f"{cmd}: exit {p.returncode}, want non-zero and {expect!r} in\n{p.stdout}{p.stderr}")
+        print("ok")
+
+
+def cmd_schema(args):
+    v = validator(args)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "run.json")
+        p = run(mpirun(args, 2, "sweep", "allreduce", "broadcast", "-b", "1K", "-e", "1K", "-n", "2", "--backend",
+                       "mpi", "--json", path))
+        if p.returncode != 0:
+            fail(p.stderr)
+        with open(path) as f:
+            good = json.load(f)
+    v.validate(good)
+    def mutate(fn):
+        d = copy.deepcopy(good)
+        fn(d)
+        return d
+    bad = {
+        "number as string": mutate(lambda d: d["sweeps"][0]["points"][0]["out_of_place"].update(time_us="12.5")),
+        "N/A for null": mutate(lambda d: d["sweeps"][0]["points"][0]["in_place"].update(wrong="N/A")),
+        "boolean as string": mutate(lambda d: d["verdict"].update(result="true")),
+        "unknown collective": mutate(lambda d: d["sweeps"][0].update(collective="allreduce_perf")),
+        "secret in environment": mutate(lambda d: d["context"]["environment"].update(AWS_SECRET_ACCESS_KEY="x")),
+        "missing busbw": mutate(lambda d: d["sweeps"][0]["points"][0]["out_of_place"].pop("busbw_gbps")),
+        "wrong schema id": mutate(lambda d: d.update(schema="fabscope.report/2")),
+    }
+    for what, doc in bad.items():
+        if v.is_valid(doc):
+            fail(f"schema accepted a report with {what}")
+    print("ok")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("command", choices=["sweep", "bad-input", "schema"])
+    ap.add_argument("--fabscope", required=True)
+    ap.add_argument("--mpirun", required=True)
+    ap.add_argument("--mpi-flags", default="")
+    ap.add_argument("--schema", required=True)
+    ap.add_argument("--np", type=int, default=2)
+    args = ap.parse_args()
+    {"sweep": cmd_sweep, "bad-input": cmd_bad_input, "schema": cmd_schema}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "report/report.h"
+
+namespace fabscope {
+namespace {
+
+Report with_points(std::vector<std::optional<PlacementResult>> placements) {
+  Report r;
+  r.context.ranks = {{0, "a", 1, 0}, {1, "a", 2, 1}, {2, "b", 3, 0}};
+  Sweep s;
+  s.collective = "allgather";
+  s.dtype = "int8";
+  for (size_t i = 0; i < placements.size(); ++i) {
+    SweepPoint p;
+    p.size_bytes = 1024 * (i + 1);
+    p.out_of_place = placements[i];
+    s.points.push_back(p);
+  }
+  r.sweeps.push_back(s);
+  return r;
+}
+
+PlacementResult checked(int64_t wrong, std::vector<int> ranks) {
+  PlacementResult p;
+  p.wrong = wrong;
+  p.wrong_ranks = std::move(ranks);
+  return p;
+}
+
+TEST(Findings, CleanRunPasses) {
+  Report r = with_points({checked(0, {}), checked(0, {})});
+  add_sweep_findings(r);
+  decide_verdict(r);
+  EXPECT_TRUE(r.findings.empty());
+  EXPECT_EQ(r.verdict.result, "pass");
+}
+
+TEST(Findings, UncheckedResultsAreNotCounted) {
+  PlacementResult unchecked;
+  Report r = with_points({unchecked});
+  add_sweep_findings(r);
+  decide_verdict(r);
+  EXPECT_TRUE(r.findings.empty());
+  EXPECT_EQ(r.verdict.result, "pass");
+}
+
+TEST(Findings, OneFindingPerRankWithWrongData) {
+  Report r = with_points({checked(0, {}), checked(5, {2}), checked(9, {1, 2})});
+  add_sweep_findings(r);
+  decide_verdict(r);
+  ASSERT_EQ(r.findings.size(), 2u);
+  EXPECT_EQ(r.findings[0].code, "sweep.wrong_results");
+  EXPECT_EQ(r.findings[0].severity, "error");
+  EXPECT_EQ(r.findings[0].subject, "rank 1 on a");
+  EXPECT_EQ(r.findings[1].subject, "rank 2 on b");
+  auto ev = nlohmann::json::parse(r.findings[1].evidence_json);
+  EXPECT_EQ(ev["failed_checks"], 2);
+  EXPECT_EQ(ev["checked"], 3);
+  EXPECT_EQ(ev["first"]["size_bytes"], 2048);
+  EXPECT_EQ(ev["first"]["wrong_total"], 5);
+  EXPECT_EQ(r.verdict.result, "fail");
+  EXPECT_EQ(r.verdict.failed_codes, std::vector<std::string>{"sweep.wrong_results"});
+}
+
+}  // namespace
+}  // namespace fabscope

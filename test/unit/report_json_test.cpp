@@ -1,0 +1,131 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "report/report_json.h"
+#include "report/table.h"
+
+namespace fabscope {
+namespace {
+
+Report sample_report() {
+  Report r;
+  r.context.tool = {"fabscope", "0.1.0", "abc123"};
+  r.context.command_line = {"fabscope", "sweep", "allreduce"};
+  r.context.start_time = "2026-11-22T07:28:32.123Z";
+  r.context.end_time = "2026-11-22T07:28:33.456Z";
+  r.context.backend = "mpi";
+  r.context.backend_library = "Open MPI v4.1.4";
+  r.context.memory = "host";
+  r.context.build = {{"cuda", "13.0.88"}, {"nccl", std::nullopt}};
+  r.context.nranks = 2;
+  r.context.hosts = {"n1", "n2"};
+  r.context.ranks = {{0, "n1", 100, 0}, {1, "n2", 200, 0}};
+  r.context.environment = {{"NCCL_DEBUG", "INFO"}};
+  r.sweep_settings = SweepSettings{8, 1024, 1 << 20, 2, 20, 1, 1, "mean", 42};
+  Sweep s;
+  s.collective = "allreduce";
+  s.dtype = "float";
+  s.op = "sum";
+  s.backend = "mpi";
+  s.nranks = 2;
+  s.busbw_factor = 1.0;
+  SweepPoint p;
+  p.size_bytes = 1024;
+  p.count = 256;
+  PlacementResult pr;
+  pr.time_us = 12.345678901234567;
+  pr.algbw_gbps = 0.0829;
+  pr.busbw_gbps = 0.0829;
+  pr.wrong = 3;
+  pr.wrong_ranks = {1};
+  pr.iterations = 20;
+  pr.iteration_us = {10, 12, 12.5, 20, 19.9};
+  pr.per_rank = {{0, 12, 12.1, 10, 20}, {1, 12.2, 12.3, 11, 19}};
+  p.out_of_place = pr;
+  s.points.push_back(p);
+  r.sweeps.push_back(s);
+  Sweep b = s;
+  b.collective = "broadcast";
+  b.op.reset();
+  b.root = 1;
+  b.points[0].out_of_place->wrong.reset();
+  b.points[0].out_of_place->wrong_ranks.clear();
+  b.points[0].in_place = b.points[0].out_of_place;
+  r.sweeps.push_back(b);
+  add_sweep_findings(r);
+  decide_verdict(r);
+  return r;
+}
+
+TEST(ReportJson, RoundTripIsLossless) {
+  Report r = sample_report();
+  std::string text = to_json_text(r);
+  auto back = report_from_json_text(text, "sample");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(to_json_text(*back), text);
+  // Doubles survive exactly, so the table rendered from the file is the table printed live.
+  EXPECT_EQ(back->sweeps[0].points[0].out_of_place->time_us, 12.345678901234567);
+  EXPECT_EQ(render_tables(*back), render_tables(r));
+}
+
+TEST(ReportJson, PublicKeyPathsAndNulls) {
+  auto j = nlohmann::json::parse(to_json_text(sample_report()));
+  EXPECT_EQ(j["schema"], "fabscope.report/1");
+  const auto& s0 = j["sweeps"][0];
+  EXPECT_EQ(s0["collective"], "allreduce");
+  EXPECT_EQ(s0["dtype"], "float");
+  EXPECT_EQ(s0["op"], "sum");
+  EXPECT_EQ(s0["backend"], "mpi");
+  EXPECT_TRUE(s0["root"].is_null());
+  const auto& p = s0["points"][0];
+  EXPECT_TRUE(p["size_bytes"].is_number_integer());
+  EXPECT_TRUE(p["count"].is_number_integer());
+  EXPECT_TRUE(p["out_of_place"]["time_us"].is_number());
+  EXPECT_TRUE(p["out_of_place"]["algbw_gbps"].is_number());
+  EXPECT_TRUE(p["out_of_place"]["busbw_gbps"].is_number());
+  EXPECT_EQ(p["out_of_place"]["wrong"], 3);
+  EXPECT_TRUE(p["in_place"].is_null());
+  const auto& b = j["sweeps"][1];
+  EXPECT_TRUE(b["op"].is_null());
+  EXPECT_EQ(b["root"], 1);
+  EXPECT_TRUE(b["points"][0]["in_place"]["wrong"].is_null());
+  EXPECT_TRUE(j["context"]["build"]["nccl"].is_null());
+}
+
+TEST(ReportJson, MalformedInputsNameTheProblem) {
+  auto not_json = report_from_json_text("{\"schema\": ", "run.json");
+  ASSERT_FALSE(not_json.ok());
+  EXPECT_NE(not_json.status().message().find("'run.json' is not valid JSON"), std::string::npos);
+
+  auto wrong_schema = report_from_json_text(R"({"schema": "other/9"})", "x.json");
+  ASSERT_FALSE(wrong_schema.ok());
+  EXPECT_NE(wrong_schema.status().message().find("other/9"), std::string::npos);
+
+  auto j = nlohmann::json::parse(to_json_text(sample_report()));
+  j["sweeps"][0]["points"][0]["out_of_place"]["time_us"] = "12.3";  // a number written as a string
+  auto bad_type = report_from_json_text(j.dump(), "y.json");
+  ASSERT_FALSE(bad_type.ok());
+  EXPECT_NE(bad_type.status().message().find("sweeps[0].points[0].out_of_place.time_us is not a number"),
+            std::string::npos)
+      << bad_type.status().message();
+
+  j = nlohmann::json::parse(to_json_text(sample_report()));
+  j["sweeps"][1].erase("collective");
+  auto missing = report_from_json_text(j.dump(), "z.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("sweeps[1].collective is missing"), std::string::npos)
+      << missing.status().message();
+}
+
+TEST(ReportJson, LoadReportsUnreadableFiles) {
+  auto r = load_report("/nonexistent/dir/run.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("/nonexistent/dir/run.json"), std::string::npos);
+  auto d = load_report("/tmp");
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("is a directory"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fabscope
