@@ -36,6 +36,9 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("-a,--average", sweep.average,
                         "Time reported across ranks: 0 rank 0, 1 mean, 2 min, 3 max (default 1, as nccl-tests)");
   sweep_cmd->add_option("--seed", sweep.seed, "Seed of the verification data");
+  sweep_cmd->add_option("--timeout", sweep.timeout_s,
+                        "Seconds without progress after which the job ends, naming where it stopped; 0 = never "
+                        "(default 300)");
   sweep_cmd->add_option("--backend", sweep.backend, "mpi or auto (default auto)");
   sweep_cmd->add_option("--json", sweep.json_path, "Write the JSON report here (atomically, by rank 0)");
   sweep_cmd->add_option("--log-level", log_level, "error, warn, info or debug (default warn)");

@@ -36,6 +36,7 @@ struct SweepCommand {
   int root = 0;
   int average = 1;
   uint64_t seed = 0x5eed;
+  double timeout_s = 300;
   std::string backend = "auto";
   std::optional<std::string> json_path;
   LogLevel log_level = LogLevel::kWarn;

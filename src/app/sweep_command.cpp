@@ -63,6 +63,7 @@ Result<SweepOptions> build_options(const SweepCommand& cmd) {
   }
   o.average = static_cast<RankReduction>(cmd.average);
   o.seed = cmd.seed;
+  o.timeout_s = cmd.timeout_s;
   return o;
 }
 
@@ -182,7 +183,8 @@ CommandOutcome run_sweep_command(const SweepCommand& cmd, int* argc, char*** arg
   auto backend = entry->create(ctx);
   if (Status s = ctx.agree(backend.ok() ? Status::Ok() : backend.status()); !s.ok()) return fail(s);
   Backend& b = **backend;
-  if (Status s = validate(*options, ctx.size(), b.max_count()); !s.ok()) return fail(s);
+  auto plan = plan_sweeps(ctx, b, *options);
+  if (!plan.ok()) return fail(plan.status());
   log.info("backend {} ({}), {} ranks on {} hosts", b.name(), b.library(), ctx.size(), ctx.ranks().size());
 
   Report report;
@@ -201,7 +203,7 @@ CommandOutcome run_sweep_command(const SweepCommand& cmd, int* argc, char*** arg
   TablePrinter printer(stdout);
   if (ctx.rank() == 0) printer.emit(render_preamble(report));
   Progress progress(ctx.rank() == 0 && Progress::wanted());
-  auto sweeps = run_sweeps(ctx, b, o, &printer, &progress);
+  auto sweeps = run_sweeps(**plan, &printer, &progress);
   if (!sweeps.ok()) {
     // A failure in the middle of collectives: the other ranks may be waiting inside
     // one, so the whole job ends here.

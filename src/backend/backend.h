@@ -36,6 +36,9 @@ class Memory {
  public:
   virtual ~Memory() = default;
   virtual std::string_view kind() const = 0;
+  // Whether `bytes_per_rank` for each of `ranks_here` ranks on this node fits, checked
+  // before allocating so that a too-large -e is an error, not an out-of-memory kill.
+  virtual Status check_capacity(uint64_t bytes_per_rank, int ranks_here) const = 0;
   virtual Result<void*> allocate(size_t bytes) = 0;
   virtual void release(void* buffer) = 0;
   virtual Status fill(void* buffer, const PatternSpec& spec, std::span<const Segment> segments) = 0;

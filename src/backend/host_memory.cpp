@@ -4,9 +4,33 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <cstdio>
+
+#include "core/atomic_file.h"
 #include "core/sizes.h"
 
 namespace fabscope {
+
+std::optional<uint64_t> mem_available_bytes(const std::string& meminfo) {
+  size_t pos = meminfo.find("MemAvailable:");
+  if (pos == std::string::npos) return std::nullopt;
+  unsigned long long kib = 0;
+  if (std::sscanf(meminfo.c_str() + pos, "MemAvailable: %llu kB", &kib) != 1) return std::nullopt;
+  return static_cast<uint64_t>(kib) * 1024;
+}
+
+Status HostMemory::check_capacity(uint64_t bytes_per_rank, int ranks_here) const {
+  auto meminfo = read_file("/proc/meminfo");
+  if (!meminfo.ok()) return Status::Ok();  // not Linux: nothing to check against
+  auto avail = mem_available_bytes(*meminfo);
+  if (!avail) return Status::Ok();
+  const uint64_t need = bytes_per_rank * static_cast<uint64_t>(ranks_here);
+  if (need <= *avail / 10 * 9) return Status::Ok();
+  return Status::Invalid(fmt::format(
+      "the sweep needs {} of host memory per rank, {} for the {} ranks on this node, but only {} is available; "
+      "lower the maximum size -e",
+      format_size(bytes_per_rank), format_size(need), ranks_here, format_size(*avail)));
+}
 
 Result<void*> HostMemory::allocate(size_t bytes) {
   constexpr size_t kAlign = 4096;

@@ -1,13 +1,20 @@
 // Host memory: page-aligned buffers, filled and checked on the CPU.
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "backend/backend.h"
 
 namespace fabscope {
 
+// MemAvailable from a /proc/meminfo text, in bytes; nullopt when absent.
+std::optional<uint64_t> mem_available_bytes(const std::string& meminfo);
+
 class HostMemory final : public Memory {
  public:
   std::string_view kind() const override { return "host"; }
+  Status check_capacity(uint64_t bytes_per_rank, int ranks_here) const override;
   Result<void*> allocate(size_t bytes) override;
   void release(void* buffer) override;
   Status fill(void* buffer, const PatternSpec& spec, std::span<const Segment> segments) override;

@@ -172,6 +172,11 @@ class Generator {
       return float_to_half(half_to_float(v) / static_cast<float>(n));
     } else if constexpr (std::is_same_v<T, Bfloat16>) {
       return float_to_bfloat16(bfloat16_to_float(v) / static_cast<float>(n));
+    } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+      // In 64 bits: the rank count must not wrap to the element type (int8 at 200 ranks).
+      return static_cast<T>(static_cast<int64_t>(v) / static_cast<int64_t>(n));
+    } else if constexpr (std::is_integral_v<T>) {
+      return static_cast<T>(static_cast<uint64_t>(v) / static_cast<uint64_t>(n));
     } else {
       return static_cast<T>(v / static_cast<T>(n));
     }

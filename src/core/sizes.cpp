@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 #include <cctype>
-#include <cmath>
+#include <numeric>
 
 namespace fabscope {
 
@@ -70,11 +70,22 @@ Result<uint64_t> parse_size(std::string_view text, std::string_view what) {
   if (unit != 1 && whole > UINT64_MAX / unit) return bad("it is too large");
   uint64_t bytes = whole * unit;
   if (!frac_part.empty()) {
-    // fraction * unit must be a whole number of bytes
-    long double frac = std::stold("0." + std::string(frac_part));
-    long double extra = frac * static_cast<long double>(unit);
-    if (extra != std::floor(extra)) return bad("it is not a whole number of bytes");
-    bytes += static_cast<uint64_t>(extra);
+    // fraction * unit must be a whole number of bytes: exact decimal arithmetic.
+    while (!frac_part.empty() && frac_part.back() == '0') frac_part.remove_suffix(1);
+    if (frac_part.size() > 18) return bad("it has too many decimals");
+    uint64_t num = 0;
+    uint64_t den = 1;
+    for (char c : frac_part) {
+      num = num * 10 + static_cast<uint64_t>(c - '0');
+      den *= 10;
+    }
+    // num / den * unit is whole iff den / gcd(unit, den) divides num.
+    const uint64_t g = std::gcd(unit, den);
+    if (num % (den / g) != 0) return bad("it is not a whole number of bytes");
+    const uint64_t q = num / (den / g);
+    const uint64_t u = unit / g;
+    if (q != 0 && u > (UINT64_MAX - bytes) / q) return bad("it is too large");
+    bytes += q * u;
   }
   return bytes;
 }
@@ -110,9 +121,14 @@ std::vector<uint64_t> expand(const SizeRange& r) {
   if (!validate(r).ok()) return sizes;
   for (uint64_t s = r.min_bytes; s <= r.max_bytes;) {
     sizes.push_back(s);
-    uint64_t next = r.step_factor > 1 ? s * r.step_factor : s + r.step_bytes;
-    if (next <= s) break;  // overflow, or a zero step at min == max
-    s = next;
+    // Stop before a step that would pass the maximum or overflow.
+    if (r.step_factor > 1) {
+      if (s > r.max_bytes / r.step_factor) break;
+      s *= r.step_factor;
+    } else {
+      if (r.step_bytes == 0 || s > r.max_bytes - r.step_bytes) break;
+      s += r.step_bytes;
+    }
   }
   return sizes;
 }

@@ -5,7 +5,9 @@
 
 #include "coll/layout.h"
 #include "core/clock.h"
+#include "core/sizes.h"
 #include "core/stats.h"
+#include "sweep/watchdog.h"
 
 namespace fabscope {
 
@@ -16,6 +18,9 @@ Status validate(const SweepOptions& o, int nranks, uint64_t backend_max_count) {
   if (o.iters < 1) return Status::Invalid(fmt::format("iterations -n {} is not allowed; use an integer >= 1", o.iters));
   if (o.warmup_iters < 0) {
     return Status::Invalid(fmt::format("warmup iterations -w {} is not allowed; use an integer >= 0", o.warmup_iters));
+  }
+  if (o.timeout_s < 0) {
+    return Status::Invalid(fmt::format("--timeout {} is not allowed; use seconds >= 0 (0 disables it)", o.timeout_s));
   }
   if (o.check_iters < 0) {
     return Status::Invalid(fmt::format("check passes -c {} is not allowed; use an integer >= 0", o.check_iters));
@@ -53,7 +58,7 @@ namespace {
 // Buffers sized for the largest point, owned for the whole run.
 class Buffers {
  public:
-  Buffers(Memory& mem) : mem_(mem) {}
+  explicit Buffers(Memory& mem) : mem_(mem) {}
   ~Buffers() {
     if (send_) mem_.release(send_);
     if (recv_) mem_.release(recv_);
@@ -89,8 +94,8 @@ struct PointSetup {
 
 class SweepRunner {
  public:
-  SweepRunner(const RankContext& ctx, Backend& backend, const SweepOptions& o, Buffers& buffers)
-      : ctx_(ctx), backend_(backend), o_(o), buf_(buffers) {}
+  SweepRunner(const RankContext& ctx, Backend& backend, const SweepOptions& o, Buffers& buffers, Watchdog& watchdog)
+      : ctx_(ctx), backend_(backend), o_(o), buf_(buffers), watchdog_(watchdog) {}
 
   // The call for one placement, its buffers shifted by `shift` bytes (nccl-tests
   // moves buffers each iteration so caches do not flatter small sizes).
@@ -147,7 +152,15 @@ class SweepRunner {
 
   Status run_once(const PointSetup& p, bool in_place, size_t shift) {
     FABSCOPE_RETURN_IF_ERROR(backend_.run(call(p, in_place, shift)));
-    return backend_.wait();
+    FABSCOPE_RETURN_IF_ERROR(backend_.wait());
+    watchdog_.beat();
+    return Status::Ok();
+  }
+
+  std::string describe(const PointSetup& p, bool in_place, const char* step) const {
+    return fmt::format("{} {}{}{} of {} on rank {} ({}), {}", name(p.coll), name(p.dtype), p.op ? " " : "",
+                       p.op ? name(*p.op) : "", format_size(printed_size_bytes(p.counts, element_size(p.dtype))),
+                       ctx_.rank(), ctx_.host(), fmt::format("{} {}", in_place ? "in-place" : "out-of-place", step));
   }
 
   // Warm-up at every power-of-two size, out of place, as nccl-tests does.
@@ -157,7 +170,11 @@ class SweepRunner {
     for (uint64_t size = o_.sizes.min_bytes; size <= o_.sizes.max_bytes; size = size ? size * 2 : 1) {
       PointSetup p = base;
       p.counts = element_counts(base.coll, size / es, es, ctx_.size());
-      for (int i = 0; i < o_.warmup_iters; ++i) FABSCOPE_RETURN_IF_ERROR(backend_.run(call(p, false, 0)));
+      watchdog_.set_phase(describe(p, false, "warm-up"));
+      for (int i = 0; i < o_.warmup_iters; ++i) {
+        FABSCOPE_RETURN_IF_ERROR(backend_.run(call(p, false, 0)));
+        watchdog_.beat();
+      }
       FABSCOPE_RETURN_IF_ERROR(backend_.wait());
       if (size == 0) break;
     }
@@ -167,6 +184,7 @@ class SweepRunner {
   Result<PlacementResult> measure(const PointSetup& p, bool in_place) {
     PlacementResult res;
     res.iterations = o_.iters;
+    watchdog_.set_phase(describe(p, in_place, "timed iterations"));
     FABSCOPE_RETURN_IF_ERROR(prepare(p, in_place, o_.seed));
     FABSCOPE_RETURN_IF_ERROR(run_once(p, in_place, 0));
     FABSCOPE_RETURN_IF_ERROR(ctx_.barrier());
@@ -179,6 +197,7 @@ class SweepRunner {
       auto now = SteadyClock::now();
       iter_us[static_cast<size_t>(i)] = seconds_between(prev, now) * 1e6;
       prev = now;
+      watchdog_.beat();
     }
     FABSCOPE_RETURN_IF_ERROR(backend_.wait());
     const double loop_sec = seconds_between(start, SteadyClock::now()) / o_.iters;
@@ -218,6 +237,7 @@ class SweepRunner {
   Status check(const PointSetup& p, bool in_place, PlacementResult& res) {
     int64_t total = 0;
     int64_t mine = 0;
+    watchdog_.set_phase(describe(p, in_place, "verification"));
     for (int rep = 0; rep < o_.check_iters; ++rep) {
       const uint64_t seed = o_.seed + 1 + static_cast<uint64_t>(rep);
       FABSCOPE_RETURN_IF_ERROR(prepare(p, in_place, seed));
@@ -249,15 +269,24 @@ class SweepRunner {
   Backend& backend_;
   const SweepOptions& o_;
   Buffers& buf_;
+  Watchdog& watchdog_;
 };
 
 }  // namespace
 
-Result<std::vector<Sweep>> run_sweeps(const RankContext& ctx, Backend& backend, const SweepOptions& o,
-                                      SweepObserver* observer, Progress* progress) {
-  FABSCOPE_RETURN_IF_ERROR(validate(o, ctx.size(), backend.max_count()));
-  const std::vector<uint64_t> sizes = expand(o.sizes);
+class SweepPlan {
+ public:
+  SweepPlan(const RankContext& context, Backend& be, const SweepOptions& o)
+      : ctx(context), backend(be), options(o), sizes(expand(o.sizes)), buffers(be.memory()) {}
+  const RankContext& ctx;
+  Backend& backend;
+  SweepOptions options;
+  std::vector<uint64_t> sizes;
+  Buffers buffers;
+};
 
+Result<std::shared_ptr<SweepPlan>> plan_sweeps(const RankContext& ctx, Backend& backend, const SweepOptions& o) {
+  FABSCOPE_RETURN_IF_ERROR(validate(o, ctx.size(), backend.max_count()));
   // One pair of buffers for the largest point of any sweep.
   size_t max_bytes = 0;
   for (Collective c : o.collectives) {
@@ -267,9 +296,26 @@ Result<std::vector<Sweep>> run_sweeps(const RankContext& ctx, Backend& backend, 
       max_bytes = std::max(max_bytes, std::max(e.send, e.recv) * es);
     }
   }
-  Buffers buffers(backend.memory());
-  FABSCOPE_RETURN_IF_ERROR(ctx.agree(buffers.allocate(max_bytes)));
-  SweepRunner runner(ctx, backend, o, buffers);
+  FABSCOPE_RETURN_IF_ERROR(ctx.agree(backend.memory().check_capacity(2 * max_bytes, ctx.local_size())));
+  auto plan = std::make_shared<SweepPlan>(ctx, backend, o);
+  FABSCOPE_RETURN_IF_ERROR(ctx.agree(plan->buffers.allocate(max_bytes)));
+  return plan;
+}
+
+Result<std::vector<Sweep>> run_sweeps(const RankContext& ctx, Backend& backend, const SweepOptions& o,
+                                      SweepObserver* observer, Progress* progress) {
+  auto plan = plan_sweeps(ctx, backend, o);
+  if (!plan.ok()) return plan.status();
+  return run_sweeps(**plan, observer, progress);
+}
+
+Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, Progress* progress) {
+  const RankContext& ctx = plan.ctx;
+  Backend& backend = plan.backend;
+  const SweepOptions& o = plan.options;
+  const std::vector<uint64_t>& sizes = plan.sizes;
+  Watchdog watchdog(o.timeout_s, fmt::format("[r{} {}]", ctx.rank(), ctx.host()), 4);
+  SweepRunner runner(ctx, backend, o, plan.buffers, watchdog);
 
   std::vector<Sweep> sweeps;
   size_t total_points = 0;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "backend/backend.h"
@@ -27,6 +28,8 @@ struct SweepOptions {
   int root = 0;
   RankReduction average = RankReduction::kMean;
   uint64_t seed = 0x5eed;
+  // Seconds without a completed operation after which a rank ends the job; 0 = never.
+  double timeout_s = 300;
 };
 
 // Checks the options against the rank count and the backend's limits, before any
@@ -42,8 +45,20 @@ class SweepObserver {
   virtual void on_sweep_end(const Sweep& sweep) = 0;
 };
 
-// Runs every (collective, dtype, op) sweep. Results are complete on rank 0; other
-// ranks get the same sweeps with their own per-rank fields left empty.
+// A validated sweep with its buffers allocated. Planning fails alike on every rank
+// (its checks are agreed over MPI before any data moves), so the caller can report
+// the error once and return.
+class SweepPlan;
+Result<std::shared_ptr<SweepPlan>> plan_sweeps(const RankContext& ctx, Backend& backend, const SweepOptions& options);
+
+// Runs every (collective, dtype, op) sweep of the plan. Results are complete on rank
+// 0; other ranks get the same sweeps with their own per-rank fields left empty. A
+// failure here may be on one rank only, with others waiting inside a collective: the
+// caller must end the job. With a timeout, a rank that sees no progress for that long
+// prints where it stopped and ends the process (exit code 4), which ends the job.
+Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, Progress* progress);
+
+// Both steps, for callers that treat every failure alike (tests, benchmarks).
 Result<std::vector<Sweep>> run_sweeps(const RankContext& ctx, Backend& backend, const SweepOptions& options,
                                       SweepObserver* observer, Progress* progress);
 

@@ -127,6 +127,9 @@ BAD_SWEEPS = [
     (["sweep", "allreduce", "-b", "8", "-e", "8", "--json", "/nonexistent-dir/run.json"], "directory '/nonexistent-dir' does not exist"),
     (["sweep", "allreduce", "--log-level", "loud"], "unknown log level 'loud'"),
     (["sweep", "allreduce", "-n", "many"], "many"),
+    (["sweep", "allreduce", "--timeout", "-1"], "--timeout -1"),
+    (["sweep", "allreduce", "-d", "int8", "-b", "8", "-e", "4G"], "over this backend's limit of 2147483647"),
+    (["sweep", "allreduce", "-d", "double", "-b", "8", "-e", "15G"], "lower the maximum size -e"),
 ]
 
 
