@@ -92,17 +92,6 @@ RankContext::~RankContext() {
   if (initialized_here_ && !finalized) MPI_Finalize();
 }
 
-std::string RankContext::mpi_library_version() const {
-  char buf[MPI_MAX_LIBRARY_VERSION_STRING];
-  int len = 0;
-  MPI_Get_library_version(buf, &len);
-  std::string s(buf, static_cast<size_t>(len));
-  size_t nl = s.find_first_of("\r\n,");
-  if (nl != std::string::npos) s.resize(nl);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\0')) s.pop_back();
-  return s;
-}
-
 Status RankContext::barrier() const { return FABSCOPE_MPI(MPI_Barrier(world_)); }
 
 Status RankContext::agree(const Status& local) const {

@@ -40,7 +40,6 @@ class RankContext {
   const std::string& host() const { return host_; }
   const std::vector<RankInfo>& ranks() const { return ranks_; }
   MPI_Comm comm() const { return world_; }
-  std::string mpi_library_version() const;
 
   Status barrier() const;
   // Every rank passes its own status; all get back the first failure by rank order
