@@ -39,7 +39,9 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("--timeout", sweep.timeout_s,
                         "Seconds without progress after which the job ends, naming where it stopped; 0 = never "
                         "(default 300)");
-  sweep_cmd->add_option("--backend", sweep.backend, "mpi or auto (default auto)");
+  sweep_cmd->add_option("--backend", sweep.backend, "tcp, mpi or auto (default auto: the first usable)");
+  sweep_cmd->add_option("--tcp-if", sweep.tcp_interface, "tcp backend: use this network interface's IPv4 address");
+  sweep_cmd->add_option("--tcp-addr", sweep.tcp_address, "tcp backend: use this local IPv4 address");
   sweep_cmd->add_option("--json", sweep.json_path, "Write the JSON report here (atomically, by rank 0)");
   sweep_cmd->add_option("--log-level", log_level, "error, warn, info or debug (default warn)");
 

@@ -38,6 +38,8 @@ struct SweepCommand {
   uint64_t seed = 0x5eed;
   double timeout_s = 300;
   std::string backend = "auto";
+  std::string tcp_interface;
+  std::string tcp_address;
   std::optional<std::string> json_path;
   LogLevel log_level = LogLevel::kWarn;
   std::vector<std::string> command_line;

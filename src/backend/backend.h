@@ -10,25 +10,13 @@
 #include <string>
 #include <string_view>
 
+#include "coll/call.h"
 #include "coll/collective.h"
 #include "coll/pattern.h"
 #include "core/dtype.h"
 #include "core/status.h"
 
 namespace fabscope {
-
-// One collective call, with buffers as nccl-tests passes them: in place, `send` is
-// recv_base + rank * send_inplace_offset and `recv` is recv_base + rank * recv_inplace_offset.
-struct CollCall {
-  Collective coll = Collective::kAllReduce;
-  DataType dtype = DataType::kFloat;
-  std::optional<ReduceOp> op;  // set for reducing collectives
-  int root = 0;
-  const void* send = nullptr;
-  void* recv = nullptr;
-  size_t count = 0;  // nccl-tests' param count
-  bool in_place = false;
-};
 
 // Where a backend's buffers live, and how fabscope fills and checks them there
 // (on the host for host memory; on the device, without copies, for GPU memory).

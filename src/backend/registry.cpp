@@ -3,13 +3,17 @@
 #include <fmt/format.h>
 
 #include "backend/mpi/mpi_backend.h"
+#include "backend/tcp/tcp_backend.h"
 
 namespace fabscope {
 
 const std::vector<BackendEntry>& backend_registry() {
+  // In --backend auto preference order.
   static const std::vector<BackendEntry> kEntries = {
+      {"tcp", "fabscope's own algorithms over TCP sockets on host memory: knows which link every byte crossed",
+       probe_tcp_backend, create_tcp_backend},
       {"mpi", "MPI's own collectives on host memory: the reference line, runs anywhere MPI runs", probe_mpi_backend,
-       create_mpi_backend},
+       [](const RankContext& ctx, const BackendOptions&, const Logger&) { return create_mpi_backend(ctx); }},
   };
   return kEntries;
 }

@@ -11,6 +11,7 @@
 
 #include "backend/backend.h"
 #include "comm/context.h"
+#include "core/log.h"
 
 namespace fabscope {
 
@@ -20,11 +21,17 @@ struct Availability {
   std::string detail;  // the library and version when usable; the reason when not
 };
 
+// Options some backends take (unknown ones are ignored by the others).
+struct BackendOptions {
+  std::string tcp_interface;  // --tcp-if
+  std::string tcp_address;    // --tcp-addr
+};
+
 struct BackendEntry {
   std::string_view name;
   std::string_view summary;
   std::function<Availability()> probe;
-  std::function<Result<std::unique_ptr<Backend>>(const RankContext&)> create;
+  std::function<Result<std::unique_ptr<Backend>>(const RankContext&, const BackendOptions&, const Logger&)> create;
 };
 
 const std::vector<BackendEntry>& backend_registry();

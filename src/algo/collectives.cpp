@@ -1,0 +1,302 @@
+#include "algo/collectives.h"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <cstring>
+
+#include "algo/exchange.h"
+#include "coll/host_reduce.h"
+#include "coll/pattern.h"
+
+namespace fabscope {
+
+char* Scratch::get(size_t bytes, int which) {
+  auto& b = buffers_[which];
+  if (b.size() < bytes) b.resize(bytes);
+  return b.data();
+}
+
+namespace {
+
+struct Chunk {
+  size_t offset = 0;  // elements
+  size_t count = 0;
+};
+
+// Splits `count` into n chunks whose sizes differ by at most one element.
+Chunk balanced_chunk(size_t count, int n, int j) {
+  const size_t base = count / static_cast<size_t>(n);
+  const size_t extra = count % static_cast<size_t>(n);
+  const size_t uj = static_cast<size_t>(j);
+  return {uj * base + std::min(uj, extra), base + (uj < extra ? 1 : 0)};
+}
+
+class Algo {
+ public:
+  Algo(const CollCall& call, Transport& t, Scratch& scratch, const AlgoOptions& o, Trace* trace)
+      : c_(call), t_(t), scratch_(scratch), trace_(trace), r_(t.rank()), n_(t.size()), es_(element_size(call.dtype)) {
+    slice_elems_ = std::max<size_t>(1, o.slice_bytes / es_);
+  }
+
+  Status run() {
+    switch (c_.coll) {
+      case Collective::kAllReduce:
+        return all_reduce();
+      case Collective::kAllGather:
+        return all_gather_collective();
+      case Collective::kReduceScatter:
+        return reduce_scatter_collective();
+      case Collective::kAllToAll:
+        return all_to_all();
+      case Collective::kBroadcast:
+        return broadcast();
+      case Collective::kReduce:
+        return reduce();
+      case Collective::kGather:
+        return gather();
+      case Collective::kScatter:
+        return scatter();
+      case Collective::kSendRecv:
+        return send_recv();
+    }
+    return Status::Invalid("unknown collective");
+  }
+
+ private:
+  const char* in() const { return static_cast<const char*>(c_.send); }
+  char* out() const { return static_cast<char*>(c_.recv); }
+  size_t bytes(size_t elems) const { return elems * es_; }
+  int peer(int offset) const { return ((r_ + offset) % n_ + n_) % n_; }
+  void copy(char* dst, const char* src, size_t elems) const {
+    if (dst != src && elems > 0) std::memmove(dst, src, bytes(elems));
+  }
+  void average(char* p, size_t elems) const {
+    if (c_.op == ReduceOp::kAvg) host_divide(p, elems, c_.dtype, n_);
+  }
+
+  // Posts a message as slices; the receiver cuts the same way, so slices match 1:1.
+  Status send_sliced(Exchange& ex, int to, const char* p, size_t elems) {
+    if (elems == 0) return ex.send(to, p, 0);
+    for (size_t off = 0; off < elems; off += slice_elems_) {
+      FABSCOPE_RETURN_IF_ERROR(ex.send(to, p + bytes(off), bytes(std::min(slice_elems_, elems - off))));
+    }
+    return Status::Ok();
+  }
+  template <typename F>  // F(offset, count) runs when that slice has arrived
+  Status recv_sliced(Exchange& ex, int from, char* p, size_t elems, F on_slice) {
+    if (elems == 0) return ex.recv(from, p, 0, [on_slice] { on_slice(size_t{0}, size_t{0}); });
+    for (size_t off = 0; off < elems; off += slice_elems_) {
+      const size_t len = std::min(slice_elems_, elems - off);
+      FABSCOPE_RETURN_IF_ERROR(ex.recv(from, p + bytes(off), bytes(len), [on_slice, off, len] { on_slice(off, len); }));
+    }
+    return Status::Ok();
+  }
+  Status recv_sliced(Exchange& ex, int from, char* p, size_t elems) {
+    return recv_sliced(ex, from, p, elems, [](size_t, size_t) {});
+  }
+
+  // Ring reduce-scatter of `src` (chunks by `chunk`) leaving chunk r, reduced, at `dst`.
+  // Step s sends chunk r-s-1 and receives chunk r-s-2, reducing it with this rank's
+  // own; after n-1 steps the chunk received last is chunk r.
+  template <typename ChunkOf>
+  Status ring_reduce_scatter(const char* src, char* dst, ChunkOf chunk) {
+    const ReduceOp op = *c_.op;
+    if (n_ == 1) {
+      copy(dst, src, chunk(0).count);
+      return Status::Ok();
+    }
+    size_t max_chunk = 0;
+    for (int j = 0; j < n_; ++j) max_chunk = std::max(max_chunk, chunk(j).count);
+    char* bufs[2] = {scratch_.get(bytes(max_chunk), 0), scratch_.get(bytes(max_chunk), 1)};
+    const char* sending = nullptr;
+    for (int s = 0; s < n_ - 1; ++s) {
+      const Chunk sc = chunk(peer(-s - 1));
+      const Chunk rc = chunk(peer(-s - 2));
+      const bool last = s == n_ - 2;
+      char* landing = bufs[s % 2];
+      char* result = last ? dst : landing;
+      const char* mine = src + bytes(rc.offset);
+      Exchange ex(t_, trace_, step_++);
+      FABSCOPE_RETURN_IF_ERROR(send_sliced(ex, peer(1), s == 0 ? src + bytes(sc.offset) : sending, sc.count));
+      FABSCOPE_RETURN_IF_ERROR(
+          recv_sliced(ex, peer(-1), landing, rc.count, [&, landing, result, mine](size_t off, size_t len) {
+            host_reduce_to(result + bytes(off), landing + bytes(off), mine + bytes(off), len, c_.dtype, op);
+          }));
+      FABSCOPE_RETURN_IF_ERROR(ex.wait());
+      sending = landing;
+    }
+    return Status::Ok();
+  }
+
+  // Ring all-gather in `buf`, where this rank's chunk is already in place.
+  template <typename ChunkOf>
+  Status ring_all_gather(char* buf, ChunkOf chunk) {
+    for (int s = 0; s < n_ - 1; ++s) {
+      const Chunk sc = chunk(peer(-s));
+      const Chunk rc = chunk(peer(-s - 1));
+      Exchange ex(t_, trace_, step_++);
+      FABSCOPE_RETURN_IF_ERROR(send_sliced(ex, peer(1), buf + bytes(sc.offset), sc.count));
+      FABSCOPE_RETURN_IF_ERROR(recv_sliced(ex, peer(-1), buf + bytes(rc.offset), rc.count));
+      FABSCOPE_RETURN_IF_ERROR(ex.wait());
+    }
+    return Status::Ok();
+  }
+
+  Status all_reduce() {
+    auto chunk = [&](int j) { return balanced_chunk(c_.count, n_, j); };
+    const Chunk mine = chunk(r_);
+    FABSCOPE_RETURN_IF_ERROR(ring_reduce_scatter(in(), out() + bytes(mine.offset), chunk));
+    average(out() + bytes(mine.offset), mine.count);
+    return ring_all_gather(out(), chunk);
+  }
+
+  Status reduce_scatter_collective() {
+    auto chunk = [&](int j) { return Chunk{static_cast<size_t>(j) * c_.count, c_.count}; };
+    FABSCOPE_RETURN_IF_ERROR(ring_reduce_scatter(in(), out(), chunk));
+    average(out(), c_.count);
+    return Status::Ok();
+  }
+
+  Status all_gather_collective() {
+    auto chunk = [&](int j) { return Chunk{static_cast<size_t>(j) * c_.count, c_.count}; };
+    copy(out() + bytes(static_cast<size_t>(r_) * c_.count), in(), c_.count);
+    return ring_all_gather(out(), chunk);
+  }
+
+  Status all_to_all() {
+    const size_t total = static_cast<size_t>(n_) * c_.count;
+    const char* src = in();
+    if (in() == out() && n_ > 1) {  // in place: keep the outgoing data apart from what arrives
+      char* saved = scratch_.get(bytes(total), 2);
+      std::memcpy(saved, in(), bytes(total));
+      src = saved;
+    }
+    const size_t c = c_.count;
+    copy(out() + bytes(static_cast<size_t>(r_) * c), src + bytes(static_cast<size_t>(r_) * c), c);
+    for (int s = 1; s < n_; ++s) {
+      Exchange ex(t_, trace_, step_++);
+      FABSCOPE_RETURN_IF_ERROR(send_sliced(ex, peer(s), src + bytes(static_cast<size_t>(peer(s)) * c), c));
+      FABSCOPE_RETURN_IF_ERROR(recv_sliced(ex, peer(-s), out() + bytes(static_cast<size_t>(peer(-s)) * c), c));
+      FABSCOPE_RETURN_IF_ERROR(ex.wait());
+    }
+    return Status::Ok();
+  }
+
+  // Chain from the root: each rank forwards a slice as soon as it has it.
+  Status broadcast() {
+    const int pos = (r_ - c_.root + n_) % n_;
+    const bool has_next = pos < n_ - 1;
+    const int next = peer(1);
+    if (pos == 0) copy(out(), in(), c_.count);
+    if (n_ == 1) return Status::Ok();
+    Exchange ex(t_, trace_, step_++);
+    if (pos == 0) {
+      FABSCOPE_RETURN_IF_ERROR(send_sliced(ex, next, out(), c_.count));
+    } else {
+      Status forward_error;
+      FABSCOPE_RETURN_IF_ERROR(recv_sliced(ex, peer(-1), out(), c_.count, [&](size_t off, size_t len) {
+        if (!has_next) return;
+        Status s = ex.send(next, out() + bytes(off), bytes(len));
+        if (!s.ok() && forward_error.ok()) forward_error = s;
+      }));
+      FABSCOPE_RETURN_IF_ERROR(ex.wait());
+      return forward_error;
+    }
+    return ex.wait();
+  }
+
+  // Chain towards the root: each rank adds its own slice to the partial result it
+  // receives and passes it on at once.
+  Status reduce() {
+    const ReduceOp op = *c_.op;
+    const int pos = (r_ - c_.root + n_) % n_;
+    if (n_ == 1) {
+      copy(out(), in(), c_.count);
+      average(out(), c_.count);
+      return Status::Ok();
+    }
+    Exchange ex(t_, trace_, step_++);
+    const int toward_root = peer(-1);
+    if (pos == n_ - 1) {
+      FABSCOPE_RETURN_IF_ERROR(send_sliced(ex, toward_root, in(), c_.count));
+      return ex.wait();
+    }
+    char* partial = scratch_.get(bytes(c_.count), 0);
+    char* result = pos == 0 ? out() : partial;
+    Status forward_error;
+    FABSCOPE_RETURN_IF_ERROR(recv_sliced(ex, peer(1), partial, c_.count, [&](size_t off, size_t len) {
+      host_reduce_to(result + bytes(off), partial + bytes(off), in() + bytes(off), len, c_.dtype, op);
+      if (pos == 0) return;
+      Status s = ex.send(toward_root, result + bytes(off), bytes(len));
+      if (!s.ok() && forward_error.ok()) forward_error = s;
+    }));
+    FABSCOPE_RETURN_IF_ERROR(ex.wait());
+    FABSCOPE_RETURN_IF_ERROR(forward_error);
+    if (pos == 0) average(out(), c_.count);
+    return Status::Ok();
+  }
+
+  Status gather() {
+    const size_t c = c_.count;
+    Exchange ex(t_, trace_, step_++);
+    if (r_ == c_.root) {
+      copy(out() + bytes(static_cast<size_t>(r_) * c), in(), c);
+      for (int j = 0; j < n_; ++j) {
+        if (j != r_) FABSCOPE_RETURN_IF_ERROR(recv_sliced(ex, j, out() + bytes(static_cast<size_t>(j) * c), c));
+      }
+    } else {
+      FABSCOPE_RETURN_IF_ERROR(send_sliced(ex, c_.root, in(), c));
+    }
+    return ex.wait();
+  }
+
+  Status scatter() {
+    const size_t c = c_.count;
+    Exchange ex(t_, trace_, step_++);
+    if (r_ == c_.root) {
+      copy(out(), in() + bytes(static_cast<size_t>(r_) * c), c);
+      for (int j = 0; j < n_; ++j) {
+        if (j != r_) FABSCOPE_RETURN_IF_ERROR(send_sliced(ex, j, in() + bytes(static_cast<size_t>(j) * c), c));
+      }
+    } else {
+      FABSCOPE_RETURN_IF_ERROR(recv_sliced(ex, c_.root, out(), c));
+    }
+    return ex.wait();
+  }
+
+  Status send_recv() {
+    if (n_ == 1) {
+      copy(out(), in(), c_.count);
+      return Status::Ok();
+    }
+    const char* src = in();
+    if (in() == out()) {  // in place: the outgoing data must survive the arrival
+      char* saved = scratch_.get(bytes(c_.count), 2);
+      std::memcpy(saved, in(), bytes(c_.count));
+      src = saved;
+    }
+    Exchange ex(t_, trace_, step_++);
+    FABSCOPE_RETURN_IF_ERROR(send_sliced(ex, peer(1), src, c_.count));
+    FABSCOPE_RETURN_IF_ERROR(recv_sliced(ex, peer(-1), out(), c_.count));
+    return ex.wait();
+  }
+
+  const CollCall& c_;
+  Transport& t_;
+  Scratch& scratch_;
+  Trace* trace_;
+  int r_;
+  int n_;
+  size_t es_;
+  size_t slice_elems_ = 1;
+  int step_ = 0;
+};
+
+}  // namespace
+
+Status run_collective(const CollCall& call, Transport& t, Scratch& scratch, const AlgoOptions& options, Trace* trace) {
+  if (info(call.coll).reduces && !call.op) return Status::Invalid(fmt::format("{} needs an operator", name(call.coll)));
+  return Algo(call, t, scratch, options, trace).run();
+}
+
+}  // namespace fabscope

@@ -1,0 +1,33 @@
+// fabscope's own collective algorithms, written once against Transport, so that
+// fabscope knows which link every byte crossed: ring all-reduce (reduce-scatter then
+// all-gather), ring all-gather and reduce-scatter, pairwise all-to-all, pipelined
+// chain broadcast and reduce, direct gather and scatter, and ring send/recv. Each step
+// is sliced, and a receive's reduction runs as soon as its slice arrives.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "algo/trace.h"
+#include "algo/transport.h"
+#include "coll/call.h"
+
+namespace fabscope {
+
+// Host scratch memory the algorithms borrow, grown on demand and kept across calls.
+class Scratch {
+ public:
+  char* get(size_t bytes, int which);  // `which` selects one of a few independent buffers
+ private:
+  std::vector<char> buffers_[3];
+};
+
+struct AlgoOptions {
+  size_t slice_bytes = 512 * 1024;  // messages are cut into slices of at most this size
+};
+
+// Runs `call` on host memory over `t` (blocking). When `trace` is given, every message
+// of every step is recorded in it.
+Status run_collective(const CollCall& call, Transport& t, Scratch& scratch, const AlgoOptions& options, Trace* trace);
+
+}  // namespace fabscope

@@ -1,0 +1,47 @@
+#include "algo/exchange.h"
+
+#include <chrono>
+
+namespace fabscope {
+
+int64_t steady_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+Status Exchange::send(int peer, const void* buf, size_t bytes) {
+  auto id = t_.post_send(peer, buf, bytes);
+  if (!id.ok()) return id.status();
+  ++pending_;
+  return Status::Ok();
+}
+
+Status Exchange::recv(int peer, void* buf, size_t bytes, std::function<void()> on_done) {
+  auto id = t_.post_recv(peer, buf, bytes);
+  if (!id.ok()) return id.status();
+  if (on_done) callbacks_.emplace(*id, std::move(on_done));
+  ++pending_;
+  return Status::Ok();
+}
+
+Status Exchange::wait() {
+  while (pending_ > 0) {
+    done_.clear();
+    FABSCOPE_RETURN_IF_ERROR(t_.poll(done_, 100));
+    for (const Completion& c : done_) {
+      --pending_;
+      if (trace_) trace_->records.push_back({step_, c.peer, c.bytes, c.is_send, c.posted_ns, c.completed_ns});
+      if (!c.is_send) {
+        auto it = callbacks_.find(c.id);
+        if (it != callbacks_.end()) {
+          auto fn = std::move(it->second);
+          callbacks_.erase(it);
+          fn();
+        }
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace fabscope

@@ -1,0 +1,32 @@
+// One step of an algorithm: post its sends and receives, then wait for all of them,
+// running a receive's callback (e.g. reduce the slice that arrived) as soon as it
+// completes, while the other messages are still in flight.
+#pragma once
+
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+#include "algo/trace.h"
+#include "algo/transport.h"
+
+namespace fabscope {
+
+class Exchange {
+ public:
+  Exchange(Transport& transport, Trace* trace, int step) : t_(transport), trace_(trace), step_(step) {}
+  Status send(int peer, const void* buf, size_t bytes);
+  Status recv(int peer, void* buf, size_t bytes, std::function<void()> on_done = {});
+  // Waits for every posted message; a callback may post more (pipelining).
+  Status wait();
+
+ private:
+  Transport& t_;
+  Trace* trace_;
+  int step_;
+  size_t pending_ = 0;
+  std::unordered_map<uint64_t, std::function<void()>> callbacks_;
+  std::vector<Completion> done_;
+};
+
+}  // namespace fabscope

@@ -1,0 +1,315 @@
+// Connection set-up of the tcp transport: address choice, job token, listening,
+// connecting to lower ranks and accepting (and checking) higher ones.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <map>
+
+#include "backend/tcp/tcp_transport.h"
+#include "comm/mpi_check.h"
+
+namespace fabscope {
+
+namespace {
+
+std::string errno_text() { return std::strerror(errno); }
+
+struct Ipv4Interface {
+  std::string name;
+  std::string address;
+  bool up = false;
+  bool loopback = false;
+};
+
+std::vector<Ipv4Interface> ipv4_interfaces() {
+  std::vector<Ipv4Interface> out;
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) return out;
+  for (ifaddrs* i = list; i != nullptr; i = i->ifa_next) {
+    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET) continue;
+    char buf[INET_ADDRSTRLEN] = {};
+    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, buf, sizeof(buf));
+    out.push_back({i->ifa_name, buf, (i->ifa_flags & IFF_UP) != 0, (i->ifa_flags & IFF_LOOPBACK) != 0});
+  }
+  freeifaddrs(list);
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return out;
+}
+
+// A socket closed when it goes out of scope unless released.
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(Fd&& o) noexcept : fd_(o.release()) {}
+  Fd& operator=(Fd&& o) noexcept {
+    if (this != &o) {
+      if (fd_ >= 0) ::close(fd_);
+      fd_ = o.release();
+    }
+    return *this;
+  }
+  int get() const { return fd_; }
+  int release() {
+    int f = fd_;
+    fd_ = -1;
+    return f;
+  }
+
+ private:
+  int fd_;
+};
+
+double seconds_left(std::chrono::steady_clock::time_point deadline) {
+  return std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+}
+
+// Reads exactly `len` bytes from a blocking-free socket before the deadline.
+Status read_exact(int fd, void* buf, size_t len, std::chrono::steady_clock::time_point deadline) {
+  size_t got = 0;
+  while (got < len) {
+    double left = seconds_left(deadline);
+    if (left <= 0) return Status::Runtime("timed out");
+    pollfd p{fd, POLLIN, 0};
+    int pr = ::poll(&p, 1, static_cast<int>(left * 1000) + 1);
+    if (pr < 0 && errno != EINTR) return Status::Runtime(errno_text());
+    if (pr <= 0) continue;
+    ssize_t n = ::recv(fd, static_cast<char*>(buf) + got, len - got, 0);
+    if (n == 0) return Status::Runtime("closed by the peer");
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      return Status::Runtime(errno_text());
+    }
+    got += static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
+Status write_exact(int fd, const void* buf, size_t len) {
+  size_t sent = 0;
+  while (sent < len) {
+    ssize_t n = ::send(fd, static_cast<const char*>(buf) + sent, len - sent, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN) {
+        pollfd p{fd, POLLOUT, 0};
+        ::poll(&p, 1, 1000);
+        continue;
+      }
+      return Status::Runtime(errno_text());
+    }
+    sent += static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
+Result<Fd> connect_to(const std::string& addr, uint16_t port, std::chrono::steady_clock::time_point deadline) {
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(port);
+  inet_pton(AF_INET, addr.c_str(), &sa.sin_addr);
+  while (true) {
+    Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (fd.get() < 0) return Status::Runtime(fmt::format("socket() failed: {}", errno_text()));
+    if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0) return fd;
+    if ((errno != ECONNREFUSED && errno != ETIMEDOUT && errno != EINTR) || seconds_left(deadline) <= 0) {
+      return Status::Runtime(fmt::format("cannot connect to {}:{}: {}", addr, port, errno_text()));
+    }
+    ::usleep(100000);
+  }
+}
+
+void tune(int fd) {
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+}  // namespace
+
+Result<std::string> choose_tcp_address(const TcpOptions& o, bool all_ranks_local) {
+  std::vector<Ipv4Interface> ifs = ipv4_interfaces();
+  auto list = [&] {
+    std::string s;
+    for (const auto& i : ifs) s += fmt::format("{}{} ({})", s.empty() ? "" : ", ", i.name, i.address);
+    return s.empty() ? std::string("none") : s;
+  };
+  if (!o.address.empty()) {
+    for (const auto& i : ifs) {
+      if (i.address == o.address) return o.address;
+    }
+    return Status::Invalid(
+        fmt::format("--tcp-addr {} is not an IPv4 address of this host; its addresses: {}", o.address, list()));
+  }
+  if (!o.interface.empty()) {
+    for (const auto& i : ifs) {
+      if (i.name == o.interface) {
+        if (!i.up) return Status::Invalid(fmt::format("--tcp-if {} is down", o.interface));
+        return i.address;
+      }
+    }
+    return Status::Invalid(
+        fmt::format("--tcp-if {} has no IPv4 address on this host; interfaces: {}", o.interface, list()));
+  }
+  if (all_ranks_local) return std::string("127.0.0.1");
+  for (const auto& i : ifs) {
+    if (i.up && !i.loopback) return i.address;
+  }
+  return Status::Unavailable(fmt::format("no interface that is up and not loopback; interfaces: {}", list()));
+}
+
+std::string check_hello(const TcpHello& h, const uint8_t (&token)[16], int me, int nranks,
+                        const std::vector<bool>& connected) {
+  if (h.magic != kTcpMagic) return "not a fabscope peer (bad magic)";
+  if (h.version != kTcpVersion)
+    return fmt::format("protocol version {} (this fabscope speaks {})", h.version, kTcpVersion);
+  uint8_t diff = 0;  // compare the whole token, whatever differs first
+  for (int i = 0; i < 16; ++i) diff |= static_cast<uint8_t>(h.token[i] ^ token[i]);
+  if (diff != 0) return "wrong job token";
+  if (static_cast<int>(h.nranks) != nranks)
+    return fmt::format("peer claims a job of {} ranks, not {}", h.nranks, nranks);
+  if (static_cast<int>(h.rank) <= me || static_cast<int>(h.rank) >= nranks) {
+    return fmt::format("peer claims rank {}, which does not connect to rank {}", h.rank, me);
+  }
+  if (connected[h.rank]) return fmt::format("rank {} is already connected", h.rank);
+  return "";
+}
+
+Result<std::unique_ptr<TcpTransport>> TcpTransport::create(const RankContext& ctx, const TcpOptions& o,
+                                                           const Logger& log) {
+  std::unique_ptr<TcpTransport> t(new TcpTransport());
+  t->rank_ = ctx.rank();
+  t->size_ = ctx.size();
+  t->conns_.resize(static_cast<size_t>(ctx.size()));
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.setup_timeout_s));
+
+  bool all_local =
+      std::all_of(ctx.ranks().begin(), ctx.ranks().end(), [&](const RankInfo& r) { return r.host == ctx.host(); });
+  auto addr = choose_tcp_address(o, all_local);
+  FABSCOPE_RETURN_IF_ERROR(ctx.agree(addr.ok() ? Status::Ok() : addr.status()));
+  t->local_address_ = *addr;
+
+  // Listen on the chosen address only, on a port the kernel picks.
+  Fd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  Status local;
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  inet_pton(AF_INET, t->local_address_.c_str(), &sa.sin_addr);
+  if (listener.get() < 0 || ::bind(listener.get(), reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0 ||
+      ::listen(listener.get(), SOMAXCONN) != 0) {
+    local = Status::Runtime(fmt::format("cannot listen on {}: {}", t->local_address_, errno_text()));
+  }
+  socklen_t len = sizeof(sa);
+  if (local.ok()) ::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&sa), &len);
+  FABSCOPE_RETURN_IF_ERROR(ctx.agree(local));
+
+  // The job token: random, from rank 0, spread over MPI.
+  uint8_t token[16] = {};
+  if (ctx.rank() == 0 && ::getrandom(token, sizeof(token), 0) != static_cast<ssize_t>(sizeof(token))) {
+    local = Status::Runtime(fmt::format("getrandom failed: {}", errno_text()));
+  }
+  FABSCOPE_RETURN_IF_ERROR(ctx.agree(local));
+  FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Bcast(token, sizeof(token), MPI_BYTE, 0, ctx.comm())));
+
+  // Every rank's address and port.
+  struct Endpoint {
+    uint32_t addr;
+    uint32_t port;
+  } mine{sa.sin_addr.s_addr, ntohs(sa.sin_port)};
+  std::vector<Endpoint> all(static_cast<size_t>(ctx.size()));
+  FABSCOPE_RETURN_IF_ERROR(
+      FABSCOPE_MPI(MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, all.data(), sizeof(mine), MPI_BYTE, ctx.comm())));
+  for (int r = 0; r < ctx.size(); ++r) {
+    char buf[INET_ADDRSTRLEN] = {};
+    in_addr a{all[r].addr};
+    inet_ntop(AF_INET, &a, buf, sizeof(buf));
+    t->conns_[r].addr = fmt::format("{}:{}", buf, all[r].port);
+  }
+
+  // Connect to every lower rank (the listener's backlog accepts before accept() runs),
+  // then accept every higher one, checking its hello.
+  for (int r = 0; r < ctx.rank() && local.ok(); ++r) {
+    char buf[INET_ADDRSTRLEN] = {};
+    in_addr a{all[r].addr};
+    inet_ntop(AF_INET, &a, buf, sizeof(buf));
+    auto fd = connect_to(buf, static_cast<uint16_t>(all[r].port), deadline);
+    if (!fd.ok()) {
+      local = Status::Runtime(fmt::format("rank {} cannot reach rank {}: {}", ctx.rank(), r, fd.status().message()));
+      break;
+    }
+    TcpHello hello{kTcpMagic, kTcpVersion, {}, static_cast<uint32_t>(ctx.rank()), static_cast<uint32_t>(ctx.size())};
+    std::memcpy(hello.token, token, sizeof(token));
+    Status w = write_exact(fd->get(), &hello, sizeof(hello));
+    if (!w.ok()) {
+      local = Status::Runtime(fmt::format("handshake with rank {} failed: {}", r, w.message()));
+      break;
+    }
+    t->conns_[r].fd = fd->release();
+  }
+  std::vector<bool> connected(static_cast<size_t>(ctx.size()), false);
+  int expected = ctx.size() - 1 - ctx.rank();
+  while (local.ok() && expected > 0) {
+    double left = seconds_left(deadline);
+    if (left <= 0) {
+      local = Status::Runtime(
+          fmt::format("rank {} waited {:g} s for {} higher ranks to connect", ctx.rank(), o.setup_timeout_s, expected));
+      break;
+    }
+    pollfd p{listener.get(), POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(std::min(left, 1.0) * 1000) + 1) <= 0) continue;
+    sockaddr_in from{};
+    socklen_t flen = sizeof(from);
+    Fd fd(::accept4(listener.get(), reinterpret_cast<sockaddr*>(&from), &flen, SOCK_CLOEXEC));
+    if (fd.get() < 0) continue;
+    char who[INET_ADDRSTRLEN] = {};
+    inet_ntop(AF_INET, &from.sin_addr, who, sizeof(who));
+    TcpHello hello{};
+    auto hello_deadline = std::min(deadline, std::chrono::steady_clock::now() + std::chrono::seconds(5));
+    Status rd = read_exact(fd.get(), &hello, sizeof(hello), hello_deadline);
+    std::string why = rd.ok() ? check_hello(hello, token, ctx.rank(), ctx.size(), connected) : rd.message();
+    if (!why.empty()) {
+      log.warn("refused a connection from {}:{}: {}", who, ntohs(from.sin_port), why);
+      continue;  // Fd closes it
+    }
+    connected[hello.rank] = true;
+    t->conns_[hello.rank].fd = fd.release();
+    --expected;
+  }
+  FABSCOPE_RETURN_IF_ERROR(ctx.agree(local));
+  for (Conn& c : t->conns_) {
+    if (c.fd >= 0) tune(c.fd);
+  }
+  FABSCOPE_RETURN_IF_ERROR(ctx.barrier());
+  log.info("tcp transport on {}, {} connections", t->local_address_, ctx.size() - 1);
+  return t;
+}
+
+TcpTransport::~TcpTransport() {
+  for (Conn& c : conns_) {
+    if (c.fd >= 0) ::close(c.fd);
+  }
+}
+
+std::string TcpTransport::describe_peer(int peer) const {
+  if (peer < 0 || peer >= size_) return fmt::format("rank {} (not in this job)", peer);
+  return fmt::format("tcp {} (rank {})", conns_[peer].addr, peer);
+}
+
+}  // namespace fabscope

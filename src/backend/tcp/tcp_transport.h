@@ -1,0 +1,100 @@
+// The tcp transport: one TCP connection per pair of ranks, set up through the MPI
+// bootstrap, non-blocking sockets driven by poll(). Listening sockets bind only to the
+// chosen address and accept only peers that present the job's random token; every
+// message header is checked before its payload is read.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "algo/transport.h"
+#include "comm/context.h"
+#include "core/log.h"
+
+namespace fabscope {
+
+struct TcpOptions {
+  std::string interface;  // --tcp-if: use this interface's IPv4 address
+  std::string address;    // --tcp-addr: use this local IPv4 address
+  double setup_timeout_s = 60;
+};
+
+// The local IPv4 address to listen on: --tcp-addr, else --tcp-if's address, else
+// 127.0.0.1 when every rank is on this host, else the first interface that is up
+// and not loopback (by name).
+Result<std::string> choose_tcp_address(const TcpOptions& options, bool all_ranks_local);
+
+// Wire format. Handshake, sent by the connecting rank: magic, version, token, rank,
+// rank count. Message header: magic, flags (0), payload length.
+inline constexpr uint32_t kTcpMagic = 0x46534350;  // "FSCP"
+inline constexpr uint32_t kTcpVersion = 1;
+struct TcpHello {
+  uint32_t magic;
+  uint32_t version;
+  uint8_t token[16];
+  uint32_t rank;
+  uint32_t nranks;
+};
+struct TcpHeader {
+  uint32_t magic;
+  uint32_t flags;
+  uint64_t bytes;
+};
+// Why a hello is refused, or "" when it is acceptable from a rank above `me`.
+std::string check_hello(const TcpHello& hello, const uint8_t (&token)[16], int me, int nranks,
+                        const std::vector<bool>& connected);
+
+class TcpTransport final : public Transport {
+ public:
+  static Result<std::unique_ptr<TcpTransport>> create(const RankContext& ctx, const TcpOptions& options,
+                                                      const Logger& log);
+  ~TcpTransport() override;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  Result<uint64_t> post_send(int peer, const void* buf, size_t bytes) override;
+  Result<uint64_t> post_recv(int peer, void* buf, size_t bytes) override;
+  Status poll(std::vector<Completion>& done, int timeout_ms) override;
+  std::string describe_peer(int peer) const override;
+  const std::string& local_address() const { return local_address_; }
+
+ private:
+  struct SendOp {
+    uint64_t id;
+    const char* buf;
+    size_t bytes;
+    TcpHeader header;
+    size_t done = 0;  // of sizeof(header) + bytes
+    int64_t posted_ns;
+  };
+  struct RecvOp {
+    uint64_t id;
+    char* buf;
+    size_t bytes;
+    TcpHeader header;
+    size_t done = 0;
+    int64_t posted_ns;
+  };
+  struct Conn {
+    int fd = -1;
+    std::string addr;
+    std::deque<SendOp> sends;
+    std::deque<RecvOp> recvs;
+  };
+
+  TcpTransport() = default;
+  Status progress_send(int peer, Conn& c, std::vector<Completion>& done);
+  Status progress_recv(int peer, Conn& c, std::vector<Completion>& done);
+  Status progress_all(std::vector<Completion>& done);
+
+  int rank_ = 0;
+  int size_ = 1;
+  std::string local_address_;
+  std::vector<Conn> conns_;
+  uint64_t next_id_ = 1;
+};
+
+}  // namespace fabscope
