@@ -53,7 +53,7 @@ def cmd_sweep(args):
         colls = ["allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "reduce", "gather", "scatter",
                  "sendrecv"]
         p = run(mpirun(args, args.np, "sweep", *colls, "-b", "8", "-e", "256K", "-f", "4", "-n", "3", "-w", "1",
-                       "-c", "1", "-d", "float,int8", "-o", "sum,max", "-r", str(args.np - 1), "--backend", "mpi",
+                       "-c", "1", "-d", "float,int8", "-o", "sum,max", "-r", str(args.np - 1), "--backend", args.backend,
                        "--json", path))
         if p.returncode != 0:
             fail(f"sweep exited {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
@@ -73,7 +73,7 @@ def cmd_sweep(args):
             for key in ("collective", "dtype", "op", "backend"):
                 if key not in s:
                     fail(f"sweeps[].{key} missing")
-            if s["backend"] != "mpi":
+            if s["backend"] != args.backend:
                 fail("backend")
             if len(s["points"]) != 8:
                 fail(f"{s['collective']}: expected 8 sizes (8 B to 128 KiB by 4), got {len(s['points'])}")
@@ -124,11 +124,13 @@ BAD_SWEEPS = [
     (["sweep", "allreduce", "-n", "0"], "iterations -n 0"),
     (["sweep", "allreduce", "-a", "7"], "-a/--average 7"),
     (["sweep", "allreduce", "--backend", "carrier-pigeon"], "unknown backend 'carrier-pigeon'"),
+    (["sweep", "allreduce", "-b", "8", "-e", "8", "--backend", "tcp", "--tcp-if", "nosuchif0"], "--tcp-if nosuchif0 has no IPv4 address"),
+    (["sweep", "allreduce", "-b", "8", "-e", "8", "--backend", "tcp", "--tcp-addr", "203.0.113.77"], "--tcp-addr 203.0.113.77 is not an IPv4 address of this host"),
     (["sweep", "allreduce", "-b", "8", "-e", "8", "--json", "/nonexistent-dir/run.json"], "directory '/nonexistent-dir' does not exist"),
     (["sweep", "allreduce", "--log-level", "loud"], "unknown log level 'loud'"),
     (["sweep", "allreduce", "-n", "many"], "many"),
     (["sweep", "allreduce", "--timeout", "-1"], "--timeout -1"),
-    (["sweep", "allreduce", "-d", "int8", "-b", "8", "-e", "4G"], "over this backend's limit of 2147483647"),
+    (["sweep", "allreduce", "--backend", "mpi", "-d", "int8", "-b", "8", "-e", "4G"], "over this backend's limit of 2147483647"),
     (["sweep", "allreduce", "-d", "double", "-b", "8", "-e", "15G"], "lower the maximum size -e"),
 ]
 
@@ -208,6 +210,7 @@ def main():
     ap.add_argument("--mpi-flags", default="")
     ap.add_argument("--schema", required=True)
     ap.add_argument("--np", type=int, default=2)
+    ap.add_argument("--backend", default="mpi")
     args = ap.parse_args()
     {"sweep": cmd_sweep, "bad-input": cmd_bad_input, "schema": cmd_schema}[args.command](args)
 

@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "backend/mpi/mpi_backend.h"
+#include "backend/registry.h"
 #include "comm/context.h"
 #include "report/report.h"
 #include "sweep/sweep.h"
@@ -15,11 +15,19 @@ namespace {
 
 RankContext* g_ctx = nullptr;
 
-std::unique_ptr<Backend> mpi_backend() {
-  auto b = create_mpi_backend(*g_ctx);
+std::unique_ptr<Backend> make_backend(const std::string& name) {
+  auto entry = select_backend(name);
+  EXPECT_TRUE(entry.ok()) << entry.status().message();
+  auto b = (*entry)->create(*g_ctx, BackendOptions{}, Logger());
   EXPECT_TRUE(b.ok()) << b.status().message();
   return std::move(*b);
 }
+
+// Every test runs on each backend: MPI's collectives and fabscope's own over TCP.
+class BackendSweep : public ::testing::TestWithParam<std::string> {
+ protected:
+  std::unique_ptr<Backend> backend() const { return make_backend(GetParam()); }
+};
 
 // Wraps a real backend and flips one byte of the result on one rank: what a bad link,
 // NIC or memory would do. Everything else goes to the real backend.
@@ -58,8 +66,8 @@ SweepOptions small_options(std::vector<Collective> colls) {
   return o;
 }
 
-TEST(MpiSweep, EveryCollectiveDtypeAndOpVerifiesCorrect) {
-  auto backend = mpi_backend();
+TEST_P(BackendSweep, EveryCollectiveDtypeAndOpVerifiesCorrect) {
+  auto backend = this->backend();
   SweepOptions o = small_options({});
   for (const auto& c : all_collectives()) o.collectives.push_back(c.id);
   o.dtypes = {DataType::kInt8,     DataType::kUint32, DataType::kInt64, DataType::kHalf,
@@ -90,8 +98,8 @@ TEST(MpiSweep, EveryCollectiveDtypeAndOpVerifiesCorrect) {
   }
 }
 
-TEST(MpiSweep, TimingFieldsAreConsistent) {
-  auto backend = mpi_backend();
+TEST_P(BackendSweep, TimingFieldsAreConsistent) {
+  auto backend = this->backend();
   SweepOptions o = small_options({Collective::kAllGather});
   o.iters = 5;
   auto sweeps = run_sweeps(*g_ctx, *backend, o, nullptr, nullptr);
@@ -111,9 +119,9 @@ TEST(MpiSweep, TimingFieldsAreConsistent) {
   }
 }
 
-TEST(MpiSweep, PlantedWrongValueIsCaughtOnTheRankThatReceivedIt) {
+TEST_P(BackendSweep, PlantedWrongValueIsCaughtOnTheRankThatReceivedIt) {
   const int target = g_ctx->size() - 1;
-  CorruptingBackend backend(mpi_backend(), g_ctx->rank(), target);
+  CorruptingBackend backend(this->backend(), g_ctx->rank(), target);
   SweepOptions o = small_options({Collective::kAllReduce, Collective::kAllGather});
   auto sweeps = run_sweeps(*g_ctx, backend, o, nullptr, nullptr);
   ASSERT_TRUE(sweeps.ok()) << sweeps.status().message();
@@ -141,8 +149,8 @@ TEST(MpiSweep, PlantedWrongValueIsCaughtOnTheRankThatReceivedIt) {
   EXPECT_EQ(report.verdict.result, "fail");
 }
 
-TEST(MpiSweep, InvalidOptionsAreRejectedBeforeAnyDataMoves) {
-  auto backend = mpi_backend();
+TEST_P(BackendSweep, InvalidOptionsAreRejectedBeforeAnyDataMoves) {
+  auto backend = this->backend();
   SweepOptions o = small_options({Collective::kBroadcast});
   o.root = g_ctx->size();
   auto r = run_sweeps(*g_ctx, *backend, o, nullptr, nullptr);
@@ -155,6 +163,8 @@ TEST(MpiSweep, InvalidOptionsAreRejectedBeforeAnyDataMoves) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("not a multiple of the 8-byte element size of double"), std::string::npos);
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, BackendSweep, ::testing::Values("mpi", "tcp"));
 
 // On ranks other than 0, only failures are printed, with the rank.
 class FailurePrinter : public ::testing::EmptyTestEventListener {
