@@ -45,6 +45,25 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("--json", sweep.json_path, "Write the JSON report here (atomically, by rank 0)");
   sweep_cmd->add_option("--log-level", log_level, "error, warn, info or debug (default warn)");
 
+  P2pCommand p2p;
+  std::string p2p_log_level = "warn";
+  auto* p2p_cmd = app.add_subcommand("p2p", "Point-to-point bandwidth or latency on many links at once (under mpirun)");
+  p2p_cmd->add_option("--pattern", p2p.pattern,
+                      "ring (every rank to the next, at once) or pairs (round-robin rounds covering every pair)");
+  p2p_cmd->add_option("--pair", p2p.pair, "One pair of ranks, e.g. 0,5");
+  p2p_cmd->add_option("--mode", p2p.mode, "bw (unidirectional), bibw (bidirectional) or lat (ping-pong)");
+  p2p_cmd->add_option("-s,--size", p2p.size, "Message size (default 64K for bandwidth, 2 for latency)");
+  p2p_cmd->add_flag("-a,--all", p2p.all_sizes, "Every power of two from 2 bytes to 8 MiB");
+  p2p_cmd->add_option("-n,--iters", p2p.iters, "Messages per link and size (default 1000)");
+  p2p_cmd->add_option("-w,--warmup_iters", p2p.warmup_iters, "Warm-up messages per link and size (default 50)");
+  p2p_cmd->add_option("--window", p2p.window, "Messages in flight per flow in bandwidth modes (default 64)");
+  p2p_cmd->add_option("--timeout", p2p.timeout_s, "Seconds without progress before the job ends; 0 = never");
+  p2p_cmd->add_option("--backend", p2p.backend, "tcp, mpi or auto (default auto)");
+  p2p_cmd->add_option("--tcp-if", p2p.tcp_interface, "tcp backend: use this network interface's IPv4 address");
+  p2p_cmd->add_option("--tcp-addr", p2p.tcp_address, "tcp backend: use this local IPv4 address");
+  p2p_cmd->add_option("--json", p2p.json_path, "Write the JSON report here (atomically, by rank 0)");
+  p2p_cmd->add_option("--log-level", p2p_log_level, "error, warn, info or debug (default warn)");
+
   ReportCommand report;
   auto* report_cmd = app.add_subcommand("report", "Render a JSON report as the nccl-tests table and findings");
   report_cmd->add_option("file", report.path, "A report written by fabscope --json")->required();
@@ -79,6 +98,18 @@ int main(int argc, char** argv) {
     }
     std::fputs(text.c_str(), stdout);
     return kExitOk;
+  }
+  if (app.got_subcommand("p2p")) {
+    auto level = parse_log_level(p2p_log_level);
+    if (!level.ok()) {
+      report_usage_error(level.status().message(), &argc, &argv);
+      return kExitUsage;
+    }
+    p2p.log_level = *level;
+    for (int i = 0; i < argc; ++i) p2p.command_line.emplace_back(argv[i]);
+    CommandOutcome outcome = run_p2p_command(p2p, &argc, &argv);
+    if (!outcome.status.ok()) return exit_code_for(outcome.status);
+    return outcome.verdict_failed ? kExitVerdictFail : kExitOk;
   }
   if (app.got_subcommand("sweep")) {
     auto level = parse_log_level(log_level);

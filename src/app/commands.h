@@ -59,6 +59,25 @@ bool launched_by_mpi();
 void report_usage_error(const std::string& message, int* argc, char*** argv);
 void print_error(const std::string& message);
 
+struct P2pCommand {
+  std::string pattern = "ring";
+  std::optional<std::string> pair;  // "A,B": one pair (implies pattern pair)
+  std::string mode = "bw";
+  std::optional<std::string> size;  // -s; default 64K for bandwidth, 2 for latency (perftest's)
+  bool all_sizes = false;           // -a: 2 bytes to 8 MiB, powers of two (perftest's)
+  std::optional<int> iters;         // -n; default 1000
+  int warmup_iters = 50;
+  int window = 64;
+  double timeout_s = 300;
+  std::string backend = "auto";
+  std::string tcp_interface;
+  std::string tcp_address;
+  std::optional<std::string> json_path;
+  LogLevel log_level = LogLevel::kWarn;
+  std::vector<std::string> command_line;
+};
+CommandOutcome run_p2p_command(const P2pCommand& cmd, int* argc, char*** argv);
+
 struct ReportCommand {
   std::string path;
 };

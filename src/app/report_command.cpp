@@ -1,4 +1,5 @@
 #include "app/commands.h"
+#include "report/p2p_table.h"
 #include "report/report_json.h"
 #include "report/summary.h"
 #include "report/table.h"
@@ -8,7 +9,8 @@ namespace fabscope {
 Status run_report_command(const ReportCommand& cmd, std::string& out) {
   auto report = load_report(cmd.path);
   if (!report.ok()) return report.status();
-  out = render_tables(*report) + render_summary(*report);
+  out = (report->sweeps.empty() && report->p2p ? std::string() : render_tables(*report)) + render_p2p(*report) +
+        render_summary(*report);
   return Status::Ok();
 }
 

@@ -1,24 +1,19 @@
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
-#include <set>
 
 #include "app/commands.h"
+#include "app/run_context.h"
 #include "backend/registry.h"
 #include "coll/collective.h"
 #include "comm/context.h"
 #include "core/atomic_file.h"
 #include "core/clock.h"
-#include "core/env.h"
-#include "fabscope/version.h"
 #include "report/report_json.h"
 #include "report/summary.h"
 #include "report/table.h"
 #include "sweep/sweep.h"
-
-extern char** environ;
 
 namespace fabscope {
 
@@ -100,52 +95,7 @@ class TablePrinter final : public SweepObserver {
   TableFooter footer_;
 };
 
-RunContext make_context(const RankContext& ctx, Backend& b, const SweepCommand& cmd) {
-  RunContext c;
-  c.tool.version = build::kVersion;
-  c.tool.git_id = build::kGitId;
-  c.command_line = cmd.command_line;
-  c.start_time = utc_timestamp();
-  c.backend = std::string(b.name());
-  c.backend_library = b.library();
-  c.memory = std::string(b.memory().kind());
-  auto opt = [](const char* v) { return *v ? std::optional<std::string>(v) : std::nullopt; };
-  c.build = {{"cuda", opt(build::kCudaVersion)},
-             {"nccl", opt(build::kNcclVersion)},
-             {"libibverbs", opt(build::kVerbsVersion)}};
-  c.nranks = ctx.size();
-  std::set<std::string> seen;
-  for (const RankInfo& r : ctx.ranks()) {
-    c.ranks.push_back({r.rank, r.host, r.pid, r.local_rank});
-    if (seen.insert(r.host).second) c.hosts.push_back(r.host);
-  }
-  c.environment = reported_environment(environ);
-  return c;
-}
-
 }  // namespace
-
-void print_error(const std::string& message) {
-  std::fprintf(stderr, "fabscope: error: %s\n", message.c_str());
-  std::fflush(stderr);
-}
-
-bool launched_by_mpi() {
-  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "SLURM_PROCID"}) {
-    if (std::getenv(var) != nullptr) return true;
-  }
-  return false;
-}
-
-void report_usage_error(const std::string& message, int* argc, char*** argv) {
-  if (!launched_by_mpi()) {
-    print_error(message);
-    return;
-  }
-  auto ctx = RankContext::create(argc, argv);
-  if (!ctx.ok() || (*ctx)->rank() == 0) print_error(message);
-  if (ctx.ok()) (void)(*ctx)->barrier();
-}
 
 CommandOutcome run_sweep_command(const SweepCommand& cmd, int* argc, char*** argv) {
   CommandOutcome out;
@@ -188,7 +138,7 @@ CommandOutcome run_sweep_command(const SweepCommand& cmd, int* argc, char*** arg
   log.info("backend {} ({}), {} ranks on {} hosts", b.name(), b.library(), ctx.size(), ctx.ranks().size());
 
   Report report;
-  report.context = make_context(ctx, b, cmd);
+  report.context = make_run_context(ctx, b.name(), b.library(), b.memory().kind(), cmd.command_line);
   const SweepOptions& o = *options;
   report.sweep_settings = SweepSettings{o.sizes.min_bytes,
                                         o.sizes.max_bytes,

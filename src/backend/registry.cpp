@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "backend/mpi/mpi_backend.h"
+#include "backend/mpi/mpi_transport.h"
 #include "backend/tcp/tcp_backend.h"
 
 namespace fabscope {
@@ -11,9 +12,10 @@ const std::vector<BackendEntry>& backend_registry() {
   // In --backend auto preference order.
   static const std::vector<BackendEntry> kEntries = {
       {"tcp", "fabscope's own algorithms over TCP sockets on host memory: knows which link every byte crossed",
-       probe_tcp_backend, create_tcp_backend},
+       probe_tcp_backend, create_tcp_backend, create_tcp_transport},
       {"mpi", "MPI's own collectives on host memory: the reference line, runs anywhere MPI runs", probe_mpi_backend,
-       [](const RankContext& ctx, const BackendOptions&, const Logger&) { return create_mpi_backend(ctx); }},
+       [](const RankContext& ctx, const BackendOptions&, const Logger&) { return create_mpi_backend(ctx); },
+       [](const RankContext& ctx, const BackendOptions&, const Logger&) { return create_mpi_transport(ctx); }},
   };
   return kEntries;
 }

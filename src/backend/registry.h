@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "algo/transport.h"
 #include "backend/backend.h"
 #include "comm/context.h"
 #include "core/log.h"
@@ -32,6 +33,9 @@ struct BackendEntry {
   std::string_view summary;
   std::function<Availability()> probe;
   std::function<Result<std::unique_ptr<Backend>>(const RankContext&, const BackendOptions&, const Logger&)> create;
+  // The point-to-point Transport p2p measures with; every backend here has one.
+  std::function<Result<std::unique_ptr<Transport>>(const RankContext&, const BackendOptions&, const Logger&)>
+      create_transport;
 };
 
 const std::vector<BackendEntry>& backend_registry();

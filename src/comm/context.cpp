@@ -150,6 +150,22 @@ Result<std::vector<double>> RankContext::gather(std::span<const double> values) 
   return all;
 }
 
+Result<std::vector<double>> RankContext::gather_varying(std::span<const double> values) const {
+  int mine = static_cast<int>(values.size());
+  std::vector<int> counts(rank_ == 0 ? static_cast<size_t>(size_) : 0);
+  FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, world_)));
+  std::vector<int> displs(counts.size());
+  int total = 0;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    displs[i] = total;
+    total += counts[i];
+  }
+  std::vector<double> all(static_cast<size_t>(total));
+  FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Gatherv(values.data(), mine, MPI_DOUBLE, all.data(), counts.data(),
+                                                    displs.data(), MPI_DOUBLE, 0, world_)));
+  return all;
+}
+
 Result<std::string> RankContext::broadcast(const std::string& value, int root) const {
   uint64_t len = value.size();
   FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Bcast(&len, 1, MPI_UINT64_T, root, world_)));

@@ -49,6 +49,9 @@ class RankContext {
   Result<int64_t> sum(int64_t value) const;
   // Gathers `count` doubles from every rank to rank 0 (rank-major); empty elsewhere.
   Result<std::vector<double>> gather(std::span<const double> values) const;
+  // Gathers a different number of doubles from each rank to rank 0, concatenated in
+  // rank order; empty elsewhere.
+  Result<std::vector<double>> gather_varying(std::span<const double> values) const;
   Result<std::string> broadcast(const std::string& value, int root) const;
 
   // The one place a fatal run error ends the job: every rank of it.

@@ -97,6 +97,41 @@ struct Sweep {
   std::vector<SweepPoint> points;
 };
 
+// Latency over ping-pong iterations, half the round trip, as perftest reports it.
+struct LatencyStats {
+  double min_us = 0;
+  double max_us = 0;
+  double typical_us = 0;  // median
+  double avg_us = 0;
+  double stdev_us = 0;
+  double p99_us = 0;
+  double p999_us = 0;
+};
+
+struct P2pLink {
+  int round = 0;
+  int src_rank = 0;
+  int dst_rank = 0;
+  std::string src_host;
+  std::string dst_host;
+  uint64_t size_bytes = 0;
+  int iterations = 0;
+  std::optional<double> bw_gbps;       // average, decimal GB/s (bandwidth modes)
+  std::optional<double> bw_peak_gbps;  // best window of consecutive messages
+  std::optional<double> msg_rate_mpps;
+  std::optional<double> lat_us;  // median one-way latency (latency mode)
+  std::optional<LatencyStats> lat;
+};
+
+struct P2pSection {
+  std::string pattern;  // ring, pairs, pair
+  std::string mode;     // bw, bibw, lat
+  std::string backend;
+  int window = 0;  // messages in flight per flow (bandwidth modes)
+  int warmup_iters = 0;
+  std::vector<P2pLink> links;
+};
+
 struct Finding {
   std::string code;
   std::string severity;  // info, warning, error
@@ -116,6 +151,7 @@ struct Report {
   RunContext context;
   std::optional<SweepSettings> sweep_settings;
   std::vector<Sweep> sweeps;
+  std::optional<P2pSection> p2p;
   std::vector<Finding> findings;
   Verdict verdict;
 };

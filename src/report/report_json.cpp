@@ -160,6 +160,34 @@ std::string to_json_text(const Report& r) {
                       {"points", points}});
   }
   doc["sweeps"] = sweeps;
+  if (r.p2p) {
+    Json links = Json::array();
+    for (const P2pLink& l : r.p2p->links) {
+      Json lat = nullptr;
+      if (l.lat) {
+        lat = {{"min_us", l.lat->min_us},  {"max_us", l.lat->max_us},     {"typical_us", l.lat->typical_us},
+               {"avg_us", l.lat->avg_us},  {"stdev_us", l.lat->stdev_us}, {"p99_us", l.lat->p99_us},
+               {"p999_us", l.lat->p999_us}};
+      }
+      links.push_back({{"round", l.round},
+                       {"src_rank", l.src_rank},
+                       {"dst_rank", l.dst_rank},
+                       {"src_host", l.src_host},
+                       {"dst_host", l.dst_host},
+                       {"size_bytes", l.size_bytes},
+                       {"iterations", l.iterations},
+                       {"bw_gbps", opt(l.bw_gbps)},
+                       {"bw_peak_gbps", opt(l.bw_peak_gbps)},
+                       {"msg_rate_mpps", opt(l.msg_rate_mpps)},
+                       {"lat_us", opt(l.lat_us)},
+                       {"lat", lat}});
+    }
+    doc["p2p"] = {{"pattern", r.p2p->pattern},           {"mode", r.p2p->mode},
+                  {"backend", r.p2p->backend},           {"window", r.p2p->window},
+                  {"warmup_iters", r.p2p->warmup_iters}, {"links", links}};
+  } else {
+    doc["p2p"] = nullptr;
+  }
   Json findings = Json::array();
   for (const Finding& f : r.findings) {
     findings.push_back({{"code", f.code},
@@ -257,6 +285,42 @@ Result<Report> report_from_json_text(const std::string& text, const std::string&
         s.points.push_back(std::move(p));
       }
       r.sweeps.push_back(std::move(s));
+    }
+    const Json& p2p = rd.at(doc, "p2p", "");
+    if (!p2p.is_null()) {
+      P2pSection sec;
+      sec.pattern = rd.get<std::string>(p2p, "pattern", "p2p");
+      sec.mode = rd.get<std::string>(p2p, "mode", "p2p");
+      sec.backend = rd.get<std::string>(p2p, "backend", "p2p");
+      sec.window = rd.get<int>(p2p, "window", "p2p");
+      sec.warmup_iters = rd.get<int>(p2p, "warmup_iters", "p2p");
+      const Json& links = rd.at(p2p, "links", "p2p");
+      for (size_t i = 0; i < links.size(); ++i) {
+        std::string lp = fmt::format("p2p.links[{}]", i);
+        const Json& lj = links[i];
+        P2pLink l;
+        l.round = rd.get<int>(lj, "round", lp);
+        l.src_rank = rd.get<int>(lj, "src_rank", lp);
+        l.dst_rank = rd.get<int>(lj, "dst_rank", lp);
+        l.src_host = rd.get<std::string>(lj, "src_host", lp);
+        l.dst_host = rd.get<std::string>(lj, "dst_host", lp);
+        l.size_bytes = rd.get<uint64_t>(lj, "size_bytes", lp);
+        l.iterations = rd.get<int>(lj, "iterations", lp);
+        l.bw_gbps = rd.get_opt<double>(lj, "bw_gbps", lp);
+        l.bw_peak_gbps = rd.get_opt<double>(lj, "bw_peak_gbps", lp);
+        l.msg_rate_mpps = rd.get_opt<double>(lj, "msg_rate_mpps", lp);
+        l.lat_us = rd.get_opt<double>(lj, "lat_us", lp);
+        const Json& lat = rd.at(lj, "lat", lp);
+        if (!lat.is_null()) {
+          std::string la = lp + ".lat";
+          l.lat = LatencyStats{rd.get<double>(lat, "min_us", la),     rd.get<double>(lat, "max_us", la),
+                               rd.get<double>(lat, "typical_us", la), rd.get<double>(lat, "avg_us", la),
+                               rd.get<double>(lat, "stdev_us", la),   rd.get<double>(lat, "p99_us", la),
+                               rd.get<double>(lat, "p999_us", la)};
+        }
+        sec.links.push_back(std::move(l));
+      }
+      r.p2p = std::move(sec);
     }
     const Json& findings = rd.at(doc, "findings", "");
     for (size_t i = 0; i < findings.size(); ++i) {

@@ -15,12 +15,25 @@ Availability probe_tcp_backend() {
   return a;
 }
 
-Result<std::unique_ptr<Backend>> create_tcp_backend(const RankContext& ctx, const BackendOptions& options,
-                                                    const Logger& log) {
+namespace {
+TcpOptions tcp_options(const BackendOptions& options) {
   TcpOptions o;
   o.interface = options.tcp_interface;
   o.address = options.tcp_address;
-  auto t = TcpTransport::create(ctx, o, log);
+  return o;
+}
+}  // namespace
+
+Result<std::unique_ptr<Transport>> create_tcp_transport(const RankContext& ctx, const BackendOptions& options,
+                                                        const Logger& log) {
+  auto t = TcpTransport::create(ctx, tcp_options(options), log);
+  if (!t.ok()) return t.status();
+  return std::unique_ptr<Transport>(std::move(*t));
+}
+
+Result<std::unique_ptr<Backend>> create_tcp_backend(const RankContext& ctx, const BackendOptions& options,
+                                                    const Logger& log) {
+  auto t = TcpTransport::create(ctx, tcp_options(options), log);
   if (!t.ok()) return t.status();
   std::string library = fmt::format("fabscope algorithms over TCP on {}", (*t)->local_address());
   return std::unique_ptr<Backend>(new AlgoBackend("tcp", library, std::move(*t)));

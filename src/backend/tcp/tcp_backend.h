@@ -10,4 +10,7 @@ Availability probe_tcp_backend();
 Result<std::unique_ptr<Backend>> create_tcp_backend(const RankContext& ctx, const BackendOptions& options,
                                                     const Logger& log);
 
+Result<std::unique_ptr<Transport>> create_tcp_transport(const RankContext& ctx, const BackendOptions& options,
+                                                        const Logger& log);
+
 }  // namespace fabscope

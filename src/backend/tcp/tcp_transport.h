@@ -59,6 +59,7 @@ class TcpTransport final : public Transport {
   Result<uint64_t> post_recv(int peer, void* buf, size_t bytes) override;
   Status poll(std::vector<Completion>& done, int timeout_ms) override;
   std::string describe_peer(int peer) const override;
+  std::string library() const override { return "TCP sockets on " + local_address_; }
   const std::string& local_address() const { return local_address_; }
 
  private:

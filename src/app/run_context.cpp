@@ -1,0 +1,62 @@
+#include "app/run_context.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+#include "app/commands.h"
+#include "core/clock.h"
+#include "core/env.h"
+#include "fabscope/version.h"
+
+extern char** environ;
+
+namespace fabscope {
+
+RunContext make_run_context(const RankContext& ctx, std::string_view backend, const std::string& library,
+                            std::string_view memory, const std::vector<std::string>& command_line) {
+  RunContext c;
+  c.tool.version = build::kVersion;
+  c.tool.git_id = build::kGitId;
+  c.command_line = command_line;
+  c.start_time = utc_timestamp();
+  c.backend = std::string(backend);
+  c.backend_library = library;
+  c.memory = std::string(memory);
+  auto opt = [](const char* v) { return *v ? std::optional<std::string>(v) : std::nullopt; };
+  c.build = {{"cuda", opt(build::kCudaVersion)},
+             {"nccl", opt(build::kNcclVersion)},
+             {"libibverbs", opt(build::kVerbsVersion)}};
+  c.nranks = ctx.size();
+  std::set<std::string> seen;
+  for (const RankInfo& r : ctx.ranks()) {
+    c.ranks.push_back({r.rank, r.host, r.pid, r.local_rank});
+    if (seen.insert(r.host).second) c.hosts.push_back(r.host);
+  }
+  c.environment = reported_environment(environ);
+  return c;
+}
+
+void print_error(const std::string& message) {
+  std::fprintf(stderr, "fabscope: error: %s\n", message.c_str());
+  std::fflush(stderr);
+}
+
+bool launched_by_mpi() {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "SLURM_PROCID"}) {
+    if (std::getenv(var) != nullptr) return true;
+  }
+  return false;
+}
+
+void report_usage_error(const std::string& message, int* argc, char*** argv) {
+  if (!launched_by_mpi()) {
+    print_error(message);
+    return;
+  }
+  auto ctx = RankContext::create(argc, argv);
+  if (!ctx.ok() || (*ctx)->rank() == 0) print_error(message);
+  if (ctx.ok()) (void)(*ctx)->barrier();
+}
+
+}  // namespace fabscope

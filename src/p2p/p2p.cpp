@@ -1,0 +1,310 @@
+#include "p2p/p2p.h"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <unordered_map>
+
+#include "core/sizes.h"
+#include "core/stats.h"
+#include "sweep/watchdog.h"
+
+namespace fabscope {
+
+Status validate(const P2pOptions& o, int nranks) {
+  if (o.iters < 1) return Status::Invalid(fmt::format("iterations -n {} is not allowed; use an integer >= 1", o.iters));
+  if (o.warmup_iters < 0) {
+    return Status::Invalid(fmt::format("warm-up iterations -w {} is not allowed; use an integer >= 0", o.warmup_iters));
+  }
+  if (o.window < 1) return Status::Invalid(fmt::format("--window {} is not allowed; use an integer >= 1", o.window));
+  if (o.timeout_s < 0) {
+    return Status::Invalid(fmt::format("--timeout {} is not allowed; use seconds >= 0 (0 disables it)", o.timeout_s));
+  }
+  if (o.sizes.empty()) return Status::Invalid("no message size given");
+  auto schedule = p2p_schedule(o.pattern, o.mode, nranks, o.pair);
+  return schedule.ok() ? Status::Ok() : schedule.status();
+}
+
+FlowBandwidth flow_bandwidth(uint64_t size, const std::vector<int64_t>& t, int64_t start_ns, int window) {
+  FlowBandwidth bw;
+  if (t.empty()) return bw;
+  const double elapsed_s = static_cast<double>(t.back() - start_ns) * 1e-9;
+  const double n = static_cast<double>(t.size());
+  if (elapsed_s > 0) {
+    bw.avg_gbps = static_cast<double>(size) * n / elapsed_s / 1e9;
+    bw.msg_rate_mpps = n / elapsed_s / 1e6;
+  }
+  const size_t w = std::min(t.size(), static_cast<size_t>(std::max(window, 1)));
+  double best = 0;
+  for (size_t end = w - 1; end < t.size(); ++end) {
+    const int64_t begin = end + 1 == w ? start_ns : t[end - w];
+    const double dt = static_cast<double>(t[end] - begin) * 1e-9;
+    if (dt > 0) best = std::max(best, static_cast<double>(size) * static_cast<double>(w) / dt / 1e9);
+  }
+  bw.peak_gbps = std::max(best, bw.avg_gbps);
+  return bw;
+}
+
+LatencyStats latency_stats(std::vector<double> v) {
+  LatencyStats s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  Summary sum = summarize(v);
+  s.min_us = sum.min;
+  s.max_us = sum.max;
+  s.typical_us = sum.median;
+  s.avg_us = sum.mean;
+  s.stdev_us = sum.stddev.value_or(0);
+  s.p99_us = percentile_sorted(v, 99);
+  s.p999_us = percentile_sorted(v, 99.9);
+  return s;
+}
+
+namespace {
+
+// One directed flow this rank takes part in, during one round.
+struct FlowRun {
+  Flow flow;
+  bool sending = false;
+  int peer = 0;
+  int posted = 0;
+  int completed = 0;
+  int total = 0;
+  std::vector<int64_t> completions;  // receiver: completion times of timed messages
+};
+
+class P2pRunner {
+ public:
+  P2pRunner(const RankContext& ctx, Transport& t, const P2pOptions& o, Watchdog& wd)
+      : ctx_(ctx), t_(t), o_(o), wd_(wd) {}
+
+  // Runs the flows of one round that involve this rank: `count` messages each, with up
+  // to `window` in flight; records the receivers' completion times after `start`.
+  Status stream(std::vector<FlowRun>& flows, char* send_buf, std::vector<std::vector<char>>& recv_bufs, size_t size,
+                int count) {
+    std::unordered_map<uint64_t, size_t> owner;
+    auto post = [&](size_t i) -> Status {
+      FlowRun& f = flows[i];
+      auto id = f.sending ? t_.post_send(f.peer, send_buf, size) : t_.post_recv(f.peer, recv_bufs[i].data(), size);
+      if (!id.ok()) return id.status();
+      owner[*id] = i;
+      ++f.posted;
+      return Status::Ok();
+    };
+    for (size_t i = 0; i < flows.size(); ++i) {
+      flows[i].posted = flows[i].completed = 0;
+      flows[i].total = count;
+      flows[i].completions.clear();
+      flows[i].completions.reserve(static_cast<size_t>(count));
+      while (flows[i].posted < std::min(count, o_.window)) FABSCOPE_RETURN_IF_ERROR(post(i));
+    }
+    size_t open = flows.size();
+    std::vector<Completion> done;
+    while (open > 0) {
+      done.clear();
+      FABSCOPE_RETURN_IF_ERROR(t_.poll(done, 100));
+      for (const Completion& c : done) {
+        size_t i = owner.at(c.id);
+        owner.erase(c.id);
+        FlowRun& f = flows[i];
+        ++f.completed;
+        if (!f.sending) f.completions.push_back(c.completed_ns);
+        if (f.posted < f.total) FABSCOPE_RETURN_IF_ERROR(post(i));
+        if (f.completed == f.total) --open;
+        wd_.beat();
+      }
+    }
+    return Status::Ok();
+  }
+
+  // Ping-pong with the partner: the initiator sends and waits for the echo.
+  Status ping_pong(bool initiator, int peer, char* send_buf, char* recv_buf, size_t size, int count,
+                   std::vector<double>* one_way_us) {
+    std::vector<Completion> done;
+    for (int i = 0; i < count; ++i) {
+      const int64_t t0 = steady_now_ns();
+      if (initiator) {
+        auto r = t_.post_recv(peer, recv_buf, size);
+        if (!r.ok()) return r.status();
+        auto s = t_.post_send(peer, send_buf, size);
+        if (!s.ok()) return s.status();
+        FABSCOPE_RETURN_IF_ERROR(wait_for(2, done));
+        if (one_way_us) one_way_us->push_back(static_cast<double>(steady_now_ns() - t0) * 1e-3 / 2);
+      } else {
+        auto r = t_.post_recv(peer, recv_buf, size);
+        if (!r.ok()) return r.status();
+        FABSCOPE_RETURN_IF_ERROR(wait_for(1, done));
+        auto s = t_.post_send(peer, send_buf, size);
+        if (!s.ok()) return s.status();
+        FABSCOPE_RETURN_IF_ERROR(wait_for(1, done));
+      }
+      wd_.beat();
+    }
+    return Status::Ok();
+  }
+
+  Status wait_for(size_t n, std::vector<Completion>& done) {
+    size_t got = 0;
+    while (got < n) {
+      done.clear();
+      FABSCOPE_RETURN_IF_ERROR(t_.poll(done, 100));
+      got += done.size();
+    }
+    return Status::Ok();
+  }
+
+ private:
+  const RankContext& ctx_;
+  Transport& t_;
+  const P2pOptions& o_;
+  Watchdog& wd_;
+};
+
+// Serialised link results, so that ranks can send them to rank 0 as doubles.
+constexpr size_t kLinkFields = 16;
+void pack(const P2pLink& l, std::vector<double>& out) {
+  const LatencyStats lat = l.lat.value_or(LatencyStats{});
+  double f[kLinkFields] = {static_cast<double>(l.round),
+                           static_cast<double>(l.src_rank),
+                           static_cast<double>(l.dst_rank),
+                           static_cast<double>(l.size_bytes),
+                           static_cast<double>(l.iterations),
+                           l.bw_gbps.value_or(-1),
+                           l.bw_peak_gbps.value_or(-1),
+                           l.msg_rate_mpps.value_or(-1),
+                           l.lat ? 1.0 : 0.0,
+                           lat.min_us,
+                           lat.max_us,
+                           lat.typical_us,
+                           lat.avg_us,
+                           lat.stdev_us,
+                           lat.p99_us,
+                           lat.p999_us};
+  out.insert(out.end(), f, f + kLinkFields);
+}
+P2pLink unpack(const double* f, const RankContext& ctx) {
+  P2pLink l;
+  l.round = static_cast<int>(f[0]);
+  l.src_rank = static_cast<int>(f[1]);
+  l.dst_rank = static_cast<int>(f[2]);
+  l.src_host = ctx.ranks()[l.src_rank].host;
+  l.dst_host = ctx.ranks()[l.dst_rank].host;
+  l.size_bytes = static_cast<uint64_t>(f[3]);
+  l.iterations = static_cast<int>(f[4]);
+  if (f[5] >= 0) l.bw_gbps = f[5];
+  if (f[6] >= 0) l.bw_peak_gbps = f[6];
+  if (f[7] >= 0) l.msg_rate_mpps = f[7];
+  if (f[8] != 0) {
+    l.lat = LatencyStats{f[9], f[10], f[11], f[12], f[13], f[14], f[15]};
+    l.lat_us = l.lat->typical_us;
+  }
+  return l;
+}
+
+}  // namespace
+
+Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOptions& o, Progress* progress) {
+  FABSCOPE_RETURN_IF_ERROR(validate(o, ctx.size()));
+  auto rounds = p2p_schedule(o.pattern, o.mode, ctx.size(), o.pair);
+  const int me = ctx.rank();
+  const uint64_t max_size = *std::max_element(o.sizes.begin(), o.sizes.end());
+  // A rank takes part in at most two flows per direction per round (ring, bidirectional).
+  std::vector<char> send_buf(std::max<uint64_t>(max_size, 1), 'f');
+  for (size_t i = 0; i < send_buf.size(); ++i) send_buf[i] = static_cast<char>(i * 131 + static_cast<size_t>(me));
+
+  Watchdog watchdog(o.timeout_s, fmt::format("[r{} {}]", me, ctx.host()), 4);
+  P2pRunner runner(ctx, t, o, watchdog);
+  std::vector<double> packed;
+  const bool latency = o.mode == P2pMode::kLatency;
+  int step = 0;
+  const int steps = static_cast<int>(o.sizes.size() * rounds->size());
+  for (uint64_t size : o.sizes) {
+    for (size_t ri = 0; ri < rounds->size(); ++ri) {
+      const Round& round = (*rounds)[ri];
+      if (progress && me == 0) {
+        progress->update(fmt::format("fabscope p2p: {} {} {}  round {}/{}  [{}/{}]", name(o.pattern), name(o.mode),
+                                     format_size(size), ri + 1, rounds->size(), ++step, steps));
+      }
+      watchdog.set_phase(fmt::format("p2p {} {} of {} in round {} on rank {} ({})", name(o.pattern), name(o.mode),
+                                     format_size(size), ri + 1, me, ctx.host()));
+      std::vector<FlowRun> mine;
+      for (const Flow& f : round) {
+        for (bool sending : {true, false}) {
+          if ((sending ? f.src : f.dst) != me) continue;
+          FlowRun run;
+          run.flow = f;
+          run.sending = sending;
+          run.peer = sending ? f.dst : f.src;
+          mine.push_back(std::move(run));
+        }
+      }
+      std::vector<std::vector<char>> recv_bufs(mine.size());
+      for (size_t i = 0; i < mine.size(); ++i) {
+        if (!mine[i].sending) recv_bufs[i].resize(std::max<uint64_t>(size, 1));
+      }
+
+      if (latency) {
+        std::vector<char> recv_buf(std::max<uint64_t>(size, 1));
+        const FlowRun* f = mine.empty() ? nullptr : &mine[0];
+        if (f)
+          FABSCOPE_RETURN_IF_ERROR(
+              runner.ping_pong(f->sending, f->peer, send_buf.data(), recv_buf.data(), size, o.warmup_iters, nullptr));
+        FABSCOPE_RETURN_IF_ERROR(ctx.barrier());
+        std::vector<double> samples;
+        if (f)
+          FABSCOPE_RETURN_IF_ERROR(
+              runner.ping_pong(f->sending, f->peer, send_buf.data(), recv_buf.data(), size, o.iters, &samples));
+        if (f && f->sending) {
+          P2pLink l;
+          l.round = static_cast<int>(ri);
+          l.src_rank = f->flow.src;
+          l.dst_rank = f->flow.dst;
+          l.size_bytes = size;
+          l.iterations = o.iters;
+          l.lat = latency_stats(samples);
+          pack(l, packed);
+        }
+      } else {
+        if (o.warmup_iters > 0)
+          FABSCOPE_RETURN_IF_ERROR(runner.stream(mine, send_buf.data(), recv_bufs, size, o.warmup_iters));
+        FABSCOPE_RETURN_IF_ERROR(ctx.barrier());
+        const int64_t start = steady_now_ns();
+        FABSCOPE_RETURN_IF_ERROR(runner.stream(mine, send_buf.data(), recv_bufs, size, o.iters));
+        for (const FlowRun& f : mine) {
+          if (f.sending) continue;
+          FlowBandwidth bw = flow_bandwidth(size, f.completions, start, o.window);
+          P2pLink l;
+          l.round = static_cast<int>(ri);
+          l.src_rank = f.flow.src;
+          l.dst_rank = f.flow.dst;
+          l.size_bytes = size;
+          l.iterations = o.iters;
+          l.bw_gbps = bw.avg_gbps;
+          l.bw_peak_gbps = bw.peak_gbps;
+          l.msg_rate_mpps = bw.msg_rate_mpps;
+          pack(l, packed);
+        }
+      }
+      FABSCOPE_RETURN_IF_ERROR(ctx.barrier());
+    }
+  }
+  if (progress && me == 0) progress->clear();
+
+  P2pSection section;
+  section.pattern = std::string(name(o.pattern));
+  section.mode = std::string(name(o.mode));
+  section.window = latency ? 1 : o.window;
+  section.warmup_iters = o.warmup_iters;
+  auto all = ctx.gather_varying(packed);
+  if (!all.ok()) return all.status();
+  for (size_t i = 0; i + kLinkFields <= all->size(); i += kLinkFields)
+    section.links.push_back(unpack(all->data() + i, ctx));
+  std::sort(section.links.begin(), section.links.end(), [](const P2pLink& a, const P2pLink& b) {
+    return std::tie(a.size_bytes, a.round, a.src_rank, a.dst_rank) <
+           std::tie(b.size_bytes, b.round, b.src_rank, b.dst_rank);
+  });
+  return section;
+}
+
+}  // namespace fabscope

@@ -1,0 +1,44 @@
+// `p2p`: perftest's job across many pairs at once. Bandwidth (uni- and
+// bidirectional, a window of messages in flight per flow) and latency (ping-pong),
+// over any Transport, on the links a schedule names, round by round.
+#pragma once
+
+#include <utility>
+#include <vector>
+
+#include "algo/transport.h"
+#include "comm/context.h"
+#include "core/progress.h"
+#include "p2p/schedule.h"
+#include "report/report.h"
+
+namespace fabscope {
+
+struct P2pOptions {
+  P2pPattern pattern = P2pPattern::kRing;
+  P2pMode mode = P2pMode::kBandwidth;
+  std::pair<int, int> pair = {0, 1};
+  std::vector<uint64_t> sizes = {65536};
+  int iters = 1000;
+  int warmup_iters = 50;
+  int window = 64;         // messages in flight per flow in bandwidth modes
+  double timeout_s = 300;  // no progress for this long ends the job (see Watchdog)
+};
+
+Status validate(const P2pOptions& options, int nranks);
+
+// Bandwidth of a flow from its receiver's clock: the average over the whole run and
+// the best over any `window` consecutive messages (the peak). Times in ns from start.
+struct FlowBandwidth {
+  double avg_gbps = 0;
+  double peak_gbps = 0;
+  double msg_rate_mpps = 0;
+};
+FlowBandwidth flow_bandwidth(uint64_t size_bytes, const std::vector<int64_t>& completion_ns, int64_t start_ns,
+                             int window);
+LatencyStats latency_stats(std::vector<double> one_way_us);
+
+// Runs every round at every size. The links are complete on rank 0.
+Result<P2pSection> run_p2p(const RankContext& ctx, Transport& transport, const P2pOptions& options, Progress* progress);
+
+}  // namespace fabscope

@@ -1,0 +1,60 @@
+#include "report/p2p_table.h"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <map>
+
+#include "core/stats.h"
+
+namespace fabscope {
+
+std::string render_p2p(const Report& r) {
+  if (!r.p2p) return "";
+  const P2pSection& p = *r.p2p;
+  const bool lat = p.mode == "lat";
+  std::string out =
+      fmt::format("# fabscope {} ({}) p2p: pattern {}, mode {}, backend {}: {}, {} ranks\n", r.context.tool.version,
+                  r.context.tool.git_id, p.pattern, p.mode, p.backend, r.context.backend_library, r.context.nranks);
+  if (lat) {
+    out += fmt::format(
+        "# {:>5} {:>5} {:>5} {:>12} {:>12} {:>10} {:>11} {:>11} {:>11} {:>15} {:>11} {:>13} {:>20} {:>22}\n", "round",
+        "src", "dst", "src_host", "dst_host", "#bytes", "#iterations", "t_min[usec]", "t_max[usec]", "t_typical[usec]",
+        "t_avg[usec]", "t_stdev[usec]", "99% percentile[usec]", "99.9% percentile[usec]");
+  } else {
+    out += fmt::format("# window: {} messages in flight per flow; peak: the best {} consecutive messages\n", p.window,
+                       p.window);
+    out += fmt::format("# {:>5} {:>5} {:>5} {:>12} {:>12} {:>10} {:>11} {:>13} {:>16} {:>13}\n", "round", "src", "dst",
+                       "src_host", "dst_host", "#bytes", "#iterations", "BW peak[GB/s]", "BW average[GB/s]",
+                       "MsgRate[Mpps]");
+  }
+  for (const P2pLink& l : p.links) {
+    std::string row = fmt::format("  {:>5} {:>5} {:>5} {:>12} {:>12} {:>10} {:>11}", l.round, l.src_rank, l.dst_rank,
+                                  l.src_host, l.dst_host, l.size_bytes, l.iterations);
+    if (lat && l.lat) {
+      row +=
+          fmt::format(" {:>11.2f} {:>11.2f} {:>15.2f} {:>11.2f} {:>13.2f} {:>20.2f} {:>22.2f}", l.lat->min_us,
+                      l.lat->max_us, l.lat->typical_us, l.lat->avg_us, l.lat->stdev_us, l.lat->p99_us, l.lat->p999_us);
+    } else if (!lat) {
+      row += fmt::format(" {:>13.3f} {:>16.3f} {:>13.4f}", l.bw_peak_gbps.value_or(0), l.bw_gbps.value_or(0),
+                         l.msg_rate_mpps.value_or(0));
+    }
+    out += row + "\n";
+  }
+  // Per size: the median link and the slowest (or, for latency, the highest) link.
+  std::map<uint64_t, std::vector<const P2pLink*>> by_size;
+  for (const P2pLink& l : p.links) by_size[l.size_bytes].push_back(&l);
+  for (const auto& [size, links] : by_size) {
+    auto value = [lat](const P2pLink* l) { return lat ? l->lat_us.value_or(0) : l->bw_gbps.value_or(0); };
+    std::vector<double> values;
+    for (const P2pLink* l : links) values.push_back(value(l));
+    const P2pLink* worst = *std::min_element(links.begin(), links.end(), [&](const P2pLink* a, const P2pLink* b) {
+      return lat ? value(a) > value(b) : value(a) < value(b);
+    });
+    out += fmt::format("# {} bytes: {} links, median {:.3f} {}, {} {} -> {} ({} -> {}) {:.3f} {}\n", size, links.size(),
+                       median(values), lat ? "us" : "GB/s", lat ? "slowest" : "lowest", worst->src_rank,
+                       worst->dst_rank, worst->src_host, worst->dst_host, value(worst), lat ? "us" : "GB/s");
+  }
+  return out;
+}
+
+}  // namespace fabscope
