@@ -130,6 +130,12 @@ BAD_SWEEPS = [
     (["sweep", "allreduce", "--log-level", "loud"], "unknown log level 'loud'"),
     (["sweep", "allreduce", "-n", "many"], "many"),
     (["sweep", "allreduce", "--timeout", "-1"], "--timeout -1"),
+    (["p2p", "--pattern", "mesh"], "unknown pattern 'mesh'"),
+    (["p2p", "--mode", "fast"], "unknown mode 'fast'"),
+    (["p2p", "--pair", "0,9"], "--pair 0,9 is not two different ranks of this job"),
+    (["p2p", "--pair", "zero"], "--pair 'zero' is not two ranks"),
+    (["p2p", "-s", "12Q"], "unknown unit 'Q'"),
+    (["p2p", "--window", "0"], "--window 0"),
     (["sweep", "allreduce", "--backend", "mpi", "-d", "int8", "-b", "8", "-e", "4G"], "over this backend's limit of 2147483647"),
     (["sweep", "allreduce", "-d", "double", "-b", "8", "-e", "15G"], "lower the maximum size -e"),
 ]
@@ -202,9 +208,48 @@ def cmd_schema(args):
     print("ok")
 
 
+def cmd_p2p(args):
+    """p2p under mpirun: every pattern and mode, schema-valid, the links the schedule names."""
+    v = validator(args)
+    n = args.np
+    cases = [
+        (["--pattern", "ring", "--mode", "bw"], n if n > 2 else 2, ("bw_gbps",)),
+        (["--pattern", "ring", "--mode", "bibw"], 2 * n if n > 2 else 2, ("bw_gbps",)),
+        (["--pattern", "ring", "--mode", "lat"], n, ("lat_us",)),
+        (["--pattern", "pairs", "--mode", "bw"], n * (n - 1), ("bw_gbps",)),
+        (["--pattern", "pairs", "--mode", "lat"], n * (n - 1) // 2, ("lat_us",)),
+        (["--pair", f"0,{n - 1}", "--mode", "bibw"], 2, ("bw_gbps",)),
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "p2p.json")
+        for extra, links, keys in cases:
+            p = run(mpirun(args, n, "p2p", *extra, "-s", "4K", "-n", "20", "-w", "2", "--backend", args.backend,
+                           "--json", path))
+            if p.returncode != 0:
+                fail(f"p2p {extra} exited {p.returncode}\n{p.stdout}\n{p.stderr}")
+            with open(path) as f:
+                doc = json.load(f)
+            errors = list(v.iter_errors(doc))
+            if errors:
+                fail(f"p2p {extra}: report does not match the schema: {errors[0].message} at {list(errors[0].path)}")
+            got = doc["p2p"]["links"]
+            if len(got) != links:
+                fail(f"p2p {extra}: expected {links} links, got {len(got)}")
+            for l in got:
+                for key in ("src_rank", "dst_rank", "src_host", "dst_host", "size_bytes") + keys:
+                    if l.get(key) is None:
+                        fail(f"p2p {extra}: link without {key}: {l}")
+                if l["size_bytes"] != 4096 or l["src_rank"] == l["dst_rank"]:
+                    fail(f"p2p {extra}: bad link {l}")
+            r = run([args.fabscope, "report", path])
+            if r.returncode != 0 or r.stdout != p.stdout:
+                fail(f"p2p {extra}: `fabscope report` differs from what p2p printed")
+    print("ok")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("command", choices=["sweep", "bad-input", "schema"])
+    ap.add_argument("command", choices=["sweep", "bad-input", "schema", "p2p"])
     ap.add_argument("--fabscope", required=True)
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--mpi-flags", default="")
@@ -212,7 +257,7 @@ def main():
     ap.add_argument("--np", type=int, default=2)
     ap.add_argument("--backend", default="mpi")
     args = ap.parse_args()
-    {"sweep": cmd_sweep, "bad-input": cmd_bad_input, "schema": cmd_schema}[args.command](args)
+    {"sweep": cmd_sweep, "bad-input": cmd_bad_input, "schema": cmd_schema, "p2p": cmd_p2p}[args.command](args)
 
 
 if __name__ == "__main__":
