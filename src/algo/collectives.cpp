@@ -95,72 +95,116 @@ class Algo {
     return recv_sliced(ex, from, p, elems, [](size_t, size_t) {});
   }
 
-  // Ring reduce-scatter of `src` (chunks by `chunk`) leaving chunk r, reduced, at `dst`.
-  // Step s sends chunk r-s-1 and receives chunk r-s-2, reducing it with this rank's
-  // own; after n-1 steps the chunk received last is chunk r.
-  template <typename ChunkOf>
-  Status ring_reduce_scatter(const char* src, char* dst, ChunkOf chunk) {
-    const ReduceOp op = *c_.op;
-    if (n_ == 1) {
-      copy(dst, src, chunk(0).count);
-      return Status::Ok();
+  // Calls fn(offset, count) for each slice of `elems` elements; one empty slice for none,
+  // so that an empty chunk is still one (zero-byte) message on both sides.
+  template <typename F>
+  void for_slices(size_t elems, F fn) const {
+    if (elems == 0) {
+      fn(size_t{0}, size_t{0});
+      return;
     }
-    size_t max_chunk = 0;
-    for (int j = 0; j < n_; ++j) max_chunk = std::max(max_chunk, chunk(j).count);
-    char* bufs[2] = {scratch_.get(bytes(max_chunk), 0), scratch_.get(bytes(max_chunk), 1)};
-    const char* sending = nullptr;
-    for (int s = 0; s < n_ - 1; ++s) {
-      const Chunk sc = chunk(peer(-s - 1));
-      const Chunk rc = chunk(peer(-s - 2));
-      const bool last = s == n_ - 2;
-      char* landing = bufs[s % 2];
-      char* result = last ? dst : landing;
-      const char* mine = src + bytes(rc.offset);
-      Exchange ex(t_, trace_, step_++);
-      FABSCOPE_RETURN_IF_ERROR(send_sliced(ex, peer(1), s == 0 ? src + bytes(sc.offset) : sending, sc.count));
-      FABSCOPE_RETURN_IF_ERROR(
-          recv_sliced(ex, peer(-1), landing, rc.count, [&, landing, result, mine](size_t off, size_t len) {
-            host_reduce_to(result + bytes(off), landing + bytes(off), mine + bytes(off), len, c_.dtype, op);
-          }));
-      FABSCOPE_RETURN_IF_ERROR(ex.wait());
-      sending = landing;
-    }
-    return Status::Ok();
+    for (size_t off = 0; off < elems; off += slice_elems_) fn(off, std::min(slice_elems_, elems - off));
   }
 
-  // Ring all-gather in `buf`, where this rank's chunk is already in place.
+  // The ring, pipelined across steps in one exchange. Reduce-scatter: step s sends
+  // chunk r-s-1 and receives chunk r-s-2, which is reduced with this rank's own slice by
+  // slice; each reduced slice is sent on at once as the next step's data, and after
+  // n-1 steps the chunk received last is chunk r, written to `rs_out`. All-gather: step
+  // s sends chunk r-s and receives chunk r-s-1 into `ag_buf`, relaying each slice at once.
+  // Messages on a connection are matched in posting order, and every rank posts its
+  // receives step by step, so each slice meets the receive meant for it.
   template <typename ChunkOf>
-  Status ring_all_gather(char* buf, ChunkOf chunk) {
-    for (int s = 0; s < n_ - 1; ++s) {
-      const Chunk sc = chunk(peer(-s));
-      const Chunk rc = chunk(peer(-s - 1));
-      Exchange ex(t_, trace_, step_++);
-      FABSCOPE_RETURN_IF_ERROR(send_sliced(ex, peer(1), buf + bytes(sc.offset), sc.count));
-      FABSCOPE_RETURN_IF_ERROR(recv_sliced(ex, peer(-1), buf + bytes(rc.offset), rc.count));
-      FABSCOPE_RETURN_IF_ERROR(ex.wait());
+  Status pipelined_ring(const char* src, char* rs_out, char* ag_buf, ChunkOf chunk, bool do_rs, bool do_ag) {
+    const int next = peer(1), prev = peer(-1), steps = n_ - 1;
+    const int ag_step0 = step_ + (do_rs ? steps : 0);
+    const ReduceOp op = c_.op.value_or(ReduceOp::kSum);  // outlives the callbacks, which run in wait()
+    size_t max_chunk = 0;
+    for (int j = 0; j < n_; ++j) max_chunk = std::max(max_chunk, chunk(j).count);
+    Exchange ex(t_, trace_, step_);
+    Status error;
+    auto fail = [&error](Status st) {
+      if (!st.ok() && error.ok()) error = std::move(st);
+    };
+    // All-gather step s sends chunk r-s: its slice at `off` is ready in ag_buf.
+    auto ag_send = [&, next](int s, size_t off, size_t len) {
+      const Chunk c = chunk(peer(-s));
+      fail(ex.send(next, ag_buf + bytes(c.offset + off), bytes(len), ag_step0 + s));
+    };
+    if (do_rs) {
+      const Chunk first = chunk(peer(-1));
+      for_slices(first.count, [&](size_t off, size_t len) {
+        fail(ex.send(next, src + bytes(first.offset + off), bytes(len), step_));
+      });
+      char* landing = scratch_.get(bytes(max_chunk) * static_cast<size_t>(steps), 0);
+      for (int s = 0; s < steps; ++s) {
+        const Chunk rc = chunk(peer(-s - 2));
+        const bool last = s == steps - 1;
+        char* land = landing + bytes(max_chunk) * static_cast<size_t>(s);
+        char* result = last ? rs_out : land;
+        const char* mine = src + bytes(rc.offset);
+        const int step = step_ + s;
+        for_slices(rc.count, [&, s, last, land, result, mine, step](size_t off, size_t len) {
+          fail(ex.recv(
+              prev, land + bytes(off), bytes(len),
+              [&, s, last, land, result, mine, off, len] {
+                host_reduce_to(result + bytes(off), land + bytes(off), mine + bytes(off), len, c_.dtype, op);
+                if (!last) {
+                  fail(ex.send(next, result + bytes(off), bytes(len), step_ + s + 1));
+                  return;
+                }
+                average(result + bytes(off), len);
+                if (do_ag) ag_send(0, off, len);
+              },
+              step));
+        });
+      }
+    } else if (do_ag) {
+      for_slices(chunk(r_).count, [&](size_t off, size_t len) { ag_send(0, off, len); });
     }
-    return Status::Ok();
+    if (do_ag) {
+      for (int s = 0; s < steps; ++s) {
+        const Chunk rc = chunk(peer(-s - 1));
+        for_slices(rc.count, [&, s, rc](size_t off, size_t len) {
+          fail(ex.recv(
+              prev, ag_buf + bytes(rc.offset + off), bytes(len),
+              [&, s, off, len] {
+                if (s < steps - 1) ag_send(s + 1, off, len);
+              },
+              ag_step0 + s));
+        });
+      }
+    }
+    fail(ex.wait());
+    step_ = ag_step0 + (do_ag ? steps : 0);
+    return error;
   }
 
   Status all_reduce() {
     auto chunk = [&](int j) { return balanced_chunk(c_.count, n_, j); };
     const Chunk mine = chunk(r_);
-    FABSCOPE_RETURN_IF_ERROR(ring_reduce_scatter(in(), out() + bytes(mine.offset), chunk));
-    average(out() + bytes(mine.offset), mine.count);
-    return ring_all_gather(out(), chunk);
+    if (n_ == 1) {
+      copy(out(), in(), c_.count);
+      average(out(), c_.count);
+      return Status::Ok();
+    }
+    return pipelined_ring(in(), out() + bytes(mine.offset), out(), chunk, true, true);
   }
 
   Status reduce_scatter_collective() {
     auto chunk = [&](int j) { return Chunk{static_cast<size_t>(j) * c_.count, c_.count}; };
-    FABSCOPE_RETURN_IF_ERROR(ring_reduce_scatter(in(), out(), chunk));
-    average(out(), c_.count);
-    return Status::Ok();
+    if (n_ == 1) {
+      copy(out(), in(), c_.count);
+      average(out(), c_.count);
+      return Status::Ok();
+    }
+    return pipelined_ring(in(), out(), nullptr, chunk, true, false);
   }
 
   Status all_gather_collective() {
     auto chunk = [&](int j) { return Chunk{static_cast<size_t>(j) * c_.count, c_.count}; };
     copy(out() + bytes(static_cast<size_t>(r_) * c_.count), in(), c_.count);
-    return ring_all_gather(out(), chunk);
+    if (n_ == 1) return Status::Ok();
+    return pipelined_ring(nullptr, nullptr, out(), chunk, false, true);
   }
 
   Status all_to_all() {

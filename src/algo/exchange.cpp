@@ -9,16 +9,18 @@ int64_t steady_now_ns() {
       .count();
 }
 
-Status Exchange::send(int peer, const void* buf, size_t bytes) {
+Status Exchange::send(int peer, const void* buf, size_t bytes, int step) {
   auto id = t_.post_send(peer, buf, bytes);
   if (!id.ok()) return id.status();
+  if (trace_ && step >= 0) steps_.emplace(*id, step);
   ++pending_;
   return Status::Ok();
 }
 
-Status Exchange::recv(int peer, void* buf, size_t bytes, std::function<void()> on_done) {
+Status Exchange::recv(int peer, void* buf, size_t bytes, std::function<void()> on_done, int step) {
   auto id = t_.post_recv(peer, buf, bytes);
   if (!id.ok()) return id.status();
+  if (trace_ && step >= 0) steps_.emplace(*id, step);
   if (on_done) callbacks_.emplace(*id, std::move(on_done));
   ++pending_;
   return Status::Ok();
@@ -30,7 +32,14 @@ Status Exchange::wait() {
     FABSCOPE_RETURN_IF_ERROR(t_.poll(done_, 100));
     for (const Completion& c : done_) {
       --pending_;
-      if (trace_) trace_->records.push_back({step_, c.peer, c.bytes, c.is_send, c.posted_ns, c.completed_ns});
+      if (trace_) {
+        int step = step_;
+        if (auto it = steps_.find(c.id); it != steps_.end()) {
+          step = it->second;
+          steps_.erase(it);
+        }
+        trace_->records.push_back({step, c.peer, c.bytes, c.is_send, c.posted_ns, c.completed_ns});
+      }
       if (!c.is_send) {
         auto it = callbacks_.find(c.id);
         if (it != callbacks_.end()) {

@@ -15,8 +15,9 @@ namespace fabscope {
 class Exchange {
  public:
   Exchange(Transport& transport, Trace* trace, int step) : t_(transport), trace_(trace), step_(step) {}
-  Status send(int peer, const void* buf, size_t bytes);
-  Status recv(int peer, void* buf, size_t bytes, std::function<void()> on_done = {});
+  // `step` labels the message in the trace; by default, the exchange's own step.
+  Status send(int peer, const void* buf, size_t bytes, int step = -1);
+  Status recv(int peer, void* buf, size_t bytes, std::function<void()> on_done = {}, int step = -1);
   // Waits for every posted message; a callback may post more (pipelining).
   Status wait();
 
@@ -26,6 +27,7 @@ class Exchange {
   int step_;
   size_t pending_ = 0;
   std::unordered_map<uint64_t, std::function<void()>> callbacks_;
+  std::unordered_map<uint64_t, int> steps_;  // messages labelled with another step
   std::vector<Completion> done_;
 };
 
