@@ -8,6 +8,21 @@
 #include "app/commands.h"
 #include "core/log.h"
 
+namespace {
+
+// The options backends take, as perftest names them where it has them.
+void add_backend_options(CLI::App* cmd, fabscope::BackendOptions& o) {
+  cmd->add_option("--tcp-if", o.tcp_interface, "tcp backend: use this network interface's IPv4 address");
+  cmd->add_option("--tcp-addr", o.tcp_address, "tcp backend: use this local IPv4 address");
+  cmd->add_option("--verbs-device", o.verbs_device, "verbs backend: RDMA device, e.g. mlx5_0 (perftest -d)");
+  cmd->add_option("--verbs-port", o.verbs_port, "verbs backend: port (perftest -i; default 1)");
+  cmd->add_option("--verbs-gid-index", o.verbs_gid_index,
+                  "verbs backend: GID index (perftest -x; default -1: LID on InfiniBand, perftest's choice on RoCE)");
+  cmd->add_option("--qps", o.verbs_qps, "verbs backend: RC queue pairs per peer (perftest -q; default 1)");
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace fabscope;
   CLI::App app{"fabscope: benchmark collective communication and find where the fabric loses time"};
@@ -39,9 +54,8 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("--timeout", sweep.timeout_s,
                         "Seconds without progress after which the job ends, naming where it stopped; 0 = never "
                         "(default 300)");
-  sweep_cmd->add_option("--backend", sweep.backend, "tcp, mpi or auto (default auto: the first usable)");
-  sweep_cmd->add_option("--tcp-if", sweep.tcp_interface, "tcp backend: use this network interface's IPv4 address");
-  sweep_cmd->add_option("--tcp-addr", sweep.tcp_address, "tcp backend: use this local IPv4 address");
+  sweep_cmd->add_option("--backend", sweep.backend, "verbs, tcp, mpi or auto (default auto: the first usable)");
+  add_backend_options(sweep_cmd, sweep.backend_options);
   sweep_cmd->add_option("--json", sweep.json_path, "Write the JSON report here (atomically, by rank 0)");
   sweep_cmd->add_option("--log-level", log_level, "error, warn, info or debug (default warn)");
 
@@ -58,9 +72,8 @@ int main(int argc, char** argv) {
   p2p_cmd->add_option("-w,--warmup_iters", p2p.warmup_iters, "Warm-up messages per link and size (default 50)");
   p2p_cmd->add_option("--window", p2p.window, "Messages in flight per flow in bandwidth modes (default 64)");
   p2p_cmd->add_option("--timeout", p2p.timeout_s, "Seconds without progress before the job ends; 0 = never");
-  p2p_cmd->add_option("--backend", p2p.backend, "tcp, mpi or auto (default auto)");
-  p2p_cmd->add_option("--tcp-if", p2p.tcp_interface, "tcp backend: use this network interface's IPv4 address");
-  p2p_cmd->add_option("--tcp-addr", p2p.tcp_address, "tcp backend: use this local IPv4 address");
+  p2p_cmd->add_option("--backend", p2p.backend, "verbs, tcp, mpi or auto (default auto: the first usable)");
+  add_backend_options(p2p_cmd, p2p.backend_options);
   p2p_cmd->add_option("--json", p2p.json_path, "Write the JSON report here (atomically, by rank 0)");
   p2p_cmd->add_option("--log-level", p2p_log_level, "error, warn, info or debug (default warn)");
 

@@ -12,8 +12,18 @@ namespace fabscope {
 
 char* Scratch::get(size_t bytes, int which) {
   auto& b = buffers_[which];
-  if (b.size() < bytes) b.resize(bytes);
+  if (b.size() < bytes) {
+    if (forget_ && !b.empty()) forget_->forget_memory(b.data(), b.size());
+    std::vector<char> bigger(bytes);
+    b.swap(bigger);
+  }
   return b.data();
+}
+
+Scratch::~Scratch() {
+  for (auto& b : buffers_) {
+    if (forget_ && !b.empty()) forget_->forget_memory(b.data(), b.size());
+  }
 }
 
 namespace {

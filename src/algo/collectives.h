@@ -17,8 +17,15 @@ namespace fabscope {
 // Host scratch memory the algorithms borrow, grown on demand and kept across calls.
 class Scratch {
  public:
+  // `forget` is told of every buffer before it is freed (Transport::forget_memory).
+  explicit Scratch(Transport* forget = nullptr) : forget_(forget) {}
+  ~Scratch();
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
   char* get(size_t bytes, int which);  // `which` selects one of a few independent buffers
+
  private:
+  Transport* forget_;
   std::vector<char> buffers_[3];
 };
 

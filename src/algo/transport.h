@@ -34,6 +34,9 @@ class Transport {
   virtual Status poll(std::vector<Completion>& done, int timeout_ms) = 0;
   // "tcp 198.18.0.2:40123": how this rank reaches `peer`, for messages and reports.
   virtual std::string describe_peer(int peer) const = 0;
+  // Called before memory that may have been sent from or received into is freed, so a
+  // transport that registers memory (verbs) drops what it holds for that range.
+  virtual void forget_memory(const void* /*buf*/, size_t /*bytes*/) {}
   // What carries the bytes, for reports: "TCP sockets on 198.18.0.2", "Open MPI v4.1.4".
   virtual std::string library() const { return ""; }
 };

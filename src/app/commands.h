@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/registry.h"
 #include "core/log.h"
 #include "core/status.h"
 
@@ -38,8 +39,7 @@ struct SweepCommand {
   uint64_t seed = 0x5eed;
   double timeout_s = 300;
   std::string backend = "auto";
-  std::string tcp_interface;
-  std::string tcp_address;
+  BackendOptions backend_options;
   std::optional<std::string> json_path;
   LogLevel log_level = LogLevel::kWarn;
   std::vector<std::string> command_line;
@@ -70,11 +70,10 @@ struct P2pCommand {
   int window = 64;
   double timeout_s = 300;
   std::string backend = "auto";
-  std::string tcp_interface;
-  std::string tcp_address;
   std::optional<std::string> json_path;
   LogLevel log_level = LogLevel::kWarn;
   std::vector<std::string> command_line;
+  BackendOptions backend_options;
 };
 CommandOutcome run_p2p_command(const P2pCommand& cmd, int* argc, char*** argv);
 

@@ -85,8 +85,7 @@ CommandOutcome run_p2p_command(const P2pCommand& cmd, int* argc, char*** argv) {
   if (local.ok() && cmd.json_path && ctx.rank() == 0) local = check_writable(*cmd.json_path);
   if (Status s = ctx.agree(local); !s.ok()) return fail(s);
 
-  const BackendOptions bo{cmd.tcp_interface, cmd.tcp_address};
-  auto transport = entry->create_transport(ctx, bo, log);
+  auto transport = entry->create_transport(ctx, cmd.backend_options, log);
   if (Status s = ctx.agree(transport.ok() ? Status::Ok() : transport.status()); !s.ok()) return fail(s);
 
   Report report;

@@ -130,7 +130,7 @@ CommandOutcome run_sweep_command(const SweepCommand& cmd, int* argc, char*** arg
   if (local.ok() && cmd.json_path && ctx.rank() == 0) local = check_writable(*cmd.json_path);
   if (Status s = ctx.agree(local); !s.ok()) return fail(s);
 
-  auto backend = entry->create(ctx, BackendOptions{cmd.tcp_interface, cmd.tcp_address}, log);
+  auto backend = entry->create(ctx, cmd.backend_options, log);
   if (Status s = ctx.agree(backend.ok() ? Status::Ok() : backend.status()); !s.ok()) return fail(s);
   Backend& b = **backend;
   auto plan = plan_sweeps(ctx, b, *options);

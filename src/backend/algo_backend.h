@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "algo/collectives.h"
 #include "algo/transport.h"
@@ -12,10 +13,50 @@
 
 namespace fabscope {
 
+// Host memory whose release first tells the transport (which may hold a registration).
+class TransportHostMemory final : public Memory {
+ public:
+  explicit TransportHostMemory(Transport& t) : t_(t) {}
+  std::string_view kind() const override { return host_.kind(); }
+  Status check_capacity(uint64_t bytes_per_rank, int ranks_here) const override {
+    return host_.check_capacity(bytes_per_rank, ranks_here);
+  }
+  Result<void*> allocate(size_t bytes) override {
+    auto p = host_.allocate(bytes);
+    if (p.ok()) sizes_[*p] = bytes;
+    return p;
+  }
+  void release(void* buffer) override {
+    auto it = sizes_.find(buffer);
+    if (it != sizes_.end()) {
+      t_.forget_memory(buffer, it->second);
+      sizes_.erase(it);
+    }
+    host_.release(buffer);
+  }
+  Status fill(void* buffer, const PatternSpec& spec, std::span<const Segment> segments) override {
+    return host_.fill(buffer, spec, segments);
+  }
+  Result<uint64_t> count_wrong(const void* buffer, const PatternSpec& spec,
+                               std::span<const Segment> segments) override {
+    return host_.count_wrong(buffer, spec, segments);
+  }
+
+ private:
+  Transport& t_;
+  HostMemory host_;
+  std::unordered_map<void*, size_t> sizes_;
+};
+
 class AlgoBackend final : public Backend {
  public:
   AlgoBackend(std::string name, std::string library, std::unique_ptr<Transport> transport, AlgoOptions options = {})
-      : name_(std::move(name)), library_(std::move(library)), transport_(std::move(transport)), options_(options) {}
+      : name_(std::move(name)),
+        library_(std::move(library)),
+        transport_(std::move(transport)),
+        options_(options),
+        memory_(*transport_),
+        scratch_(transport_.get()) {}
 
   std::string_view name() const override { return name_; }
   std::string library() const override { return library_; }
@@ -32,7 +73,7 @@ class AlgoBackend final : public Backend {
   std::string library_;
   std::unique_ptr<Transport> transport_;
   AlgoOptions options_;
-  HostMemory memory_;
+  TransportHostMemory memory_;
   Scratch scratch_;
   Trace* trace_ = nullptr;
 };

@@ -5,12 +5,32 @@
 #include "backend/mpi/mpi_backend.h"
 #include "backend/mpi/mpi_transport.h"
 #include "backend/tcp/tcp_backend.h"
+#include "backend/verbs/verbs_backend.h"
 
 namespace fabscope {
+
+namespace {
+VerbsOptions verbs_options(const BackendOptions& b) {
+  VerbsOptions o;
+  o.device = b.verbs_device;
+  o.port = b.verbs_port;
+  o.gid_index = b.verbs_gid_index;
+  o.qps = b.verbs_qps;
+  return o;
+}
+}  // namespace
 
 const std::vector<BackendEntry>& backend_registry() {
   // In --backend auto preference order.
   static const std::vector<BackendEntry> kEntries = {
+      {"verbs", "fabscope's own algorithms over RC verbs (RDMA write with immediate) on host memory",
+       probe_verbs_backend,
+       [](const RankContext& c, const BackendOptions& b, const Logger& l) {
+         return create_verbs_backend(c, verbs_options(b), l);
+       },
+       [](const RankContext& c, const BackendOptions& b, const Logger& l) {
+         return create_verbs_transport(c, verbs_options(b), l);
+       }},
       {"tcp", "fabscope's own algorithms over TCP sockets on host memory: knows which link every byte crossed",
        probe_tcp_backend, create_tcp_backend, create_tcp_transport},
       {"mpi", "MPI's own collectives on host memory: the reference line, runs anywhere MPI runs", probe_mpi_backend,

@@ -130,6 +130,8 @@ BAD_SWEEPS = [
     (["sweep", "allreduce", "--log-level", "loud"], "unknown log level 'loud'"),
     (["sweep", "allreduce", "-n", "many"], "many"),
     (["sweep", "allreduce", "--timeout", "-1"], "--timeout -1"),
+    (["sweep", "allreduce", "-b", "8", "-e", "8", "--backend", "verbs"], "backend 'verbs' is unavailable here"),
+    (["p2p", "--backend", "verbs"], "backend 'verbs' is unavailable here"),
     (["p2p", "--pattern", "mesh"], "unknown pattern 'mesh'"),
     (["p2p", "--mode", "fast"], "unknown mode 'fast'"),
     (["p2p", "--pair", "0,9"], "--pair 0,9 is not two different ranks of this job"),

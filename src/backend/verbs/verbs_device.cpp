@@ -55,21 +55,31 @@ Status ibv_status(int err, const char* call, const char* file, int line) {
 
 const char* verbs_port_state_name(int state) {
   switch (state) {
-    case IBV_PORT_NOP: return "NOP";
-    case IBV_PORT_DOWN: return "DOWN";
-    case IBV_PORT_INIT: return "INIT";
-    case IBV_PORT_ARMED: return "ARMED";
-    case IBV_PORT_ACTIVE: return "ACTIVE";
-    case IBV_PORT_ACTIVE_DEFER: return "ACTIVE_DEFER";
-    default: return "UNKNOWN";
+    case IBV_PORT_NOP:
+      return "NOP";
+    case IBV_PORT_DOWN:
+      return "DOWN";
+    case IBV_PORT_INIT:
+      return "INIT";
+    case IBV_PORT_ARMED:
+      return "ARMED";
+    case IBV_PORT_ACTIVE:
+      return "ACTIVE";
+    case IBV_PORT_ACTIVE_DEFER:
+      return "ACTIVE_DEFER";
+    default:
+      return "UNKNOWN";
   }
 }
 
 const char* verbs_link_layer_name(int link_layer) {
   switch (link_layer) {
-    case IBV_LINK_LAYER_INFINIBAND: return "InfiniBand";
-    case IBV_LINK_LAYER_ETHERNET: return "Ethernet";
-    default: return "InfiniBand";  // unspecified means InfiniBand (older providers)
+    case IBV_LINK_LAYER_INFINIBAND:
+      return "InfiniBand";
+    case IBV_LINK_LAYER_ETHERNET:
+      return "Ethernet";
+    default:
+      return "InfiniBand";  // unspecified means InfiniBand (older providers)
   }
 }
 

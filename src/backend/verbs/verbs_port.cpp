@@ -43,13 +43,13 @@ Result<std::string> choose_verbs_device(std::span<const VerbsDeviceSummary> devi
       if (!d.error.empty()) return Status::Unavailable(fmt::format("--verbs-device {}: {}", d.name, d.error));
       const VerbsPortSummary* p = find_port(d, o.port);
       if (p == nullptr) {
-        return Status::Invalid(fmt::format("--verbs-device {} has no port {} (it has {})", d.name, o.port,
-                                           d.ports.empty() ? std::string("none")
-                                                           : fmt::format("1 to {}", d.ports.back().port)));
+        return Status::Invalid(
+            fmt::format("--verbs-device {} has no port {} (it has {})", d.name, o.port,
+                        d.ports.empty() ? std::string("none") : fmt::format("1 to {}", d.ports.back().port)));
       }
       if (!p->active) {
-        return Status::Unavailable(fmt::format("{} is not ACTIVE (is the cable in and a subnet manager running?)",
-                                               describe_port(d, *p)));
+        return Status::Unavailable(
+            fmt::format("{} is not ACTIVE (is the cable in and a subnet manager running?)", describe_port(d, *p)));
       }
       return d.name;
     }
@@ -93,24 +93,52 @@ double verbs_port_rate_gbps(uint32_t active_speed, uint32_t active_width) {
   // Per-lane Gb/s by IBV speed code (SDR ... NDR), lanes by IBV width code.
   double lane = 0;
   switch (active_speed) {
-    case 1: lane = 2.5; break;
-    case 2: lane = 5; break;
-    case 4: lane = 10; break;
-    case 8: lane = 10; break;  // FDR10
-    case 16: lane = 14; break;
-    case 32: lane = 25; break;
-    case 64: lane = 50; break;
-    case 128: lane = 100; break;
-    default: return 0;
+    case 1:
+      lane = 2.5;
+      break;
+    case 2:
+      lane = 5;
+      break;
+    case 4:
+      lane = 10;
+      break;
+    case 8:
+      lane = 10;
+      break;  // FDR10
+    case 16:
+      lane = 14;
+      break;
+    case 32:
+      lane = 25;
+      break;
+    case 64:
+      lane = 50;
+      break;
+    case 128:
+      lane = 100;
+      break;
+    default:
+      return 0;
   }
   int lanes = 0;
   switch (active_width) {
-    case 1: lanes = 1; break;
-    case 2: lanes = 4; break;
-    case 4: lanes = 8; break;
-    case 8: lanes = 12; break;
-    case 16: lanes = 2; break;
-    default: return 0;
+    case 1:
+      lanes = 1;
+      break;
+    case 2:
+      lanes = 4;
+      break;
+    case 4:
+      lanes = 8;
+      break;
+    case 8:
+      lanes = 12;
+      break;
+    case 16:
+      lanes = 2;
+      break;
+    default:
+      return 0;
   }
   return lane * lanes;
 }

@@ -39,8 +39,7 @@ Status VerbsPeerProtocol::match(SendMsg& send, const VerbsCts& cts) const {
 }
 
 Status VerbsPeerProtocol::post_send(uint64_t id, uint64_t addr, uint64_t bytes, uint32_t lkey, int64_t posted_ns) {
-  SendMsg m{next_send_seq_++, id, addr, bytes, lkey, posted_ns};
-  m.split = verbs_split(bytes, limits_);
+  SendMsg m{next_send_seq_++, id, addr, bytes, lkey, posted_ns, verbs_split(bytes, limits_)};
   sends_.push_back(m);
   if (!early_cts_.empty()) {
     // CTSs arrive in order, so the oldest waiting one is this send's.
@@ -52,8 +51,7 @@ Status VerbsPeerProtocol::post_send(uint64_t id, uint64_t addr, uint64_t bytes, 
 }
 
 void VerbsPeerProtocol::post_recv(uint64_t id, uint64_t addr, uint64_t bytes, uint32_t rkey, int64_t posted_ns) {
-  RecvMsg m{next_recv_seq_++, id, addr, bytes, rkey, posted_ns};
-  m.split = verbs_split(bytes, limits_);
+  RecvMsg m{next_recv_seq_++, id, addr, bytes, rkey, posted_ns, verbs_split(bytes, limits_)};
   recvs_.push_back(m);
 }
 
@@ -81,9 +79,8 @@ Status VerbsPeerProtocol::on_send_done(uint32_t qp, VerbsWorkItem::Kind kind, ui
   const bool known = !sends_.empty() && sequence >= sends_.front().sequence && sequence <= sends_.back().sequence;
   SendMsg* m = known ? &sends_[sequence - sends_.front().sequence] : nullptr;
   if (m == nullptr || m->writes_done >= m->writes_posted) {
-    return Status::Runtime(
-        fmt::format("verbs protocol error: an RDMA write completion for message {}, which has none outstanding",
-                    sequence));
+    return Status::Runtime(fmt::format(
+        "verbs protocol error: an RDMA write completion for message {}, which has none outstanding", sequence));
   }
   ++m->writes_done;
   return Status::Ok();

@@ -100,10 +100,10 @@ class VerbsPeerProtocol {
     uint64_t bytes;
     uint32_t lkey;
     int64_t posted_ns;
+    VerbsSplit split;
     bool has_cts = false;
     uint64_t remote_addr = 0;
     uint32_t rkey = 0;
-    VerbsSplit split;
     uint64_t writes_posted = 0;
     uint64_t writes_done = 0;
   };

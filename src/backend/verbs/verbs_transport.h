@@ -36,6 +36,9 @@ class VerbsTransport final : public Transport {
   Result<uint64_t> post_recv(int peer, void* buf, size_t bytes) override;
   Status poll(std::vector<Completion>& done, int timeout_ms) override;
   std::string describe_peer(int peer) const override;
+  // "RC verbs on mlx5_0 port 1 (InfiniBand, 200 Gb/s, LID 0x12), 2 QPs per peer"
+  std::string library() const override;
+  void forget_memory(const void* buf, size_t bytes) override { mrs_->invalidate(buf, bytes); }
   const VerbsDevice& device() const { return *device_; }
 
  private:
@@ -65,13 +68,14 @@ class VerbsTransport final : public Transport {
   ibv_pd* pd_ = nullptr;
   ibv_cq* cq_ = nullptr;
   std::vector<Peer> peers_;
-  std::vector<uint32_t> psns_;                                       // [peer * qps + qp]
-  std::unordered_map<uint32_t, std::pair<int, uint32_t>> by_qpn_;    // qp number -> (peer, qp)
-  std::vector<uint8_t> slots_;                                       // [peer][qp][slot] kSlotBytes each
+  std::vector<uint32_t> psns_;                                     // [peer * qps + qp]
+  std::unordered_map<uint32_t, std::pair<int, uint32_t>> by_qpn_;  // qp number -> (peer, qp)
+  std::vector<uint8_t> slots_;                                     // [peer][qp][slot] kSlotBytes each
   ibv_mr* slots_mr_ = nullptr;
   std::unique_ptr<VerbsMrCache> mrs_;
   uint64_t next_id_ = 1;
-  std::vector<int> dirty_;
+  uint64_t pending_ = 0;  // messages posted and not yet reported complete
+  std::vector<int> dirty_, dirty_now_;
   std::vector<VerbsWorkItem> work_;
   std::vector<VerbsDone> done_;
 };

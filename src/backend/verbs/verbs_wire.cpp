@@ -98,16 +98,16 @@ Result<VerbsEndpointInfo> decode_endpoint(std::span<const uint8_t> bytes, uint32
   info.rank = r.u32();
   const uint32_t nqps = r.u32();
   if (info.rank != expected_rank) {
-    return Status::Runtime(fmt::format("{}: claims to come from rank {}, expected rank {}", what, info.rank,
-                                       expected_rank));
+    return Status::Runtime(
+        fmt::format("{}: claims to come from rank {}, expected rank {}", what, info.rank, expected_rank));
   }
   if (nqps != expected_qps) {
     return Status::Runtime(fmt::format("{} from rank {}: {} queue pairs, but this rank uses {} (--qps must agree)",
                                        what, expected_rank, nqps, expected_qps));
   }
   if (bytes.size() != verbs_endpoint_wire_bytes(nqps)) {
-    return Status::Runtime(fmt::format("{} from rank {}: {} bytes, expected {} for {} queue pairs", what,
-                                       expected_rank, bytes.size(), verbs_endpoint_wire_bytes(nqps), nqps));
+    return Status::Runtime(fmt::format("{} from rank {}: {} bytes, expected {} for {} queue pairs", what, expected_rank,
+                                       bytes.size(), verbs_endpoint_wire_bytes(nqps), nqps));
   }
   info.qps.resize(nqps);
   for (uint32_t i = 0; i < nqps; ++i) {
