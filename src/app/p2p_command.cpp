@@ -57,36 +57,22 @@ Result<P2pOptions> build_p2p_options(const P2pCommand& cmd) {
 
 CommandOutcome run_p2p_command(const P2pCommand& cmd, int* argc, char*** argv) {
   CommandOutcome out;
-  auto created = RankContext::create(argc, argv);
-  if (!created.ok()) {
-    print_error(created.status().message());
-    out.status = created.status();
+  auto options = build_p2p_options(cmd);
+  auto job = start_job(
+      argc, argv, [&](const RankContext& c) { return options.ok() ? validate(*options, c.size()) : options.status(); },
+      cmd.backend, cmd.json_path, cmd.log_level);
+  if (!job.ok()) {
+    out.status = job.status();
     return out;
   }
-  const RankContext& ctx = **created;
-  auto fail = [&](const Status& s) {
-    if (ctx.rank() == 0) print_error(s.message());
+  const RankContext& ctx = *job->ctx;
+  const Logger& log = job->log;
+  const BackendEntry* entry = job->backend;
+  auto transport = entry->create_transport(ctx, cmd.backend_options, log);
+  if (Status s = agree_or_report(ctx, transport.ok() ? Status::Ok() : transport.status()); !s.ok()) {
     out.status = s;
     return out;
-  };
-  Logger log(cmd.log_level, fmt::format("[r{} {}]", ctx.rank(), ctx.host()));
-
-  auto options = build_p2p_options(cmd);
-  Status local = options.ok() ? validate(*options, ctx.size()) : options.status();
-  const BackendEntry* entry = nullptr;
-  if (local.ok()) {
-    auto selected = select_backend(cmd.backend);
-    if (selected.ok()) {
-      entry = *selected;
-    } else {
-      local = selected.status();
-    }
   }
-  if (local.ok() && cmd.json_path && ctx.rank() == 0) local = check_writable(*cmd.json_path);
-  if (Status s = ctx.agree(local); !s.ok()) return fail(s);
-
-  auto transport = entry->create_transport(ctx, cmd.backend_options, log);
-  if (Status s = ctx.agree(transport.ok() ? Status::Ok() : transport.status()); !s.ok()) return fail(s);
 
   Report report;
   report.context = make_run_context(ctx, entry->name, (*transport)->library(), "host", cmd.command_line);

@@ -4,7 +4,10 @@
 #include <cstdlib>
 #include <set>
 
+#include <fmt/format.h>
 #include "app/commands.h"
+
+#include "core/atomic_file.h"
 #include "core/clock.h"
 #include "core/env.h"
 #include "fabscope/version.h"
@@ -12,6 +15,39 @@
 extern char** environ;
 
 namespace fabscope {
+
+Status agree_or_report(const RankContext& ctx, const Status& local) {
+  Status s = ctx.agree(local);
+  if (!s.ok() && ctx.rank() == 0) print_error(s.message());  // while MPI is up, before any rank exits
+  return s;
+}
+
+Result<JobStart> start_job(int* argc, char*** argv, const std::function<Status(const RankContext&)>& check_options,
+                           const std::string& backend, const std::optional<std::string>& json_path, LogLevel level) {
+  auto created = RankContext::create(argc, argv);
+  if (!created.ok()) {
+    print_error(created.status().message());
+    return created.status();
+  }
+  JobStart job;
+  job.ctx = std::move(*created);
+  const RankContext& ctx = *job.ctx;
+  job.log = Logger(level, fmt::format("[r{} {}]", ctx.rank(), ctx.host()));
+  // Checks that need no data moved: identical on every rank, except the output file,
+  // which rank 0 alone writes. All ranks agree before going on, so none hangs.
+  Status local = check_options(ctx);
+  if (local.ok()) {
+    auto selected = select_backend(backend);
+    if (selected.ok()) {
+      job.backend = *selected;
+    } else {
+      local = selected.status();
+    }
+  }
+  if (local.ok() && json_path && ctx.rank() == 0) local = check_writable(*json_path);
+  FABSCOPE_RETURN_IF_ERROR(agree_or_report(ctx, local));
+  return job;
+}
 
 RunContext make_run_context(const RankContext& ctx, std::string_view backend, const std::string& library,
                             std::string_view memory, const std::vector<std::string>& command_line) {

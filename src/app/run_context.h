@@ -6,10 +6,28 @@
 #include <string_view>
 #include <vector>
 
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "backend/registry.h"
 #include "comm/context.h"
+#include "core/log.h"
 #include "report/report.h"
 
 namespace fabscope {
+
+// A measuring command's start: MPI up, the command's own checks, the backend name and
+// the report path agreed usable by every rank. On failure rank 0 has printed why.
+struct JobStart {
+  std::unique_ptr<RankContext> ctx;
+  const BackendEntry* backend = nullptr;
+  Logger log;
+};
+Result<JobStart> start_job(int* argc, char*** argv, const std::function<Status(const RankContext&)>& check_options,
+                           const std::string& backend, const std::optional<std::string>& json_path, LogLevel level);
+// Agrees `local` across ranks; when any failed, rank 0 prints the failure, returned on every rank.
+Status agree_or_report(const RankContext& ctx, const Status& local);
 
 RunContext make_run_context(const RankContext& ctx, std::string_view backend, const std::string& library,
                             std::string_view memory, const std::vector<std::string>& command_line);

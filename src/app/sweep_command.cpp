@@ -99,42 +99,28 @@ class TablePrinter final : public SweepObserver {
 
 CommandOutcome run_sweep_command(const SweepCommand& cmd, int* argc, char*** argv) {
   CommandOutcome out;
-  auto created = RankContext::create(argc, argv);
-  if (!created.ok()) {
-    print_error(created.status().message());
-    out.status = created.status();
+  auto options = build_options(cmd);
+  auto job = start_job(
+      argc, argv, [&](const RankContext&) { return options.ok() ? Status::Ok() : options.status(); }, cmd.backend,
+      cmd.json_path, cmd.log_level);
+  if (!job.ok()) {
+    out.status = job.status();
     return out;
   }
-  const RankContext& ctx = **created;
-  // Errors agreed by every rank are printed once, by rank 0, while MPI is still up.
+  const RankContext& ctx = *job->ctx;
+  const Logger& log = job->log;
   auto fail = [&](const Status& s) {
-    if (ctx.rank() == 0) print_error(s.message());
     out.status = s;
     return out;
   };
-  Logger log(cmd.log_level, fmt::format("[r{} {}]", ctx.rank(), ctx.host()));
-
-  // Checks that need no data moved: identical on every rank, except the output file,
-  // which rank 0 alone writes. All ranks agree before going on, so none hangs.
-  auto options = build_options(cmd);
-  Status local = options.ok() ? Status::Ok() : options.status();
-  const BackendEntry* entry = nullptr;
-  if (local.ok()) {
-    auto selected = select_backend(cmd.backend);
-    if (selected.ok()) {
-      entry = *selected;
-    } else {
-      local = selected.status();
-    }
-  }
-  if (local.ok() && cmd.json_path && ctx.rank() == 0) local = check_writable(*cmd.json_path);
-  if (Status s = ctx.agree(local); !s.ok()) return fail(s);
-
-  auto backend = entry->create(ctx, cmd.backend_options, log);
-  if (Status s = ctx.agree(backend.ok() ? Status::Ok() : backend.status()); !s.ok()) return fail(s);
+  auto backend = job->backend->create(ctx, cmd.backend_options, log);
+  if (Status s = agree_or_report(ctx, backend.ok() ? Status::Ok() : backend.status()); !s.ok()) return fail(s);
   Backend& b = **backend;
   auto plan = plan_sweeps(ctx, b, *options);
-  if (!plan.ok()) return fail(plan.status());
+  if (!plan.ok()) {
+    if (ctx.rank() == 0) print_error(plan.status().message());  // planning fails alike on every rank
+    return fail(plan.status());
+  }
   log.info("backend {} ({}), {} ranks on {} hosts", b.name(), b.library(), ctx.size(), ctx.ranks().size());
 
   Report report;
