@@ -2,28 +2,23 @@
 
 #include <algorithm>
 
+#include "coll/host_reduce.h"
 #include "comm/mpi_check.h"
 
 namespace fabscope {
 
 namespace {
 
-template <typename T, float (*ToF)(T), T (*FromF)(float), int Op>
+// MPI user operators for the 16-bit types: host_reduce's arithmetic (float, rounded back).
+template <DataType T, ReduceOp Op>
 void reduce_16bit(void* in, void* inout, int* len, MPI_Datatype*) {
-  const T* a = static_cast<const T*>(in);
-  T* b = static_cast<T*>(inout);
-  for (int i = 0; i < *len; ++i) {
-    float x = ToF(a[i]);
-    float y = ToF(b[i]);
-    float r = Op == 0 ? x + y : Op == 1 ? x * y : Op == 2 ? std::min(x, y) : std::max(x, y);
-    b[i] = FromF(r);
-  }
+  host_reduce(inout, in, static_cast<size_t>(*len), T, Op);
 }
 
-template <typename T, float (*ToF)(T), T (*FromF)(float)>
+template <DataType T>
 Status create_ops(MPI_Op (&ops)[4]) {
-  MPI_User_function* fns[4] = {reduce_16bit<T, ToF, FromF, 0>, reduce_16bit<T, ToF, FromF, 1>,
-                               reduce_16bit<T, ToF, FromF, 2>, reduce_16bit<T, ToF, FromF, 3>};
+  MPI_User_function* fns[4] = {reduce_16bit<T, ReduceOp::kSum>, reduce_16bit<T, ReduceOp::kProd>,
+                               reduce_16bit<T, ReduceOp::kMin>, reduce_16bit<T, ReduceOp::kMax>};
   for (int i = 0; i < 4; ++i) FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Op_create(fns[i], 1, &ops[i])));
   return Status::Ok();
 }
@@ -52,8 +47,8 @@ Result<MpiTypes> MpiTypes::create() {
   FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Type_commit(&t.half_)));
   FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Type_contiguous(2, MPI_BYTE, &t.bf16_)));
   FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Type_commit(&t.bf16_)));
-  FABSCOPE_RETURN_IF_ERROR((create_ops<Half, half_to_float, float_to_half>(t.half_ops_)));
-  FABSCOPE_RETURN_IF_ERROR((create_ops<Bfloat16, bfloat16_to_float, float_to_bfloat16>(t.bf16_ops_)));
+  FABSCOPE_RETURN_IF_ERROR(create_ops<DataType::kHalf>(t.half_ops_));
+  FABSCOPE_RETURN_IF_ERROR(create_ops<DataType::kBfloat16>(t.bf16_ops_));
   return t;
 }
 
