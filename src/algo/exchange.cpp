@@ -13,6 +13,7 @@ Status Exchange::send(int peer, const void* buf, size_t bytes, int step) {
   auto id = t_.post_send(peer, buf, bytes);
   if (!id.ok()) return id.status();
   if (trace_ && step >= 0) steps_.emplace(*id, step);
+  posted_.insert(*id);
   ++pending_;
   return Status::Ok();
 }
@@ -22,6 +23,7 @@ Status Exchange::recv(int peer, void* buf, size_t bytes, std::function<void()> o
   if (!id.ok()) return id.status();
   if (trace_ && step >= 0) steps_.emplace(*id, step);
   if (on_done) callbacks_.emplace(*id, std::move(on_done));
+  posted_.insert(*id);
   ++pending_;
   return Status::Ok();
 }
@@ -31,6 +33,7 @@ Status Exchange::wait() {
     done_.clear();
     FABSCOPE_RETURN_IF_ERROR(t_.poll(done_, 100));
     for (const Completion& c : done_) {
+      if (posted_.erase(c.id) == 0) continue;  // left over from an exchange that failed
       --pending_;
       if (trace_) {
         int step = step_;

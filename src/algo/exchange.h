@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "algo/trace.h"
@@ -28,6 +29,7 @@ class Exchange {
   size_t pending_ = 0;
   std::unordered_map<uint64_t, std::function<void()>> callbacks_;
   std::unordered_map<uint64_t, int> steps_;  // messages labelled with another step
+  std::unordered_set<uint64_t> posted_;      // completions of other exchanges are not ours
   std::vector<Completion> done_;
 };
 

@@ -35,10 +35,14 @@ FlowBandwidth flow_bandwidth(uint64_t size, const std::vector<int64_t>& t, int64
     bw.avg_gbps = static_cast<double>(size) * n / elapsed_s / 1e9;
     bw.msg_rate_mpps = n / elapsed_s / 1e6;
   }
-  const size_t w = std::min(t.size(), static_cast<size_t>(std::max(window, 1)));
+  // A peak over a few completions would measure how the transport batches them (a
+  // socket's buffered data is read in one go), not the link: spans are at least
+  // kMinPeakMessages messages and kMinPeakNs long.
+  const size_t w = std::min(t.size(), static_cast<size_t>(std::max(window, kMinPeakMessages)));
   double best = 0;
   for (size_t end = w - 1; end < t.size(); ++end) {
     const int64_t begin = end + 1 == w ? start_ns : t[end - w];
+    if (t[end] - begin < kMinPeakNs && end + 1 != t.size()) continue;
     const double dt = static_cast<double>(t[end] - begin) * 1e-9;
     if (dt > 0) best = std::max(best, static_cast<double>(size) * static_cast<double>(w) / dt / 1e9);
   }
@@ -213,6 +217,18 @@ Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOption
   std::vector<char> send_buf(std::max<uint64_t>(max_size, 1), 'f');
   for (size_t i = 0; i < send_buf.size(); ++i) send_buf[i] = static_cast<char>(i * 131 + static_cast<size_t>(me));
 
+  // Receive buffers for the largest size, kept for the whole run: a transport that
+  // registers memory (verbs) is told before they are freed.
+  std::vector<std::vector<char>> recv_bufs;
+  struct Forget {
+    Transport& t;
+    std::vector<std::vector<char>>& recv;
+    std::vector<char>& send;
+    ~Forget() {
+      for (auto& b : recv) t.forget_memory(b.data(), b.size());
+      t.forget_memory(send.data(), send.size());
+    }
+  } forget{t, recv_bufs, send_buf};
   Watchdog watchdog(o.timeout_s, fmt::format("[r{} {}]", me, ctx.host()), 4);
   P2pRunner runner(ctx, t, o, watchdog);
   std::vector<double> packed;
@@ -239,13 +255,11 @@ Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOption
           mine.push_back(std::move(run));
         }
       }
-      std::vector<std::vector<char>> recv_bufs(mine.size());
-      for (size_t i = 0; i < mine.size(); ++i) {
-        if (!mine[i].sending) recv_bufs[i].resize(std::max<uint64_t>(size, 1));
-      }
+      while (recv_bufs.size() < mine.size()) recv_bufs.emplace_back(std::max<uint64_t>(max_size, 1));
 
       if (latency) {
-        std::vector<char> recv_buf(std::max<uint64_t>(size, 1));
+        std::vector<char>& recv_buf =
+            recv_bufs.empty() ? recv_bufs.emplace_back(std::max<uint64_t>(max_size, 1)) : recv_bufs[0];
         const FlowRun* f = mine.empty() ? nullptr : &mine[0];
         if (f)
           FABSCOPE_RETURN_IF_ERROR(

@@ -28,12 +28,15 @@ struct P2pOptions {
 Status validate(const P2pOptions& options, int nranks);
 
 // Bandwidth of a flow from its receiver's clock: the average over the whole run and
-// the best over any `window` consecutive messages (the peak). Times in ns from start.
+// the best over any max(window, 64) consecutive messages spanning at least 1 ms (the
+// peak). Times in ns, on the same clock as start_ns.
 struct FlowBandwidth {
   double avg_gbps = 0;
   double peak_gbps = 0;
   double msg_rate_mpps = 0;
 };
+inline constexpr int kMinPeakMessages = 64;
+inline constexpr int64_t kMinPeakNs = 1000000;  // 1 ms
 FlowBandwidth flow_bandwidth(uint64_t size_bytes, const std::vector<int64_t>& completion_ns, int64_t start_ns,
                              int window);
 LatencyStats latency_stats(std::vector<double> one_way_us);

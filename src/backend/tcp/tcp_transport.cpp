@@ -13,7 +13,7 @@
 namespace fabscope {
 
 namespace {
-constexpr size_t kMaxIo = 8u << 20;  // bytes per system call, so one peer cannot starve the others
+constexpr size_t kMaxIo = 8u << 20;  // bytes per connection and direction per pass, so no peer starves the others
 }
 
 Result<uint64_t> TcpTransport::post_send(int peer, const void* buf, size_t bytes) {
@@ -35,7 +35,8 @@ Result<uint64_t> TcpTransport::post_recv(int peer, void* buf, size_t bytes) {
 }
 
 Status TcpTransport::progress_send(int peer, Conn& c, std::vector<Completion>& done) {
-  while (!c.sends.empty()) {
+  size_t moved = 0;
+  while (!c.sends.empty() && moved < kMaxIo) {
     SendOp& op = c.sends.front();
     const size_t total = sizeof(TcpHeader) + op.bytes;
     iovec iov[2];
@@ -56,6 +57,7 @@ Status TcpTransport::progress_send(int peer, Conn& c, std::vector<Completion>& d
       return Status::Runtime(fmt::format("tcp: sending to {} failed: {}", describe_peer(peer), std::strerror(errno)));
     }
     op.done += static_cast<size_t>(sent);
+    moved += static_cast<size_t>(sent);
     if (op.done < total) continue;
     done.push_back({op.id, peer, op.bytes, true, op.posted_ns, steady_now_ns()});
     c.sends.pop_front();
@@ -64,7 +66,8 @@ Status TcpTransport::progress_send(int peer, Conn& c, std::vector<Completion>& d
 }
 
 Status TcpTransport::progress_recv(int peer, Conn& c, std::vector<Completion>& done) {
-  while (!c.recvs.empty()) {
+  size_t moved = 0;
+  while (!c.recvs.empty() && moved < kMaxIo) {
     RecvOp& op = c.recvs.front();
     char* dst;
     size_t want;
@@ -88,6 +91,7 @@ Status TcpTransport::progress_recv(int peer, Conn& c, std::vector<Completion>& d
             fmt::format("tcp: receiving from {} failed: {}", describe_peer(peer), std::strerror(errno)));
       }
       op.done += static_cast<size_t>(got);
+      moved += static_cast<size_t>(got);
       if (op.done == sizeof(TcpHeader)) {
         // The header is checked before any payload lands in the user's buffer.
         if (op.header.magic != kTcpMagic || op.header.flags != 0) {
