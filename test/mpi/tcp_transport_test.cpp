@@ -3,6 +3,13 @@
 // the per-step trace of a ring all-reduce.
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <numeric>
 
@@ -73,6 +80,65 @@ TEST(TcpTransport, AMessageOfTheWrongSizeIsAnErrorNotACorruption) {
     EXPECT_EQ(small, std::vector<char>(50, 'y'));  // nothing of it landed
   }
   ASSERT_TRUE(g_ctx->barrier().ok());
+}
+
+// Stray and hostile connections to rank 0's listener during set-up: silent ones, one
+// that sends garbage, one with a wrong token. Each is refused and logged, and none
+// holds up the real peers (before, each silent one held the accept loop for 5 s).
+TEST(TcpTransport, StrayAndHostileConnectionsAreRefusedWithoutStallingSetUp) {
+  if (g_ctx->size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  std::FILE* log_file = std::tmpfile();
+  Logger log(LogLevel::kWarn, "[test]", log_file);
+  std::vector<int> strays;
+  TcpOptions o;
+  o.setup_timeout_s = 20;
+  if (g_ctx->rank() == 0) {
+    // Synchronous: the strays are in the listener's backlog before any real peer can
+    // connect (peers learn the port only after this returns).
+    o.on_listening = [&](const std::string& addr, uint16_t port) {
+      [&strays, addr, port] {
+        sockaddr_in sa{};
+        sa.sin_family = AF_INET;
+        sa.sin_port = htons(port);
+        inet_pton(AF_INET, addr.c_str(), &sa.sin_addr);
+        for (int i = 0; i < 12; ++i) {
+          int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+          if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0) continue;
+          if (i == 10) {
+            const std::string garbage = "GET / HTTP/1.0\r\n\r\n" + std::string(40, 'A');
+            (void)!::write(fd, garbage.data(), garbage.size());
+          }
+          if (i == 11) {
+            TcpHello h{kTcpMagic, kTcpVersion, {}, 1, 2};  // the right shape, a made-up token
+            (void)!::write(fd, &h, sizeof(h));
+          }
+          strays.push_back(fd);  // the silent ones stay open and say nothing
+        }
+      }();
+    };
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto t = TcpTransport::create(*g_ctx, o, log);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (int fd : strays) ::close(fd);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_LT(took, 10.0);
+  if (g_ctx->rank() == 0) {
+    std::fflush(log_file);
+    std::rewind(log_file);
+    std::string text;
+    for (int c; (c = std::fgetc(log_file)) != EOF;) text += static_cast<char>(c);
+    EXPECT_NE(text.find("refused a connection from 127.0.0.1"), std::string::npos) << text;
+  }
+  std::fclose(log_file);
+  // The real connections work.
+  std::vector<char> a(1000, static_cast<char>(g_ctx->rank())), b(1000, 'z');
+  const int n = g_ctx->size(), r = g_ctx->rank();
+  Exchange ex(**t, nullptr, 0);
+  ASSERT_TRUE(ex.send((r + 1) % n, a.data(), a.size()).ok());
+  ASSERT_TRUE(ex.recv((r + n - 1) % n, b.data(), b.size()).ok());
+  ASSERT_TRUE(ex.wait().ok());
+  EXPECT_EQ(b, std::vector<char>(1000, static_cast<char>((r + n - 1) % n)));
 }
 
 TEST(TcpAlgorithms, RingAllReduceTraceShowsEveryByteOnTheRingLinks) {

@@ -79,27 +79,6 @@ double seconds_left(std::chrono::steady_clock::time_point deadline) {
   return std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
 }
 
-// Reads exactly `len` bytes from a blocking-free socket before the deadline.
-Status read_exact(int fd, void* buf, size_t len, std::chrono::steady_clock::time_point deadline) {
-  size_t got = 0;
-  while (got < len) {
-    double left = seconds_left(deadline);
-    if (left <= 0) return Status::Runtime("timed out");
-    pollfd p{fd, POLLIN, 0};
-    int pr = ::poll(&p, 1, static_cast<int>(left * 1000) + 1);
-    if (pr < 0 && errno != EINTR) return Status::Runtime(errno_text());
-    if (pr <= 0) continue;
-    ssize_t n = ::recv(fd, static_cast<char*>(buf) + got, len - got, 0);
-    if (n == 0) return Status::Runtime("closed by the peer");
-    if (n < 0) {
-      if (errno == EINTR || errno == EAGAIN) continue;
-      return Status::Runtime(errno_text());
-    }
-    got += static_cast<size_t>(n);
-  }
-  return Status::Ok();
-}
-
 Status write_exact(int fd, const void* buf, size_t len) {
   size_t sent = 0;
   while (sent < len) {
@@ -118,20 +97,33 @@ Status write_exact(int fd, const void* buf, size_t len) {
   return Status::Ok();
 }
 
+// Connects before the deadline, retrying while the peer's listener is not up yet; a
+// silently dropped connection attempt cannot block past the deadline.
 Result<Fd> connect_to(const std::string& addr, uint16_t port, std::chrono::steady_clock::time_point deadline) {
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
   sa.sin_port = htons(port);
   inet_pton(AF_INET, addr.c_str(), &sa.sin_addr);
-  while (true) {
-    Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  std::string last = "timed out";
+  while (seconds_left(deadline) > 0) {
+    Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
     if (fd.get() < 0) return Status::Runtime(fmt::format("socket() failed: {}", errno_text()));
-    if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0) return fd;
-    if ((errno != ECONNREFUSED && errno != ETIMEDOUT && errno != EINTR) || seconds_left(deadline) <= 0) {
-      return Status::Runtime(fmt::format("cannot connect to {}:{}: {}", addr, port, errno_text()));
+    int rc = ::connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
+    if (rc != 0 && errno == EINPROGRESS) {
+      pollfd p{fd.get(), POLLOUT, 0};
+      int pr = ::poll(&p, 1, static_cast<int>(std::max(0.0, seconds_left(deadline)) * 1000) + 1);
+      int err = ETIMEDOUT;
+      socklen_t len = sizeof(err);
+      if (pr > 0) ::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &len);
+      rc = err == 0 ? 0 : -1;
+      errno = err;
     }
+    if (rc == 0) return fd;
+    last = errno_text();
+    if (errno != ECONNREFUSED && errno != EINTR && errno != ETIMEDOUT) break;
     ::usleep(100000);
   }
+  return Status::Runtime(fmt::format("cannot connect to {}:{}: {}", addr, port, last));
 }
 
 void tune(int fd) {
@@ -219,6 +211,7 @@ Result<std::unique_ptr<TcpTransport>> TcpTransport::create(const RankContext& ct
   socklen_t len = sizeof(sa);
   if (local.ok()) ::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&sa), &len);
   FABSCOPE_RETURN_IF_ERROR(ctx.agree(local));
+  if (o.on_listening) o.on_listening(t->local_address_, ntohs(sa.sin_port));
 
   // The job token: random, from rank 0, spread over MPI.
   uint8_t token[16] = {};
@@ -263,7 +256,20 @@ Result<std::unique_ptr<TcpTransport>> TcpTransport::create(const RankContext& ct
     }
     t->conns_[r].fd = fd->release();
   }
+  // Accept the higher ranks. Every half-open connection is read at the same time, each
+  // with its own short deadline, so silent or hostile ones cannot hold up the real peers.
   std::vector<bool> connected(static_cast<size_t>(ctx.size()), false);
+  struct HalfOpen {
+    Fd fd;
+    std::string who;
+    TcpHello hello{};
+    size_t got = 0;
+    std::chrono::steady_clock::time_point deadline;
+  };
+  std::vector<HalfOpen> half_open;
+  constexpr size_t kMaxHalfOpen = 256;
+  const auto hello_time = std::chrono::seconds(5);
+  ::fcntl(listener.get(), F_SETFL, ::fcntl(listener.get(), F_GETFL) | O_NONBLOCK);
   int expected = ctx.size() - 1 - ctx.rank();
   while (local.ok() && expected > 0) {
     double left = seconds_left(deadline);
@@ -272,25 +278,48 @@ Result<std::unique_ptr<TcpTransport>> TcpTransport::create(const RankContext& ct
           fmt::format("rank {} waited {:g} s for {} higher ranks to connect", ctx.rank(), o.setup_timeout_s, expected));
       break;
     }
-    pollfd p{listener.get(), POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(std::min(left, 1.0) * 1000) + 1) <= 0) continue;
-    sockaddr_in from{};
-    socklen_t flen = sizeof(from);
-    Fd fd(::accept4(listener.get(), reinterpret_cast<sockaddr*>(&from), &flen, SOCK_CLOEXEC));
-    if (fd.get() < 0) continue;
-    char who[INET_ADDRSTRLEN] = {};
-    inet_ntop(AF_INET, &from.sin_addr, who, sizeof(who));
-    TcpHello hello{};
-    auto hello_deadline = std::min(deadline, std::chrono::steady_clock::now() + std::chrono::seconds(5));
-    Status rd = read_exact(fd.get(), &hello, sizeof(hello), hello_deadline);
-    std::string why = rd.ok() ? check_hello(hello, token, ctx.rank(), ctx.size(), connected) : rd.message();
-    if (!why.empty()) {
-      log.warn("refused a connection from {}:{}: {}", who, ntohs(from.sin_port), why);
-      continue;  // Fd closes it
+    std::vector<pollfd> fds;
+    fds.push_back({listener.get(), static_cast<short>(half_open.size() < kMaxHalfOpen ? POLLIN : 0), 0});
+    for (const HalfOpen& h : half_open) fds.push_back({h.fd.get(), POLLIN, 0});
+    ::poll(fds.data(), fds.size(), static_cast<int>(std::min(left, 0.2) * 1000) + 1);
+    const auto now = std::chrono::steady_clock::now();
+    while (half_open.size() < kMaxHalfOpen) {
+      sockaddr_in from{};
+      socklen_t flen = sizeof(from);
+      int fd = ::accept4(listener.get(), reinterpret_cast<sockaddr*>(&from), &flen, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      if (fd < 0) break;
+      char who[INET_ADDRSTRLEN] = {};
+      inet_ntop(AF_INET, &from.sin_addr, who, sizeof(who));
+      half_open.push_back({Fd(fd), fmt::format("{}:{}", who, ntohs(from.sin_port)), {}, 0, now + hello_time});
     }
-    connected[hello.rank] = true;
-    t->conns_[hello.rank].fd = fd.release();
-    --expected;
+    for (size_t i = 0; i < half_open.size();) {
+      HalfOpen& h = half_open[i];
+      std::string why;
+      bool done = false;
+      ssize_t n = ::recv(h.fd.get(), reinterpret_cast<char*>(&h.hello) + h.got, sizeof(h.hello) - h.got, 0);
+      if (n > 0) h.got += static_cast<size_t>(n);
+      if (n == 0) {
+        why = "closed before its hello";
+      } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        why = errno_text();
+      } else if (h.got == sizeof(h.hello)) {
+        why = check_hello(h.hello, token, ctx.rank(), ctx.size(), connected);
+        done = why.empty();
+      } else if (now >= h.deadline) {
+        why = fmt::format("no complete hello within {} s", hello_time.count());
+      }
+      if (done) {
+        connected[h.hello.rank] = true;
+        t->conns_[h.hello.rank].fd = h.fd.release();
+        --expected;
+      } else if (!why.empty()) {
+        log.warn("refused a connection from {}: {}", h.who, why);
+      } else {
+        ++i;
+        continue;
+      }
+      half_open.erase(half_open.begin() + static_cast<std::ptrdiff_t>(i));
+    }
   }
   FABSCOPE_RETURN_IF_ERROR(ctx.agree(local));
   for (Conn& c : t->conns_) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +21,9 @@ struct TcpOptions {
   std::string interface;  // --tcp-if: use this interface's IPv4 address
   std::string address;    // --tcp-addr: use this local IPv4 address
   double setup_timeout_s = 60;
+  // Called once this rank listens, with its address and port (tests aim stray
+  // connections at it; diagnostics may log it).
+  std::function<void(const std::string& address, uint16_t port)> on_listening;
 };
 
 // The local IPv4 address to listen on: --tcp-addr, else --tcp-if's address, else
