@@ -68,6 +68,7 @@ struct P2pCommand {
   std::optional<int> iters;         // -n; default 1000
   int warmup_iters = 50;
   int window = 64;
+  int repeats = 1;
   double timeout_s = 300;
   std::string backend = "auto";
   std::optional<std::string> json_path;

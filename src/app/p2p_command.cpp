@@ -8,6 +8,7 @@
 #include "core/atomic_file.h"
 #include "core/clock.h"
 #include "core/sizes.h"
+#include "diag/link_findings.h"
 #include "p2p/p2p.h"
 #include "report/p2p_table.h"
 #include "report/report_json.h"
@@ -49,6 +50,7 @@ Result<P2pOptions> build_p2p_options(const P2pCommand& cmd) {
   o.iters = cmd.iters.value_or(1000);
   o.warmup_iters = cmd.warmup_iters;
   o.window = cmd.window;
+  o.repeats = cmd.repeats;
   o.timeout_s = cmd.timeout_s;
   return o;
 }
@@ -86,6 +88,7 @@ CommandOutcome run_p2p_command(const P2pCommand& cmd, int* argc, char*** argv) {
   section->backend = std::string(entry->name);
   report.p2p = std::move(*section);
   report.context.end_time = utc_timestamp();
+  add_p2p_findings(report);
   decide_verdict(report);
   if (ctx.rank() == 0) {
     std::fputs((render_p2p(report) + render_summary(report)).c_str(), stdout);

@@ -17,6 +17,7 @@ Status validate(const P2pOptions& o, int nranks) {
   if (o.warmup_iters < 0) {
     return Status::Invalid(fmt::format("warm-up iterations -w {} is not allowed; use an integer >= 0", o.warmup_iters));
   }
+  if (o.repeats < 1) return Status::Invalid(fmt::format("--repeats {} is not allowed; use an integer >= 1", o.repeats));
   if (o.window < 1) return Status::Invalid(fmt::format("--window {} is not allowed; use an integer >= 1", o.window));
   if (o.timeout_s < 0) {
     return Status::Invalid(fmt::format("--timeout {} is not allowed; use seconds >= 0 (0 disables it)", o.timeout_s));
@@ -166,7 +167,7 @@ class P2pRunner {
 };
 
 // Serialised link results, so that ranks can send them to rank 0 as doubles.
-constexpr size_t kLinkFields = 16;
+constexpr size_t kLinkFields = 17;
 void pack(const P2pLink& l, std::vector<double>& out) {
   const LatencyStats lat = l.lat.value_or(LatencyStats{});
   double f[kLinkFields] = {static_cast<double>(l.round),
@@ -184,7 +185,8 @@ void pack(const P2pLink& l, std::vector<double>& out) {
                            lat.avg_us,
                            lat.stdev_us,
                            lat.p99_us,
-                           lat.p999_us};
+                           lat.p999_us,
+                           static_cast<double>(l.repeat)};
   out.insert(out.end(), f, f + kLinkFields);
 }
 P2pLink unpack(const double* f, const RankContext& ctx) {
@@ -203,6 +205,7 @@ P2pLink unpack(const double* f, const RankContext& ctx) {
     l.lat = LatencyStats{f[9], f[10], f[11], f[12], f[13], f[14], f[15]};
     l.lat_us = l.lat->typical_us;
   }
+  l.repeat = static_cast<int>(f[16]);
   return l;
 }
 
@@ -234,73 +237,77 @@ Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOption
   std::vector<double> packed;
   const bool latency = o.mode == P2pMode::kLatency;
   int step = 0;
-  const int steps = static_cast<int>(o.sizes.size() * rounds->size());
+  const int steps = static_cast<int>(o.sizes.size() * rounds->size()) * o.repeats;
   for (uint64_t size : o.sizes) {
     for (size_t ri = 0; ri < rounds->size(); ++ri) {
-      const Round& round = (*rounds)[ri];
-      if (progress && me == 0) {
-        progress->update(fmt::format("fabscope p2p: {} {} {}  round {}/{}  [{}/{}]", name(o.pattern), name(o.mode),
-                                     format_size(size), ri + 1, rounds->size(), ++step, steps));
-      }
-      watchdog.set_phase(fmt::format("p2p {} {} of {} in round {} on rank {} ({})", name(o.pattern), name(o.mode),
-                                     format_size(size), ri + 1, me, ctx.host()));
-      std::vector<FlowRun> mine;
-      for (const Flow& f : round) {
-        for (bool sending : {true, false}) {
-          if ((sending ? f.src : f.dst) != me) continue;
-          FlowRun run;
-          run.flow = f;
-          run.sending = sending;
-          run.peer = sending ? f.dst : f.src;
-          mine.push_back(std::move(run));
+      for (int rep = 0; rep < o.repeats; ++rep) {
+        const Round& round = (*rounds)[ri];
+        if (progress && me == 0) {
+          progress->update(fmt::format("fabscope p2p: {} {} {}  round {}/{}  [{}/{}]", name(o.pattern), name(o.mode),
+                                       format_size(size), ri + 1, rounds->size(), ++step, steps));
         }
-      }
-      while (recv_bufs.size() < mine.size()) recv_bufs.emplace_back(std::max<uint64_t>(max_size, 1));
+        watchdog.set_phase(fmt::format("p2p {} {} of {} in round {} on rank {} ({})", name(o.pattern), name(o.mode),
+                                       format_size(size), ri + 1, me, ctx.host()));
+        std::vector<FlowRun> mine;
+        for (const Flow& f : round) {
+          for (bool sending : {true, false}) {
+            if ((sending ? f.src : f.dst) != me) continue;
+            FlowRun run;
+            run.flow = f;
+            run.sending = sending;
+            run.peer = sending ? f.dst : f.src;
+            mine.push_back(std::move(run));
+          }
+        }
+        while (recv_bufs.size() < mine.size()) recv_bufs.emplace_back(std::max<uint64_t>(max_size, 1));
 
-      if (latency) {
-        std::vector<char>& recv_buf =
-            recv_bufs.empty() ? recv_bufs.emplace_back(std::max<uint64_t>(max_size, 1)) : recv_bufs[0];
-        const FlowRun* f = mine.empty() ? nullptr : &mine[0];
-        if (f)
-          FABSCOPE_RETURN_IF_ERROR(
-              runner.ping_pong(f->sending, f->peer, send_buf.data(), recv_buf.data(), size, o.warmup_iters, nullptr));
-        FABSCOPE_RETURN_IF_ERROR(ctx.barrier());
-        std::vector<double> samples;
-        if (f)
-          FABSCOPE_RETURN_IF_ERROR(
-              runner.ping_pong(f->sending, f->peer, send_buf.data(), recv_buf.data(), size, o.iters, &samples));
-        if (f && f->sending) {
-          P2pLink l;
-          l.round = static_cast<int>(ri);
-          l.src_rank = f->flow.src;
-          l.dst_rank = f->flow.dst;
-          l.size_bytes = size;
-          l.iterations = o.iters;
-          l.lat = latency_stats(samples);
-          pack(l, packed);
+        if (latency) {
+          std::vector<char>& recv_buf =
+              recv_bufs.empty() ? recv_bufs.emplace_back(std::max<uint64_t>(max_size, 1)) : recv_bufs[0];
+          const FlowRun* f = mine.empty() ? nullptr : &mine[0];
+          if (f)
+            FABSCOPE_RETURN_IF_ERROR(
+                runner.ping_pong(f->sending, f->peer, send_buf.data(), recv_buf.data(), size, o.warmup_iters, nullptr));
+          FABSCOPE_RETURN_IF_ERROR(ctx.barrier());
+          std::vector<double> samples;
+          if (f)
+            FABSCOPE_RETURN_IF_ERROR(
+                runner.ping_pong(f->sending, f->peer, send_buf.data(), recv_buf.data(), size, o.iters, &samples));
+          if (f && f->sending) {
+            P2pLink l;
+            l.round = static_cast<int>(ri);
+            l.repeat = rep;
+            l.src_rank = f->flow.src;
+            l.dst_rank = f->flow.dst;
+            l.size_bytes = size;
+            l.iterations = o.iters;
+            l.lat = latency_stats(samples);
+            pack(l, packed);
+          }
+        } else {
+          if (o.warmup_iters > 0)
+            FABSCOPE_RETURN_IF_ERROR(runner.stream(mine, send_buf.data(), recv_bufs, size, o.warmup_iters));
+          FABSCOPE_RETURN_IF_ERROR(ctx.barrier());
+          const int64_t start = steady_now_ns();
+          FABSCOPE_RETURN_IF_ERROR(runner.stream(mine, send_buf.data(), recv_bufs, size, o.iters));
+          for (const FlowRun& f : mine) {
+            if (f.sending) continue;
+            FlowBandwidth bw = flow_bandwidth(size, f.completions, start, o.window);
+            P2pLink l;
+            l.round = static_cast<int>(ri);
+            l.repeat = rep;
+            l.src_rank = f.flow.src;
+            l.dst_rank = f.flow.dst;
+            l.size_bytes = size;
+            l.iterations = o.iters;
+            l.bw_gbps = bw.avg_gbps;
+            l.bw_peak_gbps = bw.peak_gbps;
+            l.msg_rate_mpps = bw.msg_rate_mpps;
+            pack(l, packed);
+          }
         }
-      } else {
-        if (o.warmup_iters > 0)
-          FABSCOPE_RETURN_IF_ERROR(runner.stream(mine, send_buf.data(), recv_bufs, size, o.warmup_iters));
         FABSCOPE_RETURN_IF_ERROR(ctx.barrier());
-        const int64_t start = steady_now_ns();
-        FABSCOPE_RETURN_IF_ERROR(runner.stream(mine, send_buf.data(), recv_bufs, size, o.iters));
-        for (const FlowRun& f : mine) {
-          if (f.sending) continue;
-          FlowBandwidth bw = flow_bandwidth(size, f.completions, start, o.window);
-          P2pLink l;
-          l.round = static_cast<int>(ri);
-          l.src_rank = f.flow.src;
-          l.dst_rank = f.flow.dst;
-          l.size_bytes = size;
-          l.iterations = o.iters;
-          l.bw_gbps = bw.avg_gbps;
-          l.bw_peak_gbps = bw.peak_gbps;
-          l.msg_rate_mpps = bw.msg_rate_mpps;
-          pack(l, packed);
-        }
       }
-      FABSCOPE_RETURN_IF_ERROR(ctx.barrier());
     }
   }
   if (progress && me == 0) progress->clear();
@@ -310,6 +317,7 @@ Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOption
   section.mode = std::string(name(o.mode));
   section.window = latency ? 1 : o.window;
   section.warmup_iters = o.warmup_iters;
+  section.repeats = o.repeats;
   auto all = ctx.gather_varying(packed);
   if (!all.ok()) return all.status();
   for (size_t i = 0; i + kLinkFields <= all->size(); i += kLinkFields)

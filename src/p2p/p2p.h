@@ -22,6 +22,7 @@ struct P2pOptions {
   int iters = 1000;
   int warmup_iters = 50;
   int window = 64;         // messages in flight per flow in bandwidth modes
+  int repeats = 1;         // each round measured this many times in a row (variance, dips)
   double timeout_s = 300;  // no progress for this long ends the job (see Watchdog)
 };
 

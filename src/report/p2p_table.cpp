@@ -21,14 +21,16 @@ std::string render_p2p(const Report& r) {
         "src", "dst", "src_host", "dst_host", "#bytes", "#iterations", "t_min[usec]", "t_max[usec]", "t_typical[usec]",
         "t_avg[usec]", "t_stdev[usec]", "99% percentile[usec]", "99.9% percentile[usec]");
   } else {
-    out += fmt::format("# window: {} messages in flight per flow; peak: the best {} consecutive messages\n", p.window,
-                       p.window);
+    out += fmt::format(
+        "# window: {} messages in flight per flow; peak: the best {} consecutive messages spanning at least 1 ms\n",
+        p.window, std::max(p.window, 64));
     out += fmt::format("# {:>5} {:>5} {:>5} {:>12} {:>12} {:>10} {:>11} {:>13} {:>16} {:>13}\n", "round", "src", "dst",
                        "src_host", "dst_host", "#bytes", "#iterations", "BW peak[GB/s]", "BW average[GB/s]",
                        "MsgRate[Mpps]");
   }
   for (const P2pLink& l : p.links) {
-    std::string row = fmt::format("  {:>5} {:>5} {:>5} {:>12} {:>12} {:>10} {:>11}", l.round, l.src_rank, l.dst_rank,
+    const std::string round = p.repeats > 1 ? fmt::format("{}.{}", l.round, l.repeat) : fmt::format("{}", l.round);
+    std::string row = fmt::format("  {:>5} {:>5} {:>5} {:>12} {:>12} {:>10} {:>11}", round, l.src_rank, l.dst_rank,
                                   l.src_host, l.dst_host, l.size_bytes, l.iterations);
     if (lat && l.lat) {
       row +=

@@ -110,6 +110,7 @@ struct LatencyStats {
 
 struct P2pLink {
   int round = 0;
+  int repeat = 0;  // which of --repeats measurements of this round
   int src_rank = 0;
   int dst_rank = 0;
   std::string src_host;
@@ -129,6 +130,7 @@ struct P2pSection {
   std::string backend;
   int window = 0;  // messages in flight per flow (bandwidth modes)
   int warmup_iters = 0;
+  int repeats = 1;  // each round measured this many times in a row
   std::vector<P2pLink> links;
 };
 

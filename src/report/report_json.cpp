@@ -170,6 +170,7 @@ std::string to_json_text(const Report& r) {
                {"p999_us", l.lat->p999_us}};
       }
       links.push_back({{"round", l.round},
+                       {"repeat", l.repeat},
                        {"src_rank", l.src_rank},
                        {"dst_rank", l.dst_rank},
                        {"src_host", l.src_host},
@@ -182,9 +183,13 @@ std::string to_json_text(const Report& r) {
                        {"lat_us", opt(l.lat_us)},
                        {"lat", lat}});
     }
-    doc["p2p"] = {{"pattern", r.p2p->pattern},           {"mode", r.p2p->mode},
-                  {"backend", r.p2p->backend},           {"window", r.p2p->window},
-                  {"warmup_iters", r.p2p->warmup_iters}, {"links", links}};
+    doc["p2p"] = {{"pattern", r.p2p->pattern},
+                  {"mode", r.p2p->mode},
+                  {"backend", r.p2p->backend},
+                  {"window", r.p2p->window},
+                  {"warmup_iters", r.p2p->warmup_iters},
+                  {"repeats", r.p2p->repeats},
+                  {"links", links}};
   } else {
     doc["p2p"] = nullptr;
   }
@@ -294,12 +299,14 @@ Result<Report> report_from_json_text(const std::string& text, const std::string&
       sec.backend = rd.get<std::string>(p2p, "backend", "p2p");
       sec.window = rd.get<int>(p2p, "window", "p2p");
       sec.warmup_iters = rd.get<int>(p2p, "warmup_iters", "p2p");
+      sec.repeats = rd.get<int>(p2p, "repeats", "p2p");
       const Json& links = rd.at(p2p, "links", "p2p");
       for (size_t i = 0; i < links.size(); ++i) {
         std::string lp = fmt::format("p2p.links[{}]", i);
         const Json& lj = links[i];
         P2pLink l;
         l.round = rd.get<int>(lj, "round", lp);
+        l.repeat = rd.get<int>(lj, "repeat", lp);
         l.src_rank = rd.get<int>(lj, "src_rank", lp);
         l.dst_rank = rd.get<int>(lj, "dst_rank", lp);
         l.src_host = rd.get<std::string>(lj, "src_host", lp);

@@ -1,0 +1,69 @@
+#include <gtest/gtest.h>
+
+#include "diag/link_findings.h"
+
+namespace fabscope {
+namespace {
+
+Report links(int nhosts, const std::function<double(int, int)>& bw) {
+  Report r;
+  r.p2p = P2pSection{};
+  r.p2p->mode = "bw";
+  for (int a = 0; a < nhosts; ++a) {
+    for (int b = 0; b < nhosts; ++b) {
+      if (a == b) continue;
+      P2pLink l;
+      l.src_rank = a;
+      l.dst_rank = b;
+      l.src_host = "h" + std::to_string(a);
+      l.dst_host = "h" + std::to_string(b);
+      l.size_bytes = 1 << 20;
+      l.bw_gbps = bw(a, b);
+      r.p2p->links.push_back(l);
+    }
+  }
+  return r;
+}
+
+std::vector<std::string> subjects(const Report& r, const std::string& code) {
+  std::vector<std::string> out;
+  for (const Finding& f : r.findings) {
+    if (f.code == code) out.push_back(f.subject);
+  }
+  return out;
+}
+
+TEST(LinkFindings, HealthyFleetHasNone) {
+  Report r = links(4, [](int a, int b) { return 1.0 + 0.05 * ((a + 2 * b) % 3); });
+  add_p2p_findings(r);
+  EXPECT_TRUE(r.findings.empty());
+}
+
+TEST(LinkFindings, ASlowHostIsNamedAndItsLinksAreNotBlamedOneByOne) {
+  // Host 2 at a tenth: 6 of 12 links touch it, so the median of all links is useless.
+  Report r = links(4, [](int a, int b) { return a == 2 || b == 2 ? 0.1 : 1.0; });
+  add_p2p_findings(r);
+  EXPECT_EQ(subjects(r, "p2p.slow_host"), std::vector<std::string>{"host h2"});
+  EXPECT_TRUE(subjects(r, "p2p.slow_link").empty());
+}
+
+TEST(LinkFindings, OneBadLinkBetweenHealthyHostsIsALink) {
+  Report r = links(4, [](int a, int b) { return a == 0 && b == 3 ? 0.2 : 1.0; });
+  add_p2p_findings(r);
+  EXPECT_TRUE(subjects(r, "p2p.slow_host").empty());
+  EXPECT_EQ(subjects(r, "p2p.slow_link"), std::vector<std::string>{"link 0 -> 3 (h0 -> h3)"});
+}
+
+TEST(LinkFindings, LatencyIsWorseWhenHigher) {
+  Report r = links(4, [](int, int) { return 0.0; });
+  r.p2p->mode = "lat";
+  for (P2pLink& l : r.p2p->links) {
+    l.bw_gbps.reset();
+    l.lat_us = (l.src_rank == 1 || l.dst_rank == 1) ? 50.0 : 5.0;
+  }
+  add_p2p_findings(r);
+  EXPECT_EQ(subjects(r, "p2p.slow_host"), std::vector<std::string>{"host h1"});
+}
+
+}  // namespace
+}  // namespace fabscope

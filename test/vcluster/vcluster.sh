@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# The virtual cluster: N hosts on one machine, each a network namespace with its own
+# hostname and a veth into one bridge, addresses in the benchmarking range
+# 198.18.0.0/15; mpirun reaches each host through an rsh agent that enters its
+# namespace. Everything it creates carries this run's unique prefix and is removed
+# when the command ends, also on failure or interruption.
+#
+#   vcluster.sh run N [--slow HOST_INDEX RATE] [--noise A B] -- COMMAND...
+#       Brings up N hosts, runs COMMAND with these variables set, tears down:
+#         VC_MPIRUN   mpirun with the agent, one slot per host and Open MPI's settings
+#         VC_HOSTS    host names (also their hostnames), space separated
+#         VC_ADDR_i   host i's address; VC_PREFIX the run's prefix
+#       --slow i RATE   token-bucket rate limit (tc tbf, e.g. 100mbit) on host i's link,
+#                       both directions
+#       --noise a b     iperf3 traffic from host a to host b while COMMAND runs
+#   vcluster.sh check   exits 0 if this machine can host the cluster, else says why
+#   vcluster.sh agent HOST CMD...   (mpirun's rsh agent; not for direct use)
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+
+check() {
+  if [ "$(id -u)" -ne 0 ]; then echo "needs root (network namespaces)"; return 1; fi
+  for tool in ip tc unshare mpirun; do
+    command -v "$tool" >/dev/null || { echo "needs $tool"; return 1; }
+  done
+  local probe="fsvc-probe-$$"
+  if ! ip netns add "$probe" 2>/dev/null; then echo "cannot create network namespaces here"; return 1; fi
+  ip netns del "$probe"
+  return 0
+}
+
+agent() {
+  # mpirun calls: agent HOST COMMAND-WORDS... (as it would call ssh); the host name is
+  # the namespace name, and the command runs there with that hostname.
+  local host="$1"
+  shift
+  host="${host#*@}"
+  exec ip netns exec "$host" unshare --uts -- sh -c 'hostname "$0" && eval "$1"' "$host" "$*"
+}
+
+run() {
+  local n="$1"
+  shift
+  local slow_host="" slow_rate="" noise_a="" noise_b=""
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+    case "$1" in
+      --slow) slow_host="$2"; slow_rate="$3"; shift 3 ;;
+      --noise) noise_a="$2"; noise_b="$3"; shift 3 ;;
+      *) echo "vcluster: unknown option $1" >&2; exit 2 ;;
+    esac
+  done
+  [ "${1:-}" = "--" ] || { echo "vcluster: give -- COMMAND" >&2; exit 2; }
+  shift
+  if ! [[ "$n" =~ ^[0-9]+$ ]] || [ "$n" -lt 1 ] || [ "$n" -gt 200 ]; then
+    echo "vcluster: host count '$n' must be 1 to 200" >&2
+    exit 2
+  fi
+
+  # A prefix no other run on this machine uses: pid plus random, short enough for
+  # interface names (15 characters).
+  # Globals: the EXIT trap runs after this function has returned.
+  prefix="fs$(printf '%04x' $(( ($$ ^ RANDOM) & 0xffff )))"
+  subnet_octet=$(( (RANDOM % 250) ))  # 198.18.X.0/24 inside 198.18.0.0/15
+  bridge="${prefix}br"
+  hosts=()
+  pids=()
+  workdir=
+  export VC_PREFIX="$prefix"
+
+  cleanup() {
+    set +e
+    for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null; done
+    for h in "${hosts[@]:-}"; do
+      [ -n "$h" ] || continue
+      ip netns pids "$h" 2>/dev/null | xargs -r kill -9 2>/dev/null
+      ip netns del "$h" 2>/dev/null
+    done
+    ip link del "$bridge" 2>/dev/null
+    [ -n "$workdir" ] && rm -rf "$workdir"
+  }
+  trap cleanup EXIT INT TERM HUP
+
+  workdir="$(mktemp -d /tmp/fsvc.XXXXXX)"
+  ip link add "$bridge" type bridge
+  ip addr add "198.18.${subnet_octet}.254/24" dev "$bridge"
+  ip link set "$bridge" up
+  local hostfile="$workdir/hosts"
+  : >"$hostfile"
+  for i in $(seq 0 $((n - 1))); do
+    local h="${prefix}h${i}" veth="${prefix}v${i}" addr="198.18.${subnet_octet}.$((i + 1))"
+    hosts+=("$h")
+    ip netns add "$h"
+    ip link add "$veth" type veth peer name "${veth}p"
+    ip link set "${veth}p" netns "$h"
+    ip -n "$h" link set "${veth}p" name eth0
+    ip -n "$h" addr add "$addr/24" dev eth0
+    ip -n "$h" link set eth0 up
+    ip -n "$h" link set lo up
+    ip link set "$veth" master "$bridge"
+    ip link set "$veth" up
+    echo "$h slots=1" >>"$hostfile"
+    export "VC_ADDR_${i}=$addr"
+  done
+  export VC_HOSTS="${hosts[*]}"
+
+  if [ -n "$slow_host" ]; then
+    local veth="${prefix}v${slow_host}" h="${prefix}h${slow_host}"
+    # Into the host (the bridge side sends) and out of it (the host side sends).
+    tc qdisc add dev "$veth" root tbf rate "$slow_rate" burst 256kb latency 400ms
+    ip netns exec "$h" tc qdisc add dev eth0 root tbf rate "$slow_rate" burst 256kb latency 400ms
+  fi
+  if [ -n "$noise_a" ]; then
+    local ha="${prefix}h${noise_a}" hb="${prefix}h${noise_b}" addr_b="198.18.${subnet_octet}.$((noise_b + 1))"
+    ip netns exec "$hb" iperf3 -s -1 -p 5999 >/dev/null 2>&1 &
+    pids+=($!)
+    sleep 0.5
+    ip netns exec "$ha" iperf3 -c "$addr_b" -p 5999 -t 600 -P 2 >/dev/null 2>&1 &
+    pids+=($!)
+    sleep 1
+  fi
+
+  local flags=(--hostfile "$hostfile" --mca plm_rsh_agent "$here/vcluster.sh agent"
+    --mca rtc ^hwloc --mca oob_tcp_if_include "198.18.${subnet_octet}.0/24"
+    --mca btl_tcp_if_include "198.18.${subnet_octet}.0/24" --mca btl tcp,self
+    --mca plm_rsh_no_tree_spawn 1 --bind-to none)
+  if [ "$(id -u)" -eq 0 ]; then flags+=(--allow-run-as-root); fi
+  export VC_MPIRUN="mpirun ${flags[*]}"
+  # The agent is one word with a space: keep it as an array for callers that exec.
+  printf '%s\n' mpirun "${flags[@]}" >"$workdir/mpirun.args"
+  export VC_MPIRUN_ARGS="$workdir/mpirun.args"
+  set +e
+  "$@"
+  local rc=$?
+  set -e
+  return $rc
+}
+
+case "${1:-}" in
+  check) check ;;
+  agent) shift; agent "$@" ;;
+  run) shift; run "$@" ;;
+  *) echo "usage: vcluster.sh run N [--slow I RATE] [--noise A B] -- COMMAND... | check" >&2; exit 2 ;;
+esac
