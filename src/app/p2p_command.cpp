@@ -9,6 +9,7 @@
 #include "core/clock.h"
 #include "core/sizes.h"
 #include "diag/link_findings.h"
+#include "diag/net_counters.h"
 #include "p2p/p2p.h"
 #include "report/p2p_table.h"
 #include "report/report_json.h"
@@ -79,7 +80,7 @@ CommandOutcome run_p2p_command(const P2pCommand& cmd, int* argc, char*** argv) {
   Report report;
   report.context = make_run_context(ctx, entry->name, (*transport)->library(), "host", cmd.command_line);
   Progress progress(ctx.rank() == 0 && Progress::wanted());
-  auto section = run_p2p(ctx, **transport, *options, &progress);
+  auto section = run_p2p(ctx, **transport, *options, &progress, &report.counters);
   if (!section.ok()) {
     progress.clear();
     log.error("{}", section.status().message());
@@ -89,6 +90,7 @@ CommandOutcome run_p2p_command(const P2pCommand& cmd, int* argc, char*** argv) {
   report.p2p = std::move(*section);
   report.context.end_time = utc_timestamp();
   add_p2p_findings(report);
+  add_counter_findings(report);
   decide_verdict(report);
   if (ctx.rank() == 0) {
     std::fputs((render_p2p(report) + render_summary(report)).c_str(), stdout);

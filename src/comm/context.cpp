@@ -161,9 +161,28 @@ Result<std::vector<double>> RankContext::gather_varying(std::span<const double> 
     total += counts[i];
   }
   std::vector<double> all(static_cast<size_t>(total));
-  FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Gatherv(values.data(), mine, MPI_DOUBLE, all.data(), counts.data(),
-                                                    displs.data(), MPI_DOUBLE, 0, world_)));
+  FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(
+      MPI_Gatherv(values.data(), mine, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, world_)));
   return all;
+}
+
+Result<std::vector<std::string>> RankContext::gather_text(const std::string& text) const {
+  int mine = static_cast<int>(text.size());
+  std::vector<int> counts(rank_ == 0 ? static_cast<size_t>(size_) : 0);
+  FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, world_)));
+  std::vector<int> displs(counts.size());
+  int total = 0;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    displs[i] = total;
+    total += counts[i];
+  }
+  std::string all(static_cast<size_t>(total), '\0');
+  FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(
+      MPI_Gatherv(text.data(), mine, MPI_CHAR, all.data(), counts.data(), displs.data(), MPI_CHAR, 0, world_)));
+  std::vector<std::string> out;
+  for (size_t i = 0; i < counts.size(); ++i)
+    out.push_back(all.substr(static_cast<size_t>(displs[i]), static_cast<size_t>(counts[i])));
+  return out;
 }
 
 Result<std::string> RankContext::broadcast(const std::string& value, int root) const {

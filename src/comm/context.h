@@ -53,6 +53,8 @@ class RankContext {
   // rank order; empty elsewhere.
   Result<std::vector<double>> gather_varying(std::span<const double> values) const;
   Result<std::string> broadcast(const std::string& value, int root) const;
+  // Every rank's text, gathered to rank 0 in rank order; empty elsewhere.
+  Result<std::vector<std::string>> gather_text(const std::string& text) const;
 
   // The one place a fatal run error ends the job: every rank of it.
   [[noreturn]] void abort(int exit_code) const;

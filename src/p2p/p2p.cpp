@@ -8,6 +8,7 @@
 
 #include "core/sizes.h"
 #include "core/stats.h"
+#include "diag/net_counters.h"
 #include "sweep/watchdog.h"
 
 namespace fabscope {
@@ -211,7 +212,9 @@ P2pLink unpack(const double* f, const RankContext& ctx) {
 
 }  // namespace
 
-Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOptions& o, Progress* progress) {
+Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOptions& o, Progress* progress,
+                           std::vector<CounterSample>* counters) {
+  PhaseCounters phase_counters(ctx);
   FABSCOPE_RETURN_IF_ERROR(validate(o, ctx.size()));
   auto rounds = p2p_schedule(o.pattern, o.mode, ctx.size(), o.pair);
   const int me = ctx.rank();
@@ -269,6 +272,7 @@ Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOption
             FABSCOPE_RETURN_IF_ERROR(
                 runner.ping_pong(f->sending, f->peer, send_buf.data(), recv_buf.data(), size, o.warmup_iters, nullptr));
           FABSCOPE_RETURN_IF_ERROR(ctx.barrier());
+          if (counters) phase_counters.begin();
           std::vector<double> samples;
           if (f)
             FABSCOPE_RETURN_IF_ERROR(
@@ -288,6 +292,7 @@ Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOption
           if (o.warmup_iters > 0)
             FABSCOPE_RETURN_IF_ERROR(runner.stream(mine, send_buf.data(), recv_bufs, size, o.warmup_iters));
           FABSCOPE_RETURN_IF_ERROR(ctx.barrier());
+          if (counters) phase_counters.begin();
           const int64_t start = steady_now_ns();
           FABSCOPE_RETURN_IF_ERROR(runner.stream(mine, send_buf.data(), recv_bufs, size, o.iters));
           for (const FlowRun& f : mine) {
@@ -305,6 +310,14 @@ Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOption
             l.msg_rate_mpps = bw.msg_rate_mpps;
             pack(l, packed);
           }
+        }
+        if (counters) {
+          uint64_t tx = 0, rx = 0;
+          for (const FlowRun& f : mine) (f.sending ? tx : rx) += size * static_cast<uint64_t>(o.iters);
+          if (latency) tx = rx = mine.empty() ? 0 : size * static_cast<uint64_t>(o.iters);
+          FABSCOPE_RETURN_IF_ERROR(phase_counters.end(
+              fmt::format("p2p {} {} {} round {} repeat {}", name(o.pattern), name(o.mode), format_size(size), ri, rep),
+              tx, rx, *counters));
         }
         FABSCOPE_RETURN_IF_ERROR(ctx.barrier());
       }

@@ -43,6 +43,8 @@ FlowBandwidth flow_bandwidth(uint64_t size_bytes, const std::vector<int64_t>& co
 LatencyStats latency_stats(std::vector<double> one_way_us);
 
 // Runs every round at every size. The links are complete on rank 0.
-Result<P2pSection> run_p2p(const RankContext& ctx, Transport& transport, const P2pOptions& options, Progress* progress);
+// With `counters`, interface counters are sampled around each round's timed part.
+Result<P2pSection> run_p2p(const RankContext& ctx, Transport& transport, const P2pOptions& options, Progress* progress,
+                           std::vector<CounterSample>* counters = nullptr);
 
 }  // namespace fabscope

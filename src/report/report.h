@@ -134,6 +134,23 @@ struct P2pSection {
   std::vector<P2pLink> links;
 };
 
+// One interface's counter changes over a phase.
+struct InterfaceDelta {
+  std::string name;
+  std::map<std::string, uint64_t> deltas;  // rx_bytes, tx_bytes, rx_packets, ... (sysfs names)
+};
+
+// A host's interface counters around one phase, beside what fabscope's ranks on that
+// host moved in it (payload bytes; null where the backend does not count them).
+struct CounterSample {
+  std::string host;
+  std::string phase;
+  double duration_s = 0;
+  std::optional<uint64_t> fabscope_tx_bytes;
+  std::optional<uint64_t> fabscope_rx_bytes;
+  std::vector<InterfaceDelta> interfaces;
+};
+
 struct Finding {
   std::string code;
   std::string severity;  // info, warning, error
@@ -154,6 +171,7 @@ struct Report {
   std::optional<SweepSettings> sweep_settings;
   std::vector<Sweep> sweeps;
   std::optional<P2pSection> p2p;
+  std::vector<CounterSample> counters;
   std::vector<Finding> findings;
   Verdict verdict;
 };

@@ -193,6 +193,22 @@ std::string to_json_text(const Report& r) {
   } else {
     doc["p2p"] = nullptr;
   }
+  Json counters = Json::array();
+  for (const CounterSample& cs : r.counters) {
+    Json ifs = Json::array();
+    for (const InterfaceDelta& d : cs.interfaces) {
+      Json e = {{"name", d.name}};
+      for (const auto& [k, v] : d.deltas) e[k] = v;
+      ifs.push_back(e);
+    }
+    counters.push_back({{"host", cs.host},
+                        {"phase", cs.phase},
+                        {"duration_s", cs.duration_s},
+                        {"fabscope_tx_bytes", opt(cs.fabscope_tx_bytes)},
+                        {"fabscope_rx_bytes", opt(cs.fabscope_rx_bytes)},
+                        {"interfaces", ifs}});
+  }
+  doc["counters"] = counters;
   Json findings = Json::array();
   for (const Finding& f : r.findings) {
     findings.push_back({{"code", f.code},
@@ -328,6 +344,25 @@ Result<Report> report_from_json_text(const std::string& text, const std::string&
         sec.links.push_back(std::move(l));
       }
       r.p2p = std::move(sec);
+    }
+    const Json& counters = rd.at(doc, "counters", "");
+    for (size_t i = 0; i < counters.size(); ++i) {
+      std::string cp = fmt::format("counters[{}]", i);
+      CounterSample cs;
+      cs.host = rd.get<std::string>(counters[i], "host", cp);
+      cs.phase = rd.get<std::string>(counters[i], "phase", cp);
+      cs.duration_s = rd.get<double>(counters[i], "duration_s", cp);
+      cs.fabscope_tx_bytes = rd.get_opt<uint64_t>(counters[i], "fabscope_tx_bytes", cp);
+      cs.fabscope_rx_bytes = rd.get_opt<uint64_t>(counters[i], "fabscope_rx_bytes", cp);
+      for (const Json& ij : rd.at(counters[i], "interfaces", cp)) {
+        InterfaceDelta d;
+        d.name = rd.get<std::string>(ij, "name", cp + ".interfaces[]");
+        for (const auto& [k, v] : ij.items()) {
+          if (k != "name") d.deltas[k] = rd.as<uint64_t>(v, cp + ".interfaces[]." + k);
+        }
+        cs.interfaces.push_back(std::move(d));
+      }
+      r.counters.push_back(std::move(cs));
     }
     const Json& findings = rd.at(doc, "findings", "");
     for (size_t i = 0; i < findings.size(); ++i) {

@@ -1,0 +1,142 @@
+#include "diag/net_counters.h"
+
+#include <fmt/format.h>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace fabscope {
+
+namespace {
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+NetCounters read_net_counters(const std::string& root) {
+  NetCounters out;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(root, ec)) {
+    const std::string iface = entry.path().filename().string();
+    for (const char* name : kNetCounterNames) {
+      std::ifstream in(entry.path() / "statistics" / name);
+      uint64_t v = 0;
+      if (in >> v) out[iface][name] = v;
+    }
+  }
+  return out;
+}
+
+std::vector<InterfaceDelta> counter_deltas(const NetCounters& before, const NetCounters& after) {
+  std::vector<InterfaceDelta> out;
+  for (const auto& [iface, values] : after) {
+    auto b = before.find(iface);
+    if (b == before.end()) continue;
+    InterfaceDelta d;
+    d.name = iface;
+    for (const auto& [name, v] : values) {
+      auto old = b->second.find(name);
+      if (old != b->second.end()) d.deltas[name] = v >= old->second ? v - old->second : 0;
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+void add_counter_findings(Report& report) {
+  constexpr uint64_t kSlack = 16ull << 20;
+  std::map<std::string, std::pair<int, nlohmann::ordered_json>> by_host;  // flagged phases, worst evidence
+  for (const CounterSample& s : report.counters) {
+    if (!s.fabscope_tx_bytes || !s.fabscope_rx_bytes) continue;
+    uint64_t tx = 0, rx = 0;
+    for (const InterfaceDelta& d : s.interfaces) {
+      if (d.name == "lo") continue;
+      auto get = [&](const char* k) {
+        auto it = d.deltas.find(k);
+        return it == d.deltas.end() ? uint64_t{0} : it->second;
+      };
+      tx += get("tx_bytes");
+      rx += get("rx_bytes");
+    }
+    const uint64_t ftx = *s.fabscope_tx_bytes, frx = *s.fabscope_rx_bytes;
+    const bool foreign_tx = tx > 2 * ftx + kSlack, foreign_rx = rx > 2 * frx + kSlack;
+    if (!foreign_tx && !foreign_rx) continue;
+    auto& [count, evidence] = by_host[s.host];
+    ++count;
+    const uint64_t excess = (tx > ftx ? tx - ftx : 0) + (rx > frx ? rx - frx : 0);
+    if (evidence.is_null() || excess > evidence["excess_bytes"].get<uint64_t>()) {
+      evidence = {{"phase", s.phase},         {"interface_tx_bytes", tx}, {"interface_rx_bytes", rx},
+                  {"fabscope_tx_bytes", ftx}, {"fabscope_rx_bytes", frx}, {"excess_bytes", excess}};
+    }
+  }
+  for (auto& [host, flagged] : by_host) {
+    auto& [count, ev] = flagged;
+    Finding f;
+    f.code = "counters.foreign_traffic";
+    f.severity = "warning";
+    f.subject = "host " + host;
+    f.message = fmt::format(
+        "host {} moved {} bytes on its interfaces in '{}' where fabscope moved {}; traffic not fabscope's shares "
+        "these links ({} phases)",
+        host, ev["interface_tx_bytes"].get<uint64_t>() + ev["interface_rx_bytes"].get<uint64_t>(),
+        ev["phase"].get<std::string>(),
+        ev["fabscope_tx_bytes"].get<uint64_t>() + ev["fabscope_rx_bytes"].get<uint64_t>(), count);
+    f.hint =
+        "find the other traffic on this host's NIC (another job, storage, a backup); measurements here are not of a "
+        "quiet fabric";
+    ev["phases"] = count;
+    f.evidence_json = ev.dump();
+    report.findings.push_back(std::move(f));
+  }
+}
+
+void PhaseCounters::begin() {
+  if (ctx_.local_rank() == 0) before_ = read_net_counters(root_);
+  start_ns_ = now_ns();
+}
+
+Status PhaseCounters::end(const std::string& phase, std::optional<uint64_t> my_tx, std::optional<uint64_t> my_rx,
+                          std::vector<CounterSample>& out) {
+  nlohmann::json mine = {{"host", ctx_.host()},
+                         {"tx", my_tx ? nlohmann::json(*my_tx) : nlohmann::json(nullptr)},
+                         {"rx", my_rx ? nlohmann::json(*my_rx) : nlohmann::json(nullptr)},
+                         {"duration_s", static_cast<double>(now_ns() - start_ns_) * 1e-9}};
+  if (ctx_.local_rank() == 0) {
+    nlohmann::json ifs = nlohmann::json::object();
+    for (const InterfaceDelta& d : counter_deltas(before_, read_net_counters(root_))) ifs[d.name] = d.deltas;
+    mine["interfaces"] = ifs;
+  }
+  auto all = ctx_.gather_text(mine.dump());
+  if (!all.ok()) return all.status();
+  if (ctx_.rank() != 0) return Status::Ok();
+  std::map<std::string, CounterSample> by_host;
+  std::vector<std::string> order;
+  for (const std::string& text : *all) {
+    nlohmann::json j = nlohmann::json::parse(text);
+    const std::string host = j["host"];
+    auto [it, fresh] = by_host.try_emplace(host);
+    CounterSample& s = it->second;
+    if (fresh) {
+      order.push_back(host);
+      s.host = host;
+      s.phase = phase;
+    }
+    s.duration_s = std::max(s.duration_s, j["duration_s"].get<double>());
+    if (!j["tx"].is_null()) s.fabscope_tx_bytes = s.fabscope_tx_bytes.value_or(0) + j["tx"].get<uint64_t>();
+    if (!j["rx"].is_null()) s.fabscope_rx_bytes = s.fabscope_rx_bytes.value_or(0) + j["rx"].get<uint64_t>();
+    if (j.contains("interfaces")) {
+      for (const auto& [name, deltas] : j["interfaces"].items()) {
+        InterfaceDelta d;
+        d.name = name;
+        for (const auto& [k, v] : deltas.items()) d.deltas[k] = v.get<uint64_t>();
+        s.interfaces.push_back(std::move(d));
+      }
+    }
+  }
+  for (const std::string& h : order) out.push_back(std::move(by_host[h]));
+  return Status::Ok();
+}
+
+}  // namespace fabscope
