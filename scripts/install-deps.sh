@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libhwloc-dev hwloc libibverbs-dev
   python3 python3-jsonschema
+  iproute2 iperf3
 )
 
 missing=()

@@ -46,7 +46,8 @@ std::vector<InterfaceDelta> counter_deltas(const NetCounters& before, const NetC
 }
 
 void add_counter_findings(Report& report) {
-  constexpr uint64_t kSlack = 16ull << 20;
+  constexpr double kOverhead = 1.25, kAcks = 0.1;
+  constexpr double kSlack = 4.0 * (1 << 20);
   std::map<std::string, std::pair<int, nlohmann::ordered_json>> by_host;  // flagged phases, worst evidence
   for (const CounterSample& s : report.counters) {
     if (!s.fabscope_tx_bytes || !s.fabscope_rx_bytes) continue;
@@ -61,7 +62,11 @@ void add_counter_findings(Report& report) {
       rx += get("rx_bytes");
     }
     const uint64_t ftx = *s.fabscope_tx_bytes, frx = *s.fabscope_rx_bytes;
-    const bool foreign_tx = tx > 2 * ftx + kSlack, foreign_rx = rx > 2 * frx + kSlack;
+    auto over = [&](uint64_t iface, uint64_t mine, uint64_t other) {
+      return static_cast<double>(iface) >
+             kOverhead * static_cast<double>(mine) + kAcks * static_cast<double>(other) + kSlack;
+    };
+    const bool foreign_tx = over(tx, ftx, frx), foreign_rx = over(rx, frx, ftx);
     if (!foreign_tx && !foreign_rx) continue;
     auto& [count, evidence] = by_host[s.host];
     ++count;

@@ -23,8 +23,10 @@ NetCounters read_net_counters(const std::string& root = "/sys/class/net");
 std::vector<InterfaceDelta> counter_deltas(const NetCounters& before, const NetCounters& after);
 
 // counters.foreign_traffic: in a phase where fabscope counted its own bytes, a host's
-// network interfaces (loopback aside) sent or received more than twice those bytes plus
-// 16 MiB (protocol overhead): another tenant or a noisy neighbour shares the links.
+// network interfaces (loopback aside) sent more than 1.25x fabscope's sent bytes plus a
+// tenth of its received ones (acknowledgements) plus 4 MiB, or likewise received: TCP/IP
+// and MPI overhead stay far below that, so the rest is another tenant or a noisy
+// neighbour on the links.
 void add_counter_findings(Report& report);
 
 // Samples around phases. Every rank calls begin() and end() together (they gather to

@@ -12,7 +12,7 @@
 #         VC_ADDR_i   host i's address; VC_PREFIX the run's prefix
 #       --slow i RATE   token-bucket rate limit (tc tbf, e.g. 100mbit) on host i's link,
 #                       both directions
-#       --noise a b     iperf3 traffic from host a to host b while COMMAND runs
+#       --noise a b     bursty iperf3 traffic from host a to host b while COMMAND runs
 #   vcluster.sh check   exits 0 if this machine can host the cluster, else says why
 #   vcluster.sh agent HOST CMD...   (mpirun's rsh agent; not for direct use)
 set -euo pipefail
@@ -112,10 +112,12 @@ run() {
   fi
   if [ -n "$noise_a" ]; then
     local ha="${prefix}h${noise_a}" hb="${prefix}h${noise_b}" addr_b="198.18.${subnet_octet}.$((noise_b + 1))"
-    ip netns exec "$hb" iperf3 -s -1 -p 5999 >/dev/null 2>&1 &
+    # A bursty neighbour, as another job's collectives are: 64 MiB in two streams,
+    # a pause, again, until the cluster is torn down.
+    ip netns exec "$hb" iperf3 -s -p 5999 >/dev/null 2>&1 &
     pids+=($!)
     sleep 0.5
-    ip netns exec "$ha" iperf3 -c "$addr_b" -p 5999 -t 600 -P 2 >/dev/null 2>&1 &
+    ip netns exec "$ha" bash -c "while :; do iperf3 -c $addr_b -p 5999 -n 64M -P 2 >/dev/null 2>&1; sleep 0.3; done" &
     pids+=($!)
     sleep 1
   fi

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""fabscope across hosts, on the virtual cluster (vcluster.sh), with faults we inject.
+
+  vcluster_test.py sweeps   sweeps over tcp and mpi across 4 hosts complete and verify
+  vcluster_test.py slow     one host rate-limited to a tenth: its links are the slowest,
+                            it is named, and no other link is flagged
+  vcluster_test.py noise    iperf3 between two hosts: their link shows lower bandwidth
+                            and more variance than a quiet run, and the counters show
+                            bytes fabscope did not send
+
+Exits 77 (skipped, with the reason) where this machine cannot host the cluster.
+"""
+import argparse
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+
+import jsonschema
+
+SKIP = 77
+
+
+def fail(msg):
+    print("FAIL: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+class Cluster:
+    def __init__(self, args, tmp):
+        self.a = args
+        self.tmp = tmp
+        with open(args.schema) as f:
+            self.validator = jsonschema.Draft202012Validator(json.load(f))
+
+    def run(self, hosts, fabscope_runs, faults=()):
+        """Brings up `hosts`, runs each fabscope argument list under mpirun there, tears down."""
+        script = ['mapfile -t MPI < "$VC_MPIRUN_ARGS"', "set -e"]
+        for argv in fabscope_runs:
+            script.append('"${MPI[@]}" -np %d %s %s' % (hosts, shlex.quote(self.a.fabscope),
+                                                          " ".join(shlex.quote(x) for x in argv)))
+        cmd = ["bash", self.a.vcluster, "run", str(hosts), *faults, "--", "bash", "-c", "\n".join(script)]
+        print("$ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
+        if p.returncode != 0:
+            fail(f"exit {p.returncode}\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
+        return p.stdout
+
+    def report(self, name):
+        with open(os.path.join(self.tmp, name)) as f:
+            doc = json.load(f)
+        errors = list(self.validator.iter_errors(doc))
+        if errors:
+            fail(f"{name} does not match the schema: {errors[0].message} at {list(errors[0].path)}")
+        return doc
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+
+def sweeps(c):
+    runs = []
+    for backend in ("tcp", "mpi"):
+        runs.append(["sweep", "all", "-b", "8", "-e", "1M", "-f", "8", "-n", "2", "-c", "1", "-d", "float,int32",
+                     "-o", "sum,max", "-r", "3", "--backend", backend, "--json", c.path(f"{backend}.json")])
+    c.run(4, runs)
+    for backend in ("tcp", "mpi"):
+        doc = c.report(f"{backend}.json")
+        if len(doc["context"]["hosts"]) != 4:
+            fail(f"{backend}: expected 4 hosts, got {doc['context']['hosts']}")
+        if backend == "tcp" and "198.18." not in doc["context"]["backend_library"]:
+            fail(f"tcp did not use the cluster's addresses: {doc['context']['backend_library']}")
+        checked = 0
+        for s in doc["sweeps"]:
+            for pt in s["points"]:
+                for pl in ("out_of_place", "in_place"):
+                    if pt[pl]["wrong"] != 0:
+                        fail(f"{backend} {s['collective']} {pt['size_bytes']} {pl}: wrong={pt[pl]['wrong']}")
+                    checked += 1
+        if doc["verdict"]["result"] != "pass" or checked < 100:
+            fail(f"{backend}: verdict {doc['verdict']}, {checked} checked results")
+    print("ok")
+
+
+def links_of(doc):
+    return doc["p2p"]["links"]
+
+
+def slow(c):
+    quiet_args = ["p2p", "--pattern", "ring", "-s", "1M", "-n", "30", "-w", "4", "--window", "8"]
+    c.run(4, [quiet_args + ["--json", c.path("quiet.json")]])
+    quiet = statistics.median(l["bw_gbps"] for l in links_of(c.report("quiet.json")))
+    rate_mbit = max(10, int(quiet * 8000 / 10))  # a tenth of the quiet links, in Mbit/s
+    print(f"quiet ring median {quiet:.3f} GB/s; host 2 limited to {rate_mbit} Mbit/s")
+    c.run(4, [["p2p", "--pattern", "ring", "-s", "1M", "-n", "30", "-w", "4", "--window", "8", "--json",
+               c.path("ring.json")],
+              ["p2p", "--pattern", "pairs", "-s", "1M", "-n", "20", "-w", "2", "--window", "8", "--json",
+               c.path("pairs.json")]],
+          faults=["--slow", "2", f"{rate_mbit}mbit"])
+    for name in ("ring.json", "pairs.json"):
+        doc = c.report(name)
+        slow_host = doc["context"]["ranks"][2]["host"]
+        touching = [l["bw_gbps"] for l in links_of(doc) if slow_host in (l["src_host"], l["dst_host"])]
+        avoiding = [l["bw_gbps"] for l in links_of(doc) if slow_host not in (l["src_host"], l["dst_host"])]
+        ratio = statistics.median(touching) / statistics.median(avoiding)
+        print(f"{name}: host {slow_host} links {touching}, others {avoiding}, ratio {ratio:.3f}")
+        if max(touching) >= min(avoiding):
+            fail(f"{name}: the slow host's links are not the slowest")
+        if ratio > 0.3:
+            fail(f"{name}: slow host at {ratio:.2f} of the others, expected about 0.1")
+        codes = [(f["code"], f["subject"]) for f in doc["findings"]]
+        if ("p2p.slow_host", f"host {slow_host}") not in codes:
+            fail(f"{name}: no p2p.slow_host finding for {slow_host}: {codes}")
+        others = [x for x in codes if x[0].startswith("p2p.") and x != ("p2p.slow_host", f"host {slow_host}")]
+        if others:
+            fail(f"{name}: other links or hosts flagged: {others}")
+    print("ok")
+
+
+def noise(c):
+    # Two hosts, so no idle rank competes for this small machine's cores, and host 1's
+    # link capped in both runs, so that the link and not the CPU bounds the transfer.
+    args = ["p2p", "--pair", "0,1", "-s", "1M", "-n", "40", "-w", "8", "--window", "8", "--repeats", "12"]
+    link = ["--slow", "1", "1600mbit"]
+    c.run(2, [args + ["--json", c.path("quiet.json")]], faults=link)
+    c.run(2, [args + ["--json", c.path("noisy.json")]], faults=link + ["--noise", "0", "1"])
+    q, n = c.report("quiet.json"), c.report("noisy.json")
+    qb = [l["bw_gbps"] for l in links_of(q)]
+    nb = [l["bw_gbps"] for l in links_of(n)]
+    q_cv = statistics.stdev(qb) / statistics.mean(qb)
+    n_cv = statistics.stdev(nb) / statistics.mean(nb)
+    print(f"quiet {statistics.mean(qb):.3f} GB/s (cv {q_cv:.3f}), noisy {statistics.mean(nb):.3f} GB/s (cv {n_cv:.3f})")
+    if statistics.mean(nb) >= 0.8 * statistics.mean(qb):
+        fail("the noisy link is not clearly slower than the quiet one")
+    if n_cv <= q_cv:
+        fail("the noisy link does not vary more than the quiet one")
+    # The counters show bytes that fabscope did not send, on the noisy hosts only.
+    hosts = [r["host"] for r in n["context"]["ranks"]]
+    flagged = {f["subject"] for f in n["findings"] if f["code"] == "counters.foreign_traffic"}
+    if not flagged or not flagged <= {f"host {hosts[0]}", f"host {hosts[1]}"}:
+        fail(f"counters.foreign_traffic should name host 0 and/or 1 only: {flagged}")
+    if any(f["code"] == "counters.foreign_traffic" for f in q["findings"]):
+        fail("the quiet run reports foreign traffic")
+    sent = [s for s in n["counters"] if s["host"] == hosts[0]]
+    eth_tx = sum(i.get("tx_bytes", 0) for s in sent for i in s["interfaces"] if i["name"] != "lo")
+    fab_tx = sum(s["fabscope_tx_bytes"] for s in sent)
+    print(f"host 0 interfaces sent {eth_tx} bytes while fabscope sent {fab_tx}")
+    if eth_tx < 1.5 * fab_tx:
+        fail("host 0's counters do not show the noise")
+    print("ok")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("test", choices=["sweeps", "slow", "noise"])
+    ap.add_argument("--fabscope", required=True)
+    ap.add_argument("--vcluster", required=True)
+    ap.add_argument("--schema", required=True)
+    a = ap.parse_args()
+    check = subprocess.run(["bash", a.vcluster, "check"], capture_output=True, text=True)
+    if check.returncode != 0:
+        print(f"SKIP: the virtual cluster cannot run here: {check.stdout.strip()} {check.stderr.strip()}")
+        sys.exit(SKIP)
+    if a.test == "noise" and subprocess.run(["sh", "-c", "command -v iperf3"], capture_output=True).returncode:
+        print("SKIP: the noisy-neighbour test needs iperf3 (scripts/install-deps.sh installs it)")
+        sys.exit(SKIP)
+    with tempfile.TemporaryDirectory() as tmp:
+        {"sweeps": sweeps, "slow": slow, "noise": noise}[a.test](Cluster(a, tmp))
+
+
+if __name__ == "__main__":
+    main()
