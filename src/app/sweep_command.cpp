@@ -139,7 +139,7 @@ CommandOutcome run_sweep_command(const SweepCommand& cmd, int* argc, char*** arg
   TablePrinter printer(stdout);
   if (ctx.rank() == 0) printer.emit(render_preamble(report));
   Progress progress(ctx.rank() == 0 && Progress::wanted());
-  auto sweeps = run_sweeps(**plan, &printer, &progress);
+  auto sweeps = run_sweeps(**plan, &printer, &progress, &report.counters);
   if (!sweeps.ok()) {
     // A failure in the middle of collectives: the other ranks may be waiting inside
     // one, so the whole job ends here.

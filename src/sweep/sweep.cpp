@@ -7,6 +7,7 @@
 #include "core/clock.h"
 #include "core/sizes.h"
 #include "core/stats.h"
+#include "diag/net_counters.h"
 #include "sweep/watchdog.h"
 
 namespace fabscope {
@@ -309,7 +310,8 @@ Result<std::vector<Sweep>> run_sweeps(const RankContext& ctx, Backend& backend, 
   return run_sweeps(**plan, observer, progress);
 }
 
-Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, Progress* progress) {
+Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, Progress* progress,
+                                      std::vector<CounterSample>* counters) {
   const RankContext& ctx = plan.ctx;
   Backend& backend = plan.backend;
   const SweepOptions& o = plan.options;
@@ -342,6 +344,8 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
         s.nranks = ctx.size();
         s.busbw_factor = busbw_factor(c, ctx.size());
         if (observer && ctx.rank() == 0) observer->on_sweep_begin(s);
+        PhaseCounters phase_counters(ctx);
+        if (counters) phase_counters.begin();
 
         PointSetup base{c, t, op, o.root, {}};
         FABSCOPE_RETURN_IF_ERROR(runner.warm_up(base));
@@ -366,6 +370,11 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
           if (observer && ctx.rank() == 0) observer->on_point(s, point);
           s.points.push_back(std::move(point));
           ++done_points;
+        }
+        if (counters) {
+          FABSCOPE_RETURN_IF_ERROR(phase_counters.end(
+              fmt::format("sweep {} {}{}{}", s.collective, s.dtype, s.op ? " " : "", s.op.value_or("")), std::nullopt,
+              std::nullopt, *counters));
         }
         if (observer && ctx.rank() == 0) observer->on_sweep_end(s);
         sweeps.push_back(std::move(s));

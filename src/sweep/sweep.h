@@ -56,7 +56,10 @@ Result<std::shared_ptr<SweepPlan>> plan_sweeps(const RankContext& ctx, Backend& 
 // failure here may be on one rank only, with others waiting inside a collective: the
 // caller must end the job. With a timeout, a rank that sees no progress for that long
 // prints where it stopped and ends the process (exit code 4), which ends the job.
-Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, Progress* progress);
+// With `counters`, interface counters are sampled around each (collective, dtype, op)
+// sweep; fabscope's own bytes are not counted there (MPI's algorithms are opaque).
+Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, Progress* progress,
+                                      std::vector<CounterSample>* counters = nullptr);
 
 // Both steps, for callers that treat every failure alike (tests, benchmarks).
 Result<std::vector<Sweep>> run_sweeps(const RankContext& ctx, Backend& backend, const SweepOptions& options,

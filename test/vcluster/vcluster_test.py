@@ -82,6 +82,11 @@ def sweeps(c):
                     checked += 1
         if doc["verdict"]["result"] != "pass" or checked < 100:
             fail(f"{backend}: verdict {doc['verdict']}, {checked} checked results")
+        # Interface counters around each sweep, from every host, with its eth0 moving bytes.
+        sampled = {s["host"] for s in doc["counters"] if any(i["name"] == "eth0" and i["rx_bytes"] > 0
+                                                             for i in s["interfaces"])}
+        if sampled != set(doc["context"]["hosts"]) or len(doc["counters"]) != 4 * len(doc["sweeps"]):
+            fail(f"{backend}: counters not sampled on every host around every sweep: {sorted(sampled)}")
     print("ok")
 
 
