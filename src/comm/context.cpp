@@ -150,38 +150,44 @@ Result<std::vector<double>> RankContext::gather(std::span<const double> values) 
   return all;
 }
 
-Result<std::vector<double>> RankContext::gather_varying(std::span<const double> values) const {
-  int mine = static_cast<int>(values.size());
-  std::vector<int> counts(rank_ == 0 ? static_cast<size_t>(size_) : 0);
-  FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, world_)));
+namespace {
+// MPI_Gatherv of `n` items from every rank to rank 0: the items concatenated in rank
+// order, and each rank's count.
+template <typename T>
+Status gather_counts_and_items(MPI_Comm comm, int rank, int size, const T* items, int n, MPI_Datatype type,
+                               std::vector<T>& all, std::vector<int>& counts) {
+  counts.assign(rank == 0 ? static_cast<size_t>(size) : 0, 0);
+  FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm)));
   std::vector<int> displs(counts.size());
   int total = 0;
   for (size_t i = 0; i < counts.size(); ++i) {
     displs[i] = total;
     total += counts[i];
   }
-  std::vector<double> all(static_cast<size_t>(total));
-  FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(
-      MPI_Gatherv(values.data(), mine, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, world_)));
+  all.assign(static_cast<size_t>(total), T{});
+  return FABSCOPE_MPI(MPI_Gatherv(items, n, type, all.data(), counts.data(), displs.data(), type, 0, comm));
+}
+}  // namespace
+
+Result<std::vector<double>> RankContext::gather_varying(std::span<const double> values) const {
+  std::vector<double> all;
+  std::vector<int> counts;
+  FABSCOPE_RETURN_IF_ERROR(gather_counts_and_items(world_, rank_, size_, values.data(), static_cast<int>(values.size()),
+                                                   MPI_DOUBLE, all, counts));
   return all;
 }
 
 Result<std::vector<std::string>> RankContext::gather_text(const std::string& text) const {
-  int mine = static_cast<int>(text.size());
-  std::vector<int> counts(rank_ == 0 ? static_cast<size_t>(size_) : 0);
-  FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, world_)));
-  std::vector<int> displs(counts.size());
-  int total = 0;
-  for (size_t i = 0; i < counts.size(); ++i) {
-    displs[i] = total;
-    total += counts[i];
-  }
-  std::string all(static_cast<size_t>(total), '\0');
-  FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(
-      MPI_Gatherv(text.data(), mine, MPI_CHAR, all.data(), counts.data(), displs.data(), MPI_CHAR, 0, world_)));
+  std::vector<char> all;
+  std::vector<int> counts;
+  FABSCOPE_RETURN_IF_ERROR(
+      gather_counts_and_items(world_, rank_, size_, text.data(), static_cast<int>(text.size()), MPI_CHAR, all, counts));
   std::vector<std::string> out;
-  for (size_t i = 0; i < counts.size(); ++i)
-    out.push_back(all.substr(static_cast<size_t>(displs[i]), static_cast<size_t>(counts[i])));
+  size_t at = 0;
+  for (int c : counts) {
+    out.emplace_back(all.data() + at, static_cast<size_t>(c));
+    at += static_cast<size_t>(c);
+  }
   return out;
 }
 
