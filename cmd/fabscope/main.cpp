@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
   p2p_cmd->add_option("-n,--iters", p2p.iters, "Messages per link and size (default 1000)");
   p2p_cmd->add_option("-w,--warmup_iters", p2p.warmup_iters, "Warm-up messages per link and size (default 50)");
   p2p_cmd->add_option("--window", p2p.window, "Messages in flight per flow in bandwidth modes (default 64)");
+  p2p_cmd->add_option("--repeats", p2p.repeats, "Measure each round this many times in a row (default 1)");
   p2p_cmd->add_option("--timeout", p2p.timeout_s, "Seconds without progress before the job ends; 0 = never");
   p2p_cmd->add_option("--backend", p2p.backend, "verbs, tcp, mpi or auto (default auto: the first usable)");
   add_backend_options(p2p_cmd, p2p.backend_options);
