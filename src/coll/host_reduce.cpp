@@ -42,6 +42,22 @@ struct Arith16 {
   static S apply(S a, S b, ReduceOp op) { return FromF(Arith<float>::apply(ToF(a), ToF(b), op)); }
 };
 
+// The arithmetic each stored type reduces with.
+template <typename T>
+struct ArithOf {
+  using type = Arith<T>;
+};
+template <>
+struct ArithOf<Half> {
+  using type = Arith16<Half, half_to_float, float_to_half>;
+};
+template <>
+struct ArithOf<Bfloat16> {
+  using type = Arith16<Bfloat16, bfloat16_to_float, float_to_bfloat16>;
+};
+template <typename T>
+using ArithFor = typename ArithOf<T>::type;
+
 template <typename T, typename A>
 void reduce_to(void* out, const void* a, const void* b, size_t count, ReduceOp op) {
   T* o = static_cast<T*>(out);
@@ -68,28 +84,10 @@ void reduce_to(void* out, const void* a, const void* b, size_t count, ReduceOp o
 }  // namespace
 
 void host_reduce_to(void* out, const void* a, const void* b, size_t count, DataType dtype, ReduceOp op) {
-  switch (dtype) {
-    case DataType::kInt8:
-      return reduce_to<int8_t, Arith<int8_t>>(out, a, b, count, op);
-    case DataType::kUint8:
-      return reduce_to<uint8_t, Arith<uint8_t>>(out, a, b, count, op);
-    case DataType::kInt32:
-      return reduce_to<int32_t, Arith<int32_t>>(out, a, b, count, op);
-    case DataType::kUint32:
-      return reduce_to<uint32_t, Arith<uint32_t>>(out, a, b, count, op);
-    case DataType::kInt64:
-      return reduce_to<int64_t, Arith<int64_t>>(out, a, b, count, op);
-    case DataType::kUint64:
-      return reduce_to<uint64_t, Arith<uint64_t>>(out, a, b, count, op);
-    case DataType::kHalf:
-      return reduce_to<Half, Arith16<Half, half_to_float, float_to_half>>(out, a, b, count, op);
-    case DataType::kBfloat16:
-      return reduce_to<Bfloat16, Arith16<Bfloat16, bfloat16_to_float, float_to_bfloat16>>(out, a, b, count, op);
-    case DataType::kFloat:
-      return reduce_to<float, Arith<float>>(out, a, b, count, op);
-    case DataType::kDouble:
-      return reduce_to<double, Arith<double>>(out, a, b, count, op);
-  }
+  visit_data_type(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    reduce_to<T, ArithFor<T>>(out, a, b, count, op);
+  });
 }
 
 void host_reduce(void* inout, const void* in, size_t count, DataType dtype, ReduceOp op) {

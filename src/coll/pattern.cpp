@@ -263,49 +263,23 @@ void divide_typed(void* buffer, size_t count, int divisor) {
   for (size_t i = 0; i < count; ++i) p[i] = Generator<T>::divide(p[i], divisor);
 }
 
-template <typename F>
-decltype(auto) dispatch(DataType t, F&& f) {
-  switch (t) {
-    case DataType::kInt8:
-      return f(int8_t{});
-    case DataType::kUint8:
-      return f(uint8_t{});
-    case DataType::kInt32:
-      return f(int32_t{});
-    case DataType::kUint32:
-      return f(uint32_t{});
-    case DataType::kInt64:
-      return f(int64_t{});
-    case DataType::kUint64:
-      return f(uint64_t{});
-    case DataType::kHalf:
-      return f(Half{});
-    case DataType::kBfloat16:
-      return f(Bfloat16{});
-    case DataType::kFloat:
-      return f(float{});
-    case DataType::kDouble:
-      return f(double{});
-  }
-  return f(float{});
-}
-
 }  // namespace
 
 void host_fill(void* buffer, const PatternSpec& spec, std::span<const Segment> segments) {
-  dispatch(spec.dtype, [&](auto tag) { fill_typed<decltype(tag)>(buffer, spec, segments); });
+  visit_data_type(spec.dtype, [&](auto tag) { fill_typed<decltype(tag)>(buffer, spec, segments); });
 }
 
 uint64_t host_count_wrong(const void* buffer, const PatternSpec& spec, std::span<const Segment> segments) {
-  return dispatch(spec.dtype, [&](auto tag) { return count_wrong_typed<decltype(tag)>(buffer, spec, segments); });
+  return visit_data_type(spec.dtype,
+                         [&](auto tag) { return count_wrong_typed<decltype(tag)>(buffer, spec, segments); });
 }
 
 void host_divide(void* buffer, size_t count, DataType dtype, int divisor) {
-  dispatch(dtype, [&](auto tag) { divide_typed<decltype(tag)>(buffer, count, divisor); });
+  visit_data_type(dtype, [&](auto tag) { divide_typed<decltype(tag)>(buffer, count, divisor); });
 }
 
 double pattern_value(const PatternSpec& spec, int rank, uint64_t index) {
-  return dispatch(spec.dtype, [&](auto tag) {
+  return visit_data_type(spec.dtype, [&](auto tag) {
     using T = decltype(tag);
     Generator<T> gen(spec);
     return TypeOps<T>::to_double(gen.value(gen.key(rank), rank, index));
@@ -314,7 +288,7 @@ double pattern_value(const PatternSpec& spec, int rank, uint64_t index) {
 
 double expected_value(const PatternSpec& spec, int src_rank, uint64_t index) {
   if (src_rank != kAllRanks) return pattern_value(spec, src_rank, index);
-  return dispatch(spec.dtype, [&](auto tag) {
+  return visit_data_type(spec.dtype, [&](auto tag) {
     using T = decltype(tag);
     Generator<T> gen(spec);
     std::vector<uint64_t> keys;

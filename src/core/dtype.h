@@ -46,4 +46,33 @@ float half_to_float(Half h);
 Bfloat16 float_to_bfloat16(float f);  // round to nearest even
 float bfloat16_to_float(Bfloat16 b);
 
+// Calls f with a value of the element type `t` stores (int8_t, ..., Half, Bfloat16,
+// float, double): the one switch from a runtime type to templated code.
+template <typename F>
+decltype(auto) visit_data_type(DataType t, F&& f) {
+  switch (t) {
+    case DataType::kInt8:
+      return f(int8_t{});
+    case DataType::kUint8:
+      return f(uint8_t{});
+    case DataType::kInt32:
+      return f(int32_t{});
+    case DataType::kUint32:
+      return f(uint32_t{});
+    case DataType::kInt64:
+      return f(int64_t{});
+    case DataType::kUint64:
+      return f(uint64_t{});
+    case DataType::kHalf:
+      return f(Half{});
+    case DataType::kBfloat16:
+      return f(Bfloat16{});
+    case DataType::kFloat:
+      return f(float{});
+    case DataType::kDouble:
+      return f(double{});
+  }
+  return f(float{});
+}
+
 }  // namespace fabscope

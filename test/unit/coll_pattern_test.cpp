@@ -130,32 +130,6 @@ Buffer<T> reduce_as_tree(ReduceOp op, const std::vector<Buffer<T>>& inputs) {
   return level[0];
 }
 
-template <typename F>
-void with_type(DataType t, F&& f) {
-  switch (t) {
-    case DataType::kInt8:
-      return f(int8_t{});
-    case DataType::kUint8:
-      return f(uint8_t{});
-    case DataType::kInt32:
-      return f(int32_t{});
-    case DataType::kUint32:
-      return f(uint32_t{});
-    case DataType::kInt64:
-      return f(int64_t{});
-    case DataType::kUint64:
-      return f(uint64_t{});
-    case DataType::kHalf:
-      return f(Half{});
-    case DataType::kBfloat16:
-      return f(Bfloat16{});
-    case DataType::kFloat:
-      return f(float{});
-    case DataType::kDouble:
-      return f(double{});
-  }
-}
-
 std::string describe(DataType t, std::optional<ReduceOp> op, int n, uint64_t seed = 0) {
   return std::string(name(t)) + "/" + (op ? std::string(name(*op)) : std::string("none")) + " n=" + std::to_string(n) +
          " seed=" + std::to_string(seed);
@@ -220,7 +194,7 @@ TEST(Pattern, ReductionInAnyOrderVerifies) {
   for (DataType dtype : kAllDataTypes) {
     for (ReduceOp op : kAllReduceOps) {
       for (int n : {1, 2, 3, 4, 5, 8, 13, 300}) {
-        with_type(dtype, [&](auto tag) {
+        visit_data_type(dtype, [&](auto tag) {
           check_any_order_verifies<decltype(tag)>(dtype, op, n, 0x5eedull + static_cast<uint64_t>(n), 96);
         });
       }
@@ -233,7 +207,7 @@ TEST(Pattern, SixteenBitFloatsBeyondTheirExactIntegerLimit) {
   for (DataType dtype : {DataType::kHalf, DataType::kBfloat16}) {
     for (ReduceOp op : kAllReduceOps) {
       for (int n : {257, 300, 2049, 3000}) {
-        with_type(dtype, [&](auto tag) { check_any_order_verifies<decltype(tag)>(dtype, op, n, 77, 48); });
+        visit_data_type(dtype, [&](auto tag) { check_any_order_verifies<decltype(tag)>(dtype, op, n, 77, 48); });
       }
     }
   }
@@ -243,7 +217,7 @@ TEST(Pattern, OtherSeeds) {
   for (uint64_t seed : {0ull, 1ull, 0xffffffffffffffffull}) {
     for (DataType dtype : {DataType::kInt8, DataType::kHalf, DataType::kBfloat16, DataType::kFloat}) {
       for (ReduceOp op : kAllReduceOps) {
-        with_type(dtype, [&](auto tag) { check_any_order_verifies<decltype(tag)>(dtype, op, 6, seed, 64); });
+        visit_data_type(dtype, [&](auto tag) { check_any_order_verifies<decltype(tag)>(dtype, op, 6, seed, 64); });
       }
     }
   }
@@ -270,7 +244,7 @@ TEST(Pattern, APlantedWrongValueIsCountedOnce) {
   const size_t count = 64;
   for (DataType dtype : kAllDataTypes) {
     for (ReduceOp op : kAllReduceOps) {
-      with_type(dtype, [&](auto tag) {
+      visit_data_type(dtype, [&](auto tag) {
         using T = decltype(tag);
         const PatternSpec spec{dtype, op, 9, n};
         auto inputs = rank_inputs<T>(spec, count, 0);
@@ -310,7 +284,7 @@ TEST(Pattern, AverageAllowsTwoUlpOtherOperatorsNone) {
   const size_t count = 32;
   for (DataType dtype : {DataType::kFloat, DataType::kHalf}) {
     for (ReduceOp op : {ReduceOp::kAvg, ReduceOp::kSum}) {
-      with_type(dtype, [&](auto tag) {
+      visit_data_type(dtype, [&](auto tag) {
         using T = decltype(tag);
         if constexpr (std::is_same_v<T, float> || std::is_same_v<T, Half>) {
           const PatternSpec spec{dtype, op, 5, n};
@@ -342,7 +316,7 @@ TEST(Pattern, CopySegmentsVerifyTheirOwnRankOnly) {
     std::vector<std::optional<ReduceOp>> ops = {std::nullopt};
     for (ReduceOp op : kAllReduceOps) ops.push_back(op);
     for (const auto& op : ops) {
-      with_type(dtype, [&](auto tag) {
+      visit_data_type(dtype, [&](auto tag) {
         using T = decltype(tag);
         const PatternSpec spec{dtype, op, 42, n};
         PatternSpec other_seed = spec;
