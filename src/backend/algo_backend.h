@@ -61,12 +61,8 @@ class AlgoBackend final : public Backend {
   std::string_view name() const override { return name_; }
   std::string library() const override { return library_; }
   Memory& memory() override { return memory_; }
-  Status run(const CollCall& call) override { return run_collective(call, *transport_, scratch_, options_, trace_); }
+  Status run(const CollCall& call) override { return run_collective(call, *transport_, scratch_, options_, nullptr); }
   Status wait() override { return Status::Ok(); }  // run() returns when the collective is complete
-
-  Transport& transport() { return *transport_; }
-  // When set, every message of every following call is recorded here.
-  void set_trace(Trace* trace) { trace_ = trace; }
 
  private:
   std::string name_;
@@ -75,7 +71,15 @@ class AlgoBackend final : public Backend {
   AlgoOptions options_;
   TransportHostMemory memory_;
   Scratch scratch_;
-  Trace* trace_ = nullptr;
 };
+
+// fabscope's algorithms over the transport a backend's create_transport made, as that
+// backend: "fabscope algorithms over <what the transport says it is>".
+inline Result<std::unique_ptr<Backend>> make_algo_backend(std::string name,
+                                                          Result<std::unique_ptr<Transport>> transport) {
+  if (!transport.ok()) return transport.status();
+  std::string library = "fabscope algorithms over " + (*transport)->library();
+  return std::unique_ptr<Backend>(new AlgoBackend(std::move(name), std::move(library), std::move(*transport)));
+}
 
 }  // namespace fabscope

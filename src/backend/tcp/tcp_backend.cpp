@@ -1,6 +1,5 @@
 #include "backend/tcp/tcp_backend.h"
 
-#include <fmt/format.h>
 
 #include "backend/algo_backend.h"
 #include "backend/tcp/tcp_transport.h"
@@ -33,10 +32,7 @@ Result<std::unique_ptr<Transport>> create_tcp_transport(const RankContext& ctx, 
 
 Result<std::unique_ptr<Backend>> create_tcp_backend(const RankContext& ctx, const BackendOptions& options,
                                                     const Logger& log) {
-  auto t = TcpTransport::create(ctx, tcp_options(options), log);
-  if (!t.ok()) return t.status();
-  std::string library = fmt::format("fabscope algorithms over TCP on {}", (*t)->local_address());
-  return std::unique_ptr<Backend>(new AlgoBackend("tcp", library, std::move(*t)));
+  return make_algo_backend("tcp", create_tcp_transport(ctx, options, log));
 }
 
 }  // namespace fabscope

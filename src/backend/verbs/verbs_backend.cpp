@@ -33,10 +33,7 @@ Result<std::unique_ptr<Transport>> create_verbs_transport(const RankContext& ctx
 
 Result<std::unique_ptr<Backend>> create_verbs_backend(const RankContext& ctx, const VerbsOptions& options,
                                                       const Logger& log) {
-  auto t = VerbsTransport::create(ctx, options, log);
-  if (!t.ok()) return t.status();
-  std::string library = "fabscope algorithms over " + (*t)->library();
-  return std::unique_ptr<Backend>(new AlgoBackend("verbs", library, std::move(*t)));
+  return make_algo_backend("verbs", create_verbs_transport(ctx, options, log));
 }
 
 }  // namespace fabscope

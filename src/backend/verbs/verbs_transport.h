@@ -39,7 +39,6 @@ class VerbsTransport final : public Transport {
   // "RC verbs on mlx5_0 port 1 (InfiniBand, 200 Gb/s, LID 0x12), 2 QPs per peer"
   std::string library() const override;
   void forget_memory(const void* buf, size_t bytes) override { mrs_->invalidate(buf, bytes); }
-  const VerbsDevice& device() const { return *device_; }
 
  private:
   static constexpr uint32_t kSlotBytes = 64;  // one receive slot: holds a CTS
