@@ -1,14 +1,15 @@
-# Writes generated/fabscope/version.h with the project version, the git id of the
-# source tree and which optional libraries this build found.
-find_package(Git QUIET)
-set(FABSCOPE_GIT_ID "unknown")
-if(GIT_FOUND AND EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/.git")
-  execute_process(
-    COMMAND "${GIT_EXECUTABLE}" describe --always --dirty --abbrev=12
-    WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
-    OUTPUT_VARIABLE _git_id OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE _git_rc)
-  if(_git_rc EQUAL 0 AND _git_id)
-    set(FABSCOPE_GIT_ID "${_git_id}")
-  endif()
-endif()
-configure_file("${CMAKE_CURRENT_SOURCE_DIR}/cmake/version.h.in" "${CMAKE_CURRENT_BINARY_DIR}/generated/fabscope/version.h" @ONLY)
+# generated/fabscope/version.h: the project version, which optional libraries this
+# build found, and the git id of the source tree, refreshed at every build.
+set(_fabscope_version_args
+  -DSOURCE_DIR=${CMAKE_CURRENT_SOURCE_DIR}
+  -DOUTPUT=${CMAKE_CURRENT_BINARY_DIR}/generated/fabscope/version.h
+  -DPROJECT_VERSION=${PROJECT_VERSION}
+  -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE}
+  -DFABSCOPE_CUDA_VERSION=${FABSCOPE_CUDA_VERSION}
+  -DFABSCOPE_NCCL_VERSION=${FABSCOPE_NCCL_VERSION}
+  -DFABSCOPE_VERBS_VERSION=${FABSCOPE_VERBS_VERSION})
+execute_process(COMMAND ${CMAKE_COMMAND} ${_fabscope_version_args} -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/write_version.cmake)
+add_custom_target(fabscope_version
+  COMMAND ${CMAKE_COMMAND} ${_fabscope_version_args} -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/write_version.cmake
+  BYPRODUCTS ${CMAKE_CURRENT_BINARY_DIR}/generated/fabscope/version.h
+  COMMENT "fabscope: git id")
