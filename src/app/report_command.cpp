@@ -9,8 +9,7 @@ namespace fabscope {
 Status run_report_command(const ReportCommand& cmd, std::string& out) {
   auto report = load_report(cmd.path);
   if (!report.ok()) return report.status();
-  out = (report->sweeps.empty() && report->p2p ? std::string() : render_tables(*report)) + render_p2p(*report) +
-        render_summary(*report);
+  out = render_tables(*report) + render_p2p(*report) + render_summary(*report);
   return Status::Ok();
 }
 

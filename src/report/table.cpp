@@ -112,6 +112,7 @@ std::string render_group_start(const std::string& collective) {
 }
 
 std::string render_tables(const Report& r) {
+  if (r.sweeps.empty()) return "";  // e.g. a p2p report
   std::string out = render_preamble(r);
   size_t i = 0;
   while (i < r.sweeps.size()) {

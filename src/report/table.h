@@ -31,7 +31,8 @@ class TableFooter {
 };
 
 std::string render_group_start(const std::string& collective);
-// The whole text output of a sweep run: preamble, then one table per collective.
+// The whole text output of a sweep run: preamble, then one table per collective;
+// nothing for a report without sweeps.
 std::string render_tables(const Report& report);
 
 }  // namespace fabscope

@@ -138,6 +138,9 @@ BAD_SWEEPS = [
     (["p2p", "--pair", "zero"], "--pair 'zero' is not two ranks"),
     (["p2p", "-s", "12Q"], "unknown unit 'Q'"),
     (["p2p", "--window", "0"], "--window 0"),
+    (["p2p", "--repeats", "0"], "--repeats 0"),
+    (["p2p", "-s", "4K", "-a"], "give either -s SIZE or -a, not both"),
+    (["p2p", "--pattern", "pair"], "--pattern pair needs --pair A,B"),
     (["sweep", "allreduce", "--backend", "mpi", "-d", "int8", "-b", "8", "-e", "4G"], "over this backend's limit of 2147483647"),
     (["sweep", "allreduce", "-d", "double", "-b", "8", "-e", "15G"], "lower the maximum size -e"),
 ]
