@@ -117,7 +117,7 @@ run() {
     ip netns exec "$hb" iperf3 -s -p 5999 >/dev/null 2>&1 &
     pids+=($!)
     sleep 0.5
-    ip netns exec "$ha" bash -c "while :; do iperf3 -c $addr_b -p 5999 -n 64M -P 2 >/dev/null 2>&1; sleep 0.3; done" &
+    ip netns exec "$ha" bash -c "while :; do iperf3 -c $addr_b -p 5999 -n 64M -P 2 >/dev/null 2>&1; sleep 0.15; done" &
     pids+=($!)
     sleep 1
   fi

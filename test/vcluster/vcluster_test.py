@@ -153,7 +153,8 @@ def noise(c):
     eth_tx = sum(i.get("tx_bytes", 0) for s in sent for i in s["interfaces"] if i["name"] != "lo")
     fab_tx = sum(s["fabscope_tx_bytes"] for s in sent)
     print(f"host 0 interfaces sent {eth_tx} bytes while fabscope sent {fab_tx}")
-    if eth_tx < 1.5 * fab_tx:
+    # The bound counters.foreign_traffic uses: TCP/IP and MPI overhead stay under 1.25x.
+    if eth_tx <= 1.25 * fab_tx:
         fail("host 0's counters do not show the noise")
     print("ok")
 
