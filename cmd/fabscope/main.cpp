@@ -82,6 +82,29 @@ int main(int argc, char** argv) {
   auto* report_cmd = app.add_subcommand("report", "Render a JSON report as the nccl-tests table and findings");
   report_cmd->add_option("file", report.path, "A report written by fabscope --json")->required();
 
+  TopoCommand topo;
+  auto* topo_cmd = app.add_subcommand(
+      "topo",
+      "GPUs, NICs, NUMA and PCIe paths; the NIC NCCL picks per GPU; mapping findings. Live on this node, on every "
+      "node under mpirun, or offline from files");
+  topo_cmd->add_option("--hwloc-xml", topo.hwloc_xml, "lstopo XML of a node (repeatable)");
+  topo_cmd->add_option("--nccl-topo", topo.nccl_topo,
+                       "NCCL topology XML (NCCL_TOPO_DUMP_FILE / NCCL_TOPO_FILE) or graph XML (repeatable)");
+  topo_cmd->add_option("--nvidia-smi-topo", topo.nvidia_smi_topo, "Output of `nvidia-smi topo -m` (repeatable)");
+  topo_cmd->add_option("--nccl-log", topo.nccl_log, "NCCL_DEBUG=INFO output, any ranks and hosts (repeatable)");
+  topo_cmd->add_option("--rdma-info", topo.rdma_info,
+                       "Output of ibdev2netdev, ibv_devinfo, show_gids or `ls -l /sys/class/infiniband` (repeatable)");
+  topo_cmd->add_option("--nccl-env", topo.nccl_env, "A shell env file whose NCCL_IB_HCA applies (repeatable)");
+  topo_cmd->add_option("--nccl-ib-hca", topo.nccl_ib_hca,
+                       "Judge every host by this NCCL_IB_HCA (default: each host's own from its log, an env file, or "
+                       "the environment)");
+  topo_cmd->add_option("--host", topo.host, "Offline: all files describe this one host");
+  topo_cmd->add_option("--expect-rate", topo.expect_rate_gbits,
+                       "Expected port rate in Gb/s; active ports below it are degraded (default: compare with peers)");
+  topo_cmd->add_option("--json", topo.json_path, "Write the JSON report here (atomically)");
+  std::string topo_log_level = "warn";
+  topo_cmd->add_option("--log-level", topo_log_level, "error, warn, info or debug (default warn)");
+
   app.add_subcommand("backends", "List the backends: compiled in? usable here? if not, why");
 
   try {
@@ -112,6 +135,18 @@ int main(int argc, char** argv) {
     }
     std::fputs(text.c_str(), stdout);
     return kExitOk;
+  }
+  if (app.got_subcommand("topo")) {
+    auto level = parse_log_level(topo_log_level);
+    if (!level.ok()) {
+      report_usage_error(level.status().message(), &argc, &argv);
+      return kExitUsage;
+    }
+    topo.log_level = *level;
+    for (int i = 0; i < argc; ++i) topo.command_line.emplace_back(argv[i]);
+    CommandOutcome outcome = run_topo_command(topo, &argc, &argv);
+    if (!outcome.status.ok()) return exit_code_for(outcome.status);
+    return outcome.verdict_failed ? kExitVerdictFail : kExitOk;
   }
   if (app.got_subcommand("p2p")) {
     auto level = parse_log_level(p2p_log_level);

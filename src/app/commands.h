@@ -78,6 +78,28 @@ struct P2pCommand {
 };
 CommandOutcome run_p2p_command(const P2pCommand& cmd, int* argc, char*** argv);
 
+// `fabscope topo`: live (this node, or every node under mpirun) when no file is given,
+// else offline from the files.
+struct TopoCommand {
+  std::vector<std::string> hwloc_xml;
+  std::vector<std::string> nccl_topo;  // NCCL topology or graph XML
+  std::vector<std::string> nvidia_smi_topo;
+  std::vector<std::string> nccl_log;
+  std::vector<std::string> rdma_info;  // ibdev2netdev / ibv_devinfo / show_gids / ls -l sysfs output
+  std::vector<std::string> nccl_env;   // env files whose NCCL_IB_HCA applies
+  std::optional<std::string> nccl_ib_hca;
+  std::optional<std::string> host;  // offline: every file describes this one host
+  double expect_rate_gbits = 0;
+  std::optional<std::string> json_path;
+  LogLevel log_level = LogLevel::kWarn;
+  std::vector<std::string> command_line;
+  bool offline() const {
+    return !hwloc_xml.empty() || !nccl_topo.empty() || !nvidia_smi_topo.empty() || !nccl_log.empty() ||
+           !rdma_info.empty() || !nccl_env.empty();
+  }
+};
+CommandOutcome run_topo_command(const TopoCommand& cmd, int* argc, char*** argv);
+
 struct ReportCommand {
   std::string path;
 };

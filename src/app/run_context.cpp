@@ -1,5 +1,6 @@
 #include "app/run_context.h"
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -69,6 +70,34 @@ RunContext make_run_context(const RankContext& ctx, std::string_view backend, co
     c.ranks.push_back({r.rank, r.host, r.pid, r.local_rank});
     if (seen.insert(r.host).second) c.hosts.push_back(r.host);
   }
+  c.environment = reported_environment(environ);
+  return c;
+}
+
+namespace {
+std::string local_hostname() {
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  return host;
+}
+}  // namespace
+
+RunContext make_local_run_context(const std::vector<std::string>& command_line) {
+  RunContext c;
+  c.tool.version = build::kVersion;
+  c.tool.git_id = build::kGitId;
+  c.command_line = command_line;
+  c.start_time = utc_timestamp();
+  c.backend = "none";
+  c.memory = "none";
+  auto opt = [](const char* v) { return *v ? std::optional<std::string>(v) : std::nullopt; };
+  c.build = {{"cuda", opt(build::kCudaVersion)},
+             {"nccl", opt(build::kNcclVersion)},
+             {"libibverbs", opt(build::kVerbsVersion)}};
+  c.nranks = 1;
+  std::string host = local_hostname();
+  c.hosts = {host};
+  c.ranks = {{0, host, static_cast<int>(getpid()), 0}};
   c.environment = reported_environment(environ);
   return c;
 }

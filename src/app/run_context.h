@@ -32,4 +32,8 @@ Status agree_or_report(const RankContext& ctx, const Status& local);
 RunContext make_run_context(const RankContext& ctx, std::string_view backend, const std::string& library,
                             std::string_view memory, const std::vector<std::string>& command_line);
 
+// The run context of a command that runs as one process without MPI (topo offline, or
+// live on one node): this process as rank 0 of 1; backend and memory "none".
+RunContext make_local_run_context(const std::vector<std::string>& command_line);
+
 }  // namespace fabscope

@@ -172,6 +172,9 @@ struct Report {
   std::vector<Sweep> sweeps;
   std::optional<P2pSection> p2p;
   std::vector<CounterSample> counters;
+  // `fabscope topo`'s section ({"hosts": [...]}), kept as JSON text in the model; the
+  // topology library writes it and the text renderer reads it. Null when not run.
+  std::optional<std::string> topology_json;
   std::vector<Finding> findings;
   Verdict verdict;
 };

@@ -209,6 +209,7 @@ std::string to_json_text(const Report& r) {
                         {"interfaces", ifs}});
   }
   doc["counters"] = counters;
+  doc["topology"] = r.topology_json ? Json::parse(*r.topology_json) : Json(nullptr);
   Json findings = Json::array();
   for (const Finding& f : r.findings) {
     findings.push_back({{"code", f.code},
@@ -364,6 +365,7 @@ Result<Report> report_from_json_text(const std::string& text, const std::string&
       }
       r.counters.push_back(std::move(cs));
     }
+    if (auto t = doc.find("topology"); t != doc.end() && !t->is_null()) r.topology_json = t->dump();
     const Json& findings = rd.at(doc, "findings", "");
     for (size_t i = 0; i < findings.size(); ++i) {
       std::string fp = fmt::format("findings[{}]", i);

@@ -7,6 +7,7 @@
   cli_test.py bad-input         every bad input gets a clear message naming the value,
                                 printed once, a non-zero exit, no hang, no report written
   cli_test.py schema            the schema rejects reports that break its rules
+  cli_test.py topo              topology offline from fixtures, live, under mpirun, bad files
 """
 import argparse
 import copy
@@ -252,17 +253,107 @@ def cmd_p2p(args):
     print("ok")
 
 
+def fixture(args, rel):
+    return os.path.join(args.fixtures, rel)
+
+
+def cmd_topo(args):
+    """fabscope topo: offline from fixtures, live on this machine and under mpirun; bad inputs."""
+    v = validator(args)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "topo.json")
+        # Offline, a known-bad log: exit 0 (warnings do not fail), the finding in the report.
+        log = fixture(args, "nccl-logs/slurmv4-tpgds-aihub0003_H100x8-2node-16rank-RoCE_NCCL-2.29.3_IB_HCA-prefix-match-pulls-mlx5_10.log")
+        p = run([args.fabscope, "topo", "--nccl-log", log, "--json", path])
+        if p.returncode != 0:
+            fail(f"topo --nccl-log exited {p.returncode}\n{p.stdout}\n{p.stderr}")
+        with open(path) as f:
+            doc = json.load(f)
+        errors = list(v.iter_errors(doc))
+        if errors:
+            fail(f"topo report does not match the schema: {errors[0].message} at {list(errors[0].path)}")
+        codes = [f["code"] for f in doc["findings"]]
+        if "topo.hca_filter" not in codes or "topo.hca_filter" not in p.stdout:
+            fail(f"no topo.hca_filter for the prefix-matching log: {codes}\n{p.stdout}")
+        r = run([args.fabscope, "report", path])
+        if r.returncode != 0 or r.stdout != p.stdout:
+            fail("`fabscope report` differs from what topo printed")
+        # A matrix, with its legend and NCCL's choice per GPU; a port-down error fails the verdict.
+        smi = fixture(args, "nvidia-smi-topo/slurmv4-tpgds-aihub0007_H100x8-12NIC-nonidentity-GPU-NIC-map_topo-m.txt")
+        p = run([args.fabscope, "topo", "--nvidia-smi-topo", smi, "--json", path])
+        if p.returncode != 0 or "GPU3    NODE    NODE    NODE    NODE    NODE    PIX" not in p.stdout \
+                or "mlx5_11 PIX" not in p.stdout:
+            fail(f"topo --nvidia-smi-topo: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+        hw = fixture(args, "hwloc-xml/meluxina-mel2001_A100x4-CX6x2-mlx5_0-port-down_hwloc1.11-v1format.xml")
+        p = run([args.fabscope, "topo", "--hwloc-xml", hw, "--json", path])
+        if p.returncode != 1 or "topo.port_down" not in p.stdout:
+            fail(f"topo on a node with a GPU's NIC port down: want exit 1 and topo.port_down\n{p.stdout}\n{p.stderr}")
+        with open(path) as f:
+            doc = json.load(f)
+        if doc["verdict"]["result"] != "fail" or list(v.iter_errors(doc)):
+            fail("port-down report: verdict or schema")
+        # Live, one process: this machine has no GPU and no RDMA device, and says so.
+        p = run([args.fabscope, "topo", "--json", path])
+        if p.returncode != 0 or "no GPU found" not in p.stdout:
+            fail(f"live topo: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+        with open(path) as f:
+            doc = json.load(f)
+        if list(v.iter_errors(doc)) or len(doc["topology"]["hosts"]) != 1 or not doc["topology"]["hosts"][0]["numa"]:
+            fail("live topo report: schema, host or NUMA nodes")
+        # Live under mpirun: every rank's binding on its node's entry.
+        p = run(mpirun(args, 4, "topo", "--json", path))
+        if p.returncode != 0:
+            fail(f"topo under mpirun -np 4: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+        with open(path) as f:
+            doc = json.load(f)
+        errors = list(v.iter_errors(doc))
+        if errors:
+            fail(f"mpirun topo report: {errors[0].message} at {list(errors[0].path)}")
+        ranks = sorted(r["rank"] for h in doc["topology"]["hosts"] for r in h["ranks"])
+        if ranks != [0, 1, 2, 3] or doc["context"]["nranks"] != 4:
+            fail(f"mpirun topo: ranks {ranks}")
+        # Bad inputs: one clear message each, exit 2, the previous report intact.
+        previous = os.path.join(tmp, "keep.json")
+        with open(previous, "w") as f:
+            f.write("{\"previous\": true}\n")
+        trunc = fixture(args, "topo-xml/nccl-tests-256_H200x8-KVM-VM-flat-passthrough_NCCL_TOPO_DUMP.TRUNCATED.xml")
+        cases = [
+            (["--nccl-topo", os.path.join(tmp, "absent.xml")], "absent.xml"),
+            (["--nccl-topo", trunc], "TRUNCATED.xml:"),
+            (["--hwloc-xml", trunc], "TRUNCATED.xml:"),
+            (["--nvidia-smi-topo", log], "slurmv4-tpgds-aihub0003"),
+            (["--nccl-log", smi], "no NCCL INFO lines"),
+            (["--nccl-log", log, "--nccl-ib-hca", "mlx5_0:x"], "mlx5_0:x"),
+            (["--nccl-log", log, "--expect-rate", "-5"], "--expect-rate"),
+            (["--host", "h1"], "--host"),
+        ]
+        for extra, expect in cases:
+            p = run([args.fabscope, "topo", *extra, "--json", previous])
+            out = p.stdout + p.stderr
+            if p.returncode != 2 or expect not in out or out.count("error:") != 1:
+                fail(f"topo {extra}: exit {p.returncode}, want 2 and one message with {expect!r}\n{out}")
+            with open(previous) as f:
+                if f.read() != "{\"previous\": true}\n":
+                    fail(f"topo {extra}: the previous report was overwritten")
+        p = run(mpirun(args, 2, "topo", "--nccl-log", log))
+        out = p.stdout + p.stderr
+        if p.returncode == 0 or out.count("without mpirun") != 1:
+            fail(f"topo with files under mpirun: want one message and non-zero exit\n{out}")
+    print("ok")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("command", choices=["sweep", "bad-input", "schema", "p2p"])
+    ap.add_argument("command", choices=["sweep", "bad-input", "schema", "p2p", "topo"])
     ap.add_argument("--fabscope", required=True)
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--mpi-flags", default="")
     ap.add_argument("--schema", required=True)
     ap.add_argument("--np", type=int, default=2)
     ap.add_argument("--backend", default="mpi")
+    ap.add_argument("--fixtures", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
     args = ap.parse_args()
-    {"sweep": cmd_sweep, "bad-input": cmd_bad_input, "schema": cmd_schema, "p2p": cmd_p2p}[args.command](args)
+    {"sweep": cmd_sweep, "bad-input": cmd_bad_input, "schema": cmd_schema, "p2p": cmd_p2p, "topo": cmd_topo}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """fabscope across hosts, on the virtual cluster (vcluster.sh), with faults we inject.
 
-  vcluster_test.py sweeps   sweeps over tcp and mpi across 4 hosts complete and verify
+  vcluster_test.py sweeps   sweeps over tcp and mpi across 4 hosts complete and verify;
+                            topo gathers every host's topology
   vcluster_test.py slow     one host rate-limited to a tenth: its links are the slowest,
                             it is named, and no other link is flagged
   vcluster_test.py noise    iperf3 between two hosts: their link shows lower bandwidth
@@ -66,7 +67,18 @@ def sweeps(c):
     for backend in ("tcp", "mpi"):
         runs.append(["sweep", "all", "-b", "8", "-e", "1M", "-f", "8", "-n", "2", "-c", "1", "-d", "float,int32",
                      "-o", "sum,max", "-r", "3", "--backend", backend, "--json", c.path(f"{backend}.json")])
+    runs.append(["topo", "--json", c.path("topo.json")])
     c.run(4, runs)
+    # topo across the 4 hosts: one entry per host, each with its rank's binding; the
+    # hosts are alike (the same machine), so none is pointed out as different.
+    topo = c.report("topo.json")
+    hosts = topo["topology"]["hosts"]
+    if sorted(h["host"] for h in hosts) != sorted(topo["context"]["hosts"]) or len(hosts) != 4:
+        fail(f"topo: expected the 4 hosts, got {[h['host'] for h in hosts]}")
+    if any(len(h["ranks"]) != 1 or not h["numa"] for h in hosts):
+        fail("topo: each host needs its NUMA nodes and its one rank's binding")
+    if any(f["code"] == "topo.host_differs" for f in topo["findings"]) or topo["verdict"]["result"] != "pass":
+        fail(f"topo: alike hosts flagged: {topo['findings']}")
     for backend in ("tcp", "mpi"):
         doc = c.report(f"{backend}.json")
         if len(doc["context"]["hosts"]) != 4:

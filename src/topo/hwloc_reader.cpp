@@ -1,0 +1,251 @@
+// hwloc, live or from lstopo's XML: NUMA nodes, the PCI tree (host bridges, bridge
+// ports, devices), GPUs (NVIDIA display/3D controllers), NICs (OpenFabrics devices,
+// and plain network interfaces as non-RDMA NICs). Live, sysfs adds RDMA port rates.
+#include <fmt/format.h>
+#include <hwloc.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include "topo/readers.h"
+#include "topo/xml.h"
+
+namespace fabscope::topo {
+
+namespace {
+
+class Topology {
+ public:
+  Topology() { ok_ = hwloc_topology_init(&t_) == 0; }
+  ~Topology() {
+    if (ok_) hwloc_topology_destroy(t_);
+  }
+  Topology(const Topology&) = delete;
+  Topology& operator=(const Topology&) = delete;
+  bool ok() const { return ok_; }
+  hwloc_topology_t get() const { return t_; }
+
+ private:
+  hwloc_topology_t t_{};
+  bool ok_ = false;
+};
+
+bool is_pci(hwloc_obj_t o) { return o && (o->type == HWLOC_OBJ_PCI_DEVICE || o->type == HWLOC_OBJ_BRIDGE); }
+
+std::string pci_busid(hwloc_obj_t o) {
+  if (o->type == HWLOC_OBJ_BRIDGE && o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST) {
+    return fmt::format("hostbridge:{:04x}:{:02x}", o->attr->bridge.downstream.pci.domain,
+                       o->attr->bridge.downstream.pci.secondary_bus);
+  }
+  const auto& p = o->attr->pcidev;
+  return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", p.domain, p.bus, p.dev, p.func);
+}
+
+int numa_of(hwloc_topology_t t, hwloc_obj_t o) {
+  hwloc_obj_t a = hwloc_get_non_io_ancestor_obj(t, o);
+  if (!a || !a->nodeset || hwloc_bitmap_weight(a->nodeset) != 1) return -1;
+  return hwloc_bitmap_first(a->nodeset);
+}
+
+std::string info(hwloc_obj_t o, const char* name) {
+  const char* v = hwloc_obj_get_info_by_name(o, name);
+  return v ? std::string(v) : std::string();
+}
+
+// hwloc's IB port states (enum ibv_port_state).
+std::string port_state(const std::string& v) {
+  if (v == "1") return "DOWN";
+  if (v == "2") return "INIT";
+  if (v == "3") return "ARMED";
+  if (v == "4") return "ACTIVE";
+  if (v == "5") return "ACTIVE_DEFER";
+  return v.empty() ? std::string() : "STATE_" + v;
+}
+
+// Index from an OS device name like "cuda3" or "nvml3"; -1 if none.
+int os_index(const char* name, const char* prefix) {
+  size_t n = std::strlen(prefix);
+  if (std::strncmp(name, prefix, n) != 0 || !name[n]) return -1;
+  char* end = nullptr;
+  long v = std::strtol(name + n, &end, 10);
+  return *end == '\0' && v >= 0 && v < 4096 ? static_cast<int>(v) : -1;
+}
+
+void fill(hwloc_topology_t t, HostTopology& h) {
+  // NUMA nodes.
+  for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_NUMANODE, o));) {
+    NumaNode n;
+    n.id = static_cast<int>(o->os_index);
+    if (o->cpuset) {
+      char* list = nullptr;
+      if (hwloc_bitmap_list_asprintf(&list, o->cpuset) >= 0 && list) {
+        if (auto cpus = CpuSet::from_list(list)) n.cpus = *cpus;
+      }
+      std::free(list);
+    }
+    if (!h.find_numa(n.id)) h.numa.push_back(n);
+  }
+  // PCI objects, parents before children (a depth-first walk of the I/O tree).
+  std::map<hwloc_obj_t, int> index;
+  std::vector<hwloc_obj_t> order;
+  std::vector<hwloc_obj_t> stack;
+  for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_bridge(t, o));) {
+    if (!is_pci(o->parent)) stack.push_back(o);
+  }
+  for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_pcidev(t, o));) {
+    if (!is_pci(o->parent)) stack.push_back(o);
+  }
+  std::reverse(stack.begin(), stack.end());
+  while (!stack.empty()) {
+    hwloc_obj_t o = stack.back();
+    stack.pop_back();
+    if (index.count(o)) continue;
+    order.push_back(o);
+    PciNode n;
+    n.busid = pci_busid(o);
+    n.parent = is_pci(o->parent) && index.count(o->parent) ? index[o->parent] : -1;
+    n.numa = numa_of(t, o);
+    if (o->type == HWLOC_OBJ_BRIDGE) {
+      n.bridge = true;
+      n.host_bridge = o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST;
+    }
+    if (o->type == HWLOC_OBJ_PCI_DEVICE ||
+        (o->type == HWLOC_OBJ_BRIDGE && o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI)) {
+      n.class_code = o->attr->pcidev.class_id;
+      n.vendor = o->attr->pcidev.vendor_id;
+      n.device = o->attr->pcidev.device_id;
+      n.link_gbytes = o->attr->pcidev.linkspeed;
+      if (n.link_gbytes > 0) n.link = fmt::format("{:.2f} GB/s", n.link_gbytes);
+    }
+    index[o] = h.add_pci(n);
+    std::vector<hwloc_obj_t> kids;
+    for (hwloc_obj_t c = o->io_first_child; c; c = c->next_sibling) {
+      if (is_pci(c)) kids.push_back(c);
+    }
+    for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(*it);
+  }
+  // GPUs: NVIDIA display/3D controllers (not NVSwitches, class 0x0680).
+  std::vector<hwloc_obj_t> gpus;
+  for (hwloc_obj_t o : order) {
+    if (o->type != HWLOC_OBJ_PCI_DEVICE || o->attr->pcidev.vendor_id != 0x10de) continue;
+    unsigned cls = o->attr->pcidev.class_id;
+    if (cls == 0x0300 || cls == 0x0302) gpus.push_back(o);
+  }
+  std::sort(gpus.begin(), gpus.end(), [](hwloc_obj_t a, hwloc_obj_t b) { return pci_busid(a) < pci_busid(b); });
+  std::vector<int> gpu_index(gpus.size(), -1);
+  std::vector<std::string> gpu_model(gpus.size());
+  int max_index = -1;
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    for (hwloc_obj_t c = gpus[i]->io_first_child; c; c = c->next_sibling) {
+      if (c->type != HWLOC_OBJ_OS_DEVICE || !c->name) continue;
+      int idx = os_index(c->name, "cuda");
+      if (idx < 0) idx = os_index(c->name, "nvml");
+      if (idx >= 0 && gpu_index[i] < 0) gpu_index[i] = idx;
+      if (gpu_model[i].empty()) gpu_model[i] = info(c, "GPUModel");
+    }
+    max_index = std::max(max_index, gpu_index[i]);
+  }
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    if (gpu_index[i] < 0 || h.find_gpu(gpu_index[i]) >= 0) gpu_index[i] = ++max_index;
+    Gpu& g = h.add_gpu(gpu_index[i]);
+    g.busid = pci_busid(gpus[i]);
+    g.pci = index[gpus[i]];
+    g.numa = h.pci[g.pci].numa;
+    g.model = !gpu_model[i].empty() ? gpu_model[i] : info(gpus[i], "PCIDevice");
+    if (g.model.empty())
+      g.model = fmt::format("{:04x}:{:04x}", gpus[i]->attr->pcidev.vendor_id, gpus[i]->attr->pcidev.device_id);
+    if (const NumaNode* nn = h.find_numa(g.numa)) g.cpu_affinity = nn->cpus;
+  }
+  // NICs: OpenFabrics devices; network interfaces of PCI devices without one.
+  for (hwloc_obj_t o : order) {
+    if (o->type != HWLOC_OBJ_PCI_DEVICE) continue;
+    std::vector<hwloc_obj_t> fabrics;
+    std::vector<hwloc_obj_t> nets;
+    for (hwloc_obj_t c = o->io_first_child; c; c = c->next_sibling) {
+      if (c->type != HWLOC_OBJ_OS_DEVICE || !c->name) continue;
+      if (c->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS) fabrics.push_back(c);
+      if (c->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK) nets.push_back(c);
+    }
+    for (hwloc_obj_t f : fabrics) {
+      Nic& n = h.add_nic(f->name);
+      n.rdma = true;
+      n.busid = pci_busid(o);
+      n.pci = index[o];
+      n.numa = h.pci[n.pci].numa;
+      for (int p = 1; p <= 4; ++p) {
+        std::string st = info(f, fmt::format("Port{}State", p).c_str());
+        if (st.empty()) continue;
+        Port port;
+        port.number = p;
+        port.state = port_state(st);
+        for (hwloc_obj_t net : nets) {
+          std::string np = info(net, "Port");
+          if (np.empty() ? p == 1 : np == std::to_string(p)) {
+            port.netdev = net->name;
+            break;
+          }
+        }
+        n.ports.push_back(port);
+      }
+    }
+    if (fabrics.empty() && (o->attr->pcidev.class_id >> 8) == 0x02) {
+      for (hwloc_obj_t net : nets) {
+        Nic& n = h.add_nic(net->name);
+        n.rdma = false;
+        n.busid = pci_busid(o);
+        n.pci = index[o];
+        n.numa = h.pci[n.pci].numa;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Status read_hwloc_xml(const std::string& path, TopologySet& set) {
+  auto text = read_text_file(path);
+  if (!text.ok()) return text.status();
+  // Our parser first: hwloc's own errors do not say where a file broke.
+  auto doc = parse_xml(*text, path);
+  if (!doc.ok()) return doc.status();
+  if (doc->name != "topology") {
+    return Status::Invalid(
+        fmt::format("{}:{}: root element <{}> is not hwloc's <topology> (is this an NCCL topology? "
+                    "use --nccl-topo)",
+                    path, doc->line, doc->name));
+  }
+  if (const std::string* v = doc->attribute("version"); v && !v->empty() && (*v)[0] >= '3') {
+    return Status::Invalid(
+        fmt::format("{}: hwloc XML version {} is newer than this hwloc ({}) reads; export it with "
+                    "`lstopo --export-xml-flags v2` or an hwloc 2.x lstopo",
+                    path, *v, HWLOC_API_VERSION >> 16));
+  }
+  Topology t;
+  if (!t.ok()) return Status::Runtime("hwloc: cannot initialise a topology");
+  hwloc_topology_set_io_types_filter(t.get(), HWLOC_TYPE_FILTER_KEEP_ALL);
+  if (hwloc_topology_set_xml(t.get(), path.c_str()) != 0 || hwloc_topology_load(t.get()) != 0) {
+    return Status::Invalid(fmt::format("{}: hwloc cannot load this XML ({})", path, std::strerror(errno)));
+  }
+  HostTopology& h = set.host("");
+  h.sources.push_back(fmt::format("hwloc-xml:{}", path));
+  fill(t.get(), h);
+  return Status::Ok();
+}
+
+Status read_hwloc_live(const std::string& host, TopologySet& set) {
+  Topology t;
+  if (!t.ok()) return Status::Runtime("hwloc: cannot initialise a topology");
+  hwloc_topology_set_io_types_filter(t.get(), HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  if (hwloc_topology_load(t.get()) != 0) {
+    return Status::Runtime(fmt::format("hwloc: cannot read this machine's topology ({})", std::strerror(errno)));
+  }
+  HostTopology& h = set.host(host);
+  h.sources.push_back("hwloc (live)");
+  fill(t.get(), h);
+  FABSCOPE_RETURN_IF_ERROR(read_sysfs_rdma("/sys", h));
+  return Status::Ok();
+}
+
+}  // namespace fabscope::topo

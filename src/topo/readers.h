@@ -1,0 +1,56 @@
+// Readers: each turns one kind of input into the topology model. A reader adds what
+// its input says to the set (creating the host it names, or the one unnamed host) and
+// never throws; a malformed input is Status::Invalid("FILE:LINE[:COL]: what is wrong"),
+// and an unreadable file names the file and the system's reason.
+//
+// The parse_* functions take the text itself (for tests and fuzzing); the read_*
+// functions read the file and call them.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+#include "topo/model.h"
+
+namespace fabscope::topo {
+
+// The whole file as text, or an error naming the file and why it could not be read.
+Result<std::string> read_text_file(const std::string& path);
+
+// lstopo's XML (hwloc 1.x "v1" and 2.x formats), loaded through hwloc itself.
+Status read_hwloc_xml(const std::string& path, TopologySet& set);
+// This machine, through hwloc (PCI tree, NUMA nodes, GPUs, NICs) and sysfs (RDMA ports).
+Status read_hwloc_live(const std::string& host, TopologySet& set);
+// RDMA ports and their network interfaces under `sysfs_root` ("/sys" live; a copied
+// tree in tests): class/infiniband/*/ports/*/{state,rate,link_layer,gid_attrs/ndevs}.
+Status read_sysfs_rdma(const std::string& sysfs_root, HostTopology& host);
+
+// NCCL's topology XML (NCCL_TOPO_DUMP_FILE / NCCL_TOPO_FILE, root <system>) or graph
+// XML (NCCL_GRAPH_DUMP_FILE / NCCL_GRAPH_FILE, root <graphs>).
+Status parse_nccl_xml(std::string_view text, std::string_view source, TopologySet& set);
+Status read_nccl_xml(const std::string& path, TopologySet& set);
+
+// `nvidia-smi topo -m` / `-mp` output, old (mlx5_N columns) and new (NICn + legend)
+// formats, tab- or space-separated, tolerant of columns merged by lost whitespace.
+Status parse_nvidia_smi_topo(std::string_view text, std::string_view source, TopologySet& set);
+Status read_nvidia_smi_topo(const std::string& path, TopologySet& set);
+
+// NCCL_DEBUG=INFO output of any number of ranks and hosts (interleaved lines, shell
+// prompts and other programs' output in between are skipped).
+Status parse_nccl_log(std::string_view text, std::string_view source, TopologySet& set);
+Status read_nccl_log(const std::string& path, TopologySet& set);
+
+// Output of RDMA tools as pasted in a terminal session: ibdev2netdev, `ip -br a`,
+// ibv_devinfo, show_gids, and `ls -l /sys/class/infiniband` (device -> PCI path);
+// shell prompts "[user@host ~]$" switch the host.
+Status parse_rdma_text(std::string_view text, std::string_view source, TopologySet& set);
+Status read_rdma_text(const std::string& path, TopologySet& set);
+
+// A shell environment file (KEY=VALUE lines, `export` allowed, quotes stripped,
+// comments and template lines ignored): the NCCL_* variables it sets.
+Status parse_nccl_env(std::string_view text, std::string_view source, std::map<std::string, std::string>& env);
+Status read_nccl_env(const std::string& path, std::map<std::string, std::string>& env);
+
+}  // namespace fabscope::topo
