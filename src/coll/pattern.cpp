@@ -1,5 +1,7 @@
 #include "coll/pattern.h"
 
+#include "coll/pattern_math.h"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -11,20 +13,9 @@ namespace fabscope {
 
 namespace {
 
-inline uint64_t mix64(uint64_t x) {  // splitmix64's finaliser
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  x ^= x >> 31;
-  return x;
-}
-inline uint64_t rank_key(uint64_t seed, int rank) {
-  return mix64(seed + 0x9e3779b97f4a7c15ull * static_cast<uint64_t>(rank + 2));
-}
-inline uint64_t elem_hash(uint64_t key, uint64_t index) { return mix64(key ^ (index * 0xd1b54a32d192ed03ull)); }
+using pattern_math::Kind;
+using pattern_math::rank_key;
 
-enum class Kind { kSum, kProd, kWide };
 Kind kind_of(const std::optional<ReduceOp>& op) {
   if (!op) return Kind::kWide;
   switch (*op) {
@@ -74,46 +65,14 @@ template <typename T>
 class Generator {
  public:
   using Ops = TypeOps<T>;
-  explicit Generator(const PatternSpec& s) : spec_(s), kind_(kind_of(s.op)), n_(static_cast<uint64_t>(s.nranks)) {
-    special_key_ = rank_key(s.seed, -1);
-    if constexpr (Ops::kFloat) {
-      uint64_t a = std::min<uint64_t>(8, Ops::kExactLimit / n_);
-      sum_amp_ = static_cast<int64_t>(a);
-      sparse_group_ = a == 0 ? (n_ + Ops::kExactLimit - 1) / Ops::kExactLimit : 1;
-      wide_amp_ = static_cast<int64_t>(std::min<uint64_t>(1000, Ops::kExactLimit - 1));
-    }
-  }
+  explicit Generator(const PatternSpec& s)
+      : spec_(s),
+        params_(
+            pattern_math::make_params(kind_of(s.op), Ops::kFloat, Ops::kSigned, Ops::kExactLimit, s.seed, s.nranks)) {}
 
-  // The generated number for (rank, index); integers carry all 64 bits for kWide.
+  // The generated number for (rank, index), shared with the GPU kernels.
   int64_t number(uint64_t key, int rank, uint64_t index) const {
-    uint64_t h = elem_hash(key, index);
-    switch (kind_) {
-      case Kind::kSum:
-        if constexpr (Ops::kFloat) {
-          if (sum_amp_ > 0) return static_cast<int64_t>(h % static_cast<uint64_t>(2 * sum_amp_ + 1)) - sum_amp_;
-          return (static_cast<uint64_t>(rank) % sparse_group_ == index % sparse_group_) ? static_cast<int64_t>(h & 1)
-                                                                                        : 0;
-        } else if constexpr (Ops::kSigned) {
-          return static_cast<int64_t>(h & 15) - 8;
-        } else {
-          return static_cast<int64_t>(h & 15);
-        }
-      case Kind::kProd: {
-        bool special = elem_hash(special_key_, index) % n_ == static_cast<uint64_t>(rank);
-        int64_t v = special ? 2 + static_cast<int64_t>(h & 1) : 1;
-        if constexpr (Ops::kSigned) {
-          if ((h >> 1) & 1) v = -v;
-        }
-        return v;
-      }
-      case Kind::kWide:
-        if constexpr (Ops::kFloat) {
-          return static_cast<int64_t>(h % static_cast<uint64_t>(2 * wide_amp_ + 1)) - wide_amp_;
-        } else {
-          return static_cast<int64_t>(h);
-        }
-    }
-    return 0;
+    return pattern_math::number(params_, key, rank, index);
   }
 
   T value(uint64_t key, int rank, uint64_t index) const { return Ops::from_number(number(key, rank, index)); }
@@ -216,12 +175,7 @@ class Generator {
   }
 
   PatternSpec spec_;
-  Kind kind_;
-  uint64_t n_;
-  uint64_t special_key_ = 0;
-  int64_t sum_amp_ = 0;
-  uint64_t sparse_group_ = 1;
-  int64_t wide_amp_ = 0;
+  pattern_math::Params params_;
 };
 
 template <typename T>

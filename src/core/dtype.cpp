@@ -1,5 +1,7 @@
 #include "core/dtype.h"
 
+#include "core/half_bits.h"
+
 #include <fmt/format.h>
 #include <bit>
 #include <cmath>
@@ -148,52 +150,9 @@ Result<std::vector<ReduceOp>> parse_reduce_ops(std::string_view text) {
 }
 
 // IEEE 754 binary16 conversion with round to nearest, ties to even.
-Half float_to_half(float f) {
-  uint32_t x = std::bit_cast<uint32_t>(f);
-  uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
-  uint32_t abs = x & 0x7fffffffu;
-  if (abs >= 0x7f800000u) {  // inf or nan
-    return Half{static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u))};
-  }
-  if (abs >= 0x477ff000u) return Half{static_cast<uint16_t>(sign | 0x7c00u)};  // rounds to >= 65520: inf
-  if (abs < 0x38800000u) {                                                     // below 2^-14: subnormal or zero
-    // Let the FPU do the rounding: adding 0.5 aligns the subnormal half's ulp (2^-24) to float's ulp at 0.5.
-    float v = std::bit_cast<float>(abs) + 0.5f;
-    return Half{static_cast<uint16_t>(sign | static_cast<uint16_t>(std::bit_cast<uint32_t>(v) - 0x3f000000u))};
-  }
-  uint32_t mant_odd = (abs >> 13) & 1u;
-  abs += 0xc8000fffu + mant_odd;  // re-bias exponent (-112 << 23) and round
-  return Half{static_cast<uint16_t>(sign | (abs >> 13))};
-}
-
-float half_to_float(Half h) {
-  uint32_t sign = static_cast<uint32_t>(h.bits & 0x8000u) << 16;
-  uint32_t exp = (h.bits >> 10) & 0x1fu;
-  uint32_t mant = h.bits & 0x3ffu;
-  uint32_t out;
-  if (exp == 0) {
-    if (mant == 0) {
-      out = sign;
-    } else {  // subnormal: value = mant * 2^-24
-      float v = static_cast<float>(mant) * 0x1p-24f;
-      out = sign | std::bit_cast<uint32_t>(v);
-    }
-  } else if (exp == 31) {
-    out = sign | 0x7f800000u | (mant << 13);
-  } else {
-    out = sign | ((exp + 112) << 23) | (mant << 13);
-  }
-  return std::bit_cast<float>(out);
-}
-
-Bfloat16 float_to_bfloat16(float f) {
-  uint32_t x = std::bit_cast<uint32_t>(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return Bfloat16{static_cast<uint16_t>((x >> 16) | 0x40u)};  // quiet nan
-  uint32_t lsb = (x >> 16) & 1u;
-  x += 0x7fffu + lsb;
-  return Bfloat16{static_cast<uint16_t>(x >> 16)};
-}
-
-float bfloat16_to_float(Bfloat16 b) { return std::bit_cast<float>(static_cast<uint32_t>(b.bits) << 16); }
+Half float_to_half(float f) { return Half{hd::float_to_half_bits(f)}; }
+float half_to_float(Half h) { return hd::half_bits_to_float(h.bits); }
+Bfloat16 float_to_bfloat16(float f) { return Bfloat16{hd::float_to_bfloat16_bits(f)}; }
+float bfloat16_to_float(Bfloat16 b) { return hd::bfloat16_bits_to_float(b.bits); }
 
 }  // namespace fabscope

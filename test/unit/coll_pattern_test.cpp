@@ -475,4 +475,127 @@ TEST(Pattern, Int8AverageOverManyRanksIsTheTruncatedMean) {
 }
 
 }  // namespace
+
+// The pattern is pinned: a digest of what host_fill writes and of the expected
+// reductions, per (type, operator, ranks), recorded before the per-element math moved
+// to coll/pattern_math.h (shared with the GPU kernels). A change here changes what
+// every verification of every backend expects.
+TEST(Pattern, PinnedDigests) {
+  struct Golden {
+    int dtype;
+    int op;  // -1: no operator
+    int nranks;
+    uint64_t digest;
+  };
+  const Golden golden[] = {
+      {0, -1, 1, 0x775f61d21ad687bbull},   {0, -1, 3, 0x639f6a2e67f5ba5aull},  {0, -1, 8, 0x39dadb4d11631c14ull},
+      {0, -1, 300, 0x453b34cc00b4e68eull}, {0, 0, 1, 0x9145bb8f442c0e9bull},   {0, 0, 3, 0xb87db6f33c13ad8aull},
+      {0, 0, 8, 0x1b223503d5401344ull},    {0, 0, 300, 0xc0cf811fc83da2beull}, {0, 1, 1, 0x5bb8dbeb10735d83ull},
+      {0, 1, 3, 0x2f4e28affcb3c0c3ull},    {0, 1, 8, 0x6ec667bdf23c0949ull},   {0, 1, 300, 0xf0d17c59c0d510fcull},
+      {0, 2, 1, 0xd388cc8290c267bbull},    {0, 2, 3, 0xe3af02bb4934925aull},   {0, 2, 8, 0x9c71b92d6c23c414ull},
+      {0, 2, 300, 0xb06d4e7e69bd5e8eull},  {0, 3, 1, 0xd388cc8290c267bbull},   {0, 3, 3, 0xb81d02bb4934925aull},
+      {0, 3, 8, 0x6751392d6c23c414ull},    {0, 3, 300, 0xe3464e7e69bd5e8eull}, {0, 4, 1, 0x9145bb8f442c0e9bull},
+      {0, 4, 3, 0x0d8bb6f33c13ad8aull},    {0, 4, 8, 0xf3973503d5401344ull},   {0, 4, 300, 0xf218011fc83da2beull},
+      {1, -1, 1, 0x775f61d21ad687bbull},   {1, -1, 3, 0x639f6a2e67f5ba5aull},  {1, -1, 8, 0x39dadb4d11631c14ull},
+      {1, -1, 300, 0x453b34cc00b4e68eull}, {1, 0, 1, 0x57ca4a66e17ac71bull},   {1, 0, 3, 0xbef8b2d73704d73aull},
+      {1, 0, 8, 0x8c7eef68396c1624ull},    {1, 0, 300, 0xa17a343654d2eabeull}, {1, 1, 1, 0xc466b7b1afa5688bull},
+      {1, 1, 3, 0x1b1d71209270e305ull},    {1, 1, 8, 0x800d541d074712c7ull},   {1, 1, 300, 0xab570b6c4b8d80ecull},
+      {1, 2, 1, 0x8096cc8290c267bbull},    {1, 2, 3, 0x9c9cc2bb4934925aull},   {1, 2, 8, 0xd9abb92d6c23c414ull},
+      {1, 2, 300, 0xe0234e7e69bd5e8eull},  {1, 3, 1, 0x8096cc8290c267bbull},   {1, 3, 3, 0x420882bb4934925aull},
+      {1, 3, 8, 0xc4f8f92d6c23c414ull},    {1, 3, 300, 0x7bf7ce7e69bd5e8eull}, {1, 4, 1, 0x57ca4a66e17ac71bull},
+      {1, 4, 3, 0xb8f2b2d73704d73aull},    {1, 4, 8, 0x43056f68396c1624ull},   {1, 4, 300, 0xbd24b43654d2eabeull},
+      {2, -1, 1, 0x8d64c9caffcb2b03ull},   {2, -1, 3, 0xdfa634f8595f4aa1ull},  {2, -1, 8, 0xf91283a9d7b51b28ull},
+      {2, -1, 300, 0x47f075bb79e5f0faull}, {2, 0, 1, 0xbcf476384f90f223ull},   {2, 0, 3, 0x8e36620470f61984ull},
+      {2, 0, 8, 0xed3012ad501d9977ull},    {2, 0, 300, 0x7829e6e4bfaaff70ull}, {2, 1, 1, 0x0ac54ac06df02b9bull},
+      {2, 1, 3, 0x9b4c1cdf454b8794ull},    {2, 1, 8, 0x543166e9207f9266ull},   {2, 1, 300, 0x9d666397bbd25a1dull},
+      {2, 2, 1, 0x8039ff5e3c6bd303ull},    {2, 2, 3, 0xc6ee25bb6c38e2a1ull},   {2, 2, 8, 0x569627efc520eb28ull},
+      {2, 2, 300, 0xa691b5de5a2450faull},  {2, 3, 1, 0x8039ff5e3c6bd303ull},   {2, 3, 3, 0x07bfdc61a8b8e2a1ull},
+      {2, 3, 8, 0xfef85516ee20eb28ull},    {2, 3, 300, 0x5314c234622450faull}, {2, 4, 1, 0xbcf476384f90f223ull},
+      {2, 4, 3, 0xd614620470f61984ull},    {2, 4, 8, 0x909c12ad501d9977ull},   {2, 4, 300, 0x534c26e4bfaaff70ull},
+      {3, -1, 1, 0x8d64c9caffcb2b03ull},   {3, -1, 3, 0xdfa634f8595f4aa1ull},  {3, -1, 8, 0xf91283a9d7b51b28ull},
+      {3, -1, 300, 0x47f075bb79e5f0faull}, {3, 0, 1, 0x3262d2bb708bd9c3ull},   {3, 0, 3, 0x3cd95a525f923354ull},
+      {3, 0, 8, 0xce24f0168325728cull},    {3, 0, 300, 0x28af766f60f42a10ull}, {3, 1, 1, 0x6cfa4d164d7bb7c3ull},
+      {3, 1, 3, 0x3568198f84da9421ull},    {3, 1, 8, 0x28e35bcfdd594d23ull},   {3, 1, 300, 0x8bb0866007f8dc32ull},
+      {3, 2, 1, 0x4f114b6533abd303ull},    {3, 2, 3, 0xae7bdb24a4f8e2a1ull},   {3, 2, 8, 0xc574f6ab82a0eb28ull},
+      {3, 2, 300, 0xf473907a7da450faull},  {3, 3, 1, 0x4f114b6533abd303ull},   {3, 3, 3, 0x7904a3162eb8e2a1ull},
+      {3, 3, 8, 0x35b186d8ffa0eb28ull},    {3, 3, 300, 0x001a3ab03f6450faull}, {3, 4, 1, 0x3262d2bb708bd9c3ull},
+      {3, 4, 3, 0xea075a525f923354ull},    {3, 4, 8, 0x498670168325728cull},   {3, 4, 300, 0x9cbb826f60f42a10ull},
+      {4, -1, 1, 0x9358ce89da8e81abull},   {4, -1, 3, 0x677292411da3cac1ull},  {4, -1, 8, 0x45629bc67b4d34adull},
+      {4, -1, 300, 0x7baef65e37af2b01ull}, {4, 0, 1, 0x5c4590f101bc14e3ull},   {4, 0, 3, 0x88d80367648920f4ull},
+      {4, 0, 8, 0xd7238c32d091035bull},    {4, 0, 300, 0x515d89cb20a56b80ull}, {4, 1, 1, 0x2d4c60c829519633ull},
+      {4, 1, 3, 0xce3f18f19989c968ull},    {4, 1, 8, 0x611d4c03d8539a0aull},   {4, 1, 300, 0xcb42c9fb52663879ull},
+      {4, 2, 1, 0xa0321059db31939full},    {4, 2, 3, 0x840e44b3c6660919ull},   {4, 2, 8, 0x06c1cb6d3a86d751ull},
+      {4, 2, 300, 0x28f3fb8fe79252f5ull},  {4, 3, 1, 0xa0321059db31939full},   {4, 3, 3, 0x0a236ae6adc8dc71ull},
+      {4, 3, 8, 0x3af1571eebc7a38dull},    {4, 3, 300, 0xff9702bab0c577ddull}, {4, 4, 1, 0x5c4590f101bc14e3ull},
+      {4, 4, 3, 0x66200367648920f4ull},    {4, 4, 8, 0xec6e8c32d091035bull},   {4, 4, 300, 0xc70929cb20a56b80ull},
+      {5, -1, 1, 0x9358ce89da8e81abull},   {5, -1, 3, 0x677292411da3cac1ull},  {5, -1, 8, 0x45629bc67b4d34adull},
+      {5, -1, 300, 0x7baef65e37af2b01ull}, {5, 0, 1, 0x1d6db932c8baf403ull},   {5, 0, 3, 0xb746fbc019e20e24ull},
+      {5, 0, 8, 0x7a966dd5926f818cull},    {5, 0, 300, 0x28341143291e51a0ull}, {5, 1, 1, 0x130f854913c9a003ull},
+      {5, 1, 3, 0xb02e82d1ffaa7cc1ull},    {5, 1, 8, 0x2e33c71994a834c3ull},   {5, 1, 300, 0x0319c8825f0ff7e2ull},
+      {5, 2, 1, 0xb695d3e2d07c827bull},    {5, 2, 3, 0xda7c89f04b70e78dull},   {5, 2, 8, 0xcc58f2dca6d30565ull},
+      {5, 2, 300, 0x3b4e563c01b202bdull},  {5, 3, 1, 0xb695d3e2d07c827bull},   {5, 3, 3, 0x4d2d054eb6960045ull},
+      {5, 3, 8, 0x20e0cf33f476261dull},    {5, 3, 300, 0x636d85754497c439ull}, {5, 4, 1, 0x1d6db932c8baf403ull},
+      {5, 4, 3, 0xa1bdfbc019e20e24ull},    {5, 4, 8, 0xf91d6dd5926f818cull},   {5, 4, 300, 0x0997f143291e51a0ull},
+      {6, -1, 1, 0x2be20625ecdc046bull},   {6, -1, 3, 0xf5f8f782ce9c988cull},  {6, -1, 8, 0xe03a188022d20d3dull},
+      {6, -1, 300, 0x81595f673c1d3dafull}, {6, 0, 1, 0x3de7dc10973d37e3ull},   {6, 0, 3, 0xfd9aec87c8e92f02ull},
+      {6, 0, 8, 0x97c1219a61239e6dull},    {6, 0, 300, 0xa83ea3daf095c5c0ull}, {6, 1, 1, 0x989be01638fa4843ull},
+      {6, 1, 3, 0xb6f64fc1539b075dull},    {6, 1, 8, 0x1a9ea4ae6af693c3ull},   {6, 1, 300, 0x42a600cd7da7aa89ull},
+      {6, 2, 1, 0xd0bc0b718339d46bull},    {6, 2, 3, 0x532faa38255d708cull},   {6, 2, 8, 0xcdb583409a1a6d3dull},
+      {6, 2, 300, 0xfa14de603ccd2dafull},  {6, 3, 1, 0xd0bc0b718339d46bull},   {6, 3, 3, 0xbc5c4a38255d708cull},
+      {6, 3, 8, 0xe19df3409a1a6d3dull},    {6, 3, 300, 0xf09dce603ccd2dafull}, {6, 4, 1, 0x3de7dc10973d37e3ull},
+      {6, 4, 3, 0x11ed9c87c8e92f02ull},    {6, 4, 8, 0xade1219a61239e6dull},   {6, 4, 300, 0x3e8d5bdaf095c5c0ull},
+      {7, -1, 1, 0xd9222bf1154dc47full},   {7, -1, 3, 0xa806976fdd0fa2ceull},  {7, -1, 8, 0xafd976462546d699ull},
+      {7, -1, 300, 0xfe641158aac2e4dfull}, {7, 0, 1, 0x93877d950d949093ull},   {7, 0, 3, 0x99dbd845514d6ea2ull},
+      {7, 0, 8, 0xf784fd3d9f7a6403ull},    {7, 0, 300, 0xf47448a8401d166aull}, {7, 1, 1, 0x566c5c3ad7ffcf83ull},
+      {7, 1, 3, 0xa1e40823d97c3ff2ull},    {7, 1, 8, 0xb91f6b04aaf0c32bull},   {7, 1, 300, 0x54097745c5063e0bull},
+      {7, 2, 1, 0x2f17c44ce4fb3c7full},    {7, 2, 3, 0x927f1c916ccd92ceull},   {7, 2, 8, 0x5af651367cb91e99ull},
+      {7, 2, 300, 0x6b6e6d47b4335cdfull},  {7, 3, 1, 0x2f17c44ce4fb3c7full},   {7, 3, 3, 0xdddf1c916ccd92ceull},
+      {7, 3, 8, 0xcddc51367cb91e99ull},    {7, 3, 300, 0x6a73ad47b4335cdfull}, {7, 4, 1, 0x93877d950d949093ull},
+      {7, 4, 3, 0x5539d845514d6ea2ull},    {7, 4, 8, 0xcd04fd3d9f7a6403ull},   {7, 4, 300, 0x32e0c8a8401d166aull},
+      {8, -1, 1, 0xcf25ed49b762a813ull},   {8, -1, 3, 0xd578615b54b20d56ull},  {8, -1, 8, 0x7a1b938d89ef44a4ull},
+      {8, -1, 300, 0x6f9aa1fd172e9e6full}, {8, 0, 1, 0xee2695eaf1d05863ull},   {8, 0, 3, 0x9733bfeba453919aull},
+      {8, 0, 8, 0x43a81de3986747c3ull},    {8, 0, 300, 0x1779048f78f2b25dull}, {8, 1, 1, 0xbec7685d3c3dc383ull},
+      {8, 1, 3, 0xf0660693490ce89aull},    {8, 1, 8, 0xfb2ddcb90c50cf93ull},   {8, 1, 300, 0x9dcfee53e933ff93ull},
+      {8, 2, 1, 0x486e416802e09813ull},    {8, 2, 3, 0x4c3cf07db0601556ull},   {8, 2, 8, 0xb57f5c5f8ef3bca4ull},
+      {8, 2, 300, 0x838b861b71176e6full},  {8, 3, 1, 0x486e416802e09813ull},   {8, 3, 3, 0xffb6907db0601556ull},
+      {8, 3, 8, 0x7d1acc5f8ef3bca4ull},    {8, 3, 300, 0xbbaf561b71176e6full}, {8, 4, 1, 0xee2695eaf1d05863ull},
+      {8, 4, 3, 0x725a4c09a453919aull},    {8, 4, 8, 0xcce81de3986747c3ull},   {8, 4, 300, 0xb53575c1b8f2b25dull},
+      {9, -1, 1, 0xb16817be813062a3ull},   {9, -1, 3, 0x04764dc7c4494e3bull},  {9, -1, 8, 0xd5f44009681bdef5ull},
+      {9, -1, 300, 0x97192a328a0cb059ull}, {9, 0, 1, 0x8c01a516ed9c1523ull},   {9, 0, 3, 0xa7710c159c1319beull},
+      {9, 0, 8, 0x78bdb80bee3cdbfbull},    {9, 0, 300, 0x5ac4d97aeec39032ull}, {9, 1, 1, 0x4db798ff52dc6d83ull},
+      {9, 1, 3, 0x4702646ab1a34232ull},    {9, 1, 8, 0xef40f639feaf8fe3ull},   {9, 1, 300, 0xa7a13629e5c3897bull},
+      {9, 2, 1, 0xa6bb054ac7c372a3ull},    {9, 2, 3, 0x5b157fca3d691e3bull},   {9, 2, 8, 0x83bbcc0162357ef5ull},
+      {9, 2, 300, 0xaa9e87650b797059ull},  {9, 3, 1, 0xa6bb054ac7c372a3ull},   {9, 3, 3, 0x65601fca3d691e3bull},
+      {9, 3, 8, 0x27b9ac0162357ef5ull},    {9, 3, 300, 0x345477650b797059ull}, {9, 4, 1, 0x8c01a516ed9c1523ull},
+      {9, 4, 3, 0xbacc89174d0d36eaull},    {9, 4, 8, 0x353db80bee3cdbfbull},   {9, 4, 300, 0xceb60bf85494248aull},
+  };
+  for (const Golden& g : golden) {
+    PatternSpec s;
+    s.dtype = static_cast<DataType>(g.dtype);
+    s.seed = 0x5eed;
+    s.nranks = g.nranks;
+    if (g.op >= 0) s.op = static_cast<ReduceOp>(g.op);
+    uint64_t h = 1469598103934665603ull;
+    for (int r : {0, g.nranks - 1}) {
+      std::vector<unsigned char> buf(4096 * 8);
+      Segment seg{0, 4096, r, 1000};
+      host_fill(buf.data(), s, std::span<const Segment>(&seg, 1));
+      for (unsigned char c : buf) {
+        h ^= c;
+        h *= 1099511628211ull;
+      }
+      if (g.op >= 0) {
+        for (uint64_t i = 0; i < 512; ++i) {
+          double v = expected_value(s, kAllRanks, 77 + i);
+          uint64_t b = 0;
+          std::memcpy(&b, &v, 8);
+          h ^= b;
+          h *= 1099511628211ull;
+        }
+      }
+    }
+    EXPECT_EQ(h, g.digest) << "dtype " << g.dtype << " op " << g.op << " ranks " << g.nranks;
+  }
+}
+
 }  // namespace fabscope
