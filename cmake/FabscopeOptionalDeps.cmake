@@ -4,10 +4,27 @@ set(FABSCOPE_CUDA_VERSION "")
 set(FABSCOPE_NCCL_VERSION "")
 set(FABSCOPE_VERBS_VERSION "")
 
+set(FABSCOPE_HAVE_CUDA OFF)
 if(FABSCOPE_USE_CUDA)
   find_package(CUDAToolkit QUIET)
-  if(CUDAToolkit_FOUND)
+  if(CUDAToolkit_FOUND AND CUDAToolkit_NVCC_EXECUTABLE)
     set(FABSCOPE_CUDA_VERSION "${CUDAToolkit_VERSION}")
+    # The kernels' architectures when the user sets none: Ampere and Hopper, plus
+    # Blackwell when this nvcc knows it.
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "")
+      set(_archs 80 90)
+      execute_process(COMMAND "${CUDAToolkit_NVCC_EXECUTABLE}" --list-gpu-arch OUTPUT_VARIABLE _nvcc_archs
+                      ERROR_QUIET RESULT_VARIABLE _nvcc_rc)
+      if(_nvcc_rc EQUAL 0 AND _nvcc_archs MATCHES "compute_100")
+        list(APPEND _archs 100)
+      endif()
+      set(CMAKE_CUDA_ARCHITECTURES "${_archs}" CACHE STRING "CUDA architectures of fabscope's kernels")
+    endif()
+    if(NOT CMAKE_CUDA_COMPILER)
+      set(CMAKE_CUDA_COMPILER "${CUDAToolkit_NVCC_EXECUTABLE}")
+    endif()
+    enable_language(CUDA)
+    set(FABSCOPE_HAVE_CUDA ON)
   endif()
 endif()
 
