@@ -27,13 +27,22 @@ class Parser {
   Result<XmlElement> document() {
     skip_misc();
     if (!ok_) return error_;
-    if (at_end()) return fail("no root element (the document is empty or has only comments)");
-    if (peek() != '<') return fail(fmt::format("expected '<' to open the root element, found {}", shown(peek())));
+    if (at_end()) {
+      fail("no root element (the document is empty or has only comments)");
+      return error_;
+    }
+    if (peek() != '<') {
+      fail(fmt::format("expected '<' to open the root element, found {}", shown(peek())));
+      return error_;
+    }
     XmlElement root;
     if (!element(root)) return error_;
     skip_misc();
     if (!ok_) return error_;
-    if (!at_end()) return fail("content after the root element");
+    if (!at_end()) {
+      fail("content after the root element");
+      return error_;
+    }
     return root;
   }
 
@@ -67,19 +76,19 @@ class Parser {
     if (std::isprint(static_cast<unsigned char>(c))) return fmt::format("'{}'", c);
     return fmt::format("byte 0x{:02x}", static_cast<unsigned char>(c));
   }
-  Status fail(const std::string& what) {
+  // Records the first error (with its position); parsing stops at the caller.
+  void fail(const std::string& what) {
     if (ok_) {
       ok_ = false;
       error_ = Status::Invalid(fmt::format("{}:{}:{}: {}", source_, line_, i_ - line_start_ + 1, what));
     }
-    return error_;
   }
-  Status eof_inside(const std::string& what) {
+  void eof_inside(const std::string& what) {
     std::string where = what;
     if (!open_.empty()) {
       where += fmt::format(" (inside <{}> opened at line {})", open_.back().name, open_.back().line);
     }
-    return fail("document ends " + where);
+    fail("document ends " + where);
   }
 
   void skip_space() {
