@@ -19,6 +19,8 @@ void add_backend_options(CLI::App* cmd, fabscope::BackendOptions& o) {
   cmd->add_option("--verbs-gid-index", o.verbs_gid_index,
                   "verbs backend: GID index (perftest -x; default -1: LID on InfiniBand, perftest's choice on RoCE)");
   cmd->add_option("--qps", o.verbs_qps, "verbs backend: RC queue pairs per peer (perftest -q; default 1)");
+  cmd->add_option("--nccl-debug-dir", o.nccl_debug_dir,
+                  "nccl backend: NCCL_DEBUG=INFO log (INIT,NET,GRAPH) of each rank into this existing directory");
 }
 
 }  // namespace
@@ -50,11 +52,16 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("-r,--root", sweep.root, "Root rank of broadcast, reduce, gather, scatter (default 0)");
   sweep_cmd->add_option("-a,--average", sweep.average,
                         "Time reported across ranks: 0 rank 0, 1 mean, 2 min, 3 max (default 1, as nccl-tests)");
+  sweep_cmd->add_option("-G,--cudagraph", sweep.graph_launches,
+                        "Capture the iterations in a CUDA graph and launch it N times (nccl; default 0: no graph)");
+  sweep_cmd->add_option("-z,--blocking", sweep.blocking,
+                        "0 asynchronous, 1 wait and barrier after each iteration, 2 wait, 3 wait and barrier with the "
+                        "barrier not timed (as nccl-tests; default 0)");
   sweep_cmd->add_option("--seed", sweep.seed, "Seed of the verification data");
   sweep_cmd->add_option("--timeout", sweep.timeout_s,
                         "Seconds without progress after which the job ends, naming where it stopped; 0 = never "
                         "(default 300)");
-  sweep_cmd->add_option("--backend", sweep.backend, "verbs, tcp, mpi or auto (default auto: the first usable)");
+  sweep_cmd->add_option("--backend", sweep.backend, "nccl, verbs, tcp, mpi or auto (default auto: the first usable)");
   add_backend_options(sweep_cmd, sweep.backend_options);
   sweep_cmd->add_option("--json", sweep.json_path, "Write the JSON report here (atomically, by rank 0)");
   sweep_cmd->add_option("--log-level", log_level, "error, warn, info or debug (default warn)");
@@ -73,7 +80,7 @@ int main(int argc, char** argv) {
   p2p_cmd->add_option("--window", p2p.window, "Messages in flight per flow in bandwidth modes (default 64)");
   p2p_cmd->add_option("--repeats", p2p.repeats, "Measure each round this many times in a row (default 1)");
   p2p_cmd->add_option("--timeout", p2p.timeout_s, "Seconds without progress before the job ends; 0 = never");
-  p2p_cmd->add_option("--backend", p2p.backend, "verbs, tcp, mpi or auto (default auto: the first usable)");
+  p2p_cmd->add_option("--backend", p2p.backend, "nccl, verbs, tcp, mpi or auto (default auto: the first usable)");
   add_backend_options(p2p_cmd, p2p.backend_options);
   p2p_cmd->add_option("--json", p2p.json_path, "Write the JSON report here (atomically, by rank 0)");
   p2p_cmd->add_option("--log-level", p2p_log_level, "error, warn, info or debug (default warn)");

@@ -13,6 +13,8 @@
 
 namespace fabscope {
 
+class Memory;
+
 struct Completion {
   uint64_t id = 0;
   int peer = 0;
@@ -39,6 +41,9 @@ class Transport {
   virtual void forget_memory(const void* /*buf*/, size_t /*bytes*/) {}
   // What carries the bytes, for reports: "TCP sockets on 198.18.0.2", "Open MPI v4.1.4".
   virtual std::string library() const { return ""; }
+  // Where message buffers must live when not in host memory (GPU memory for nccl);
+  // nullptr: any host memory.
+  virtual Memory* memory() { return nullptr; }
 };
 
 int64_t steady_now_ns();

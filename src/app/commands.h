@@ -38,6 +38,8 @@ struct SweepCommand {
   int average = 1;
   uint64_t seed = 0x5eed;
   double timeout_s = 300;
+  int graph_launches = 0;  // -G
+  int blocking = 0;        // -z
   std::string backend = "auto";
   BackendOptions backend_options;
   std::optional<std::string> json_path;

@@ -71,14 +71,23 @@ CommandOutcome run_p2p_command(const P2pCommand& cmd, int* argc, char*** argv) {
   const RankContext& ctx = *job->ctx;
   const Logger& log = job->log;
   const BackendEntry* entry = job->backend;
-  auto transport = entry->create_transport(ctx, cmd.backend_options, log);
+  if (Status s = agree_or_report(ctx, check_backend_options(*entry, cmd.backend_options)); !s.ok()) {
+    out.status = s;
+    return out;
+  }
+  BackendOptions backend_options = cmd.backend_options;
+  backend_options.timeout_s = cmd.timeout_s;
+  auto transport = entry->create_transport(ctx, backend_options, log);
   if (Status s = agree_or_report(ctx, transport.ok() ? Status::Ok() : transport.status()); !s.ok()) {
     out.status = s;
     return out;
   }
 
   Report report;
-  report.context = make_run_context(ctx, entry->name, (*transport)->library(), "host", cmd.command_line);
+  Memory* memory = (*transport)->memory();
+  report.context =
+      make_run_context(ctx, entry->name, (*transport)->library(), memory ? memory->kind() : "host", cmd.command_line);
+  report.context.nccl_debug = nccl_debug_log(ctx, cmd.backend_options);
   Progress progress(ctx.rank() == 0 && Progress::wanted());
   auto section = run_p2p(ctx, **transport, *options, &progress, &report.counters);
   if (!section.ok()) {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 #include "app/commands.h"
+#include "backend/nccl/nccl_plan.h"
 
 #include "core/atomic_file.h"
 #include "core/clock.h"
@@ -48,6 +49,24 @@ Result<JobStart> start_job(int* argc, char*** argv, const std::function<Status(c
   if (local.ok() && json_path && ctx.rank() == 0) local = check_writable(*json_path);
   FABSCOPE_RETURN_IF_ERROR(agree_or_report(ctx, local));
   return job;
+}
+
+Status check_backend_options(const BackendEntry& backend, const BackendOptions& options) {
+  if (options.nccl_debug_dir.empty()) return Status::Ok();
+  if (backend.name != "nccl") {
+    return Status::Invalid(
+        fmt::format("--nccl-debug-dir is an option of the nccl backend; this job uses backend '{}'", backend.name));
+  }
+  return check_nccl_debug_dir(options.nccl_debug_dir);
+}
+
+std::optional<NcclDebugLog> nccl_debug_log(const RankContext& ctx, const BackendOptions& options) {
+  if (options.nccl_debug_dir.empty()) return std::nullopt;
+  NcclDebugLog log;
+  log.dir = options.nccl_debug_dir;
+  log.subsys = std::string(kNcclDebugSubsys);
+  for (const RankInfo& r : ctx.ranks()) log.files.push_back(nccl_debug_file(options.nccl_debug_dir, r.host, r.rank));
+  return log;
 }
 
 RunContext make_run_context(const RankContext& ctx, std::string_view backend, const std::string& library,

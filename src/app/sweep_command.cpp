@@ -59,6 +59,8 @@ Result<SweepOptions> build_options(const SweepCommand& cmd) {
   o.average = static_cast<RankReduction>(cmd.average);
   o.seed = cmd.seed;
   o.timeout_s = cmd.timeout_s;
+  o.graph_launches = cmd.graph_launches;
+  o.blocking = cmd.blocking;
   return o;
 }
 
@@ -113,7 +115,12 @@ CommandOutcome run_sweep_command(const SweepCommand& cmd, int* argc, char*** arg
     out.status = s;
     return out;
   };
-  auto backend = job->backend->create(ctx, cmd.backend_options, log);
+  if (Status s = agree_or_report(ctx, check_backend_options(*job->backend, cmd.backend_options)); !s.ok()) {
+    return fail(s);
+  }
+  BackendOptions backend_options = cmd.backend_options;
+  backend_options.timeout_s = cmd.timeout_s;
+  auto backend = job->backend->create(ctx, backend_options, log);
   if (Status s = agree_or_report(ctx, backend.ok() ? Status::Ok() : backend.status()); !s.ok()) return fail(s);
   Backend& b = **backend;
   auto plan = plan_sweeps(ctx, b, *options);
@@ -125,6 +132,7 @@ CommandOutcome run_sweep_command(const SweepCommand& cmd, int* argc, char*** arg
 
   Report report;
   report.context = make_run_context(ctx, b.name(), b.library(), b.memory().kind(), cmd.command_line);
+  report.context.nccl_debug = nccl_debug_log(ctx, cmd.backend_options);
   const SweepOptions& o = *options;
   report.sweep_settings = SweepSettings{o.sizes.min_bytes,
                                         o.sizes.max_bytes,
@@ -134,7 +142,9 @@ CommandOutcome run_sweep_command(const SweepCommand& cmd, int* argc, char*** arg
                                         o.warmup_iters,
                                         o.check_iters,
                                         std::string(name(o.average)),
-                                        o.seed};
+                                        o.seed,
+                                        o.graph_launches,
+                                        o.blocking};
 
   TablePrinter printer(stdout);
   if (ctx.rank() == 0) printer.emit(render_preamble(report));

@@ -3,12 +3,16 @@
 // timing, verification and reporting are the sweep's, not the backend's.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "coll/call.h"
 #include "coll/collective.h"
@@ -34,6 +38,27 @@ class Memory {
                                        std::span<const Segment> segments) = 0;
 };
 
+// Markers a backend records on its device's queue (CUDA events), and the device time
+// between two of them, read after wait(): per-iteration times of work that the host
+// only enqueues.
+class IterationClock {
+ public:
+  virtual ~IterationClock() = default;
+  virtual std::string_view name() const = 0;  // for the report: "cuda_event"
+  // Makes room for markers 0 .. count-1 (earlier markers are forgotten).
+  virtual Status reset(size_t count) = 0;
+  virtual Status mark(size_t index) = 0;
+  virtual Result<double> elapsed_us(size_t from, size_t to) = 0;
+};
+
+// A sequence of calls captured once and replayed as one unit (a CUDA graph).
+class CapturedWork {
+ public:
+  virtual ~CapturedWork() = default;
+  // Enqueues one replay; completion is awaited with Backend::wait().
+  virtual Status launch() = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -51,6 +76,31 @@ class Backend {
   // leaves this rank's result; nccl's convention unless the library differs.
   virtual size_t inplace_output_offset(Collective, int rank, const ElementCounts& counts) const {
     return static_cast<size_t>(rank) * counts.recv_inplace_offset;
+  }
+  // Whether an in-place call of `coll` gives a defined result. nccl's all-to-all and
+  // sendrecv are grouped send/recv on one buffer, which race: nccl-tests times them
+  // in place but reports no errors, and so does the sweep (#wrong N/A).
+  virtual bool in_place_checkable(Collective) const { return true; }
+  // A device clock when run() only enqueues work; none (host timing) otherwise.
+  virtual IterationClock* iteration_clock() { return nullptr; }
+  // Whether capture() works: the calls `enqueue` makes become one replayable unit.
+  virtual bool can_capture() const { return false; }
+  virtual Result<std::unique_ptr<CapturedWork>> capture(const std::function<Status()>& /*enqueue*/) {
+    return Status::Unavailable(fmt_capture_unsupported());
+  }
+  // Makes this rank late by `microseconds`, in line with its calls (a straggler on
+  // purpose): on the device's queue for nccl, the host sleeping for the others.
+  virtual Status inject_delay(uint64_t microseconds) {
+    std::this_thread::sleep_for(std::chrono::microseconds(microseconds));
+    return Status::Ok();
+  }
+  // Seconds the sweep's watchdog waits beyond --timeout, so that a backend which
+  // enforces the timeout itself (and aborts its communicator) can do so and say why.
+  virtual double watchdog_grace_s() const { return 0; }
+
+ private:
+  std::string fmt_capture_unsupported() const {
+    return std::string("backend '") + std::string(name()) + "' cannot capture its calls into a CUDA graph";
   }
 };
 

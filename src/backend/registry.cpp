@@ -4,6 +4,7 @@
 
 #include "backend/mpi/mpi_backend.h"
 #include "backend/mpi/mpi_transport.h"
+#include "backend/nccl/nccl_backend.h"
 #include "backend/tcp/tcp_backend.h"
 #include "backend/verbs/verbs_backend.h"
 
@@ -23,6 +24,8 @@ VerbsOptions verbs_options(const BackendOptions& b) {
 const std::vector<BackendEntry>& backend_registry() {
   // In --backend auto preference order.
   static const std::vector<BackendEntry> kEntries = {
+      {"nccl", "NCCL's collectives on GPU memory, one GPU per rank: what training jobs run", probe_nccl_backend,
+       create_nccl_backend, create_nccl_transport},
       {"verbs", "fabscope's own algorithms over RC verbs (RDMA write with immediate) on host memory",
        probe_verbs_backend,
        [](const RankContext& c, const BackendOptions& b, const Logger& l) {

@@ -4,8 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <list>
 #include <unordered_map>
 
+#include "backend/backend.h"
+#include "coll/pattern.h"
 #include "core/sizes.h"
 #include "core/stats.h"
 #include "diag/net_counters.h"
@@ -69,6 +72,69 @@ LatencyStats latency_stats(std::vector<double> v) {
 
 namespace {
 
+// Message buffers for the largest size, kept for the whole run: in host memory, or in
+// the memory the transport needs (GPU memory for nccl). A transport that registers
+// memory (verbs) is told before they are freed.
+class MessageBuffers {
+ public:
+  MessageBuffers(Transport& t, size_t bytes) : t_(t), mem_(t.memory()), bytes_(bytes) {}
+  ~MessageBuffers() {
+    for (char* b : all_) {
+      t_.forget_memory(b, bytes_);
+      if (mem_) mem_->release(b);
+    }
+  }
+  MessageBuffers(const MessageBuffers&) = delete;
+  MessageBuffers& operator=(const MessageBuffers&) = delete;
+
+  // The send buffer, with bytes that differ per rank and position.
+  Status init_send(int rank) {
+    auto b = make();
+    if (!b.ok()) return b.status();
+    send_ = *b;
+    if (mem_) {
+      Segment all{0, bytes_, rank, 0};
+      return mem_->fill(send_, PatternSpec{DataType::kUint8, std::nullopt, 0xf10u, t_.size()},
+                        std::span<const Segment>(&all, 1));
+    }
+    for (size_t i = 0; i < bytes_; ++i) send_[i] = static_cast<char>(i * 131 + static_cast<size_t>(rank));
+    return Status::Ok();
+  }
+  Status reserve_recv(size_t count) {
+    while (recv_.size() < count) {
+      auto b = make();
+      if (!b.ok()) return b.status();
+      recv_.push_back(*b);
+    }
+    return Status::Ok();
+  }
+  char* send() const { return send_; }
+  const std::vector<char*>& recv() const { return recv_; }
+
+ private:
+  Result<char*> make() {
+    char* p = nullptr;
+    if (mem_) {
+      auto a = mem_->allocate(bytes_);
+      if (!a.ok()) return a.status();
+      p = static_cast<char*>(*a);
+    } else {
+      host_.emplace_back(bytes_, '\0');
+      p = host_.back().data();
+    }
+    all_.push_back(p);
+    return p;
+  }
+
+  Transport& t_;
+  Memory* mem_;
+  size_t bytes_;
+  std::list<std::vector<char>> host_;  // stable addresses
+  std::vector<char*> all_;
+  char* send_ = nullptr;
+  std::vector<char*> recv_;
+};
+
 // One directed flow this rank takes part in, during one round.
 struct FlowRun {
   Flow flow;
@@ -87,12 +153,12 @@ class P2pRunner {
 
   // Runs the flows of one round that involve this rank: `count` messages each, with up
   // to `window` in flight; records the receivers' completion times after `start`.
-  Status stream(std::vector<FlowRun>& flows, char* send_buf, std::vector<std::vector<char>>& recv_bufs, size_t size,
+  Status stream(std::vector<FlowRun>& flows, char* send_buf, const std::vector<char*>& recv_bufs, size_t size,
                 int count) {
     std::unordered_map<uint64_t, size_t> owner;
     auto post = [&](size_t i) -> Status {
       FlowRun& f = flows[i];
-      auto id = f.sending ? t_.post_send(f.peer, send_buf, size) : t_.post_recv(f.peer, recv_bufs[i].data(), size);
+      auto id = f.sending ? t_.post_send(f.peer, send_buf, size) : t_.post_recv(f.peer, recv_bufs[i], size);
       if (!id.ok()) return id.status();
       owner[*id] = i;
       ++f.posted;
@@ -220,21 +286,9 @@ Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOption
   const int me = ctx.rank();
   const uint64_t max_size = *std::max_element(o.sizes.begin(), o.sizes.end());
   // A rank takes part in at most two flows per direction per round (ring, bidirectional).
-  std::vector<char> send_buf(std::max<uint64_t>(max_size, 1), 'f');
-  for (size_t i = 0; i < send_buf.size(); ++i) send_buf[i] = static_cast<char>(i * 131 + static_cast<size_t>(me));
-
-  // Receive buffers for the largest size, kept for the whole run: a transport that
-  // registers memory (verbs) is told before they are freed.
-  std::vector<std::vector<char>> recv_bufs;
-  struct Forget {
-    Transport& t;
-    std::vector<std::vector<char>>& recv;
-    std::vector<char>& send;
-    ~Forget() {
-      for (auto& b : recv) t.forget_memory(b.data(), b.size());
-      t.forget_memory(send.data(), send.size());
-    }
-  } forget{t, recv_bufs, send_buf};
+  // A rank takes part in at most two flows per direction per round (ring, bidirectional).
+  MessageBuffers buffers(t, std::max<uint64_t>(max_size, 1));
+  FABSCOPE_RETURN_IF_ERROR(buffers.init_send(me));
   Watchdog watchdog(o.timeout_s, fmt::format("[r{} {}]", me, ctx.host()), 4);
   P2pRunner runner(ctx, t, o, watchdog);
   std::vector<double> packed;
@@ -262,21 +316,20 @@ Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOption
             mine.push_back(std::move(run));
           }
         }
-        while (recv_bufs.size() < mine.size()) recv_bufs.emplace_back(std::max<uint64_t>(max_size, 1));
+        FABSCOPE_RETURN_IF_ERROR(buffers.reserve_recv(std::max<size_t>(mine.size(), 1)));
 
         if (latency) {
-          std::vector<char>& recv_buf =
-              recv_bufs.empty() ? recv_bufs.emplace_back(std::max<uint64_t>(max_size, 1)) : recv_bufs[0];
+          char* recv_buf = buffers.recv()[0];
           const FlowRun* f = mine.empty() ? nullptr : &mine[0];
           if (f)
             FABSCOPE_RETURN_IF_ERROR(
-                runner.ping_pong(f->sending, f->peer, send_buf.data(), recv_buf.data(), size, o.warmup_iters, nullptr));
+                runner.ping_pong(f->sending, f->peer, buffers.send(), recv_buf, size, o.warmup_iters, nullptr));
           FABSCOPE_RETURN_IF_ERROR(ctx.barrier());
           if (counters) phase_counters.begin();
           std::vector<double> samples;
           if (f)
             FABSCOPE_RETURN_IF_ERROR(
-                runner.ping_pong(f->sending, f->peer, send_buf.data(), recv_buf.data(), size, o.iters, &samples));
+                runner.ping_pong(f->sending, f->peer, buffers.send(), recv_buf, size, o.iters, &samples));
           if (f && f->sending) {
             P2pLink l;
             l.round = static_cast<int>(ri);
@@ -290,11 +343,11 @@ Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOption
           }
         } else {
           if (o.warmup_iters > 0)
-            FABSCOPE_RETURN_IF_ERROR(runner.stream(mine, send_buf.data(), recv_bufs, size, o.warmup_iters));
+            FABSCOPE_RETURN_IF_ERROR(runner.stream(mine, buffers.send(), buffers.recv(), size, o.warmup_iters));
           FABSCOPE_RETURN_IF_ERROR(ctx.barrier());
           if (counters) phase_counters.begin();
           const int64_t start = steady_now_ns();
-          FABSCOPE_RETURN_IF_ERROR(runner.stream(mine, send_buf.data(), recv_bufs, size, o.iters));
+          FABSCOPE_RETURN_IF_ERROR(runner.stream(mine, buffers.send(), buffers.recv(), size, o.iters));
           for (const FlowRun& f : mine) {
             if (f.sending) continue;
             FlowBandwidth bw = flow_bandwidth(size, f.completions, start, o.window);

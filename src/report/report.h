@@ -25,6 +25,13 @@ struct RankEntry {
   int local_rank = 0;
 };
 
+// Where --nccl-debug-dir had NCCL log (each host writes its own ranks' files).
+struct NcclDebugLog {
+  std::string dir;
+  std::string subsys;              // NCCL_DEBUG_SUBSYS: "INIT,NET,GRAPH"
+  std::vector<std::string> files;  // one per rank, in rank order
+};
+
 struct RunContext {
   ToolInfo tool;
   std::vector<std::string> command_line;
@@ -38,6 +45,7 @@ struct RunContext {
   std::vector<std::string> hosts;  // distinct, in rank order
   std::vector<RankEntry> ranks;
   std::map<std::string, std::string> environment;  // NCCL_*, UCX_*, OMPI_*, CUDA_* only
+  std::optional<NcclDebugLog> nccl_debug;          // --nccl-debug-dir
 };
 
 struct SweepSettings {
@@ -50,6 +58,8 @@ struct SweepSettings {
   int check_iters = 0;
   std::string average;  // how per-rank times become time_us: rank0, mean, min, max
   uint64_t seed = 0;
+  int graph_launches = 0;  // -G: iterations captured in a CUDA graph, launched this many times
+  int blocking = 0;        // -z: 0 asynchronous, 1 wait+barrier, 2 wait, 3 wait+barrier (barrier not timed)
 };
 
 struct TimeStats {
@@ -94,6 +104,10 @@ struct Sweep {
   std::optional<int> root;  // null for rootless collectives
   int nranks = 0;
   double busbw_factor = 1;
+  // What timed each iteration for the per-iteration statistics (time_us is always the
+  // host clock over the whole loop, as nccl-tests): "host", "cuda_event", or
+  // "cuda_graph_launch" (events around each graph launch, divided by its iterations).
+  std::string iteration_clock = "host";
   std::vector<SweepPoint> points;
 };
 

@@ -57,6 +57,14 @@ class Reader {
     const Json& v = at(j, key, path);
     return as<T>(v, path + "." + key);
   }
+  // A key later versions added: absent in older reports, which then read as `fallback`.
+  template <typename T>
+  T get_or(const Json& j, const char* key, const std::string& path, T fallback) const {
+    if (!j.is_object()) fail(path, "is not an object");
+    auto it = j.find(key);
+    if (it == j.end()) return fallback;
+    return as<T>(*it, path + "." + key);
+  }
   template <typename T>
   std::optional<T> get_opt(const Json& j, const char* key, const std::string& path) const {
     const Json& v = at(j, key, path);
@@ -131,13 +139,19 @@ std::string to_json_text(const Report& r) {
                     {"nranks", c.nranks},
                     {"hosts", c.hosts},
                     {"ranks", ranks},
-                    {"environment", env}};
+                    {"environment", env},
+                    {"nccl_debug", nullptr}};
+  if (c.nccl_debug) {
+    doc["context"]["nccl_debug"] = {
+        {"dir", c.nccl_debug->dir}, {"subsys", c.nccl_debug->subsys}, {"files", c.nccl_debug->files}};
+  }
   if (r.sweep_settings) {
     const SweepSettings& s = *r.sweep_settings;
     doc["sweep_settings"] = {
-        {"min_bytes", s.min_bytes},     {"max_bytes", s.max_bytes}, {"step_bytes", s.step_bytes},
-        {"step_factor", s.step_factor}, {"iters", s.iters},         {"warmup_iters", s.warmup_iters},
-        {"check_iters", s.check_iters}, {"average", s.average},     {"seed", s.seed}};
+        {"min_bytes", s.min_bytes},           {"max_bytes", s.max_bytes}, {"step_bytes", s.step_bytes},
+        {"step_factor", s.step_factor},       {"iters", s.iters},         {"warmup_iters", s.warmup_iters},
+        {"check_iters", s.check_iters},       {"average", s.average},     {"seed", s.seed},
+        {"graph_launches", s.graph_launches}, {"blocking", s.blocking}};
   } else {
     doc["sweep_settings"] = nullptr;
   }
@@ -157,6 +171,7 @@ std::string to_json_text(const Report& r) {
                       {"root", opt(s.root)},
                       {"nranks", s.nranks},
                       {"busbw_factor", s.busbw_factor},
+                      {"iteration_clock", s.iteration_clock},
                       {"points", points}});
   }
   doc["sweeps"] = sweeps;
@@ -266,6 +281,15 @@ Result<Report> report_from_json_text(const std::string& text, const std::string&
     for (const auto& [k, v] : rd.at(c, "environment", "context").items()) {
       ctx.environment[k] = rd.as<std::string>(v, "context.environment." + k);
     }
+    if (auto nd = c.find("nccl_debug"); nd != c.end() && !nd->is_null()) {
+      NcclDebugLog d;
+      d.dir = rd.get<std::string>(*nd, "dir", "context.nccl_debug");
+      d.subsys = rd.get<std::string>(*nd, "subsys", "context.nccl_debug");
+      const Json& files = rd.at(*nd, "files", "context.nccl_debug");
+      if (!files.is_array()) rd.fail("context.nccl_debug.files", "is not an array");
+      for (const Json& f : files) d.files.push_back(rd.as<std::string>(f, "context.nccl_debug.files[]"));
+      ctx.nccl_debug = d;
+    }
     const Json& ss = rd.at(doc, "sweep_settings", "");
     if (!ss.is_null()) {
       SweepSettings s;
@@ -278,6 +302,8 @@ Result<Report> report_from_json_text(const std::string& text, const std::string&
       s.check_iters = rd.get<int>(ss, "check_iters", "sweep_settings");
       s.average = rd.get<std::string>(ss, "average", "sweep_settings");
       s.seed = rd.get<uint64_t>(ss, "seed", "sweep_settings");
+      s.graph_launches = rd.get_or<int>(ss, "graph_launches", "sweep_settings", 0);
+      s.blocking = rd.get_or<int>(ss, "blocking", "sweep_settings", 0);
       r.sweep_settings = s;
     }
     const Json& sweeps = rd.at(doc, "sweeps", "");
@@ -293,6 +319,7 @@ Result<Report> report_from_json_text(const std::string& text, const std::string&
       s.root = rd.get_opt<int>(sj, "root", sp);
       s.nranks = rd.get<int>(sj, "nranks", sp);
       s.busbw_factor = rd.get<double>(sj, "busbw_factor", sp);
+      s.iteration_clock = rd.get_or<std::string>(sj, "iteration_clock", sp, "host");
       const Json& pts = rd.at(sj, "points", sp);
       if (!pts.is_array()) rd.fail(sp + ".points", "is not an array");
       for (size_t k = 0; k < pts.size(); ++k) {

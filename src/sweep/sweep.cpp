@@ -26,6 +26,21 @@ Status validate(const SweepOptions& o, int nranks, uint64_t backend_max_count) {
   if (o.check_iters < 0) {
     return Status::Invalid(fmt::format("check passes -c {} is not allowed; use an integer >= 0", o.check_iters));
   }
+  if (o.graph_launches < 0) {
+    return Status::Invalid(fmt::format(
+        "-G/--cudagraph {} is not allowed; use an integer >= 0 (graph launches; 0: no graph)", o.graph_launches));
+  }
+  if (o.blocking < 0 || o.blocking > 3) {
+    return Status::Invalid(fmt::format(
+        "-z/--blocking {} is not allowed; use 0 (asynchronous), 1 (wait and barrier after each iteration), 2 (wait "
+        "after each iteration) or 3 (wait and barrier, barrier time not counted)",
+        o.blocking));
+  }
+  if (o.graph_launches > 0 && o.blocking != 0) {
+    return Status::Invalid(fmt::format(
+        "-G {} cannot be combined with -z {}: a captured CUDA graph cannot wait between its iterations; drop one",
+        o.graph_launches, o.blocking));
+  }
   FABSCOPE_RETURN_IF_ERROR(validate(o.sizes));
   bool rooted = std::any_of(o.collectives.begin(), o.collectives.end(), [](Collective c) { return info(c).rooted; });
   if (rooted && (o.root < 0 || o.root >= nranks)) {
@@ -182,6 +197,101 @@ class SweepRunner {
     return Status::Ok();
   }
 
+  // The timed loop's result: seconds per iteration by the host clock over the whole
+  // loop (nccl-tests' time), and one sample per iteration (or per graph launch).
+  struct LoopTiming {
+    double seconds = 0;
+    std::vector<double> samples_us;
+  };
+
+  // Iterations enqueued one after another; with -z, waited for (and a barrier) after
+  // each. A backend with a device clock gives each iteration's device time.
+  Result<LoopTiming> timed_loop(const PointSetup& p, bool in_place) {
+    IterationClock* clock = backend_.iteration_clock();
+    const size_t n = static_cast<size_t>(o_.iters);
+    const bool paired = o_.blocking != 0;  // markers around each iteration, not between
+    if (clock) FABSCOPE_RETURN_IF_ERROR(clock->reset(paired ? 2 * n : n + 1));
+    std::vector<double> host_us(n);
+    double excluded_s = 0;
+    auto start = SteadyClock::now();
+    auto prev = start;
+    if (clock && !paired) FABSCOPE_RETURN_IF_ERROR(clock->mark(0));
+    for (size_t i = 0; i < n; ++i) {
+      auto t0 = SteadyClock::now();
+      if (clock && paired) FABSCOPE_RETURN_IF_ERROR(clock->mark(2 * i));
+      FABSCOPE_RETURN_IF_ERROR(backend_.run(call(p, in_place, shift_for(p, static_cast<int>(i)))));
+      if (clock) FABSCOPE_RETURN_IF_ERROR(clock->mark(paired ? 2 * i + 1 : i + 1));
+      if (o_.blocking != 0) FABSCOPE_RETURN_IF_ERROR(backend_.wait());
+      auto t1 = SteadyClock::now();
+      host_us[i] = seconds_between(paired ? t0 : prev, t1) * 1e6;
+      prev = t1;
+      if (o_.blocking == 1 || o_.blocking == 3) {
+        FABSCOPE_RETURN_IF_ERROR(ctx_.barrier());
+        if (o_.blocking == 3) {
+          prev = SteadyClock::now();
+          excluded_s += seconds_between(t1, prev);
+        }
+      }
+      watchdog_.beat();
+    }
+    FABSCOPE_RETURN_IF_ERROR(backend_.wait());
+    LoopTiming t;
+    t.seconds = (seconds_between(start, SteadyClock::now()) - excluded_s) / static_cast<double>(n);
+    if (!clock) {
+      t.samples_us = std::move(host_us);
+      return t;
+    }
+    t.samples_us.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      auto us = paired ? clock->elapsed_us(2 * i, 2 * i + 1) : clock->elapsed_us(i, i + 1);
+      if (!us.ok()) return us.status();
+      t.samples_us[i] = *us;
+    }
+    return t;
+  }
+
+  // -G: the iterations captured once in a CUDA graph, launched graph_launches times;
+  // one sample per launch (its device time over the iterations it holds).
+  Result<LoopTiming> timed_graph(const PointSetup& p, bool in_place) {
+    const size_t n = static_cast<size_t>(o_.iters);
+    const size_t launches = static_cast<size_t>(o_.graph_launches);
+    auto work = backend_.capture([&]() -> Status {
+      for (size_t i = 0; i < n; ++i) {
+        FABSCOPE_RETURN_IF_ERROR(backend_.run(call(p, in_place, shift_for(p, static_cast<int>(i)))));
+      }
+      return Status::Ok();
+    });
+    if (!work.ok()) return work.status();
+    IterationClock* clock = backend_.iteration_clock();
+    if (clock) FABSCOPE_RETURN_IF_ERROR(clock->reset(launches + 1));
+    auto start = SteadyClock::now();
+    auto prev = start;
+    std::vector<double> host_us(launches);
+    if (clock) FABSCOPE_RETURN_IF_ERROR(clock->mark(0));
+    for (size_t g = 0; g < launches; ++g) {
+      FABSCOPE_RETURN_IF_ERROR((*work)->launch());
+      if (clock) FABSCOPE_RETURN_IF_ERROR(clock->mark(g + 1));
+      auto now = SteadyClock::now();
+      host_us[g] = seconds_between(prev, now) * 1e6 / static_cast<double>(n);
+      prev = now;
+      watchdog_.beat();
+    }
+    FABSCOPE_RETURN_IF_ERROR(backend_.wait());
+    LoopTiming t;
+    t.seconds = seconds_between(start, SteadyClock::now()) / static_cast<double>(n * launches);
+    if (!clock) {
+      t.samples_us = std::move(host_us);
+      return t;
+    }
+    t.samples_us.resize(launches);
+    for (size_t g = 0; g < launches; ++g) {
+      auto us = clock->elapsed_us(g, g + 1);
+      if (!us.ok()) return us.status();
+      t.samples_us[g] = *us / static_cast<double>(n);
+    }
+    return t;
+  }
+
   Result<PlacementResult> measure(const PointSetup& p, bool in_place) {
     PlacementResult res;
     res.iterations = o_.iters;
@@ -190,20 +300,10 @@ class SweepRunner {
     FABSCOPE_RETURN_IF_ERROR(run_once(p, in_place, 0));
     FABSCOPE_RETURN_IF_ERROR(ctx_.barrier());
 
-    std::vector<double> iter_us(static_cast<size_t>(o_.iters));
-    auto start = SteadyClock::now();
-    auto prev = start;
-    for (int i = 0; i < o_.iters; ++i) {
-      FABSCOPE_RETURN_IF_ERROR(backend_.run(call(p, in_place, shift_for(p, i))));
-      auto now = SteadyClock::now();
-      iter_us[static_cast<size_t>(i)] = seconds_between(prev, now) * 1e6;
-      prev = now;
-      watchdog_.beat();
-    }
-    FABSCOPE_RETURN_IF_ERROR(backend_.wait());
-    const double loop_sec = seconds_between(start, SteadyClock::now()) / o_.iters;
+    auto timing = o_.graph_launches > 0 ? timed_graph(p, in_place) : timed_loop(p, in_place);
+    if (!timing.ok()) return timing.status();
 
-    auto sec = ctx_.reduce(loop_sec, o_.average);
+    auto sec = ctx_.reduce(timing->seconds, o_.average);
     if (!sec.ok()) return sec.status();
     const size_t es = element_size(p.dtype);
     Bandwidth bw = bandwidth(p.coll, p.counts.param, es, *sec, ctx_.size());
@@ -211,18 +311,18 @@ class SweepRunner {
     res.algbw_gbps = bw.algbw_gbps;
     res.busbw_gbps = bw.busbw_gbps;
 
-    auto all = ctx_.gather(iter_us);
+    auto all = ctx_.gather(timing->samples_us);
     if (!all.ok()) return all.status();
-    if (ctx_.rank() == 0) summarize_iterations(*all, res);
+    if (ctx_.rank() == 0) summarize_iterations(*all, timing->samples_us.size(), res);
 
-    if (o_.check_iters > 0) {
+    if (o_.check_iters > 0 && (!in_place || backend_.in_place_checkable(p.coll))) {
       FABSCOPE_RETURN_IF_ERROR(check(p, in_place, res));
     }
     return res;
   }
 
-  void summarize_iterations(const std::vector<double>& all, PlacementResult& res) const {
-    const size_t iters = static_cast<size_t>(o_.iters);
+  // `all` holds `iters` samples of every rank, rank-major.
+  void summarize_iterations(const std::vector<double>& all, size_t iters, PlacementResult& res) const {
     std::vector<double> slowest(iters, 0.0);
     for (int r = 0; r < ctx_.size(); ++r) {
       std::span<const double> mine(all.data() + static_cast<size_t>(r) * iters, iters);
@@ -288,6 +388,11 @@ class SweepPlan {
 
 Result<std::shared_ptr<SweepPlan>> plan_sweeps(const RankContext& ctx, Backend& backend, const SweepOptions& o) {
   FABSCOPE_RETURN_IF_ERROR(validate(o, ctx.size(), backend.max_count()));
+  if (o.graph_launches > 0 && !backend.can_capture()) {
+    return Status::Invalid(
+        fmt::format("-G {} needs a backend that runs on CUDA streams (nccl); backend '{}' cannot capture a CUDA graph",
+                    o.graph_launches, backend.name()));
+  }
   // One pair of buffers for the largest point of any sweep.
   size_t max_bytes = 0;
   for (Collective c : o.collectives) {
@@ -316,7 +421,10 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
   Backend& backend = plan.backend;
   const SweepOptions& o = plan.options;
   const std::vector<uint64_t>& sizes = plan.sizes;
-  Watchdog watchdog(o.timeout_s, fmt::format("[r{} {}]", ctx.rank(), ctx.host()), 4);
+  // A backend that enforces --timeout itself (and aborts its communicator) gets to do
+  // so before the watchdog ends the process.
+  Watchdog watchdog(o.timeout_s > 0 ? o.timeout_s + backend.watchdog_grace_s() : 0,
+                    fmt::format("[r{} {}]", ctx.rank(), ctx.host()), 4);
   SweepRunner runner(ctx, backend, o, plan.buffers, watchdog);
 
   std::vector<Sweep> sweeps;
@@ -343,6 +451,11 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
         if (ci.rooted) s.root = o.root;
         s.nranks = ctx.size();
         s.busbw_factor = busbw_factor(c, ctx.size());
+        if (o.graph_launches > 0) {
+          s.iteration_clock = "cuda_graph_launch";
+        } else if (IterationClock* clock = backend.iteration_clock()) {
+          s.iteration_clock = std::string(clock->name());
+        }
         if (observer && ctx.rank() == 0) observer->on_sweep_begin(s);
         PhaseCounters phase_counters(ctx);
         if (counters) phase_counters.begin();

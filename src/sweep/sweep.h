@@ -30,10 +30,17 @@ struct SweepOptions {
   uint64_t seed = 0x5eed;
   // Seconds without a completed operation after which a rank ends the job; 0 = never.
   double timeout_s = 300;
+  // -G: capture the timed iterations in one CUDA graph and launch it this many times
+  // (0: enqueue each iteration); needs a backend that can capture (nccl).
+  int graph_launches = 0;
+  // -z, as nccl-tests: 0 enqueue back to back; 1 wait and barrier after each
+  // iteration; 2 wait only; 3 wait and barrier, the barrier's time not counted.
+  int blocking = 0;
 };
 
 // Checks the options against the rank count and the backend's limits, before any
 // data moves: sizes must be whole elements of every data type, the root a rank.
+// (Whether the backend can capture -G is checked by plan_sweeps.)
 Status validate(const SweepOptions& options, int nranks, uint64_t backend_max_count);
 
 // Told about each result as soon as it is measured (on rank 0), e.g. to print a row.

@@ -144,6 +144,16 @@ BAD_SWEEPS = [
     (["p2p", "--pattern", "pair"], "--pattern pair needs --pair A,B"),
     (["sweep", "allreduce", "--backend", "mpi", "-d", "int8", "-b", "8", "-e", "4G"], "over this backend's limit of 2147483647"),
     (["sweep", "allreduce", "-d", "double", "-b", "8", "-e", "15G"], "lower the maximum size -e"),
+    (["sweep", "allreduce", "-G", "-1"], "-G/--cudagraph -1 is not allowed"),
+    (["sweep", "allreduce", "-z", "4"], "-z/--blocking 4 is not allowed"),
+    (["sweep", "allreduce", "-z", "x"], "--blocking = x"),
+    (["sweep", "allreduce", "-G", "2", "-z", "1"], "-G 2 cannot be combined with -z 1"),
+    (["sweep", "allreduce", "-b", "8", "-e", "8", "-G", "2", "--backend", "mpi"],
+     "-G 2 needs a backend that runs on CUDA streams (nccl); backend 'mpi' cannot capture"),
+    (["sweep", "allreduce", "-b", "8", "-e", "8", "--backend", "mpi", "--nccl-debug-dir", "/tmp"],
+     "--nccl-debug-dir is an option of the nccl backend; this job uses backend 'mpi'"),
+    (["p2p", "--backend", "tcp", "--nccl-debug-dir", "/tmp"],
+     "--nccl-debug-dir is an option of the nccl backend; this job uses backend 'tcp'"),
 ]
 
 
@@ -166,6 +176,25 @@ def cmd_bad_input(args):
             with open(previous) as f:
                 if f.read() != "{\"previous\": true}\n":
                     fail(f"{argv}: the previous report was overwritten")
+        # Without a GPU, --backend nccl is unavailable (exit 3), said once, by rank 0.
+        listing = run([args.fabscope, "backends"]).stdout
+        nccl = [l for l in listing.splitlines() if l.startswith("nccl ")]
+        if not nccl:
+            fail(f"`fabscope backends` does not list nccl:\n{listing}")
+        if nccl[0].split()[2] == "no":  # columns: backend compiled usable detail
+            for argv in (["sweep", "allreduce", "-b", "8", "-e", "8", "--backend", "nccl"], ["p2p", "--backend", "nccl"]):
+                p = run(mpirun(args, 2, *argv, "--json", previous))
+                out = p.stdout + p.stderr
+                want = "backend 'nccl' is unavailable here: "
+                if p.returncode != 3 or out.count(want) != 1:
+                    fail(f"{argv}: exit {p.returncode} (want 3) and {out.count(want)} messages (want 1)\n{out}")
+            # auto never picks nccl without a GPU.
+            p = run(mpirun(args, 2, "sweep", "allreduce", "-b", "8", "-e", "8", "-n", "1", "--json", previous + ".auto"))
+            with open(previous + ".auto") as f:
+                if json.load(f)["context"]["backend"] == "nccl":
+                    fail("--backend auto chose nccl without a usable GPU")
+        else:
+            print("nccl is usable here; the no-GPU checks are skipped")
         # `report` on files it cannot use.
         bad_json = os.path.join(tmp, "bad.json")
         with open(bad_json, "w") as f:

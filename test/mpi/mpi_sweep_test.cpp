@@ -3,7 +3,10 @@
 // caught on exactly the rank that received it.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <memory>
+#include <variant>
 
 #include "backend/registry.h"
 #include "comm/context.h"
@@ -53,6 +56,103 @@ class CorruptingBackend final : public Backend {
   std::unique_ptr<Backend> inner_;
   int rank_;
   int target_;
+};
+
+// Wraps a real backend and behaves like one that runs on a device stream: run() only
+// queues the call, and wait() runs the queue in order. Behind the same interface as
+// nccl it offers an iteration clock (markers stamped by the host when the queue
+// reaches them) and capture (calls recorded once, replayed by each launch). CUDA
+// cannot run here; this drives the sweep's -z, -G and clock paths over real MPI.
+class StreamBackend final : public Backend {
+ public:
+  explicit StreamBackend(std::unique_ptr<Backend> inner) : inner_(std::move(inner)), clock_(*this) {}
+  std::string_view name() const override { return inner_->name(); }
+  std::string library() const override { return inner_->library(); }
+  Memory& memory() override { return inner_->memory(); }
+  uint64_t max_count() const override { return inner_->max_count(); }
+  size_t inplace_output_offset(Collective c, int rank, const ElementCounts& e) const override {
+    return inner_->inplace_output_offset(c, rank, e);
+  }
+  Status run(const CollCall& call) override {
+    (capturing_ ? captured_ : queue_).emplace_back(call);
+    return Status::Ok();
+  }
+  Status wait() override {
+    for (const Item& item : queue_) {
+      if (const CollCall* c = std::get_if<CollCall>(&item)) {
+        ++executed_;
+        FABSCOPE_RETURN_IF_ERROR(inner_->run(*c));
+        FABSCOPE_RETURN_IF_ERROR(inner_->wait());
+      } else {
+        clock_.stamp(std::get<size_t>(item));
+      }
+    }
+    queue_.clear();
+    return Status::Ok();
+  }
+  IterationClock* iteration_clock() override { return &clock_; }
+  bool can_capture() const override { return true; }
+  Result<std::unique_ptr<CapturedWork>> capture(const std::function<Status()>& enqueue) override {
+    captured_.clear();
+    capturing_ = true;
+    Status s = enqueue();
+    capturing_ = false;
+    if (!s.ok()) return s;
+    ++captures_;
+    return std::unique_ptr<CapturedWork>(new Replay(*this, captured_));
+  }
+  int executed() const { return executed_; }
+  int captures() const { return captures_; }
+  size_t queued() const { return queue_.size(); }
+
+ private:
+  using Item = std::variant<CollCall, size_t>;
+
+  // Markers stamped by the host when the queue reaches them.
+  class Clock final : public IterationClock {
+   public:
+    explicit Clock(StreamBackend& b) : b_(b) {}
+    std::string_view name() const override { return "host_stream"; }
+    Status reset(size_t count) override {
+      stamps_.assign(count, std::numeric_limits<double>::quiet_NaN());
+      return Status::Ok();
+    }
+    Status mark(size_t index) override {
+      if (index >= stamps_.size()) return Status::Runtime("marker out of range");
+      (b_.capturing_ ? b_.captured_ : b_.queue_).emplace_back(index);
+      return Status::Ok();
+    }
+    Result<double> elapsed_us(size_t from, size_t to) override {
+      if (std::isnan(stamps_.at(from)) || std::isnan(stamps_.at(to))) return Status::Runtime("marker not reached");
+      return stamps_[to] - stamps_[from];
+    }
+    void stamp(size_t index) { stamps_.at(index) = static_cast<double>(steady_now_ns()) * 1e-3; }
+
+   private:
+    StreamBackend& b_;
+    std::vector<double> stamps_;
+  };
+
+  class Replay final : public CapturedWork {
+   public:
+    Replay(StreamBackend& b, std::vector<Item> items) : b_(b), items_(std::move(items)) {}
+    Status launch() override {
+      for (const Item& i : items_) b_.queue_.push_back(i);
+      return Status::Ok();
+    }
+
+   private:
+    StreamBackend& b_;
+    std::vector<Item> items_;
+  };
+
+  std::unique_ptr<Backend> inner_;
+  Clock clock_;
+  std::vector<Item> queue_;
+  std::vector<Item> captured_;
+  bool capturing_ = false;
+  int executed_ = 0;
+  int captures_ = 0;
 };
 
 SweepOptions small_options(std::vector<Collective> colls) {
@@ -164,7 +264,98 @@ TEST_P(BackendSweep, InvalidOptionsAreRejectedBeforeAnyDataMoves) {
   EXPECT_NE(r.status().message().find("not a multiple of the 8-byte element size of double"), std::string::npos);
 }
 
+TEST_P(BackendSweep, BlockingModesVerifyAndTimeEachIteration) {
+  for (int z : {1, 2, 3}) {
+    auto backend = this->backend();
+    SweepOptions o = small_options({Collective::kAllReduce, Collective::kAllToAll});
+    o.blocking = z;
+    o.iters = 4;
+    auto sweeps = run_sweeps(*g_ctx, *backend, o, nullptr, nullptr);
+    ASSERT_TRUE(sweeps.ok()) << "-z " << z << ": " << sweeps.status().message();
+    for (const Sweep& s : *sweeps) {
+      EXPECT_EQ(s.iteration_clock, "host");
+      for (const SweepPoint& p : s.points) {
+        for (const auto* pl : {&p.out_of_place, &p.in_place}) {
+          EXPECT_EQ((*pl)->wrong, 0) << "-z " << z << " " << s.collective << " " << p.size_bytes;
+          EXPECT_GT((*pl)->time_us, 0);
+          if (g_ctx->rank() == 0) {
+            EXPECT_LE((*pl)->iteration_us.min_us, (*pl)->iteration_us.max_us);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_P(BackendSweep, GraphLaunchesNeedABackendThatCanCapture) {
+  auto backend = this->backend();
+  SweepOptions o = small_options({Collective::kAllReduce});
+  o.graph_launches = 2;
+  auto r = run_sweeps(*g_ctx, *backend, o, nullptr, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().kind(), ErrorKind::kInvalidInput);
+  EXPECT_NE(r.status().message().find("-G 2 needs a backend that runs on CUDA streams (nccl); backend '" + GetParam() +
+                                      "' cannot capture a CUDA graph"),
+            std::string::npos)
+      << r.status().message();
+  o.blocking = 1;
+  r = run_sweeps(*g_ctx, *backend, o, nullptr, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("-G 2 cannot be combined with -z 1"), std::string::npos);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, BackendSweep, ::testing::Values("mpi", "tcp"));
+
+// The sweep over a backend that only enqueues (as nccl does): its clock gives the
+// per-iteration times, and every result still verifies.
+TEST(StreamSweep, DeviceClockTimesEachIterationInEveryBlockingMode) {
+  for (int z : {0, 1, 2, 3}) {
+    StreamBackend backend(make_backend("mpi"));
+    SweepOptions o = small_options({Collective::kAllReduce, Collective::kSendRecv});
+    o.blocking = z;
+    o.iters = 6;
+    auto sweeps = run_sweeps(*g_ctx, backend, o, nullptr, nullptr);
+    ASSERT_TRUE(sweeps.ok()) << "-z " << z << ": " << sweeps.status().message();
+    EXPECT_EQ(backend.queued(), 0u);
+    for (const Sweep& s : *sweeps) {
+      EXPECT_EQ(s.iteration_clock, "host_stream");
+      for (const SweepPoint& p : s.points) {
+        for (const auto* pl : {&p.out_of_place, &p.in_place}) {
+          EXPECT_EQ((*pl)->wrong, 0) << "-z " << z << " " << s.collective << " " << p.size_bytes;
+          if (g_ctx->rank() != 0) continue;
+          ASSERT_EQ((*pl)->per_rank.size(), static_cast<size_t>(g_ctx->size()));
+          EXPECT_GE((*pl)->iteration_us.min_us, 0);
+          EXPECT_LE((*pl)->iteration_us.min_us, (*pl)->iteration_us.max_us);
+        }
+      }
+    }
+  }
+}
+
+TEST(StreamSweep, GraphCaptureReplaysTheIterationsAndVerifies) {
+  StreamBackend backend(make_backend("mpi"));
+  SweepOptions o = small_options({Collective::kAllGather, Collective::kReduceScatter});
+  o.sizes = {1024, 1024, 1024, 1};
+  o.iters = 5;
+  o.warmup_iters = 0;
+  o.check_iters = 1;
+  o.graph_launches = 3;
+  auto sweeps = run_sweeps(*g_ctx, backend, o, nullptr, nullptr);
+  ASSERT_TRUE(sweeps.ok()) << sweeps.status().message();
+  // One capture per placement; each runs: 1 untimed call, 3 launches x 5, 1 check.
+  EXPECT_EQ(backend.captures(), 2 * 2);
+  EXPECT_EQ(backend.executed(), 2 * 2 * (1 + 3 * 5 + 1));
+  for (const Sweep& s : *sweeps) {
+    EXPECT_EQ(s.iteration_clock, "cuda_graph_launch");
+    ASSERT_EQ(s.points.size(), 1u);
+    const PlacementResult& r = *s.points[0].out_of_place;
+    EXPECT_EQ(r.wrong, 0);
+    EXPECT_GT(r.time_us, 0);
+    if (g_ctx->rank() == 0) {
+      EXPECT_EQ(r.per_rank.size(), static_cast<size_t>(g_ctx->size()));
+    }
+  }
+}
 
 // On ranks other than 0, only failures are printed, with the rank.
 class FailurePrinter : public ::testing::EmptyTestEventListener {
