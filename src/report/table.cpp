@@ -42,10 +42,11 @@ std::string render_preamble(const Report& r) {
     bool factor = s.step_factor > 1;
     out += cformat(
         "# nThread 1 nGpus 1 minBytes %ld maxBytes %ld step: %ld(%s) warmup iters: %d iters: %d agg iters: 1 "
-        "validation: %d graph: 0\n",
+        "validation: %d graph: %d\n",
         static_cast<long>(s.min_bytes), static_cast<long>(s.max_bytes),
         static_cast<long>(factor ? s.step_factor : s.step_bytes), factor ? "factor" : "bytes", s.warmup_iters, s.iters,
-        s.check_iters);
+        s.check_iters, s.graph_launches);
+    if (s.blocking != 0) out += cformat("# blocking: %d (-z)\n", s.blocking);
   }
   out += "#\n# Using devices\n";
   for (const RankEntry& e : c.ranks) {

@@ -93,6 +93,40 @@ TEST(ReportJson, PublicKeyPathsAndNulls) {
   EXPECT_TRUE(j["context"]["build"]["nccl"].is_null());
 }
 
+TEST(ReportJson, NcclRunSettingsRoundTripAndOlderReportsReadWithDefaults) {
+  Report r = sample_report();
+  r.context.backend = "nccl";
+  r.context.memory = "cuda";
+  r.context.nccl_debug = NcclDebugLog{"/logs", "INIT,NET,GRAPH", {"/logs/nccl-n1-r0.log", "/logs/nccl-n2-r1.log"}};
+  r.sweep_settings->graph_launches = 10;
+  r.sweeps[0].iteration_clock = "cuda_graph_launch";
+  const std::string text = to_json_text(r);
+  auto j = nlohmann::json::parse(text);
+  EXPECT_EQ(j["sweep_settings"]["graph_launches"], 10);
+  EXPECT_EQ(j["sweep_settings"]["blocking"], 0);
+  EXPECT_EQ(j["sweeps"][0]["iteration_clock"], "cuda_graph_launch");
+  EXPECT_EQ(j["sweeps"][1]["iteration_clock"], "host");
+  EXPECT_EQ(j["context"]["nccl_debug"]["files"][1], "/logs/nccl-n2-r1.log");
+  auto back = report_from_json_text(text, "nccl");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(to_json_text(*back), text);
+  // A report from before these keys existed (a CI baseline) still loads.
+  j["sweep_settings"].erase("graph_launches");
+  j["sweep_settings"].erase("blocking");
+  j["sweeps"][0].erase("iteration_clock");
+  j["context"].erase("nccl_debug");
+  auto old = report_from_json_text(j.dump(), "old");
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  EXPECT_EQ(old->sweep_settings->graph_launches, 0);
+  EXPECT_EQ(old->sweeps[0].iteration_clock, "host");
+  EXPECT_FALSE(old->context.nccl_debug.has_value());
+  j["sweeps"][0]["iteration_clock"] = 7;
+  auto bad = report_from_json_text(j.dump(), "bad");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("sweeps[0].iteration_clock is not a string"), std::string::npos)
+      << bad.status().message();
+}
+
 TEST(ReportJson, MalformedInputsNameTheProblem) {
   auto not_json = report_from_json_text("{\"schema\": ", "run.json");
   ASSERT_FALSE(not_json.ok());
