@@ -98,7 +98,9 @@ int main(int argc, char** argv) {
   topo_cmd->add_option("--nccl-topo", topo.nccl_topo,
                        "NCCL topology XML (NCCL_TOPO_DUMP_FILE / NCCL_TOPO_FILE) or graph XML (repeatable)");
   topo_cmd->add_option("--nvidia-smi-topo", topo.nvidia_smi_topo, "Output of `nvidia-smi topo -m` (repeatable)");
-  topo_cmd->add_option("--nccl-log", topo.nccl_log, "NCCL_DEBUG=INFO output, any ranks and hosts (repeatable)");
+  topo_cmd->add_option("--nccl-log", topo.nccl_log,
+                       "NCCL_DEBUG=INFO output, any ranks and hosts, or a directory of *.log files such as "
+                       "sweep --nccl-debug-dir writes (repeatable)");
   topo_cmd->add_option("--rdma-info", topo.rdma_info,
                        "Output of ibdev2netdev, ibv_devinfo, show_gids or `ls -l /sys/class/infiniband` (repeatable)");
   topo_cmd->add_option("--nccl-env", topo.nccl_env, "A shell env file whose NCCL_IB_HCA applies (repeatable)");

@@ -6,8 +6,10 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
@@ -38,16 +40,46 @@ Status validate(const TopoCommand& cmd) {
   return Status::Ok();
 }
 
+// --nccl-log also takes a directory, such as a sweep's --nccl-debug-dir: every *.log
+// file in it, in name order.
+Result<std::vector<std::string>> expand_log_dirs(const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (!fs::is_directory(p, ec)) {
+      out.push_back(p);
+      continue;
+    }
+    std::vector<std::string> logs;
+    for (const auto& entry : fs::directory_iterator(p, ec)) {
+      if (entry.is_regular_file(ec) && entry.path().extension() == ".log") logs.push_back(entry.path().string());
+    }
+    if (ec) return Status::Invalid(fmt::format("--nccl-log {}: cannot list the directory: {}", p, ec.message()));
+    if (logs.empty()) {
+      return Status::Invalid(
+          fmt::format("--nccl-log {}: the directory holds no *.log file (NCCL logs, e.g. from "
+                      "sweep --nccl-debug-dir)",
+                      p));
+    }
+    std::sort(logs.begin(), logs.end());
+    out.insert(out.end(), logs.begin(), logs.end());
+  }
+  return out;
+}
+
 // Reads every file into `set`; with --host, each file's hosts merge into that one.
 Status read_inputs(const TopoCommand& cmd, topo::TopologySet& set, std::map<std::string, std::string>& env,
                    std::string& env_origin) {
   using Reader = Status (*)(const std::string&, topo::TopologySet&);
+  auto nccl_logs = expand_log_dirs(cmd.nccl_log);
+  if (!nccl_logs.ok()) return nccl_logs.status();
   const std::pair<const std::vector<std::string>*, Reader> kinds[] = {
       {&cmd.hwloc_xml, topo::read_hwloc_xml},
       {&cmd.nccl_topo, topo::read_nccl_xml},
       {&cmd.nvidia_smi_topo, topo::read_nvidia_smi_topo},
       {&cmd.rdma_info, topo::read_rdma_text},
-      {&cmd.nccl_log, topo::read_nccl_log}};
+      {&*nccl_logs, topo::read_nccl_log}};
   for (const auto& [files, reader] : kinds) {
     for (const std::string& file : *files) {
       topo::TopologySet one;

@@ -14,6 +14,7 @@ import copy
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -307,6 +308,18 @@ def cmd_topo(args):
         r = run([args.fabscope, "report", path])
         if r.returncode != 0 or r.stdout != p.stdout:
             fail("`fabscope report` differs from what topo printed")
+        # A directory of logs, as sweep --nccl-debug-dir leaves it, reads as its *.log files.
+        logdir = os.path.join(tmp, "nccl-logs")
+        os.mkdir(logdir)
+        shutil.copy(log, os.path.join(logdir, "nccl-aihub0003-r0.log"))
+        d = run([args.fabscope, "topo", "--nccl-log", logdir])
+        if d.returncode != 0 or d.stdout.replace(os.path.join(logdir, "nccl-aihub0003-r0.log"), log) != p.stdout:
+            fail(f"topo --nccl-log DIR differs from the same log given as a file\n{d.stdout}\n{d.stderr}")
+        empty = os.path.join(tmp, "empty")
+        os.mkdir(empty)
+        d = run([args.fabscope, "topo", "--nccl-log", empty])
+        if d.returncode != 2 or "holds no *.log file" not in d.stderr:
+            fail(f"topo --nccl-log EMPTYDIR: exit {d.returncode}\n{d.stderr}")
         # A matrix, with its legend and NCCL's choice per GPU; a port-down error fails the verdict.
         smi = fixture(args, "nvidia-smi-topo/slurmv4-tpgds-aihub0007_H100x8-12NIC-nonidentity-GPU-NIC-map_topo-m.txt")
         p = run([args.fabscope, "topo", "--nvidia-smi-topo", smi, "--json", path])

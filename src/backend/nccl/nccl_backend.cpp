@@ -177,8 +177,8 @@ class NcclComm {
       }
       if (timeout_s_ > 0 && steady_s() - start > timeout_s_) {
         return abort_with(fmt::format(
-            "{} made no progress for {} s on {} (--timeout); the NCCL communicator was aborted. A rank that never "
-            "reached this collective, a dead peer or a stalled link keeps the others waiting",
+            "{} did not complete within {} s on {} (--timeout); the NCCL communicator was aborted. A rank that "
+            "never reached this collective, a dead peer or a stalled link keeps the others waiting",
             what(), timeout_s_, where()));
       }
     }
@@ -424,9 +424,7 @@ class NcclBackend final : public Backend {
     return comm_->capture(enqueue);
   }
   double watchdog_grace_s() const override { return 30; }
-  Status inject_delay(uint64_t microseconds) override {
-    return kernels::device_delay(microseconds, comm_->stream());
-  }
+  Status inject_delay(uint64_t microseconds) override { return kernels::device_delay(microseconds, comm_->stream()); }
   bool in_place_checkable(Collective c) const override {
     return c != Collective::kAllToAll && c != Collective::kSendRecv;
   }
