@@ -220,7 +220,7 @@ class Algo {
   Status all_to_all() {
     const size_t total = static_cast<size_t>(n_) * c_.count;
     const char* src = in();
-    if (in() == out() && n_ > 1) {  // in place: keep the outgoing data apart from what arrives
+    if (in() == out() && n_ > 1 && total > 0) {  // in place: keep the outgoing data apart from what arrives
       char* saved = scratch_.get(bytes(total), 2);
       std::memcpy(saved, in(), bytes(total));
       src = saved;
