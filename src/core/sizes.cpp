@@ -1,5 +1,7 @@
 #include "core/sizes.h"
 
+#include "core/text.h"
+
 #include <fmt/format.h>
 #include <cctype>
 #include <numeric>
@@ -13,9 +15,7 @@ Result<uint64_t> parse_size(std::string_view text, std::string_view what) {
                     "K, M, G or T suffix (powers of 1024), e.g. 8, 64K, 1M, 8G",
                     text, what, why));
   };
-  std::string_view s = text;
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  const std::string_view s = trim(text);
   if (s.empty()) return bad("it is empty");
 
   size_t digits_end = 0;

@@ -1,5 +1,7 @@
 #include "topo/model.h"
 
+#include "core/text.h"
+
 #include <fmt/format.h>
 #include <algorithm>
 #include <cctype>
@@ -57,11 +59,6 @@ void CpuSet::add(int first, int last) {
 std::optional<CpuSet> CpuSet::from_list(std::string_view text) {
   CpuSet set;
   size_t pos = 0;
-  auto trim = [](std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-    return s;
-  };
   text = trim(text);
   if (text.empty()) return set;
   while (pos <= text.size()) {

@@ -4,23 +4,19 @@
 
 #include <cctype>
 
+#include "core/text.h"
 #include "topo/readers.h"
 
 namespace fabscope::topo {
 
 Status parse_nccl_env(std::string_view text, std::string_view source, std::map<std::string, std::string>& env) {
-  size_t pos = 0;
-  int line_no = 0;
-  while (pos <= text.size()) {
-    size_t nl = text.find('\n', pos);
-    std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
-    pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
-    ++line_no;
-    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.front()))) line.remove_prefix(1);
-    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.remove_suffix(1);
+  LineReader lines(text);
+  std::string_view line;
+  while (lines.next(line)) {
+    const int line_no = lines.number();
+    line = trim(line);
     if (line.empty() || line.front() == '#' || line.starts_with("{%") || line.starts_with("{#")) continue;
-    if (line.starts_with("export ")) line.remove_prefix(7);
-    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.front()))) line.remove_prefix(1);
+    if (line.starts_with("export ")) line = trim(line.substr(7));
     size_t eq = line.find('=');
     std::string_view key = line.substr(0, eq);
     bool key_ok = !key.empty() && (std::isalpha(static_cast<unsigned char>(key[0])) || key[0] == '_');

@@ -10,6 +10,7 @@
 #include <charconv>
 #include <map>
 
+#include "core/text.h"
 #include "topo/readers.h"
 
 namespace fabscope::topo {
@@ -59,12 +60,9 @@ Status parse_nccl_log(std::string_view text, std::string_view source, TopologySe
     double gbytes;
   };
   std::map<std::string, std::vector<PciLink>> pci_links;  // host -> links of its GRAPH dump
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
-    pos = nl == std::string_view::npos ? text.size() : nl + 1;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  LineReader lines(text);
+  std::string_view line;
+  while (lines.next(line)) {
     size_t tag = line.find(" NCCL INFO ");
     size_t tag_len = 11;
     if (tag == std::string_view::npos) {

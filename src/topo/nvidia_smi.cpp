@@ -9,37 +9,12 @@
 #include <charconv>
 #include <map>
 
+#include "core/text.h"
 #include "topo/readers.h"
 
 namespace fabscope::topo {
 
 namespace {
-
-std::vector<std::string_view> split_lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t nl = text.find('\n', pos);
-    std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back(line);
-    if (nl == std::string_view::npos) break;
-    pos = nl + 1;
-  }
-  return lines;
-}
-
-std::vector<std::string_view> split_ws(std::string_view line) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    size_t start = i;
-    while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    if (i > start) out.push_back(line.substr(start, i - start));
-  }
-  return out;
-}
 
 bool digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
 bool alpha(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }

@@ -7,23 +7,12 @@
 #include <cctype>
 #include <charconv>
 
+#include "core/text.h"
 #include "topo/readers.h"
 
 namespace fabscope::topo {
 
 namespace {
-
-std::vector<std::string_view> words(std::string_view line) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    size_t s = i;
-    while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    if (i > s) out.push_back(line.substr(s, i - s));
-  }
-  return out;
-}
 
 std::string prompt_host(std::string_view line) {
   size_t at = line.find('@');
@@ -61,18 +50,15 @@ Status parse_rdma_text(std::string_view text, std::string_view source, TopologyS
   int records = 0;
   std::string devinfo_dev;  // ibv_devinfo: the hca_id being read
   int devinfo_port = -1;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
-    pos = nl == std::string_view::npos ? text.size() : nl + 1;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  LineReader lines(text);
+  std::string_view line;
+  while (lines.next(line)) {
     if (std::string h = prompt_host(line); !h.empty()) {
       host = h;
       devinfo_dev.clear();
       continue;
     }
-    auto w = words(line);
+    auto w = split_ws(line);
     if (w.empty()) continue;
     auto here = [&]() -> HostTopology& {
       HostTopology& h = set.host(host);
