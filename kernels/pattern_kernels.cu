@@ -87,50 +87,21 @@ __device__ S value_at(const Spec& s, uint64_t key, int rank, uint64_t index) {
   return DevOps<S, C>::from_number(pm::number(s.params, key, rank, index));
 }
 
-// The reduction over every rank, exactly as the host's Generator::reduced.
+// The reduction over every rank, folded as the host folds it (pattern_math.h).
 template <typename S, Conv C>
 __device__ S reduced_at(const Spec& s, uint64_t index) {
   using Ops = DevOps<S, C>;
   const ReduceOp op = static_cast<ReduceOp>(s.op);
   if constexpr (C != Conv::kInt) {
-    double acc = 0;
-    for (int r = 0; r < s.nranks; ++r) {
-      double v = Ops::to_double(value_at<S, C>(s, pm::rank_key(s.seed, r), r, index));
-      if (r == 0) {
-        acc = v;
-      } else if (op == ReduceOp::kSum || op == ReduceOp::kAvg) {
-        acc += v;
-      } else if (op == ReduceOp::kProd) {
-        acc *= v;
-      } else if (op == ReduceOp::kMin) {
-        acc = v < acc ? v : acc;
-      } else {
-        acc = v > acc ? v : acc;
-      }
-    }
-    S result = Ops::from_double(acc);
+    pm::FloatFold fold(op);
+    for (int r = 0; r < s.nranks; ++r) fold.add(Ops::to_double(value_at<S, C>(s, pm::rank_key(s.seed, r), r, index)));
+    S result = Ops::from_double(fold.result());
     if (op == ReduceOp::kAvg) result = Ops::divide(result, s.nranks);
     return result;
   } else {
-    S acc{};
-    uint64_t wide = 0;
-    for (int r = 0; r < s.nranks; ++r) {
-      S v = value_at<S, C>(s, pm::rank_key(s.seed, r), r, index);
-      uint64_t bits = static_cast<uint64_t>(static_cast<std::make_unsigned_t<S>>(v));
-      if (r == 0) {
-        acc = v;
-        wide = bits;
-      } else if (op == ReduceOp::kSum || op == ReduceOp::kAvg) {
-        wide += bits;
-      } else if (op == ReduceOp::kProd) {
-        wide *= bits;
-      } else if (op == ReduceOp::kMin) {
-        acc = v < acc ? v : acc;
-      } else {
-        acc = v > acc ? v : acc;
-      }
-    }
-    if (op == ReduceOp::kSum || op == ReduceOp::kProd || op == ReduceOp::kAvg) acc = static_cast<S>(wide);
+    pm::IntFold<S> fold(op);
+    for (int r = 0; r < s.nranks; ++r) fold.add(value_at<S, C>(s, pm::rank_key(s.seed, r), r, index));
+    S acc = fold.result();
     if (op == ReduceOp::kAvg) acc = Ops::divide(acc, s.nranks);
     return acc;
   }
@@ -200,7 +171,7 @@ Spec make_spec(const PatternSpec& p) {
   pm::Kind kind = pm::Kind::kWide;
   if (p.op) {
     kind = (*p.op == ReduceOp::kSum || *p.op == ReduceOp::kAvg) ? pm::Kind::kSum
-           : *p.op == ReduceOp::kProd                          ? pm::Kind::kProd
+           : *p.op == ReduceOp::kProd                           ? pm::Kind::kProd
                                                                 : pm::Kind::kWide;
   }
   bool is_float = false;
@@ -239,16 +210,26 @@ Spec make_spec(const PatternSpec& p) {
 template <typename F>
 Status with_type(DataType t, F&& f) {
   switch (t) {
-    case DataType::kInt8: return f.template operator()<int8_t, Conv::kInt>();
-    case DataType::kUint8: return f.template operator()<uint8_t, Conv::kInt>();
-    case DataType::kInt32: return f.template operator()<int32_t, Conv::kInt>();
-    case DataType::kUint32: return f.template operator()<uint32_t, Conv::kInt>();
-    case DataType::kInt64: return f.template operator()<int64_t, Conv::kInt>();
-    case DataType::kUint64: return f.template operator()<uint64_t, Conv::kInt>();
-    case DataType::kHalf: return f.template operator()<uint16_t, Conv::kHalf>();
-    case DataType::kBfloat16: return f.template operator()<uint16_t, Conv::kBf16>();
-    case DataType::kFloat: return f.template operator()<float, Conv::kFloat>();
-    case DataType::kDouble: return f.template operator()<double, Conv::kFloat>();
+    case DataType::kInt8:
+      return f.template operator()<int8_t, Conv::kInt>();
+    case DataType::kUint8:
+      return f.template operator()<uint8_t, Conv::kInt>();
+    case DataType::kInt32:
+      return f.template operator()<int32_t, Conv::kInt>();
+    case DataType::kUint32:
+      return f.template operator()<uint32_t, Conv::kInt>();
+    case DataType::kInt64:
+      return f.template operator()<int64_t, Conv::kInt>();
+    case DataType::kUint64:
+      return f.template operator()<uint64_t, Conv::kInt>();
+    case DataType::kHalf:
+      return f.template operator()<uint16_t, Conv::kHalf>();
+    case DataType::kBfloat16:
+      return f.template operator()<uint16_t, Conv::kBf16>();
+    case DataType::kFloat:
+      return f.template operator()<float, Conv::kFloat>();
+    case DataType::kDouble:
+      return f.template operator()<double, Conv::kFloat>();
   }
   return Status::Invalid("unknown data type");
 }
@@ -263,8 +244,8 @@ Status device_fill(void* buffer, const PatternSpec& spec, std::span<const Segmen
       if (seg.count == 0) continue;
       if (seg.src_rank < 0) return Status::Invalid("device_fill: an input segment must name its rank");
       fill_kernel<S, C><<<blocks_for(seg.count), kThreads, 0, st>>>(static_cast<S*>(buffer) + seg.offset, s,
-                                                                    pm::rank_key(spec.seed, seg.src_rank),
-                                                                    seg.src_rank, seg.index_base, seg.count);
+                                                                    pm::rank_key(spec.seed, seg.src_rank), seg.src_rank,
+                                                                    seg.index_base, seg.count);
       FABSCOPE_RETURN_IF_ERROR(cuda_status(cudaGetLastError(), "fill kernel launch"));
     }
     return Status::Ok();
@@ -276,8 +257,8 @@ Result<uint64_t> device_count_wrong(const void* buffer, const PatternSpec& spec,
   const Spec s = make_spec(spec);
   auto st = static_cast<cudaStream_t>(stream);
   unsigned long long* counter = nullptr;
-  FABSCOPE_RETURN_IF_ERROR(cuda_status(cudaMallocAsync(reinterpret_cast<void**>(&counter), sizeof(*counter), st),
-                                       "counter allocation"));
+  FABSCOPE_RETURN_IF_ERROR(
+      cuda_status(cudaMallocAsync(reinterpret_cast<void**>(&counter), sizeof(*counter), st), "counter allocation"));
   Status launched = cuda_status(cudaMemsetAsync(counter, 0, sizeof(*counter), st), "counter reset");
   if (launched.ok()) {
     launched = with_type(spec.dtype, [&]<typename S, Conv C>() -> Status {
@@ -291,9 +272,10 @@ Result<uint64_t> device_count_wrong(const void* buffer, const PatternSpec& spec,
     });
   }
   unsigned long long wrong = 0;
-  Status copied = launched.ok() ? cuda_status(cudaMemcpyAsync(&wrong, counter, sizeof(wrong), cudaMemcpyDeviceToHost, st),
-                                              "count copy")
-                                : launched;
+  Status copied =
+      launched.ok()
+          ? cuda_status(cudaMemcpyAsync(&wrong, counter, sizeof(wrong), cudaMemcpyDeviceToHost, st), "count copy")
+          : launched;
   Status freed = cuda_status(cudaFreeAsync(counter, st), "counter free");
   Status synced = cuda_status(cudaStreamSynchronize(st), "verify");
   for (const Status* x : {&copied, &freed, &synced}) {

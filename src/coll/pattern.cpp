@@ -82,45 +82,15 @@ class Generator {
   T reduced(const std::vector<uint64_t>& keys, uint64_t index) const {
     const ReduceOp op = *spec_.op;
     if constexpr (Ops::kFloat) {
-      double acc = 0;
-      for (size_t r = 0; r < keys.size(); ++r) {
-        double v = Ops::to_double(value(keys[r], static_cast<int>(r), index));
-        if (r == 0) {
-          acc = v;
-        } else if (op == ReduceOp::kSum || op == ReduceOp::kAvg) {
-          acc += v;
-        } else if (op == ReduceOp::kProd) {
-          acc *= v;
-        } else if (op == ReduceOp::kMin) {
-          acc = std::min(acc, v);
-        } else {
-          acc = std::max(acc, v);
-        }
-      }
-      T result = Ops::from_double(acc);
+      pattern_math::FloatFold fold(op);
+      for (size_t r = 0; r < keys.size(); ++r) fold.add(Ops::to_double(value(keys[r], static_cast<int>(r), index)));
+      T result = Ops::from_double(fold.result());
       if (op == ReduceOp::kAvg) result = divide(result, spec_.nranks);
       return result;
     } else {
-      // Integers: wrap-around arithmetic, which is associative and commutative.
-      T acc{};
-      uint64_t wide = 0;
-      for (size_t r = 0; r < keys.size(); ++r) {
-        T v = value(keys[r], static_cast<int>(r), index);
-        uint64_t bits = static_cast<uint64_t>(static_cast<std::make_unsigned_t<T>>(v));
-        if (r == 0) {
-          acc = v;
-          wide = bits;
-        } else if (op == ReduceOp::kSum || op == ReduceOp::kAvg) {
-          wide += bits;
-        } else if (op == ReduceOp::kProd) {
-          wide *= bits;
-        } else if (op == ReduceOp::kMin) {
-          acc = std::min(acc, v);
-        } else {
-          acc = std::max(acc, v);
-        }
-      }
-      if (op == ReduceOp::kSum || op == ReduceOp::kProd || op == ReduceOp::kAvg) acc = static_cast<T>(wide);
+      pattern_math::IntFold<T> fold(op);
+      for (size_t r = 0; r < keys.size(); ++r) fold.add(value(keys[r], static_cast<int>(r), index));
+      T acc = fold.result();
       if (op == ReduceOp::kAvg) acc = divide(acc, spec_.nranks);
       return acc;
     }

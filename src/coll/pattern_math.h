@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
+#include "core/dtype.h"
 #include "core/half_bits.h"
 
 namespace fabscope::pattern_math {
@@ -89,5 +91,63 @@ FABSCOPE_HD inline int64_t number(const Params& p, uint64_t key, int rank, uint6
   }
   return 0;
 }
+
+// The reduction of every rank's value at one index, folded in rank order: the
+// expected result, the same on host and device. Floating types accumulate in double
+// (exact, by the choice of values); integers in wrap-around arithmetic, which is
+// associative and commutative. An average's division is left to the caller.
+class FloatFold {
+ public:
+  FABSCOPE_HD explicit FloatFold(ReduceOp op) : op_(op) {}
+  FABSCOPE_HD void add(double v) {
+    if (first_) {
+      acc_ = v;
+      first_ = false;
+    } else if (op_ == ReduceOp::kSum || op_ == ReduceOp::kAvg) {
+      acc_ += v;
+    } else if (op_ == ReduceOp::kProd) {
+      acc_ *= v;
+    } else if (op_ == ReduceOp::kMin) {
+      acc_ = v < acc_ ? v : acc_;
+    } else {
+      acc_ = v > acc_ ? v : acc_;
+    }
+  }
+  FABSCOPE_HD double result() const { return acc_; }
+
+ private:
+  ReduceOp op_;
+  double acc_ = 0;
+  bool first_ = true;
+};
+
+template <typename S>
+class IntFold {
+ public:
+  FABSCOPE_HD explicit IntFold(ReduceOp op) : op_(op) {}
+  FABSCOPE_HD void add(S v) {
+    const uint64_t bits = static_cast<uint64_t>(static_cast<std::make_unsigned_t<S>>(v));
+    if (first_) {
+      acc_ = v;
+      wide_ = bits;
+      first_ = false;
+    } else if (op_ == ReduceOp::kSum || op_ == ReduceOp::kAvg) {
+      wide_ += bits;
+    } else if (op_ == ReduceOp::kProd) {
+      wide_ *= bits;
+    } else if (op_ == ReduceOp::kMin) {
+      acc_ = v < acc_ ? v : acc_;
+    } else {
+      acc_ = v > acc_ ? v : acc_;
+    }
+  }
+  FABSCOPE_HD S result() const { return op_ == ReduceOp::kMin || op_ == ReduceOp::kMax ? acc_ : static_cast<S>(wide_); }
+
+ private:
+  ReduceOp op_;
+  S acc_{};
+  uint64_t wide_ = 0;
+  bool first_ = true;
+};
 
 }  // namespace fabscope::pattern_math
