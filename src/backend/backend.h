@@ -86,7 +86,7 @@ class Backend {
   // Whether capture() works: the calls `enqueue` makes become one replayable unit.
   virtual bool can_capture() const { return false; }
   virtual Result<std::unique_ptr<CapturedWork>> capture(const std::function<Status()>& /*enqueue*/) {
-    return Status::Unavailable(fmt_capture_unsupported());
+    return Status::Unavailable("backend '" + std::string(name()) + "' cannot capture its calls into a CUDA graph");
   }
   // Makes this rank late by `microseconds`, in line with its calls (a straggler on
   // purpose): on the device's queue for nccl, the host sleeping for the others.
@@ -97,11 +97,6 @@ class Backend {
   // Seconds the sweep's watchdog waits beyond --timeout, so that a backend which
   // enforces the timeout itself (and aborts its communicator) can do so and say why.
   virtual double watchdog_grace_s() const { return 0; }
-
- private:
-  std::string fmt_capture_unsupported() const {
-    return std::string("backend '") + std::string(name()) + "' cannot capture its calls into a CUDA graph";
-  }
 };
 
 }  // namespace fabscope
