@@ -168,12 +168,17 @@ void fill(hwloc_topology_t t, HostTopology& h) {
       if (c->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS) fabrics.push_back(c);
       if (c->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK) nets.push_back(c);
     }
-    for (hwloc_obj_t f : fabrics) {
-      Nic& n = h.add_nic(f->name);
-      n.rdma = true;
+    // A NIC on this PCI device: its place in the tree.
+    auto add_nic = [&](const char* name, bool rdma) -> Nic& {
+      Nic& n = h.add_nic(name);
+      n.rdma = rdma;
       n.busid = pci_busid(o);
       n.pci = index[o];
       n.numa = h.pci[n.pci].numa;
+      return n;
+    };
+    for (hwloc_obj_t f : fabrics) {
+      Nic& n = add_nic(f->name, true);
       for (int p = 1; p <= 4; ++p) {
         std::string st = info(f, fmt::format("Port{}State", p).c_str());
         if (st.empty()) continue;
@@ -191,13 +196,7 @@ void fill(hwloc_topology_t t, HostTopology& h) {
       }
     }
     if (fabrics.empty() && (o->attr->pcidev.class_id >> 8) == 0x02) {
-      for (hwloc_obj_t net : nets) {
-        Nic& n = h.add_nic(net->name);
-        n.rdma = false;
-        n.busid = pci_busid(o);
-        n.pci = index[o];
-        n.numa = h.pci[n.pci].numa;
-      }
+      for (hwloc_obj_t net : nets) add_nic(net->name, false);
     }
   }
 }

@@ -177,43 +177,35 @@ std::string normalize_busid(std::string_view text) {
 
 // ---- HostTopology ----
 
+namespace {
+// The position of the first element that `pred` accepts, or -1.
+template <typename T, typename Pred>
+int index_where(const std::vector<T>& v, Pred pred) {
+  auto it = std::find_if(v.begin(), v.end(), pred);
+  return it == v.end() ? -1 : static_cast<int>(it - v.begin());
+}
+}  // namespace
+
 int HostTopology::find_gpu(int index) const {
-  for (size_t i = 0; i < gpus.size(); ++i) {
-    if (gpus[i].index == index) return static_cast<int>(i);
-  }
-  return -1;
+  return index_where(gpus, [&](const Gpu& g) { return g.index == index; });
 }
 
 int HostTopology::find_gpu_by_busid(std::string_view busid) const {
-  std::string b = normalize_busid(busid);
-  if (b.empty()) return -1;
-  for (size_t i = 0; i < gpus.size(); ++i) {
-    if (gpus[i].busid == b) return static_cast<int>(i);
-  }
-  return -1;
+  const std::string b = normalize_busid(busid);
+  return b.empty() ? -1 : index_where(gpus, [&](const Gpu& g) { return g.busid == b; });
 }
 
 int HostTopology::find_nic(std::string_view name) const {
-  for (size_t i = 0; i < nics.size(); ++i) {
-    if (nics[i].name == name) return static_cast<int>(i);
-  }
-  return -1;
+  return index_where(nics, [&](const Nic& n) { return n.name == name; });
 }
 
 int HostTopology::find_nic_by_busid(std::string_view busid) const {
-  std::string b = normalize_busid(busid);
-  if (b.empty()) return -1;
-  for (size_t i = 0; i < nics.size(); ++i) {
-    if (nics[i].busid == b) return static_cast<int>(i);
-  }
-  return -1;
+  const std::string b = normalize_busid(busid);
+  return b.empty() ? -1 : index_where(nics, [&](const Nic& n) { return n.busid == b; });
 }
 
 int HostTopology::find_pci(std::string_view busid) const {
-  for (size_t i = 0; i < pci.size(); ++i) {
-    if (pci[i].busid == busid) return static_cast<int>(i);
-  }
-  return -1;
+  return index_where(pci, [&](const PciNode& n) { return n.busid == busid; });
 }
 
 const NumaNode* HostTopology::find_numa(int id) const {
