@@ -1,5 +1,6 @@
-# Optional libraries: CUDA, NCCL and rdma-core. Found, their backends can be built
-# (later issues); absent, the build goes on and those backends report "unavailable".
+# Optional libraries: CUDA, NCCL and rdma-core. Found, their backends are built (nccl
+# with the kernels, verbs); absent, the build goes on and those backends report
+# "unavailable".
 set(FABSCOPE_CUDA_VERSION "")
 set(FABSCOPE_NCCL_VERSION "")
 set(FABSCOPE_VERBS_VERSION "")

@@ -1,13 +1,7 @@
 #include "algo/exchange.h"
-
-#include <chrono>
+#include "core/clock.h"
 
 namespace fabscope {
-
-int64_t steady_now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 Status Exchange::send(int peer, const void* buf, size_t bytes, int step) {
   auto id = t_.post_send(peer, buf, bytes);

@@ -46,6 +46,4 @@ class Transport {
   virtual Memory* memory() { return nullptr; }
 };
 
-int64_t steady_now_ns();
-
 }  // namespace fabscope

@@ -7,20 +7,11 @@
 #include <vector>
 
 #include "backend/registry.h"
+#include "core/exit_code.h"
 #include "core/log.h"
 #include "core/status.h"
 
 namespace fabscope {
-
-// Exit codes of the fabscope binary.
-enum ExitCode : int {
-  kExitOk = 0,
-  kExitVerdictFail = 1,  // ran, and the verdict is fail (e.g. wrong results)
-  kExitUsage = 2,        // bad input: an option, a value, a file
-  kExitUnavailable = 3,  // a backend or device cannot run here
-  kExitRuntime = 4,      // a failure while running
-};
-int exit_code_for(const Status& status);
 
 // Raw option values as the user typed them; validated by the command.
 struct SweepCommand {

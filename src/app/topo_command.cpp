@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include "comm/context.h"
 #include "core/atomic_file.h"
 #include "core/clock.h"
+#include "core/text.h"
 #include "report/report_json.h"
 #include "report/summary.h"
 #include "topo/mapping.h"
@@ -121,17 +123,13 @@ topo::CpuSet own_binding() {
 int gpu_for_local_rank(const topo::HostTopology& h, int local_rank) {
   std::vector<int> visible;
   if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"); v && *v) {
-    std::string s(v);
-    size_t pos = 0;
-    while (pos <= s.size()) {
-      size_t comma = s.find(',', pos);
-      std::string item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-      char* end = nullptr;
-      long idx = std::strtol(item.c_str(), &end, 10);
-      if (item.empty() || *end != '\0') return -1;  // UUIDs: not resolvable without NVML
-      visible.push_back(static_cast<int>(idx));
-      if (comma == std::string::npos) break;
-      pos = comma + 1;
+    for (std::string_view item : split(v, ',')) {
+      int idx = 0;
+      auto r = std::from_chars(item.data(), item.data() + item.size(), idx);
+      if (item.empty() || r.ec != std::errc() || r.ptr != item.data() + item.size()) {
+        return -1;  // UUIDs: not resolvable without NVML
+      }
+      visible.push_back(idx);
     }
   } else {
     for (const topo::Gpu& g : h.gpus) visible.push_back(g.index);
@@ -234,16 +232,16 @@ CommandOutcome run_mpi(const TopoCommand& cmd, int* argc, char*** argv) {
     local = topo::read_hwloc_live(ctx.host(), set);
     if (local.ok()) {
       topo::HostTopology& h = set.host(ctx.host());
-      size_t pos = 0;
-      const std::string& text = *shared;
-      while (pos < text.size()) {
-        size_t nl = text.find('\n', pos);
-        std::string line = text.substr(pos, nl - pos);
-        pos = nl == std::string::npos ? text.size() : nl + 1;
-        size_t sp = line.find(' ');
-        int r = std::atoi(line.substr(0, sp).c_str());
+      LineReader lines(*shared);
+      std::string_view line;
+      while (lines.next(line)) {
+        // "RANK CPULIST", as each rank sent it
+        const std::vector<std::string_view> words = split_ws(line);
+        int r = -1;
+        if (words.empty() || std::from_chars(words[0].data(), words[0].data() + words[0].size(), r).ec != std::errc())
+          continue;
         if (r < 0 || r >= ctx.size() || ctx.ranks()[r].host != ctx.host()) continue;
-        auto cpus = topo::CpuSet::from_list(sp == std::string::npos ? "" : line.substr(sp + 1));
+        auto cpus = topo::CpuSet::from_list(words.size() > 1 ? words[1] : std::string_view());
         int lr = ctx.ranks()[r].local_rank;
         h.ranks.push_back({r, lr, gpu_for_local_rank(h, lr), cpus.value_or(topo::CpuSet())});
       }

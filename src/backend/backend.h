@@ -1,5 +1,5 @@
-// The Backend interface: one implementation per way of moving bytes (mpi now; tcp,
-// verbs and nccl later). A backend moves data and says where its buffers live;
+// The Backend interface: one implementation per way of moving bytes (nccl, verbs, tcp,
+// mpi; listed in backend/registry.cpp). A backend moves data and says where its buffers live;
 // timing, verification and reporting are the sweep's, not the backend's.
 #pragma once
 

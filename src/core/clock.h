@@ -2,11 +2,19 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 namespace fabscope {
 
 using SteadyClock = std::chrono::steady_clock;
+
+// The steady clock's reading in nanoseconds and in seconds: the one "now" that timings,
+// timeouts and watchdogs compare against.
+inline int64_t steady_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now().time_since_epoch()).count();
+}
+inline double steady_now_s() { return std::chrono::duration<double>(SteadyClock::now().time_since_epoch()).count(); }
 
 inline double seconds_between(SteadyClock::time_point a, SteadyClock::time_point b) {
   return std::chrono::duration<double>(b - a).count();

@@ -1,6 +1,7 @@
 #include "core/dtype.h"
 
 #include "core/half_bits.h"
+#include "core/text.h"
 
 #include <fmt/format.h>
 #include <bit>
@@ -97,17 +98,12 @@ template <typename T, typename F>
 Result<std::vector<T>> parse_list(std::string_view text, F one, std::span<const T> all) {
   if (text == "all") return std::vector<T>(all.begin(), all.end());
   std::vector<T> out;
-  size_t pos = 0;
-  while (true) {
-    size_t comma = text.find(',', pos);
-    std::string_view item = text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
+  for (std::string_view item : split(text, ',')) {
     auto r = one(item);
     if (!r.ok()) return r.status();
     bool dup = false;
     for (T v : out) dup = dup || v == *r;
     if (!dup) out.push_back(*r);
-    if (comma == std::string_view::npos) break;
-    pos = comma + 1;
   }
   return out;
 }

@@ -16,9 +16,15 @@ double percentile_sorted(std::span<const double> sorted, double p) {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
 }
 
+double median_sorted(std::span<const double> sorted) {
+  const size_t n = sorted.size();
+  if (n == 0) return 0;
+  return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
-  return percentile_sorted(values, 50);
+  return median_sorted(values);
 }
 
 Summary summarize(std::span<const double> values) {
@@ -29,7 +35,7 @@ Summary summarize(std::span<const double> values) {
   std::sort(sorted.begin(), sorted.end());
   s.min = sorted.front();
   s.max = sorted.back();
-  s.median = percentile_sorted(sorted, 50);
+  s.median = median_sorted(sorted);
   s.p99 = percentile_sorted(sorted, 99);
   s.mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(s.n);
   if (s.n >= 2) {

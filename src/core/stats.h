@@ -1,4 +1,4 @@
-// Summary statistics over samples, as a small table of named aggregates.
+// Summary statistics over samples: the aggregates every report section uses.
 #pragma once
 
 #include <optional>
@@ -20,7 +20,9 @@ struct Summary {
 // Percentile by linear interpolation between closest ranks (p in [0, 100]).
 // `sorted` must be sorted ascending and non-empty.
 double percentile_sorted(std::span<const double> sorted, double p);
-double median(std::vector<double> values);          // 0 for no values
+// The middle value, or the mean of the two middle values; 0 for no values.
+double median_sorted(std::span<const double> sorted);
+double median(std::vector<double> values);
 Summary summarize(std::span<const double> values);  // n == 0 and zeros for no values
 
 }  // namespace fabscope

@@ -1,5 +1,5 @@
 // Small text helpers shared by fabscope's parsers: trimming, whitespace-separated
-// words, and lines read one at a time (without their "\n" or "\r\n") without copying.
+// words, separated fields, and lines read one at a time (without their "\n" or "\r\n") without copying.
 #pragma once
 
 #include <cctype>
@@ -27,6 +27,19 @@ inline std::vector<std::string_view> split_ws(std::string_view line) {
     if (i > start) out.push_back(line.substr(start, i - start));
   }
   return out;
+}
+
+// The fields of `text` between `sep` characters, empty ones included: "a,,b" gives
+// "a", "", "b"; "" gives one empty field.
+inline std::vector<std::string_view> split(std::string_view text, char sep) {
+  std::vector<std::string_view> out;
+  size_t pos = 0;
+  while (true) {
+    const size_t at = text.find(sep, pos);
+    out.push_back(text.substr(pos, at == std::string_view::npos ? std::string_view::npos : at - pos));
+    if (at == std::string_view::npos) return out;
+    pos = at + 1;
+  }
 }
 
 // Lines of a text, one at a time: `while (lines.next(line))`, with `number()` the

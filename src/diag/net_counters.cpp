@@ -1,19 +1,13 @@
 #include "diag/net_counters.h"
 
+#include "core/clock.h"
+
 #include <fmt/format.h>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 namespace fabscope {
-
-namespace {
-int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-}  // namespace
 
 NetCounters read_net_counters(const std::string& root) {
   NetCounters out;
@@ -99,7 +93,7 @@ void add_counter_findings(Report& report) {
 
 void PhaseCounters::begin() {
   if (ctx_.local_rank() == 0) before_ = read_net_counters(root_);
-  start_ns_ = now_ns();
+  start_ns_ = steady_now_ns();
 }
 
 Status PhaseCounters::end(const std::string& phase, std::optional<uint64_t> my_tx, std::optional<uint64_t> my_rx,
@@ -107,7 +101,7 @@ Status PhaseCounters::end(const std::string& phase, std::optional<uint64_t> my_t
   nlohmann::json mine = {{"host", ctx_.host()},
                          {"tx", my_tx ? nlohmann::json(*my_tx) : nlohmann::json(nullptr)},
                          {"rx", my_rx ? nlohmann::json(*my_rx) : nlohmann::json(nullptr)},
-                         {"duration_s", static_cast<double>(now_ns() - start_ns_) * 1e-9}};
+                         {"duration_s", static_cast<double>(steady_now_ns() - start_ns_) * 1e-9}};
   if (ctx_.local_rank() == 0) {
     nlohmann::json ifs = nlohmann::json::object();
     for (const InterfaceDelta& d : counter_deltas(before_, read_net_counters(root_))) ifs[d.name] = d.deltas;

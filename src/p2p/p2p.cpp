@@ -9,10 +9,11 @@
 
 #include "backend/backend.h"
 #include "coll/pattern.h"
+#include "core/clock.h"
 #include "core/sizes.h"
 #include "core/stats.h"
+#include "core/watchdog.h"
 #include "diag/net_counters.h"
-#include "sweep/watchdog.h"
 
 namespace fabscope {
 
@@ -289,7 +290,7 @@ Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOption
   // A rank takes part in at most two flows per direction per round (ring, bidirectional).
   MessageBuffers buffers(t, std::max<uint64_t>(max_size, 1));
   FABSCOPE_RETURN_IF_ERROR(buffers.init_send(me));
-  Watchdog watchdog(o.timeout_s, fmt::format("[r{} {}]", me, ctx.host()), 4);
+  Watchdog watchdog(o.timeout_s, fmt::format("[r{} {}]", me, ctx.host()));
   P2pRunner runner(ctx, t, o, watchdog);
   std::vector<double> packed;
   const bool latency = o.mode == P2pMode::kLatency;

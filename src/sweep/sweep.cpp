@@ -7,8 +7,8 @@
 #include "core/clock.h"
 #include "core/sizes.h"
 #include "core/stats.h"
+#include "core/watchdog.h"
 #include "diag/net_counters.h"
-#include "sweep/watchdog.h"
 
 namespace fabscope {
 
@@ -424,7 +424,7 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
   // A backend that enforces --timeout itself (and aborts its communicator) gets to do
   // so before the watchdog ends the process.
   Watchdog watchdog(o.timeout_s > 0 ? o.timeout_s + backend.watchdog_grace_s() : 0,
-                    fmt::format("[r{} {}]", ctx.rank(), ctx.host()), 4);
+                    fmt::format("[r{} {}]", ctx.rank(), ctx.host()));
   SweepRunner runner(ctx, backend, o, plan.buffers, watchdog);
 
   std::vector<Sweep> sweeps;

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <charconv>
 
+#include "core/text.h"
+
 namespace fabscope::topo {
 
 bool HcaFilter::entry_matches(const HcaEntry& entry, std::string_view device) const {
@@ -34,10 +36,7 @@ Result<HcaFilter> parse_hca_filter(std::string_view text) {
     s.remove_prefix(1);
   }
   if (s.empty()) return f;
-  size_t pos = 0;
-  while (true) {
-    size_t comma = s.find(',', pos);
-    std::string_view item = s.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
+  for (std::string_view item : split(s, ',')) {
     if (item.empty()) {
       return Status::Invalid(
           fmt::format("NCCL_IB_HCA '{}': empty entry at position {}; expected "
@@ -65,8 +64,6 @@ Result<HcaFilter> parse_hca_filter(std::string_view text) {
     if (f.entries.size() > 32) {
       return Status::Invalid(fmt::format("NCCL_IB_HCA '{}': more than 32 entries; NCCL reads only the first 32", text));
     }
-    if (comma == std::string_view::npos) break;
-    pos = comma + 1;
   }
   return f;
 }

@@ -204,7 +204,7 @@ void fill(hwloc_topology_t t, HostTopology& h) {
 }  // namespace
 
 Status read_hwloc_xml(const std::string& path, TopologySet& set) {
-  auto text = read_text_file(path);
+  auto text = read_file(path);
   if (!text.ok()) return text.status();
   // Our parser first: hwloc's own errors do not say where a file broke.
   auto doc = parse_xml(*text, path);

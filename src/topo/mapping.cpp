@@ -9,6 +9,7 @@
 #include <ranges>
 #include <set>
 
+#include "core/stats.h"
 #include "topo/hca.h"
 
 namespace fabscope::topo {
@@ -64,13 +65,6 @@ bool natural_less(const std::string& a, const std::string& b) {
   return a.size() - i < b.size() - j;
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 bool better(PathClass a, PathClass b) { return static_cast<int>(a) < static_cast<int>(b); }
 bool near(PathClass c) { return c == PathClass::kPix || c == PathClass::kPxb; }
 
@@ -92,13 +86,6 @@ bool device_list_complete(const HostTopology& h) {
   return std::any_of(h.sources.begin(), h.sources.end(),
                      [](const std::string& s) { return !s.starts_with("nccl-log:") && !s.starts_with("nccl-graph:"); });
 }
-
-struct HostWork {
-  const HostTopology& h;
-  std::vector<int> pool;                      // NIC positions that count for GPU traffic
-  std::vector<std::vector<PathClass>> paths;  // [gpu position][nic position]
-  std::optional<HcaFilter> filter;
-};
 
 void hca_findings(const HostTopology& h, const HostAnalysis& a, const HcaFilter& f, std::vector<Finding>& out) {
   const std::string hl = host_label(h);

@@ -58,13 +58,10 @@ void CpuSet::add(int first, int last) {
 
 std::optional<CpuSet> CpuSet::from_list(std::string_view text) {
   CpuSet set;
-  size_t pos = 0;
   text = trim(text);
   if (text.empty()) return set;
-  while (pos <= text.size()) {
-    size_t comma = text.find(',', pos);
-    std::string_view item =
-        trim(text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos));
+  for (std::string_view field : split(text, ',')) {
+    std::string_view item = trim(field);
     size_t dash = item.find('-');
     std::string_view a = item.substr(0, dash);
     std::string_view b = dash == std::string_view::npos ? a : item.substr(dash + 1);
@@ -77,22 +74,13 @@ std::optional<CpuSet> CpuSet::from_list(std::string_view text) {
       return std::nullopt;
     }
     set.add(first, last);
-    if (comma == std::string_view::npos) break;
-    pos = comma + 1;
   }
   return set;
 }
 
 std::optional<CpuSet> CpuSet::from_mask(std::string_view text) {
   if (text.starts_with("0x") || text.starts_with("0X")) text.remove_prefix(2);
-  std::vector<std::string_view> words;
-  size_t pos = 0;
-  while (true) {
-    size_t comma = text.find(',', pos);
-    words.push_back(text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos));
-    if (comma == std::string_view::npos) break;
-    pos = comma + 1;
-  }
+  const std::vector<std::string_view> words = split(text, ',');
   if (words.size() > 4096) return std::nullopt;
   CpuSet set;
   int base = 0;

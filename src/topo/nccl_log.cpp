@@ -10,6 +10,7 @@
 #include <charconv>
 #include <map>
 
+#include "core/stats.h"
 #include "core/text.h"
 #include "topo/readers.h"
 
@@ -42,12 +43,6 @@ bool rank_dev(std::string_view s, int& rank, int& dev) {
   size_t lb = s.find('[');
   if (lb == std::string_view::npos || s.back() != ']') return false;
   return to_int(s.substr(0, lb), rank) && to_int(s.substr(lb + 1, s.size() - lb - 2), dev);
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 }  // namespace
@@ -235,7 +230,7 @@ Status parse_nccl_log(std::string_view text, std::string_view source, TopologySe
 }
 
 Status read_nccl_log(const std::string& path, TopologySet& set) {
-  auto text = read_text_file(path);
+  auto text = read_file(path);
   if (!text.ok()) return text.status();
   return parse_nccl_log(*text, path, set);
 }

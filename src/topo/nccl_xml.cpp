@@ -225,7 +225,7 @@ Status parse_nccl_xml(std::string_view text, std::string_view source, TopologySe
 }
 
 Status read_nccl_xml(const std::string& path, TopologySet& set) {
-  auto text = read_text_file(path);
+  auto text = read_file(path);
   if (!text.ok()) return text.status();
   return parse_nccl_xml(*text, path, set);
 }

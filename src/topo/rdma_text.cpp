@@ -159,7 +159,7 @@ Status parse_rdma_text(std::string_view text, std::string_view source, TopologyS
 }
 
 Status read_rdma_text(const std::string& path, TopologySet& set) {
-  auto text = read_text_file(path);
+  auto text = read_file(path);
   if (!text.ok()) return text.status();
   return parse_rdma_text(*text, path, set);
 }

@@ -11,13 +11,11 @@
 #include <string>
 #include <string_view>
 
+#include "core/atomic_file.h"
 #include "core/status.h"
 #include "topo/model.h"
 
 namespace fabscope::topo {
-
-// The whole file as text, or an error naming the file and why it could not be read.
-Result<std::string> read_text_file(const std::string& path);
 
 // lstopo's XML (hwloc 1.x "v1" and 2.x formats), loaded through hwloc itself.
 Status read_hwloc_xml(const std::string& path, TopologySet& set);

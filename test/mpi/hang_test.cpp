@@ -1,6 +1,7 @@
 // A rank that hangs must not hang fabscope: rank 1 stops forever inside its third
 // collective call; the watchdog on the ranks must name where they stopped and end the
-// job within the timeout. ctest checks the message and the time.
+// job soon after the timeout. bounded_run.py checks the message, the exit code and the
+// time the whole job took.
 #include <chrono>
 #include <cstdio>
 #include <memory>

@@ -6,10 +6,12 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 #include <variant>
 
 #include "backend/registry.h"
 #include "comm/context.h"
+#include "core/clock.h"
 #include "report/report.h"
 #include "sweep/sweep.h"
 
@@ -18,12 +20,20 @@ namespace {
 
 RankContext* g_ctx = nullptr;
 
-std::unique_ptr<Backend> make_backend(const std::string& name) {
+// The named backend, or a fatal test failure (nothing is dereferenced after one).
+void make_backend(const std::string& name, std::unique_ptr<Backend>& out) {
   auto entry = select_backend(name);
-  EXPECT_TRUE(entry.ok()) << entry.status().message();
+  ASSERT_TRUE(entry.ok()) << entry.status().message();
   auto b = (*entry)->create(*g_ctx, BackendOptions{}, Logger());
-  EXPECT_TRUE(b.ok()) << b.status().message();
-  return std::move(*b);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  out = std::move(*b);
+}
+
+std::unique_ptr<Backend> make_backend(const std::string& name) {
+  std::unique_ptr<Backend> b;
+  make_backend(name, b);
+  if (!b) throw std::runtime_error("backend '" + name + "' could not be created");  // after the fatal failure above
+  return b;
 }
 
 // Every test runs on each backend: MPI's collectives and fabscope's own over TCP.

@@ -19,7 +19,7 @@ const std::string kDir = FABSCOPE_FIXTURES;
 std::vector<std::string> texts(const std::string& sub) {
   std::vector<std::string> out;
   for (const auto& e : std::filesystem::directory_iterator(kDir + "/" + sub)) {
-    auto t = read_text_file(e.path().string());
+    auto t = read_file(e.path().string());
     if (t.ok()) out.push_back(*t);
   }
   std::sort(out.begin(), out.end());

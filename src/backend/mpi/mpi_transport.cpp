@@ -4,6 +4,7 @@
 #include <climits>
 
 #include "comm/mpi_check.h"
+#include "core/clock.h"
 
 namespace fabscope {
 

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "backend/nccl/nccl_plan.h"
+#include "core/clock.h"
 #include "core/sizes.h"
 #include "kernels/device_pattern.h"
 
@@ -68,8 +69,6 @@ Status cuda_check(cudaError_t e, std::string_view what) {
   return Status::Runtime(fmt::format("{} failed: {}", what, cuda_text(e)));
 }
 
-double steady_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
 int nccl_version_code() {
   int v = 0;
   if (ncclGetVersion(&v) != ncclSuccess) return 0;
@@ -99,10 +98,10 @@ class NcclComm {
     if (comm_ != nullptr && !aborted_) {
       ncclResult_t r = ncclCommFinalize(comm_);
       if (r == ncclInProgress) {
-        const double start = steady_s();
+        const double start = steady_now_s();
         ncclResult_t state = ncclInProgress;
         while (ncclCommGetAsyncError(comm_, &state) == ncclSuccess && state == ncclInProgress &&
-               steady_s() - start < 30) {
+               steady_now_s() - start < 30) {
           std::this_thread::yield();
         }
         r = state;
@@ -142,14 +141,14 @@ class NcclComm {
   Status check(ncclResult_t r, std::string_view what) {
     if (r == ncclSuccess) return Status::Ok();
     if (r != ncclInProgress) return failed(r, what);
-    const double start = steady_s();
+    const double start = steady_now_s();
     for (;;) {
       ncclResult_t state = ncclSuccess;
       ncclResult_t q = ncclCommGetAsyncError(comm_, &state);
       if (q != ncclSuccess) return failed(q, what);
       if (state == ncclSuccess) return Status::Ok();
       if (state != ncclInProgress) return failed(state, what);
-      if (timeout_s_ > 0 && steady_s() - start > timeout_s_) {
+      if (timeout_s_ > 0 && steady_now_s() - start > timeout_s_) {
         return abort_with(
             fmt::format("{} did not finish within --timeout {} s on {}; the NCCL communicator was aborted", what,
                         timeout_s_, where()));
@@ -162,7 +161,7 @@ class NcclComm {
   // --timeout passes without completion; then aborts the communicator, so that no
   // rank hangs. `what` names the work waited for, in the error.
   Status wait(const std::function<std::string()>& what) {
-    const double start = steady_s();
+    const double start = steady_now_s();
     for (unsigned spins = 1;; ++spins) {
       cudaError_t e = cudaStreamQuery(stream_);
       if (e == cudaSuccess) return Status::Ok();
@@ -175,7 +174,7 @@ class NcclComm {
         return abort_with(fmt::format("{} failed on {}: NCCL error {} ({}); the NCCL communicator was aborted", what(),
                                       where(), ncclGetErrorString(state), ncclGetLastError(comm_)));
       }
-      if (timeout_s_ > 0 && steady_s() - start > timeout_s_) {
+      if (timeout_s_ > 0 && steady_now_s() - start > timeout_s_) {
         return abort_with(fmt::format(
             "{} did not complete within {} s on {} (--timeout); the NCCL communicator was aborted. A rank that "
             "never reached this collective, a dead peer or a stalled link keeps the others waiting",
@@ -504,7 +503,7 @@ class NcclTransport final : public Transport {
 
   Status poll(std::vector<Completion>& done, int timeout_ms) override {
     if (!pending_.empty()) FABSCOPE_RETURN_IF_ERROR(flush());
-    const double start = steady_s();
+    const double start = steady_now_s();
     const size_t before = done.size();
     for (unsigned spins = 1;; ++spins) {
       while (!in_flight_.empty()) {
@@ -520,11 +519,11 @@ class NcclTransport final : public Transport {
         }
         spare_.push_back(b.event);
         in_flight_.pop_front();
-        last_progress_s_ = steady_s();
+        last_progress_s_ = steady_now_s();
       }
       if (done.size() > before || in_flight_.empty()) return Status::Ok();
       if (spins % 256 != 0) continue;
-      const double now = steady_s();
+      const double now = steady_now_s();
       ncclResult_t state = ncclSuccess;
       if (ncclCommGetAsyncError(comm_->comm(), &state) == ncclSuccess && state != ncclSuccess &&
           state != ncclInProgress) {
@@ -591,7 +590,7 @@ class NcclTransport final : public Transport {
     FABSCOPE_RETURN_IF_ERROR(cuda_check(cudaEventRecord(b.event, stream), "cudaEventRecord"));
     for (const Pending& p : pending_) b.ops.push_back(p.c);
     pending_.clear();
-    if (in_flight_.empty()) last_progress_s_ = steady_s();
+    if (in_flight_.empty()) last_progress_s_ = steady_now_s();
     in_flight_.push_back(std::move(b));
     return Status::Ok();
   }

@@ -1,6 +1,7 @@
 // Data path of the tcp transport: per-connection FIFOs of posted sends and receives,
 // advanced with non-blocking sendmsg/recv and poll().
 #include "backend/tcp/tcp_transport.h"
+#include "core/clock.h"
 
 #include <poll.h>
 #include <sys/socket.h>

@@ -1,6 +1,7 @@
 // Data path of the verbs transport: posts what each peer's protocol decides, polls
 // the one completion queue and feeds every completion back to its peer's protocol.
 #include "backend/verbs/verbs_transport.h"
+#include "core/clock.h"
 
 #include <arpa/inet.h>
 

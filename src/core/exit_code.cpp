@@ -1,4 +1,4 @@
-#include "app/commands.h"
+#include "core/exit_code.h"
 
 namespace fabscope {
 

@@ -2,7 +2,8 @@
 // or a stalled fabric, must not hang fabscope. The measuring thread calls beat() after
 // every completed operation (one relaxed atomic store) and says what it is doing with
 // set_phase(); a background thread checks, and on expiry prints what stopped, on which
-// rank, and exits the process, which makes the launcher end every rank.
+// rank, and exits the process with kExitRuntime (4), which makes the launcher end every
+// rank. sweep and p2p both run under one.
 #pragma once
 
 #include <atomic>
@@ -12,26 +13,26 @@
 #include <string>
 #include <thread>
 
+#include "core/clock.h"
+
 namespace fabscope {
 
 class Watchdog {
  public:
   // timeout_s <= 0 disables it. `prefix` names the rank in the message ("[r3 node07]").
-  Watchdog(double timeout_s, std::string prefix, int exit_code, std::FILE* out = stderr);
+  Watchdog(double timeout_s, std::string prefix, std::FILE* out = stderr);
   ~Watchdog();
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
 
-  void beat() { last_beat_ns_.store(now_ns(), std::memory_order_relaxed); }
+  void beat() { last_beat_ns_.store(steady_now_ns(), std::memory_order_relaxed); }
   void set_phase(std::string phase);
 
  private:
-  static int64_t now_ns();
   void watch();
 
   double timeout_s_;
   std::string prefix_;
-  int exit_code_;
   std::FILE* out_;
   std::atomic<int64_t> last_beat_ns_;
   std::mutex mu_;

@@ -1,4 +1,7 @@
-#include "sweep/watchdog.h"
+#include "core/watchdog.h"
+
+#include "core/clock.h"
+#include "core/exit_code.h"
 
 #include <fmt/format.h>
 #include <chrono>
@@ -6,8 +9,8 @@
 
 namespace fabscope {
 
-Watchdog::Watchdog(double timeout_s, std::string prefix, int exit_code, std::FILE* out)
-    : timeout_s_(timeout_s), prefix_(std::move(prefix)), exit_code_(exit_code), out_(out), last_beat_ns_(now_ns()) {
+Watchdog::Watchdog(double timeout_s, std::string prefix, std::FILE* out)
+    : timeout_s_(timeout_s), prefix_(std::move(prefix)), out_(out), last_beat_ns_(steady_now_ns()) {
   if (timeout_s_ > 0) thread_ = std::thread([this] { watch(); });
 }
 
@@ -18,11 +21,6 @@ Watchdog::~Watchdog() {
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
-}
-
-int64_t Watchdog::now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
 }
 
 void Watchdog::set_phase(std::string phase) {
@@ -39,7 +37,7 @@ void Watchdog::watch() {
   while (!stop_) {
     cv_.wait_for(lock, period);
     if (stop_) return;
-    double idle_s = static_cast<double>(now_ns() - last_beat_ns_.load(std::memory_order_relaxed)) * 1e-9;
+    double idle_s = static_cast<double>(steady_now_ns() - last_beat_ns_.load(std::memory_order_relaxed)) * 1e-9;
     if (idle_s < timeout_s_) continue;
     std::string msg = fmt::format(
         "{} error: no progress for {:.0f} s (--timeout {:g}) in {}; this rank waits on a peer that died or hangs, or "
@@ -47,7 +45,7 @@ void Watchdog::watch() {
         prefix_, idle_s, timeout_s_, phase_);
     std::fputs(msg.c_str(), out_);
     std::fflush(out_);
-    std::_Exit(exit_code_);
+    std::_Exit(kExitRuntime);
   }
 }
 
