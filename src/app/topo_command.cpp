@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 
 #include "app/commands.h"
 #include "app/run_context.h"
@@ -19,8 +18,10 @@
 #include "core/atomic_file.h"
 #include "core/clock.h"
 #include "core/text.h"
+#include "report/model_json.h"
 #include "report/report_json.h"
 #include "report/summary.h"
+#include "report/topology_text.h"
 #include "topo/mapping.h"
 #include "topo/readers.h"
 #include "topo/topo_report.h"
@@ -28,8 +29,6 @@
 namespace fabscope {
 
 namespace {
-
-using Json = nlohmann::ordered_json;
 
 Status validate(const TopoCommand& cmd) {
   if (cmd.expect_rate_gbits < 0) {
@@ -151,13 +150,13 @@ topo::AnalysisOptions analysis_options(const TopoCommand& cmd, const std::map<st
   return o;
 }
 
-CommandOutcome finish(const TopoCommand& cmd, Report& report, const Json& topology) {
+CommandOutcome finish(const TopoCommand& cmd, Report& report, TopologySection topology) {
   CommandOutcome out;
-  report.topology_json = topology.dump();
+  report.topology = std::move(topology);
   report.context.end_time = utc_timestamp();
   decide_verdict(report);
   out.verdict_failed = report.verdict.result != "pass";
-  std::fputs((topo::render_topology_text(topology) + render_summary(report)).c_str(), stdout);
+  std::fputs((render_topology_text(*report.topology) + render_summary(report)).c_str(), stdout);
   std::fflush(stdout);
   if (cmd.json_path) {
     out.status = save_report(report, *cmd.json_path);
@@ -199,7 +198,7 @@ CommandOutcome run_local(const TopoCommand& cmd) {
     out.status = analyses.status();
     return out;
   }
-  return finish(cmd, report, topo::topology_json(set, *analyses));
+  return finish(cmd, report, topo::topology_section(set, *analyses));
 }
 
 // Under a launcher: every node, compared.
@@ -252,17 +251,8 @@ CommandOutcome run_mpi(const TopoCommand& cmd, int* argc, char*** argv) {
       if (!analyses.ok()) {
         local = analyses.status();
       } else {
-        Json f = Json::array();
-        for (const Finding& x : findings) {
-          f.push_back({{"code", x.code},
-                       {"severity", x.severity},
-                       {"subject", x.subject},
-                       {"message", x.message},
-                       {"hint", x.hint},
-                       {"evidence", Json::parse(x.evidence_json)}});
-        }
-        mine_json = Json{{"host", topo::host_json(h, analyses->front())},
-                         {"findings", f},
+        mine_json = Json{{"host", to_json(topo::host_section(h, analyses->front()))},
+                         {"findings", to_json_array(findings)},
                          {"signature", topo::host_signature(h, analyses->front())}}
                         .dump();
       }
@@ -282,21 +272,33 @@ CommandOutcome run_mpi(const TopoCommand& cmd, int* argc, char*** argv) {
   report.context = make_run_context(ctx, "mpi", "", "host", cmd.command_line);
   report.context.backend = "none";
   report.context.memory = "none";
-  Json hosts = Json::array();
+  TopologySection topology;
   std::vector<std::pair<std::string, std::string>> signatures;
-  for (const std::string& p : *parts) {
+  for (size_t r = 0; r < parts->size(); ++r) {
+    const std::string& p = (*parts)[r];
     if (p.empty()) continue;
-    Json part = Json::parse(p);
-    hosts.push_back(part["host"]);
-    signatures.emplace_back(part["host"]["host"].get<std::string>(), part["signature"].get<std::string>());
-    for (const Json& f : part["findings"]) {
-      report.findings.push_back({f["code"].get<std::string>(), f["severity"].get<std::string>(),
-                                 f["subject"].get<std::string>(), f["message"].get<std::string>(),
-                                 f["hint"].get<std::string>(), f["evidence"].dump()});
+    // Each node's first rank sent its host entry, findings and signature.
+    const std::string source = fmt::format("rank {}'s topology", r);
+    try {
+      const Json part = Json::parse(p);
+      const JsonIn in(part, "", source);
+      TopoHostEntry host;
+      std::vector<Finding> findings;
+      std::string signature;
+      in.field("host", host);
+      in.field("findings", findings);
+      in.field("signature", signature);
+      signatures.emplace_back(host.host, signature);
+      topology.hosts.push_back(std::move(host));
+      report.findings.insert(report.findings.end(), findings.begin(), findings.end());
+    } catch (const std::exception& e) {  // not JSON, or not the shape sent: a fabscope defect
+      print_error(e.what());
+      out.status = Status::Runtime(e.what());
+      return out;
     }
   }
   topo::add_host_differs(signatures, report.findings);
-  return finish(cmd, report, Json{{"hosts", hosts}});
+  return finish(cmd, report, std::move(topology));
 }
 
 }  // namespace

@@ -50,7 +50,7 @@ void add_p2p_findings(Report& report) {
       slow_hosts.insert(h);
       Finding f;
       f.code = "p2p.slow_host";
-      f.severity = "error";
+      f.severity = Severity::kError;
       f.subject = fmt::format("host {}", h);
       const double ratio = mine / others;
       f.message = lat ? fmt::format("links of host {} take {:.1f}x the latency of the other links at {}", h, 1 / ratio,
@@ -60,13 +60,12 @@ void add_p2p_findings(Report& report) {
                             "({:.3f} against {:.3f} GB/s, medians)",
                             h, 100 * ratio, format_size(size), mine, others);
       f.hint = "check this host's NIC: port speed and errors (ethtool, ibstat), cable, switch port, and any rate limit";
-      f.evidence_json = nlohmann::ordered_json{
-          {"size_bytes", size},
-          {"links_touching", touching.size()},
-          {"links_avoiding", avoiding.size()},
-          {lat ? "median_touching_inv_us" : "median_touching_gbps", mine},
-          {lat ? "median_avoiding_inv_us" : "median_avoiding_gbps", others},
-          {"ratio", ratio}}.dump();
+      f.evidence = nlohmann::ordered_json{{"size_bytes", size},
+                                          {"links_touching", touching.size()},
+                                          {"links_avoiding", avoiding.size()},
+                                          {lat ? "median_touching_inv_us" : "median_touching_gbps", mine},
+                                          {lat ? "median_avoiding_inv_us" : "median_avoiding_gbps", others},
+                                          {"ratio", ratio}};
       report.findings.push_back(std::move(f));
     }
     // 2. Links that no slow host explains, against the links that touch no slow host.
@@ -81,18 +80,17 @@ void add_p2p_findings(Report& report) {
       if (goodness(*l) >= kSlowRatio * reference) continue;
       Finding f;
       f.code = "p2p.slow_link";
-      f.severity = "error";
+      f.severity = Severity::kError;
       f.subject = fmt::format("link {} -> {} ({} -> {})", l->src_rank, l->dst_rank, l->src_host, l->dst_host);
       f.message = fmt::format("link {} -> {} measured {} at {}, against a median of {} over the other links",
                               l->src_host, l->dst_host, show(*l, lat), format_size(size),
                               lat ? fmt::format("{:.2f} us", 1 / reference) : fmt::format("{:.3f} GB/s", reference));
       f.hint = "the hosts are fine on their other links: suspect the path between them (cable, switch, routing)";
-      f.evidence_json = nlohmann::ordered_json{{"size_bytes", size},
-                                               {"src_rank", l->src_rank},
-                                               {"dst_rank", l->dst_rank},
-                                               {"value", lat ? l->lat_us.value_or(0) : l->bw_gbps.value_or(0)},
-                                               {"reference", lat ? 1 / reference : reference}}
-                            .dump();
+      f.evidence = nlohmann::ordered_json{{"size_bytes", size},
+                                          {"src_rank", l->src_rank},
+                                          {"dst_rank", l->dst_rank},
+                                          {"value", lat ? l->lat_us.value_or(0) : l->bw_gbps.value_or(0)},
+                                          {"reference", lat ? 1 / reference : reference}};
       report.findings.push_back(std::move(f));
     }
   }

@@ -74,7 +74,7 @@ void add_counter_findings(Report& report) {
     auto& [count, ev] = flagged;
     Finding f;
     f.code = "counters.foreign_traffic";
-    f.severity = "warning";
+    f.severity = Severity::kWarning;
     f.subject = "host " + host;
     f.message = fmt::format(
         "host {} moved {} bytes on its interfaces in '{}' where fabscope moved {}; traffic not fabscope's shares "
@@ -86,7 +86,7 @@ void add_counter_findings(Report& report) {
         "find the other traffic on this host's NIC (another job, storage, a backup); measurements here are not of a "
         "quiet fabric";
     ev["phases"] = count;
-    f.evidence_json = ev.dump();
+    f.evidence = ev;
     report.findings.push_back(std::move(f));
   }
 }

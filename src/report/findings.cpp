@@ -40,16 +40,15 @@ void add_sweep_findings(Report& report) {
     std::string host = rank < static_cast<int>(report.context.ranks.size()) ? report.context.ranks[rank].host : "?";
     Finding f;
     f.code = "sweep.wrong_results";
-    f.severity = "error";
+    f.severity = Severity::kError;
     f.subject = fmt::format("rank {} on {}", rank, host);
     f.message = fmt::format("rank {} on {} received wrong data in {} of {} checked results, first in {} {} {}", rank,
                             host, pr.failed, checked, pr.first["collective"].get<std::string>(),
                             pr.first["dtype"].get<std::string>(), format_size(pr.first["size_bytes"].get<uint64_t>()));
     f.hint =
         "re-run that collective and size with -c 10 to see whether it repeats; suspect this node's memory, GPU or NIC";
-    f.evidence_json =
-        nlohmann::ordered_json{{"rank", rank}, {"failed_checks", pr.failed}, {"checked", checked}, {"first", pr.first}}
-            .dump();
+    f.evidence =
+        nlohmann::ordered_json{{"rank", rank}, {"failed_checks", pr.failed}, {"checked", checked}, {"first", pr.first}};
     report.findings.push_back(std::move(f));
   }
 }
@@ -57,7 +56,7 @@ void add_sweep_findings(Report& report) {
 void decide_verdict(Report& report) {
   report.verdict.failed_codes.clear();
   for (const Finding& f : report.findings) {
-    if (f.severity != "error") continue;
+    if (f.severity != Severity::kError) continue;
     if (std::find(report.verdict.failed_codes.begin(), report.verdict.failed_codes.end(), f.code) ==
         report.verdict.failed_codes.end()) {
       report.verdict.failed_codes.push_back(f.code);

@@ -1,5 +1,6 @@
 // The report model: everything a run measured, in one value that renderers read.
-// It maps one-to-one onto the JSON document (schema/fabscope.report.schema.json).
+// It maps one-to-one onto the JSON document (schema/fabscope.report.schema.json);
+// report/report_json.h lists its sections, each with its to_json and from_json.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +8,9 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "report/finding.h"
+#include "report/topology_section.h"
 
 namespace fabscope {
 
@@ -165,15 +169,6 @@ struct CounterSample {
   std::vector<InterfaceDelta> interfaces;
 };
 
-struct Finding {
-  std::string code;
-  std::string severity;  // info, warning, error
-  std::string subject;
-  std::string message;
-  std::string hint;
-  std::string evidence_json = "{}";  // a JSON object, kept as text in the model
-};
-
 struct Verdict {
   std::string result = "pass";  // pass or fail
   std::vector<std::string> failed_codes;
@@ -186,15 +181,14 @@ struct Report {
   std::vector<Sweep> sweeps;
   std::optional<P2pSection> p2p;
   std::vector<CounterSample> counters;
-  // `fabscope topo`'s section ({"hosts": [...]}), kept as JSON text in the model; the
-  // topology library writes it and the text renderer reads it. Null when not run.
-  std::optional<std::string> topology_json;
+  std::optional<TopologySection> topology;  // `fabscope topo`; null when not run
   std::vector<Finding> findings;
   Verdict verdict;
 };
 
-// Findings derived from the sweeps (wrong results per rank), and the verdict they decide.
+// Findings derived from the sweeps (wrong results per rank).
 void add_sweep_findings(Report& report);
+// The verdict the findings decide: fail when any finding is an error, naming their codes.
 void decide_verdict(Report& report);
 
 }  // namespace fabscope

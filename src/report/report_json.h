@@ -1,4 +1,6 @@
-// The report as JSON: numbers as numbers, units in key names, null for missing.
+// The report as JSON: numbers as numbers, units in key names, null for missing. The
+// document is the list of sections in report_json.cpp, each written and read by its
+// model type's to_json / read (report/model_json.h).
 #pragma once
 
 #include <string>

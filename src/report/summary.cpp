@@ -7,7 +7,7 @@ namespace fabscope {
 std::string render_summary(const Report& r) {
   std::string out;
   for (const Finding& f : r.findings) {
-    out += fmt::format("# {} {} [{}]: {}\n#   hint: {}\n", f.severity, f.code, f.subject, f.message, f.hint);
+    out += fmt::format("# {} {} [{}]: {}\n#   hint: {}\n", name(f.severity), f.code, f.subject, f.message, f.hint);
   }
   out += fmt::format("# Verdict: {}{}\n", r.verdict.result,
                      r.findings.empty() ? " (no findings)" : fmt::format(" ({} findings)", r.findings.size()));

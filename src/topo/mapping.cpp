@@ -68,15 +68,15 @@ bool natural_less(const std::string& a, const std::string& b) {
 bool better(PathClass a, PathClass b) { return static_cast<int>(a) < static_cast<int>(b); }
 bool near(PathClass c) { return c == PathClass::kPix || c == PathClass::kPxb; }
 
-Finding make_finding(std::string code, std::string severity, std::string subject, std::string message, std::string hint,
+Finding make_finding(std::string code, Severity severity, std::string subject, std::string message, std::string hint,
                      const Json& evidence) {
   Finding f;
   f.code = std::move(code);
-  f.severity = std::move(severity);
+  f.severity = severity;
   f.subject = std::move(subject);
   f.message = std::move(message);
   f.hint = std::move(hint);
-  f.evidence_json = evidence.dump();
+  f.evidence = evidence;
   return f;
 }
 
@@ -120,7 +120,8 @@ void hca_findings(const HostTopology& h, const HostAnalysis& a, const HcaFilter&
       bool used = !live.empty();
       std::string verb = f.exclude ? "also excludes" : "also selects";
       out.push_back(make_finding(
-          "topo.hca_filter", used ? "warning" : "info", fmt::format("{}NCCL_IB_HCA entry {}", sp(h), e.name),
+          "topo.hca_filter", used ? Severity::kWarning : Severity::kInfo,
+          fmt::format("{}NCCL_IB_HCA entry {}", sp(h), e.name),
           fmt::format(
               "NCCL_IB_HCA '{}' on {}: entry '{}' is a prefix and {} {}{}", f.text, hl, e.name, verb,
               fmt::join(extra, ", "),
@@ -145,7 +146,7 @@ void hca_findings(const HostTopology& h, const HostAnalysis& a, const HcaFilter&
       }
       std::sort(present.begin(), present.end(), natural_less);
       out.push_back(make_finding(
-          "topo.hca_filter", "warning", fmt::format("{}NCCL_IB_HCA entry {}", sp(h), e.name),
+          "topo.hca_filter", Severity::kWarning, fmt::format("{}NCCL_IB_HCA entry {}", sp(h), e.name),
           fmt::format("NCCL_IB_HCA '{}' on {} names {}, which this host does not have", f.text, hl, e.name),
           "device names differ between hosts or images (containers rename RDMA devices); list this host's names",
           Json{{"host", h.host},
@@ -157,7 +158,7 @@ void hca_findings(const HostTopology& h, const HostAnalysis& a, const HcaFilter&
   }
   bool has_rdma = std::any_of(h.nics.begin(), h.nics.end(), [](const Nic& n) { return n.rdma; });
   if (has_rdma && complete && a.selected_nics.empty()) {
-    out.push_back(make_finding("topo.hca_filter", "error", fmt::format("{}NCCL_IB_HCA", sp(h)),
+    out.push_back(make_finding("topo.hca_filter", Severity::kError, fmt::format("{}NCCL_IB_HCA", sp(h)),
                                fmt::format("NCCL_IB_HCA '{}' selects no usable RDMA device on {}", f.text, hl),
                                "NCCL will fall back to sockets; fix the list or the ports",
                                Json{{"host", h.host}, {"nccl_ib_hca", f.text}, {"origin", a.ib_hca_origin}}));
@@ -200,7 +201,8 @@ void add_host_differs(const std::vector<std::pair<std::string, std::string>>& ho
     if (sig == majority) continue;
     std::string label = host.empty() ? std::string("the host") : host;
     findings.push_back(make_finding(
-        "topo.host_differs", "warning", label == "the host" ? std::string("the host") : fmt::format("host {}", label),
+        "topo.host_differs", Severity::kWarning,
+        label == "the host" ? std::string("the host") : fmt::format("host {}", label),
         fmt::format("{} differs from {} of {} hosts ({}): {} against {}", label, largest, hosts.size(),
                     fmt::join(majority_hosts, ", "), sig, majority),
         "per-host device names or rails differ: one NCCL_IB_HCA or rail map cannot fit every host; check cabling and "
@@ -241,7 +243,7 @@ Result<std::vector<HostAnalysis>> analyze_topology(const TopologySet& set, const
         if (f.ok()) {
           filter = *f;
         } else {
-          findings.push_back(make_finding("topo.hca_filter", "error", fmt::format("{}NCCL_IB_HCA", sp(h)),
+          findings.push_back(make_finding("topo.hca_filter", Severity::kError, fmt::format("{}NCCL_IB_HCA", sp(h)),
                                           fmt::format("{} (from {})", f.status().message(), a.ib_hca_origin),
                                           "NCCL misreads this value; fix its syntax",
                                           Json{{"host", h.host}, {"nccl_ib_hca", *a.ib_hca}}));
@@ -339,7 +341,8 @@ Result<std::vector<HostAnalysis>> analyze_topology(const TopologySet& set, const
       if (m.best_nics.empty() || near(m.best_path)) continue;
       bool worse = better(host_best, m.best_path);
       findings.push_back(make_finding(
-          "topo.gpu_without_near_nic", worse ? "warning" : "info", fmt::format("{}GPU {}", sp(h), m.gpu),
+          "topo.gpu_without_near_nic", worse ? Severity::kWarning : Severity::kInfo,
+          fmt::format("{}GPU {}", sp(h), m.gpu),
           fmt::format("GPU {} on {} has no NIC at PIX or PXB: the nearest, {}, is {}{}", m.gpu, hl,
                       fmt::join(m.best_nics, ", "), path_name(m.best_path),
                       worse ? fmt::format(" while other GPUs here have one at {}", path_name(host_best)) : ""),
@@ -363,7 +366,7 @@ Result<std::vector<HostAnalysis>> analyze_topology(const TopologySet& set, const
         if (n < 0 || paths[g][n] == PathClass::kUnknown || !better(m.best_path, paths[g][n])) continue;
         reported = true;
         findings.push_back(make_finding(
-            "topo.nic_far", "error", fmt::format("{}GPU {} NIC {}", sp(h), m.gpu, used),
+            "topo.nic_far", Severity::kError, fmt::format("{}GPU {} NIC {}", sp(h), m.gpu, used),
             fmt::format("GPU {} on {} uses {} ({}) while {} is {}", m.gpu, hl, used, path_name(paths[g][n]),
                         fmt::join(m.best_nics, ", "), path_name(m.best_path)),
             "check NCCL_IB_HCA and the rank-to-GPU binding; NCCL_CROSS_NIC and PXN can also route through a far NIC",
@@ -377,7 +380,7 @@ Result<std::vector<HostAnalysis>> analyze_topology(const TopologySet& set, const
       }
       if (!reported && m.used_nics.empty() && !m.nccl_choice.empty() && better(m.best_path, m.nccl_choice_path)) {
         findings.push_back(make_finding(
-            "topo.nic_far", "warning", fmt::format("{}GPU {} NIC {}", sp(h), m.gpu, m.nccl_choice),
+            "topo.nic_far", Severity::kWarning, fmt::format("{}GPU {} NIC {}", sp(h), m.gpu, m.nccl_choice),
             fmt::format("GPU {} on {} would use {} ({}) although {} is {}: NCCL_IB_HCA{} leaves it out", m.gpu, hl,
                         m.nccl_choice, path_name(m.nccl_choice_path), fmt::join(m.best_nics, ", "),
                         path_name(m.best_path), a.ib_hca ? " '" + *a.ib_hca + "'" : ""),
@@ -424,7 +427,7 @@ Result<std::vector<HostAnalysis>> analyze_topology(const TopologySet& set, const
         std::vector<int> ids;
         for (int g : gpus) ids.push_back(h.gpus[g].index);
         findings.push_back(make_finding(
-            "topo.nic_shared", "warning", fmt::format("{}NIC {}", sp(h), nic),
+            "topo.nic_shared", Severity::kWarning, fmt::format("{}NIC {}", sp(h), nic),
             fmt::format("GPUs {} on {} all use {} while {} near them carry no GPU traffic", fmt::join(ids, ", "), hl,
                         nic, fmt::join(idle, ", ")),
             "the shared NIC halves each GPU's bandwidth: check NCCL_IB_HCA and that the idle NICs' ports are up",
@@ -444,7 +447,7 @@ Result<std::vector<HostAnalysis>> analyze_topology(const TopologySet& set, const
         int n = h.find_nic(used);
         if (n < 0 || !near(paths[g][n])) continue;
         findings.push_back(make_finding(
-            "topo.gdr_off", "warning", fmt::format("{}GPU {} NIC {}", sp(h), m.gpu, used),
+            "topo.gdr_off", Severity::kWarning, fmt::format("{}GPU {} NIC {}", sp(h), m.gpu, used),
             fmt::format("GPU {} on {} sends through {} without GPUDirect RDMA although the path is {}", m.gpu, hl, used,
                         path_name(paths[g][n])),
             "load nvidia-peermem (or use dma-buf), check NCCL_NET_GDR_LEVEL and that ACS is off on the switch",
@@ -464,7 +467,7 @@ Result<std::vector<HostAnalysis>> analyze_topology(const TopologySet& set, const
       }
       if (near_gpus.empty()) continue;
       findings.push_back(
-          make_finding("topo.gdr_off", "warning", fmt::format("{}NIC {}", sp(h), nic.name),
+          make_finding("topo.gdr_off", Severity::kWarning, fmt::format("{}NIC {}", sp(h), nic.name),
                        fmt::format("{} on {} has GPUDirect RDMA off although GPUs {} are at PIX/PXB to it", nic.name,
                                    hl, fmt::join(near_gpus, ", ")),
                        "load nvidia-peermem (or use dma-buf) and check NCCL_NET_GDR_LEVEL",
@@ -486,7 +489,8 @@ Result<std::vector<HostAnalysis>> analyze_topology(const TopologySet& set, const
         if (port_active(p)) continue;
         bool matters = near_nics.count(nic.name) || named;
         findings.push_back(make_finding(
-            "topo.port_down", matters ? "error" : "info", fmt::format("{}NIC {} port {}", sp(h), nic.name, p.number),
+            "topo.port_down", matters ? Severity::kError : Severity::kInfo,
+            fmt::format("{}NIC {} port {}", sp(h), nic.name, p.number),
             fmt::format("{} port {} on {} is {}{}", nic.name, p.number, hl, p.state,
                         matters ? (named ? " and NCCL_IB_HCA names it" : " and a GPU has it as its near NIC") : ""),
             matters ? "check the cable, the switch port and `ibstat`; NCCL will skip this port"
@@ -522,7 +526,7 @@ Result<std::vector<HostAnalysis>> analyze_topology(const TopologySet& set, const
         bool below_peers = rated.size() >= 2 && r.rate < 0.9 * med;
         if (!below_expect && !below_peers) continue;
         findings.push_back(make_finding(
-            "topo.port_degraded", "warning", fmt::format("{}NIC {} port {}", sp(h), r.nic, r.port),
+            "topo.port_degraded", Severity::kWarning, fmt::format("{}NIC {} port {}", sp(h), r.nic, r.port),
             fmt::format("{} port {} on {} runs at {:g} Gb/s, below {}", r.nic, r.port, hl, r.rate,
                         below_expect ? fmt::format("the expected {:g} Gb/s", options.expect_rate_gbits)
                                      : fmt::format("its peers' median of {:g} Gb/s", med)),
@@ -562,7 +566,7 @@ Result<std::vector<HostAnalysis>> analyze_topology(const TopologySet& set, const
         for (const auto& [who, gb] : members) {
           if (gb >= 0.75 * med) continue;
           findings.push_back(make_finding(
-              "topo.pcie_degraded", "warning", fmt::format("{}{}", sp(h), who),
+              "topo.pcie_degraded", Severity::kWarning, fmt::format("{}{}", sp(h), who),
               fmt::format("{} on {} has a PCIe link of {:.1f} GB/s, its {} identical peers' median is {:.1f} GB/s", who,
                           hl, gb, members.size() - 1, med),
               "the slot trained at a lower speed or width: check `lspci -vv` LnkSta against LnkCap; reseat the card",
@@ -578,7 +582,7 @@ Result<std::vector<HostAnalysis>> analyze_topology(const TopologySet& set, const
         }
         const PciLinkObservation& first = h.slow_pci_links.front();
         findings.push_back(make_finding(
-            "topo.pcie_degraded", "warning", fmt::format("{}PCI links", sp(h)),
+            "topo.pcie_degraded", Severity::kWarning, fmt::format("{}PCI links", sp(h)),
             fmt::format("NCCL sees {} PCI link(s) on {} at {:g} GB/s against a median of {:g} GB/s ({})",
                         h.slow_pci_links.size(), hl, first.gbytes, first.peer_median_gbytes, fmt::join(names, ", ")),
             "NCCL will route around these links; in a VM, emulated switches often report bogus speeds: give NCCL a "
@@ -598,7 +602,7 @@ Result<std::vector<HostAnalysis>> analyze_topology(const TopologySet& set, const
       if (const NumaNode* nn = h.find_numa(numa); nn && !nn->cpus.empty()) local = nn->cpus;
       if (local.empty() || r.cpus.intersects(local)) continue;
       findings.push_back(
-          make_finding("topo.numa_mismatch", "warning", fmt::format("{}rank {} GPU {}", sp(h), r.rank, r.gpu),
+          make_finding("topo.numa_mismatch", Severity::kWarning, fmt::format("{}rank {} GPU {}", sp(h), r.rank, r.gpu),
                        fmt::format("rank {} on {} is bound to CPUs {} but its GPU {} is on NUMA node {} (CPUs {})",
                                    r.rank, hl, r.cpus.to_list(), r.gpu, numa, local.to_list()),
                        "bind each rank to its GPU's NUMA node (mpirun --map-by / --bind-to, or numactl)",
@@ -625,7 +629,7 @@ Result<std::vector<HostAnalysis>> analyze_topology(const TopologySet& set, const
         Json nodes = Json::array();
         for (const NumaNode& n : h.numa) nodes.push_back({{"id", n.id}, {"cpus", n.cpus.to_list()}});
         findings.push_back(make_finding(
-            "topo.numa_affinity", "error", fmt::format("{}NUMA nodes", sp(h)),
+            "topo.numa_affinity", Severity::kError, fmt::format("{}NUMA nodes", sp(h)),
             fmt::format("NUMA nodes on {} claim the same CPUs ({})", hl, fmt::join(overlaps, ", ")),
             "a topology file with wrong CPU affinities makes NCCL bind its threads to the wrong socket: regenerate it "
             "with NCCL_TOPO_DUMP_FILE on the real machine",
@@ -638,7 +642,7 @@ Result<std::vector<HostAnalysis>> analyze_topology(const TopologySet& set, const
         }
         if (zero && !zero->cpus.empty() && holder && holder->id != 0) {
           findings.push_back(make_finding(
-              "topo.numa_affinity", "warning", fmt::format("{}NUMA node 0", sp(h)),
+              "topo.numa_affinity", Severity::kWarning, fmt::format("{}NUMA node 0", sp(h)),
               fmt::format("NUMA node 0 on {} has CPUs {} and node {} has CPU 0; Linux puts CPU 0 on node 0, so the "
                           "masks look swapped",
                           hl, zero->cpus.to_list(), holder->id),
@@ -667,7 +671,7 @@ Result<std::vector<HostAnalysis>> analyze_topology(const TopologySet& set, const
       const std::string intra = h.graph_intra_type.value_or("");
       if (!links.empty() && !intra.empty() && !intra.starts_with("NV")) {
         findings.push_back(make_finding(
-            "topo.nvlink_mismatch", "error", fmt::format("{}NVLinks", sp(h)),
+            "topo.nvlink_mismatch", Severity::kError, fmt::format("{}NVLinks", sp(h)),
             fmt::format("the topology on {} declares NVLinks between GPUs ({}) but NCCL's graph for this machine "
                         "connects its GPUs over {}",
                         hl, fmt::join(links, ", "), intra),
@@ -677,7 +681,7 @@ Result<std::vector<HostAnalysis>> analyze_topology(const TopologySet& set, const
       }
       if (!one_sided.empty()) {
         findings.push_back(
-            make_finding("topo.nvlink_mismatch", "warning", fmt::format("{}NVLinks", sp(h)),
+            make_finding("topo.nvlink_mismatch", Severity::kWarning, fmt::format("{}NVLinks", sp(h)),
                          fmt::format("NVLinks on {} declared by one side only: {}", hl, fmt::join(one_sided, ", ")),
                          "an NVLink joins two GPUs: check the <nvlink target> bus ids in the topology file",
                          Json{{"host", h.host}, {"one_sided", one_sided}}));

@@ -1,192 +1,85 @@
 #include "topo/topo_report.h"
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
+#include <algorithm>
 
 namespace fabscope::topo {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
+std::optional<std::string> opt_str(const std::string& s) {
+  return s.empty() ? std::nullopt : std::optional<std::string>(s);
+}
+std::optional<int> opt_index(int v) { return v < 0 ? std::nullopt : std::optional<int>(v); }
+std::optional<double> opt_positive(double v) { return v > 0 ? std::optional<double>(v) : std::nullopt; }
+std::optional<std::string> opt_path(PathClass c) {
+  return c == PathClass::kUnknown ? std::nullopt : std::optional<std::string>(path_name(c));
+}
 
-Json opt_str(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
-Json opt_int(int v) { return v < 0 ? Json(nullptr) : Json(v); }
-Json opt_pos(double v) { return v > 0 ? Json(v) : Json(nullptr); }
-Json opt_bool(const std::optional<bool>& b) { return b ? Json(*b) : Json(nullptr); }
-Json opt_path(PathClass c) { return c == PathClass::kUnknown ? Json(nullptr) : Json(std::string(path_name(c))); }
-
-std::string str_or(const Json& j, const char* key, const std::string& fallback) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+// A device's NUMA node and PCIe link: its own, else its PCI node's.
+int numa_of(const HostTopology& h, int numa, int pci) {
+  return numa >= 0 ? numa : (pci >= 0 && pci < static_cast<int>(h.pci.size()) ? h.pci[pci].numa : -1);
+}
+double link_of(const HostTopology& h, int pci) {
+  return pci >= 0 && pci < static_cast<int>(h.pci.size()) ? h.pci[pci].link_gbytes : 0;
 }
 
 }  // namespace
 
-Json host_json(const HostTopology& h, const HostAnalysis& a) {
-  Json numa = Json::array();
-  for (const NumaNode& n : h.numa) numa.push_back({{"id", n.id}, {"cpus", n.cpus.to_list()}});
-  Json gpus = Json::array();
+TopoHostEntry host_section(const HostTopology& h, const HostAnalysis& a) {
+  TopoHostEntry e;
+  e.host = h.host;
+  e.sources = h.sources;
+  for (const NumaNode& n : h.numa) e.numa.push_back({n.id, n.cpus.to_list()});
   for (const Gpu& g : h.gpus) {
-    int numa_id =
-        g.numa >= 0 ? g.numa : (g.pci >= 0 && g.pci < static_cast<int>(h.pci.size()) ? h.pci[g.pci].numa : -1);
-    double link = g.pci >= 0 && g.pci < static_cast<int>(h.pci.size()) ? h.pci[g.pci].link_gbytes : 0;
-    gpus.push_back({{"index", g.index},
-                    {"busid", opt_str(g.busid)},
-                    {"numa", opt_int(numa_id)},
-                    {"model", opt_str(g.model)},
-                    {"pcie_gbytes", opt_pos(link)},
-                    {"nccl_rank", g.nccl_rank ? Json(*g.nccl_rank) : Json(nullptr)},
-                    {"gdr", opt_bool(g.gdr)},
-                    {"cpu_affinity", g.cpu_affinity.empty() ? Json(nullptr) : Json(g.cpu_affinity.to_list())}});
+    e.gpus.push_back({g.index, opt_str(g.busid), opt_index(numa_of(h, g.numa, g.pci)), opt_str(g.model),
+                      opt_positive(link_of(h, g.pci)), g.nccl_rank, g.gdr,
+                      g.cpu_affinity.empty() ? std::nullopt : std::optional<std::string>(g.cpu_affinity.to_list())});
   }
-  Json nics = Json::array();
   for (const Nic& n : h.nics) {
-    Json ports = Json::array();
+    TopoNicEntry nic{n.name,
+                     opt_str(n.busid),
+                     opt_index(numa_of(h, n.numa, n.pci)),
+                     n.rdma,
+                     opt_positive(n.speed_gbits),
+                     opt_positive(link_of(h, n.pci)),
+                     n.gdr,
+                     {}};
     for (const Port& p : n.ports) {
-      ports.push_back({{"port", p.number},
-                       {"state", opt_str(p.state)},
-                       {"rate_gbits", opt_pos(p.rate_gbits)},
-                       {"link_layer", opt_str(p.link_layer)},
-                       {"netdev", opt_str(p.netdev)}});
+      nic.ports.push_back(
+          {p.number, opt_str(p.state), opt_positive(p.rate_gbits), opt_str(p.link_layer), opt_str(p.netdev)});
     }
-    int numa_id =
-        n.numa >= 0 ? n.numa : (n.pci >= 0 && n.pci < static_cast<int>(h.pci.size()) ? h.pci[n.pci].numa : -1);
-    double link = n.pci >= 0 && n.pci < static_cast<int>(h.pci.size()) ? h.pci[n.pci].link_gbytes : 0;
-    nics.push_back({{"name", n.name},
-                    {"busid", opt_str(n.busid)},
-                    {"numa", opt_int(numa_id)},
-                    {"rdma", n.rdma},
-                    {"speed_gbits", opt_pos(n.speed_gbits)},
-                    {"pcie_gbytes", opt_pos(link)},
-                    {"gdr", opt_bool(n.gdr)},
-                    {"ports", ports}});
+    e.nics.push_back(std::move(nic));
   }
-  Json classes = Json::array();
+  for (const Gpu& g : h.gpus) e.paths.gpus.push_back(g.index);
+  for (const Nic& n : h.nics) e.paths.nics.push_back(n.name);
   for (size_t g = 0; g < h.gpus.size(); ++g) {
-    Json row = Json::array();
-    for (size_t n = 0; n < h.nics.size(); ++n)
+    std::vector<std::optional<std::string>> row;
+    for (size_t n = 0; n < h.nics.size(); ++n) {
       row.push_back(opt_path(path_class(h, static_cast<int>(g), static_cast<int>(n))));
-    classes.push_back(row);
+    }
+    e.paths.classes.push_back(std::move(row));
   }
-  Json gpu_ids = Json::array();
-  for (const Gpu& g : h.gpus) gpu_ids.push_back(g.index);
-  Json nic_names = Json::array();
-  for (const Nic& n : h.nics) nic_names.push_back(n.name);
-  Json mapping = Json::array();
+  e.nccl = {a.ib_hca, opt_str(a.ib_hca_origin), h.nccl_nets, a.selected_nics};
   for (const GpuMapping& m : a.gpus) {
-    mapping.push_back({{"gpu", m.gpu},
-                       {"best_path", opt_path(m.best_path)},
-                       {"best_nics", m.best_nics},
-                       {"nccl_choice", opt_str(m.nccl_choice)},
-                       {"nccl_choice_path", opt_path(m.nccl_choice_path)},
-                       {"used_nics", m.used_nics},
-                       {"used_gdr", opt_bool(m.used_gdr)}});
+    e.mapping.push_back({m.gpu, opt_path(m.best_path), m.best_nics, opt_str(m.nccl_choice),
+                         opt_path(m.nccl_choice_path), m.used_nics, m.used_gdr});
   }
-  Json ranks = Json::array();
-  for (const RankBinding& r : h.ranks) {
-    ranks.push_back(
-        {{"rank", r.rank}, {"local_rank", r.local_rank}, {"gpu", opt_int(r.gpu)}, {"cpus", r.cpus.to_list()}});
+  for (const RankBinding& r : h.ranks) e.ranks.push_back({r.rank, r.local_rank, opt_index(r.gpu), r.cpus.to_list()});
+  if (h.gpus.empty()) e.notes.push_back("no GPU found");
+  if (h.nics.empty()) {
+    e.notes.push_back("no NIC found");
+  } else if (std::none_of(h.nics.begin(), h.nics.end(), [](const Nic& n) { return n.rdma; })) {
+    e.notes.push_back("no RDMA device found");
   }
-  Json notes = Json::array();
-  if (h.gpus.empty()) notes.push_back("no GPU found");
-  if (h.nics.empty())
-    notes.push_back("no NIC found");
-  else if (std::none_of(h.nics.begin(), h.nics.end(), [](const Nic& n) { return n.rdma; }))
-    notes.push_back("no RDMA device found");
-  return {{"host", h.host},
-          {"sources", h.sources},
-          {"numa", numa},
-          {"gpus", gpus},
-          {"nics", nics},
-          {"paths", {{"gpus", gpu_ids}, {"nics", nic_names}, {"classes", classes}}},
-          {"nccl",
-           {{"ib_hca", a.ib_hca ? Json(*a.ib_hca) : Json(nullptr)},
-            {"ib_hca_origin", opt_str(a.ib_hca_origin)},
-            {"net_devices", h.nccl_nets},
-            {"selected", a.selected_nics}}},
-          {"mapping", mapping},
-          {"ranks", ranks},
-          {"notes", notes}};
+  return e;
 }
 
-Json topology_json(const TopologySet& set, const std::vector<HostAnalysis>& analyses) {
-  Json hosts = Json::array();
-  for (size_t i = 0; i < set.hosts.size() && i < analyses.size(); ++i)
-    hosts.push_back(host_json(set.hosts[i], analyses[i]));
-  return {{"hosts", hosts}};
-}
-
-std::string render_topology_text(const Json& topology) {
-  std::string out;
-  for (const Json& h : topology.value("hosts", Json::array())) {
-    std::string name = str_or(h, "host", "");
-    out += fmt::format("# Host {}\n", name.empty() ? "(unnamed)" : name);
-    std::vector<std::string> sources;
-    for (const Json& s : h.value("sources", Json::array())) sources.push_back(s.get<std::string>());
-    out += fmt::format("#  from: {}\n",
-                       sources.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(sources, ", ")));
-    const Json& gpus = h["gpus"];
-    const Json& nics = h["nics"];
-    out += fmt::format("#  {} NUMA node(s), {} GPU(s), {} NIC(s)\n", h["numa"].size(), gpus.size(), nics.size());
-    for (const Json& note : h.value("notes", Json::array())) out += fmt::format("#  {}\n", note.get<std::string>());
-    if (!gpus.empty() && !nics.empty()) {
-      out += "\n        ";
-      for (size_t n = 0; n < nics.size(); ++n) out += fmt::format("{:<8}", fmt::format("NIC{}", n));
-      out += "CPU Affinity    NUMA\n";
-      const Json& classes = h["paths"]["classes"];
-      for (size_t g = 0; g < gpus.size(); ++g) {
-        out += fmt::format("{:<8}", fmt::format("GPU{}", gpus[g]["index"].get<int>()));
-        for (size_t n = 0; n < nics.size(); ++n) {
-          const Json& c = classes[g][n];
-          out += fmt::format("{:<8}", c.is_null() ? std::string("?") : c.get<std::string>());
-        }
-        out += fmt::format("{:<16}{}\n", str_or(gpus[g], "cpu_affinity", "-"),
-                           gpus[g]["numa"].is_null() ? std::string("-") : std::to_string(gpus[g]["numa"].get<int>()));
-      }
-    }
-    if (!nics.empty()) {
-      out += "\nNIC Legend:\n";
-      for (size_t n = 0; n < nics.size(); ++n) {
-        const Json& nic = nics[n];
-        std::vector<std::string> ports;
-        for (const Json& p : nic["ports"]) {
-          std::string s = fmt::format("port {}", p["port"].get<int>());
-          if (!p["state"].is_null()) s += " " + p["state"].get<std::string>();
-          if (!p["rate_gbits"].is_null()) s += fmt::format(" {:g} Gb/s", p["rate_gbits"].get<double>());
-          if (!p["link_layer"].is_null()) s += " " + p["link_layer"].get<std::string>();
-          if (!p["netdev"].is_null()) s += " " + p["netdev"].get<std::string>();
-          ports.push_back(s);
-        }
-        out += fmt::format("  NIC{}: {}{}{}{}\n", n, nic["name"].get<std::string>(),
-                           nic["busid"].is_null() ? "" : " " + nic["busid"].get<std::string>(),
-                           nic["rdma"].get<bool>() ? "" : " (not RDMA)",
-                           ports.empty() ? "" : fmt::format(" ({})", fmt::join(ports, "; ")));
-      }
-    }
-    const Json& nccl = h["nccl"];
-    if (!nccl["ib_hca"].is_null()) {
-      out += fmt::format("\nNCCL_IB_HCA={} (from {}) selects: {}\n", nccl["ib_hca"].get<std::string>(),
-                         str_or(nccl, "ib_hca_origin", "?"), fmt::join(nccl["selected"], " "));
-    }
-    if (!h["mapping"].empty()) {
-      out += fmt::format("\n{:<6}{:<22}{:<22}{}\n", "GPU", "nearest NIC", "NCCL would use", "used (NCCL log)");
-      for (const Json& m : h["mapping"]) {
-        std::vector<std::string> best;
-        for (const Json& b : m["best_nics"]) best.push_back(b.get<std::string>());
-        std::string near = best.empty() ? "-" : fmt::format("{} {}", fmt::join(best, "+"), str_or(m, "best_path", "?"));
-        std::string choice = m["nccl_choice"].is_null() ? "-"
-                                                        : fmt::format("{} {}", m["nccl_choice"].get<std::string>(),
-                                                                      str_or(m, "nccl_choice_path", "?"));
-        std::vector<std::string> used;
-        for (const Json& u : m["used_nics"]) used.push_back(u.get<std::string>());
-        std::string used_s = used.empty() ? "-" : fmt::format("{}", fmt::join(used, "+"));
-        if (!used.empty() && !m["used_gdr"].is_null()) used_s += m["used_gdr"].get<bool>() ? " GDRDMA" : " no GDRDMA";
-        out += fmt::format("{:<6}{:<22}{:<22}{}\n", m["gpu"].get<int>(), near, choice, used_s);
-      }
-    }
-    out += "\n";
+TopologySection topology_section(const TopologySet& set, const std::vector<HostAnalysis>& analyses) {
+  TopologySection s;
+  for (size_t i = 0; i < set.hosts.size() && i < analyses.size(); ++i) {
+    s.hosts.push_back(host_section(set.hosts[i], analyses[i]));
   }
-  return out;
+  return s;
 }
 
 }  // namespace fabscope::topo

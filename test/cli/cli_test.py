@@ -326,6 +326,21 @@ def cmd_topo(args):
         if p.returncode != 0 or "GPU3    NODE    NODE    NODE    NODE    NODE    PIX" not in p.stdout \
                 or "mlx5_11 PIX" not in p.stdout:
             fail(f"topo --nvidia-smi-topo: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+        # A malformed topology section: exit 2 naming the key (this aborted with exit 134 before).
+        with open(path) as f:
+            doc = json.load(f)
+        for mutate, want in [
+            (lambda d: d["topology"]["hosts"][0].update(gpus=5), "topology.hosts[0].gpus is not an array"),
+            (lambda d: d["topology"]["hosts"][0]["paths"]["classes"][0].pop(), "topology.hosts[0].paths.classes[0]"),
+        ]:
+            bad = copy.deepcopy(doc)
+            mutate(bad)
+            bad_path = os.path.join(tmp, "bad-topology.json")
+            with open(bad_path, "w") as f:
+                json.dump(bad, f)
+            r = run([args.fabscope, "report", bad_path])
+            if r.returncode != 2 or want not in r.stderr:
+                fail(f"report on a malformed topology: exit {r.returncode} (want 2) and {want!r} in\n{r.stderr}")
         hw = fixture(args, "hwloc-xml/meluxina-mel2001_A100x4-CX6x2-mlx5_0-port-down_hwloc1.11-v1format.xml")
         p = run([args.fabscope, "topo", "--hwloc-xml", hw, "--json", path])
         if p.returncode != 1 or "topo.port_down" not in p.stdout:

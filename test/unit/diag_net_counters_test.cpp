@@ -62,7 +62,7 @@ TEST(CounterFindings, TrafficBeyondFabscopesOwnIsForeign) {
   ASSERT_EQ(noisy.findings.size(), 1u);
   EXPECT_EQ(noisy.findings[0].code, "counters.foreign_traffic");
   EXPECT_EQ(noisy.findings[0].subject, "host h1");
-  EXPECT_NE(noisy.findings[0].evidence_json.find("\"phases\":2"), std::string::npos);
+  EXPECT_NE(noisy.findings[0].evidence.dump().find("\"phases\":2"), std::string::npos);
   Report uncounted;
   uncounted.counters = {sample(900u << 20, 0)};
   uncounted.counters[0].fabscope_tx_bytes.reset();  // e.g. a sweep over MPI: nothing to compare

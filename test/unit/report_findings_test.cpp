@@ -53,10 +53,10 @@ TEST(Findings, OneFindingPerRankWithWrongData) {
   decide_verdict(r);
   ASSERT_EQ(r.findings.size(), 2u);
   EXPECT_EQ(r.findings[0].code, "sweep.wrong_results");
-  EXPECT_EQ(r.findings[0].severity, "error");
+  EXPECT_EQ(r.findings[0].severity, Severity::kError);
   EXPECT_EQ(r.findings[0].subject, "rank 1 on a");
   EXPECT_EQ(r.findings[1].subject, "rank 2 on b");
-  auto ev = nlohmann::json::parse(r.findings[1].evidence_json);
+  const auto& ev = r.findings[1].evidence;
   EXPECT_EQ(ev["failed_checks"], 2);
   EXPECT_EQ(ev["checked"], 3);
   EXPECT_EQ(ev["first"]["size_bytes"], 2048);

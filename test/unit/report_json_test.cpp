@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "report/report_json.h"
@@ -150,6 +151,72 @@ TEST(ReportJson, MalformedInputsNameTheProblem) {
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("sweeps[1].collective is missing"), std::string::npos)
       << missing.status().message();
+}
+
+Report sample_topology_report() {
+  Report r = sample_report();
+  TopoHostEntry h;
+  h.host = "n1";
+  h.sources = {"nccl-topo:n1.xml"};
+  h.numa = {{0, "0-31"}};
+  h.gpus = {{0, "0000:07:00.0", 0, "H100", 64.0, std::nullopt, true, "0-31"}};
+  h.nics = {
+      {"mlx5_0", "0000:0c:00.0", 0, true, 400.0, 32.0, std::nullopt, {{1, "ACTIVE", 400.0, "InfiniBand", "ib0"}}}};
+  h.paths = {{0}, {"mlx5_0"}, {{"PIX"}}};
+  h.nccl = {"mlx5_0", "--nccl-ib-hca", {"mlx5_0"}, {"mlx5_0"}};
+  h.mapping = {{0, "PIX", {"mlx5_0"}, "mlx5_0", "PIX", {}, std::nullopt}};
+  h.ranks = {{0, 0, 0, "0-31"}};
+  r.topology = TopologySection{{h}};
+  Finding f;
+  f.code = "topo.nic_far";
+  f.severity = Severity::kWarning;
+  f.subject = "GPU 0";
+  f.message = "m";
+  f.evidence = {{"gpu", 0}, {"path", "SYS"}};
+  r.findings.push_back(f);
+  return r;
+}
+
+TEST(ReportJson, TopologyAndFindingsRoundTripTyped) {
+  Report r = sample_topology_report();
+  const std::string text = to_json_text(r);
+  auto back = report_from_json_text(text, "topo");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(to_json_text(*back), text);
+  ASSERT_TRUE(back->topology.has_value());
+  EXPECT_EQ(back->topology->hosts[0].paths.classes[0][0], "PIX");
+  EXPECT_EQ(back->topology->hosts[0].nics[0].ports[0].rate_gbits, 400.0);
+  EXPECT_EQ(back->findings.back().severity, Severity::kWarning);
+  EXPECT_EQ(back->findings.back().evidence["path"], "SYS");
+}
+
+// A malformed topology section is an error naming the key, never a crash in the
+// renderer (topology.hosts[0].gpus = 5 aborted `fabscope report` with exit 134).
+TEST(ReportJson, MalformedTopologyAndFindingsNameTheKey) {
+  const auto doc = nlohmann::ordered_json::parse(to_json_text(sample_topology_report()));
+  auto expect_error = [&](const std::function<void(nlohmann::ordered_json&)>& mutate, const std::string& want) {
+    auto j = doc;
+    mutate(j);
+    auto r = report_from_json_text(j.dump(), "t.json");
+    ASSERT_FALSE(r.ok()) << want;
+    EXPECT_NE(r.status().message().find(want), std::string::npos) << r.status().message();
+  };
+  expect_error([](auto& j) { j["topology"]["hosts"][0]["gpus"] = 5; }, "topology.hosts[0].gpus is not an array");
+  expect_error([](auto& j) { j["topology"]["hosts"][0]["paths"]["classes"][0] = nlohmann::ordered_json::array(); },
+               "topology.hosts[0].paths.classes[0] does not have one class per NIC");
+  expect_error([](auto& j) { j["topology"]["hosts"][0]["paths"]["gpus"].push_back(1); },
+               "topology.hosts[0].paths.classes does not have one row per GPU");
+  expect_error([](auto& j) { j["topology"]["hosts"][0]["nics"][0]["ports"] = "x"; },
+               "topology.hosts[0].nics[0].ports is not an array");
+  expect_error([](auto& j) { j["topology"]["hosts"][0]["nics"][0]["rdma"] = "yes"; },
+               "topology.hosts[0].nics[0].rdma is not a boolean");
+  expect_error([](auto& j) { j["topology"]["hosts"] = nlohmann::ordered_json::object(); },
+               "topology.hosts is not an array");
+  expect_error([](auto& j) { j["findings"].back()["severity"] = "fatal"; },
+               "findings[1].severity 'fatal' is not info, warning or error");
+  expect_error([](auto& j) { j["findings"].back()["evidence"] = "{}"; }, "findings[1].evidence is not an object");
+  expect_error([](auto& j) { j["context"]["nranks"] = 1e12; }, "context.nranks is not an integer");
+  expect_error([](auto& j) { j["context"]["nranks"] = 5000000000; }, "context.nranks is out of range");
 }
 
 TEST(ReportJson, LoadReportsUnreadableFiles) {

@@ -64,20 +64,21 @@ Outcome run(const std::vector<Input>& inputs, AnalysisOptions options = {}, cons
 std::multiset<std::string> serious(const std::vector<Finding>& f) {
   std::multiset<std::string> out;
   for (const Finding& x : f) {
-    if (x.severity != "info") out.insert(x.code + ":" + x.severity);
+    if (x.severity != Severity::kInfo) out.insert(x.code + ":" + std::string(name(x.severity)));
   }
   return out;
 }
 
 std::string dump(const std::vector<Finding>& f) {
   std::string s;
-  for (const Finding& x : f) s += "\n  " + x.code + " " + x.severity + " [" + x.subject + "] " + x.message;
+  for (const Finding& x : f)
+    s += "\n  " + x.code + " " + std::string(name(x.severity)) + " [" + x.subject + "] " + x.message;
   return s;
 }
 
 int count(const std::vector<Finding>& f, const std::string& code, const std::string& severity = "") {
   return static_cast<int>(std::count_if(f.begin(), f.end(), [&](const Finding& x) {
-    return x.code == code && (severity.empty() || x.severity == severity);
+    return x.code == code && (severity.empty() || name(x.severity) == severity);
   }));
 }
 
@@ -175,7 +176,7 @@ TEST(TopoFixtures, NdV2HalfTheGpusHaveNoLocalNic) {
   EXPECT_EQ(count(o.findings, "topo.gpu_without_near_nic", "warning"), 4) << dump(o.findings);
   EXPECT_EQ(serious(o.findings).size(), 4u) << dump(o.findings);
   for (const Finding& f : o.findings) {
-    if (f.severity == "warning") {
+    if (f.severity == Severity::kWarning) {
       EXPECT_NE(f.message.find("SYS"), std::string::npos) << f.message;
     }
   }

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "report/model_json.h"
+#include "report/topology_text.h"
 #include "topo/hca.h"
 #include "topo/mapping.h"
 #include "topo/model.h"
@@ -186,7 +188,7 @@ std::vector<std::string> codes(const std::vector<Finding>& f) {
 }
 int count_code(const std::vector<Finding>& f, const std::string& code, const std::string& severity = "") {
   return static_cast<int>(std::count_if(f.begin(), f.end(), [&](const Finding& x) {
-    return x.code == code && (severity.empty() || x.severity == severity);
+    return x.code == code && (severity.empty() || name(x.severity) == severity);
   }));
 }
 
@@ -248,7 +250,7 @@ TEST(TopoMapping, FarNicFromLogIsAnError) {
   EXPECT_EQ(count_code(f, "topo.nic_shared", "warning"), 1);
   auto far = std::find_if(f.begin(), f.end(), [](const Finding& x) { return x.code == "topo.nic_far"; });
   EXPECT_EQ(far->subject, "host n1 GPU 1 NIC mlx5_0");
-  auto ev = nlohmann::json::parse(far->evidence_json);
+  const auto& ev = far->evidence;
   EXPECT_EQ(ev["used_path"], "PHB");  // two switches, each straight on the CPU
   EXPECT_EQ(ev["best_path"], "PIX");
 }
@@ -383,12 +385,13 @@ TEST(TopoReport, JsonAndTextAgree) {
   std::vector<Finding> f;
   auto a = analyze_topology(set, {}, f);
   ASSERT_TRUE(a.ok());
-  auto j = topology_json(set, *a);
+  auto section = topology_section(set, *a);
+  auto j = to_json(section);
   ASSERT_EQ(j["hosts"].size(), 1u);
   EXPECT_EQ(j["hosts"][0]["paths"]["classes"][0][0], "PIX");
   EXPECT_EQ(j["hosts"][0]["paths"]["classes"][0][1], "PHB");
   EXPECT_EQ(j["hosts"][0]["mapping"][1]["nccl_choice"], "mlx5_1");
-  std::string text = render_topology_text(j);
+  std::string text = render_topology_text(section);
   EXPECT_NE(text.find("GPU1    PHB     PIX"), std::string::npos) << text;
   EXPECT_NE(text.find("NIC1: mlx5_1"), std::string::npos) << text;
   HostTopology empty;
@@ -398,7 +401,7 @@ TEST(TopoReport, JsonAndTextAgree) {
   std::vector<Finding> g;
   auto b = analyze_topology(s2, {}, g);
   ASSERT_TRUE(b.ok());
-  std::string t2 = render_topology_text(topology_json(s2, *b));
+  std::string t2 = render_topology_text(topology_section(s2, *b));
   EXPECT_NE(t2.find("no GPU found"), std::string::npos);
   EXPECT_NE(t2.find("no NIC found"), std::string::npos);
 }

@@ -1,0 +1,32 @@
+// The report's `findings` and `verdict`.
+#include <fmt/format.h>
+
+#include "report/model_json.h"
+
+namespace fabscope {
+
+Json to_json(const Finding& v) {
+  return {{"code", v.code},       {"severity", std::string(name(v.severity))},
+          {"subject", v.subject}, {"message", v.message},
+          {"hint", v.hint},       {"evidence", v.evidence}};
+}
+void read(const JsonIn& in, Finding& v) {
+  in.field("code", v.code);
+  std::string severity;
+  in.field("severity", severity);
+  auto s = severity_from_name(severity);
+  if (!s) in.at("severity").fail(fmt::format("'{}' is not info, warning or error", severity));
+  v.severity = *s;
+  in.field("subject", v.subject);
+  in.field("message", v.message);
+  in.field("hint", v.hint);
+  in.field("evidence", v.evidence);
+}
+
+Json to_json(const Verdict& v) { return {{"result", v.result}, {"failed_codes", v.failed_codes}}; }
+void read(const JsonIn& in, Verdict& v) {
+  in.field("result", v.result);
+  in.field("failed_codes", v.failed_codes);
+}
+
+}  // namespace fabscope

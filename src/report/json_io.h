@@ -1,0 +1,125 @@
+// Reading and writing the report's JSON, one model type at a time. Each type has its
+// `to_json` and its `read` side by side (report/*_json.cpp); the generic parts here
+// handle scalars, optionals (null), vectors (arrays) and maps (objects).
+//
+// Reading goes through JsonIn, which knows the key path of the value it holds, so a
+// malformed file gets an error that names the file and the key
+// ("malformed report 'run.json': sweeps[0].points[2].time_us is not a number"),
+// never an exception from the JSON library.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace fabscope {
+
+using Json = nlohmann::ordered_json;
+
+// Thrown by JsonIn on a malformed document; the report reader turns it into a Status.
+class JsonInputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class JsonIn {
+ public:
+  JsonIn(const Json& value, std::string path, const std::string& source)
+      : value_(&value), path_(std::move(path)), source_(&source) {}
+
+  const Json& json() const { return *value_; }
+  const std::string& path() const { return path_; }
+  bool is_null() const { return value_->is_null(); }
+
+  // The member `key`; missing is an error.
+  JsonIn at(const char* key) const;
+  // The member `key`, or nullopt when absent (keys later versions added).
+  std::optional<JsonIn> find(const char* key) const;
+  // Array elements and object members, with their paths.
+  std::vector<JsonIn> elements() const;
+  std::vector<std::pair<std::string, JsonIn>> members() const;
+
+  // Reads member `key` into `out`; missing is an error.
+  template <typename T>
+  void field(const char* key, T& out) const;
+  // Reads member `key` into `out` when present; absent leaves `out` as it is.
+  template <typename T>
+  void field_or_keep(const char* key, T& out) const;
+
+  [[noreturn]] void fail(const std::string& what) const;
+
+ private:
+  JsonIn child(const Json& value, std::string path) const { return JsonIn(value, std::move(path), *source_); }
+  const Json* value_;
+  std::string path_;
+  const std::string* source_;
+};
+
+// Scalars.
+void read(const JsonIn& in, std::string& out);
+void read(const JsonIn& in, bool& out);
+void read(const JsonIn& in, int& out);
+void read(const JsonIn& in, int64_t& out);
+void read(const JsonIn& in, uint64_t& out);
+void read(const JsonIn& in, double& out);
+// A JSON value kept as it is (a finding's evidence): must be an object.
+void read(const JsonIn& in, Json& out);
+
+// null <-> nullopt.
+template <typename T>
+void read(const JsonIn& in, std::optional<T>& out) {
+  if (in.is_null()) {
+    out.reset();
+    return;
+  }
+  T value{};
+  read(in, value);
+  out = std::move(value);
+}
+template <typename T>
+void read(const JsonIn& in, std::vector<T>& out) {
+  out.clear();
+  for (const JsonIn& e : in.elements()) {
+    T value{};
+    read(e, value);
+    out.push_back(std::move(value));
+  }
+}
+template <typename T>
+void read(const JsonIn& in, std::map<std::string, T>& out) {
+  out.clear();
+  for (const auto& [key, value] : in.members()) read(value, out[key]);
+}
+
+template <typename T>
+void JsonIn::field(const char* key, T& out) const {
+  read(at(key), out);
+}
+template <typename T>
+void JsonIn::field_or_keep(const char* key, T& out) const {
+  if (auto v = find(key)) read(*v, out);
+}
+
+// Writing: scalars, strings and vectors of them are Json already; these cover
+// optionals of model types and vectors of model types (each with its own to_json).
+template <typename T>
+Json to_json_opt(const std::optional<T>& v) {
+  if (!v) return nullptr;
+  if constexpr (std::is_constructible_v<Json, const T&>) {
+    return Json(*v);
+  } else {
+    return to_json(*v);
+  }
+}
+template <typename T>
+Json to_json_array(const std::vector<T>& v) {
+  Json a = Json::array();
+  for (const T& x : v) a.push_back(to_json(x));
+  return a;
+}
+
+}  // namespace fabscope

@@ -1,0 +1,81 @@
+// Each report model type's JSON form: `to_json` writes it, `read` reads it back with
+// the key path in any error. Defined side by side per section: context_json.cpp,
+// sweep_json.cpp, p2p_json.cpp, counters_json.cpp, topology_json.cpp, findings_json.cpp.
+#pragma once
+
+#include "report/json_io.h"
+#include "report/report.h"
+
+namespace fabscope {
+
+// Scalars that are null where absent.
+template <typename T>
+Json json_or_null(const std::optional<T>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
+
+// context
+Json to_json(const RankEntry& v);
+void read(const JsonIn& in, RankEntry& v);
+Json to_json(const NcclDebugLog& v);
+void read(const JsonIn& in, NcclDebugLog& v);
+Json to_json(const RunContext& v);
+void read(const JsonIn& in, RunContext& v);
+
+// sweep_settings and sweeps
+Json to_json(const SweepSettings& v);
+void read(const JsonIn& in, SweepSettings& v);
+Json to_json(const TimeStats& v);
+void read(const JsonIn& in, TimeStats& v);
+Json to_json(const RankTiming& v);
+void read(const JsonIn& in, RankTiming& v);
+Json to_json(const PlacementResult& v);
+void read(const JsonIn& in, PlacementResult& v);
+Json to_json(const SweepPoint& v);
+void read(const JsonIn& in, SweepPoint& v);
+Json to_json(const Sweep& v);
+void read(const JsonIn& in, Sweep& v);
+
+// p2p
+Json to_json(const LatencyStats& v);
+void read(const JsonIn& in, LatencyStats& v);
+Json to_json(const P2pLink& v);
+void read(const JsonIn& in, P2pLink& v);
+Json to_json(const P2pSection& v);
+void read(const JsonIn& in, P2pSection& v);
+
+// counters
+Json to_json(const InterfaceDelta& v);
+void read(const JsonIn& in, InterfaceDelta& v);
+Json to_json(const CounterSample& v);
+void read(const JsonIn& in, CounterSample& v);
+
+// topology
+Json to_json(const TopoNumaEntry& v);
+void read(const JsonIn& in, TopoNumaEntry& v);
+Json to_json(const TopoGpuEntry& v);
+void read(const JsonIn& in, TopoGpuEntry& v);
+Json to_json(const TopoPortEntry& v);
+void read(const JsonIn& in, TopoPortEntry& v);
+Json to_json(const TopoNicEntry& v);
+void read(const JsonIn& in, TopoNicEntry& v);
+Json to_json(const TopoPaths& v);
+void read(const JsonIn& in, TopoPaths& v);
+Json to_json(const TopoNcclEntry& v);
+void read(const JsonIn& in, TopoNcclEntry& v);
+Json to_json(const TopoMappingEntry& v);
+void read(const JsonIn& in, TopoMappingEntry& v);
+Json to_json(const TopoRankEntry& v);
+void read(const JsonIn& in, TopoRankEntry& v);
+Json to_json(const TopoHostEntry& v);
+void read(const JsonIn& in, TopoHostEntry& v);
+Json to_json(const TopologySection& v);
+void read(const JsonIn& in, TopologySection& v);
+
+// findings and verdict
+Json to_json(const Finding& v);
+void read(const JsonIn& in, Finding& v);
+Json to_json(const Verdict& v);
+void read(const JsonIn& in, Verdict& v);
+
+}  // namespace fabscope

@@ -1,0 +1,66 @@
+// The report's `p2p` section: one entry per link, size and repeat.
+#include "report/model_json.h"
+
+namespace fabscope {
+
+Json to_json(const LatencyStats& v) {
+  return {{"min_us", v.min_us},     {"max_us", v.max_us}, {"typical_us", v.typical_us}, {"avg_us", v.avg_us},
+          {"stdev_us", v.stdev_us}, {"p99_us", v.p99_us}, {"p999_us", v.p999_us}};
+}
+void read(const JsonIn& in, LatencyStats& v) {
+  in.field("min_us", v.min_us);
+  in.field("max_us", v.max_us);
+  in.field("typical_us", v.typical_us);
+  in.field("avg_us", v.avg_us);
+  in.field("stdev_us", v.stdev_us);
+  in.field("p99_us", v.p99_us);
+  in.field("p999_us", v.p999_us);
+}
+
+Json to_json(const P2pLink& v) {
+  return {{"round", v.round},
+          {"repeat", v.repeat},
+          {"src_rank", v.src_rank},
+          {"dst_rank", v.dst_rank},
+          {"src_host", v.src_host},
+          {"dst_host", v.dst_host},
+          {"size_bytes", v.size_bytes},
+          {"iterations", v.iterations},
+          {"bw_gbps", json_or_null(v.bw_gbps)},
+          {"bw_peak_gbps", json_or_null(v.bw_peak_gbps)},
+          {"msg_rate_mpps", json_or_null(v.msg_rate_mpps)},
+          {"lat_us", json_or_null(v.lat_us)},
+          {"lat", to_json_opt(v.lat)}};
+}
+void read(const JsonIn& in, P2pLink& v) {
+  in.field("round", v.round);
+  in.field("repeat", v.repeat);
+  in.field("src_rank", v.src_rank);
+  in.field("dst_rank", v.dst_rank);
+  in.field("src_host", v.src_host);
+  in.field("dst_host", v.dst_host);
+  in.field("size_bytes", v.size_bytes);
+  in.field("iterations", v.iterations);
+  in.field("bw_gbps", v.bw_gbps);
+  in.field("bw_peak_gbps", v.bw_peak_gbps);
+  in.field("msg_rate_mpps", v.msg_rate_mpps);
+  in.field("lat_us", v.lat_us);
+  in.field("lat", v.lat);
+}
+
+Json to_json(const P2pSection& v) {
+  return {
+      {"pattern", v.pattern},           {"mode", v.mode},       {"backend", v.backend},           {"window", v.window},
+      {"warmup_iters", v.warmup_iters}, {"repeats", v.repeats}, {"links", to_json_array(v.links)}};
+}
+void read(const JsonIn& in, P2pSection& v) {
+  in.field("pattern", v.pattern);
+  in.field("mode", v.mode);
+  in.field("backend", v.backend);
+  in.field("window", v.window);
+  in.field("warmup_iters", v.warmup_iters);
+  in.field("repeats", v.repeats);
+  in.field("links", v.links);
+}
+
+}  // namespace fabscope

@@ -1,0 +1,103 @@
+// The report's `sweep_settings` and `sweeps`: what sweep measured per collective and size.
+#include "report/model_json.h"
+
+namespace fabscope {
+
+Json to_json(const SweepSettings& v) {
+  return {{"min_bytes", v.min_bytes},           {"max_bytes", v.max_bytes}, {"step_bytes", v.step_bytes},
+          {"step_factor", v.step_factor},       {"iters", v.iters},         {"warmup_iters", v.warmup_iters},
+          {"check_iters", v.check_iters},       {"average", v.average},     {"seed", v.seed},
+          {"graph_launches", v.graph_launches}, {"blocking", v.blocking}};
+}
+void read(const JsonIn& in, SweepSettings& v) {
+  in.field("min_bytes", v.min_bytes);
+  in.field("max_bytes", v.max_bytes);
+  in.field("step_bytes", v.step_bytes);
+  in.field("step_factor", v.step_factor);
+  in.field("iters", v.iters);
+  in.field("warmup_iters", v.warmup_iters);
+  in.field("check_iters", v.check_iters);
+  in.field("average", v.average);
+  in.field("seed", v.seed);
+  in.field_or_keep("graph_launches", v.graph_launches);  // absent before -G: 0
+  in.field_or_keep("blocking", v.blocking);              // absent before -z: 0
+}
+
+// iteration_us: {min, median, mean, max, p99}, the unit in the parent's key.
+Json to_json(const TimeStats& v) {
+  return {{"min", v.min_us}, {"median", v.median_us}, {"mean", v.mean_us}, {"max", v.max_us}, {"p99", v.p99_us}};
+}
+void read(const JsonIn& in, TimeStats& v) {
+  in.field("min", v.min_us);
+  in.field("median", v.median_us);
+  in.field("mean", v.mean_us);
+  in.field("max", v.max_us);
+  in.field("p99", v.p99_us);
+}
+
+Json to_json(const RankTiming& v) {
+  return {
+      {"rank", v.rank}, {"median_us", v.median_us}, {"mean_us", v.mean_us}, {"min_us", v.min_us}, {"max_us", v.max_us}};
+}
+void read(const JsonIn& in, RankTiming& v) {
+  in.field("rank", v.rank);
+  in.field("median_us", v.median_us);
+  in.field("mean_us", v.mean_us);
+  in.field("min_us", v.min_us);
+  in.field("max_us", v.max_us);
+}
+
+Json to_json(const PlacementResult& v) {
+  return {{"time_us", v.time_us},
+          {"algbw_gbps", v.algbw_gbps},
+          {"busbw_gbps", v.busbw_gbps},
+          {"wrong", json_or_null(v.wrong)},
+          {"wrong_ranks", v.wrong_ranks},
+          {"iterations", v.iterations},
+          {"iteration_us", to_json(v.iteration_us)},
+          {"per_rank", to_json_array(v.per_rank)}};
+}
+void read(const JsonIn& in, PlacementResult& v) {
+  in.field("time_us", v.time_us);
+  in.field("algbw_gbps", v.algbw_gbps);
+  in.field("busbw_gbps", v.busbw_gbps);
+  in.field("wrong", v.wrong);
+  in.field("wrong_ranks", v.wrong_ranks);
+  in.field("iterations", v.iterations);
+  in.field("iteration_us", v.iteration_us);
+  in.field("per_rank", v.per_rank);
+}
+
+Json to_json(const SweepPoint& v) {
+  return {{"size_bytes", v.size_bytes},
+          {"count", v.count},
+          {"out_of_place", to_json_opt(v.out_of_place)},
+          {"in_place", to_json_opt(v.in_place)}};
+}
+void read(const JsonIn& in, SweepPoint& v) {
+  in.field("size_bytes", v.size_bytes);
+  in.field("count", v.count);
+  in.field("out_of_place", v.out_of_place);
+  in.field("in_place", v.in_place);
+}
+
+Json to_json(const Sweep& v) {
+  return {{"collective", v.collective},       {"dtype", v.dtype},
+          {"op", json_or_null(v.op)},         {"backend", v.backend},
+          {"root", json_or_null(v.root)},     {"nranks", v.nranks},
+          {"busbw_factor", v.busbw_factor},   {"iteration_clock", v.iteration_clock},
+          {"points", to_json_array(v.points)}};
+}
+void read(const JsonIn& in, Sweep& v) {
+  in.field("collective", v.collective);
+  in.field("dtype", v.dtype);
+  in.field("op", v.op);
+  in.field("backend", v.backend);
+  in.field("root", v.root);
+  in.field("nranks", v.nranks);
+  in.field("busbw_factor", v.busbw_factor);
+  in.field_or_keep("iteration_clock", v.iteration_clock);  // absent before the nccl backend: "host"
+  in.field("points", v.points);
+}
+
+}  // namespace fabscope
