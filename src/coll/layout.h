@@ -41,6 +41,20 @@ struct LayoutArgs {
   size_t inplace_output_offset = 0;
 };
 
+// What buffer_layout() works out alike for every collective before it calls the
+// collective's table entry (CollectiveInfo::layout) to fill in the segments.
+struct LayoutCommon {
+  size_t n = 1;          // ranks
+  size_t r = 0;          // this rank
+  size_t c = 0;          // counts.param: elements per call, or per rank's chunk
+  bool is_root = false;  // this rank is the root
+  // Where this rank's input starts: 0 in the send buffer, or its in-place slot.
+  size_t in_off = 0;
+  // Where a reduce-scatter/scatter output starts: 0, or inplace_output_offset in place.
+  size_t out_off = 0;
+};
+
+// The input and expected segments of `a.coll` for one rank.
 BufferLayout buffer_layout(const LayoutArgs& a);
 
 }  // namespace fabscope
