@@ -8,7 +8,7 @@
 #include "core/atomic_file.h"
 #include "core/clock.h"
 #include "core/sizes.h"
-#include "diag/link_findings.h"
+#include "diag/findings.h"
 #include "diag/net_counters.h"
 #include "p2p/p2p.h"
 #include "report/p2p_table.h"

@@ -10,6 +10,7 @@
 #include "comm/context.h"
 #include "core/atomic_file.h"
 #include "core/clock.h"
+#include "diag/findings.h"
 #include "report/report_json.h"
 #include "report/summary.h"
 #include "report/table.h"

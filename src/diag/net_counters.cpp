@@ -39,58 +39,6 @@ std::vector<InterfaceDelta> counter_deltas(const NetCounters& before, const NetC
   return out;
 }
 
-void add_counter_findings(Report& report) {
-  constexpr double kOverhead = 1.25, kAcks = 0.1;
-  constexpr double kSlack = 4.0 * (1 << 20);
-  std::map<std::string, std::pair<int, nlohmann::ordered_json>> by_host;  // flagged phases, worst evidence
-  for (const CounterSample& s : report.counters) {
-    if (!s.fabscope_tx_bytes || !s.fabscope_rx_bytes) continue;
-    uint64_t tx = 0, rx = 0;
-    for (const InterfaceDelta& d : s.interfaces) {
-      if (d.name == "lo") continue;
-      auto get = [&](const char* k) {
-        auto it = d.deltas.find(k);
-        return it == d.deltas.end() ? uint64_t{0} : it->second;
-      };
-      tx += get("tx_bytes");
-      rx += get("rx_bytes");
-    }
-    const uint64_t ftx = *s.fabscope_tx_bytes, frx = *s.fabscope_rx_bytes;
-    auto over = [&](uint64_t iface, uint64_t mine, uint64_t other) {
-      return static_cast<double>(iface) >
-             kOverhead * static_cast<double>(mine) + kAcks * static_cast<double>(other) + kSlack;
-    };
-    const bool foreign_tx = over(tx, ftx, frx), foreign_rx = over(rx, frx, ftx);
-    if (!foreign_tx && !foreign_rx) continue;
-    auto& [count, evidence] = by_host[s.host];
-    ++count;
-    const uint64_t excess = (tx > ftx ? tx - ftx : 0) + (rx > frx ? rx - frx : 0);
-    if (evidence.is_null() || excess > evidence["excess_bytes"].get<uint64_t>()) {
-      evidence = {{"phase", s.phase},         {"interface_tx_bytes", tx}, {"interface_rx_bytes", rx},
-                  {"fabscope_tx_bytes", ftx}, {"fabscope_rx_bytes", frx}, {"excess_bytes", excess}};
-    }
-  }
-  for (auto& [host, flagged] : by_host) {
-    auto& [count, ev] = flagged;
-    Finding f;
-    f.code = "counters.foreign_traffic";
-    f.severity = Severity::kWarning;
-    f.subject = "host " + host;
-    f.message = fmt::format(
-        "host {} moved {} bytes on its interfaces in '{}' where fabscope moved {}; traffic not fabscope's shares "
-        "these links ({} phases)",
-        host, ev["interface_tx_bytes"].get<uint64_t>() + ev["interface_rx_bytes"].get<uint64_t>(),
-        ev["phase"].get<std::string>(),
-        ev["fabscope_tx_bytes"].get<uint64_t>() + ev["fabscope_rx_bytes"].get<uint64_t>(), count);
-    f.hint =
-        "find the other traffic on this host's NIC (another job, storage, a backup); measurements here are not of a "
-        "quiet fabric";
-    ev["phases"] = count;
-    f.evidence = ev;
-    report.findings.push_back(std::move(f));
-  }
-}
-
 void PhaseCounters::begin() {
   if (ctx_.local_rank() == 0) before_ = read_net_counters(root_);
   start_ns_ = steady_now_ns();

@@ -1,6 +1,7 @@
 // Interface counters from /sys/class/net/*/statistics, sampled around each phase on
 // one rank per host. Set beside the bytes fabscope itself moved, they show traffic
-// that is not fabscope's: another tenant, a noisy neighbour.
+// that is not fabscope's: another tenant, a noisy neighbour (the rule
+// counters.foreign_traffic, diag/rules/counters_foreign_traffic.cpp).
 #pragma once
 
 #include <cstdint>
@@ -21,13 +22,6 @@ inline constexpr const char* kNetCounterNames[] = {"rx_bytes",  "tx_bytes",  "rx
 NetCounters read_net_counters(const std::string& root = "/sys/class/net");
 // after - before, per interface present in both (counters that went back count as 0).
 std::vector<InterfaceDelta> counter_deltas(const NetCounters& before, const NetCounters& after);
-
-// counters.foreign_traffic: in a phase where fabscope counted its own bytes, a host's
-// network interfaces (loopback aside) sent more than 1.25x fabscope's sent bytes plus a
-// tenth of its received ones (acknowledgements) plus 4 MiB, or likewise received: TCP/IP
-// and MPI overhead stay far below that, so the rest is another tenant or a noisy
-// neighbour on the links.
-void add_counter_findings(Report& report);
 
 // Samples around phases. Every rank calls begin() and end() together (they gather to
 // rank 0); one rank per host reads the counters; each rank reports the payload bytes it

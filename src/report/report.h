@@ -186,8 +186,6 @@ struct Report {
   Verdict verdict;
 };
 
-// Findings derived from the sweeps (wrong results per rank).
-void add_sweep_findings(Report& report);
 // The verdict the findings decide: fail when any finding is an error, naming their codes.
 void decide_verdict(Report& report);
 

@@ -1,6 +1,6 @@
-// From a topology to what an operator needs: for every GPU the best NIC by path, the
-// NIC NCCL would pick (closest path, then bandwidth, ties spread by GPU index, after
-// NCCL_IB_HCA), the NIC it actually used where a log says; and the topo.* findings.
+// From a topology to what an operator needs: for every host the NCCL_IB_HCA in effect,
+// the NICs NCCL would use and each GPU's mapping (topo/nic_choice.h), and the topo.*
+// findings its rules make (topo/rules.h).
 #pragma once
 
 #include <optional>
@@ -11,6 +11,7 @@
 #include "core/status.h"
 #include "report/report.h"
 #include "topo/model.h"
+#include "topo/nic_choice.h"
 
 namespace fabscope::topo {
 
@@ -23,27 +24,18 @@ struct AnalysisOptions {
   double expect_rate_gbits = 0;       // --expect-rate: ports below it are degraded; 0 = peers only
 };
 
-struct GpuMapping {
-  int gpu = -1;  // the GPU's index (not its position)
-  PathClass best_path = PathClass::kUnknown;
-  std::vector<std::string> best_nics;  // every usable NIC at best_path
-  std::string nccl_choice;             // empty: NCCL would use no RDMA device
-  PathClass nccl_choice_path = PathClass::kUnknown;
-  std::vector<std::string> used_nics;  // from NCCL logs
-  std::optional<bool> used_gdr;        // all channels with /GDRDMA (true), none or some without (false)
-};
-
 struct HostAnalysis {
   std::string host;
   std::optional<std::string> ib_hca;       // the NCCL_IB_HCA in effect
   std::string ib_hca_origin;               // "--nccl-ib-hca", "NCCL log", "environment", a file
   std::vector<std::string> selected_nics;  // devices NCCL would use
-  std::vector<GpuMapping> gpus;
+  std::vector<GpuMapping> gpus;            // in GPU index order
 };
 
-// Analyses every host; appends findings (code topo.*) to `findings`. An unparsable
-// NCCL_IB_HCA is an error only when it came from the user (--nccl-ib-hca); from a log
-// or environment it becomes a topo.hca_filter finding.
+// Analyses every host and runs the host rules on each, then the fleet rules across
+// them; appends their findings to `findings`. An unparsable NCCL_IB_HCA is an error
+// only when it came from the user (--nccl-ib-hca); from a log or environment it becomes
+// a topo.hca_filter finding.
 Result<std::vector<HostAnalysis>> analyze_topology(const TopologySet& set, const AnalysisOptions& options,
                                                    std::vector<Finding>& findings);
 

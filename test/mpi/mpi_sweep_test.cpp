@@ -12,6 +12,7 @@
 #include "backend/registry.h"
 #include "comm/context.h"
 #include "core/clock.h"
+#include "diag/findings.h"
 #include "report/report.h"
 #include "sweep/sweep.h"
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "diag/link_findings.h"
+#include "diag/findings.h"
 
 namespace fabscope {
 namespace {

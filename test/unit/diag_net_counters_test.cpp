@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "diag/findings.h"
 #include "diag/net_counters.h"
 
 namespace fabscope {

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "diag/findings.h"
 #include "report/report.h"
 
 namespace fabscope {

@@ -3,6 +3,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "diag/findings.h"
 #include "report/report_json.h"
 #include "report/table.h"
 

@@ -1,0 +1,58 @@
+#include "diag/findings.h"
+
+#include <map>
+
+#include "core/stats.h"
+#include "diag/rules.h"
+
+namespace fabscope {
+
+double goodness(const P2pLink& l) {
+  if (l.bw_gbps) return *l.bw_gbps;
+  if (l.lat_us && *l.lat_us > 0) return 1.0 / *l.lat_us;
+  return 0;
+}
+
+std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p) {
+  std::map<uint64_t, std::vector<const P2pLink*>> by_size;
+  for (const P2pLink& l : p2p.links) by_size[l.size_bytes].push_back(&l);
+  std::vector<P2pSizeContext> out;
+  for (auto& [size, links] : by_size) {
+    P2pSizeContext c;
+    c.size_bytes = size;
+    c.latency = p2p.mode == "lat";
+    c.links = std::move(links);
+    std::set<std::string> hosts;
+    for (const P2pLink* l : c.links) {
+      hosts.insert(l->src_host);
+      hosts.insert(l->dst_host);
+    }
+    // Each host: the links touching it against those that avoid it.
+    for (const std::string& h : hosts) {
+      std::vector<double> touching, avoiding;
+      for (const P2pLink* l : c.links) {
+        (l->src_host == h || l->dst_host == h ? touching : avoiding).push_back(goodness(*l));
+      }
+      if (touching.empty() || avoiding.empty()) continue;
+      P2pSizeContext::HostComparison hc{h, touching.size(), avoiding.size(), median(touching), median(avoiding)};
+      hc.slow = hc.median_avoiding > 0 && hc.median_touching < kSlowRatio * hc.median_avoiding;
+      if (hc.slow) c.slow_hosts.insert(h);
+      c.hosts.push_back(std::move(hc));
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+void add_sweep_findings(Report& report) { run_rules(sweep_rules(), SweepContext{report}, report.findings); }
+
+void add_p2p_findings(Report& report) {
+  if (!report.p2p) return;
+  for (const P2pSizeContext& c : p2p_size_contexts(*report.p2p)) run_rules(p2p_rules(), c, report.findings);
+}
+
+void add_counter_findings(Report& report) {
+  run_rules(counter_rules(), CounterContext{report.counters}, report.findings);
+}
+
+}  // namespace fabscope

@@ -1,0 +1,54 @@
+// The sweep.*, p2p.* and counters.* finding rules: one function each in
+// diag/rules/<name>.cpp, listed per area in diag/rules/table.cpp, run by
+// diag/findings.h. Each looks at one small context, which a test can build by hand.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "report/report.h"
+#include "report/rules.h"
+
+namespace fabscope {
+
+// A host or link below this fraction of its reference is flagged (latency: above its
+// inverse).
+inline constexpr double kSlowRatio = 0.5;
+
+struct SweepContext {
+  const Report& report;  // its sweeps and ranks
+};
+
+// The p2p links of one message size, and how each host's links compare with the rest.
+struct P2pSizeContext {
+  uint64_t size_bytes = 0;
+  bool latency = false;  // lat mode: lower is better
+  std::vector<const P2pLink*> links;
+  struct HostComparison {
+    std::string host;
+    size_t touching = 0;         // links with this host at either end
+    size_t avoiding = 0;         // the others
+    double median_touching = 0;  // of goodness(): bandwidth, or 1 / latency
+    double median_avoiding = 0;
+    bool slow = false;  // median_touching below kSlowRatio of median_avoiding
+  };
+  std::vector<HostComparison> hosts;  // hosts with links both touching and avoiding them
+  std::set<std::string> slow_hosts;   // the hosts marked slow
+};
+// Higher is better for both modes: bandwidth, or 1 / latency.
+double goodness(const P2pLink& link);
+// The contexts of a p2p section, one per message size in increasing order.
+std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p);
+
+struct CounterContext {
+  const std::vector<CounterSample>& counters;
+};
+
+std::span<const Rule<SweepContext>> sweep_rules();
+std::span<const Rule<P2pSizeContext>> p2p_rules();
+std::span<const Rule<CounterContext>> counter_rules();
+
+}  // namespace fabscope

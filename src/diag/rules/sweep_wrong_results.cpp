@@ -1,0 +1,51 @@
+// sweep.wrong_results: one finding per rank that received wrong data: how many checked
+// results it failed, and the first one, so an operator can re-run exactly that.
+#include <fmt/format.h>
+
+#include <map>
+
+#include "core/sizes.h"
+#include "diag/rules.h"
+
+namespace fabscope {
+
+void check_sweep_wrong_results(const SweepContext& c, FindingSink& sink) {
+  struct PerRank {
+    int failed = 0;
+    nlohmann::ordered_json first;
+  };
+  std::map<int, PerRank> by_rank;
+  int checked = 0;
+  for (const Sweep& s : c.report.sweeps) {
+    for (const SweepPoint& p : s.points) {
+      for (const auto* pl : {&p.out_of_place, &p.in_place}) {
+        if (!pl->has_value() || !(*pl)->wrong.has_value()) continue;
+        ++checked;
+        for (int r : (*pl)->wrong_ranks) {
+          PerRank& pr = by_rank[r];
+          if (pr.failed++ == 0) {
+            pr.first = {{"collective", s.collective},
+                        {"dtype", s.dtype},
+                        {"op", s.op ? nlohmann::ordered_json(*s.op) : nlohmann::ordered_json(nullptr)},
+                        {"size_bytes", p.size_bytes},
+                        {"placement", pl == &p.out_of_place ? "out_of_place" : "in_place"},
+                        {"wrong_total", *(*pl)->wrong}};
+          }
+        }
+      }
+    }
+  }
+  const auto& ranks = c.report.context.ranks;
+  for (const auto& [rank, pr] : by_rank) {
+    std::string host = rank < static_cast<int>(ranks.size()) ? ranks[rank].host : "?";
+    sink.add(Severity::kError, fmt::format("rank {} on {}", rank, host),
+             fmt::format("rank {} on {} received wrong data in {} of {} checked results, first in {} {} {}", rank, host,
+                         pr.failed, checked, pr.first["collective"].get<std::string>(),
+                         pr.first["dtype"].get<std::string>(), format_size(pr.first["size_bytes"].get<uint64_t>())),
+             "re-run that collective and size with -c 10 to see whether it repeats; suspect this node's memory, GPU or "
+             "NIC",
+             {{"rank", rank}, {"failed_checks", pr.failed}, {"checked", checked}, {"first", pr.first}});
+  }
+}
+
+}  // namespace fabscope

@@ -1,0 +1,34 @@
+// The sweep.*, p2p.* and counters.* rules, in the order their findings are reported.
+// A new rule: its function in diag/rules/<name>.cpp, one declaration and one row here,
+// its file in src/CMakeLists.txt, and a paragraph in the README's findings list.
+#include "diag/rules.h"
+
+namespace fabscope {
+
+void check_sweep_wrong_results(const SweepContext&, FindingSink&);
+void check_p2p_slow_host(const P2pSizeContext&, FindingSink&);
+void check_p2p_slow_link(const P2pSizeContext&, FindingSink&);
+void check_counters_foreign_traffic(const CounterContext&, FindingSink&);
+
+namespace {
+
+constexpr Rule<SweepContext> kSweepRules[] = {
+    {"sweep.wrong_results", "a rank that received wrong data", check_sweep_wrong_results},
+};
+
+constexpr Rule<P2pSizeContext> kP2pRules[] = {
+    {"p2p.slow_host", "a host whose links are all slow at one size", check_p2p_slow_host},
+    {"p2p.slow_link", "one slow link that no slow host explains", check_p2p_slow_link},
+};
+
+constexpr Rule<CounterContext> kCounterRules[] = {
+    {"counters.foreign_traffic", "interface traffic beyond what fabscope moved", check_counters_foreign_traffic},
+};
+
+}  // namespace
+
+std::span<const Rule<SweepContext>> sweep_rules() { return kSweepRules; }
+std::span<const Rule<P2pSizeContext>> p2p_rules() { return kP2pRules; }
+std::span<const Rule<CounterContext>> counter_rules() { return kCounterRules; }
+
+}  // namespace fabscope

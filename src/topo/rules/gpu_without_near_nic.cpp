@@ -1,0 +1,37 @@
+// topo.gpu_without_near_nic: a GPU with no NIC at PIX or PXB. A warning when other
+// GPUs of the host have a nearer one (this GPU's traffic crosses the CPU interconnect),
+// info when no GPU of the host has one.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "topo/rules.h"
+
+namespace fabscope::topo {
+
+void check_gpu_without_near_nic(const HostContext& c, FindingSink& sink) {
+  PathClass host_best = PathClass::kUnknown;
+  for (const GpuMapping& m : c.mappings) {
+    if (!m.best_nics.empty() && (host_best == PathClass::kUnknown || better(m.best_path, host_best))) {
+      host_best = m.best_path;
+    }
+  }
+  for (int g : c.paths.order) {
+    const GpuMapping& m = c.mappings[g];
+    if (m.best_nics.empty() || near(m.best_path)) continue;
+    bool worse = better(host_best, m.best_path);
+    sink.add(worse ? Severity::kWarning : Severity::kInfo, c.subject(fmt::format("GPU {}", m.gpu)),
+             fmt::format("GPU {} on {} has no NIC at PIX or PXB: the nearest, {}, is {}{}", m.gpu, c.label(),
+                         fmt::join(m.best_nics, ", "), path_name(m.best_path),
+                         worse ? fmt::format(" while other GPUs here have one at {}", path_name(host_best)) : ""),
+             worse ? "this GPU's traffic crosses the CPU interconnect: expect it to be the slowest rank; place the "
+                     "job's ranks on GPUs with a near NIC or add a NIC on this socket"
+                   : "every GPU here reaches the network through the CPU: GPUDirect RDMA cannot be used",
+             {{"host", c.host.host},
+              {"gpu", m.gpu},
+              {"nearest_nics", m.best_nics},
+              {"path", path_name(m.best_path)},
+              {"best_path_on_host", path_name(host_best)}});
+  }
+}
+
+}  // namespace fabscope::topo

@@ -1,0 +1,50 @@
+// topo.port_degraded: an active port below --expect-rate, or below 0.9 of the median
+// of its peers (the GPUs' near NICs; every RDMA port where no GPU path is known).
+#include <fmt/format.h>
+
+#include "core/stats.h"
+#include "topo/rules.h"
+
+namespace fabscope::topo {
+
+void check_port_degraded(const HostContext& c, FindingSink& sink) {
+  struct Rated {
+    std::string nic;
+    int port;
+    double rate;
+  };
+  const std::set<std::string> near_nics = c.near_nics();
+  std::vector<Rated> rated;
+  for (int n : c.paths.pool) {
+    const Nic& nic = c.host.nics[n];
+    if (!near_nics.empty() && !near_nics.count(nic.name)) continue;
+    for (const Port& p : nic.ports) {
+      if (!p.state.empty() && p.state != "ACTIVE") continue;
+      double r = p.rate_gbits > 0 ? p.rate_gbits : 0;
+      if (r > 0) rated.push_back({nic.name, p.number, r});
+    }
+    if (nic.ports.empty() && nic.speed_gbits > 0) rated.push_back({nic.name, 1, nic.speed_gbits});
+  }
+  std::vector<double> rates;
+  for (const Rated& r : rated) rates.push_back(r.rate);
+  const double med = median(rates);
+  const double expect = c.options.expect_rate_gbits;
+  for (const Rated& r : rated) {
+    bool below_expect = expect > 0 && r.rate < expect;
+    bool below_peers = rated.size() >= 2 && r.rate < 0.9 * med;
+    if (!below_expect && !below_peers) continue;
+    sink.add(Severity::kWarning, c.subject(fmt::format("NIC {} port {}", r.nic, r.port)),
+             fmt::format("{} port {} on {} runs at {:g} Gb/s, below {}", r.nic, r.port, c.label(), r.rate,
+                         below_expect ? fmt::format("the expected {:g} Gb/s", expect)
+                                      : fmt::format("its peers' median of {:g} Gb/s", med)),
+             "a link trained at a lower speed or width: reseat or replace the cable, check `ibstat` / ethtool",
+             {{"host", c.host.host},
+              {"nic", r.nic},
+              {"port", r.port},
+              {"rate_gbits", r.rate},
+              {"peers_median_gbits", med},
+              {"expected_gbits", expect}});
+  }
+}
+
+}  // namespace fabscope::topo
