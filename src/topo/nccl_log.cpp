@@ -8,7 +8,11 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <iterator>
 #include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/stats.h"
 #include "core/text.h"
@@ -45,16 +49,212 @@ bool rank_dev(std::string_view s, int& rank, int& dev) {
   return to_int(s.substr(0, lb), rank) && to_int(s.substr(lb + 1, s.size() - lb - 2), dev);
 }
 
-}  // namespace
+struct PciLink {
+  std::string node;
+  double gbytes;
+};
 
-Status parse_nccl_log(std::string_view text, std::string_view source, TopologySet& set) {
-  int nccl_lines = 0;
+// What one log's lines build up across lines.
+struct ParseState {
   std::map<std::string, std::vector<std::string>> nets_of;  // "host:pid" -> NET/IB list
-  struct PciLink {
-    std::string node;
-    double gbytes;
-  };
-  std::map<std::string, std::vector<PciLink>> pci_links;  // host -> links of its GRAPH dump
+  std::map<std::string, std::vector<PciLink>> pci_links;    // host -> links of its GRAPH dump
+};
+
+// One NCCL line, its prefix "HOST:PID:TID [DEV]" split.
+struct LogLine {
+  std::string_view msg;  // what follows " NCCL INFO " (or " NCCL WARN ")
+  std::string host;
+  std::string proc;  // "host:pid": the process, whose NET/IB list its channels index
+  int dev = -1;      // [DEV], -1 when it is not a number
+  HostTopology& h;   // the host's model
+};
+
+// One kind of NCCL line: whether a message is of this kind, and what it adds to the
+// model. `apply` may return early, skipping a malformed line.
+struct LinePattern {
+  std::string_view name;
+  bool (*matches)(std::string_view msg);
+  void (*apply)(const LogLine& line, ParseState& state);
+};
+
+// "NCCL_IB_HCA set to mlx5_0,mlx5_1": the NCCL_IB_HCA in effect.
+bool is_ib_hca(std::string_view msg) { return msg.starts_with("NCCL_IB_HCA set to "); }
+void apply_ib_hca(const LogLine& line, ParseState& /*state*/) {
+  const std::string_view msg = line.msg;
+  HostTopology& h = line.h;
+  std::string v(msg.substr(19));
+  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.pop_back();
+  h.nccl_ib_hca = v;
+}
+
+// "NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [RO]; OOB ...": the process's NET/IB
+// list, its NICs and ports.
+bool is_net_ib_using(std::string_view msg) { return msg.starts_with("NET/IB : Using "); }
+void apply_net_ib_using(const LogLine& line, ParseState& state) {
+  const std::string_view msg = line.msg;
+  HostTopology& h = line.h;
+  std::vector<std::string> list;
+  std::string_view rest = msg.substr(15);
+  size_t semi = rest.find(';');
+  if (semi != std::string_view::npos) rest = rest.substr(0, semi);
+  size_t i = 0;
+  while (i < rest.size()) {
+    size_t lbk = rest.find('[', i);
+    if (lbk == std::string_view::npos) break;
+    size_t rbk = rest.find(']', lbk);
+    if (rbk == std::string_view::npos) break;
+    int idx = 0;
+    if (!to_int(rest.substr(lbk + 1, rbk - lbk - 1), idx)) {  // [RO] and the like
+      i = rbk + 1;
+      continue;
+    }
+    size_t end = rest.find(' ', rbk);
+    std::string_view dev_spec =
+        rest.substr(rbk + 1, end == std::string_view::npos ? std::string_view::npos : end - rbk - 1);
+    // mlx5_0:1/RoCE
+    size_t colon = dev_spec.find(':');
+    size_t slash = dev_spec.find('/');
+    std::string name(dev_spec.substr(0, std::min(colon, slash)));
+    int port = 1;
+    if (colon != std::string_view::npos) {
+      std::string_view ps =
+          dev_spec.substr(colon + 1, slash == std::string_view::npos ? std::string_view::npos : slash - colon - 1);
+      if (!to_int(ps, port)) port = 1;
+    }
+    std::string layer;
+    if (slash != std::string_view::npos) {
+      std::string_view l = dev_spec.substr(slash + 1);
+      layer = l == "RoCE" ? "Ethernet" : l == "IB" ? "InfiniBand" : std::string(l);
+    }
+    if (!name.empty() && idx >= 0 && idx < 1024) {
+      if (list.size() <= static_cast<size_t>(idx)) list.resize(idx + 1);
+      list[idx] = name;
+      Nic& n = h.add_nic(name);
+      n.rdma = true;
+      auto p = std::find_if(n.ports.begin(), n.ports.end(), [&](const Port& x) { return x.number == port; });
+      if (p == n.ports.end()) {
+        n.ports.push_back({port, "ACTIVE", 0, layer, ""});
+      } else {
+        p->state = "ACTIVE";
+        if (!layer.empty()) p->link_layer = layer;
+      }
+    }
+    i = end == std::string_view::npos ? rest.size() : end;
+  }
+  state.nets_of[line.proc] = list;
+  if (h.nccl_nets.empty()) h.nccl_nets = list;
+}
+
+// "ncclCommInitRank comm 0x5654997a1f80 rank 9 nranks 16 cudaDev 1 nvmlDev 1 busId
+// 2a000 ...": a rank's GPU and its bus id.
+bool is_comm_init_rank(std::string_view msg) {
+  return msg.find("ncclCommInitRank") != std::string_view::npos && msg.find("cudaDev") != std::string_view::npos;
+}
+void apply_comm_init_rank(const LogLine& line, ParseState& /*state*/) {
+  const std::string_view msg = line.msg;
+  HostTopology& h = line.h;
+  int rank = -1;
+  int cuda = -1;
+  std::string_view bus = word_after(msg, "busId");
+  if (to_int(word_after(msg, "rank"), rank) && to_int(word_after(msg, "cudaDev"), cuda) && cuda >= 0 && cuda < 4096) {
+    Gpu& g = h.add_gpu(cuda);
+    g.nccl_rank = rank;
+    std::string b = normalize_busid(bus);
+    if (!b.empty()) g.busid = b;
+  }
+}
+
+// "Channel 05/0 : 14[6] -> 5[5] [receive] via NET/IB/5/GDRDMA": the NIC (and
+// GPUDirect RDMA) of one channel of a rank's GPU.
+bool is_channel_via_net(std::string_view msg) {
+  return msg.starts_with("Channel ") && msg.find(" via NET/") != std::string_view::npos;
+}
+void apply_channel_via_net(const LogLine& line, ParseState& state) {
+  const std::string_view msg = line.msg;
+  HostTopology& h = line.h;
+  size_t colon = msg.find(" : ");
+  size_t arrow = msg.find(" -> ");
+  size_t via = msg.find(" via NET/");
+  if (colon == std::string_view::npos || arrow == std::string_view::npos || arrow < colon) return;
+  std::string_view left = msg.substr(colon + 3, arrow - colon - 3);
+  std::string_view right_and = msg.substr(arrow + 4);
+  std::string_view right = right_and.substr(0, right_and.find(' '));
+  bool send = msg.find("[send]") != std::string_view::npos;
+  int lrank = -1, ldev = -1, rrank = -1, rdev = -1;
+  if (!rank_dev(left, lrank, ldev) || !rank_dev(right, rrank, rdev)) return;
+  int rank = send ? lrank : rrank;
+  int gpu = send ? ldev : rdev;
+  std::string_view path = msg.substr(via + 9);  // IB/5/GDRDMA or IB/1(2)/GDRDMA
+  size_t s1 = path.find('/');
+  if (s1 == std::string_view::npos) return;
+  std::string_view idx_s = path.substr(s1 + 1);
+  size_t s2 = idx_s.find('/');
+  bool gdr = s2 != std::string_view::npos && idx_s.substr(s2).find("GDRDMA") != std::string_view::npos;
+  idx_s = idx_s.substr(0, s2);
+  if (size_t paren = idx_s.find('('); paren != std::string_view::npos) idx_s = idx_s.substr(0, paren);
+  size_t end = 0;
+  while (end < idx_s.size() && std::isdigit(static_cast<unsigned char>(idx_s[end]))) ++end;
+  int k = -1;
+  if (!to_int(idx_s.substr(0, end), k)) return;
+  const std::vector<std::string>* list = state.nets_of.count(line.proc) ? &state.nets_of[line.proc] : &h.nccl_nets;
+  std::string nic = k >= 0 && k < static_cast<int>(list->size()) ? (*list)[k] : std::string();
+  auto u = std::find_if(h.uses.begin(), h.uses.end(), [&](const NicUse& x) {
+    return x.gpu == gpu && x.rank == rank && x.net_index == k && x.gdr == gdr && x.nic == nic;
+  });
+  if (u == h.uses.end()) {
+    h.uses.push_back({gpu, rank, nic, k, gdr, 1});
+  } else {
+    ++u->channels;
+  }
+}
+
+// "NET/IB : GPU Direct RDMA Enabled for HCA 0 'mlx5_0'": GPUDirect RDMA of one NIC.
+bool is_gpu_direct_rdma(std::string_view msg) { return msg.starts_with("NET/IB : GPU Direct RDMA "); }
+void apply_gpu_direct_rdma(const LogLine& line, ParseState& /*state*/) {
+  const std::string_view msg = line.msg;
+  HostTopology& h = line.h;
+  bool enabled = msg.find("Enabled") != std::string_view::npos;
+  size_t q1 = msg.find('\'');
+  size_t q2 = q1 == std::string_view::npos ? q1 : msg.find('\'', q1 + 1);
+  if (q2 != std::string_view::npos) h.add_nic(msg.substr(q1 + 1, q2 - q1 - 1)).gdr = enabled;
+}
+
+// GRAPH system dump: "+ PCI[0.2] - PCI/0-65000 (...)", one PCI link and its bandwidth.
+std::string_view without_leading_spaces(std::string_view m) {
+  while (!m.empty() && m.front() == ' ') m.remove_prefix(1);
+  return m;
+}
+bool is_graph_pci_link(std::string_view msg) { return without_leading_spaces(msg).starts_with("+ PCI["); }
+void apply_graph_pci_link(const LogLine& line, ParseState& state) {
+  const std::string_view m = without_leading_spaces(line.msg);
+  size_t close = m.find(']');
+  size_t dash = m.find(" - ");
+  if (close == std::string_view::npos || dash == std::string_view::npos) return;
+  double bw = 0;
+  std::string_view num = m.substr(6, close - 6);
+  auto r = std::from_chars(num.data(), num.data() + num.size(), bw);
+  if (r.ec != std::errc() || bw < 0) return;
+  std::string_view node = m.substr(dash + 3);
+  node = node.substr(0, node.find(' '));
+  state.pci_links[line.host].push_back({std::string(node), bw});
+}
+
+// The kinds of line, tried in this order; the first that matches applies. A new kind
+// is one more function and one more entry here.
+constexpr LinePattern kLinePatterns[] = {
+    {"ib_hca", is_ib_hca, apply_ib_hca},
+    {"net_ib_using", is_net_ib_using, apply_net_ib_using},
+    {"comm_init_rank", is_comm_init_rank, apply_comm_init_rank},
+    {"channel_via_net", is_channel_via_net, apply_channel_via_net},
+    {"gpu_direct_rdma", is_gpu_direct_rdma, apply_gpu_direct_rdma},
+    {"graph_pci_link", is_graph_pci_link, apply_graph_pci_link},
+};
+
+// parse_nccl_log, counting in `hits` (when given, one per entry of kLinePatterns) the
+// lines of each kind.
+Status parse_lines(std::string_view text, std::string_view source, TopologySet& set, std::vector<int>* hits) {
+  int nccl_lines = 0;
+  ParseState state;
   LineReader lines(text);
   std::string_view line;
   while (lines.next(line)) {
@@ -89,135 +289,17 @@ Status parse_nccl_log(std::string_view text, std::string_view source, TopologySe
       }
     }
 
-    if (msg.starts_with("NCCL_IB_HCA set to ")) {
-      std::string v(msg.substr(19));
-      while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.pop_back();
-      h.nccl_ib_hca = v;
-    } else if (msg.starts_with("NET/IB : Using ")) {
-      std::vector<std::string> list;
-      std::string_view rest = msg.substr(15);
-      size_t semi = rest.find(';');
-      if (semi != std::string_view::npos) rest = rest.substr(0, semi);
-      size_t i = 0;
-      while (i < rest.size()) {
-        size_t lbk = rest.find('[', i);
-        if (lbk == std::string_view::npos) break;
-        size_t rbk = rest.find(']', lbk);
-        if (rbk == std::string_view::npos) break;
-        int idx = 0;
-        if (!to_int(rest.substr(lbk + 1, rbk - lbk - 1), idx)) {  // [RO] and the like
-          i = rbk + 1;
-          continue;
-        }
-        size_t end = rest.find(' ', rbk);
-        std::string_view dev_spec =
-            rest.substr(rbk + 1, end == std::string_view::npos ? std::string_view::npos : end - rbk - 1);
-        // mlx5_0:1/RoCE
-        size_t colon = dev_spec.find(':');
-        size_t slash = dev_spec.find('/');
-        std::string name(dev_spec.substr(0, std::min(colon, slash)));
-        int port = 1;
-        if (colon != std::string_view::npos) {
-          std::string_view ps =
-              dev_spec.substr(colon + 1, slash == std::string_view::npos ? std::string_view::npos : slash - colon - 1);
-          if (!to_int(ps, port)) port = 1;
-        }
-        std::string layer;
-        if (slash != std::string_view::npos) {
-          std::string_view l = dev_spec.substr(slash + 1);
-          layer = l == "RoCE" ? "Ethernet" : l == "IB" ? "InfiniBand" : std::string(l);
-        }
-        if (!name.empty() && idx >= 0 && idx < 1024) {
-          if (list.size() <= static_cast<size_t>(idx)) list.resize(idx + 1);
-          list[idx] = name;
-          Nic& n = h.add_nic(name);
-          n.rdma = true;
-          auto p = std::find_if(n.ports.begin(), n.ports.end(), [&](const Port& x) { return x.number == port; });
-          if (p == n.ports.end()) {
-            n.ports.push_back({port, "ACTIVE", 0, layer, ""});
-          } else {
-            p->state = "ACTIVE";
-            if (!layer.empty()) p->link_layer = layer;
-          }
-        }
-        i = end == std::string_view::npos ? rest.size() : end;
-      }
-      nets_of[proc] = list;
-      if (h.nccl_nets.empty()) h.nccl_nets = list;
-    } else if (msg.find("ncclCommInitRank") != std::string_view::npos &&
-               msg.find("cudaDev") != std::string_view::npos) {
-      int rank = -1;
-      int cuda = -1;
-      std::string_view bus = word_after(msg, "busId");
-      if (to_int(word_after(msg, "rank"), rank) && to_int(word_after(msg, "cudaDev"), cuda) && cuda >= 0 &&
-          cuda < 4096) {
-        Gpu& g = h.add_gpu(cuda);
-        g.nccl_rank = rank;
-        std::string b = normalize_busid(bus);
-        if (!b.empty()) g.busid = b;
-      }
-    } else if (msg.starts_with("Channel ") && msg.find(" via NET/") != std::string_view::npos) {
-      // Channel 05/0 : 14[6] -> 5[5] [receive] via NET/IB/5/GDRDMA
-      size_t colon = msg.find(" : ");
-      size_t arrow = msg.find(" -> ");
-      size_t via = msg.find(" via NET/");
-      if (colon == std::string_view::npos || arrow == std::string_view::npos || arrow < colon) continue;
-      std::string_view left = msg.substr(colon + 3, arrow - colon - 3);
-      std::string_view right_and = msg.substr(arrow + 4);
-      std::string_view right = right_and.substr(0, right_and.find(' '));
-      bool send = msg.find("[send]") != std::string_view::npos;
-      int lrank = -1, ldev = -1, rrank = -1, rdev = -1;
-      if (!rank_dev(left, lrank, ldev) || !rank_dev(right, rrank, rdev)) continue;
-      int rank = send ? lrank : rrank;
-      int gpu = send ? ldev : rdev;
-      std::string_view path = msg.substr(via + 9);  // IB/5/GDRDMA or IB/1(2)/GDRDMA
-      size_t s1 = path.find('/');
-      if (s1 == std::string_view::npos) continue;
-      std::string_view idx_s = path.substr(s1 + 1);
-      size_t s2 = idx_s.find('/');
-      bool gdr = s2 != std::string_view::npos && idx_s.substr(s2).find("GDRDMA") != std::string_view::npos;
-      idx_s = idx_s.substr(0, s2);
-      if (size_t paren = idx_s.find('('); paren != std::string_view::npos) idx_s = idx_s.substr(0, paren);
-      size_t end = 0;
-      while (end < idx_s.size() && std::isdigit(static_cast<unsigned char>(idx_s[end]))) ++end;
-      int k = -1;
-      if (!to_int(idx_s.substr(0, end), k)) continue;
-      const std::vector<std::string>* list = nets_of.count(proc) ? &nets_of[proc] : &h.nccl_nets;
-      std::string nic = k >= 0 && k < static_cast<int>(list->size()) ? (*list)[k] : std::string();
-      auto u = std::find_if(h.uses.begin(), h.uses.end(), [&](const NicUse& x) {
-        return x.gpu == gpu && x.rank == rank && x.net_index == k && x.gdr == gdr && x.nic == nic;
-      });
-      if (u == h.uses.end()) {
-        h.uses.push_back({gpu, rank, nic, k, gdr, 1});
-      } else {
-        ++u->channels;
-      }
-    } else if (msg.starts_with("NET/IB : GPU Direct RDMA ")) {
-      bool enabled = msg.find("Enabled") != std::string_view::npos;
-      size_t q1 = msg.find('\'');
-      size_t q2 = q1 == std::string_view::npos ? q1 : msg.find('\'', q1 + 1);
-      if (q2 != std::string_view::npos) h.add_nic(msg.substr(q1 + 1, q2 - q1 - 1)).gdr = enabled;
-    } else {
-      // GRAPH system dump: "+ PCI[0.2] - PCI/0-65000 (...)".
-      std::string_view m = msg;
-      while (!m.empty() && m.front() == ' ') m.remove_prefix(1);
-      if (m.starts_with("+ PCI[")) {
-        size_t close = m.find(']');
-        size_t dash = m.find(" - ");
-        if (close == std::string_view::npos || dash == std::string_view::npos) continue;
-        double bw = 0;
-        std::string_view num = m.substr(6, close - 6);
-        auto r = std::from_chars(num.data(), num.data() + num.size(), bw);
-        if (r.ec != std::errc() || bw < 0) continue;
-        std::string_view node = m.substr(dash + 3);
-        node = node.substr(0, node.find(' '));
-        pci_links[host].push_back({std::string(node), bw});
-      }
+    const LogLine log_line{msg, std::move(host), std::move(proc), dev, h};
+    for (size_t k = 0; k < std::size(kLinePatterns); ++k) {
+      if (!kLinePatterns[k].matches(msg)) continue;
+      if (hits != nullptr) ++(*hits)[k];
+      kLinePatterns[k].apply(log_line, state);
+      break;
     }
   }
   if (nccl_lines == 0)
     return Status::Invalid(fmt::format("{}: no NCCL INFO lines found (HOST:PID:TID [DEV] NCCL INFO ...)", source));
-  for (const auto& [host, links] : pci_links) {
+  for (const auto& [host, links] : state.pci_links) {
     std::vector<double> bws;
     for (const PciLink& l : links) bws.push_back(l.gbytes);
     double med = median(bws);
@@ -227,6 +309,21 @@ Status parse_nccl_log(std::string_view text, std::string_view source, TopologySe
     }
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status parse_nccl_log(std::string_view text, std::string_view source, TopologySet& set) {
+  return parse_lines(text, source, set, nullptr);
+}
+
+std::vector<std::pair<std::string_view, int>> count_nccl_log_lines(std::string_view text) {
+  std::vector<int> hits(std::size(kLinePatterns), 0);
+  TopologySet set;
+  (void)parse_lines(text, "count", set, &hits);
+  std::vector<std::pair<std::string_view, int>> out;
+  for (size_t k = 0; k < std::size(kLinePatterns); ++k) out.emplace_back(kLinePatterns[k].name, hits[k]);
+  return out;
 }
 
 Status read_nccl_log(const std::string& path, TopologySet& set) {

@@ -10,6 +10,8 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/atomic_file.h"
 #include "core/status.h"
@@ -39,6 +41,10 @@ Status read_nvidia_smi_topo(const std::string& path, TopologySet& set);
 // prompts and other programs' output in between are skipped).
 Status parse_nccl_log(std::string_view text, std::string_view source, TopologySet& set);
 Status read_nccl_log(const std::string& path, TopologySet& set);
+// The kinds of NCCL line parse_nccl_log reads, in the order it tries them, each with
+// the number of lines of `text` it took as that kind (for tests: which kinds real logs
+// have).
+std::vector<std::pair<std::string_view, int>> count_nccl_log_lines(std::string_view text);
 
 // Output of RDMA tools as pasted in a terminal session: ibdev2netdev, `ip -br a`,
 // ibv_devinfo, show_gids, and `ls -l /sys/class/infiniband` (device -> PCI path);

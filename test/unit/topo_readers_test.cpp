@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "topo/readers.h"
 #include "topo/xml.h"
@@ -350,6 +351,35 @@ TEST(TopoNcclLog, EightRailsAndGraphDump) {
   EXPECT_DOUBLE_EQ(vm.slow_pci_links[0].peer_median_gbytes, 48.0);
   TopologySet none;
   EXPECT_NE(parse_nccl_log("hello\nworld\n", "l.log", none).message().find("no NCCL INFO lines"), std::string::npos);
+}
+
+// Every kind of line the parser reads is one the real logs have (a kind no fixture has
+// is listed here, with a line of its form, until a fixture brings one).
+TEST(TopoNcclLog, EveryLineKindIsInTheRealLogs) {
+  const std::map<std::string_view, std::string_view> not_in_fixtures = {
+      {"gpu_direct_rdma", "node1:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Enabled for HCA 0 'mlx5_0'"}};
+  std::map<std::string_view, int> seen;
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kDir + "/nccl-logs")) {
+    auto text = read_file(entry.path().string());
+    ASSERT_TRUE(text.ok()) << text.status().message();
+    ++files;
+    for (const auto& [kind, lines] : count_nccl_log_lines(*text)) seen[kind] += lines;
+  }
+  ASSERT_GT(files, 0);
+  ASSERT_FALSE(seen.empty());
+  for (const auto& [kind, line] : not_in_fixtures) EXPECT_EQ(seen.count(kind), 1u) << kind << " is no kind of line";
+  for (const auto& [kind, lines] : seen) {
+    auto absent = not_in_fixtures.find(kind);
+    if (absent == not_in_fixtures.end()) {
+      EXPECT_GT(lines, 0) << kind << ": no line of the fixture logs is of this kind";
+      continue;
+    }
+    EXPECT_EQ(lines, 0) << kind << " is in the fixture logs now: drop it from not_in_fixtures";
+    int hit = 0;
+    for (const auto& [k, n] : count_nccl_log_lines(absent->second)) hit += k == kind ? n : 0;
+    EXPECT_EQ(hit, 1) << kind;
+  }
 }
 
 // ---- RDMA tool output and env files ----
