@@ -1,14 +1,30 @@
 #include <fmt/format.h>
 
-#include "app/commands.h"
+#include <cstdio>
+
+#include "app/command.h"
 #include "backend/registry.h"
 #include "fabscope/version.h"
 
 namespace fabscope {
 
 namespace {
+
 std::string found(const char* v) { return *v ? v : "not found"; }
+
+// `fabscope backends`: each backend, compiled? usable here? if not, why.
+class BackendsCommand final : public Command {
+ public:
+  void add_options(CLI::App&) override {}
+  CommandOutcome run(const CommonOptions&, int*, char***) override {
+    std::fputs(backends_text().c_str(), stdout);
+    return {};
+  }
+};
+
 }  // namespace
+
+std::unique_ptr<Command> make_backends_command() { return std::make_unique<BackendsCommand>(); }
 
 std::string version_text() {
   std::string backends;

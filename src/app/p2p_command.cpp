@@ -1,115 +1,116 @@
+// `fabscope p2p`: perftest's measurements across many links at once, under mpirun.
 #include <fmt/format.h>
 
 #include <cstdio>
 
-#include "app/commands.h"
+#include "app/command.h"
 #include "app/run_context.h"
-#include "backend/registry.h"
-#include "core/atomic_file.h"
-#include "core/clock.h"
 #include "core/sizes.h"
 #include "diag/findings.h"
-#include "diag/net_counters.h"
 #include "p2p/p2p.h"
-#include "report/p2p_table.h"
-#include "report/report_json.h"
-#include "report/summary.h"
 
 namespace fabscope {
 
 namespace {
 
-Result<P2pOptions> build_p2p_options(const P2pCommand& cmd) {
+class P2pCommand final : public Command {
+ public:
+  void add_options(CLI::App& app) override {
+    app.add_option("--pattern", pattern_,
+                   "ring (every rank to the next, at once) or pairs (round-robin rounds covering every pair)");
+    app.add_option("--pair", pair_, "One pair of ranks, e.g. 0,5");
+    app.add_option("--mode", mode_, "bw (unidirectional), bibw (bidirectional) or lat (ping-pong)");
+    app.add_option("-s,--size", size_, "Message size (default 64K for bandwidth, 2 for latency)");
+    app.add_flag("-a,--all", all_sizes_, "Every power of two from 2 bytes to 8 MiB");
+    app.add_option("-n,--iters", iters_, "Messages per link and size (default 1000)");
+    app.add_option("-w,--warmup_iters", warmup_iters_, "Warm-up messages per link and size (default 50)");
+    app.add_option("--window", window_, "Messages in flight per flow in bandwidth modes (default 64)");
+    app.add_option("--repeats", repeats_, "Measure each round this many times in a row (default 1)");
+  }
+
+  CommandOutcome run(const CommonOptions& common, int* argc, char*** argv) override;
+
+ private:
+  Result<P2pOptions> build_options(double timeout_s) const;
+
+  std::string pattern_ = "ring";
+  std::optional<std::string> pair_;  // "A,B": one pair (implies pattern pair)
+  std::string mode_ = "bw";
+  std::optional<std::string> size_;  // -s; default 64K for bandwidth, 2 for latency (perftest's)
+  bool all_sizes_ = false;           // -a: 2 bytes to 8 MiB, powers of two (perftest's)
+  std::optional<int> iters_;         // -n; default 1000
+  int warmup_iters_ = 50;
+  int window_ = 64;
+  int repeats_ = 1;
+};
+
+Result<P2pOptions> P2pCommand::build_options(double timeout_s) const {
   P2pOptions o;
-  auto mode = p2p_mode_from_name(cmd.mode);
+  auto mode = p2p_mode_from_name(mode_);
   if (!mode.ok()) return mode.status();
   o.mode = *mode;
-  if (cmd.pair) {
+  if (pair_) {
     int a = -1, b = -1;
     char tail = 0;
-    if (std::sscanf(cmd.pair->c_str(), "%d,%d%c", &a, &b, &tail) != 2) {
-      return Status::Invalid(fmt::format("--pair '{}' is not two ranks like 0,5", *cmd.pair));
+    if (std::sscanf(pair_->c_str(), "%d,%d%c", &a, &b, &tail) != 2) {
+      return Status::Invalid(fmt::format("--pair '{}' is not two ranks like 0,5", *pair_));
     }
     o.pattern = P2pPattern::kPair;
     o.pair = {a, b};
   } else {
-    auto pattern = p2p_pattern_from_name(cmd.pattern);
+    auto pattern = p2p_pattern_from_name(pattern_);
     if (!pattern.ok()) return pattern.status();
     if (*pattern == P2pPattern::kPair) return Status::Invalid("--pattern pair needs --pair A,B");
     o.pattern = *pattern;
   }
   const bool latency = o.mode == P2pMode::kLatency;
-  if (cmd.all_sizes && cmd.size) return Status::Invalid("give either -s SIZE or -a, not both");
-  if (cmd.all_sizes) {
+  if (all_sizes_ && size_) return Status::Invalid("give either -s SIZE or -a, not both");
+  if (all_sizes_) {
     o.sizes.clear();
     for (uint64_t s = 2; s <= (8u << 20); s *= 2) o.sizes.push_back(s);
   } else {
-    auto size = parse_size(cmd.size.value_or(latency ? "2" : "64K"), "-s/--size");
+    auto size = parse_size(size_.value_or(latency ? "2" : "64K"), "-s/--size");
     if (!size.ok()) return size.status();
     o.sizes = {*size};
   }
-  o.iters = cmd.iters.value_or(1000);
-  o.warmup_iters = cmd.warmup_iters;
-  o.window = cmd.window;
-  o.repeats = cmd.repeats;
-  o.timeout_s = cmd.timeout_s;
+  o.iters = iters_.value_or(1000);
+  o.warmup_iters = warmup_iters_;
+  o.window = window_;
+  o.repeats = repeats_;
+  o.timeout_s = timeout_s;
   return o;
+}
+
+CommandOutcome P2pCommand::run(const CommonOptions& common, int* argc, char*** argv) {
+  auto options = build_options(common.timeout_s);
+  auto job = start_job(
+      argc, argv, [&](const RankContext& c) { return options.ok() ? validate(*options, c.size()) : options.status(); },
+      common.backend, common);
+  if (!job.ok()) return {job.status()};
+  const RankContext& ctx = *job->ctx;
+  const Logger& log = job->log;
+  const BackendEntry* entry = job->backend;
+  auto transport = entry->create_transport(ctx, common.backend_options, log);
+  if (Status s = agree_or_report(ctx, transport.ok() ? Status::Ok() : transport.status()); !s.ok()) return {s};
+
+  Report report;
+  Memory* memory = (*transport)->memory();
+  report.context = make_run_context(ctx, entry->name, (*transport)->library(), memory ? memory->kind() : "host",
+                                    common.command_line);
+  report.context.nccl_debug = nccl_debug_log(ctx, common.backend_options);
+  job->out->on_start(report);
+  Progress progress(ctx.rank() == 0 && Progress::wanted());
+  auto section = run_p2p(ctx, **transport, *options, &progress, &report.counters);
+  if (!section.ok()) end_job_on_failure(*job, progress, section.status());
+  section->backend = std::string(entry->name);
+  report.p2p = std::move(*section);
+  add_p2p_findings(report);
+  add_counter_findings(report);
+  return finish_report(*job->out, report);
 }
 
 }  // namespace
 
-CommandOutcome run_p2p_command(const P2pCommand& cmd, int* argc, char*** argv) {
-  CommandOutcome out;
-  auto options = build_p2p_options(cmd);
-  auto job = start_job(
-      argc, argv, [&](const RankContext& c) { return options.ok() ? validate(*options, c.size()) : options.status(); },
-      cmd.backend, cmd.json_path, cmd.log_level);
-  if (!job.ok()) {
-    out.status = job.status();
-    return out;
-  }
-  const RankContext& ctx = *job->ctx;
-  const Logger& log = job->log;
-  const BackendEntry* entry = job->backend;
-  if (Status s = agree_or_report(ctx, check_backend_options(*entry, cmd.backend_options)); !s.ok()) {
-    out.status = s;
-    return out;
-  }
-  BackendOptions backend_options = cmd.backend_options;
-  backend_options.timeout_s = cmd.timeout_s;
-  auto transport = entry->create_transport(ctx, backend_options, log);
-  if (Status s = agree_or_report(ctx, transport.ok() ? Status::Ok() : transport.status()); !s.ok()) {
-    out.status = s;
-    return out;
-  }
-
-  Report report;
-  Memory* memory = (*transport)->memory();
-  report.context =
-      make_run_context(ctx, entry->name, (*transport)->library(), memory ? memory->kind() : "host", cmd.command_line);
-  report.context.nccl_debug = nccl_debug_log(ctx, cmd.backend_options);
-  Progress progress(ctx.rank() == 0 && Progress::wanted());
-  auto section = run_p2p(ctx, **transport, *options, &progress, &report.counters);
-  if (!section.ok()) {
-    progress.clear();
-    log.error("{}", section.status().message());
-    ctx.abort(exit_code_for(section.status()));
-  }
-  section->backend = std::string(entry->name);
-  report.p2p = std::move(*section);
-  report.context.end_time = utc_timestamp();
-  add_p2p_findings(report);
-  add_counter_findings(report);
-  decide_verdict(report);
-  if (ctx.rank() == 0) {
-    std::fputs((render_p2p(report) + render_summary(report)).c_str(), stdout);
-    std::fflush(stdout);
-    if (cmd.json_path) {
-      out.status = save_report(report, *cmd.json_path);
-      if (!out.status.ok()) print_error(out.status.message());
-    }
-  }
-  return out;
-}
+std::unique_ptr<Command> make_p2p_command() { return std::make_unique<P2pCommand>(); }
 
 }  // namespace fabscope

@@ -1,18 +1,32 @@
-#include "app/commands.h"
-#include "report/p2p_table.h"
+// `fabscope report FILE`: a saved report rendered again, from the JSON alone.
+#include "app/command.h"
+#include "app/run_context.h"
 #include "report/report_json.h"
-#include "report/summary.h"
-#include "report/table.h"
-#include "report/topology_text.h"
 
 namespace fabscope {
 
-Status run_report_command(const ReportCommand& cmd, std::string& out) {
-  auto report = load_report(cmd.path);
-  if (!report.ok()) return report.status();
-  std::string topology = report->topology ? render_topology_text(*report->topology) : "";
-  out = topology + render_tables(*report) + render_p2p(*report) + render_summary(*report);
-  return Status::Ok();
-}
+namespace {
+
+class ReportCommand final : public Command {
+ public:
+  void add_options(CLI::App& app) override {
+    app.add_option("file", path_, "A report written by fabscope --json")->required();
+  }
+  CommandOutcome run(const CommonOptions&, int*, char***) override {
+    auto report = load_report(path_);
+    if (!report.ok()) {
+      print_error(report.status().message());
+      return {report.status()};
+    }
+    return {make_reporters({}, stdout)->finish(*report)};
+  }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_report_command() { return std::make_unique<ReportCommand>(); }
 
 }  // namespace fabscope

@@ -6,7 +6,7 @@
 #include <set>
 
 #include <fmt/format.h>
-#include "app/commands.h"
+#include "app/command.h"
 #include "backend/nccl/nccl_plan.h"
 
 #include "core/atomic_file.h"
@@ -25,7 +25,7 @@ Status agree_or_report(const RankContext& ctx, const Status& local) {
 }
 
 Result<JobStart> start_job(int* argc, char*** argv, const std::function<Status(const RankContext&)>& check_options,
-                           const std::string& backend, const std::optional<std::string>& json_path, LogLevel level) {
+                           const std::string& backend, const CommonOptions& common) {
   auto created = RankContext::create(argc, argv);
   if (!created.ok()) {
     print_error(created.status().message());
@@ -34,9 +34,10 @@ Result<JobStart> start_job(int* argc, char*** argv, const std::function<Status(c
   JobStart job;
   job.ctx = std::move(*created);
   const RankContext& ctx = *job.ctx;
-  job.log = Logger(level, fmt::format("[r{} {}]", ctx.rank(), ctx.host()));
-  // Checks that need no data moved: identical on every rank, except the output file,
-  // which rank 0 alone writes. All ranks agree before going on, so none hangs.
+  job.log = Logger(common.log_level, fmt::format("[r{} {}]", ctx.rank(), ctx.host()));
+  job.out = ctx.rank() == 0 ? make_reporters(common.output_files(), stdout) : make_reporters({}, nullptr);
+  // Checks that need no data moved: identical on every rank, except the outputs, which
+  // rank 0 alone writes. All ranks agree before going on, so none hangs.
   Status local = check_options(ctx);
   if (local.ok()) {
     auto selected = select_backend(backend);
@@ -46,9 +47,27 @@ Result<JobStart> start_job(int* argc, char*** argv, const std::function<Status(c
       local = selected.status();
     }
   }
-  if (local.ok() && json_path && ctx.rank() == 0) local = check_writable(*json_path);
+  if (local.ok()) local = job.out->preflight();
   FABSCOPE_RETURN_IF_ERROR(agree_or_report(ctx, local));
+  // The backend's own options, and --nccl-debug-dir's directory on each rank's host.
+  FABSCOPE_RETURN_IF_ERROR(agree_or_report(ctx, check_backend_options(*job.backend, common.backend_options)));
   return job;
+}
+
+void end_job_on_failure(const JobStart& job, Progress& progress, const Status& status) {
+  progress.clear();
+  job.log.error("{}", status.message());
+  job.ctx->abort(exit_code_for(status));
+}
+
+CommandOutcome finish_report(Reporter& out, Report& report) {
+  CommandOutcome outcome;
+  report.context.end_time = utc_timestamp();
+  decide_verdict(report);
+  outcome.verdict_failed = report.verdict.result != "pass";
+  outcome.status = out.finish(report);
+  if (!outcome.status.ok()) print_error(outcome.status.message());
+  return outcome;
 }
 
 Status check_backend_options(const BackendEntry& backend, const BackendOptions& options) {

@@ -10,22 +10,42 @@
 #include <memory>
 #include <optional>
 
+#include "app/command.h"
 #include "backend/registry.h"
 #include "comm/context.h"
 #include "core/log.h"
+#include "core/progress.h"
 #include "report/report.h"
+#include "report/reporter.h"
 
 namespace fabscope {
 
+// Errors go to stderr as "fabscope: error: ...".
+void print_error(const std::string& message);
+// True when a launcher (mpirun, srun) started this process.
+bool launched_by_mpi();
+// For a bad command line under a launcher: rank 0 prints `message`, then every rank
+// waits for it, so no rank's early exit gets rank 0 killed before it could say why.
+void report_usage_error(const std::string& message, int* argc, char*** argv);
+
 // A measuring command's start: MPI up, the command's own checks, the backend name and
-// the report path agreed usable by every rank. On failure rank 0 has printed why.
+// its options, and the outputs agreed usable by every rank (rank 0 alone writes: it has the reporters
+// for stdout and the files asked for; the others have none). On failure rank 0 has
+// printed why.
 struct JobStart {
   std::unique_ptr<RankContext> ctx;
   const BackendEntry* backend = nullptr;
   Logger log;
+  std::unique_ptr<Reporters> out;
 };
 Result<JobStart> start_job(int* argc, char*** argv, const std::function<Status(const RankContext&)>& check_options,
-                           const std::string& backend, const std::optional<std::string>& json_path, LogLevel level);
+                           const std::string& backend, const CommonOptions& common);
+// A failure in the middle of measuring: the other ranks may be waiting inside a
+// collective, so the whole job ends here, with the failure's exit code.
+[[noreturn]] void end_job_on_failure(const JobStart& job, Progress& progress, const Status& status);
+// The end of a run: the verdict the findings decide, then every output finished
+// (JobStart::out: rank 0's, the others have none); a failure to write one is printed.
+CommandOutcome finish_report(Reporter& out, Report& report);
 // Agrees `local` across ranks; when any failed, rank 0 prints the failure, returned on every rank.
 Status agree_or_report(const RankContext& ctx, const Status& local);
 

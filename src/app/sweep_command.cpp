@@ -1,33 +1,86 @@
+// `fabscope sweep`: nccl-tests' measurement over any backend, under mpirun.
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <cstdlib>
 
-#include "app/commands.h"
+#include "app/command.h"
 #include "app/run_context.h"
-#include "backend/registry.h"
 #include "coll/collective.h"
 #include "comm/context.h"
-#include "core/atomic_file.h"
 #include "core/clock.h"
+#include "core/dtype.h"
 #include "diag/findings.h"
-#include "report/report_json.h"
-#include "report/summary.h"
-#include "report/table.h"
 #include "sweep/sweep.h"
 
 namespace fabscope {
 
 namespace {
 
-Result<SweepOptions> build_options(const SweepCommand& cmd) {
-  SweepOptions o;
-  if (cmd.collectives.empty()) {
-    std::string allowed;
-    for (const auto& c : all_collectives()) allowed += fmt::format("{} ", c.name);
-    return Status::Invalid(fmt::format("name at least one collective to sweep; allowed: {}all", allowed));
+// Tells the outputs about each result as it is measured.
+class ReportingObserver final : public SweepObserver {
+ public:
+  explicit ReportingObserver(Reporter& out) : out_(out) {}
+  void on_sweep_begin(const Sweep& s) override { out_.on_sweep_begin(s); }
+  void on_point(const Sweep& s, const SweepPoint& p) override { out_.on_point(s, p); }
+  void on_sweep_end(const Sweep&) override {}
+
+ private:
+  Reporter& out_;
+};
+
+class SweepCommand final : public Command {
+ public:
+  void add_options(CLI::App& app) override {
+    app.add_option("collectives", collectives_, "Collectives: " + collective_names());
+    app.add_option("-b,--minbytes", min_bytes_, "Smallest size, e.g. 8, 64K, 1M (default 32M)");
+    app.add_option("-e,--maxbytes", max_bytes_, "Largest size (default 32M)");
+    app.add_option("-i,--stepbytes", step_bytes_, "Additive step when -f is 1 (default 1M)");
+    app.add_option("-f,--stepfactor", step_factor_, "Multiplicative step (default 1: use -i)");
+    app.add_option("-n,--iters", iters_, "Timed iterations per size (default 20)");
+    app.add_option("-w,--warmup_iters", warmup_iters_, "Warm-up iterations per size (default 1)");
+    app.add_option("-c,--check", check_iters_, "Verification passes per size; 0 = none (default 1)");
+    app.add_option("-d,--datatype", dtypes_,
+                   fmt::format("{}, a comma list, or all (default float)", data_type_names()));
+    app.add_option("-o,--op", ops_, fmt::format("{}, a comma list, or all (default sum)", reduce_op_names()));
+    app.add_option("-r,--root", root_, "Root rank of broadcast, reduce, gather, scatter (default 0)");
+    app.add_option("-a,--average", average_,
+                   "Time reported across ranks: 0 rank 0, 1 mean, 2 min, 3 max (default 1, as nccl-tests)");
+    app.add_option("-G,--cudagraph", graph_launches_,
+                   "Capture the iterations in a CUDA graph and launch it N times (nccl; default 0: no graph)");
+    app.add_option("-z,--blocking", blocking_,
+                   "0 asynchronous, 1 wait and barrier after each iteration, 2 wait, 3 wait and barrier with the "
+                   "barrier not timed (as nccl-tests; default 0)");
+    app.add_option("--seed", seed_, "Seed of the verification data");
   }
-  for (const std::string& name : cmd.collectives) {
+
+  CommandOutcome run(const CommonOptions& common, int* argc, char*** argv) override;
+
+ private:
+  Result<SweepOptions> build_options(double timeout_s) const;
+
+  std::vector<std::string> collectives_;
+  std::string min_bytes_ = "32M";
+  std::string max_bytes_ = "32M";
+  std::string step_bytes_ = "1M";
+  uint64_t step_factor_ = 1;
+  int iters_ = 20;
+  int warmup_iters_ = 1;
+  int check_iters_ = 1;
+  std::string dtypes_ = "float";
+  std::string ops_ = "sum";
+  int root_ = 0;
+  int average_ = 1;
+  uint64_t seed_ = 0x5eed;
+  int graph_launches_ = 0;  // -G
+  int blocking_ = 0;        // -z
+};
+
+Result<SweepOptions> SweepCommand::build_options(double timeout_s) const {
+  SweepOptions o;
+  if (collectives_.empty()) {
+    return Status::Invalid(fmt::format("name at least one collective to sweep; allowed: {}", collective_names()));
+  }
+  for (const std::string& name : collectives_) {
     if (name == "all") {
       for (const auto& c : all_collectives()) o.collectives.push_back(c.id);
       continue;
@@ -36,104 +89,56 @@ Result<SweepOptions> build_options(const SweepCommand& cmd) {
     if (!c.ok()) return c.status();
     o.collectives.push_back(*c);
   }
-  auto b = parse_size(cmd.min_bytes, "-b/--minbytes");
+  auto b = parse_size(min_bytes_, "-b/--minbytes");
   if (!b.ok()) return b.status();
-  auto e = parse_size(cmd.max_bytes, "-e/--maxbytes");
+  auto e = parse_size(max_bytes_, "-e/--maxbytes");
   if (!e.ok()) return e.status();
-  auto i = parse_size(cmd.step_bytes, "-i/--stepbytes");
+  auto i = parse_size(step_bytes_, "-i/--stepbytes");
   if (!i.ok()) return i.status();
-  o.sizes = {*b, *e, *i, cmd.step_factor};
-  auto types = parse_data_types(cmd.dtypes);
+  o.sizes = {*b, *e, *i, step_factor_};
+  auto types = parse_data_types(dtypes_);
   if (!types.ok()) return types.status();
   o.dtypes = *types;
-  auto ops = parse_reduce_ops(cmd.ops);
+  auto ops = parse_reduce_ops(ops_);
   if (!ops.ok()) return ops.status();
   o.ops = *ops;
-  o.iters = cmd.iters;
-  o.warmup_iters = cmd.warmup_iters;
-  o.check_iters = cmd.check_iters;
-  o.root = cmd.root;
-  if (cmd.average < 0 || cmd.average > 3) {
+  o.iters = iters_;
+  o.warmup_iters = warmup_iters_;
+  o.check_iters = check_iters_;
+  o.root = root_;
+  if (average_ < 0 || average_ > 3) {
     return Status::Invalid(fmt::format(
-        "-a/--average {} is not allowed; use 0 (rank 0), 1 (mean over ranks), 2 (min) or 3 (max)", cmd.average));
+        "-a/--average {} is not allowed; use 0 (rank 0), 1 (mean over ranks), 2 (min) or 3 (max)", average_));
   }
-  o.average = static_cast<RankReduction>(cmd.average);
-  o.seed = cmd.seed;
-  o.timeout_s = cmd.timeout_s;
-  o.graph_launches = cmd.graph_launches;
-  o.blocking = cmd.blocking;
+  o.average = static_cast<RankReduction>(average_);
+  o.seed = seed_;
+  o.timeout_s = timeout_s;
+  o.graph_launches = graph_launches_;
+  o.blocking = blocking_;
   return o;
 }
 
-// Prints the nccl-tests table on rank 0 as results arrive.
-class TablePrinter final : public SweepObserver {
- public:
-  explicit TablePrinter(std::FILE* out) : out_(out) {}
-  void on_sweep_begin(const Sweep& s) override {
-    if (s.collective != current_) {
-      finish();
-      current_ = s.collective;
-      emit(render_group_start(current_));
-    }
-  }
-  void on_point(const Sweep& s, const SweepPoint& p) override {
-    emit(render_row(s, p));
-    footer_.add(p);
-  }
-  void on_sweep_end(const Sweep&) override {}
-  void finish() {
-    if (current_.empty()) return;
-    emit(footer_.render(current_));
-    footer_ = TableFooter();
-    current_.clear();
-  }
-  void emit(const std::string& text) {
-    std::fputs(text.c_str(), out_);
-    std::fflush(out_);
-  }
-
- private:
-  std::FILE* out_;
-  std::string current_;
-  TableFooter footer_;
-};
-
-}  // namespace
-
-CommandOutcome run_sweep_command(const SweepCommand& cmd, int* argc, char*** argv) {
-  CommandOutcome out;
-  auto options = build_options(cmd);
+CommandOutcome SweepCommand::run(const CommonOptions& common, int* argc, char*** argv) {
+  auto options = build_options(common.timeout_s);
   auto job = start_job(
-      argc, argv, [&](const RankContext&) { return options.ok() ? Status::Ok() : options.status(); }, cmd.backend,
-      cmd.json_path, cmd.log_level);
-  if (!job.ok()) {
-    out.status = job.status();
-    return out;
-  }
+      argc, argv, [&](const RankContext&) { return options.ok() ? Status::Ok() : options.status(); }, common.backend,
+      common);
+  if (!job.ok()) return {job.status()};
   const RankContext& ctx = *job->ctx;
   const Logger& log = job->log;
-  auto fail = [&](const Status& s) {
-    out.status = s;
-    return out;
-  };
-  if (Status s = agree_or_report(ctx, check_backend_options(*job->backend, cmd.backend_options)); !s.ok()) {
-    return fail(s);
-  }
-  BackendOptions backend_options = cmd.backend_options;
-  backend_options.timeout_s = cmd.timeout_s;
-  auto backend = job->backend->create(ctx, backend_options, log);
-  if (Status s = agree_or_report(ctx, backend.ok() ? Status::Ok() : backend.status()); !s.ok()) return fail(s);
+  auto backend = job->backend->create(ctx, common.backend_options, log);
+  if (Status s = agree_or_report(ctx, backend.ok() ? Status::Ok() : backend.status()); !s.ok()) return {s};
   Backend& b = **backend;
   auto plan = plan_sweeps(ctx, b, *options);
   if (!plan.ok()) {
     if (ctx.rank() == 0) print_error(plan.status().message());  // planning fails alike on every rank
-    return fail(plan.status());
+    return {plan.status()};
   }
   log.info("backend {} ({}), {} ranks on {} hosts", b.name(), b.library(), ctx.size(), ctx.ranks().size());
 
   Report report;
-  report.context = make_run_context(ctx, b.name(), b.library(), b.memory().kind(), cmd.command_line);
-  report.context.nccl_debug = nccl_debug_log(ctx, cmd.backend_options);
+  report.context = make_run_context(ctx, b.name(), b.library(), b.memory().kind(), common.command_line);
+  report.context.nccl_debug = nccl_debug_log(ctx, common.backend_options);
   const SweepOptions& o = *options;
   report.sweep_settings = SweepSettings{o.sizes.min_bytes,
                                         o.sizes.max_bytes,
@@ -147,36 +152,19 @@ CommandOutcome run_sweep_command(const SweepCommand& cmd, int* argc, char*** arg
                                         o.graph_launches,
                                         o.blocking};
 
-  TablePrinter printer(stdout);
-  if (ctx.rank() == 0) printer.emit(render_preamble(report));
+  Reporter& out = *job->out;
+  out.on_start(report);
+  ReportingObserver observer(out);
   Progress progress(ctx.rank() == 0 && Progress::wanted());
-  auto sweeps = run_sweeps(**plan, &printer, &progress, &report.counters);
-  if (!sweeps.ok()) {
-    // A failure in the middle of collectives: the other ranks may be waiting inside
-    // one, so the whole job ends here.
-    progress.clear();
-    log.error("{}", sweeps.status().message());
-    ctx.abort(exit_code_for(sweeps.status()));
-  }
-  printer.finish();
+  auto sweeps = run_sweeps(**plan, &observer, &progress, &report.counters);
+  if (!sweeps.ok()) end_job_on_failure(*job, progress, sweeps.status());
   report.sweeps = std::move(*sweeps);
-  report.context.end_time = utc_timestamp();
   add_sweep_findings(report);
-  decide_verdict(report);
-  out.verdict_failed = report.verdict.result != "pass";
-
-  if (ctx.rank() == 0) {
-    printer.emit(render_summary(report));
-    if (cmd.json_path) {
-      out.status = save_report(report, *cmd.json_path);
-      if (out.status.ok()) {
-        log.info("report written to {}", *cmd.json_path);
-      } else {
-        print_error(out.status.message());
-      }
-    }
-  }
-  return out;
+  return finish_report(out, report);
 }
+
+}  // namespace
+
+std::unique_ptr<Command> make_sweep_command() { return std::make_unique<SweepCommand>(); }
 
 }  // namespace fabscope

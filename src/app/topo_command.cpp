@@ -10,18 +10,13 @@
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
+#include <map>
 
-#include "app/commands.h"
+#include "app/command.h"
 #include "app/run_context.h"
 #include "comm/context.h"
-#include "core/atomic_file.h"
-#include "core/clock.h"
 #include "core/text.h"
 #include "report/model_json.h"
-#include "report/report_json.h"
-#include "report/summary.h"
-#include "report/topology_text.h"
 #include "topo/mapping.h"
 #include "topo/readers.h"
 #include "topo/topo_report.h"
@@ -29,81 +24,6 @@
 namespace fabscope {
 
 namespace {
-
-Status validate(const TopoCommand& cmd) {
-  if (cmd.expect_rate_gbits < 0) {
-    return Status::Invalid(
-        fmt::format("--expect-rate {:g}: a rate in Gb/s must be 0 (none) or positive", cmd.expect_rate_gbits));
-  }
-  if (cmd.host && cmd.host->empty()) return Status::Invalid("--host: give a host name");
-  if (cmd.host && !cmd.offline())
-    return Status::Invalid("--host names the host files describe; give at least one file");
-  return Status::Ok();
-}
-
-// --nccl-log also takes a directory, such as a sweep's --nccl-debug-dir: every *.log
-// file in it, in name order.
-Result<std::vector<std::string>> expand_log_dirs(const std::vector<std::string>& paths) {
-  namespace fs = std::filesystem;
-  std::vector<std::string> out;
-  for (const std::string& p : paths) {
-    std::error_code ec;
-    if (!fs::is_directory(p, ec)) {
-      out.push_back(p);
-      continue;
-    }
-    std::vector<std::string> logs;
-    for (const auto& entry : fs::directory_iterator(p, ec)) {
-      if (entry.is_regular_file(ec) && entry.path().extension() == ".log") logs.push_back(entry.path().string());
-    }
-    if (ec) return Status::Invalid(fmt::format("--nccl-log {}: cannot list the directory: {}", p, ec.message()));
-    if (logs.empty()) {
-      return Status::Invalid(
-          fmt::format("--nccl-log {}: the directory holds no *.log file (NCCL logs, e.g. from "
-                      "sweep --nccl-debug-dir)",
-                      p));
-    }
-    std::sort(logs.begin(), logs.end());
-    out.insert(out.end(), logs.begin(), logs.end());
-  }
-  return out;
-}
-
-// Reads every file into `set`; with --host, each file's hosts merge into that one.
-Status read_inputs(const TopoCommand& cmd, topo::TopologySet& set, std::map<std::string, std::string>& env,
-                   std::string& env_origin) {
-  using Reader = Status (*)(const std::string&, topo::TopologySet&);
-  auto nccl_logs = expand_log_dirs(cmd.nccl_log);
-  if (!nccl_logs.ok()) return nccl_logs.status();
-  const std::pair<const std::vector<std::string>*, Reader> kinds[] = {
-      {&cmd.hwloc_xml, topo::read_hwloc_xml},
-      {&cmd.nccl_topo, topo::read_nccl_xml},
-      {&cmd.nvidia_smi_topo, topo::read_nvidia_smi_topo},
-      {&cmd.rdma_info, topo::read_rdma_text},
-      {&*nccl_logs, topo::read_nccl_log}};
-  for (const auto& [files, reader] : kinds) {
-    for (const std::string& file : *files) {
-      topo::TopologySet one;
-      FABSCOPE_RETURN_IF_ERROR(reader(file, one));
-      for (topo::HostTopology& h : one.hosts) {
-        if (cmd.host) {
-          topo::merge_host(set.host(*cmd.host), h);
-        } else {
-          topo::merge_host(set.host(h.host), h);
-        }
-      }
-    }
-  }
-  for (const std::string& file : cmd.nccl_env) {
-    std::map<std::string, std::string> vars;
-    FABSCOPE_RETURN_IF_ERROR(topo::read_nccl_env(file, vars));
-    for (auto& [k, v] : vars) {
-      if (k == "NCCL_IB_HCA") env_origin = file;
-      env[k] = v;
-    }
-  }
-  return Status::Ok();
-}
 
 topo::CpuSet own_binding() {
   topo::CpuSet set;
@@ -138,44 +58,117 @@ int gpu_for_local_rank(const topo::HostTopology& h, int local_rank) {
   return h.find_gpu(visible[local_rank]) >= 0 ? visible[local_rank] : -1;
 }
 
-topo::AnalysisOptions analysis_options(const TopoCommand& cmd, const std::map<std::string, std::string>& env,
-                                       const std::string& env_origin) {
+class TopoCommand final : public Command {
+ public:
+  TopoCommand() : files_(topo::topology_readers().size()) {}
+
+  void add_options(CLI::App& app) override {
+    const auto readers = topo::topology_readers();
+    for (size_t i = 0; i < readers.size(); ++i) {
+      app.add_option(std::string(readers[i].option), files_[i], std::string(readers[i].help));
+    }
+    app.add_option("--nccl-env", nccl_env_, "A shell env file whose NCCL_IB_HCA applies (repeatable)");
+    app.add_option("--nccl-ib-hca", nccl_ib_hca_,
+                   "Judge every host by this NCCL_IB_HCA (default: each host's own from its log, an env file, or the "
+                   "environment)");
+    app.add_option("--host", host_, "Offline: all files describe this one host");
+    app.add_option("--expect-rate", expect_rate_gbits_,
+                   "Expected port rate in Gb/s; active ports below it are degraded (default: compare with peers)");
+  }
+
+  CommandOutcome run(const CommonOptions& common, int* argc, char*** argv) override;
+
+ private:
+  bool offline() const {
+    return !nccl_env_.empty() || std::any_of(files_.begin(), files_.end(), [](const auto& f) { return !f.empty(); });
+  }
+  Status validate() const;
+  Status read_inputs(topo::TopologySet& set, std::map<std::string, std::string>& env, std::string& env_origin) const;
+  topo::AnalysisOptions analysis_options(const std::map<std::string, std::string>& env,
+                                         const std::string& env_origin) const;
+  CommandOutcome run_local(const CommonOptions& common) const;
+  CommandOutcome run_mpi(const CommonOptions& common, int* argc, char*** argv) const;
+
+  std::vector<std::vector<std::string>> files_;  // per entry of topo::topology_readers()
+  std::vector<std::string> nccl_env_;            // env files whose NCCL_IB_HCA applies
+  std::optional<std::string> nccl_ib_hca_;
+  std::optional<std::string> host_;  // offline: every file describes this one host
+  double expect_rate_gbits_ = 0;
+};
+
+Status TopoCommand::validate() const {
+  if (expect_rate_gbits_ < 0) {
+    return Status::Invalid(
+        fmt::format("--expect-rate {:g}: a rate in Gb/s must be 0 (none) or positive", expect_rate_gbits_));
+  }
+  if (host_ && host_->empty()) return Status::Invalid("--host: give a host name");
+  if (host_ && !offline()) return Status::Invalid("--host names the host files describe; give at least one file");
+  return Status::Ok();
+}
+
+// Reads every file into `set`, reader by reader; with --host, each file's hosts merge
+// into that one.
+Status TopoCommand::read_inputs(topo::TopologySet& set, std::map<std::string, std::string>& env,
+                                std::string& env_origin) const {
+  const auto readers = topo::topology_readers();
+  for (size_t i = 0; i < readers.size(); ++i) {
+    for (const std::string& file : files_[i]) {
+      topo::TopologySet one;
+      FABSCOPE_RETURN_IF_ERROR(topo::read_topology_input(readers[i], file, one));
+      for (topo::HostTopology& h : one.hosts) topo::merge_host(set.host(host_ ? *host_ : h.host), h);
+    }
+  }
+  for (const std::string& file : nccl_env_) {
+    std::map<std::string, std::string> vars;
+    FABSCOPE_RETURN_IF_ERROR(topo::read_nccl_env(file, vars));
+    for (auto& [k, v] : vars) {
+      if (k == "NCCL_IB_HCA") env_origin = file;
+      env[k] = v;
+    }
+  }
+  return Status::Ok();
+}
+
+topo::AnalysisOptions TopoCommand::analysis_options(const std::map<std::string, std::string>& env,
+                                                    const std::string& env_origin) const {
   topo::AnalysisOptions o;
-  o.ib_hca = cmd.nccl_ib_hca;
+  o.ib_hca = nccl_ib_hca_;
   if (auto it = env.find("NCCL_IB_HCA"); it != env.end()) {
     o.default_ib_hca = it->second;
     o.default_ib_hca_origin = env_origin;
   }
-  o.expect_rate_gbits = cmd.expect_rate_gbits;
+  o.expect_rate_gbits = expect_rate_gbits_;
   return o;
 }
 
-CommandOutcome finish(const TopoCommand& cmd, Report& report, TopologySection topology) {
-  CommandOutcome out;
-  report.topology = std::move(topology);
-  report.context.end_time = utc_timestamp();
-  decide_verdict(report);
-  out.verdict_failed = report.verdict.result != "pass";
-  std::fputs((render_topology_text(*report.topology) + render_summary(report)).c_str(), stdout);
-  std::fflush(stdout);
-  if (cmd.json_path) {
-    out.status = save_report(report, *cmd.json_path);
-    if (!out.status.ok()) print_error(out.status.message());
+CommandOutcome TopoCommand::run(const CommonOptions& common, int* argc, char*** argv) {
+  if (Status s = validate(); !s.ok()) {
+    report_usage_error(s.message(), argc, argv);
+    return {s};
   }
-  return out;
+  if (launched_by_mpi()) {
+    if (offline()) {
+      Status s = Status::Invalid(
+          "topo reads files in one process: run it without mpirun, or give no file to examine every node live");
+      report_usage_error(s.message(), argc, argv);
+      return {s};
+    }
+    return run_mpi(common, argc, argv);
+  }
+  return run_local(common);
 }
 
 // One process, no MPI: the files, or this node.
-CommandOutcome run_local(const TopoCommand& cmd) {
-  CommandOutcome out;
+CommandOutcome TopoCommand::run_local(const CommonOptions& common) const {
+  auto out = make_reporters(common.output_files(), stdout);
   Report report;
-  report.context = make_local_run_context(cmd.command_line);
+  report.context = make_local_run_context(common.command_line);
   topo::TopologySet set;
   std::map<std::string, std::string> env;
   std::string env_origin;
-  Status s = cmd.json_path ? check_writable(*cmd.json_path) : Status::Ok();
-  if (s.ok() && cmd.offline()) s = read_inputs(cmd, set, env, env_origin);
-  if (s.ok() && !cmd.offline()) {
+  Status s = out->preflight();
+  if (s.ok() && offline()) s = read_inputs(set, env, env_origin);
+  if (s.ok() && !offline()) {
     const std::string host = report.context.hosts.front();
     s = topo::read_hwloc_live(host, set);
     if (s.ok()) {
@@ -187,29 +180,22 @@ CommandOutcome run_local(const TopoCommand& cmd) {
       }
     }
   }
-  if (!s.ok()) {
-    print_error(s.message());
-    out.status = s;
-    return out;
-  }
-  auto analyses = topo::analyze_topology(set, analysis_options(cmd, env, env_origin), report.findings);
+  auto analyses = s.ok() ? topo::analyze_topology(set, analysis_options(env, env_origin), report.findings)
+                         : Result<std::vector<topo::HostAnalysis>>(s);
   if (!analyses.ok()) {
     print_error(analyses.status().message());
-    out.status = analyses.status();
-    return out;
+    return {analyses.status()};
   }
-  return finish(cmd, report, topo::topology_section(set, *analyses));
+  report.topology = topo::topology_section(set, *analyses);
+  return finish_report(*out, report);
 }
 
 // Under a launcher: every node, compared.
-CommandOutcome run_mpi(const TopoCommand& cmd, int* argc, char*** argv) {
+CommandOutcome TopoCommand::run_mpi(const CommonOptions& common, int* argc, char*** argv) const {
   CommandOutcome out;
   auto job = start_job(
-      argc, argv, [&](const RankContext&) { return Status::Ok(); }, "mpi", cmd.json_path, cmd.log_level);
-  if (!job.ok()) {
-    out.status = job.status();
-    return out;
-  }
+      argc, argv, [&](const RankContext&) { return Status::Ok(); }, "mpi", common);
+  if (!job.ok()) return {job.status()};
   const RankContext& ctx = *job->ctx;
   // Every rank's binding, known to every rank (each node's first rank needs its node's).
   topo::CpuSet mine = own_binding();
@@ -247,7 +233,7 @@ CommandOutcome run_mpi(const TopoCommand& cmd, int* argc, char*** argv) {
       std::map<std::string, std::string> env;
       if (const char* v = std::getenv("NCCL_IB_HCA")) env["NCCL_IB_HCA"] = v;
       std::vector<Finding> findings;
-      auto analyses = topo::analyze_topology(set, analysis_options(cmd, env, "environment"), findings);
+      auto analyses = topo::analyze_topology(set, analysis_options(env, "environment"), findings);
       if (!analyses.ok()) {
         local = analyses.status();
       } else {
@@ -269,7 +255,7 @@ CommandOutcome run_mpi(const TopoCommand& cmd, int* argc, char*** argv) {
   }
   if (ctx.rank() != 0) return out;
   Report report;
-  report.context = make_run_context(ctx, "mpi", "", "host", cmd.command_line);
+  report.context = make_run_context(ctx, "mpi", "", "host", common.command_line);
   report.context.backend = "none";
   report.context.memory = "none";
   TopologySection topology;
@@ -298,29 +284,12 @@ CommandOutcome run_mpi(const TopoCommand& cmd, int* argc, char*** argv) {
     }
   }
   topo::add_host_differs(signatures, report.findings);
-  return finish(cmd, report, std::move(topology));
+  report.topology = std::move(topology);
+  return finish_report(*job->out, report);
 }
 
 }  // namespace
 
-CommandOutcome run_topo_command(const TopoCommand& cmd, int* argc, char*** argv) {
-  CommandOutcome out;
-  if (Status s = validate(cmd); !s.ok()) {
-    report_usage_error(s.message(), argc, argv);
-    out.status = s;
-    return out;
-  }
-  if (launched_by_mpi()) {
-    if (cmd.offline()) {
-      out.status = Status::Invalid(
-          "topo reads files in one process: run it without mpirun, or give no file to "
-          "examine every node live");
-      report_usage_error(out.status.message(), argc, argv);
-      return out;
-    }
-    return run_mpi(cmd, argc, argv);
-  }
-  return run_local(cmd);
-}
+std::unique_ptr<Command> make_topo_command() { return std::make_unique<TopoCommand>(); }
 
 }  // namespace fabscope

@@ -82,16 +82,11 @@ bool is_signed(DataType t) {
 
 namespace {
 
-std::string list_names_types() {
+template <typename T, size_t N>
+std::string list_names(const std::array<T, N>& all) {
   std::string out;
-  for (DataType t : kAllDataTypes) out += fmt::format("{}{}", out.empty() ? "" : ", ", name(t));
-  return out + ", all";
-}
-
-std::string list_names_ops() {
-  std::string out;
-  for (ReduceOp op : kAllReduceOps) out += fmt::format("{}{}", out.empty() ? "" : ", ", name(op));
-  return out + ", all";
+  for (T v : all) out += fmt::format("{}{}", out.empty() ? "" : ", ", name(v));
+  return out;
 }
 
 template <typename T, typename F>
@@ -110,6 +105,9 @@ Result<std::vector<T>> parse_list(std::string_view text, F one, std::span<const 
 
 }  // namespace
 
+std::string data_type_names() { return list_names(kAllDataTypes); }
+std::string reduce_op_names() { return list_names(kAllReduceOps); }
+
 Result<DataType> data_type_from_name(std::string_view n) {
   struct Alias {
     std::string_view name;
@@ -127,14 +125,14 @@ Result<DataType> data_type_from_name(std::string_view n) {
   for (const Alias& a : kAliases) {
     if (a.name == n) return a.type;
   }
-  return Status::Invalid(fmt::format("unknown data type '{}'; allowed: {}", n, list_names_types()));
+  return Status::Invalid(fmt::format("unknown data type '{}'; allowed: {}", n, data_type_names() + ", all"));
 }
 
 Result<ReduceOp> reduce_op_from_name(std::string_view n) {
   for (ReduceOp op : kAllReduceOps) {
     if (name(op) == n) return op;
   }
-  return Status::Invalid(fmt::format("unknown reduction operator '{}'; allowed: {}", n, list_names_ops()));
+  return Status::Invalid(fmt::format("unknown reduction operator '{}'; allowed: {}", n, reduce_op_names() + ", all"));
 }
 
 Result<std::vector<DataType>> parse_data_types(std::string_view text) {

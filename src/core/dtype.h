@@ -30,6 +30,9 @@ bool is_signed(DataType t);
 // Parses one name, or a comma-separated list, or "all". Accepts the aliases
 // nccl-tests accepts (int, char, fp16, bf16, fp32, fp64, ...).
 Result<std::vector<DataType>> parse_data_types(std::string_view text);
+// "int8, uint8, ..., double" and "sum, prod, ..., avg": for help texts and errors.
+std::string data_type_names();
+std::string reduce_op_names();
 Result<std::vector<ReduceOp>> parse_reduce_ops(std::string_view text);
 Result<DataType> data_type_from_name(std::string_view name);
 Result<ReduceOp> reduce_op_from_name(std::string_view name);

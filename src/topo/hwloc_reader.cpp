@@ -203,11 +203,9 @@ void fill(hwloc_topology_t t, HostTopology& h) {
 
 }  // namespace
 
-Status read_hwloc_xml(const std::string& path, TopologySet& set) {
-  auto text = read_file(path);
-  if (!text.ok()) return text.status();
+Status parse_hwloc_xml(std::string_view text, std::string_view path, TopologySet& set) {
   // Our parser first: hwloc's own errors do not say where a file broke.
-  auto doc = parse_xml(*text, path);
+  auto doc = parse_xml(text, path);
   if (!doc.ok()) return doc.status();
   if (doc->name != "topology") {
     return Status::Invalid(
@@ -224,7 +222,9 @@ Status read_hwloc_xml(const std::string& path, TopologySet& set) {
   Topology t;
   if (!t.ok()) return Status::Runtime("hwloc: cannot initialise a topology");
   hwloc_topology_set_io_types_filter(t.get(), HWLOC_TYPE_FILTER_KEEP_ALL);
-  if (hwloc_topology_set_xml(t.get(), path.c_str()) != 0 || hwloc_topology_load(t.get()) != 0) {
+  const std::string buffer(text);  // hwloc wants the terminating NUL counted in the size
+  if (hwloc_topology_set_xmlbuffer(t.get(), buffer.c_str(), static_cast<int>(buffer.size() + 1)) != 0 ||
+      hwloc_topology_load(t.get()) != 0) {
     return Status::Invalid(fmt::format("{}: hwloc cannot load this XML ({})", path, std::strerror(errno)));
   }
   HostTopology& h = set.host("");

@@ -34,10 +34,4 @@ Status parse_nccl_env(std::string_view text, std::string_view source, std::map<s
   return Status::Ok();
 }
 
-Status read_nccl_env(const std::string& path, std::map<std::string, std::string>& env) {
-  auto text = read_file(path);
-  if (!text.ok()) return text.status();
-  return parse_nccl_env(*text, path, env);
-}
-
 }  // namespace fabscope::topo

@@ -326,10 +326,4 @@ std::vector<std::pair<std::string_view, int>> count_nccl_log_lines(std::string_v
   return out;
 }
 
-Status read_nccl_log(const std::string& path, TopologySet& set) {
-  auto text = read_file(path);
-  if (!text.ok()) return text.status();
-  return parse_nccl_log(*text, path, set);
-}
-
 }  // namespace fabscope::topo

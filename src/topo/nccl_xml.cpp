@@ -224,10 +224,4 @@ Status parse_nccl_xml(std::string_view text, std::string_view source, TopologySe
                   source, root.line, root.name));
 }
 
-Status read_nccl_xml(const std::string& path, TopologySet& set) {
-  auto text = read_file(path);
-  if (!text.ok()) return text.status();
-  return parse_nccl_xml(*text, path, set);
-}
-
 }  // namespace fabscope::topo

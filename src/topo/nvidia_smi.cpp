@@ -215,10 +215,4 @@ Status parse_nvidia_smi_topo(std::string_view text, std::string_view source, Top
   return Status::Ok();
 }
 
-Status read_nvidia_smi_topo(const std::string& path, TopologySet& set) {
-  auto text = read_file(path);
-  if (!text.ok()) return text.status();
-  return parse_nvidia_smi_topo(*text, path, set);
-}
-
 }  // namespace fabscope::topo

@@ -158,10 +158,4 @@ Status parse_rdma_text(std::string_view text, std::string_view source, TopologyS
   return Status::Ok();
 }
 
-Status read_rdma_text(const std::string& path, TopologySet& set) {
-  auto text = read_file(path);
-  if (!text.ok()) return text.status();
-  return parse_rdma_text(*text, path, set);
-}
-
 }  // namespace fabscope::topo

@@ -4,10 +4,13 @@
 // and an unreadable file names the file and the system's reason.
 //
 // The parse_* functions take the text itself (for tests and fuzzing); the read_*
-// functions read the file and call them.
+// functions read the file and call them. topology_readers() lists the file readers
+// `fabscope topo` offers, one entry each with its option: a new input format is its
+// parse_* function in its own file plus one entry there.
 #pragma once
 
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -19,7 +22,23 @@
 
 namespace fabscope::topo {
 
-// lstopo's XML (hwloc 1.x "v1" and 2.x formats), loaded through hwloc itself.
+// A file reader of `fabscope topo`: the option that takes its files and its parser.
+struct TopologyReader {
+  std::string_view option;  // "--nccl-topo"
+  std::string_view help;
+  Status (*parse)(std::string_view text, std::string_view source, TopologySet& set);
+  // Non-empty: a directory given to the option stands for its files with this
+  // extension, in name order ("--nccl-log DIR", as sweep --nccl-debug-dir leaves it).
+  std::string_view directory_files;
+};
+// In the order their files are read (later sources add to what earlier ones said).
+std::span<const TopologyReader> topology_readers();
+// Reads `path` (a file, or a directory as the reader allows) into `set`.
+Status read_topology_input(const TopologyReader& reader, const std::string& path, TopologySet& set);
+
+// lstopo's XML (hwloc 1.x "v1" and 2.x formats), checked by our XML parser, then loaded
+// through hwloc itself.
+Status parse_hwloc_xml(std::string_view text, std::string_view source, TopologySet& set);
 Status read_hwloc_xml(const std::string& path, TopologySet& set);
 // This machine, through hwloc (PCI tree, NUMA nodes, GPUs, NICs) and sysfs (RDMA ports).
 Status read_hwloc_live(const std::string& host, TopologySet& set);

@@ -259,12 +259,18 @@ def cmd_p2p(args):
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "p2p.json")
         for extra, links, keys in cases:
-            p = run(mpirun(args, n, "p2p", *extra, "-s", "4K", "-n", "20", "-w", "2", "--backend", args.backend,
+            p = run(mpirun(args, n, "p2p", *extra, "-s", "4K", "-n", "2000", "-w", "50", "--backend", args.backend,
                            "--json", path))
-            if p.returncode != 0:
+            if p.returncode not in (0, 1):
                 fail(f"p2p {extra} exited {p.returncode}\n{p.stdout}\n{p.stderr}")
             with open(path) as f:
                 doc = json.load(f)
+            # The exit code is the verdict's. Links of one loopback host can differ by chance
+            # on 2 shared cores: a fail verdict here may only come from p2p.* findings.
+            if p.returncode != (0 if doc["verdict"]["result"] == "pass" else 1):
+                fail(f"p2p {extra}: exit {p.returncode} with verdict {doc['verdict']}")
+            if any(not code.startswith("p2p.") for code in doc["verdict"]["failed_codes"]):
+                fail(f"p2p {extra}: verdict {doc['verdict']}\n{p.stdout}")
             errors = list(v.iter_errors(doc))
             if errors:
                 fail(f"p2p {extra}: report does not match the schema: {errors[0].message} at {list(errors[0].path)}")

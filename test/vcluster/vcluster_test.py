@@ -37,12 +37,15 @@ class Cluster:
         with open(args.schema) as f:
             self.validator = jsonschema.Draft202012Validator(json.load(f))
 
-    def run(self, hosts, fabscope_runs, faults=()):
-        """Brings up `hosts`, runs each fabscope argument list under mpirun there, tears down."""
+    def run(self, hosts, fabscope_runs, faults=(), verdict_fail=False):
+        """Brings up `hosts`, runs each fabscope argument list under mpirun there, tears down.
+        With verdict_fail, each run must end with exit 1 (ran, verdict fail), else with 0."""
         script = ['mapfile -t MPI < "$VC_MPIRUN_ARGS"', "set -e"]
         for argv in fabscope_runs:
-            script.append('"${MPI[@]}" -np %d %s %s' % (hosts, shlex.quote(self.a.fabscope),
-                                                          " ".join(shlex.quote(x) for x in argv)))
+            line = '"${MPI[@]}" -np %d %s %s' % (hosts, shlex.quote(self.a.fabscope),
+                                                 " ".join(shlex.quote(x) for x in argv))
+            script.append(f"if {line}; then echo 'exit 0 where the verdict must fail'; exit 3; "
+                          "elif [ $? -ne 1 ]; then exit 2; fi" if verdict_fail else line)
         cmd = ["bash", self.a.vcluster, "run", str(hosts), *faults, "--", "bash", "-c", "\n".join(script)]
         print("$ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
@@ -116,9 +119,11 @@ def slow(c):
                c.path("ring.json")],
               ["p2p", "--pattern", "pairs", "-s", "1M", "-n", "20", "-w", "2", "--window", "8", "--json",
                c.path("pairs.json")]],
-          faults=["--slow", "2", f"{rate_mbit}mbit"])
+          faults=["--slow", "2", f"{rate_mbit}mbit"], verdict_fail=True)
     for name in ("ring.json", "pairs.json"):
         doc = c.report(name)
+        if doc["verdict"]["result"] != "fail":
+            fail(f"{name}: a slow host must fail the verdict: {doc['verdict']}")
         slow_host = doc["context"]["ranks"][2]["host"]
         touching = [l["bw_gbps"] for l in links_of(doc) if slow_host in (l["src_host"], l["dst_host"])]
         avoiding = [l["bw_gbps"] for l in links_of(doc) if slow_host not in (l["src_host"], l["dst_host"])]

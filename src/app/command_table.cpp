@@ -1,0 +1,33 @@
+// fabscope's subcommands, in the order `fabscope --help` lists them. A new subcommand:
+// its Command in app/<name>_command.cpp, one declaration and one row here, its file in
+// src/CMakeLists.txt, and its section in the README.
+#include "app/command.h"
+
+namespace fabscope {
+
+std::unique_ptr<Command> make_sweep_command();
+std::unique_ptr<Command> make_p2p_command();
+std::unique_ptr<Command> make_report_command();
+std::unique_ptr<Command> make_topo_command();
+std::unique_ptr<Command> make_backends_command();
+
+namespace {
+
+constexpr CommandEntry kCommands[] = {
+    {"sweep", "Time collectives over a range of sizes (run under mpirun)",
+     kOutputFiles | kLogLevel | kTimeout | kBackendChoice, make_sweep_command},
+    {"p2p", "Point-to-point bandwidth or latency on many links at once (under mpirun)",
+     kOutputFiles | kLogLevel | kTimeout | kBackendChoice, make_p2p_command},
+    {"report", "Render a JSON report as the nccl-tests table and findings", 0, make_report_command},
+    {"topo",
+     "GPUs, NICs, NUMA and PCIe paths; the NIC NCCL picks per GPU; mapping findings. Live on this node, on every "
+     "node under mpirun, or offline from files",
+     kOutputFiles | kLogLevel, make_topo_command},
+    {"backends", "List the backends: compiled in? usable here? if not, why", 0, make_backends_command},
+};
+
+}  // namespace
+
+std::span<const CommandEntry> command_table() { return kCommands; }
+
+}  // namespace fabscope
