@@ -168,42 +168,7 @@ unsigned blocks_for(size_t count) {
 }
 
 Spec make_spec(const PatternSpec& p) {
-  pm::Kind kind = pm::Kind::kWide;
-  if (p.op) {
-    kind = (*p.op == ReduceOp::kSum || *p.op == ReduceOp::kAvg) ? pm::Kind::kSum
-           : *p.op == ReduceOp::kProd                           ? pm::Kind::kProd
-                                                                : pm::Kind::kWide;
-  }
-  bool is_float = false;
-  bool is_signed = false;
-  uint64_t limit = 0;
-  switch (p.dtype) {
-    case DataType::kInt8:
-    case DataType::kInt32:
-    case DataType::kInt64:
-      is_signed = true;
-      break;
-    case DataType::kHalf:
-      is_float = is_signed = true;
-      limit = 2048;
-      break;
-    case DataType::kBfloat16:
-      is_float = is_signed = true;
-      limit = 256;
-      break;
-    case DataType::kFloat:
-      is_float = is_signed = true;
-      limit = 1ull << 24;
-      break;
-    case DataType::kDouble:
-      is_float = is_signed = true;
-      limit = 1ull << 53;
-      break;
-    default:
-      break;
-  }
-  return Spec{pm::make_params(kind, is_float, is_signed, limit, p.seed, p.nranks), p.seed, p.nranks,
-              p.op ? static_cast<int>(*p.op) : -1};
+  return Spec{pm::params_for(p.dtype, p.op, p.seed, p.nranks), p.seed, p.nranks, p.op ? static_cast<int>(*p.op) : -1};
 }
 
 // Calls f.template operator()<S, C>() for the spec's storage type.

@@ -13,30 +13,12 @@ namespace fabscope {
 
 namespace {
 
-using pattern_math::Kind;
 using pattern_math::rank_key;
-
-Kind kind_of(const std::optional<ReduceOp>& op) {
-  if (!op) return Kind::kWide;
-  switch (*op) {
-    case ReduceOp::kSum:
-    case ReduceOp::kAvg:
-      return Kind::kSum;
-    case ReduceOp::kProd:
-      return Kind::kProd;
-    case ReduceOp::kMin:
-    case ReduceOp::kMax:
-      return Kind::kWide;
-  }
-  return Kind::kWide;
-}
 
 // Storage-type traits: how a generated number becomes an element, and back.
 template <typename T>
 struct TypeOps {
   static constexpr bool kFloat = std::is_floating_point_v<T>;
-  static constexpr bool kSigned = std::is_signed_v<T>;
-  static constexpr uint64_t kExactLimit = std::is_same_v<T, double> ? (1ull << 53) : (1ull << 24);
   static T from_number(int64_t v) { return static_cast<T>(v); }  // modular for integers
   static double to_double(T v) { return static_cast<double>(v); }
   static T from_double(double v) { return static_cast<T>(v); }
@@ -44,8 +26,6 @@ struct TypeOps {
 template <>
 struct TypeOps<Half> {
   static constexpr bool kFloat = true;
-  static constexpr bool kSigned = true;
-  static constexpr uint64_t kExactLimit = 2048;
   static Half from_number(int64_t v) { return float_to_half(static_cast<float>(v)); }
   static double to_double(Half v) { return half_to_float(v); }
   static Half from_double(double v) { return float_to_half(static_cast<float>(v)); }
@@ -53,8 +33,6 @@ struct TypeOps<Half> {
 template <>
 struct TypeOps<Bfloat16> {
   static constexpr bool kFloat = true;
-  static constexpr bool kSigned = true;
-  static constexpr uint64_t kExactLimit = 256;
   static Bfloat16 from_number(int64_t v) { return float_to_bfloat16(static_cast<float>(v)); }
   static double to_double(Bfloat16 v) { return bfloat16_to_float(v); }
   static Bfloat16 from_double(double v) { return float_to_bfloat16(static_cast<float>(v)); }
@@ -66,9 +44,7 @@ class Generator {
  public:
   using Ops = TypeOps<T>;
   explicit Generator(const PatternSpec& s)
-      : spec_(s),
-        params_(
-            pattern_math::make_params(kind_of(s.op), Ops::kFloat, Ops::kSigned, Ops::kExactLimit, s.seed, s.nranks)) {}
+      : spec_(s), params_(pattern_math::params_for(s.dtype, s.op, s.seed, s.nranks)) {}
 
   // The generated number for (rank, index), shared with the GPU kernels.
   int64_t number(uint64_t key, int rank, uint64_t index) const {

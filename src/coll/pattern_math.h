@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <type_traits>
 
 #include "core/dtype.h"
@@ -65,6 +66,45 @@ FABSCOPE_HD inline Params make_params(Kind kind, bool is_float, bool is_signed, 
     p.wide_amp = static_cast<int64_t>(exact_limit - 1 < 1000 ? exact_limit - 1 : 1000);
   }
   return p;
+}
+
+// Host code from here to number(): the parameters of one pattern, chosen once for
+// the host generator (coll/pattern.cpp) and the GPU kernels (which take the result).
+
+// The kind of values an operator needs (none: a collective that does not reduce).
+inline Kind kind_of(const std::optional<ReduceOp>& op) {
+  if (!op) return Kind::kWide;
+  switch (*op) {
+    case ReduceOp::kSum:
+    case ReduceOp::kAvg:
+      return Kind::kSum;
+    case ReduceOp::kProd:
+      return Kind::kProd;
+    case ReduceOp::kMin:
+    case ReduceOp::kMax:
+      return Kind::kWide;
+  }
+  return Kind::kWide;
+}
+
+// make_params' `exact_limit` of an element type (0 for integers, where it is unused).
+inline uint64_t exact_limit(DataType t) {
+  switch (t) {
+    case DataType::kHalf:
+      return 2048;
+    case DataType::kBfloat16:
+      return 256;
+    case DataType::kFloat:
+      return 1ull << 24;
+    case DataType::kDouble:
+      return 1ull << 53;
+    default:
+      return 0;
+  }
+}
+
+inline Params params_for(DataType t, const std::optional<ReduceOp>& op, uint64_t seed, int nranks) {
+  return make_params(kind_of(op), is_floating(t), is_signed(t), exact_limit(t), seed, nranks);
 }
 
 // The number element `index` of `rank` holds (before conversion to its type);
