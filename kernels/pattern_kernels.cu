@@ -3,8 +3,6 @@
 #include <cuda_runtime.h>
 #include <string>
 
-#include <type_traits>
-
 #include "coll/pattern_math.h"
 #include "kernels/device_pattern.h"
 
@@ -48,29 +46,18 @@ struct DevOps {
   }
   __device__ static S divide(S v, int n) {
     if constexpr (C == Conv::kHalf) {
-      return pm::float_to_half_bits(pm::half_bits_to_float(v) / static_cast<float>(n));
+      return pm::divide_half_bits(v, n);
     } else if constexpr (C == Conv::kBf16) {
-      return pm::float_to_bfloat16_bits(pm::bfloat16_bits_to_float(v) / static_cast<float>(n));
-    } else if constexpr (C == Conv::kInt && std::is_signed_v<S>) {
-      return static_cast<S>(static_cast<int64_t>(v) / static_cast<int64_t>(n));
-    } else if constexpr (C == Conv::kInt) {
-      return static_cast<S>(static_cast<uint64_t>(v) / static_cast<uint64_t>(n));
+      return pm::divide_bfloat16_bits(v, n);
     } else {
-      return static_cast<S>(v / static_cast<S>(n));
+      return pm::divide(v, n);
     }
   }
-  // Order-preserving integer image of a float's bits, for ulp distances.
   __device__ static int64_t ordered(S v) {
     if constexpr (C == Conv::kHalf || C == Conv::kBf16) {
-      int64_t b = v;
-      return (b & 0x8000) ? -(b & 0x7fff) : b;
-    } else if constexpr (std::is_same_v<S, float>) {
-      int64_t b = pm::bits_as<uint32_t>(v);
-      return (b & 0x80000000ll) ? -(b & 0x7fffffffll) : b;
+      return pm::ordered_bits16(v);
     } else {
-      uint64_t b = pm::bits_as<uint64_t>(v);
-      int64_t mag = static_cast<int64_t>(b & 0x7fffffffffffffffull);
-      return (b >> 63) ? -mag : mag;
+      return pm::ordered(v);
     }
   }
 };
@@ -114,9 +101,7 @@ __device__ bool equal_at(const Spec& s, S got, S want) {
   } else {
     if (DevOps<S, C>::to_double(got) == DevOps<S, C>::to_double(want)) return true;
     if (s.op != static_cast<int>(ReduceOp::kAvg)) return false;
-    int64_t x = DevOps<S, C>::ordered(got);
-    int64_t y = DevOps<S, C>::ordered(want);
-    return (x > y ? x - y : y - x) <= 2;
+    return pm::ulp_distance(DevOps<S, C>::ordered(got), DevOps<S, C>::ordered(want)) <= pm::kAverageUlps;
   }
 }
 

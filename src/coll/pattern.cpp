@@ -3,7 +3,6 @@
 #include "coll/pattern_math.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -74,16 +73,11 @@ class Generator {
 
   static T divide(T v, int n) {
     if constexpr (std::is_same_v<T, Half>) {
-      return float_to_half(half_to_float(v) / static_cast<float>(n));
+      return Half{pattern_math::divide_half_bits(v.bits, n)};
     } else if constexpr (std::is_same_v<T, Bfloat16>) {
-      return float_to_bfloat16(bfloat16_to_float(v) / static_cast<float>(n));
-    } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
-      // In 64 bits: the rank count must not wrap to the element type (int8 at 200 ranks).
-      return static_cast<T>(static_cast<int64_t>(v) / static_cast<int64_t>(n));
-    } else if constexpr (std::is_integral_v<T>) {
-      return static_cast<T>(static_cast<uint64_t>(v) / static_cast<uint64_t>(n));
+      return Bfloat16{pattern_math::divide_bfloat16_bits(v.bits, n)};
     } else {
-      return static_cast<T>(v / static_cast<T>(n));
+      return pattern_math::divide(v, n);
     }
   }
 
@@ -92,7 +86,9 @@ class Generator {
       double g = Ops::to_double(got);
       double w = Ops::to_double(want);
       if (g == w) return true;
-      if (spec_.op == ReduceOp::kAvg) return ulp_distance(got, want) <= 2;
+      if (spec_.op == ReduceOp::kAvg) {
+        return pattern_math::ulp_distance(ordered(got), ordered(want)) <= pattern_math::kAverageUlps;
+      }
       return false;
     } else {
       return got == want;
@@ -101,23 +97,11 @@ class Generator {
 
  private:
   static int64_t ordered(T v) {
-    // Maps a float's bits onto integers whose order and distance follow the values.
     if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, Bfloat16>) {
-      int64_t b = v.bits;
-      return (b & 0x8000) ? -(b & 0x7fff) : b;
-    } else if constexpr (std::is_same_v<T, float>) {
-      int64_t b = std::bit_cast<uint32_t>(v);
-      return (b & 0x80000000ll) ? -(b & 0x7fffffffll) : b;
+      return pattern_math::ordered_bits16(v.bits);
     } else {
-      uint64_t b = std::bit_cast<uint64_t>(v);
-      int64_t mag = static_cast<int64_t>(b & 0x7fffffffffffffffull);
-      return (b >> 63) ? -mag : mag;
+      return pattern_math::ordered(v);
     }
-  }
-  static uint64_t ulp_distance(T a, T b) {
-    int64_t x = ordered(a);
-    int64_t y = ordered(b);
-    return x > y ? static_cast<uint64_t>(x - y) : static_cast<uint64_t>(y - x);
   }
 
   PatternSpec spec_;

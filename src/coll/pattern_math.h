@@ -68,6 +68,49 @@ FABSCOPE_HD inline Params make_params(Kind kind, bool is_float, bool is_signed, 
   return p;
 }
 
+// An average's division by the rank count, in the element type's own arithmetic:
+// 16-bit floats (their bits) through float; integers in 64 bits, so that the rank
+// count does not wrap to the element type (int8 at 200 ranks).
+FABSCOPE_HD inline uint16_t divide_half_bits(uint16_t v, int n) {
+  return float_to_half_bits(half_bits_to_float(v) / static_cast<float>(n));
+}
+FABSCOPE_HD inline uint16_t divide_bfloat16_bits(uint16_t v, int n) {
+  return float_to_bfloat16_bits(bfloat16_bits_to_float(v) / static_cast<float>(n));
+}
+template <typename T>
+FABSCOPE_HD inline T divide(T v, int n) {
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    return static_cast<T>(static_cast<int64_t>(v) / static_cast<int64_t>(n));
+  } else if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(static_cast<uint64_t>(v) / static_cast<uint64_t>(n));
+  } else {
+    return static_cast<T>(v / static_cast<T>(n));
+  }
+}
+
+// How far an average of a floating type may be from the expected value (as
+// nccl-tests allows): the division rounds.
+inline constexpr uint64_t kAverageUlps = 2;
+
+// Order-preserving integer image of a float's bits (a 16-bit float's as stored), so
+// that the distance between two images counts ulps.
+FABSCOPE_HD inline int64_t ordered_bits16(uint16_t bits) {
+  int64_t b = bits;
+  return (b & 0x8000) ? -(b & 0x7fff) : b;
+}
+FABSCOPE_HD inline int64_t ordered(float v) {
+  int64_t b = bits_as<uint32_t>(v);
+  return (b & 0x80000000ll) ? -(b & 0x7fffffffll) : b;
+}
+FABSCOPE_HD inline int64_t ordered(double v) {
+  uint64_t b = bits_as<uint64_t>(v);
+  int64_t mag = static_cast<int64_t>(b & 0x7fffffffffffffffull);
+  return (b >> 63) ? -mag : mag;
+}
+FABSCOPE_HD inline uint64_t ulp_distance(int64_t x, int64_t y) {
+  return x > y ? static_cast<uint64_t>(x - y) : static_cast<uint64_t>(y - x);
+}
+
 // Host code from here to number(): the parameters of one pattern, chosen once for
 // the host generator (coll/pattern.cpp) and the GPU kernels (which take the result).
 
