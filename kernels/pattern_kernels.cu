@@ -17,7 +17,9 @@ enum class Conv { kInt, kFloat, kHalf, kBf16 };
 
 template <typename S, Conv C>
 struct DevOps {
-  __device__ static S from_number(int64_t v) {
+  // A generated number (int64_t) or a folded result (double) as an element.
+  template <typename V>
+  __device__ static S from_number(V v) {
     if constexpr (C == Conv::kHalf) {
       return pm::float_to_half_bits(static_cast<float>(v));
     } else if constexpr (C == Conv::kBf16) {
@@ -33,15 +35,6 @@ struct DevOps {
       return pm::bfloat16_bits_to_float(v);
     } else {
       return static_cast<double>(v);
-    }
-  }
-  __device__ static S from_double(double v) {
-    if constexpr (C == Conv::kHalf) {
-      return pm::float_to_half_bits(static_cast<float>(v));
-    } else if constexpr (C == Conv::kBf16) {
-      return pm::float_to_bfloat16_bits(static_cast<float>(v));
-    } else {
-      return static_cast<S>(v);
     }
   }
   __device__ static S divide(S v, int n) {
@@ -82,7 +75,7 @@ __device__ S reduced_at(const Spec& s, uint64_t index) {
   if constexpr (C != Conv::kInt) {
     pm::FloatFold fold(op);
     for (int r = 0; r < s.nranks; ++r) fold.add(Ops::to_double(value_at<S, C>(s, pm::rank_key(s.seed, r), r, index)));
-    S result = Ops::from_double(fold.result());
+    S result = Ops::from_number(fold.result());
     if (op == ReduceOp::kAvg) result = Ops::divide(result, s.nranks);
     return result;
   } else {
