@@ -1,7 +1,8 @@
-#include "report/json_reporter.h"
-
+// The JSON report (report/report_json.h) as an output: its directory checked before the
+// run starts, the file written atomically when the run is finished.
 #include "core/atomic_file.h"
 #include "report/report_json.h"
+#include "report/reporter.h"
 
 namespace fabscope {
 

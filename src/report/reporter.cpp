@@ -1,12 +1,16 @@
 #include "report/reporter.h"
 
-#include "report/json_reporter.h"
 #include "report/text_reporter.h"
 
 namespace fabscope {
 
+// The file formats' reporters, each in its own file (report/<format>_reporter.cpp).
+std::unique_ptr<Reporter> make_json_reporter(const std::string& path);
+
 namespace {
 
+// A new file format: its reporter in report/<format>_reporter.cpp, one declaration
+// above and one row here; every command that writes files then takes its option.
 constexpr OutputFormat kFormats[] = {
     {"json", "--json", "Write the JSON report here (atomically, by rank 0)", make_json_reporter},
 };
