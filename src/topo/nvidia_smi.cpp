@@ -82,19 +82,6 @@ bool split_cells(std::string_view tok, std::vector<std::string>& out) {
   return true;
 }
 
-// "[user@host dir]$ ..." or "user@host:~$ ..." names the host of what follows.
-std::string prompt_host(std::string_view line) {
-  size_t at = line.find('@');
-  size_t dollar = line.find('$');
-  if (at == std::string_view::npos || dollar == std::string_view::npos || dollar < at) return {};
-  size_t end = at + 1;
-  while (end < line.size() && (std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '-' ||
-                               line[end] == '.' || line[end] == '_')) {
-    ++end;
-  }
-  return std::string(line.substr(at + 1, end - at - 1));
-}
-
 }  // namespace
 
 Status parse_nvidia_smi_topo(std::string_view text, std::string_view source, TopologySet& set) {

@@ -14,19 +14,6 @@ namespace fabscope::topo {
 
 namespace {
 
-std::string prompt_host(std::string_view line) {
-  size_t at = line.find('@');
-  size_t dollar = line.find("$ ");
-  if (dollar == std::string_view::npos && line.ends_with("$")) dollar = line.size() - 1;
-  if (at == std::string_view::npos || dollar == std::string_view::npos || dollar < at) return {};
-  size_t end = at + 1;
-  while (end < line.size() && (std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '-' ||
-                               line[end] == '.' || line[end] == '_')) {
-    ++end;
-  }
-  return std::string(line.substr(at + 1, end - at - 1));
-}
-
 Port& port_of(Nic& n, int number) {
   auto p = std::find_if(n.ports.begin(), n.ports.end(), [&](const Port& x) { return x.number == number; });
   if (p != n.ports.end()) return *p;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 namespace fabscope::topo {
@@ -33,6 +34,19 @@ Status read_with(Status (*parse)(std::string_view, std::string_view, Out&), cons
 }  // namespace
 
 std::span<const TopologyReader> topology_readers() { return kReaders; }
+
+std::string prompt_host(std::string_view line) {
+  const size_t at = line.find('@');
+  size_t dollar = line.find("$ ");
+  if (dollar == std::string_view::npos && line.ends_with("$")) dollar = line.size() - 1;
+  if (at == std::string_view::npos || dollar == std::string_view::npos || dollar < at) return {};
+  size_t end = at + 1;
+  while (end < line.size() && (std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '-' ||
+                               line[end] == '.' || line[end] == '_')) {
+    ++end;
+  }
+  return std::string(line.substr(at + 1, end - at - 1));
+}
 
 Status read_topology_input(const TopologyReader& reader, const std::string& path, TopologySet& set) {
   namespace fs = std::filesystem;

@@ -36,6 +36,11 @@ std::span<const TopologyReader> topology_readers();
 // Reads `path` (a file, or a directory as the reader allows) into `set`.
 Status read_topology_input(const TopologyReader& reader, const std::string& path, TopologySet& set);
 
+// A shell prompt that names its host: "[user@host dir]$ ...", "user@host:~$ ..." (the
+// "$" followed by a space or ending the line). Empty when the line is not one. Pasted
+// terminal sessions switch hosts at each.
+std::string prompt_host(std::string_view line);
+
 // lstopo's XML (hwloc 1.x "v1" and 2.x formats), checked by our XML parser, then loaded
 // through hwloc itself.
 Status parse_hwloc_xml(std::string_view text, std::string_view source, TopologySet& set);
