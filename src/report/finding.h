@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fabscope {
 
@@ -18,6 +19,8 @@ struct Finding {
   std::string code;  // area.what, e.g. "topo.nic_far"
   Severity severity = Severity::kInfo;
   std::string subject;
+  // The hosts it implicates; those of error findings are the verdict's drain list.
+  std::vector<std::string> hosts;
   std::string message;
   std::string hint;
   // The numbers measured, expected and compared: an object whose keys the rule that

@@ -6,9 +6,10 @@
 namespace fabscope {
 
 Json to_json(const Finding& v) {
-  return {{"code", v.code},       {"severity", std::string(name(v.severity))},
-          {"subject", v.subject}, {"message", v.message},
-          {"hint", v.hint},       {"evidence", v.evidence}};
+  return {{"code", v.code},        {"severity", std::string(name(v.severity))},
+          {"subject", v.subject},  {"hosts", v.hosts},
+          {"message", v.message},  {"hint", v.hint},
+          {"evidence", v.evidence}};
 }
 void read(const JsonIn& in, Finding& v) {
   in.field("code", v.code);
@@ -18,15 +19,21 @@ void read(const JsonIn& in, Finding& v) {
   if (!s) in.at("severity").fail(fmt::format("'{}' is not info, warning or error", severity));
   v.severity = *s;
   in.field("subject", v.subject);
+  in.field_or_keep("hosts", v.hosts);  // absent before drain lists
   in.field("message", v.message);
   in.field("hint", v.hint);
   in.field("evidence", v.evidence);
 }
 
-Json to_json(const Verdict& v) { return {{"result", v.result}, {"failed_codes", v.failed_codes}}; }
+Json to_json(const Verdict& v) {
+  return {
+      {"result", v.result}, {"failed_codes", v.failed_codes}, {"drain", v.drain}, {"drain_hostlist", v.drain_hostlist}};
+}
 void read(const JsonIn& in, Verdict& v) {
   in.field("result", v.result);
   in.field("failed_codes", v.failed_codes);
+  in.field_or_keep("drain", v.drain);  // absent before drain lists
+  in.field_or_keep("drain_hostlist", v.drain_hostlist);
 }
 
 }  // namespace fabscope

@@ -172,6 +172,9 @@ struct CounterSample {
 struct Verdict {
   std::string result = "pass";  // pass or fail
   std::vector<std::string> failed_codes;
+  // The hosts the error findings implicate, sorted, and as a Slurm hostlist expression.
+  std::vector<std::string> drain;
+  std::string drain_hostlist;
 };
 
 struct Report {
@@ -186,7 +189,8 @@ struct Report {
   Verdict verdict;
 };
 
-// The verdict the findings decide: fail when any finding is an error, naming their codes.
+// The verdict the findings decide: fail when any finding is an error, naming their codes
+// and the hosts they implicate (the drain list).
 void decide_verdict(Report& report);
 
 }  // namespace fabscope

@@ -19,10 +19,11 @@ namespace fabscope {
 class FindingSink {
  public:
   FindingSink(std::string_view code, std::vector<Finding>& out) : code_(code), out_(out) {}
-  void add(Severity severity, std::string subject, std::string message, std::string hint,
-           nlohmann::ordered_json evidence = nlohmann::ordered_json::object()) {
-    out_.push_back(
-        {std::string(code_), severity, std::move(subject), std::move(message), std::move(hint), std::move(evidence)});
+  // Adds a finding about `hosts` (the hosts it implicates; may be empty).
+  void add(Severity severity, std::string subject, std::vector<std::string> hosts, std::string message,
+           std::string hint, nlohmann::ordered_json evidence = nlohmann::ordered_json::object()) {
+    out_.push_back({std::string(code_), severity, std::move(subject), std::move(hosts), std::move(message),
+                    std::move(hint), std::move(evidence)});
   }
   std::string_view code() const { return code_; }
 

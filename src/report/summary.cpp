@@ -11,6 +11,10 @@ std::string render_summary(const Report& r) {
   }
   out += fmt::format("# Verdict: {}{}\n", r.verdict.result,
                      r.findings.empty() ? " (no findings)" : fmt::format(" ({} findings)", r.findings.size()));
+  if (!r.verdict.drain.empty()) {
+    out += fmt::format("# Drain: {} ({} host{})\n", r.verdict.drain_hostlist, r.verdict.drain.size(),
+                       r.verdict.drain.size() == 1 ? "" : "s");
+  }
   return out;
 }
 

@@ -1,4 +1,7 @@
 #include <algorithm>
+#include <set>
+
+#include "core/hostlist.h"
 
 #include "report/report.h"
 
@@ -14,6 +17,12 @@ void decide_verdict(Report& report) {
     }
   }
   report.verdict.result = report.verdict.failed_codes.empty() ? "pass" : "fail";
+  std::set<std::string> drain;
+  for (const Finding& f : report.findings) {
+    if (f.severity == Severity::kError) drain.insert(f.hosts.begin(), f.hosts.end());
+  }
+  report.verdict.drain.assign(drain.begin(), drain.end());
+  report.verdict.drain_hostlist = compress_hostlist(report.verdict.drain);
 }
 
 }  // namespace fabscope

@@ -15,6 +15,10 @@ std::string HostContext::subject(const std::string& what) const {
   return host.host.empty() ? what : "host " + host.host + " " + what;
 }
 
+std::vector<std::string> HostContext::hosts() const {
+  return host.host.empty() ? std::vector<std::string>{} : std::vector<std::string>{host.host};
+}
+
 std::set<std::string> HostContext::near_nics() const {
   std::set<std::string> out;
   for (size_t g = 0; g < host.gpus.size(); ++g) {

@@ -34,6 +34,8 @@ struct HostContext {
   // A finding's subject: "host node7 GPU 3", or "GPU 3" for an unnamed host.
   std::string subject(const std::string& what) const;
   PathClass path(int gpu_position, int nic_position) const { return paths.paths[gpu_position][nic_position]; }
+  // The hosts a finding about this host implicates: {its name}, none when unnamed.
+  std::vector<std::string> hosts() const;
   // The NICs at PIX or PXB to some GPU.
   std::set<std::string> near_nics() const;
 };

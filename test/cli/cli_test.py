@@ -355,6 +355,13 @@ def cmd_topo(args):
             doc = json.load(f)
         if doc["verdict"]["result"] != "fail" or list(v.iter_errors(doc)):
             fail("port-down report: verdict or schema")
+        # Named, the host is the one to drain, in the report and on the screen.
+        p = run([args.fabscope, "topo", "--hwloc-xml", hw, "--host", "mel2001", "--json", path])
+        with open(path) as f:
+            doc = json.load(f)
+        if p.returncode != 1 or doc["verdict"]["drain"] != ["mel2001"] or doc["verdict"]["drain_hostlist"] != "mel2001" \
+                or "# Drain: mel2001 (1 host)" not in p.stdout or list(v.iter_errors(doc)):
+            fail(f"topo port down on a named host: want it drained\n{p.stdout}\n{doc['verdict']}")
         # Live, one process: this machine has no GPU and no RDMA device, and says so.
         p = run([args.fabscope, "topo", "--json", path])
         if p.returncode != 0 or "no GPU found" not in p.stdout:

@@ -45,6 +45,8 @@ TEST(LinkFindings, ASlowHostIsNamedAndItsLinksAreNotBlamedOneByOne) {
   add_p2p_findings(r);
   EXPECT_EQ(subjects(r, "p2p.slow_host"), std::vector<std::string>{"host h2"});
   EXPECT_TRUE(subjects(r, "p2p.slow_link").empty());
+  decide_verdict(r);
+  EXPECT_EQ(r.verdict.drain, std::vector<std::string>{"h2"});
 }
 
 TEST(LinkFindings, OneBadLinkBetweenHealthyHostsIsALink) {
@@ -52,6 +54,8 @@ TEST(LinkFindings, OneBadLinkBetweenHealthyHostsIsALink) {
   add_p2p_findings(r);
   EXPECT_TRUE(subjects(r, "p2p.slow_host").empty());
   EXPECT_EQ(subjects(r, "p2p.slow_link"), std::vector<std::string>{"link 0 -> 3 (h0 -> h3)"});
+  decide_verdict(r);
+  EXPECT_EQ(r.verdict.drain, (std::vector<std::string>{"h0", "h3"}));  // both ends of the link
 }
 
 TEST(LinkFindings, LatencyIsWorseWhenHigher) {

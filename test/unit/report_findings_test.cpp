@@ -64,6 +64,28 @@ TEST(Findings, OneFindingPerRankWithWrongData) {
   EXPECT_EQ(ev["first"]["wrong_total"], 5);
   EXPECT_EQ(r.verdict.result, "fail");
   EXPECT_EQ(r.verdict.failed_codes, std::vector<std::string>{"sweep.wrong_results"});
+  // The ranks' hosts are implicated, and drained.
+  EXPECT_EQ(r.findings[1].hosts, std::vector<std::string>{"b"});
+  EXPECT_EQ(r.verdict.drain, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(r.verdict.drain_hostlist, "a,b");
+}
+
+TEST(Verdict, DrainsTheHostsOfErrorFindingsOnly) {
+  Report r;
+  r.findings.push_back({"x.error", Severity::kError, "link", {"node07", "node03"}, "m", "h", {}});
+  r.findings.push_back({"x.error2", Severity::kError, "host", {"node08"}, "m", "h", {}});
+  r.findings.push_back({"x.warning", Severity::kWarning, "host", {"node11"}, "m", "h", {}});
+  r.findings.push_back({"x.info", Severity::kInfo, "host", {"node12"}, "m", "h", {}});
+  decide_verdict(r);
+  EXPECT_EQ(r.verdict.result, "fail");
+  EXPECT_EQ(r.verdict.drain, (std::vector<std::string>{"node03", "node07", "node08"}));
+  EXPECT_EQ(r.verdict.drain_hostlist, "node[03,07-08]");
+  r.findings.resize(2);
+  r.findings[0].severity = r.findings[1].severity = Severity::kWarning;
+  decide_verdict(r);
+  EXPECT_EQ(r.verdict.result, "pass");
+  EXPECT_TRUE(r.verdict.drain.empty());
+  EXPECT_EQ(r.verdict.drain_hostlist, "");
 }
 
 }  // namespace

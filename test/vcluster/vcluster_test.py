@@ -125,9 +125,9 @@ def slow(c):
           faults=["--slow", "2", f"{rate_mbit}mbit"], verdict_fail=True)
     for name in ("ring.json", "pairs.json"):
         doc = c.report(name)
-        if doc["verdict"]["result"] != "fail":
-            fail(f"{name}: a slow host must fail the verdict: {doc['verdict']}")
         slow_host = doc["context"]["ranks"][2]["host"]
+        if doc["verdict"]["result"] != "fail" or doc["verdict"]["drain"] != [slow_host]:
+            fail(f"{name}: a slow host must fail the verdict and be the one host to drain: {doc['verdict']}")
         touching = [l["bw_gbps"] for l in links_of(doc) if slow_host in (l["src_host"], l["dst_host"])]
         avoiding = [l["bw_gbps"] for l in links_of(doc) if slow_host not in (l["src_host"], l["dst_host"])]
         ratio = statistics.median(touching) / statistics.median(avoiding)

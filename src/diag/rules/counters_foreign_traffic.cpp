@@ -51,7 +51,7 @@ void check_counters_foreign_traffic(const CounterContext& c, FindingSink& sink) 
         ev["phase"].get<std::string>(),
         ev["fabscope_tx_bytes"].get<uint64_t>() + ev["fabscope_rx_bytes"].get<uint64_t>(), count);
     ev["phases"] = count;
-    sink.add(Severity::kWarning, "host " + host, message,
+    sink.add(Severity::kWarning, "host " + host, {host}, message,
              "find the other traffic on this host's NIC (another job, storage, a backup); measurements here are not "
              "of a quiet fabric",
              ev);

@@ -13,7 +13,7 @@ void check_p2p_slow_host(const P2pSizeContext& c, FindingSink& sink) {
     if (!h.slow) continue;
     const double mine = h.median_touching, others = h.median_avoiding;
     const double ratio = mine / others;
-    sink.add(Severity::kError, fmt::format("host {}", h.host),
+    sink.add(Severity::kError, fmt::format("host {}", h.host), {h.host},
              c.latency ? fmt::format("links of host {} take {:.1f}x the latency of the other links at {}", h.host,
                                      1 / ratio, format_size(c.size_bytes))
                        : fmt::format("links of host {} carry {:.0f}% of the bandwidth of the other links at {} "

@@ -22,6 +22,7 @@ void check_p2p_slow_link(const P2pSizeContext& c, FindingSink& sink) {
                                            : fmt::format("{:.3f} GB/s", l->bw_gbps.value_or(0));
     sink.add(Severity::kError,
              fmt::format("link {} -> {} ({} -> {})", l->src_rank, l->dst_rank, l->src_host, l->dst_host),
+             {l->src_host, l->dst_host},
              fmt::format("link {} -> {} measured {} at {}, against a median of {} over the other links", l->src_host,
                          l->dst_host, measured, format_size(c.size_bytes),
                          c.latency ? fmt::format("{:.2f} us", 1 / reference) : fmt::format("{:.3f} GB/s", reference)),

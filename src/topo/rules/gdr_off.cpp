@@ -17,7 +17,7 @@ void check_gdr_off(const HostContext& c, FindingSink& sink) {
       int n = h.find_nic(used);
       if (n < 0 || !near(c.path(g, n))) continue;
       sink.add(
-          Severity::kWarning, c.subject(fmt::format("GPU {} NIC {}", m.gpu, used)),
+          Severity::kWarning, c.subject(fmt::format("GPU {} NIC {}", m.gpu, used)), c.hosts(),
           fmt::format("GPU {} on {} sends through {} without GPUDirect RDMA although the path is {}", m.gpu, c.label(),
                       used, path_name(c.path(g, n))),
           "load nvidia-peermem (or use dma-buf), check NCCL_NET_GDR_LEVEL and that ACS is off on the switch",
@@ -32,7 +32,7 @@ void check_gdr_off(const HostContext& c, FindingSink& sink) {
       if (near(c.path(g, n))) near_gpus.push_back(h.gpus[g].index);
     }
     if (near_gpus.empty()) continue;
-    sink.add(Severity::kWarning, c.subject(fmt::format("NIC {}", nic.name)),
+    sink.add(Severity::kWarning, c.subject(fmt::format("NIC {}", nic.name)), c.hosts(),
              fmt::format("{} on {} has GPUDirect RDMA off although GPUs {} are at PIX/PXB to it", nic.name, c.label(),
                          fmt::join(near_gpus, ", ")),
              "load nvidia-peermem (or use dma-buf) and check NCCL_NET_GDR_LEVEL",

@@ -19,7 +19,7 @@ void check_gpu_without_near_nic(const HostContext& c, FindingSink& sink) {
     const GpuMapping& m = c.mappings[g];
     if (m.best_nics.empty() || near(m.best_path)) continue;
     bool worse = better(host_best, m.best_path);
-    sink.add(worse ? Severity::kWarning : Severity::kInfo, c.subject(fmt::format("GPU {}", m.gpu)),
+    sink.add(worse ? Severity::kWarning : Severity::kInfo, c.subject(fmt::format("GPU {}", m.gpu)), c.hosts(),
              fmt::format("GPU {} on {} has no NIC at PIX or PXB: the nearest, {}, is {}{}", m.gpu, c.label(),
                          fmt::join(m.best_nics, ", "), path_name(m.best_path),
                          worse ? fmt::format(" while other GPUs here have one at {}", path_name(host_best)) : ""),

@@ -33,8 +33,9 @@ void check_hca_filter(const HostContext& c, FindingSink& sink) {
   const HostTopology& h = c.host;
   const HostAnalysis& a = c.analysis;
   if (!c.filter_error.empty()) {
-    sink.add(Severity::kError, c.subject("NCCL_IB_HCA"), fmt::format("{} (from {})", c.filter_error, a.ib_hca_origin),
-             "NCCL misreads this value; fix its syntax", {{"host", h.host}, {"nccl_ib_hca", a.ib_hca.value_or("")}});
+    sink.add(Severity::kError, c.subject("NCCL_IB_HCA"), c.hosts(),
+             fmt::format("{} (from {})", c.filter_error, a.ib_hca_origin), "NCCL misreads this value; fix its syntax",
+             {{"host", h.host}, {"nccl_ib_hca", a.ib_hca.value_or("")}});
     return;
   }
   if (!c.filter) return;
@@ -70,6 +71,7 @@ void check_hca_filter(const HostContext& c, FindingSink& sink) {
       const std::string verb = f.exclude ? "also excludes" : "also selects";
       sink.add(
           used ? Severity::kWarning : Severity::kInfo, c.subject(fmt::format("NCCL_IB_HCA entry {}", e.name)),
+          c.hosts(),
           fmt::format(
               "NCCL_IB_HCA '{}' on {}: entry '{}' is a prefix and {} {}{}", f.text, c.label(), e.name, verb,
               fmt::join(extra, ", "),
@@ -93,7 +95,7 @@ void check_hca_filter(const HostContext& c, FindingSink& sink) {
         if (n.rdma) present.push_back(n.name);
       }
       std::sort(present.begin(), present.end(), natural_less);
-      sink.add(Severity::kWarning, c.subject(fmt::format("NCCL_IB_HCA entry {}", e.name)),
+      sink.add(Severity::kWarning, c.subject(fmt::format("NCCL_IB_HCA entry {}", e.name)), c.hosts(),
                fmt::format("NCCL_IB_HCA '{}' on {} names {}, which this host does not have", f.text, c.label(), e.name),
                "device names differ between hosts or images (containers rename RDMA devices); list this host's names",
                {{"host", h.host},
@@ -105,7 +107,7 @@ void check_hca_filter(const HostContext& c, FindingSink& sink) {
   }
   const bool has_rdma = std::any_of(h.nics.begin(), h.nics.end(), [](const Nic& n) { return n.rdma; });
   if (has_rdma && complete && a.selected_nics.empty()) {
-    sink.add(Severity::kError, c.subject("NCCL_IB_HCA"),
+    sink.add(Severity::kError, c.subject("NCCL_IB_HCA"), c.hosts(),
              fmt::format("NCCL_IB_HCA '{}' selects no usable RDMA device on {}", f.text, c.label()),
              "NCCL will fall back to sockets; fix the list or the ports",
              {{"host", h.host}, {"nccl_ib_hca", f.text}, {"origin", a.ib_hca_origin}});

@@ -33,6 +33,7 @@ void check_host_differs(const FleetContext& c, FindingSink& sink) {
     if (sig == majority) continue;
     std::string label = host.empty() ? std::string("the host") : host;
     sink.add(Severity::kWarning, host.empty() ? std::string("the host") : fmt::format("host {}", label),
+             host.empty() ? std::vector<std::string>{} : std::vector<std::string>{host},
              fmt::format("{} differs from {} of {} hosts ({}): {} against {}", label, largest, hosts.size(),
                          fmt::join(majority_hosts, ", "), sig, majority),
              "per-host device names or rails differ: one NCCL_IB_HCA or rail map cannot fit every host; check cabling "

@@ -17,7 +17,7 @@ void check_nic_far(const HostContext& c, FindingSink& sink) {
       int n = h.find_nic(used);
       if (n < 0 || c.path(g, n) == PathClass::kUnknown || !better(m.best_path, c.path(g, n))) continue;
       reported = true;
-      sink.add(Severity::kError, c.subject(fmt::format("GPU {} NIC {}", m.gpu, used)),
+      sink.add(Severity::kError, c.subject(fmt::format("GPU {} NIC {}", m.gpu, used)), c.hosts(),
                fmt::format("GPU {} on {} uses {} ({}) while {} is {}", m.gpu, c.label(), used, path_name(c.path(g, n)),
                            fmt::join(m.best_nics, ", "), path_name(m.best_path)),
                "check NCCL_IB_HCA and the rank-to-GPU binding; NCCL_CROSS_NIC and PXN can also route through a far "
@@ -32,7 +32,7 @@ void check_nic_far(const HostContext& c, FindingSink& sink) {
     }
     if (!reported && m.used_nics.empty() && !m.nccl_choice.empty() && better(m.best_path, m.nccl_choice_path)) {
       const auto& ib_hca = c.analysis.ib_hca;
-      sink.add(Severity::kWarning, c.subject(fmt::format("GPU {} NIC {}", m.gpu, m.nccl_choice)),
+      sink.add(Severity::kWarning, c.subject(fmt::format("GPU {} NIC {}", m.gpu, m.nccl_choice)), c.hosts(),
                fmt::format("GPU {} on {} would use {} ({}) although {} is {}: NCCL_IB_HCA{} leaves it out", m.gpu,
                            c.label(), m.nccl_choice, path_name(m.nccl_choice_path), fmt::join(m.best_nics, ", "),
                            path_name(m.best_path), ib_hca ? " '" + *ib_hca + "'" : ""),

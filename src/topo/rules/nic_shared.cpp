@@ -41,7 +41,7 @@ void check_nic_shared(const HostContext& c, FindingSink& sink) {
     std::sort(idle.begin(), idle.end(), natural_less);
     std::vector<int> ids;
     for (int g : gpus) ids.push_back(h.gpus[g].index);
-    sink.add(Severity::kWarning, c.subject(fmt::format("NIC {}", nic)),
+    sink.add(Severity::kWarning, c.subject(fmt::format("NIC {}", nic)), c.hosts(),
              fmt::format("GPUs {} on {} all use {} while {} near them carry no GPU traffic", fmt::join(ids, ", "),
                          c.label(), nic, fmt::join(idle, ", ")),
              "the shared NIC halves each GPU's bandwidth: check NCCL_IB_HCA and that the idle NICs' ports are up",

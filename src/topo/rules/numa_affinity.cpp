@@ -20,7 +20,7 @@ void check_numa_affinity(const HostContext& c, FindingSink& sink) {
   if (!overlaps.empty()) {
     nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
     for (const NumaNode& n : h.numa) nodes.push_back({{"id", n.id}, {"cpus", n.cpus.to_list()}});
-    sink.add(Severity::kError, c.subject("NUMA nodes"),
+    sink.add(Severity::kError, c.subject("NUMA nodes"), c.hosts(),
              fmt::format("NUMA nodes on {} claim the same CPUs ({})", c.label(), fmt::join(overlaps, ", ")),
              "a topology file with wrong CPU affinities makes NCCL bind its threads to the wrong socket: regenerate "
              "it with NCCL_TOPO_DUMP_FILE on the real machine",
@@ -33,7 +33,7 @@ void check_numa_affinity(const HostContext& c, FindingSink& sink) {
     if (n.cpus.contains(0)) holder = &n;
   }
   if (zero && !zero->cpus.empty() && holder && holder->id != 0) {
-    sink.add(Severity::kWarning, c.subject("NUMA node 0"),
+    sink.add(Severity::kWarning, c.subject("NUMA node 0"), c.hosts(),
              fmt::format("NUMA node 0 on {} has CPUs {} and node {} has CPU 0; Linux puts CPU 0 on node 0, so the "
                          "masks look swapped",
                          c.label(), zero->cpus.to_list(), holder->id),

@@ -16,7 +16,7 @@ void check_numa_mismatch(const HostContext& c, FindingSink& sink) {
     CpuSet local = gpu.cpu_affinity;
     if (const NumaNode* nn = h.find_numa(numa); nn && !nn->cpus.empty()) local = nn->cpus;
     if (local.empty() || r.cpus.intersects(local)) continue;
-    sink.add(Severity::kWarning, c.subject(fmt::format("rank {} GPU {}", r.rank, r.gpu)),
+    sink.add(Severity::kWarning, c.subject(fmt::format("rank {} GPU {}", r.rank, r.gpu)), c.hosts(),
              fmt::format("rank {} on {} is bound to CPUs {} but its GPU {} is on NUMA node {} (CPUs {})", r.rank,
                          c.label(), r.cpus.to_list(), r.gpu, numa, local.to_list()),
              "bind each rank to its GPU's NUMA node (mpirun --map-by / --bind-to, or numactl)",

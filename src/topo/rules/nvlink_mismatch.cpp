@@ -27,7 +27,7 @@ void check_nvlink_mismatch(const HostContext& c, FindingSink& sink) {
   }
   const std::string intra = h.graph_intra_type.value_or("");
   if (!links.empty() && !intra.empty() && !intra.starts_with("NV")) {
-    sink.add(Severity::kError, c.subject("NVLinks"),
+    sink.add(Severity::kError, c.subject("NVLinks"), c.hosts(),
              fmt::format("the topology on {} declares NVLinks between GPUs ({}) but NCCL's graph for this machine "
                          "connects its GPUs over {}",
                          c.label(), fmt::join(links, ", "), intra),
@@ -36,7 +36,7 @@ void check_nvlink_mismatch(const HostContext& c, FindingSink& sink) {
              {{"host", h.host}, {"declared", links}, {"graph_intra", intra}});
   }
   if (!one_sided.empty()) {
-    sink.add(Severity::kWarning, c.subject("NVLinks"),
+    sink.add(Severity::kWarning, c.subject("NVLinks"), c.hosts(),
              fmt::format("NVLinks on {} declared by one side only: {}", c.label(), fmt::join(one_sided, ", ")),
              "an NVLink joins two GPUs: check the <nvlink target> bus ids in the topology file",
              {{"host", h.host}, {"one_sided", one_sided}});

@@ -28,7 +28,7 @@ void check_pcie_degraded(const HostContext& c, FindingSink& sink) {
     const double med = median(v);
     for (const auto& [who, gb] : members) {
       if (gb >= 0.75 * med) continue;
-      sink.add(Severity::kWarning, c.subject(who),
+      sink.add(Severity::kWarning, c.subject(who), c.hosts(),
                fmt::format("{} on {} has a PCIe link of {:.1f} GB/s, its {} identical peers' median is {:.1f} GB/s",
                            who, c.label(), gb, members.size() - 1, med),
                "the slot trained at a lower speed or width: check `lspci -vv` LnkSta against LnkCap; reseat the card",
@@ -44,7 +44,7 @@ void check_pcie_degraded(const HostContext& c, FindingSink& sink) {
     }
     const PciLinkObservation& first = h.slow_pci_links.front();
     sink.add(
-        Severity::kWarning, c.subject("PCI links"),
+        Severity::kWarning, c.subject("PCI links"), c.hosts(),
         fmt::format("NCCL sees {} PCI link(s) on {} at {:g} GB/s against a median of {:g} GB/s ({})",
                     h.slow_pci_links.size(), c.label(), first.gbytes, first.peer_median_gbytes, fmt::join(names, ", ")),
         "NCCL will route around these links; in a VM, emulated switches often report bogus speeds: give NCCL a "

@@ -33,7 +33,7 @@ void check_port_degraded(const HostContext& c, FindingSink& sink) {
     bool below_expect = expect > 0 && r.rate < expect;
     bool below_peers = rated.size() >= 2 && r.rate < 0.9 * med;
     if (!below_expect && !below_peers) continue;
-    sink.add(Severity::kWarning, c.subject(fmt::format("NIC {} port {}", r.nic, r.port)),
+    sink.add(Severity::kWarning, c.subject(fmt::format("NIC {} port {}", r.nic, r.port)), c.hosts(),
              fmt::format("{} port {} on {} runs at {:g} Gb/s, below {}", r.nic, r.port, c.label(), r.rate,
                          below_expect ? fmt::format("the expected {:g} Gb/s", expect)
                                       : fmt::format("its peers' median of {:g} Gb/s", med)),

@@ -19,6 +19,7 @@ void check_port_down(const HostContext& c, FindingSink& sink) {
       bool matters = near_nics.count(nic.name) || named;
       sink.add(
           matters ? Severity::kError : Severity::kInfo, c.subject(fmt::format("NIC {} port {}", nic.name, p.number)),
+          c.hosts(),
           fmt::format("{} port {} on {} is {}{}", nic.name, p.number, c.label(), p.state,
                       matters ? (named ? " and NCCL_IB_HCA names it" : " and a GPU has it as its near NIC") : ""),
           matters ? "check the cable, the switch port and `ibstat`; NCCL will skip this port"
