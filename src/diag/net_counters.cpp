@@ -1,11 +1,11 @@
 #include "diag/net_counters.h"
 
 #include "core/clock.h"
+#include "report/model_json.h"
 
 #include <fmt/format.h>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 
 namespace fabscope {
 
@@ -39,48 +39,71 @@ std::vector<InterfaceDelta> counter_deltas(const NetCounters& before, const NetC
   return out;
 }
 
+CounterSnapshot read_counters(const CounterSources& sources) {
+  CounterSnapshot s;
+  s.net = read_net_counters(sources.net);
+  s.ports = read_port_counters(sources.infiniband);
+  if (sources.ethtool) {
+    std::vector<std::string> interfaces;
+    for (const auto& [name, values] : s.net) interfaces.push_back(name);
+    s.nic = read_ethtool_stats(interfaces);
+  }
+  return s;
+}
+
+void counter_changes(const CounterSnapshot& before, const CounterSnapshot& after, CounterSample& sample) {
+  sample.interfaces = counter_deltas(before.net, after.net);
+  for (InterfaceDelta& d : sample.interfaces) {
+    auto b = before.nic.find(d.name);
+    auto a = after.nic.find(d.name);
+    if (b != before.nic.end() && a != after.nic.end()) d.ethtool = counter_delta(b->second, a->second);
+  }
+  for (const auto& [key, values] : after.ports) {
+    auto b = before.ports.find(key);
+    if (b != before.ports.end()) sample.ports.push_back({key.first, key.second, counter_delta(b->second, values)});
+  }
+}
+
 void PhaseCounters::begin() {
-  if (ctx_.local_rank() == 0) before_ = read_net_counters(root_);
+  if (ctx_.local_rank() == 0) before_ = read_counters(sources_);
   start_ns_ = steady_now_ns();
 }
 
 Status PhaseCounters::end(const std::string& phase, std::optional<uint64_t> my_tx, std::optional<uint64_t> my_rx,
                           std::vector<CounterSample>& out) {
-  nlohmann::json mine = {{"host", ctx_.host()},
-                         {"tx", my_tx ? nlohmann::json(*my_tx) : nlohmann::json(nullptr)},
-                         {"rx", my_rx ? nlohmann::json(*my_rx) : nlohmann::json(nullptr)},
-                         {"duration_s", static_cast<double>(steady_now_ns() - start_ns_) * 1e-9}};
-  if (ctx_.local_rank() == 0) {
-    nlohmann::json ifs = nlohmann::json::object();
-    for (const InterfaceDelta& d : counter_deltas(before_, read_net_counters(root_))) ifs[d.name] = d.deltas;
-    mine["interfaces"] = ifs;
-  }
-  auto all = ctx_.gather_text(mine.dump());
+  // This rank's part: its bytes; on the host's first rank, the host's counters too.
+  CounterSample mine;
+  mine.host = ctx_.host();
+  mine.phase = phase;
+  mine.duration_s = static_cast<double>(steady_now_ns() - start_ns_) * 1e-9;
+  mine.fabscope_tx_bytes = my_tx;
+  mine.fabscope_rx_bytes = my_rx;
+  if (ctx_.local_rank() == 0) counter_changes(before_, read_counters(sources_), mine);
+  auto all = ctx_.gather_text(to_json(mine).dump());
   if (!all.ok()) return all.status();
   if (ctx_.rank() != 0) return Status::Ok();
   std::map<std::string, CounterSample> by_host;
   std::vector<std::string> order;
-  for (const std::string& text : *all) {
-    nlohmann::json j = nlohmann::json::parse(text);
-    const std::string host = j["host"];
-    auto [it, fresh] = by_host.try_emplace(host);
+  for (size_t r = 0; r < all->size(); ++r) {
+    CounterSample part;
+    try {
+      const Json j = Json::parse((*all)[r]);
+      read(JsonIn(j, "", fmt::format("rank {}'s counters", r)), part);
+    } catch (const std::exception& e) {  // not what the rank sent: a fabscope defect
+      return Status::Runtime(e.what());
+    }
+    auto [it, fresh] = by_host.try_emplace(part.host);
     CounterSample& s = it->second;
     if (fresh) {
-      order.push_back(host);
-      s.host = host;
+      order.push_back(part.host);
+      s.host = part.host;
       s.phase = phase;
     }
-    s.duration_s = std::max(s.duration_s, j["duration_s"].get<double>());
-    if (!j["tx"].is_null()) s.fabscope_tx_bytes = s.fabscope_tx_bytes.value_or(0) + j["tx"].get<uint64_t>();
-    if (!j["rx"].is_null()) s.fabscope_rx_bytes = s.fabscope_rx_bytes.value_or(0) + j["rx"].get<uint64_t>();
-    if (j.contains("interfaces")) {
-      for (const auto& [name, deltas] : j["interfaces"].items()) {
-        InterfaceDelta d;
-        d.name = name;
-        for (const auto& [k, v] : deltas.items()) d.deltas[k] = v.get<uint64_t>();
-        s.interfaces.push_back(std::move(d));
-      }
-    }
+    s.duration_s = std::max(s.duration_s, part.duration_s);
+    if (part.fabscope_tx_bytes) s.fabscope_tx_bytes = s.fabscope_tx_bytes.value_or(0) + *part.fabscope_tx_bytes;
+    if (part.fabscope_rx_bytes) s.fabscope_rx_bytes = s.fabscope_rx_bytes.value_or(0) + *part.fabscope_rx_bytes;
+    for (InterfaceDelta& d : part.interfaces) s.interfaces.push_back(std::move(d));
+    for (PortDelta& d : part.ports) s.ports.push_back(std::move(d));
   }
   for (const std::string& h : order) out.push_back(std::move(by_host[h]));
   return Status::Ok();

@@ -1,7 +1,8 @@
-// Interface counters from /sys/class/net/*/statistics, sampled around each phase on
-// one rank per host. Set beside the bytes fabscope itself moved, they show traffic
-// that is not fabscope's: another tenant, a noisy neighbour (the rule
-// counters.foreign_traffic, diag/rules/counters_foreign_traffic.cpp).
+// Interface counters from /sys/class/net/*/statistics, with the NIC counters of
+// diag/nic_counters.h (RDMA ports, the drivers' statistics), sampled around each phase
+// on one rank per host. Set beside the bytes fabscope itself moved, they show traffic
+// that is not fabscope's (counters.foreign_traffic) and links that corrupt or drop
+// (counters.link_errors).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "comm/context.h"
+#include "diag/nic_counters.h"
 #include "report/report.h"
 
 namespace fabscope {
@@ -26,18 +28,36 @@ std::vector<InterfaceDelta> counter_deltas(const NetCounters& before, const NetC
 // Samples around phases. Every rank calls begin() and end() together (they gather to
 // rank 0); one rank per host reads the counters; each rank reports the payload bytes it
 // sent and received in the phase, summed per host.
+// Where the counters are read (tests point them at copied trees).
+struct CounterSources {
+  std::string net = "/sys/class/net";
+  std::string infiniband = "/sys/class/infiniband";
+  bool ethtool = true;  // the drivers' statistics of the interfaces under `net`
+};
+
+// One host's counters at one moment, and their changes over a phase.
+struct CounterSnapshot {
+  NetCounters net;
+  PortCounters ports;
+  NicStats nic;
+};
+CounterSnapshot read_counters(const CounterSources& sources);
+// after - before: the interfaces (with their drivers' statistics) and RDMA ports present
+// in both.
+void counter_changes(const CounterSnapshot& before, const CounterSnapshot& after, CounterSample& sample);
+
 class PhaseCounters {
  public:
-  explicit PhaseCounters(const RankContext& ctx, std::string root = "/sys/class/net")
-      : ctx_(ctx), root_(std::move(root)) {}
+  explicit PhaseCounters(const RankContext& ctx, CounterSources sources = {})
+      : ctx_(ctx), sources_(std::move(sources)) {}
   void begin();
   Status end(const std::string& phase, std::optional<uint64_t> my_tx_bytes, std::optional<uint64_t> my_rx_bytes,
              std::vector<CounterSample>& out);
 
  private:
   const RankContext& ctx_;
-  std::string root_;
-  NetCounters before_;
+  CounterSources sources_;
+  CounterSnapshot before_;
   int64_t start_ns_ = 0;
 };
 

@@ -3,18 +3,32 @@
 
 namespace fabscope {
 
-// {"name": "eth0", "rx_bytes": ..., ...}: the counters beside the name.
+// {"name": "eth0", "rx_bytes": ..., ..., "ethtool": {...}}: the sysfs counters beside
+// the name; the driver's statistics, where it has any, in "ethtool".
 Json to_json(const InterfaceDelta& v) {
   Json e = {{"name", v.name}};
   for (const auto& [k, d] : v.deltas) e[k] = d;
+  if (!v.ethtool.empty()) e["ethtool"] = v.ethtool;
   return e;
 }
 void read(const JsonIn& in, InterfaceDelta& v) {
   in.field("name", v.name);
   v.deltas.clear();
+  v.ethtool.clear();
   for (const auto& [key, value] : in.members()) {
-    if (key != "name") read(value, v.deltas[key]);
+    if (key == "ethtool") {
+      read(value, v.ethtool);
+    } else if (key != "name") {
+      read(value, v.deltas[key]);
+    }
   }
+}
+
+Json to_json(const PortDelta& v) { return {{"device", v.device}, {"port", v.port}, {"counters", v.counters}}; }
+void read(const JsonIn& in, PortDelta& v) {
+  in.field("device", v.device);
+  in.field("port", v.port);
+  in.field("counters", v.counters);
 }
 
 Json to_json(const CounterSample& v) {
@@ -23,7 +37,8 @@ Json to_json(const CounterSample& v) {
           {"duration_s", v.duration_s},
           {"fabscope_tx_bytes", json_or_null(v.fabscope_tx_bytes)},
           {"fabscope_rx_bytes", json_or_null(v.fabscope_rx_bytes)},
-          {"interfaces", to_json_array(v.interfaces)}};
+          {"interfaces", to_json_array(v.interfaces)},
+          {"ports", to_json_array(v.ports)}};
 }
 void read(const JsonIn& in, CounterSample& v) {
   in.field("host", v.host);
@@ -32,6 +47,7 @@ void read(const JsonIn& in, CounterSample& v) {
   in.field("fabscope_tx_bytes", v.fabscope_tx_bytes);
   in.field("fabscope_rx_bytes", v.fabscope_rx_bytes);
   in.field("interfaces", v.interfaces);
+  in.field_or_keep("ports", v.ports);  // absent before RDMA port counters
 }
 
 }  // namespace fabscope

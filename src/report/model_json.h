@@ -47,6 +47,8 @@ void read(const JsonIn& in, P2pSection& v);
 // counters
 Json to_json(const InterfaceDelta& v);
 void read(const JsonIn& in, InterfaceDelta& v);
+Json to_json(const PortDelta& v);
+void read(const JsonIn& in, PortDelta& v);
 Json to_json(const CounterSample& v);
 void read(const JsonIn& in, CounterSample& v);
 

@@ -48,7 +48,7 @@ CounterSample sample(uint64_t iface_tx, uint64_t fabscope_tx) {
   s.phase = "p2p";
   s.fabscope_tx_bytes = fabscope_tx;
   s.fabscope_rx_bytes = 0;
-  s.interfaces = {{"eth0", {{"tx_bytes", iface_tx}, {"rx_bytes", 0}}}, {"lo", {{"tx_bytes", 1ull << 40}}}};
+  s.interfaces = {{"eth0", {{"tx_bytes", iface_tx}, {"rx_bytes", 0}}, {}}, {"lo", {{"tx_bytes", 1ull << 40}}, {}}};
   return s;
 }
 

@@ -9,6 +9,7 @@ void check_sweep_wrong_results(const SweepContext&, FindingSink&);
 void check_p2p_slow_host(const P2pSizeContext&, FindingSink&);
 void check_p2p_slow_link(const P2pSizeContext&, FindingSink&);
 void check_counters_foreign_traffic(const CounterContext&, FindingSink&);
+void check_counters_link_errors(const CounterContext&, FindingSink&);
 
 namespace {
 
@@ -23,6 +24,7 @@ constexpr Rule<P2pSizeContext> kP2pRules[] = {
 
 constexpr Rule<CounterContext> kCounterRules[] = {
     {"counters.foreign_traffic", "interface traffic beyond what fabscope moved", check_counters_foreign_traffic},
+    {"counters.link_errors", "link-quality counters of an RDMA port or NIC that rose", check_counters_link_errors},
 };
 
 }  // namespace
