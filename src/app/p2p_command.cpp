@@ -1,12 +1,15 @@
 // `fabscope p2p`: perftest's measurements across many links at once, under mpirun.
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cstdio>
 
 #include "app/command.h"
 #include "app/run_context.h"
 #include "core/sizes.h"
+#include "core/text.h"
 #include "diag/findings.h"
+#include "diag/rules.h"
 #include "p2p/p2p.h"
 
 namespace fabscope {
@@ -26,6 +29,9 @@ class P2pCommand final : public Command {
     app.add_option("-w,--warmup_iters", warmup_iters_, "Warm-up messages per link and size (default 50)");
     app.add_option("--window", window_, "Messages in flight per flow in bandwidth modes (default 64)");
     app.add_option("--repeats", repeats_, "Measure each round this many times in a row (default 1)");
+    app.add_flag("--retest", retest_,
+                 "Measure each slow link again alone, to tell a slow link (slow alone too) from congestion (slow only "
+                 "beside other flows)");
   }
 
   CommandOutcome run(const CommonOptions& common, int* argc, char*** argv) override;
@@ -42,7 +48,40 @@ class P2pCommand final : public Command {
   int warmup_iters_ = 50;
   int window_ = 64;
   int repeats_ = 1;
+  bool retest_ = false;
 };
+
+// --retest: rank 0 names the slow links of `section`; every rank then measures each of
+// them alone (pattern pair, that link's size), and rank 0 keeps them in section.alone.
+Status retest_alone(const RankContext& ctx, Transport& transport, const P2pOptions& options, Progress& progress,
+                    std::vector<CounterSample>& counters, P2pSection& section) {
+  std::string suspects;  // "SRC DST SIZE" lines
+  if (ctx.rank() == 0) {
+    for (const P2pLink& l : links_to_retest(section))
+      suspects += fmt::format("{} {} {}\n", l.src_rank, l.dst_rank, l.size_bytes);
+  }
+  auto shared = ctx.broadcast(suspects, 0);
+  if (!shared.ok()) return shared.status();
+  LineReader lines(*shared);
+  std::string_view line;
+  while (lines.next(line)) {
+    const std::vector<std::string_view> w = split_ws(line);
+    P2pOptions alone = options;
+    alone.pattern = P2pPattern::kPair;
+    alone.repeats = 1;
+    uint64_t size = 0;
+    if (w.size() != 3 || std::from_chars(w[0].data(), w[0].data() + w[0].size(), alone.pair.first).ec != std::errc() ||
+        std::from_chars(w[1].data(), w[1].data() + w[1].size(), alone.pair.second).ec != std::errc() ||
+        std::from_chars(w[2].data(), w[2].data() + w[2].size(), size).ec != std::errc()) {
+      return Status::Runtime(fmt::format("retest: rank 0 sent an unreadable suspect '{}'", line));
+    }
+    alone.sizes = {size};
+    auto one = run_p2p(ctx, transport, alone, &progress, &counters);
+    if (!one.ok()) return one.status();
+    for (P2pLink& l : one->links) section.alone.push_back(std::move(l));
+  }
+  return Status::Ok();
+}
 
 Result<P2pOptions> P2pCommand::build_options(double timeout_s) const {
   P2pOptions o;
@@ -102,6 +141,11 @@ CommandOutcome P2pCommand::run(const CommonOptions& common, int* argc, char*** a
   Progress progress(ctx.rank() == 0 && Progress::wanted());
   auto section = run_p2p(ctx, **transport, *options, &progress, &report.counters);
   if (!section.ok()) end_job_on_failure(*job, progress, section.status());
+  if (retest_) {
+    if (Status s = retest_alone(ctx, **transport, *options, progress, report.counters, *section); !s.ok()) {
+      end_job_on_failure(*job, progress, s);
+    }
+  }
   section->backend = std::string(entry->name);
   report.p2p = std::move(*section);
   add_p2p_findings(report);

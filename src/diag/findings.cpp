@@ -39,7 +39,41 @@ std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p) {
       if (hc.slow) c.slow_hosts.insert(h);
       c.hosts.push_back(std::move(hc));
     }
+    // The links no slow host explains, against the links that touch no slow host.
+    std::vector<const P2pLink*> clean;
+    std::vector<double> values;
+    for (const P2pLink* l : c.links) {
+      if (c.slow_hosts.count(l->src_host) || c.slow_hosts.count(l->dst_host)) continue;
+      clean.push_back(l);
+      values.push_back(goodness(*l));
+    }
+    if (clean.size() >= 2) {
+      c.reference = median(values);
+      for (const P2pLink* l : clean) {
+        if (goodness(*l) < kSlowRatio * c.reference) c.slow_links.push_back(l);
+      }
+    }
+    for (const P2pLink& l : p2p.alone) {
+      if (l.size_bytes == size) c.alone.push_back(&l);
+    }
     out.push_back(std::move(c));
+  }
+  return out;
+}
+
+const P2pLink* P2pSizeContext::alone_of(const P2pLink& link) const {
+  for (const P2pLink* a : alone) {
+    if (a->src_rank == link.src_rank && a->dst_rank == link.dst_rank) return a;
+  }
+  return nullptr;
+}
+
+std::vector<P2pLink> links_to_retest(const P2pSection& p2p, size_t limit) {
+  std::vector<P2pLink> out;
+  for (const P2pSizeContext& c : p2p_size_contexts(p2p)) {
+    for (const P2pLink* l : c.slow_links) {
+      if (out.size() < limit) out.push_back(*l);
+    }
   }
   return out;
 }

@@ -37,11 +37,20 @@ struct P2pSizeContext {
   };
   std::vector<HostComparison> hosts;  // hosts with links both touching and avoiding them
   std::set<std::string> slow_hosts;   // the hosts marked slow
+  // The links that touch no slow host: their median goodness (the reference; 0 with
+  // fewer than two such links), and those below kSlowRatio of it.
+  double reference = 0;
+  std::vector<const P2pLink*> slow_links;
+  // This size's links measured again alone (p2p --retest), and the one of a link.
+  std::vector<const P2pLink*> alone;
+  const P2pLink* alone_of(const P2pLink& link) const;
 };
 // Higher is better for both modes: bandwidth, or 1 / latency.
 double goodness(const P2pLink& link);
 // The contexts of a p2p section, one per message size in increasing order.
 std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p);
+// The links worth measuring again alone: every size's slow links (at most `limit`).
+std::vector<P2pLink> links_to_retest(const P2pSection& p2p, size_t limit = 32);
 
 struct CounterContext {
   const std::vector<CounterSample>& counters;

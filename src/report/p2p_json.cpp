@@ -49,9 +49,14 @@ void read(const JsonIn& in, P2pLink& v) {
 }
 
 Json to_json(const P2pSection& v) {
-  return {
-      {"pattern", v.pattern},           {"mode", v.mode},       {"backend", v.backend},           {"window", v.window},
-      {"warmup_iters", v.warmup_iters}, {"repeats", v.repeats}, {"links", to_json_array(v.links)}};
+  return {{"pattern", v.pattern},
+          {"mode", v.mode},
+          {"backend", v.backend},
+          {"window", v.window},
+          {"warmup_iters", v.warmup_iters},
+          {"repeats", v.repeats},
+          {"links", to_json_array(v.links)},
+          {"alone", to_json_array(v.alone)}};
 }
 void read(const JsonIn& in, P2pSection& v) {
   in.field("pattern", v.pattern);
@@ -61,6 +66,7 @@ void read(const JsonIn& in, P2pSection& v) {
   in.field("warmup_iters", v.warmup_iters);
   in.field("repeats", v.repeats);
   in.field("links", v.links);
+  in.field_or_keep("alone", v.alone);  // absent before --retest
 }
 
 }  // namespace fabscope

@@ -28,8 +28,7 @@ std::string render_p2p(const Report& r) {
                        "src_host", "dst_host", "#bytes", "#iterations", "BW peak[GB/s]", "BW average[GB/s]",
                        "MsgRate[Mpps]");
   }
-  for (const P2pLink& l : p.links) {
-    const std::string round = p.repeats > 1 ? fmt::format("{}.{}", l.round, l.repeat) : fmt::format("{}", l.round);
+  auto link_row = [&](const P2pLink& l, const std::string& round) {
     std::string row = fmt::format("  {:>5} {:>5} {:>5} {:>12} {:>12} {:>10} {:>11}", round, l.src_rank, l.dst_rank,
                                   l.src_host, l.dst_host, l.size_bytes, l.iterations);
     if (lat && l.lat) {
@@ -40,7 +39,10 @@ std::string render_p2p(const Report& r) {
       row += fmt::format(" {:>13.3f} {:>16.3f} {:>13.4f}", l.bw_peak_gbps.value_or(0), l.bw_gbps.value_or(0),
                          l.msg_rate_mpps.value_or(0));
     }
-    out += row + "\n";
+    return row + "\n";
+  };
+  for (const P2pLink& l : p.links) {
+    out += link_row(l, p.repeats > 1 ? fmt::format("{}.{}", l.round, l.repeat) : fmt::format("{}", l.round));
   }
   // Per size: the median link and the slowest (or, for latency, the highest) link.
   std::map<uint64_t, std::vector<const P2pLink*>> by_size;
@@ -55,6 +57,11 @@ std::string render_p2p(const Report& r) {
     out += fmt::format("# {} bytes: {} links, median {:.3f} {}, {} {} -> {} ({} -> {}) {:.3f} {}\n", size, links.size(),
                        median(values), lat ? "us" : "GB/s", lat ? "slowest" : "lowest", worst->src_rank,
                        worst->dst_rank, worst->src_host, worst->dst_host, value(worst), lat ? "us" : "GB/s");
+  }
+  if (!p.alone.empty()) {
+    out += fmt::format("# retested alone (--retest): {} suspect link(s), each with no other flow running\n",
+                       p.alone.size());
+    for (const P2pLink& l : p.alone) out += link_row(l, "alone");
   }
   return out;
 }

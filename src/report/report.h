@@ -150,6 +150,9 @@ struct P2pSection {
   int warmup_iters = 0;
   int repeats = 1;  // each round measured this many times in a row
   std::vector<P2pLink> links;
+  // --retest: the suspects among `links` (slow links) measured again, each with no
+  // other flow running: slow alone too is the link; fast alone is congestion.
+  std::vector<P2pLink> alone;
 };
 
 // One interface's counter changes over a phase.

@@ -253,6 +253,7 @@ def cmd_p2p(args):
         (["--pattern", "ring", "--mode", "bibw"], 2 * n if n > 2 else 2, ("bw_gbps",)),
         (["--pattern", "ring", "--mode", "lat"], n, ("lat_us",)),
         (["--pattern", "pairs", "--mode", "bw"], n * (n - 1), ("bw_gbps",)),
+        (["--pattern", "pairs", "--mode", "bw", "--retest"], n * (n - 1), ("bw_gbps",)),
         (["--pattern", "pairs", "--mode", "lat"], n * (n - 1) // 2, ("lat_us",)),
         (["--pair", f"0,{n - 1}", "--mode", "bibw"], 2, ("bw_gbps",)),
     ]

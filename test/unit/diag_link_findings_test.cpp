@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "diag/findings.h"
+#include "diag/rules.h"
 
 namespace fabscope {
 namespace {
@@ -56,6 +57,42 @@ TEST(LinkFindings, OneBadLinkBetweenHealthyHostsIsALink) {
   EXPECT_EQ(subjects(r, "p2p.slow_link"), std::vector<std::string>{"link 0 -> 3 (h0 -> h3)"});
   decide_verdict(r);
   EXPECT_EQ(r.verdict.drain, (std::vector<std::string>{"h0", "h3"}));  // both ends of the link
+}
+
+// --retest: the suspect measured alone tells the link from congestion.
+TEST(LinkFindings, ASlowLinkThatIsFastAloneIsCongestion) {
+  Report r = links(4, [](int a, int b) { return a == 0 && b == 3 ? 0.2 : 1.0; });
+  auto suspects = links_to_retest(*r.p2p);
+  ASSERT_EQ(suspects.size(), 1u);
+  EXPECT_EQ(suspects[0].src_rank, 0);
+  EXPECT_EQ(suspects[0].dst_rank, 3);
+  P2pLink alone = suspects[0];
+  alone.bw_gbps = 0.9;  // fine with the fabric to itself
+  r.p2p->alone = {alone};
+  add_p2p_findings(r);
+  EXPECT_TRUE(subjects(r, "p2p.slow_link").empty());
+  ASSERT_EQ(subjects(r, "p2p.congested_link"), std::vector<std::string>{"link 0 -> 3 (h0 -> h3)"});
+  const Finding& f = r.findings[0];
+  EXPECT_EQ(f.severity, Severity::kWarning);
+  EXPECT_DOUBLE_EQ(f.evidence["impact_factor"].get<double>(), 0.9 / 0.2);
+  decide_verdict(r);
+  EXPECT_EQ(r.verdict.result, "pass");  // congestion drains no host
+  EXPECT_TRUE(r.verdict.drain.empty());
+}
+
+TEST(LinkFindings, ASlowLinkThatIsSlowAloneTooIsTheLink) {
+  Report r = links(4, [](int a, int b) { return a == 0 && b == 3 ? 0.2 : 1.0; });
+  P2pLink alone = links_to_retest(*r.p2p).at(0);
+  alone.bw_gbps = 0.21;
+  r.p2p->alone = {alone};
+  add_p2p_findings(r);
+  EXPECT_TRUE(subjects(r, "p2p.congested_link").empty());
+  ASSERT_EQ(subjects(r, "p2p.slow_link"), std::vector<std::string>{"link 0 -> 3 (h0 -> h3)"});
+  EXPECT_DOUBLE_EQ(r.findings[0].evidence["alone"].get<double>(), 0.21);
+  EXPECT_NE(r.findings[0].message.find("and 0.210 GB/s alone"), std::string::npos) << r.findings[0].message;
+  // Links of a slow host are the host's, not suspects to retest one by one.
+  Report h = links(4, [](int a, int b) { return a == 2 || b == 2 ? 0.1 : 1.0; });
+  EXPECT_TRUE(links_to_retest(*h.p2p).empty());
 }
 
 TEST(LinkFindings, LatencyIsWorseWhenHigher) {

@@ -5,13 +5,16 @@
 # namespace. Everything it creates carries this run's unique prefix and is removed
 # when the command ends, also on failure or interruption.
 #
-#   vcluster.sh run N [--slow HOST_INDEX RATE] [--noise A B] -- COMMAND...
+#   vcluster.sh run N [--slow HOST_INDEX RATE] [--slow-link A B RATE] [--noise A B] -- COMMAND...
 #       Brings up N hosts, runs COMMAND with these variables set, tears down:
 #         VC_MPIRUN   mpirun with the agent, one slot per host and Open MPI's settings
 #         VC_HOSTS    host names (also their hostnames), space separated
 #         VC_ADDR_i   host i's address; VC_PREFIX the run's prefix
 #       --slow i RATE   token-bucket rate limit (tc tbf, e.g. 100mbit) on host i's link,
 #                       both directions
+#       --slow-link a b RATE   the same limit on the traffic between hosts a and b only
+#                       (tc htb with a u32 filter on the peer's address, on both hosts):
+#                       a slow link, not a slow host
 #       --noise a b     bursty iperf3 traffic from host a to host b while COMMAND runs
 #   vcluster.sh check   exits 0 if this machine can host the cluster, else says why
 #   vcluster.sh agent HOST CMD...   (mpirun's rsh agent; not for direct use)
@@ -42,10 +45,11 @@ agent() {
 run() {
   local n="$1"
   shift
-  local slow_host="" slow_rate="" noise_a="" noise_b=""
+  local slow_host="" slow_rate="" noise_a="" noise_b="" link_a="" link_b="" link_rate=""
   while [ $# -gt 0 ] && [ "$1" != "--" ]; do
     case "$1" in
       --slow) slow_host="$2"; slow_rate="$3"; shift 3 ;;
+      --slow-link) link_a="$2"; link_b="$3"; link_rate="$4"; shift 4 ;;
       --noise) noise_a="$2"; noise_b="$3"; shift 3 ;;
       *) echo "vcluster: unknown option $1" >&2; exit 2 ;;
     esac
@@ -110,6 +114,20 @@ run() {
     tc qdisc add dev "$veth" root tbf rate "$slow_rate" burst 256kb latency 400ms
     ip netns exec "$h" tc qdisc add dev eth0 root tbf rate "$slow_rate" burst 256kb latency 400ms
   fi
+  if [ -n "$link_a" ]; then
+    # Each host's traffic to the other goes through a limited htb class; the rest
+    # through an unlimited one.
+    local from to
+    for pair in "$link_a $link_b" "$link_b $link_a"; do
+      read -r from to <<<"$pair"
+      local h="${prefix}h${from}" peer="198.18.${subnet_octet}.$((to + 1))"
+      ip netns exec "$h" tc qdisc add dev eth0 root handle 1: htb default 10
+      ip netns exec "$h" tc class add dev eth0 parent 1: classid 1:10 htb rate 100gbit
+      ip netns exec "$h" tc class add dev eth0 parent 1: classid 1:20 htb rate "$link_rate" ceil "$link_rate" \
+        burst 256kb
+      ip netns exec "$h" tc filter add dev eth0 protocol ip parent 1: prio 1 u32 match ip dst "$peer/32" flowid 1:20
+    done
+  fi
   if [ -n "$noise_a" ]; then
     local ha="${prefix}h${noise_a}" hb="${prefix}h${noise_b}" addr_b="198.18.${subnet_octet}.$((noise_b + 1))"
     # A bursty neighbour, as another job's collectives are: 64 MiB in two streams,
@@ -142,5 +160,6 @@ case "${1:-}" in
   check) check ;;
   agent) shift; agent "$@" ;;
   run) shift; run "$@" ;;
-  *) echo "usage: vcluster.sh run N [--slow I RATE] [--noise A B] -- COMMAND... | check" >&2; exit 2 ;;
+  *) echo "usage: vcluster.sh run N [--slow I RATE] [--slow-link A B RATE] [--noise A B] -- COMMAND... | check" >&2
+     exit 2 ;;
 esac

@@ -5,6 +5,9 @@
                             topo gathers every host's topology
   vcluster_test.py slow     one host rate-limited to a tenth: its links are the slowest,
                             it is named, and no other link is flagged
+  vcluster_test.py slowlink the traffic between two hosts only limited to a tenth: p2p
+                            --retest names that link (both directions, slow alone too),
+                            no host, and drains its two hosts
   vcluster_test.py noise    iperf3 between two hosts: their link shows lower bandwidth
                             and more variance than a quiet run, and the counters show
                             bytes fabscope did not send
@@ -145,6 +148,38 @@ def slow(c):
     print("ok")
 
 
+def slowlink(c):
+    quiet_args = ["p2p", "--pattern", "ring", "-s", "1M", "-n", "30", "-w", "4", "--window", "8"]
+    c.run(4, [quiet_args + ["--json", c.path("quiet.json")]])
+    quiet = statistics.median(l["bw_gbps"] for l in links_of(c.report("quiet.json")))
+    rate_mbit = max(10, int(quiet * 8000 / 10))  # a tenth of the quiet links, in Mbit/s
+    print(f"quiet ring median {quiet:.3f} GB/s; link between hosts 1 and 2 limited to {rate_mbit} Mbit/s")
+    c.run(4, [["p2p", "--pattern", "pairs", "-s", "1M", "-n", "100", "-w", "2", "--window", "8", "--retest",
+               "--json", c.path("pairs.json")]],
+          faults=["--slow-link", "1", "2", f"{rate_mbit}mbit"], verdict_fail=True)
+    doc = c.report("pairs.json")
+    ranks = doc["context"]["ranks"]
+    h1, h2 = ranks[1]["host"], ranks[2]["host"]
+    slow = {(l["src_rank"], l["dst_rank"]): l["bw_gbps"] for l in links_of(doc)}
+    others = [bw for k, bw in slow.items() if k not in ((1, 2), (2, 1))]
+    print(f"1->2 {slow[(1, 2)]:.3f}, 2->1 {slow[(2, 1)]:.3f}, others {sorted(others)}")
+    if max(slow[(1, 2)], slow[(2, 1)]) >= min(others):
+        fail("the limited link is not the slowest")
+    codes = sorted((f["code"], f["subject"]) for f in doc["findings"] if f["code"].startswith("p2p."))
+    want = sorted([("p2p.slow_link", f"link 1 -> 2 ({h1} -> {h2})"), ("p2p.slow_link", f"link 2 -> 1 ({h2} -> {h1})")])
+    if codes != want:
+        fail(f"want exactly the two directions of the slow link, got {codes}")
+    alone = {(l["src_rank"], l["dst_rank"]) for l in doc["p2p"]["alone"]}
+    if alone != {(1, 2), (2, 1)}:
+        fail(f"--retest should measure exactly the two suspects alone, measured {sorted(alone)}")
+    for f in doc["findings"]:
+        if f["code"] == "p2p.slow_link" and not f["evidence"]["alone"] < 0.5 * f["evidence"]["reference"]:
+            fail(f"the link must be slow alone too: {f['evidence']}")
+    if doc["verdict"]["drain"] != sorted([h1, h2]):
+        fail(f"drain the link's two hosts: {doc['verdict']}")
+    print("ok")
+
+
 def noise(c):
     # Two hosts, so no idle rank competes for this small machine's cores, and host 1's
     # link capped in both runs, so that the link and not the CPU bounds the transfer.
@@ -181,7 +216,7 @@ def noise(c):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("test", choices=["sweeps", "slow", "noise"])
+    ap.add_argument("test", choices=["sweeps", "slow", "slowlink", "noise"])
     ap.add_argument("--fabscope", required=True)
     ap.add_argument("--vcluster", required=True)
     ap.add_argument("--schema", required=True)
@@ -194,7 +229,7 @@ def main():
         print("SKIP: the noisy-neighbour test needs iperf3 (scripts/install-deps.sh installs it)")
         sys.exit(SKIP)
     with tempfile.TemporaryDirectory() as tmp:
-        {"sweeps": sweeps, "slow": slow, "noise": noise}[a.test](Cluster(a, tmp))
+        {"sweeps": sweeps, "slow": slow, "slowlink": slowlink, "noise": noise}[a.test](Cluster(a, tmp))
 
 
 if __name__ == "__main__":

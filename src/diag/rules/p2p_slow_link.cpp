@@ -1,37 +1,37 @@
 // p2p.slow_link: one link below kSlowRatio of the median of the links that touch no
-// slow host, where neither of its hosts is slow: the path between them.
+// slow host, where neither of its hosts is slow: the path between them. Measured again
+// alone (p2p --retest), it must be slow alone too; fast alone, it is p2p.congested_link.
 #include <fmt/format.h>
 
 #include "core/sizes.h"
-#include "core/stats.h"
 #include "diag/rules.h"
 
 namespace fabscope {
 
 void check_p2p_slow_link(const P2pSizeContext& c, FindingSink& sink) {
-  auto clean = [&](const P2pLink& l) { return !c.slow_hosts.count(l.src_host) && !c.slow_hosts.count(l.dst_host); };
-  std::vector<double> reference_links;
-  for (const P2pLink* l : c.links) {
-    if (clean(*l)) reference_links.push_back(goodness(*l));
-  }
-  if (reference_links.size() < 2) return;
-  const double reference = median(reference_links);
-  for (const P2pLink* l : c.links) {
-    if (!clean(*l) || goodness(*l) >= kSlowRatio * reference) continue;
-    const std::string measured = c.latency ? fmt::format("{:.2f} us", l->lat_us.value_or(0))
-                                           : fmt::format("{:.3f} GB/s", l->bw_gbps.value_or(0));
-    sink.add(Severity::kError,
-             fmt::format("link {} -> {} ({} -> {})", l->src_rank, l->dst_rank, l->src_host, l->dst_host),
-             {l->src_host, l->dst_host},
-             fmt::format("link {} -> {} measured {} at {}, against a median of {} over the other links", l->src_host,
-                         l->dst_host, measured, format_size(c.size_bytes),
-                         c.latency ? fmt::format("{:.2f} us", 1 / reference) : fmt::format("{:.3f} GB/s", reference)),
-             "the hosts are fine on their other links: suspect the path between them (cable, switch, routing)",
-             {{"size_bytes", c.size_bytes},
-              {"src_rank", l->src_rank},
-              {"dst_rank", l->dst_rank},
-              {"value", c.latency ? l->lat_us.value_or(0) : l->bw_gbps.value_or(0)},
-              {"reference", c.latency ? 1 / reference : reference}});
+  auto show = [&](double goodness) {
+    return c.latency ? fmt::format("{:.2f} us", 1 / goodness) : fmt::format("{:.3f} GB/s", goodness);
+  };
+  for (const P2pLink* l : c.slow_links) {
+    const P2pLink* alone = c.alone_of(*l);
+    if (alone && goodness(*alone) >= kSlowRatio * c.reference) continue;  // congestion, not the link
+    sink.add(
+        Severity::kError, fmt::format("link {} -> {} ({} -> {})", l->src_rank, l->dst_rank, l->src_host, l->dst_host),
+        {l->src_host, l->dst_host},
+        fmt::format("link {} -> {} measured {} at {}, against a median of {} over the other links{}", l->src_host,
+                    l->dst_host, show(goodness(*l)), format_size(c.size_bytes), show(c.reference),
+                    alone ? fmt::format(", and {} alone", show(goodness(*alone))) : ""),
+        alone ? "slow with no other traffic too: suspect the path between these hosts (cable, switch port, "
+                "routing), not congestion"
+              : "the hosts are fine on their other links: suspect the path between them (cable, switch, routing); "
+                "p2p --retest measures it alone to rule out congestion",
+        {{"size_bytes", c.size_bytes},
+         {"src_rank", l->src_rank},
+         {"dst_rank", l->dst_rank},
+         {"value", c.latency ? l->lat_us.value_or(0) : l->bw_gbps.value_or(0)},
+         {"reference", c.latency ? 1 / c.reference : c.reference},
+         {"alone", alone ? nlohmann::ordered_json(c.latency ? alone->lat_us.value_or(0) : alone->bw_gbps.value_or(0))
+                         : nlohmann::ordered_json(nullptr)}});
   }
 }
 

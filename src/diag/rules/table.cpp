@@ -8,6 +8,7 @@ namespace fabscope {
 void check_sweep_wrong_results(const SweepContext&, FindingSink&);
 void check_p2p_slow_host(const P2pSizeContext&, FindingSink&);
 void check_p2p_slow_link(const P2pSizeContext&, FindingSink&);
+void check_p2p_congested_link(const P2pSizeContext&, FindingSink&);
 void check_counters_foreign_traffic(const CounterContext&, FindingSink&);
 void check_counters_link_errors(const CounterContext&, FindingSink&);
 
@@ -19,7 +20,8 @@ constexpr Rule<SweepContext> kSweepRules[] = {
 
 constexpr Rule<P2pSizeContext> kP2pRules[] = {
     {"p2p.slow_host", "a host whose links are all slow at one size", check_p2p_slow_host},
-    {"p2p.slow_link", "one slow link that no slow host explains", check_p2p_slow_link},
+    {"p2p.slow_link", "one slow link that no slow host explains (slow alone too, when retested)", check_p2p_slow_link},
+    {"p2p.congested_link", "a link slow beside other flows but fine alone", check_p2p_congested_link},
 };
 
 constexpr Rule<CounterContext> kCounterRules[] = {
