@@ -112,12 +112,18 @@ def links_of(doc):
     return doc["p2p"]["links"]
 
 
-def slow(c):
+def tenth_of_quiet(c, what):
+    """A tenth of the quiet cluster's median ring link, in Mbit/s: the rate a fault gets."""
     quiet_args = ["p2p", "--pattern", "ring", "-s", "1M", "-n", "30", "-w", "4", "--window", "8"]
     c.run(4, [quiet_args + ["--json", c.path("quiet.json")]])
     quiet = statistics.median(l["bw_gbps"] for l in links_of(c.report("quiet.json")))
-    rate_mbit = max(10, int(quiet * 8000 / 10))  # a tenth of the quiet links, in Mbit/s
-    print(f"quiet ring median {quiet:.3f} GB/s; host 2 limited to {rate_mbit} Mbit/s")
+    rate_mbit = max(10, int(quiet * 8000 / 10))
+    print(f"quiet ring median {quiet:.3f} GB/s; {what} limited to {rate_mbit} Mbit/s")
+    return rate_mbit
+
+
+def slow(c):
+    rate_mbit = tenth_of_quiet(c, "host 2")
     # 100 MiB per link: tens of milliseconds on a healthy link, long enough that one
     # scheduler hiccup on this 2-core machine does not halve a link's average (with 20
     # messages, a healthy link was flagged now and then, with this build and the last).
@@ -149,11 +155,7 @@ def slow(c):
 
 
 def slowlink(c):
-    quiet_args = ["p2p", "--pattern", "ring", "-s", "1M", "-n", "30", "-w", "4", "--window", "8"]
-    c.run(4, [quiet_args + ["--json", c.path("quiet.json")]])
-    quiet = statistics.median(l["bw_gbps"] for l in links_of(c.report("quiet.json")))
-    rate_mbit = max(10, int(quiet * 8000 / 10))  # a tenth of the quiet links, in Mbit/s
-    print(f"quiet ring median {quiet:.3f} GB/s; link between hosts 1 and 2 limited to {rate_mbit} Mbit/s")
+    rate_mbit = tenth_of_quiet(c, "the link between hosts 1 and 2")
     c.run(4, [["p2p", "--pattern", "pairs", "-s", "1M", "-n", "100", "-w", "2", "--window", "8", "--retest",
                "--json", c.path("pairs.json")]],
           faults=["--slow-link", "1", "2", f"{rate_mbit}mbit"], verdict_fail=True)
