@@ -51,6 +51,9 @@ class SweepCommand final : public Command {
                    "0 asynchronous, 1 wait and barrier after each iteration, 2 wait, 3 wait and barrier with the "
                    "barrier not timed (as nccl-tests; default 0)");
     app.add_option("--seed", seed_, "Seed of the verification data");
+    app.add_flag("--arrivals", arrivals_,
+                 "Also time when each rank enters and leaves every iteration, on clocks synchronised to rank 0's "
+                 "(backends timed by the host clock): who the others waited for (rank.straggler)");
   }
 
   CommandOutcome run(const CommonOptions& common, int* argc, char*** argv) override;
@@ -73,6 +76,7 @@ class SweepCommand final : public Command {
   uint64_t seed_ = 0x5eed;
   int graph_launches_ = 0;  // -G
   int blocking_ = 0;        // -z
+  bool arrivals_ = false;   // --arrivals
 };
 
 Result<SweepOptions> SweepCommand::build_options(double timeout_s) const {
@@ -115,6 +119,7 @@ Result<SweepOptions> SweepCommand::build_options(double timeout_s) const {
   o.timeout_s = timeout_s;
   o.graph_launches = graph_launches_;
   o.blocking = blocking_;
+  o.record_arrivals = arrivals_;
   return o;
 }
 

@@ -17,6 +17,9 @@ namespace fabscope {
 // A host or link below this fraction of its reference is flagged (latency: above its
 // inverse).
 inline constexpr double kSlowRatio = 0.5;
+// A rank that alone held the others back for this share of a placement's time is a
+// straggler (rank.straggler).
+inline constexpr double kStragglerShare = 0.25;
 
 struct SweepContext {
   const Report& report;  // its sweeps and ranks

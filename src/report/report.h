@@ -82,6 +82,25 @@ struct RankTiming {
   double max_us = 0;
 };
 
+// When each rank entered and left every timed iteration, on clocks synchronised to
+// rank 0's (sweep --arrivals; host-timed backends): whose late entry the others waited
+// for, and how the iteration's span splits into that wait and the transfer after it.
+struct RankArrival {
+  int rank = 0;
+  double late_us = 0;     // median over iterations: its entry after the first rank's
+  int last_count = 0;     // iterations it entered last, by more than twice the clock bound
+  double held_us = 0;     // mean per iteration: its entry after the next-latest rank's, when it was last
+  double held_share = 0;  // the time it alone held the others, over the iterations' summed span
+};
+struct ArrivalSplit {
+  double clock_bound_us = 0;  // the largest error of a rank's clock against rank 0's
+  int iterations = 0;
+  double span_us = 0;      // mean per iteration: the last exit after the first entry
+  double skew_us = 0;      // mean: the last entry after the first (waiting for late ranks)
+  double transfer_us = 0;  // mean: the last exit after the last entry (the fabric's part)
+  std::vector<RankArrival> ranks;
+};
+
 struct PlacementResult {
   double time_us = 0;  // nccl-tests' figure: loop time / iterations, reduced over ranks
   double algbw_gbps = 0;
@@ -91,6 +110,7 @@ struct PlacementResult {
   int iterations = 0;
   TimeStats iteration_us;  // per iteration: the slowest rank's time
   std::vector<RankTiming> per_rank;
+  std::optional<ArrivalSplit> arrivals;  // sweep --arrivals only
 };
 
 struct SweepPoint {

@@ -47,15 +47,49 @@ void read(const JsonIn& in, RankTiming& v) {
   in.field("max_us", v.max_us);
 }
 
-Json to_json(const PlacementResult& v) {
-  return {{"time_us", v.time_us},
-          {"algbw_gbps", v.algbw_gbps},
-          {"busbw_gbps", v.busbw_gbps},
-          {"wrong", json_or_null(v.wrong)},
-          {"wrong_ranks", v.wrong_ranks},
+Json to_json(const RankArrival& v) {
+  return {{"rank", v.rank},
+          {"late_us", v.late_us},
+          {"last_count", v.last_count},
+          {"held_us", v.held_us},
+          {"held_share", v.held_share}};
+}
+void read(const JsonIn& in, RankArrival& v) {
+  in.field("rank", v.rank);
+  in.field("late_us", v.late_us);
+  in.field("last_count", v.last_count);
+  in.field("held_us", v.held_us);
+  in.field("held_share", v.held_share);
+}
+
+Json to_json(const ArrivalSplit& v) {
+  return {{"clock_bound_us", v.clock_bound_us},
           {"iterations", v.iterations},
-          {"iteration_us", to_json(v.iteration_us)},
-          {"per_rank", to_json_array(v.per_rank)}};
+          {"span_us", v.span_us},
+          {"skew_us", v.skew_us},
+          {"transfer_us", v.transfer_us},
+          {"ranks", to_json_array(v.ranks)}};
+}
+void read(const JsonIn& in, ArrivalSplit& v) {
+  in.field("clock_bound_us", v.clock_bound_us);
+  in.field("iterations", v.iterations);
+  in.field("span_us", v.span_us);
+  in.field("skew_us", v.skew_us);
+  in.field("transfer_us", v.transfer_us);
+  in.field("ranks", v.ranks);
+}
+
+Json to_json(const PlacementResult& v) {
+  Json j = {{"time_us", v.time_us},
+            {"algbw_gbps", v.algbw_gbps},
+            {"busbw_gbps", v.busbw_gbps},
+            {"wrong", json_or_null(v.wrong)},
+            {"wrong_ranks", v.wrong_ranks},
+            {"iterations", v.iterations},
+            {"iteration_us", to_json(v.iteration_us)},
+            {"per_rank", to_json_array(v.per_rank)}};
+  if (v.arrivals) j["arrivals"] = to_json(*v.arrivals);
+  return j;
 }
 void read(const JsonIn& in, PlacementResult& v) {
   in.field("time_us", v.time_us);
@@ -66,6 +100,7 @@ void read(const JsonIn& in, PlacementResult& v) {
   in.field("iterations", v.iterations);
   in.field("iteration_us", v.iteration_us);
   in.field("per_rank", v.per_rank);
+  in.field_or_keep("arrivals", v.arrivals);  // sweep --arrivals only
 }
 
 Json to_json(const SweepPoint& v) {

@@ -4,11 +4,13 @@
 #include <algorithm>
 
 #include "coll/layout.h"
+#include "comm/clock_sync.h"
 #include "core/clock.h"
 #include "core/sizes.h"
 #include "core/stats.h"
 #include "core/watchdog.h"
 #include "diag/net_counters.h"
+#include "sweep/arrivals.h"
 
 namespace fabscope {
 
@@ -202,6 +204,7 @@ class SweepRunner {
   struct LoopTiming {
     double seconds = 0;
     std::vector<double> samples_us;
+    std::vector<double> enter_ns, exit_ns;  // --arrivals, host-timed loops: steady clock
   };
 
   // Iterations enqueued one after another; with -z, waited for (and a barrier) after
@@ -212,6 +215,8 @@ class SweepRunner {
     const bool paired = o_.blocking != 0;  // markers around each iteration, not between
     if (clock) FABSCOPE_RETURN_IF_ERROR(clock->reset(paired ? 2 * n : n + 1));
     std::vector<double> host_us(n);
+    const bool arrivals = o_.record_arrivals && !clock;
+    std::vector<double> enter_ns(arrivals ? n : 0), exit_ns(arrivals ? n : 0);
     double excluded_s = 0;
     auto start = SteadyClock::now();
     auto prev = start;
@@ -223,6 +228,10 @@ class SweepRunner {
       if (clock) FABSCOPE_RETURN_IF_ERROR(clock->mark(paired ? 2 * i + 1 : i + 1));
       if (o_.blocking != 0) FABSCOPE_RETURN_IF_ERROR(backend_.wait());
       auto t1 = SteadyClock::now();
+      if (arrivals) {
+        enter_ns[i] = static_cast<double>(std::chrono::nanoseconds(t0.time_since_epoch()).count());
+        exit_ns[i] = static_cast<double>(std::chrono::nanoseconds(t1.time_since_epoch()).count());
+      }
       host_us[i] = seconds_between(paired ? t0 : prev, t1) * 1e6;
       prev = t1;
       if (o_.blocking == 1 || o_.blocking == 3) {
@@ -237,6 +246,8 @@ class SweepRunner {
     FABSCOPE_RETURN_IF_ERROR(backend_.wait());
     LoopTiming t;
     t.seconds = (seconds_between(start, SteadyClock::now()) - excluded_s) / static_cast<double>(n);
+    t.enter_ns = std::move(enter_ns);
+    t.exit_ns = std::move(exit_ns);
     if (!clock) {
       t.samples_us = std::move(host_us);
       return t;
@@ -292,7 +303,9 @@ class SweepRunner {
     return t;
   }
 
-  Result<PlacementResult> measure(const PointSetup& p, bool in_place) {
+  // With `arrival_times` (sweep --arrivals), every rank's entries then exits of each
+  // timed iteration on its own steady clock, rank-major, arrive there on rank 0.
+  Result<PlacementResult> measure(const PointSetup& p, bool in_place, std::vector<double>* arrival_times = nullptr) {
     PlacementResult res;
     res.iterations = o_.iters;
     watchdog_.set_phase(describe(p, in_place, "timed iterations"));
@@ -314,6 +327,13 @@ class SweepRunner {
     auto all = ctx_.gather(timing->samples_us);
     if (!all.ok()) return all.status();
     if (ctx_.rank() == 0) summarize_iterations(*all, timing->samples_us.size(), res);
+    if (arrival_times && !timing->enter_ns.empty()) {
+      std::vector<double> mine = timing->enter_ns;
+      mine.insert(mine.end(), timing->exit_ns.begin(), timing->exit_ns.end());
+      auto times = ctx_.gather(mine);
+      if (!times.ok()) return times.status();
+      *arrival_times = std::move(*times);
+    }
 
     if (o_.check_iters > 0 && (!in_place || backend_.in_place_checkable(p.coll))) {
       FABSCOPE_RETURN_IF_ERROR(check(p, in_place, res));
@@ -408,6 +428,39 @@ Result<std::shared_ptr<SweepPlan>> plan_sweeps(const RankContext& ctx, Backend& 
   return plan;
 }
 
+namespace {
+
+// Every rank's clock offset to rank 0's, and when (on rank 0's clock) they were taken.
+struct ClockSnapshot {
+  int64_t at_ns = 0;
+  std::vector<ClockOffset> offsets;
+  Status take(const RankContext& ctx) {
+    at_ns = steady_now_ns();
+    auto o = measure_clock_offsets(ctx);
+    if (!o.ok()) return o.status();
+    offsets = std::move(*o);
+    return Status::Ok();
+  }
+};
+
+// `times`: per rank, its iterations' entries then exits on its own clock (rank-major).
+ArrivalSplit arrival_split(const ClockMap& map, const std::vector<double>& times, int nranks) {
+  const size_t per_rank = times.size() / static_cast<size_t>(nranks);
+  const size_t iters = per_rank / 2;
+  std::vector<RankIterations> ranks(static_cast<size_t>(nranks));
+  for (int r = 0; r < nranks; ++r) {
+    const double* t = times.data() + static_cast<size_t>(r) * per_rank;
+    RankIterations& ri = ranks[static_cast<size_t>(r)];
+    for (size_t i = 0; i < iters; ++i) {
+      ri.enter_ns.push_back(map.to_rank0(r, static_cast<int64_t>(t[i])));
+      ri.exit_ns.push_back(map.to_rank0(r, static_cast<int64_t>(t[iters + i])));
+    }
+  }
+  return split_arrivals(ranks, map.bound_ns());
+}
+
+}  // namespace
+
 Result<std::vector<Sweep>> run_sweeps(const RankContext& ctx, Backend& backend, const SweepOptions& o,
                                       SweepObserver* observer, Progress* progress) {
   auto plan = plan_sweeps(ctx, backend, o);
@@ -459,6 +512,17 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
         if (observer && ctx.rank() == 0) observer->on_sweep_begin(s);
         PhaseCounters phase_counters(ctx);
         if (counters) phase_counters.begin();
+        // --arrivals: the clocks against rank 0's before and after the sweep; each
+        // placement's times wait on rank 0 until both are known.
+        const bool arrivals = o.record_arrivals && o.graph_launches == 0 && !backend.iteration_clock();
+        ClockSnapshot clocks_before;
+        if (arrivals) FABSCOPE_RETURN_IF_ERROR(clocks_before.take(ctx));
+        struct Pending {
+          size_t point;
+          bool in_place;
+          std::vector<double> times;
+        };
+        std::vector<Pending> pending;
 
         PointSetup base{c, t, op, o.root, {}};
         FABSCOPE_RETURN_IF_ERROR(runner.warm_up(base));
@@ -473,16 +537,32 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
           SweepPoint point;
           point.size_bytes = printed_size_bytes(p.counts, es);
           point.count = p.counts.param;
-          auto oop = runner.measure(p, false);
+          std::vector<double> oop_times, ip_times;
+          auto oop = runner.measure(p, false, arrivals ? &oop_times : nullptr);
           if (!oop.ok()) return oop.status();
           point.out_of_place = std::move(*oop);
-          auto ip = runner.measure(p, true);
+          auto ip = runner.measure(p, true, arrivals ? &ip_times : nullptr);
           if (!ip.ok()) return ip.status();
           point.in_place = std::move(*ip);
+          if (!oop_times.empty()) pending.push_back({s.points.size(), false, std::move(oop_times)});
+          if (!ip_times.empty()) pending.push_back({s.points.size(), true, std::move(ip_times)});
           if (progress && ctx.rank() == 0) progress->clear();
           if (observer && ctx.rank() == 0) observer->on_point(s, point);
           s.points.push_back(std::move(point));
           ++done_points;
+        }
+        if (arrivals) {
+          ClockSnapshot clocks_after;
+          FABSCOPE_RETURN_IF_ERROR(clocks_after.take(ctx));
+          if (ctx.rank() == 0) {
+            const ClockMap map(clocks_before.at_ns, std::move(clocks_before.offsets), clocks_after.at_ns,
+                               std::move(clocks_after.offsets));
+            for (Pending& pd : pending) {
+              SweepPoint& pt = s.points[pd.point];
+              auto& placement = pd.in_place ? pt.in_place : pt.out_of_place;
+              placement->arrivals = arrival_split(map, pd.times, ctx.size());
+            }
+          }
         }
         if (counters) {
           FABSCOPE_RETURN_IF_ERROR(phase_counters.end(

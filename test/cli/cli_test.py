@@ -225,6 +225,19 @@ def cmd_schema(args):
         with open(path) as f:
             good = json.load(f)
     v.validate(good)
+    # --arrivals adds each placement's arrival split, and the report still validates.
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "arrivals.json")
+        p = run(mpirun(args, 2, "sweep", "allreduce", "-b", "1K", "-e", "64K", "-f", "8", "-n", "4", "--backend",
+                       "tcp", "--arrivals", "--json", path))
+        if p.returncode not in (0, 1):
+            fail(p.stderr)
+        with open(path) as f:
+            arrivals = json.load(f)
+    v.validate(arrivals)
+    split = arrivals["sweeps"][0]["points"][0]["out_of_place"]["arrivals"]
+    if split["iterations"] != 4 or len(split["ranks"]) != 2:
+        fail(f"--arrivals: {split}")
     def mutate(fn):
         d = copy.deepcopy(good)
         fn(d)

@@ -3,10 +3,12 @@
 // caught on exactly the rank that received it.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
 #include <stdexcept>
+#include <thread>
 #include <variant>
 
 #include "backend/registry.h"
@@ -43,12 +45,10 @@ class BackendSweep : public ::testing::TestWithParam<std::string> {
   std::unique_ptr<Backend> backend() const { return make_backend(GetParam()); }
 };
 
-// Wraps a real backend and flips one byte of the result on one rank: what a bad link,
-// NIC or memory would do. Everything else goes to the real backend.
-class CorruptingBackend final : public Backend {
+// Forwards every call to a real backend; the wrappers below override what they change.
+class ForwardingBackend : public Backend {
  public:
-  CorruptingBackend(std::unique_ptr<Backend> inner, int rank, int target)
-      : inner_(std::move(inner)), rank_(rank), target_(target) {}
+  explicit ForwardingBackend(std::unique_ptr<Backend> inner) : inner_(std::move(inner)) {}
   std::string_view name() const override { return inner_->name(); }
   std::string library() const override { return inner_->library(); }
   Memory& memory() override { return inner_->memory(); }
@@ -57,6 +57,17 @@ class CorruptingBackend final : public Backend {
   size_t inplace_output_offset(Collective c, int rank, const ElementCounts& e) const override {
     return inner_->inplace_output_offset(c, rank, e);
   }
+  Status run(const CollCall& call) override { return inner_->run(call); }
+
+ protected:
+  std::unique_ptr<Backend> inner_;
+};
+
+// Flips one byte of the result on one rank: what a bad link, NIC or memory would do.
+class CorruptingBackend final : public ForwardingBackend {
+ public:
+  CorruptingBackend(std::unique_ptr<Backend> inner, int rank, int target)
+      : ForwardingBackend(std::move(inner)), rank_(rank), target_(target) {}
   Status run(const CollCall& call) override {
     Status s = inner_->run(call);
     if (s.ok() && rank_ == target_ && call.count > 0) static_cast<unsigned char*>(call.recv)[0] ^= 0x5a;
@@ -64,9 +75,23 @@ class CorruptingBackend final : public Backend {
   }
 
  private:
-  std::unique_ptr<Backend> inner_;
   int rank_;
   int target_;
+};
+
+// Gives one rank 4 ms of other work after every call, so it comes late to the next
+// one: a straggler (compute skew), not a slow link.
+class LateBackend final : public ForwardingBackend {
+ public:
+  LateBackend(std::unique_ptr<Backend> inner, bool late) : ForwardingBackend(std::move(inner)), late_(late) {}
+  Status run(const CollCall& call) override {
+    Status s = inner_->run(call);
+    if (late_) std::this_thread::sleep_for(std::chrono::milliseconds(4));
+    return s;
+  }
+
+ private:
+  bool late_;
 };
 
 // Wraps a real backend and behaves like one that runs on a device stream: run() only
@@ -258,6 +283,45 @@ TEST_P(BackendSweep, PlantedWrongValueIsCaughtOnTheRankThatReceivedIt) {
   EXPECT_EQ(report.findings[0].code, "sweep.wrong_results");
   EXPECT_EQ(report.findings[0].subject.rfind("rank " + std::to_string(target) + " on ", 0), 0u);
   EXPECT_EQ(report.verdict.result, "fail");
+}
+
+// --arrivals: a rank 4 ms late to every call is the one the others waited for: it
+// entered last in nearly every iteration, and rank.straggler names it.
+TEST_P(BackendSweep, ArrivalsNameTheRankTheOthersWaitedFor) {
+  if (g_ctx->size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  const int late = g_ctx->size() - 1;
+  LateBackend backend(this->backend(), g_ctx->rank() == late);
+  SweepOptions o = small_options({Collective::kAllReduce});
+  o.iters = 8;
+  o.check_iters = 1;
+  o.record_arrivals = true;
+  auto sweeps = run_sweeps(*g_ctx, backend, o, nullptr, nullptr);
+  ASSERT_TRUE(sweeps.ok()) << sweeps.status().message();
+  if (g_ctx->rank() != 0) return;
+  for (const SweepPoint& p : (*sweeps)[0].points) {
+    for (const auto* pl : {&p.out_of_place, &p.in_place}) {
+      ASSERT_TRUE((*pl)->arrivals.has_value()) << p.size_bytes;
+      const ArrivalSplit& a = *(*pl)->arrivals;
+      ASSERT_EQ(a.ranks.size(), static_cast<size_t>(g_ctx->size()));
+      EXPECT_EQ(a.iterations, 8);
+      EXPECT_NEAR(a.span_us, a.skew_us + a.transfer_us, 1e-6 * a.span_us + 1e-3);
+      EXPECT_LT(a.clock_bound_us, 1000);  // one host: the same clock, up to the ping-pong's delay
+      const RankArrival& r = a.ranks[static_cast<size_t>(late)];
+      EXPECT_GE(r.last_count, 6) << p.size_bytes;
+      EXPECT_GT(r.held_us, 2000) << p.size_bytes;
+      EXPECT_GT(r.held_share, 0.4) << p.size_bytes;
+    }
+  }
+  Report report;
+  for (const RankInfo& r : g_ctx->ranks()) report.context.ranks.push_back({r.rank, r.host, r.pid, r.local_rank});
+  report.sweeps = *sweeps;
+  add_sweep_findings(report);
+  std::vector<std::string> stragglers;
+  for (const Finding& f : report.findings) {
+    if (f.code == "rank.straggler") stragglers.push_back(f.subject);
+  }
+  ASSERT_EQ(stragglers.size(), 1u);
+  EXPECT_EQ(stragglers[0].rfind("rank " + std::to_string(late) + " on ", 0), 0u);
 }
 
 TEST_P(BackendSweep, InvalidOptionsAreRejectedBeforeAnyDataMoves) {

@@ -6,6 +6,7 @@
 namespace fabscope {
 
 void check_sweep_wrong_results(const SweepContext&, FindingSink&);
+void check_rank_straggler(const SweepContext&, FindingSink&);
 void check_p2p_slow_host(const P2pSizeContext&, FindingSink&);
 void check_p2p_slow_link(const P2pSizeContext&, FindingSink&);
 void check_p2p_congested_link(const P2pSizeContext&, FindingSink&);
@@ -16,6 +17,7 @@ namespace {
 
 constexpr Rule<SweepContext> kSweepRules[] = {
     {"sweep.wrong_results", "a rank that received wrong data", check_sweep_wrong_results},
+    {"rank.straggler", "a rank the others waited for (sweep --arrivals)", check_rank_straggler},
 };
 
 constexpr Rule<P2pSizeContext> kP2pRules[] = {

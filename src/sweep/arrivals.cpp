@@ -1,0 +1,60 @@
+#include "sweep/arrivals.h"
+
+#include <algorithm>
+
+#include "core/stats.h"
+
+namespace fabscope {
+
+ArrivalSplit split_arrivals(std::span<const RankIterations> ranks, double bound_ns) {
+  ArrivalSplit out;
+  out.clock_bound_us = bound_ns * 1e-3;
+  const size_t n = ranks.size();
+  const size_t iters = n ? ranks[0].enter_ns.size() : 0;
+  out.iterations = static_cast<int>(iters);
+  std::vector<std::vector<double>> late(n);
+  std::vector<double> held(n, 0.0);
+  double span_sum = 0, skew_sum = 0, transfer_sum = 0;
+  out.ranks.resize(n);
+  for (size_t r = 0; r < n; ++r) out.ranks[r].rank = static_cast<int>(r);
+  for (size_t i = 0; i < iters; ++i) {
+    double first = ranks[0].enter_ns[i], last_exit = ranks[0].exit_ns[i];
+    size_t last_rank = 0;
+    double last = ranks[0].enter_ns[i], second = -1e300;
+    for (size_t r = 0; r < n; ++r) {
+      const double e = ranks[r].enter_ns[i];
+      first = std::min(first, e);
+      last_exit = std::max(last_exit, ranks[r].exit_ns[i]);
+      if (r == 0) continue;
+      if (e > last) {
+        second = last;
+        last = e;
+        last_rank = r;
+      } else if (e > second) {
+        second = e;
+      }
+    }
+    for (size_t r = 0; r < n; ++r) late[r].push_back((ranks[r].enter_ns[i] - first) * 1e-3);
+    span_sum += last_exit - first;
+    skew_sum += last - first;
+    transfer_sum += std::max(0.0, last_exit - last);
+    if (n > 1 && last - second > 2 * bound_ns) {
+      held[last_rank] += last - second;
+      ++out.ranks[last_rank].last_count;
+    }
+  }
+  if (iters == 0) return out;
+  const double k = static_cast<double>(iters);
+  out.span_us = span_sum / k * 1e-3;
+  out.skew_us = skew_sum / k * 1e-3;
+  out.transfer_us = transfer_sum / k * 1e-3;
+  for (size_t r = 0; r < n; ++r) {
+    RankArrival& a = out.ranks[r];
+    a.late_us = median(late[r]);
+    a.held_us = held[r] / k * 1e-3;
+    a.held_share = span_sum > 0 ? held[r] / span_sum : 0;
+  }
+  return out;
+}
+
+}  // namespace fabscope

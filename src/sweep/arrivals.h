@@ -1,0 +1,24 @@
+// The arrival split of a timed loop (sweep --arrivals): from when every rank entered and
+// left each iteration, on rank 0's clock, how long the ranks waited for late ones (the
+// skew), how long the transfer took after the last one came (the fabric's part), and
+// per rank how long it alone held the others back: when it entered last, the time from
+// the next-latest entry to its own. Iterations whose last two entries are within twice
+// the clock bound blame no one (the clocks cannot tell them apart).
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "report/report.h"
+
+namespace fabscope {
+
+struct RankIterations {
+  std::vector<double> enter_ns;  // per iteration, on rank 0's clock
+  std::vector<double> exit_ns;
+};
+
+// Ranks in rank order, each with the same number of iterations.
+ArrivalSplit split_arrivals(std::span<const RankIterations> ranks, double clock_bound_ns);
+
+}  // namespace fabscope
