@@ -45,7 +45,6 @@ class ClockMap {
   double to_rank0(int rank, int64_t t_ns) const;
   // The largest error bound over ranks and both moments.
   double bound_ns() const;
-  bool empty() const { return start_.empty(); }
 
  private:
   int64_t start_ns_ = 0;

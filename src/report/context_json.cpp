@@ -22,7 +22,7 @@ void read(const JsonIn& in, NcclDebugLog& v) {
 
 Json to_json(const RunContext& v) {
   Json build = Json::object();
-  for (const auto& [k, lib] : v.build) build[k] = json_or_null(lib);
+  for (const auto& [k, lib] : v.build) build[k] = to_json_opt(lib);
   Json env = Json::object();
   for (const auto& [k, value] : v.environment) env[k] = value;
   return {{"tool", {{"name", v.tool.name}, {"version", v.tool.version}, {"git_id", v.tool.git_id}}},

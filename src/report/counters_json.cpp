@@ -35,8 +35,8 @@ Json to_json(const CounterSample& v) {
   return {{"host", v.host},
           {"phase", v.phase},
           {"duration_s", v.duration_s},
-          {"fabscope_tx_bytes", json_or_null(v.fabscope_tx_bytes)},
-          {"fabscope_rx_bytes", json_or_null(v.fabscope_rx_bytes)},
+          {"fabscope_tx_bytes", to_json_opt(v.fabscope_tx_bytes)},
+          {"fabscope_rx_bytes", to_json_opt(v.fabscope_rx_bytes)},
           {"interfaces", to_json_array(v.interfaces)},
           {"ports", to_json_array(v.ports)}};
 }

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -28,8 +29,9 @@ class JsonInputError : public std::runtime_error {
 
 class JsonIn {
  public:
-  JsonIn(const Json& value, std::string path, const std::string& source)
-      : value_(&value), path_(std::move(path)), source_(&source) {}
+  // `value` must outlive this reader and the readers it makes; the source name is kept.
+  JsonIn(const Json& value, std::string path, std::string source)
+      : value_(&value), path_(std::move(path)), source_(std::make_shared<const std::string>(std::move(source))) {}
 
   const Json& json() const { return *value_; }
   const std::string& path() const { return path_; }
@@ -53,10 +55,12 @@ class JsonIn {
   [[noreturn]] void fail(const std::string& what) const;
 
  private:
-  JsonIn child(const Json& value, std::string path) const { return JsonIn(value, std::move(path), *source_); }
+  JsonIn(const Json& value, std::string path, std::shared_ptr<const std::string> source)
+      : value_(&value), path_(std::move(path)), source_(std::move(source)) {}
+  JsonIn child(const Json& value, std::string path) const { return JsonIn(value, std::move(path), source_); }
   const Json* value_;
   std::string path_;
-  const std::string* source_;
+  std::shared_ptr<const std::string> source_;  // shared by every reader of one document
 };
 
 // Scalars.
@@ -105,7 +109,8 @@ void JsonIn::field_or_keep(const char* key, T& out) const {
 }
 
 // Writing: scalars, strings and vectors of them are Json already; these cover
-// optionals of model types and vectors of model types (each with its own to_json).
+// optionals (null where absent; a scalar as itself, a model type by its to_json) and
+// vectors of model types.
 template <typename T>
 Json to_json_opt(const std::optional<T>& v) {
   if (!v) return nullptr;

@@ -8,12 +8,6 @@
 
 namespace fabscope {
 
-// Scalars that are null where absent.
-template <typename T>
-Json json_or_null(const std::optional<T>& v) {
-  return v ? Json(*v) : Json(nullptr);
-}
-
 // context
 Json to_json(const RankEntry& v);
 void read(const JsonIn& in, RankEntry& v);

@@ -26,10 +26,10 @@ Json to_json(const P2pLink& v) {
           {"dst_host", v.dst_host},
           {"size_bytes", v.size_bytes},
           {"iterations", v.iterations},
-          {"bw_gbps", json_or_null(v.bw_gbps)},
-          {"bw_peak_gbps", json_or_null(v.bw_peak_gbps)},
-          {"msg_rate_mpps", json_or_null(v.msg_rate_mpps)},
-          {"lat_us", json_or_null(v.lat_us)},
+          {"bw_gbps", to_json_opt(v.bw_gbps)},
+          {"bw_peak_gbps", to_json_opt(v.bw_peak_gbps)},
+          {"msg_rate_mpps", to_json_opt(v.msg_rate_mpps)},
+          {"lat_us", to_json_opt(v.lat_us)},
           {"lat", to_json_opt(v.lat)}};
 }
 void read(const JsonIn& in, P2pLink& v) {

@@ -25,7 +25,6 @@ class FindingSink {
     out_.push_back({std::string(code_), severity, std::move(subject), std::move(hosts), std::move(message),
                     std::move(hint), std::move(evidence)});
   }
-  std::string_view code() const { return code_; }
 
  private:
   std::string_view code_;

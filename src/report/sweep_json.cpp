@@ -83,7 +83,7 @@ Json to_json(const PlacementResult& v) {
   Json j = {{"time_us", v.time_us},
             {"algbw_gbps", v.algbw_gbps},
             {"busbw_gbps", v.busbw_gbps},
-            {"wrong", json_or_null(v.wrong)},
+            {"wrong", to_json_opt(v.wrong)},
             {"wrong_ranks", v.wrong_ranks},
             {"iterations", v.iterations},
             {"iteration_us", to_json(v.iteration_us)},
@@ -118,8 +118,8 @@ void read(const JsonIn& in, SweepPoint& v) {
 
 Json to_json(const Sweep& v) {
   return {{"collective", v.collective},       {"dtype", v.dtype},
-          {"op", json_or_null(v.op)},         {"backend", v.backend},
-          {"root", json_or_null(v.root)},     {"nranks", v.nranks},
+          {"op", to_json_opt(v.op)},          {"backend", v.backend},
+          {"root", to_json_opt(v.root)},      {"nranks", v.nranks},
           {"busbw_factor", v.busbw_factor},   {"iteration_clock", v.iteration_clock},
           {"points", to_json_array(v.points)}};
 }

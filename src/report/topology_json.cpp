@@ -11,13 +11,13 @@ void read(const JsonIn& in, TopoNumaEntry& v) {
 
 Json to_json(const TopoGpuEntry& v) {
   return {{"index", v.index},
-          {"busid", json_or_null(v.busid)},
-          {"numa", json_or_null(v.numa)},
-          {"model", json_or_null(v.model)},
-          {"pcie_gbytes", json_or_null(v.pcie_gbytes)},
-          {"nccl_rank", json_or_null(v.nccl_rank)},
-          {"gdr", json_or_null(v.gdr)},
-          {"cpu_affinity", json_or_null(v.cpu_affinity)}};
+          {"busid", to_json_opt(v.busid)},
+          {"numa", to_json_opt(v.numa)},
+          {"model", to_json_opt(v.model)},
+          {"pcie_gbytes", to_json_opt(v.pcie_gbytes)},
+          {"nccl_rank", to_json_opt(v.nccl_rank)},
+          {"gdr", to_json_opt(v.gdr)},
+          {"cpu_affinity", to_json_opt(v.cpu_affinity)}};
 }
 void read(const JsonIn& in, TopoGpuEntry& v) {
   in.field("index", v.index);
@@ -32,10 +32,10 @@ void read(const JsonIn& in, TopoGpuEntry& v) {
 
 Json to_json(const TopoPortEntry& v) {
   return {{"port", v.port},
-          {"state", json_or_null(v.state)},
-          {"rate_gbits", json_or_null(v.rate_gbits)},
-          {"link_layer", json_or_null(v.link_layer)},
-          {"netdev", json_or_null(v.netdev)}};
+          {"state", to_json_opt(v.state)},
+          {"rate_gbits", to_json_opt(v.rate_gbits)},
+          {"link_layer", to_json_opt(v.link_layer)},
+          {"netdev", to_json_opt(v.netdev)}};
 }
 void read(const JsonIn& in, TopoPortEntry& v) {
   in.field("port", v.port);
@@ -47,12 +47,12 @@ void read(const JsonIn& in, TopoPortEntry& v) {
 
 Json to_json(const TopoNicEntry& v) {
   return {{"name", v.name},
-          {"busid", json_or_null(v.busid)},
-          {"numa", json_or_null(v.numa)},
+          {"busid", to_json_opt(v.busid)},
+          {"numa", to_json_opt(v.numa)},
           {"rdma", v.rdma},
-          {"speed_gbits", json_or_null(v.speed_gbits)},
-          {"pcie_gbytes", json_or_null(v.pcie_gbytes)},
-          {"gdr", json_or_null(v.gdr)},
+          {"speed_gbits", to_json_opt(v.speed_gbits)},
+          {"pcie_gbytes", to_json_opt(v.pcie_gbytes)},
+          {"gdr", to_json_opt(v.gdr)},
           {"ports", to_json_array(v.ports)}};
 }
 void read(const JsonIn& in, TopoNicEntry& v) {
@@ -70,7 +70,7 @@ Json to_json(const TopoPaths& v) {
   Json classes = Json::array();
   for (const auto& row : v.classes) {
     Json r = Json::array();
-    for (const auto& c : row) r.push_back(json_or_null(c));
+    for (const auto& c : row) r.push_back(to_json_opt(c));
     classes.push_back(r);
   }
   return {{"gpus", v.gpus}, {"nics", v.nics}, {"classes", classes}};
@@ -86,8 +86,8 @@ void read(const JsonIn& in, TopoPaths& v) {
 }
 
 Json to_json(const TopoNcclEntry& v) {
-  return {{"ib_hca", json_or_null(v.ib_hca)},
-          {"ib_hca_origin", json_or_null(v.ib_hca_origin)},
+  return {{"ib_hca", to_json_opt(v.ib_hca)},
+          {"ib_hca_origin", to_json_opt(v.ib_hca_origin)},
           {"net_devices", v.net_devices},
           {"selected", v.selected}};
 }
@@ -100,12 +100,12 @@ void read(const JsonIn& in, TopoNcclEntry& v) {
 
 Json to_json(const TopoMappingEntry& v) {
   return {{"gpu", v.gpu},
-          {"best_path", json_or_null(v.best_path)},
+          {"best_path", to_json_opt(v.best_path)},
           {"best_nics", v.best_nics},
-          {"nccl_choice", json_or_null(v.nccl_choice)},
-          {"nccl_choice_path", json_or_null(v.nccl_choice_path)},
+          {"nccl_choice", to_json_opt(v.nccl_choice)},
+          {"nccl_choice_path", to_json_opt(v.nccl_choice_path)},
           {"used_nics", v.used_nics},
-          {"used_gdr", json_or_null(v.used_gdr)}};
+          {"used_gdr", to_json_opt(v.used_gdr)}};
 }
 void read(const JsonIn& in, TopoMappingEntry& v) {
   in.field("gpu", v.gpu);
@@ -118,7 +118,7 @@ void read(const JsonIn& in, TopoMappingEntry& v) {
 }
 
 Json to_json(const TopoRankEntry& v) {
-  return {{"rank", v.rank}, {"local_rank", v.local_rank}, {"gpu", json_or_null(v.gpu)}, {"cpus", v.cpus}};
+  return {{"rank", v.rank}, {"local_rank", v.local_rank}, {"gpu", to_json_opt(v.gpu)}, {"cpus", v.cpus}};
 }
 void read(const JsonIn& in, TopoRankEntry& v) {
   in.field("rank", v.rank);
