@@ -1,16 +1,17 @@
 // `fabscope p2p`: perftest's measurements across many links at once, under mpirun.
 #include <fmt/format.h>
 
-#include <charconv>
 #include <cstdio>
+#include <set>
+#include <tuple>
 
 #include "app/command.h"
 #include "app/run_context.h"
 #include "core/sizes.h"
-#include "core/text.h"
 #include "diag/findings.h"
 #include "diag/rules.h"
 #include "p2p/p2p.h"
+#include "report/model_json.h"
 
 namespace fabscope {
 
@@ -55,30 +56,29 @@ class P2pCommand final : public Command {
 // them alone (pattern pair, that link's size), and rank 0 keeps them in section.alone.
 Status retest_alone(const RankContext& ctx, Transport& transport, const P2pOptions& options, Progress& progress,
                     std::vector<CounterSample>& counters, P2pSection& section) {
-  std::string suspects;  // "SRC DST SIZE" lines
-  if (ctx.rank() == 0) {
-    for (const P2pLink& l : links_to_retest(section))
-      suspects += fmt::format("{} {} {}\n", l.src_rank, l.dst_rank, l.size_bytes);
-  }
-  auto shared = ctx.broadcast(suspects, 0);
+  auto shared = ctx.broadcast(ctx.rank() == 0 ? to_json_array(links_to_retest(section)).dump() : "", 0);
   if (!shared.ok()) return shared.status();
-  LineReader lines(*shared);
-  std::string_view line;
-  while (lines.next(line)) {
-    const std::vector<std::string_view> w = split_ws(line);
+  std::vector<P2pLink> suspects;
+  try {
+    const Json j = Json::parse(*shared);
+    read(JsonIn(j, "", "rank 0's retest list"), suspects);
+  } catch (const std::exception& e) {  // not what rank 0 sent: a fabscope defect
+    return Status::Runtime(e.what());
+  }
+  std::set<std::tuple<int, int, uint64_t>> measured;  // bibw measures both directions at once
+  for (const P2pLink& l : suspects) {
+    if (options.mode == P2pMode::kBidirectional &&
+        !measured.insert({std::min(l.src_rank, l.dst_rank), std::max(l.src_rank, l.dst_rank), l.size_bytes}).second) {
+      continue;
+    }
     P2pOptions alone = options;
     alone.pattern = P2pPattern::kPair;
+    alone.pair = {l.src_rank, l.dst_rank};
+    alone.sizes = {l.size_bytes};
     alone.repeats = 1;
-    uint64_t size = 0;
-    if (w.size() != 3 || std::from_chars(w[0].data(), w[0].data() + w[0].size(), alone.pair.first).ec != std::errc() ||
-        std::from_chars(w[1].data(), w[1].data() + w[1].size(), alone.pair.second).ec != std::errc() ||
-        std::from_chars(w[2].data(), w[2].data() + w[2].size(), size).ec != std::errc()) {
-      return Status::Runtime(fmt::format("retest: rank 0 sent an unreadable suspect '{}'", line));
-    }
-    alone.sizes = {size};
     auto one = run_p2p(ctx, transport, alone, &progress, &counters);
     if (!one.ok()) return one.status();
-    for (P2pLink& l : one->links) section.alone.push_back(std::move(l));
+    for (P2pLink& m : one->links) section.alone.push_back(std::move(m));
   }
   return Status::Ok();
 }

@@ -1,5 +1,7 @@
 #include "diag/findings.h"
 
+#include <fmt/format.h>
+
 #include <map>
 
 #include "core/stats.h"
@@ -66,6 +68,15 @@ const P2pLink* P2pSizeContext::alone_of(const P2pLink& link) const {
     if (a->src_rank == link.src_rank && a->dst_rank == link.dst_rank) return a;
   }
   return nullptr;
+}
+
+std::string SweepContext::host_of(int rank) const {
+  const auto& ranks = report.context.ranks;
+  return rank >= 0 && rank < static_cast<int>(ranks.size()) ? ranks[static_cast<size_t>(rank)].host : "?";
+}
+
+std::string P2pSizeContext::show(double g) const {
+  return latency ? fmt::format("{:.2f} us", 1 / g) : fmt::format("{:.3f} GB/s", g);
 }
 
 std::vector<P2pLink> links_to_retest(const P2pSection& p2p, size_t limit) {

@@ -22,7 +22,8 @@ inline constexpr double kSlowRatio = 0.5;
 inline constexpr double kStragglerShare = 0.25;
 
 struct SweepContext {
-  const Report& report;  // its sweeps and ranks
+  const Report& report;                 // its sweeps and ranks
+  std::string host_of(int rank) const;  // "?" for a rank the context does not list
 };
 
 // The p2p links of one message size, and how each host's links compare with the rest.
@@ -47,6 +48,8 @@ struct P2pSizeContext {
   // This size's links measured again alone (p2p --retest), and the one of a link.
   std::vector<const P2pLink*> alone;
   const P2pLink* alone_of(const P2pLink& link) const;
+  // A goodness (see below) as the mode writes it: "12.50 us" or "1.234 GB/s".
+  std::string show(double goodness) const;
 };
 // Higher is better for both modes: bandwidth, or 1 / latency.
 double goodness(const P2pLink& link);

@@ -48,7 +48,7 @@ std::string render_p2p(const Report& r) {
   std::map<uint64_t, std::vector<const P2pLink*>> by_size;
   for (const P2pLink& l : p.links) by_size[l.size_bytes].push_back(&l);
   for (const auto& [size, links] : by_size) {
-    auto value = [lat](const P2pLink* l) { return lat ? l->lat_us.value_or(0) : l->bw_gbps.value_or(0); };
+    auto value = [lat](const P2pLink* l) { return link_value(*l, lat); };
     std::vector<double> values;
     for (const P2pLink* l : links) values.push_back(value(l));
     const P2pLink* worst = *std::min_element(links.begin(), links.end(), [&](const P2pLink* a, const P2pLink* b) {

@@ -162,6 +162,12 @@ struct P2pLink {
   std::optional<LatencyStats> lat;
 };
 
+// A link's figure in its mode: median one-way latency in lat mode, else average bandwidth
+// (0 where not measured).
+inline double link_value(const P2pLink& l, bool latency) {
+  return latency ? l.lat_us.value_or(0) : l.bw_gbps.value_or(0);
+}
+
 struct P2pSection {
   std::string pattern;  // ring, pairs, pair
   std::string mode;     // bw, bibw, lat

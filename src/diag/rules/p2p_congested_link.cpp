@@ -10,9 +10,6 @@
 namespace fabscope {
 
 void check_p2p_congested_link(const P2pSizeContext& c, FindingSink& sink) {
-  auto show = [&](double goodness) {
-    return c.latency ? fmt::format("{:.2f} us", 1 / goodness) : fmt::format("{:.3f} GB/s", goodness);
-  };
   for (const P2pLink* l : c.slow_links) {
     const P2pLink* alone = c.alone_of(*l);
     if (!alone || goodness(*alone) < kSlowRatio * c.reference) continue;
@@ -21,15 +18,15 @@ void check_p2p_congested_link(const P2pSizeContext& c, FindingSink& sink) {
              fmt::format("link {} -> {} ({} -> {})", l->src_rank, l->dst_rank, l->src_host, l->dst_host), {},
              fmt::format("link {} -> {} measured {} at {} beside other flows but {} alone ({:.1f}x): congestion, not "
                          "the link",
-                         l->src_host, l->dst_host, show(goodness(*l)), format_size(c.size_bytes),
-                         show(goodness(*alone)), impact),
+                         l->src_host, l->dst_host, c.show(goodness(*l)), format_size(c.size_bytes),
+                         c.show(goodness(*alone)), impact),
              "the path is healthy when it has the fabric to itself: look for oversubscribed switch uplinks or flows "
              "hashed onto one path (more QPs per connection spread them)",
              {{"size_bytes", c.size_bytes},
               {"src_rank", l->src_rank},
               {"dst_rank", l->dst_rank},
-              {"loaded", c.latency ? l->lat_us.value_or(0) : l->bw_gbps.value_or(0)},
-              {"alone", c.latency ? alone->lat_us.value_or(0) : alone->bw_gbps.value_or(0)},
+              {"loaded", link_value(*l, c.latency)},
+              {"alone", link_value(*alone, c.latency)},
               {"reference", c.latency ? 1 / c.reference : c.reference},
               {"impact_factor", impact}});
   }

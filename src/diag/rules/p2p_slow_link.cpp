@@ -9,9 +9,6 @@
 namespace fabscope {
 
 void check_p2p_slow_link(const P2pSizeContext& c, FindingSink& sink) {
-  auto show = [&](double goodness) {
-    return c.latency ? fmt::format("{:.2f} us", 1 / goodness) : fmt::format("{:.3f} GB/s", goodness);
-  };
   for (const P2pLink* l : c.slow_links) {
     const P2pLink* alone = c.alone_of(*l);
     if (alone && goodness(*alone) >= kSlowRatio * c.reference) continue;  // congestion, not the link
@@ -19,8 +16,8 @@ void check_p2p_slow_link(const P2pSizeContext& c, FindingSink& sink) {
         Severity::kError, fmt::format("link {} -> {} ({} -> {})", l->src_rank, l->dst_rank, l->src_host, l->dst_host),
         {l->src_host, l->dst_host},
         fmt::format("link {} -> {} measured {} at {}, against a median of {} over the other links{}", l->src_host,
-                    l->dst_host, show(goodness(*l)), format_size(c.size_bytes), show(c.reference),
-                    alone ? fmt::format(", and {} alone", show(goodness(*alone))) : ""),
+                    l->dst_host, c.show(goodness(*l)), format_size(c.size_bytes), c.show(c.reference),
+                    alone ? fmt::format(", and {} alone", c.show(goodness(*alone))) : ""),
         alone ? "slow with no other traffic too: suspect the path between these hosts (cable, switch port, "
                 "routing), not congestion"
               : "the hosts are fine on their other links: suspect the path between them (cable, switch, routing); "
@@ -28,10 +25,9 @@ void check_p2p_slow_link(const P2pSizeContext& c, FindingSink& sink) {
         {{"size_bytes", c.size_bytes},
          {"src_rank", l->src_rank},
          {"dst_rank", l->dst_rank},
-         {"value", c.latency ? l->lat_us.value_or(0) : l->bw_gbps.value_or(0)},
+         {"value", link_value(*l, c.latency)},
          {"reference", c.latency ? 1 / c.reference : c.reference},
-         {"alone", alone ? nlohmann::ordered_json(c.latency ? alone->lat_us.value_or(0) : alone->bw_gbps.value_or(0))
-                         : nlohmann::ordered_json(nullptr)}});
+         {"alone", alone ? nlohmann::ordered_json(link_value(*alone, c.latency)) : nlohmann::ordered_json(nullptr)}});
   }
 }
 

@@ -45,9 +45,8 @@ void check_rank_straggler(const SweepContext& c, FindingSink& sink) {
       }
     }
   }
-  const auto& ranks = c.report.context.ranks;
   for (auto& [rank, w] : by_rank) {
-    const std::string host = rank < static_cast<int>(ranks.size()) ? ranks[rank].host : "?";
+    const std::string host = c.host_of(rank);
     w.evidence["rank"] = rank;
     w.evidence["placements_flagged"] = w.placements;
     w.evidence["placements_timed"] = with_arrivals;

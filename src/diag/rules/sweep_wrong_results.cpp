@@ -35,9 +35,8 @@ void check_sweep_wrong_results(const SweepContext& c, FindingSink& sink) {
       }
     }
   }
-  const auto& ranks = c.report.context.ranks;
   for (const auto& [rank, pr] : by_rank) {
-    std::string host = rank < static_cast<int>(ranks.size()) ? ranks[rank].host : "?";
+    const std::string host = c.host_of(rank);
     sink.add(Severity::kError, fmt::format("rank {} on {}", rank, host), {host},
              fmt::format("rank {} on {} received wrong data in {} of {} checked results, first in {} {} {}", rank, host,
                          pr.failed, checked, pr.first["collective"].get<std::string>(),
