@@ -43,6 +43,12 @@ Status validate(const SweepOptions& o, int nranks, uint64_t backend_max_count) {
         "-G {} cannot be combined with -z {}: a captured CUDA graph cannot wait between its iterations; drop one",
         o.graph_launches, o.blocking));
   }
+  if (o.graph_launches > 0 && o.record_arrivals) {
+    return Status::Invalid(fmt::format(
+        "--arrivals cannot be combined with -G {}: a graph launch runs many iterations with no host time between "
+        "them; drop one",
+        o.graph_launches));
+  }
   FABSCOPE_RETURN_IF_ERROR(validate(o.sizes));
   bool rooted = std::any_of(o.collectives.begin(), o.collectives.end(), [](Collective c) { return info(c).rooted; });
   if (rooted && (o.root < 0 || o.root >= nranks)) {
@@ -215,7 +221,7 @@ class SweepRunner {
     const bool paired = o_.blocking != 0;  // markers around each iteration, not between
     if (clock) FABSCOPE_RETURN_IF_ERROR(clock->reset(paired ? 2 * n : n + 1));
     std::vector<double> host_us(n);
-    const bool arrivals = o_.record_arrivals && !clock;
+    const bool arrivals = o_.record_arrivals;  // plan_sweeps refuses it with a device clock
     std::vector<double> enter_ns(arrivals ? n : 0), exit_ns(arrivals ? n : 0);
     double excluded_s = 0;
     auto start = SteadyClock::now();
@@ -413,6 +419,12 @@ Result<std::shared_ptr<SweepPlan>> plan_sweeps(const RankContext& ctx, Backend& 
         fmt::format("-G {} needs a backend that runs on CUDA streams (nccl); backend '{}' cannot capture a CUDA graph",
                     o.graph_launches, backend.name()));
   }
+  if (o.record_arrivals && backend.iteration_clock()) {
+    return Status::Invalid(fmt::format(
+        "--arrivals needs a backend whose calls complete on the host (mpi, tcp, verbs); backend '{}' only enqueues "
+        "them, so the host cannot see when a rank entered or left one",
+        backend.name()));
+  }
   // One pair of buffers for the largest point of any sweep.
   size_t max_bytes = 0;
   for (Collective c : o.collectives) {
@@ -514,7 +526,7 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
         if (counters) phase_counters.begin();
         // --arrivals: the clocks against rank 0's before and after the sweep; each
         // placement's times wait on rank 0 until both are known.
-        const bool arrivals = o.record_arrivals && o.graph_launches == 0 && !backend.iteration_clock();
+        const bool arrivals = o.record_arrivals;  // host-timed loops only (plan_sweeps checks)
         ClockSnapshot clocks_before;
         if (arrivals) FABSCOPE_RETURN_IF_ERROR(clocks_before.take(ctx));
         struct Pending {

@@ -36,9 +36,9 @@ struct SweepOptions {
   // -z, as nccl-tests: 0 enqueue back to back; 1 wait and barrier after each
   // iteration; 2 wait only; 3 wait and barrier, the barrier's time not counted.
   int blocking = 0;
-  // --arrivals: on backends timed by the host clock, record when each rank enters and
-  // leaves every timed iteration, on clocks synchronised to rank 0's around each sweep,
-  // and split each placement's time (PlacementResult::arrivals, sweep/arrivals.h).
+  // --arrivals: on backends timed by the host clock (a backend with an iteration clock,
+  // or -G, is refused), record when each rank enters and leaves every timed iteration, on clocks synchronised to rank
+  // 0's around each sweep, and split each placement's time (PlacementResult::arrivals, sweep/arrivals.h).
   bool record_arrivals = false;
 };
 

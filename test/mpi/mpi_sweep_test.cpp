@@ -407,6 +407,23 @@ TEST(StreamSweep, DeviceClockTimesEachIterationInEveryBlockingMode) {
   }
 }
 
+// --arrivals needs host-timed calls: a backend that only enqueues (a device clock) and
+// -G are refused before any data moves, on every rank alike.
+TEST(StreamSweep, ArrivalsAreRefusedWhereTheHostCannotSeeTheCalls) {
+  StreamBackend backend(make_backend("mpi"));
+  SweepOptions o = small_options({Collective::kAllReduce});
+  o.record_arrivals = true;
+  auto plan = plan_sweeps(*g_ctx, backend, o);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().kind(), ErrorKind::kInvalidInput);
+  EXPECT_NE(plan.status().message().find("--arrivals needs a backend whose calls complete on the host"),
+            std::string::npos)
+      << plan.status().message();
+  o.graph_launches = 2;
+  EXPECT_NE(validate(o, g_ctx->size(), backend.max_count()).message().find("--arrivals cannot be combined with -G 2"),
+            std::string::npos);
+}
+
 TEST(StreamSweep, GraphCaptureReplaysTheIterationsAndVerifies) {
   StreamBackend backend(make_backend("mpi"));
   SweepOptions o = small_options({Collective::kAllGather, Collective::kReduceScatter});
