@@ -83,7 +83,7 @@ std::optional<uint64_t> read_number(const std::filesystem::path& file) {
 }
 
 // The driver's statistics of one interface: names, then values (SIOCETHTOOL).
-std::map<std::string, uint64_t> driver_stats(int fd, const std::string& interface) {
+std::map<std::string, uint64_t> driver_stats(int fd, const std::string& interface, bool all) {
   std::map<std::string, uint64_t> out;
   if (interface.size() >= IFNAMSIZ) return out;
   ifreq ifr{};
@@ -115,7 +115,7 @@ std::map<std::string, uint64_t> driver_stats(int fd, const std::string& interfac
   for (uint32_t i = 0; i < got; ++i) {
     const char* s = reinterpret_cast<const char*>(gs->data) + static_cast<size_t>(i) * ETH_GSTRING_LEN;
     std::string counter(s, strnlen(s, ETH_GSTRING_LEN));
-    if (counter_kind(counter)) out.emplace(std::move(counter), st->data[i]);  // the first of duplicate names
+    if (all || counter_kind(counter)) out.emplace(std::move(counter), st->data[i]);  // the first of duplicates
   }
   return out;
 }
@@ -173,12 +173,12 @@ PortCounters read_port_counters(const std::string& root) {
   return out;
 }
 
-NicStats read_ethtool_stats(const std::vector<std::string>& interfaces) {
+NicStats read_ethtool_stats(const std::vector<std::string>& interfaces, bool all) {
   NicStats out;
   const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return out;
   for (const std::string& i : interfaces) {
-    auto stats = driver_stats(fd, i);
+    auto stats = driver_stats(fd, i, all);
     if (!stats.empty()) out.emplace(i, std::move(stats));
   }
   ::close(fd);

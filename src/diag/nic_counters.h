@@ -44,10 +44,10 @@ std::optional<CounterKind> counter_kind(std::string_view counter);
 using PortCounters = std::map<std::pair<std::string, int>, std::map<std::string, uint64_t>>;
 PortCounters read_port_counters(const std::string& infiniband_root = "/sys/class/infiniband");
 
-// interface -> counter -> value, for the classified ethtool statistics of each named
-// interface whose driver reports any.
+// interface -> counter -> value: the ethtool statistics of each named interface whose
+// driver reports any; only the ones counter_kind() classifies unless `all`.
 using NicStats = std::map<std::string, std::map<std::string, uint64_t>>;
-NicStats read_ethtool_stats(const std::vector<std::string>& interfaces);
+NicStats read_ethtool_stats(const std::vector<std::string>& interfaces, bool all = false);
 
 // after - before per counter present in both; a counter that went back (a reset) is 0.
 std::map<std::string, uint64_t> counter_delta(const std::map<std::string, uint64_t>& before,
