@@ -8,6 +8,8 @@
                                 printed once, a non-zero exit, no hang, no report written
   cli_test.py schema            the schema rejects reports that break its rules
   cli_test.py topo              topology offline from fixtures, live, under mpirun, bad files
+  cli_test.py report-mutations  `fabscope report` on randomly damaged real reports: exit 0, or
+                                exit 2 naming what is wrong; never a crash
 """
 import argparse
 import copy
@@ -149,6 +151,7 @@ BAD_SWEEPS = [
     (["sweep", "allreduce", "-z", "4"], "-z/--blocking 4 is not allowed"),
     (["sweep", "allreduce", "-z", "x"], "--blocking = x"),
     (["sweep", "allreduce", "-G", "2", "-z", "1"], "-G 2 cannot be combined with -z 1"),
+    (["sweep", "allreduce", "-G", "2", "--arrivals"], "--arrivals cannot be combined with -G 2"),
     (["sweep", "allreduce", "-b", "8", "-e", "8", "-G", "2", "--backend", "mpi"],
      "-G 2 needs a backend that runs on CUDA streams (nccl); backend 'mpi' cannot capture"),
     (["sweep", "allreduce", "-b", "8", "-e", "8", "--backend", "mpi", "--nccl-debug-dir", "/tmp"],
@@ -426,18 +429,77 @@ def cmd_topo(args):
     print("ok")
 
 
+def cmd_report_mutations(args):
+    """Each mutation deletes a key or replaces a value, anywhere in a real report, with
+    null, a number, a string, an array, an object, a boolean or 2^63."""
+    import random
+    rng = random.Random(11)
+    with tempfile.TemporaryDirectory() as tmp:
+        sources = []
+        for name, argv in [
+            ("sweep", mpirun(args, 2, "sweep", "allreduce", "broadcast", "-b", "1K", "-e", "4K", "-f", "4", "-n", "2",
+                             "--backend", "tcp", "--arrivals")),
+            ("p2p", mpirun(args, 3, "p2p", "--pattern", "pairs", "-s", "4K", "-n", "20", "--backend", "tcp",
+                           "--retest")),
+            ("topo", [args.fabscope, "topo", "--nccl-topo", fixture(args, "topo-xml/azure-NDv4-A100x8-8HDR-topo.xml"),
+                      "--nccl-ib-hca", "mlx5_1", "--host", "n1"]),
+        ]:
+            path = os.path.join(tmp, name + ".json")
+            p = run(argv + ["--json", path])
+            if p.returncode not in (0, 1):
+                fail(f"{name}: exit {p.returncode}\n{p.stderr}")
+            with open(path) as f:
+                sources.append(json.load(f))
+
+        def places(doc, at=()):
+            yield at
+            if isinstance(doc, dict):
+                for k, v in doc.items():
+                    yield from places(v, at + (k,))
+            elif isinstance(doc, list):
+                for i, v in enumerate(doc[:3]):
+                    yield from places(v, at + (i,))
+
+        values = [None, 5, -1, 1e300, "x", [], {}, True, 2 ** 63, [1, 2], {"a": 1}]
+        path = os.path.join(tmp, "mutated.json")
+        counts = {}
+        for i in range(args.mutations):
+            doc = copy.deepcopy(rng.choice(sources))
+            at = rng.choice([a for a in places(doc) if a])
+            parent = doc
+            for k in at[:-1]:
+                parent = parent[k]
+            if isinstance(parent, dict) and rng.random() < 0.3:
+                del parent[at[-1]]
+            else:
+                parent[at[-1]] = rng.choice(values)
+            with open(path, "w") as f:
+                json.dump(doc, f)
+            r = subprocess.run([args.fabscope, "report", path], capture_output=True, text=True, timeout=TIMEOUT_S)
+            counts[r.returncode] = counts.get(r.returncode, 0) + 1
+            if r.returncode == 0:
+                continue
+            if r.returncode != 2 or r.stderr.count("fabscope: error: ") != 1 or \
+                    ("malformed report" not in r.stderr and "schema" not in r.stderr):
+                fail(f"mutation {i} at {list(at)}: exit {r.returncode}\n{r.stderr[-2000:]}")
+        print(f"{args.mutations} mutations: exit codes {counts}")
+    print("ok")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("command", choices=["sweep", "bad-input", "schema", "p2p", "topo"])
+    ap.add_argument("command", choices=["sweep", "bad-input", "schema", "p2p", "topo", "report-mutations"])
     ap.add_argument("--fabscope", required=True)
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--mpi-flags", default="")
     ap.add_argument("--schema", required=True)
     ap.add_argument("--np", type=int, default=2)
     ap.add_argument("--backend", default="mpi")
+    ap.add_argument("--mutations", type=int, default=400)
     ap.add_argument("--fixtures", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
     args = ap.parse_args()
-    {"sweep": cmd_sweep, "bad-input": cmd_bad_input, "schema": cmd_schema, "p2p": cmd_p2p, "topo": cmd_topo}[args.command](args)
+    {"sweep": cmd_sweep, "bad-input": cmd_bad_input, "schema": cmd_schema, "p2p": cmd_p2p, "topo": cmd_topo,
+     "report-mutations": cmd_report_mutations}[args.command](args)
 
 
 if __name__ == "__main__":
