@@ -9,6 +9,7 @@ std::unique_ptr<Command> make_sweep_command();
 std::unique_ptr<Command> make_p2p_command();
 std::unique_ptr<Command> make_report_command();
 std::unique_ptr<Command> make_topo_command();
+std::unique_ptr<Command> make_diagnose_command();
 std::unique_ptr<Command> make_backends_command();
 
 namespace {
@@ -18,6 +19,10 @@ constexpr CommandEntry kCommands[] = {
      kOutputFiles | kLogLevel | kTimeout | kBackendChoice, make_sweep_command},
     {"p2p", "Point-to-point bandwidth or latency on many links at once (under mpirun)",
      kOutputFiles | kLogLevel | kTimeout | kBackendChoice, make_p2p_command},
+    {"diagnose",
+     "Where a collective loses time: topology, the collective with each rank's arrivals, the link matrix, counters "
+     "and noise as phases of one job, then which link, host or rank explains what share (under mpirun)",
+     kOutputFiles | kLogLevel | kTimeout | kBackendChoice, make_diagnose_command},
     {"report", "Render a JSON report as the nccl-tests table and findings", 0, make_report_command},
     {"topo",
      "GPUs, NICs, NUMA and PCIe paths; the NIC NCCL picks per GPU; mapping findings. Live on this node, on every "

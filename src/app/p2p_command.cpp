@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "app/command.h"
+#include "app/p2p_retest.h"
 #include "app/run_context.h"
 #include "core/sizes.h"
 #include "diag/findings.h"
@@ -51,37 +52,6 @@ class P2pCommand final : public Command {
   int repeats_ = 1;
   bool retest_ = false;
 };
-
-// --retest: rank 0 names the slow links of `section`; every rank then measures each of
-// them alone (pattern pair, that link's size), and rank 0 keeps them in section.alone.
-Status retest_alone(const RankContext& ctx, Transport& transport, const P2pOptions& options, Progress& progress,
-                    std::vector<CounterSample>& counters, P2pSection& section) {
-  auto shared = ctx.broadcast(ctx.rank() == 0 ? to_json_array(links_to_retest(section)).dump() : "", 0);
-  if (!shared.ok()) return shared.status();
-  std::vector<P2pLink> suspects;
-  try {
-    const Json j = Json::parse(*shared);
-    read(JsonIn(j, "", "rank 0's retest list"), suspects);
-  } catch (const std::exception& e) {  // not what rank 0 sent: a fabscope defect
-    return Status::Runtime(e.what());
-  }
-  std::set<std::tuple<int, int, uint64_t>> measured;  // bibw measures both directions at once
-  for (const P2pLink& l : suspects) {
-    if (options.mode == P2pMode::kBidirectional &&
-        !measured.insert({std::min(l.src_rank, l.dst_rank), std::max(l.src_rank, l.dst_rank), l.size_bytes}).second) {
-      continue;
-    }
-    P2pOptions alone = options;
-    alone.pattern = P2pPattern::kPair;
-    alone.pair = {l.src_rank, l.dst_rank};
-    alone.sizes = {l.size_bytes};
-    alone.repeats = 1;
-    auto one = run_p2p(ctx, transport, alone, &progress, &counters);
-    if (!one.ok()) return one.status();
-    for (P2pLink& m : one->links) section.alone.push_back(std::move(m));
-  }
-  return Status::Ok();
-}
 
 Result<P2pOptions> P2pCommand::build_options(double timeout_s) const {
   P2pOptions o;

@@ -14,6 +14,7 @@
 
 #include "app/command.h"
 #include "app/run_context.h"
+#include "app/topo_live.h"
 #include "comm/context.h"
 #include "core/text.h"
 #include "report/model_json.h"
@@ -24,39 +25,6 @@
 namespace fabscope {
 
 namespace {
-
-topo::CpuSet own_binding() {
-  topo::CpuSet set;
-  cpu_set_t mask;
-  CPU_ZERO(&mask);
-  if (sched_getaffinity(0, sizeof(mask), &mask) == 0) {
-    for (int c = 0; c < CPU_SETSIZE; ++c) {
-      if (CPU_ISSET(c, &mask)) set.add(c, c);
-    }
-  }
-  return set;
-}
-
-// The GPU a rank with this local rank drives, by the rule the nccl backend uses: the
-// local_rank-th visible GPU (CUDA_VISIBLE_DEVICES when it lists indices).
-int gpu_for_local_rank(const topo::HostTopology& h, int local_rank) {
-  std::vector<int> visible;
-  if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"); v && *v) {
-    for (std::string_view item : split(v, ',')) {
-      int idx = 0;
-      auto r = std::from_chars(item.data(), item.data() + item.size(), idx);
-      if (item.empty() || r.ec != std::errc() || r.ptr != item.data() + item.size()) {
-        return -1;  // UUIDs: not resolvable without NVML
-      }
-      visible.push_back(idx);
-    }
-  } else {
-    for (const topo::Gpu& g : h.gpus) visible.push_back(g.index);
-    std::sort(visible.begin(), visible.end());
-  }
-  if (local_rank < 0 || local_rank >= static_cast<int>(visible.size())) return -1;
-  return h.find_gpu(visible[local_rank]) >= 0 ? visible[local_rank] : -1;
-}
 
 class TopoCommand final : public Command {
  public:
@@ -192,99 +160,17 @@ CommandOutcome TopoCommand::run_local(const CommonOptions& common) const {
 
 // Under a launcher: every node, compared.
 CommandOutcome TopoCommand::run_mpi(const CommonOptions& common, int* argc, char*** argv) const {
-  CommandOutcome out;
   auto job = start_job(
       argc, argv, [&](const RankContext&) { return Status::Ok(); }, "mpi", common);
   if (!job.ok()) return {job.status()};
   const RankContext& ctx = *job->ctx;
-  // Every rank's binding, known to every rank (each node's first rank needs its node's).
-  topo::CpuSet mine = own_binding();
-  auto bindings = ctx.gather_text(fmt::format("{} {}", ctx.rank(), mine.to_list()));
-  std::string all;
-  if (bindings.ok() && ctx.rank() == 0) {
-    for (const std::string& b : *bindings) all += b + "\n";
-  }
-  auto shared = ctx.broadcast(all, 0);
-  if (Status s = agree_or_report(ctx, !bindings.ok() ? bindings.status() : shared.status()); !s.ok()) {
-    out.status = s;
-    return out;
-  }
-  // Each node's first rank reads and analyses its node.
-  std::string mine_json;
-  Status local = Status::Ok();
-  if (ctx.local_rank() == 0) {
-    topo::TopologySet set;
-    local = topo::read_hwloc_live(ctx.host(), set);
-    if (local.ok()) {
-      topo::HostTopology& h = set.host(ctx.host());
-      LineReader lines(*shared);
-      std::string_view line;
-      while (lines.next(line)) {
-        // "RANK CPULIST", as each rank sent it
-        const std::vector<std::string_view> words = split_ws(line);
-        int r = -1;
-        if (words.empty() || std::from_chars(words[0].data(), words[0].data() + words[0].size(), r).ec != std::errc())
-          continue;
-        if (r < 0 || r >= ctx.size() || ctx.ranks()[r].host != ctx.host()) continue;
-        auto cpus = topo::CpuSet::from_list(words.size() > 1 ? words[1] : std::string_view());
-        int lr = ctx.ranks()[r].local_rank;
-        h.ranks.push_back({r, lr, gpu_for_local_rank(h, lr), cpus.value_or(topo::CpuSet())});
-      }
-      std::map<std::string, std::string> env;
-      if (const char* v = std::getenv("NCCL_IB_HCA")) env["NCCL_IB_HCA"] = v;
-      std::vector<Finding> findings;
-      auto analyses = topo::analyze_topology(set, analysis_options(env, "environment"), findings);
-      if (!analyses.ok()) {
-        local = analyses.status();
-      } else {
-        mine_json = Json{{"host", to_json(topo::host_section(h, analyses->front()))},
-                         {"findings", to_json_array(findings)},
-                         {"signature", topo::host_signature(h, analyses->front())}}
-                        .dump();
-      }
-    }
-  }
-  if (Status s = agree_or_report(ctx, local); !s.ok()) {
-    out.status = s;
-    return out;
-  }
-  auto parts = ctx.gather_text(mine_json);
-  if (Status s = agree_or_report(ctx, parts.status()); !s.ok()) {
-    out.status = s;
-    return out;
-  }
-  if (ctx.rank() != 0) return out;
   Report report;
+  std::map<std::string, std::string> no_env;
+  if (Status s = gather_topology(ctx, analysis_options(no_env, ""), report); !s.ok()) return {s};
+  if (ctx.rank() != 0) return {};
   report.context = make_run_context(ctx, "mpi", "", "host", common.command_line);
   report.context.backend = "none";
   report.context.memory = "none";
-  TopologySection topology;
-  std::vector<std::pair<std::string, std::string>> signatures;
-  for (size_t r = 0; r < parts->size(); ++r) {
-    const std::string& p = (*parts)[r];
-    if (p.empty()) continue;
-    // Each node's first rank sent its host entry, findings and signature.
-    const std::string source = fmt::format("rank {}'s topology", r);
-    try {
-      const Json part = Json::parse(p);
-      const JsonIn in(part, "", source);
-      TopoHostEntry host;
-      std::vector<Finding> findings;
-      std::string signature;
-      in.field("host", host);
-      in.field("findings", findings);
-      in.field("signature", signature);
-      signatures.emplace_back(host.host, signature);
-      topology.hosts.push_back(std::move(host));
-      report.findings.insert(report.findings.end(), findings.begin(), findings.end());
-    } catch (const std::exception& e) {  // not JSON, or not the shape sent: a fabscope defect
-      print_error(e.what());
-      out.status = Status::Runtime(e.what());
-      return out;
-    }
-  }
-  topo::add_host_differs(signatures, report.findings);
-  report.topology = std::move(topology);
   return finish_report(*job->out, report);
 }
 

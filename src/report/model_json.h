@@ -72,6 +72,20 @@ void read(const JsonIn& in, TopoHostEntry& v);
 Json to_json(const TopologySection& v);
 void read(const JsonIn& in, TopologySection& v);
 
+// diagnosis and attribution
+Json to_json(const PhaseTiming& v);
+void read(const JsonIn& in, PhaseTiming& v);
+Json to_json(const CollectiveRepeats& v);
+void read(const JsonIn& in, CollectiveRepeats& v);
+Json to_json(const LinkVariation& v);
+void read(const JsonIn& in, LinkVariation& v);
+Json to_json(const Diagnosis& v);
+void read(const JsonIn& in, Diagnosis& v);
+Json to_json(const AttributionEntry& v);
+void read(const JsonIn& in, AttributionEntry& v);
+Json to_json(const Attribution& v);
+void read(const JsonIn& in, Attribution& v);
+
 // findings and verdict
 Json to_json(const Finding& v);
 void read(const JsonIn& in, Finding& v);

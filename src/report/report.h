@@ -209,6 +209,62 @@ struct CounterSample {
   std::vector<PortDelta> ports;  // RDMA ports; empty on hosts without
 };
 
+// `fabscope diagnose`: which phases ran, in how long, and what the noise phase saw.
+struct PhaseTiming {
+  std::string name;  // topology, collective, links, noise
+  double seconds = 0;
+};
+// One collective at one size measured again and again (noise phase): nccl-tests'
+// time of each run, the first being the collective phase's.
+struct CollectiveRepeats {
+  std::string collective;
+  uint64_t size_bytes = 0;
+  std::vector<double> time_us;
+  double cv = 0;  // coefficient of variation of time_us
+};
+// One link measured under load more than once (the link matrix and its noise repeat).
+struct LinkVariation {
+  int src_rank = 0;
+  int dst_rank = 0;
+  std::string src_host;
+  std::string dst_host;
+  std::vector<double> bw_gbps;  // under load, per repeat
+  double cv = 0;
+  std::optional<double> impact;  // alone bandwidth / loaded median (p2p --retest); null where not retested
+};
+struct Diagnosis {
+  std::vector<std::string> phases;  // asked for, in the order they ran
+  double budget_s = 0;
+  std::vector<PhaseTiming> timings;
+  uint64_t link_size_bytes = 0;  // the link matrix's message size (the collective's chunk)
+  std::vector<CollectiveRepeats> collective_noise;
+  std::vector<LinkVariation> link_noise;  // links with more than one loaded measurement
+};
+
+// Where one collective's excess time went (diag/attribution.h): each cause's share of
+// the time beyond what the median link allows; the shares and `unexplained` add to 1.
+struct AttributionEntry {
+  std::string kind;  // link, host, rank, nic, noise, unexplained
+  std::string subject;
+  std::vector<std::string> hosts;
+  std::vector<int> ranks;
+  double share = 0;
+  double excess_us = 0;
+  nlohmann::ordered_json evidence = nlohmann::ordered_json::object();
+};
+struct Attribution {
+  std::string collective;
+  uint64_t size_bytes = 0;
+  int nranks = 0;
+  double measured_us = 0;                 // nccl-tests' time of the collective at this size
+  double ideal_us = 0;                    // what the median link allows under `model`
+  std::string model;                      // "ring: 2(n-1)/n * S / B"
+  double link_rate_gbps = 0;              // B: the median link of the link matrix
+  double excess_us = 0;                   // measured - ideal (0 when it ran at the link rate)
+  std::string method;                     // how the links' part was found: link_matrix or engine_trace
+  std::vector<AttributionEntry> entries;  // largest share first; unexplained last
+};
+
 struct Verdict {
   std::string result = "pass";  // pass or fail
   std::vector<std::string> failed_codes;
@@ -225,6 +281,8 @@ struct Report {
   std::optional<P2pSection> p2p;
   std::vector<CounterSample> counters;
   std::optional<TopologySection> topology;  // `fabscope topo`; null when not run
+  std::optional<Diagnosis> diagnosis;       // `fabscope diagnose`; null for other commands
+  std::vector<Attribution> attribution;     // diagnose: one per collective, at its largest size
   std::vector<Finding> findings;
   Verdict verdict;
 };

@@ -48,6 +48,8 @@ const std::vector<Section>& sections() {
       member_section<&Report::p2p>("p2p"),
       member_section<&Report::counters>("counters"),
       member_section<&Report::topology>("topology", /*missing_in_older_reports=*/true),
+      member_section<&Report::diagnosis>("diagnosis", /*missing_in_older_reports=*/true),
+      member_section<&Report::attribution>("attribution", /*missing_in_older_reports=*/true),
       member_section<&Report::findings>("findings"),
       member_section<&Report::verdict>("verdict"),
   };

@@ -1,0 +1,392 @@
+// `fabscope diagnose`: the instruments as phases of one job (topology, the collective
+// with each rank's arrivals, the link matrix with suspects retested alone, counters
+// around each, the collective and the links again for noise), then the analysis:
+// findings, where the collective's excess time went (diag/attribution.h), the verdict
+// and the hosts to drain. Each measuring phase gets a share of --budget; the number of
+// iterations follows from a calibration pass over the sizes.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "app/command.h"
+#include "app/p2p_retest.h"
+#include "app/run_context.h"
+#include "app/topo_live.h"
+#include "coll/collective.h"
+#include "core/clock.h"
+#include "core/dtype.h"
+#include "core/sizes.h"
+#include "core/stats.h"
+#include "core/text.h"
+#include "diag/attribution.h"
+#include "diag/findings.h"
+#include "p2p/p2p.h"
+#include "sweep/sweep.h"
+
+namespace fabscope {
+
+namespace {
+
+// The phases, in the order they run. Attribution, findings and the verdict always follow.
+constexpr std::string_view kPhases[] = {"topology", "collective", "links", "counters", "noise"};
+// The measuring phases' shares of the budget (of those asked for).
+constexpr double kCollectiveWeight = 0.4, kLinksWeight = 0.35, kNoiseWeight = 0.25;
+// Calibration passes the collective phase's share must hold: warm-up, verification and
+// at least three timed iterations.
+constexpr int kMinPasses = 5;
+constexpr int kMaxIters = 50;
+constexpr double kMaxBudgetS = 86400;
+
+std::string phase_names() {
+  std::string s;
+  for (std::string_view p : kPhases) s += (s.empty() ? "" : ", ") + std::string(p);
+  return s;
+}
+
+class DiagnoseCommand final : public Command {
+ public:
+  void add_options(CLI::App& app) override {
+    app.add_option("collectives", collectives_, "Collectives under test (default allreduce): " + collective_names());
+    app.add_option("-b,--minbytes", min_bytes_, "Smallest size (default 1M)");
+    app.add_option("-e,--maxbytes", max_bytes_, "Largest size, the one attributed (default 64M)");
+    app.add_option("-f,--stepfactor", step_factor_, "Multiplicative step between sizes (default 4)");
+    app.add_option("-d,--datatype", dtypes_, fmt::format("{} (default float)", data_type_names()));
+    app.add_option("-o,--op", ops_, fmt::format("{} (default sum)", reduce_op_names()));
+    app.add_option("--phases", phases_, fmt::format("A comma list of {} (default all)", phase_names()));
+    app.add_option("--budget", budget_s_, "Seconds the measuring phases may take together (default 60)");
+  }
+
+  CommandOutcome run(const CommonOptions& common, int* argc, char*** argv) override;
+
+ private:
+  Status parse(double timeout_s);
+  bool wants(std::string_view phase) const {
+    return std::find(phases_run_.begin(), phases_run_.end(), phase) != phases_run_.end();
+  }
+  double share(double weight) const {
+    double total = 0;
+    if (wants("collective")) total += kCollectiveWeight;
+    if (wants("links")) total += kLinksWeight;
+    if (wants("noise")) total += kNoiseWeight;
+    return total > 0 ? budget_s_ * weight / total : 0;
+  }
+
+  std::vector<std::string> collectives_ = {"allreduce"};
+  std::string min_bytes_ = "1M";
+  std::string max_bytes_ = "64M";
+  uint64_t step_factor_ = 4;
+  std::string dtypes_ = "float";
+  std::string ops_ = "sum";
+  std::string phases_ = "all";
+  double budget_s_ = 60;
+
+  std::vector<std::string> phases_run_;
+  SweepOptions sweep_;
+};
+
+Status DiagnoseCommand::parse(double timeout_s) {
+  phases_run_.clear();
+  std::vector<std::string> asked;
+  for (std::string_view p : split(phases_, ',')) asked.emplace_back(p);
+  for (const std::string& p : asked) {
+    if (p == "all") continue;
+    if (std::find(std::begin(kPhases), std::end(kPhases), p) == std::end(kPhases)) {
+      return Status::Invalid(fmt::format("--phases: unknown phase '{}'; allowed: {}, or all", p, phase_names()));
+    }
+  }
+  for (std::string_view p : kPhases) {
+    if (std::find(asked.begin(), asked.end(), "all") != asked.end() ||
+        std::find(asked.begin(), asked.end(), p) != asked.end()) {
+      phases_run_.emplace_back(p);
+    }
+  }
+  if (wants("noise") && !wants("collective") && !wants("links")) {
+    return Status::Invalid("--phases: noise repeats the collective and the link matrix; add collective or links");
+  }
+  if (!(budget_s_ > 0) || budget_s_ > kMaxBudgetS) {
+    return Status::Invalid(fmt::format(
+        "--budget {:g}: give the seconds the phases may take, more than 0 and at most {:g}", budget_s_, kMaxBudgetS));
+  }
+  if (collectives_.empty()) return Status::Invalid("name at least one collective; allowed: " + collective_names());
+  sweep_ = SweepOptions();
+  for (const std::string& name : collectives_) {
+    if (name == "all") {
+      for (const auto& c : all_collectives()) sweep_.collectives.push_back(c.id);
+      continue;
+    }
+    auto c = collective_from_name(name);
+    if (!c.ok()) return c.status();
+    sweep_.collectives.push_back(*c);
+  }
+  auto b = parse_size(min_bytes_, "-b/--minbytes");
+  if (!b.ok()) return b.status();
+  auto e = parse_size(max_bytes_, "-e/--maxbytes");
+  if (!e.ok()) return e.status();
+  if (step_factor_ < 2) {
+    return Status::Invalid(
+        fmt::format("-f/--stepfactor {}: diagnose steps sizes by a factor of 2 or more", step_factor_));
+  }
+  sweep_.sizes = {*b, *e, 1, step_factor_};
+  if (Status s = validate(sweep_.sizes); !s.ok()) return s;
+  auto types = parse_data_types(dtypes_);
+  if (!types.ok()) return types.status();
+  sweep_.dtypes = *types;
+  auto ops = parse_reduce_ops(ops_);
+  if (!ops.ok()) return ops.status();
+  sweep_.ops = *ops;
+  sweep_.timeout_s = timeout_s;
+  return Status::Ok();
+}
+
+// Phase bookkeeping: the progress line, each phase's seconds, and the counter samples
+// it took (named after it).
+class Phases {
+ public:
+  Phases(Progress& progress, Report& report, bool counters, size_t total)
+      : progress_(progress), report_(report), counters_(counters), total_(total) {}
+  std::vector<CounterSample>* counters() { return counters_ ? &report_.counters : nullptr; }
+  void begin(const std::string& name, const std::string& what) {
+    name_ = name;
+    start_ = steady_now_s();
+    first_sample_ = report_.counters.size();
+    progress_.update(fmt::format("diagnose: phase {}/{} {}: {}", ++index_, total_, name, what));
+  }
+  void end() {
+    for (size_t i = first_sample_; i < report_.counters.size(); ++i) {
+      report_.counters[i].phase = name_ + ": " + report_.counters[i].phase;
+    }
+    report_.diagnosis->timings.push_back({name_, steady_now_s() - start_});
+  }
+
+ private:
+  Progress& progress_;
+  Report& report_;
+  bool counters_;
+  size_t total_;
+  size_t index_ = 0;
+  std::string name_;
+  double start_ = 0;
+  size_t first_sample_ = 0;
+};
+
+// Rank 0 decides from its own measurement and every rank gets the same number, or the
+// same error.
+Result<int> agree_number(const RankContext& ctx, const Result<int>& mine) {
+  auto shared = ctx.broadcast(ctx.rank() != 0 ? ""
+                              : mine.ok()     ? fmt::format("ok {}", *mine)
+                                              : mine.status().message(),
+                              0);
+  if (!shared.ok()) return shared.status();
+  int n = 0;
+  if (std::sscanf(shared->c_str(), "ok %d", &n) == 1 && shared->rfind("ok ", 0) == 0) return n;
+  return Status::Invalid(*shared);
+}
+
+CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char*** argv) {
+  const Status parsed = parse(common.timeout_s);
+  auto job = start_job(
+      argc, argv, [&](const RankContext&) { return parsed; }, common.backend, common);
+  if (!job.ok()) return {job.status()};
+  const RankContext& ctx = *job->ctx;
+  const Logger& log = job->log;
+  const BackendEntry* entry = job->backend;
+
+  Report report;
+  report.diagnosis = Diagnosis();
+  report.diagnosis->phases = phases_run_;
+  report.diagnosis->budget_s = budget_s_;
+  Progress progress(ctx.rank() == 0 && Progress::wanted());
+  Phases phases(progress, report, wants("counters"),
+                phases_run_.size() - (wants("counters") ? 1 : 0));  // counters run around the others
+
+  if (wants("topology")) {
+    phases.begin("topology", "every node's GPUs, NICs and paths");
+    if (Status s = gather_topology(ctx, topo::AnalysisOptions(), report); !s.ok()) return {s};
+    phases.end();
+  }
+
+  // The collective: a calibration pass decides the iterations that fit the budget.
+  std::unique_ptr<Backend> backend;
+  std::string library;
+  std::string memory_kind = "host";
+  double busbw_estimate = 0;  // GB/s at the largest size: what the link matrix can expect
+  const uint64_t largest = sweep_.sizes.max_bytes;
+  if (wants("collective")) {
+    auto created = entry->create(ctx, common.backend_options, log);
+    if (Status s = agree_or_report(ctx, created.ok() ? Status::Ok() : created.status()); !s.ok()) return {s};
+    backend = std::move(*created);
+    library = backend->library();
+    memory_kind = std::string(backend->memory().kind());
+    SweepOptions calibration = sweep_;
+    calibration.iters = 1;
+    calibration.warmup_iters = 1;
+    calibration.check_iters = 0;
+    auto cal_plan = plan_sweeps(ctx, *backend, calibration);
+    if (!cal_plan.ok()) {
+      if (ctx.rank() == 0) print_error(cal_plan.status().message());
+      return {cal_plan.status()};
+    }
+    phases.begin("collective", "calibrating");
+    const double t0 = steady_now_s();
+    auto cal = run_sweeps(**cal_plan, nullptr, &progress, nullptr);
+    if (!cal.ok()) end_job_on_failure(*job, progress, cal.status());
+    cal_plan->reset();
+    const double pass_s = (steady_now_s() - t0) / 2;  // a warm-up and a timed iteration per placement
+    for (const Sweep& s : *cal) {
+      if (!s.points.empty() && s.points.back().out_of_place) {
+        busbw_estimate = std::max(busbw_estimate, s.points.back().out_of_place->busbw_gbps);
+      }
+    }
+    const double collective_share = share(kCollectiveWeight);
+    Result<int> iters = std::clamp(static_cast<int>(collective_share / pass_s) - 2, 3, kMaxIters);
+    if (collective_share < kMinPasses * pass_s) {
+      iters = Status::Invalid(fmt::format(
+          "--budget {:g} s is too small to measure: one pass over the sizes ({} to {}) took {:.2f} s and the "
+          "collective phase gets {:.2f} s of the budget, which must hold {} passes; give --budget {:.0f} or more, or "
+          "smaller sizes (-e)",
+          budget_s_, format_size(sweep_.sizes.min_bytes), format_size(largest), pass_s, collective_share, kMinPasses,
+          std::ceil(budget_s_ * kMinPasses * pass_s / collective_share)));
+    }
+    auto agreed = agree_number(ctx, iters);
+    if (!agreed.ok()) {
+      if (ctx.rank() == 0) print_error(agreed.status().message());
+      return {agreed.status()};
+    }
+    SweepOptions o = sweep_;
+    o.iters = *agreed;
+    o.warmup_iters = 1;
+    o.check_iters = 1;
+    o.record_arrivals = backend->iteration_clock() == nullptr;  // host-timed backends
+    auto plan = plan_sweeps(ctx, *backend, o);
+    if (!plan.ok()) {
+      if (ctx.rank() == 0) print_error(plan.status().message());
+      return {plan.status()};
+    }
+    progress.update(fmt::format("diagnose: collective: {} iterations per size", o.iters));
+    auto sweeps = run_sweeps(**plan, nullptr, &progress, phases.counters());
+    if (!sweeps.ok()) end_job_on_failure(*job, progress, sweeps.status());
+    report.sweeps = std::move(*sweeps);
+    report.sweep_settings = SweepSettings{o.sizes.min_bytes,
+                                          o.sizes.max_bytes,
+                                          o.sizes.step_bytes,
+                                          o.sizes.step_factor,
+                                          o.iters,
+                                          o.warmup_iters,
+                                          o.check_iters,
+                                          std::string(name(o.average)),
+                                          o.seed,
+                                          0,
+                                          0};
+    sweep_ = o;
+    phases.end();
+  }
+
+  // The link matrix: every pair, both directions at once, at the collective's chunk size.
+  std::unique_ptr<Transport> transport;
+  P2pOptions links;
+  if (wants("links")) {
+    auto created = entry->create_transport(ctx, common.backend_options, log);
+    if (Status s = agree_or_report(ctx, created.ok() ? Status::Ok() : created.status()); !s.ok()) return {s};
+    transport = std::move(*created);
+    if (library.empty()) library = transport->library();
+    if (Memory* m = transport->memory()) memory_kind = std::string(m->kind());
+    uint64_t chunk = std::bit_floor(std::max<uint64_t>(largest / std::max(1, ctx.size()), 1));
+    chunk = std::clamp<uint64_t>(chunk, 64 << 10, 4 << 20);
+    links.pattern = P2pPattern::kPairs;
+    links.mode = P2pMode::kBidirectional;
+    links.sizes = {chunk};
+    links.window = 8;
+    links.warmup_iters = 4;
+    links.timeout_s = common.timeout_s;
+    auto rounds = p2p_schedule(links.pattern, links.mode, ctx.size(), links.pair);
+    const size_t nrounds = rounds.ok() ? std::max<size_t>(rounds->size(), 1) : 1;
+    // A quarter of the share is kept for retesting suspects alone.
+    const double per_round_s = 0.75 * share(kLinksWeight) / static_cast<double>(nrounds);
+    const double bw = busbw_estimate > 0 ? busbw_estimate : 1.0;
+    links.iters = std::clamp(static_cast<int>(per_round_s * bw * 1e9 / static_cast<double>(chunk)), 16, 1000);
+    report.diagnosis->link_size_bytes = chunk;
+    if (Status s = validate(links, ctx.size()); !s.ok()) {
+      if (ctx.rank() == 0) print_error(s.message());
+      return {s};
+    }
+    phases.begin("links", fmt::format("{} rounds of pairs, {} x {}", nrounds, links.iters, format_size(chunk)));
+    auto section = run_p2p(ctx, *transport, links, &progress, phases.counters());
+    if (!section.ok()) end_job_on_failure(*job, progress, section.status());
+    std::vector<CounterSample> scratch;
+    if (Status s =
+            retest_alone(ctx, *transport, links, progress, phases.counters() ? report.counters : scratch, *section);
+        !s.ok()) {
+      end_job_on_failure(*job, progress, s);
+    }
+    section->backend = std::string(entry->name);
+    report.p2p = std::move(*section);
+    phases.end();
+  }
+
+  // Noise: the collective at its largest size, and the link matrix, once more each.
+  if (wants("noise")) {
+    phases.begin("noise", "the collective and the links again");
+    if (backend) {
+      SweepOptions again = sweep_;
+      again.sizes = {largest, largest, 1, 2};
+      again.record_arrivals = false;
+      again.check_iters = 0;
+      for (int repeat = 0; repeat < 2; ++repeat) {
+        auto plan = plan_sweeps(ctx, *backend, again);
+        if (!plan.ok()) end_job_on_failure(*job, progress, plan.status());
+        auto sweeps = run_sweeps(**plan, nullptr, &progress, phases.counters());
+        if (!sweeps.ok()) end_job_on_failure(*job, progress, sweeps.status());
+        for (const Sweep& s : *sweeps) {
+          if (s.points.empty() || !s.points.back().out_of_place) continue;
+          auto& reps = report.diagnosis->collective_noise;
+          auto it = std::find_if(reps.begin(), reps.end(), [&](const CollectiveRepeats& r) {
+            return r.collective == s.collective && r.size_bytes == s.points.back().size_bytes;
+          });
+          if (it == reps.end()) {
+            CollectiveRepeats r;
+            r.collective = s.collective;
+            r.size_bytes = s.points.back().size_bytes;
+            for (const Sweep& first : report.sweeps) {  // the collective phase's figure comes first
+              if (first.collective == s.collective && !first.points.empty() && first.points.back().out_of_place) {
+                r.time_us.push_back(first.points.back().out_of_place->time_us);
+                break;
+              }
+            }
+            reps.push_back(std::move(r));
+            it = reps.end() - 1;
+          }
+          it->time_us.push_back(s.points.back().out_of_place->time_us);
+          const Summary sum = summarize(it->time_us);
+          it->cv = sum.stddev && sum.mean > 0 ? *sum.stddev / sum.mean : 0;
+        }
+      }
+    }
+    if (transport && report.p2p) {
+      auto again = run_p2p(ctx, *transport, links, &progress, phases.counters());
+      if (!again.ok()) end_job_on_failure(*job, progress, again.status());
+      // Kept apart from the link matrix, whose findings judge its first measurement and the retests.
+      report.diagnosis->link_noise = link_variation(*report.p2p, again->links);
+    }
+    phases.end();
+  }
+  progress.clear();
+
+  report.context = make_run_context(ctx, backend ? backend->name() : std::string_view(entry->name), library,
+                                    memory_kind, common.command_line);
+  report.context.nccl_debug = nccl_debug_log(ctx, common.backend_options);
+  add_sweep_findings(report);
+  add_p2p_findings(report);
+  add_counter_findings(report);
+  attribute(report);
+  return finish_report(*job->out, report);
+}
+
+}  // namespace
+
+std::unique_ptr<Command> make_diagnose_command() { return std::make_unique<DiagnoseCommand>(); }
+
+}  // namespace fabscope

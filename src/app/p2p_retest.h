@@ -1,0 +1,19 @@
+// p2p --retest, and diagnose's link phase: the slow links of a p2p section measured
+// again, each alone.
+#pragma once
+
+#include <vector>
+
+#include "algo/transport.h"
+#include "comm/context.h"
+#include "core/progress.h"
+#include "p2p/p2p.h"
+
+namespace fabscope {
+
+// --retest: rank 0 names the slow links of `section`; every rank then measures each of
+// them alone (pattern pair, that link's size), and rank 0 keeps them in section.alone.
+Status retest_alone(const RankContext& ctx, Transport& transport, const P2pOptions& options, Progress& progress,
+                    std::vector<CounterSample>& counters, P2pSection& section);
+
+}  // namespace fabscope

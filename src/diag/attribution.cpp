@@ -1,0 +1,339 @@
+#include "diag/attribution.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "coll/collective.h"
+#include "core/sizes.h"
+#include "core/stats.h"
+
+namespace fabscope {
+
+namespace {
+
+using Ev = nlohmann::ordered_json;
+using LinkKey = std::pair<int, int>;  // (src rank, dst rank)
+
+double cv_of(const std::vector<double>& v) {
+  const Summary s = summarize(v);
+  return s.stddev && s.mean > 0 ? *s.stddev / s.mean : 0;
+}
+
+// What the findings say about hosts and links, looked up by the attribution.
+struct Flags {
+  std::set<std::string> slow_hosts;               // p2p.slow_host
+  std::set<LinkKey> slow_links;                   // p2p.slow_link (slow alone too, or not retested)
+  std::map<LinkKey, double> congested;            // p2p.congested_link: its impact factor
+  std::map<std::string, uint64_t> foreign_bytes;  // counters.foreign_traffic: excess bytes
+  explicit Flags(const std::vector<Finding>& findings) {
+    for (const Finding& f : findings) {
+      auto link = [&] { return LinkKey{f.evidence.value("src_rank", -1), f.evidence.value("dst_rank", -1)}; };
+      if (f.code == "p2p.slow_host") {
+        slow_hosts.insert(f.hosts.begin(), f.hosts.end());
+      } else if (f.code == "p2p.slow_link") {
+        slow_links.insert(link());
+      } else if (f.code == "p2p.congested_link") {
+        congested[link()] = f.evidence.value("impact_factor", 1.0);
+      } else if (f.code == "counters.foreign_traffic" && !f.hosts.empty()) {
+        foreign_bytes[f.hosts.front()] = f.evidence.value("excess_bytes", uint64_t{0});
+      }
+    }
+  }
+};
+
+// The links a collective's data crosses, under the model fabscope states: a ring over
+// the ranks in order for the ring collectives, every pair for the others.
+std::vector<LinkKey> links_used(Collective c, int n) {
+  std::vector<LinkKey> out;
+  const bool pairwise = c == Collective::kAllToAll || c == Collective::kGather || c == Collective::kScatter;
+  for (int a = 0; a < n; ++a) {
+    if (!pairwise) {
+      if (n > 1) out.push_back({a, (a + 1) % n});
+      continue;
+    }
+    for (int b = 0; b < n; ++b) {
+      if (a != b) out.push_back({a, b});
+    }
+  }
+  return out;
+}
+
+std::string model_of(Collective c) {
+  switch (info(c).bus_factor) {
+    case CollectiveInfo::BusFactor::kAllReduce:
+      return "ring: 2(n-1)/n * S / B per rank";
+    case CollectiveInfo::BusFactor::kRing:
+      return c == Collective::kAllToAll ? "pairwise: (n-1)/n * S / B per rank" : "ring: (n-1)/n * S / B per rank";
+    case CollectiveInfo::BusFactor::kOne:
+      return "pipeline: S / B";
+  }
+  return "S / B";
+}
+
+// Entries under construction: one per (kind, subject), excess in microseconds.
+class Entries {
+ public:
+  explicit Entries(double excess) : left_(excess) {}
+  double left() const { return left_; }
+  // Adds up to `us` (what is left of the excess) to the entry (kind, subject).
+  void add(const std::string& kind, const std::string& subject, std::vector<std::string> hosts, std::vector<int> ranks,
+           double us, const Ev& evidence) {
+    us = std::min(us, left_);
+    if (us <= 0) return;
+    left_ -= us;
+    for (AttributionEntry& e : entries_) {
+      if (e.kind == kind && e.subject == subject) {
+        e.excess_us += us;
+        for (auto& [k, v] : evidence.items()) e.evidence[k] = v;
+        return;
+      }
+    }
+    AttributionEntry e;
+    e.kind = kind;
+    e.subject = subject;
+    std::sort(hosts.begin(), hosts.end());
+    hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+    e.hosts = std::move(hosts);
+    e.ranks = std::move(ranks);
+    e.excess_us = us;
+    e.evidence = evidence;
+    entries_.push_back(std::move(e));
+  }
+  std::vector<AttributionEntry> finish(double excess) {
+    if (left_ > 0) {
+      AttributionEntry u;
+      u.kind = "unexplained";
+      u.subject = "no one link, host or rank";
+      u.excess_us = left_;
+      u.evidence = Ev{{"hint",
+                       "spread over every rank and link: the algorithm, the protocol, CPU or memory copies, or a "
+                       "fabric slower under the collective's load than the link matrix measured"}};
+      entries_.push_back(std::move(u));
+    }
+    std::stable_sort(entries_.begin(), entries_.end(), [](const AttributionEntry& a, const AttributionEntry& b) {
+      if ((a.kind == "unexplained") != (b.kind == "unexplained")) return b.kind == "unexplained";
+      return a.excess_us > b.excess_us;
+    });
+    for (AttributionEntry& e : entries_) e.share = e.excess_us / excess;
+    return std::move(entries_);
+  }
+
+ private:
+  double left_;
+  std::vector<AttributionEntry> entries_;
+};
+
+struct LinkRates {
+  std::map<LinkKey, double> loaded;  // median over repeats under load
+  std::map<LinkKey, double> alone;
+  std::map<LinkKey, std::pair<std::string, std::string>> hosts;
+  double median = 0;
+};
+
+LinkRates link_rates(const P2pSection& p2p, uint64_t size) {
+  LinkRates r;
+  std::map<LinkKey, std::vector<double>> by_link;
+  for (const P2pLink& l : p2p.links) {
+    if (l.size_bytes != size || !l.bw_gbps) continue;
+    by_link[{l.src_rank, l.dst_rank}].push_back(*l.bw_gbps);
+    r.hosts[{l.src_rank, l.dst_rank}] = {l.src_host, l.dst_host};
+  }
+  std::vector<double> all;
+  for (auto& [k, v] : by_link) {
+    r.loaded[k] = median(v);
+    all.push_back(r.loaded[k]);
+  }
+  for (const P2pLink& l : p2p.alone) {
+    if (l.size_bytes == size && l.bw_gbps) r.alone[{l.src_rank, l.dst_rank}] = *l.bw_gbps;
+  }
+  r.median = median(all);
+  return r;
+}
+
+std::string link_subject(const LinkKey& k, const LinkRates& rates) {
+  auto it = rates.hosts.find(k);
+  return it == rates.hosts.end()
+             ? fmt::format("link {} -> {}", k.first, k.second)
+             : fmt::format("link {} -> {} ({} -> {})", k.first, k.second, it->second.first, it->second.second);
+}
+
+std::string hosts_subject(const std::vector<std::string>& hosts) {
+  std::string s = hosts.size() == 1 ? "host " : "hosts ";
+  for (size_t i = 0; i < hosts.size(); ++i) s += (i ? ", " : "") + hosts[i];
+  return s;
+}
+
+// The largest run-to-run variation of the links touching `hosts` (diagnosis.link_noise).
+double link_cv(const Report& report, const std::vector<std::string>& hosts) {
+  double cv = 0;
+  if (!report.diagnosis) return cv;
+  for (const LinkVariation& v : report.diagnosis->link_noise) {
+    if (std::find(hosts.begin(), hosts.end(), v.src_host) != hosts.end() ||
+        std::find(hosts.begin(), hosts.end(), v.dst_host) != hosts.end()) {
+      cv = std::max(cv, v.cv);
+    }
+  }
+  return cv;
+}
+
+Attribution attribute_one(const Report& report, const Sweep& s, const SweepPoint& p, const LinkRates& rates,
+                          const Flags& flags) {
+  const PlacementResult& r = *p.out_of_place;
+  Attribution a;
+  a.collective = s.collective;
+  a.size_bytes = p.size_bytes;
+  a.nranks = s.nranks;
+  a.measured_us = r.time_us;
+  a.link_rate_gbps = rates.median;
+  a.method = "link_matrix";
+  auto c = collective_from_name(s.collective);
+  a.model = c.ok() ? model_of(*c) : "S / B";
+  // The time at which the bus bandwidth would equal the median link: busbw scales as 1/time.
+  a.ideal_us = rates.median > 0 ? r.time_us * r.busbw_gbps / rates.median : 0;
+  a.excess_us = std::max(0.0, a.measured_us - a.ideal_us);
+  if (a.excess_us <= 0 || rates.median <= 0) return a;
+  const double excess = a.excess_us;
+  Entries entries(excess);
+  auto host_of = [&](int rank) {
+    return rank >= 0 && rank < static_cast<int>(report.context.ranks.size()) ? report.context.ranks[rank].host
+                                                                             : std::string("?");
+  };
+
+  // Ranks the others waited for: their share of each iteration's span.
+  if (r.arrivals) {
+    std::vector<const RankArrival*> late;
+    for (const RankArrival& ra : r.arrivals->ranks) late.push_back(&ra);
+    std::sort(late.begin(), late.end(), [](auto* x, auto* y) { return x->held_share > y->held_share; });
+    for (const RankArrival* ra : late) {
+      const double held = ra->held_share * r.arrivals->span_us;
+      if (held < kMinRankShare * excess) break;
+      entries.add("rank", fmt::format("rank {} on {}", ra->rank, host_of(ra->rank)), {host_of(ra->rank)}, {ra->rank},
+                  held,
+                  Ev{{"held_share", ra->held_share},
+                     {"held_us", held},
+                     {"last_count", ra->last_count},
+                     {"iterations", r.arrivals->iterations},
+                     {"clock_bound_us", r.arrivals->clock_bound_us}});
+    }
+  }
+
+  // The link that bounds the collective, when the findings say why it is slow.
+  if (c.ok()) {
+    const LinkKey* worst = nullptr;
+    double worst_bw = 0;
+    std::vector<LinkKey> used = links_used(*c, s.nranks);
+    for (const LinkKey& k : used) {
+      auto it = rates.loaded.find(k);
+      if (it == rates.loaded.end()) continue;
+      if (!worst || it->second < worst_bw) {
+        worst = &k;
+        worst_bw = it->second;
+      }
+    }
+    if (worst && worst_bw > 0 && worst_bw < rates.median) {
+      const LinkKey k = *worst;
+      const auto& [src_host, dst_host] = rates.hosts.at(k);
+      // The bytes per rank the model moves over each link: the ideal time at the median rate.
+      const double link_us = a.ideal_us * (rates.median / worst_bw - 1);
+      Ev ev{{"link", link_subject(k, rates)},
+            {"bw_gbps", worst_bw},
+            {"median_gbps", rates.median},
+            {"times_below_median", rates.median / worst_bw}};
+      if (auto al = rates.alone.find(k); al != rates.alone.end()) ev["alone_gbps"] = al->second;
+      std::vector<std::string> noisy;
+      for (const std::string& h : {src_host, dst_host}) {
+        if (flags.foreign_bytes.count(h)) noisy.push_back(h);
+      }
+      if (flags.slow_hosts.count(src_host) || flags.slow_hosts.count(dst_host)) {
+        const std::string h = flags.slow_hosts.count(src_host) ? src_host : dst_host;
+        entries.add("host", "host " + h, {h}, {}, link_us, ev);
+      } else if (!noisy.empty() || flags.congested.count(k)) {
+        if (auto cg = flags.congested.find(k); cg != flags.congested.end()) ev["impact_factor"] = cg->second;
+        for (const std::string& h : noisy) ev["foreign_bytes"][h] = flags.foreign_bytes.at(h);
+        if (const double cv = link_cv(report, noisy.empty() ? std::vector<std::string>{src_host, dst_host} : noisy);
+            cv > 0) {
+          ev["link_cv"] = cv;
+        }
+        std::vector<std::string> hosts = noisy.empty() ? std::vector<std::string>{src_host, dst_host} : noisy;
+        std::sort(hosts.begin(), hosts.end());
+        hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+        entries.add("noise", hosts_subject(hosts), hosts, {k.first, k.second}, link_us, ev);
+      } else if (flags.slow_links.count(k)) {
+        entries.add("link", link_subject(k, rates), {src_host, dst_host}, {k.first, k.second}, link_us, ev);
+      }
+    }
+  }
+
+  // Run-to-run variance: the measured time beyond the best repeat.
+  if (report.diagnosis) {
+    for (const CollectiveRepeats& rep : report.diagnosis->collective_noise) {
+      if (rep.collective != s.collective || rep.size_bytes != p.size_bytes || rep.time_us.size() < 2) continue;
+      const double best = *std::min_element(rep.time_us.begin(), rep.time_us.end());
+      if (rep.cv < kNoiseCv || r.time_us <= best) continue;
+      std::vector<std::string> hosts;
+      Ev ev{{"time_us", rep.time_us}, {"cv", rep.cv}, {"best_us", best}};
+      for (const auto& [h, bytes] : flags.foreign_bytes) {
+        hosts.push_back(h);
+        ev["foreign_bytes"][h] = bytes;
+      }
+      if (const double cv = link_cv(report, hosts); cv > 0) ev["link_cv"] = cv;
+      entries.add("noise", hosts.empty() ? std::string("run-to-run variance") : hosts_subject(hosts), hosts, {},
+                  r.time_us - best, ev);
+    }
+  }
+  a.entries = entries.finish(excess);
+  return a;
+}
+
+}  // namespace
+
+std::vector<LinkVariation> link_variation(const P2pSection& p2p, const std::vector<P2pLink>& again) {
+  std::map<std::tuple<int, int, uint64_t>, LinkVariation> by_link;
+  for (const auto* links : {&p2p.links, &again}) {
+    for (const P2pLink& l : *links) {
+      if (!l.bw_gbps) continue;
+      LinkVariation& v = by_link[{l.src_rank, l.dst_rank, l.size_bytes}];
+      v.src_rank = l.src_rank;
+      v.dst_rank = l.dst_rank;
+      v.src_host = l.src_host;
+      v.dst_host = l.dst_host;
+      v.bw_gbps.push_back(*l.bw_gbps);
+    }
+  }
+  std::vector<LinkVariation> out;
+  for (auto& [key, v] : by_link) {
+    if (v.bw_gbps.size() < 2) continue;
+    v.cv = cv_of(v.bw_gbps);
+    for (const P2pLink& l : p2p.alone) {
+      if (l.src_rank == v.src_rank && l.dst_rank == v.dst_rank && l.size_bytes == std::get<2>(key) && l.bw_gbps) {
+        const double loaded = median(v.bw_gbps);
+        if (loaded > 0) v.impact = *l.bw_gbps / loaded;
+      }
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+void attribute(Report& report) {
+  report.attribution.clear();
+  if (!report.p2p || report.p2p->mode == "lat" || report.p2p->links.empty()) return;
+  const uint64_t size = report.diagnosis && report.diagnosis->link_size_bytes ? report.diagnosis->link_size_bytes
+                                                                              : report.p2p->links.front().size_bytes;
+  const LinkRates rates = link_rates(*report.p2p, size);
+  const Flags flags(report.findings);
+  std::set<std::string> done;  // the first dtype and op of each collective
+  for (const Sweep& s : report.sweeps) {
+    if (s.points.empty() || !done.insert(s.collective).second) continue;
+    const SweepPoint& p = s.points.back();
+    if (!p.out_of_place) continue;
+    report.attribution.push_back(attribute_one(report, s, p, rates, flags));
+  }
+}
+
+}  // namespace fabscope

@@ -1,0 +1,37 @@
+// Attribution (diagnose, phase 6): for each collective at its largest size, the measured
+// time against the ideal time at the median link rate of the link matrix (the time at
+// which its bus bandwidth would equal that rate, i.e. the model of nccl-tests' bus
+// bandwidth: a ring all-reduce moves 2(n-1)/n * S per rank), and the excess split over
+// the causes the other phases found:
+//   - ranks that alone held the others back (sweep arrivals), each its held time;
+//   - the link that bounds the collective (the ring's r -> r+1 links, or every pair for
+//     all-to-all, gather and scatter), when the findings flag it: a slow host
+//     (p2p.slow_host), a slow link (p2p.slow_link), or traffic not fabscope's
+//     (p2p.congested_link, counters.foreign_traffic on its hosts: noise); its part is
+//     S * busbw factor * (1/B_link - 1/B_median);
+//   - run-to-run variance of the collective (diagnosis.collective_noise), to the hosts
+//     with foreign traffic when there are any;
+//   - the rest, unexplained.
+// Shares are of the excess and add up to 1. Pure: reads the report, writes
+// report.attribution.
+#pragma once
+
+#include "report/report.h"
+
+namespace fabscope {
+
+// Below this share of the excess a rank is not named (healthy ranks wait a little).
+inline constexpr double kMinRankShare = 0.1;
+// Run-to-run variance below this coefficient of variation is not noise.
+inline constexpr double kNoiseCv = 0.05;
+
+// Needs the report's findings (add_*_findings first) and diagnosis.link_noise (as
+// evidence). Without a link matrix there is no link rate to compare with, and no
+// attribution.
+void attribute(Report& report);
+
+// The links of the link matrix measured again under load (`again`: the noise phase),
+// with their variation, and alone / loaded where retested.
+std::vector<LinkVariation> link_variation(const P2pSection& p2p, const std::vector<P2pLink>& again);
+
+}  // namespace fabscope

@@ -1,0 +1,126 @@
+#include "report/diagnosis_text.h"
+
+#include <fmt/format.h>
+
+#include "core/sizes.h"
+
+namespace fabscope {
+
+namespace {
+
+std::string us_text(double us) {
+  if (us >= 1e6) return fmt::format("{:.2f} s", us / 1e6);
+  if (us >= 1e3) return fmt::format("{:.2f} ms", us / 1e3);
+  return fmt::format("{:.1f} us", us);
+}
+
+// One cause, in words: "link 2 -> 3 (node2 -> node3): 0.120 GB/s, 9.0x below the median, slow alone too".
+std::string cause_text(const AttributionEntry& e) {
+  const auto& ev = e.evidence;
+  std::string what = e.subject;
+  if (e.kind == "link" || e.kind == "host" || e.kind == "noise") {
+    if (ev.contains("bw_gbps")) {
+      what += fmt::format(": {}{:.3f} GB/s, {:.1f}x below the median link", e.kind == "link" ? "" : "its link at ",
+                          ev["bw_gbps"].get<double>(), ev.value("times_below_median", 1.0));
+      if (ev.contains("alone_gbps")) {
+        const double alone = ev["alone_gbps"].get<double>();
+        what += alone < 0.5 * ev.value("median_gbps", 0.0) ? ", slow when tested alone too"
+                                                           : fmt::format(", {:.3f} GB/s alone", alone);
+      }
+    }
+    if (ev.contains("foreign_bytes")) {
+      uint64_t bytes = 0;
+      for (const auto& [h, b] : ev["foreign_bytes"].items()) bytes += b.get<uint64_t>();
+      what += fmt::format(", {} on its interfaces that fabscope did not send", format_size(bytes));
+    }
+    if (ev.contains("cv")) what += fmt::format(", run-to-run variation {:.0f}%", 100 * ev["cv"].get<double>());
+  } else if (e.kind == "rank") {
+    what += fmt::format(": the others waited for it ({:.0f}% of each iteration; last in {} of {})",
+                        100 * ev.value("held_share", 0.0), ev.value("last_count", 0), ev.value("iterations", 0));
+  }
+  return what;
+}
+
+}  // namespace
+
+std::string render_answer(const Report& r) {
+  if (!r.diagnosis) return "";
+  std::string out = "# Diagnosis\n";
+  if (r.attribution.empty()) {
+    for (const Sweep& s : r.sweeps) {
+      if (s.points.empty() || !s.points.back().out_of_place) continue;
+      const PlacementResult& p = *s.points.back().out_of_place;
+      out += fmt::format(
+          "#   {} {}: {} per call, bus bandwidth {:.3f} GB/s; the link matrix was not measured, so "
+          "there is no link rate to compare with\n",
+          s.collective, format_size(s.points.back().size_bytes), us_text(p.time_us), p.busbw_gbps);
+    }
+  }
+  for (const Attribution& a : r.attribution) {
+    const std::string head = fmt::format("{} {}", a.collective, format_size(a.size_bytes));
+    if (a.excess_us <= 0) {
+      out += fmt::format("#   {} ran at the link rate ({} against {} at {:.3f} GB/s, the median link): no time lost\n",
+                         head, us_text(a.measured_us), us_text(a.ideal_us), a.link_rate_gbps);
+      continue;
+    }
+    out += fmt::format(
+        "#   {} ran {:.1f}x slower than the link rate allows ({} against {} at {:.3f} GB/s, the median "
+        "link; {})\n",
+        head, a.ideal_us > 0 ? a.measured_us / a.ideal_us : 0.0, us_text(a.measured_us), us_text(a.ideal_us),
+        a.link_rate_gbps, a.model);
+    for (const AttributionEntry& e : a.entries) {
+      if (e.kind == "unexplained") {
+        out += fmt::format("#   {:.0f}% of the excess is not explained by any one link, host or rank\n", 100 * e.share);
+      } else {
+        out += fmt::format("#   {:.0f}% of the excess is {} {}\n", 100 * e.share, e.kind == "noise" ? "noise on" : "",
+                           cause_text(e));
+      }
+    }
+  }
+  if (!r.verdict.drain.empty()) {
+    out += fmt::format("#   drain: {}\n", r.verdict.drain_hostlist);
+  }
+  return out;
+}
+
+std::string render_attribution(const Report& r) {
+  if (!r.diagnosis) return "";
+  std::string out;
+  if (!r.attribution.empty()) {
+    out += "#\n# Attribution of the excess (time beyond the ideal at the median link rate)\n";
+    out += fmt::format("# {:<14} {:>10} {:>12} {:>12} {:>12}  {:<12} {:>6}  {}\n", "collective", "size", "measured",
+                       "ideal", "excess", "kind", "share", "subject");
+    for (const Attribution& a : r.attribution) {
+      if (a.entries.empty()) {
+        out += fmt::format("  {:<14} {:>10} {:>12} {:>12} {:>12}  {:<12} {:>6}  {}\n", a.collective,
+                           format_size(a.size_bytes), us_text(a.measured_us), us_text(a.ideal_us), us_text(0), "-", "-",
+                           "at the link rate");
+      }
+      for (const AttributionEntry& e : a.entries) {
+        out += fmt::format("  {:<14} {:>10} {:>12} {:>12} {:>12}  {:<12} {:>5.0f}%  {}\n", a.collective,
+                           format_size(a.size_bytes), us_text(a.measured_us), us_text(a.ideal_us), us_text(e.excess_us),
+                           e.kind, 100 * e.share, e.subject);
+      }
+    }
+  }
+  const Diagnosis& d = *r.diagnosis;
+  if (!d.collective_noise.empty()) {
+    out += "#\n# Noise: the collective again\n";
+    for (const CollectiveRepeats& c : d.collective_noise) {
+      std::string times;
+      for (double t : c.time_us) times += (times.empty() ? "" : ", ") + us_text(t);
+      out += fmt::format("#   {} {}: {} (variation {:.1f}%)\n", c.collective, format_size(c.size_bytes), times,
+                         100 * c.cv);
+    }
+  }
+  std::string phases;
+  double total = 0;
+  for (const PhaseTiming& t : d.timings) {
+    phases += fmt::format("{}{} {:.1f} s", phases.empty() ? "" : ", ", t.name, t.seconds);
+    total += t.seconds;
+  }
+  out += fmt::format("#\n# Phases: {} (total {:.1f} s of a {:.0f} s budget)\n", phases, total, d.budget_s);
+  return out;
+}
+
+}  // namespace fabscope
