@@ -214,7 +214,8 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
   std::string library;
   std::string memory_kind = "host";
   double busbw_estimate = 0;  // GB/s at the largest size: what the link matrix can expect
-  const uint64_t largest = sweep_.sizes.max_bytes;
+  const std::vector<uint64_t> sizes = expand(sweep_.sizes);
+  const uint64_t largest = sizes.empty() ? sweep_.sizes.max_bytes : sizes.back();  // the size attributed
   if (wants("collective")) {
     auto created = entry->create(ctx, common.backend_options, log);
     if (Status s = agree_or_report(ctx, created.ok() ? Status::Ok() : created.status()); !s.ok()) return {s};
@@ -288,6 +289,7 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
   // The link matrix: every pair, both directions at once, at the collective's chunk size.
   std::unique_ptr<Transport> transport;
   P2pOptions links;
+  double links_s = 0;  // the link phase's seconds
   if (wants("links")) {
     auto created = entry->create_transport(ctx, common.backend_options, log);
     if (Status s = agree_or_report(ctx, created.ok() ? Status::Ok() : created.status()); !s.ok()) return {s};
@@ -325,16 +327,32 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
     section->backend = std::string(entry->name);
     report.p2p = std::move(*section);
     phases.end();
+    links_s = report.diagnosis->timings.back().seconds;
   }
 
   // Noise: the collective at its largest size, and the link matrix, once more each.
   if (wants("noise")) {
     phases.begin("noise", "the collective and the links again");
+    // Half the share for the collective's two repeats, half for the links' one.
+    const double half = 0.5 * share(kNoiseWeight);
     if (backend) {
       SweepOptions again = sweep_;
       again.sizes = {largest, largest, 1, 2};
       again.record_arrivals = false;
       again.check_iters = 0;
+      double per_iter_s = 0;  // both placements of every collective at the largest size
+      for (const Sweep& s : report.sweeps) {
+        if (s.points.empty()) continue;
+        for (const auto* pl : {&s.points.back().out_of_place, &s.points.back().in_place}) {
+          if (pl->has_value()) per_iter_s += (*pl)->time_us / 1e6;
+        }
+      }
+      // Rank 0's figure decides, so every rank runs as many.
+      auto iters =
+          agree_number(ctx, per_iter_s > 0 ? std::clamp(static_cast<int>(half / 2 / per_iter_s) - 1, 2, sweep_.iters)
+                                           : sweep_.iters);
+      if (!iters.ok()) end_job_on_failure(*job, progress, iters.status());
+      again.iters = *iters;
       for (int repeat = 0; repeat < 2; ++repeat) {
         auto plan = plan_sweeps(ctx, *backend, again);
         if (!plan.ok()) end_job_on_failure(*job, progress, plan.status());
@@ -366,7 +384,14 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
       }
     }
     if (transport && report.p2p) {
-      auto again = run_p2p(ctx, *transport, links, &progress, phases.counters());
+      P2pOptions repeat = links;
+      if (links_s > 0) {
+        repeat.iters = std::clamp(static_cast<int>(links.iters * half / links_s), 16, links.iters);
+      }
+      auto agreed = agree_number(ctx, repeat.iters);
+      if (!agreed.ok()) end_job_on_failure(*job, progress, agreed.status());
+      repeat.iters = *agreed;
+      auto again = run_p2p(ctx, *transport, repeat, &progress, phases.counters());
       if (!again.ok()) end_job_on_failure(*job, progress, again.status());
       // Kept apart from the link matrix, whose findings judge its first measurement and the retests.
       report.diagnosis->link_noise = link_variation(*report.p2p, again->links);

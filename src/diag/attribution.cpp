@@ -104,6 +104,13 @@ class Entries {
     e.evidence = evidence;
     entries_.push_back(std::move(e));
   }
+  // The link, host or noise entry whose hosts include `host`, if any.
+  AttributionEntry* implicating(const std::string& host) {
+    for (AttributionEntry& e : entries_) {
+      if (e.kind != "rank" && std::find(e.hosts.begin(), e.hosts.end(), host) != e.hosts.end()) return &e;
+    }
+    return nullptr;
+  }
   std::vector<AttributionEntry> finish(double excess) {
     if (left_ > 0) {
       AttributionEntry u;
@@ -168,6 +175,16 @@ std::string hosts_subject(const std::vector<std::string>& hosts) {
   return s;
 }
 
+// The time attributed: the median of the collective phase's and the noise phase's runs
+// (the collective phase's alone without a noise phase).
+double measured_time(const Report& report, const std::string& collective, uint64_t size, double first_us) {
+  if (!report.diagnosis) return first_us;
+  for (const CollectiveRepeats& rep : report.diagnosis->collective_noise) {
+    if (rep.collective == collective && rep.size_bytes == size && !rep.time_us.empty()) return median(rep.time_us);
+  }
+  return first_us;
+}
+
 // The largest run-to-run variation of the links touching `hosts` (diagnosis.link_noise).
 double link_cv(const Report& report, const std::vector<std::string>& hosts) {
   double cv = 0;
@@ -188,7 +205,7 @@ Attribution attribute_one(const Report& report, const Sweep& s, const SweepPoint
   a.collective = s.collective;
   a.size_bytes = p.size_bytes;
   a.nranks = s.nranks;
-  a.measured_us = r.time_us;
+  a.measured_us = measured_time(report, s.collective, p.size_bytes, r.time_us);
   a.link_rate_gbps = rates.median;
   a.method = "link_matrix";
   auto c = collective_from_name(s.collective);
@@ -203,24 +220,6 @@ Attribution attribute_one(const Report& report, const Sweep& s, const SweepPoint
     return rank >= 0 && rank < static_cast<int>(report.context.ranks.size()) ? report.context.ranks[rank].host
                                                                              : std::string("?");
   };
-
-  // Ranks the others waited for: their share of each iteration's span.
-  if (r.arrivals) {
-    std::vector<const RankArrival*> late;
-    for (const RankArrival& ra : r.arrivals->ranks) late.push_back(&ra);
-    std::sort(late.begin(), late.end(), [](auto* x, auto* y) { return x->held_share > y->held_share; });
-    for (const RankArrival* ra : late) {
-      const double held = ra->held_share * r.arrivals->span_us;
-      if (held < kMinRankShare * excess) break;
-      entries.add("rank", fmt::format("rank {} on {}", ra->rank, host_of(ra->rank)), {host_of(ra->rank)}, {ra->rank},
-                  held,
-                  Ev{{"held_share", ra->held_share},
-                     {"held_us", held},
-                     {"last_count", ra->last_count},
-                     {"iterations", r.arrivals->iterations},
-                     {"clock_bound_us", r.arrivals->clock_bound_us}});
-    }
-  }
 
   // The link that bounds the collective, when the findings say why it is slow.
   if (c.ok()) {
@@ -245,9 +244,11 @@ Attribution attribute_one(const Report& report, const Sweep& s, const SweepPoint
             {"median_gbps", rates.median},
             {"times_below_median", rates.median / worst_bw}};
       if (auto al = rates.alone.find(k); al != rates.alone.end()) ev["alone_gbps"] = al->second;
+      // Foreign traffic on either end: the noise is named by every host that carries some.
       std::vector<std::string> noisy;
-      for (const std::string& h : {src_host, dst_host}) {
-        if (flags.foreign_bytes.count(h)) noisy.push_back(h);
+      if ((flags.foreign_bytes.count(src_host) || flags.foreign_bytes.count(dst_host)) &&
+          worst_bw < kNoiseSlowdown * rates.median) {
+        for (const auto& [h, bytes] : flags.foreign_bytes) noisy.push_back(h);
       }
       if (flags.slow_hosts.count(src_host) || flags.slow_hosts.count(dst_host)) {
         const std::string h = flags.slow_hosts.count(src_host) ? src_host : dst_host;
@@ -255,6 +256,7 @@ Attribution attribute_one(const Report& report, const Sweep& s, const SweepPoint
       } else if (!noisy.empty() || flags.congested.count(k)) {
         if (auto cg = flags.congested.find(k); cg != flags.congested.end()) ev["impact_factor"] = cg->second;
         for (const std::string& h : noisy) ev["foreign_bytes"][h] = flags.foreign_bytes.at(h);
+        ev["cause"] = noisy.empty() ? "congestion: slow beside other flows, fast alone" : "traffic not fabscope's";
         if (const double cv = link_cv(report, noisy.empty() ? std::vector<std::string>{src_host, dst_host} : noisy);
             cv > 0) {
           ev["link_cv"] = cv;
@@ -269,12 +271,37 @@ Attribution attribute_one(const Report& report, const Sweep& s, const SweepPoint
     }
   }
 
+  // Ranks the others waited for: their share of each iteration's span.
+  if (r.arrivals) {
+    std::vector<const RankArrival*> late;
+    for (const RankArrival& ra : r.arrivals->ranks) late.push_back(&ra);
+    std::sort(late.begin(), late.end(), [](auto* x, auto* y) { return x->held_share > y->held_share; });
+    for (const RankArrival* ra : late) {
+      const double held = ra->held_share * r.arrivals->span_us;
+      if (held < kMinRankShare * excess) break;
+      // A rank at an end of the slow link or on the slow host enters late because its
+      // data came late: that wait is the link's.
+      if (AttributionEntry* e = entries.implicating(host_of(ra->rank))) {
+        const double before = e->evidence.value("downstream_wait_us", 0.0);
+        entries.add(e->kind, e->subject, {}, {}, held, Ev{{"downstream_wait_us", before + held}});
+        continue;
+      }
+      entries.add("rank", fmt::format("rank {} on {}", ra->rank, host_of(ra->rank)), {host_of(ra->rank)}, {ra->rank},
+                  held,
+                  Ev{{"held_share", ra->held_share},
+                     {"held_us", held},
+                     {"last_count", ra->last_count},
+                     {"iterations", r.arrivals->iterations},
+                     {"clock_bound_us", r.arrivals->clock_bound_us}});
+    }
+  }
+
   // Run-to-run variance: the measured time beyond the best repeat.
   if (report.diagnosis) {
     for (const CollectiveRepeats& rep : report.diagnosis->collective_noise) {
       if (rep.collective != s.collective || rep.size_bytes != p.size_bytes || rep.time_us.size() < 2) continue;
       const double best = *std::min_element(rep.time_us.begin(), rep.time_us.end());
-      if (rep.cv < kNoiseCv || r.time_us <= best) continue;
+      if (rep.cv < kNoiseCv || a.measured_us <= best) continue;
       std::vector<std::string> hosts;
       Ev ev{{"time_us", rep.time_us}, {"cv", rep.cv}, {"best_us", best}};
       for (const auto& [h, bytes] : flags.foreign_bytes) {
@@ -283,7 +310,7 @@ Attribution attribute_one(const Report& report, const Sweep& s, const SweepPoint
       }
       if (const double cv = link_cv(report, hosts); cv > 0) ev["link_cv"] = cv;
       entries.add("noise", hosts.empty() ? std::string("run-to-run variance") : hosts_subject(hosts), hosts, {},
-                  r.time_us - best, ev);
+                  a.measured_us - best, ev);
     }
   }
   a.entries = entries.finish(excess);

@@ -1,8 +1,8 @@
 // Attribution (diagnose, phase 6): for each collective at its largest size, the measured
-// time against the ideal time at the median link rate of the link matrix (the time at
-// which its bus bandwidth would equal that rate, i.e. the model of nccl-tests' bus
-// bandwidth: a ring all-reduce moves 2(n-1)/n * S per rank), and the excess split over
-// the causes the other phases found:
+// time (the median of its runs: the collective phase and the noise phase's repeats) against the ideal time at the
+// median link rate of the link matrix (the time at which its bus bandwidth would equal that rate, i.e. the model of
+// nccl-tests' bus bandwidth: a ring all-reduce moves 2(n-1)/n * S per rank), and the excess split over the causes the
+// other phases found:
 //   - ranks that alone held the others back (sweep arrivals), each its held time;
 //   - the link that bounds the collective (the ring's r -> r+1 links, or every pair for
 //     all-to-all, gather and scatter), when the findings flag it: a slow host
@@ -22,6 +22,9 @@ namespace fabscope {
 
 // Below this share of the excess a rank is not named (healthy ranks wait a little).
 inline constexpr double kMinRankShare = 0.1;
+// Foreign traffic on a link's hosts explains the link's slowness when it ran below this
+// fraction of the median.
+inline constexpr double kNoiseSlowdown = 0.9;
 // Run-to-run variance below this coefficient of variation is not noise.
 inline constexpr double kNoiseCv = 0.05;
 

@@ -20,7 +20,8 @@ std::string cause_text(const AttributionEntry& e) {
   std::string what = e.subject;
   if (e.kind == "link" || e.kind == "host" || e.kind == "noise") {
     if (ev.contains("bw_gbps")) {
-      what += fmt::format(": {}{:.3f} GB/s, {:.1f}x below the median link", e.kind == "link" ? "" : "its link at ",
+      what += fmt::format(": {}{:.3f} GB/s, {:.1f}x below the median link",
+                          e.kind == "link" ? "" : ev.value("link", std::string("its link")) + " at ",
                           ev["bw_gbps"].get<double>(), ev.value("times_below_median", 1.0));
       if (ev.contains("alone_gbps")) {
         const double alone = ev["alone_gbps"].get<double>();
@@ -31,8 +32,10 @@ std::string cause_text(const AttributionEntry& e) {
     if (ev.contains("foreign_bytes")) {
       uint64_t bytes = 0;
       for (const auto& [h, b] : ev["foreign_bytes"].items()) bytes += b.get<uint64_t>();
-      what += fmt::format(", {} on its interfaces that fabscope did not send", format_size(bytes));
+      what += fmt::format(", {:.1f} MB on {} interfaces that fabscope did not send", bytes / 1e6,
+                          ev["foreign_bytes"].size() > 1 ? "their" : "its");
     }
+    if (ev.contains("link_cv")) what += fmt::format(", link variation {:.0f}%", 100 * ev["link_cv"].get<double>());
     if (ev.contains("cv")) what += fmt::format(", run-to-run variation {:.0f}%", 100 * ev["cv"].get<double>());
   } else if (e.kind == "rank") {
     what += fmt::format(": the others waited for it ({:.0f}% of each iteration; last in {} of {})",
@@ -72,7 +75,7 @@ std::string render_answer(const Report& r) {
       if (e.kind == "unexplained") {
         out += fmt::format("#   {:.0f}% of the excess is not explained by any one link, host or rank\n", 100 * e.share);
       } else {
-        out += fmt::format("#   {:.0f}% of the excess is {} {}\n", 100 * e.share, e.kind == "noise" ? "noise on" : "",
+        out += fmt::format("#   {:.0f}% of the excess is {}{}\n", 100 * e.share, e.kind == "noise" ? "noise on " : "",
                            cause_text(e));
       }
     }
