@@ -18,6 +18,10 @@ std::string us_text(double us) {
 std::string cause_text(const AttributionEntry& e) {
   const auto& ev = e.evidence;
   std::string what = e.subject;
+  if (e.kind == "noise" && e.hosts.empty() && ev.contains("cv")) {
+    return fmt::format("run-to-run variance: the collective's time varied {:.0f}% between its runs",
+                       100 * ev["cv"].get<double>());
+  }
   if (e.kind == "link" || e.kind == "host" || e.kind == "noise") {
     if (ev.contains("bw_gbps")) {
       what += fmt::format(": {}{:.3f} GB/s, {:.1f}x below the median link",
@@ -75,8 +79,8 @@ std::string render_answer(const Report& r) {
       if (e.kind == "unexplained") {
         out += fmt::format("#   {:.0f}% of the excess is not explained by any one link, host or rank\n", 100 * e.share);
       } else {
-        out += fmt::format("#   {:.0f}% of the excess is {}{}\n", 100 * e.share, e.kind == "noise" ? "noise on " : "",
-                           cause_text(e));
+        out += fmt::format("#   {:.0f}% of the excess is {}{}\n", 100 * e.share,
+                           e.kind == "noise" && !e.hosts.empty() ? "noise on " : "", cause_text(e));
       }
     }
   }

@@ -158,6 +158,16 @@ BAD_SWEEPS = [
      "--nccl-debug-dir is an option of the nccl backend; this job uses backend 'mpi'"),
     (["p2p", "--backend", "tcp", "--nccl-debug-dir", "/tmp"],
      "--nccl-debug-dir is an option of the nccl backend; this job uses backend 'tcp'"),
+    (["diagnose", "--phases", "collective,bogus"], "--phases: unknown phase 'bogus'; allowed: topology, collective"),
+    (["diagnose", "--phases", "noise"], "noise repeats the collective and the link matrix"),
+    (["diagnose", "--budget", "0"], "--budget 0: give the seconds"),
+    (["diagnose", "--budget", "-5"], "--budget -5: give the seconds"),
+    (["diagnose", "nosuch"], "unknown collective 'nosuch'"),
+    (["diagnose", "-b", "8", "-e", "4"], "minimum size -b 8 is larger than maximum size -e 4"),
+    (["diagnose", "-e", "12Q"], "unknown unit 'Q'"),
+    (["diagnose", "-f", "1"], "-f/--stepfactor 1: diagnose steps sizes by a factor of 2 or more"),
+    # A budget too small for one measurement: found by the calibration pass, said once.
+    (["diagnose", "--budget", "0.01", "-b", "1M", "-e", "4M", "--backend", "tcp"], "is too small to measure"),
 ]
 
 
@@ -486,9 +496,60 @@ def cmd_report_mutations(args):
     print("ok")
 
 
+def cmd_diagnose(args):
+    """diagnose over local ranks: every phase's data, an attribution whose shares add up to
+    1, a report that validates, and `fabscope report` printing the same text again."""
+    v = validator(args)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "diag.json")
+        p = run(mpirun(args, args.np, "diagnose", "-b", "256K", "-e", "1M", "--budget", "8", "--backend",
+                       args.backend, "--json", path))
+        if p.returncode not in (0, 1):
+            fail(f"exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+        with open(path) as f:
+            doc = json.load(f)
+        v.validate(doc)
+        if not p.stdout.startswith("# Diagnosis\n#   allreduce 1 MiB"):
+            fail(f"the answer comes first:\n{p.stdout[:500]}")
+        d = doc["diagnosis"]
+        if d["phases"] != ["topology", "collective", "links", "counters", "noise"] or d["budget_s"] != 8:
+            fail(f"diagnosis: {d}")
+        if [t["name"] for t in d["timings"]] != ["topology", "collective", "links", "noise"]:
+            fail(f"timings: {d['timings']}")
+        if not doc["topology"]["hosts"] or len(doc["p2p"]["links"]) != args.np * (args.np - 1):
+            fail("the topology and the link matrix (every pair, both directions) belong in the report")
+        if len(d["collective_noise"]) != 1 or len(d["collective_noise"][0]["time_us"]) != 3:
+            fail(f"the collective measured three times: {d['collective_noise']}")
+        if not doc["sweeps"][0]["points"][-1]["out_of_place"]["arrivals"]:
+            fail("host-timed backends record arrivals")
+        if not all(s["phase"].split(":")[0] in ("collective", "links", "noise") for s in doc["counters"]):
+            fail(f"counter samples are named after their phase: {[s['phase'] for s in doc['counters']]}")
+        a = doc["attribution"]
+        if len(a) != 1 or a[0]["size_bytes"] != 1 << 20 or a[0]["ideal_us"] <= 0:
+            fail(f"attribution: {a}")
+        if a[0]["excess_us"] > 0 and abs(sum(e["share"] for e in a[0]["entries"]) - 1) > 1e-6:
+            fail(f"shares do not add up to 1: {a[0]['entries']}")
+        again = run([args.fabscope, "report", path])
+        if again.returncode != p.returncode or again.stdout != p.stdout:
+            fail(f"`fabscope report` does not print the run's text again:\n{p.stdout}\n---\n{again.stdout}")
+        # A subset of the phases: no link matrix, so no ideal time and no attribution.
+        path2 = os.path.join(tmp, "coll.json")
+        p = run(mpirun(args, args.np, "diagnose", "-b", "256K", "-e", "1M", "--budget", "4", "--phases",
+                       "collective", "--backend", args.backend, "--json", path2))
+        with open(path2) as f:
+            doc = json.load(f)
+        v.validate(doc)
+        if doc["p2p"] is not None or doc["topology"] is not None or doc["attribution"] or doc["counters"]:
+            fail("--phases collective ran more than the collective")
+        if "the link matrix was not measured" not in p.stdout:
+            fail(f"say why there is no attribution:\n{p.stdout[:400]}")
+    print("ok")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("command", choices=["sweep", "bad-input", "schema", "p2p", "topo", "report-mutations"])
+    ap.add_argument("command", choices=["sweep", "bad-input", "schema", "p2p", "topo", "report-mutations",
+                                           "diagnose"])
     ap.add_argument("--fabscope", required=True)
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--mpi-flags", default="")
@@ -499,7 +560,7 @@ def main():
     ap.add_argument("--fixtures", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
     args = ap.parse_args()
     {"sweep": cmd_sweep, "bad-input": cmd_bad_input, "schema": cmd_schema, "p2p": cmd_p2p, "topo": cmd_topo,
-     "report-mutations": cmd_report_mutations}[args.command](args)
+     "report-mutations": cmd_report_mutations, "diagnose": cmd_diagnose}[args.command](args)
 
 
 if __name__ == "__main__":

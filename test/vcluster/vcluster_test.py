@@ -12,6 +12,14 @@
                             and more variance than a quiet run, and the counters show
                             bytes fabscope did not send
 
+  vcluster_test.py diagnose_slowlink   diagnose on 6 hosts, the link between two limited to a
+                            tenth: at least 70% of the excess is that link, nothing else flagged
+  vcluster_test.py diagnose_slowhost   one host limited: the host is named, not its links one by one
+  vcluster_test.py diagnose_noise      iperf3 between two hosts: those hosts named as noise, with
+                            foreign bytes and variation as evidence; the verdict passes
+  vcluster_test.py diagnose_healthy    five runs on a quiet cluster (tcp and mpi): pass, and no
+                            warning or error about a link, host or rank
+
 Exits 77 (skipped, with the reason) where this machine cannot host the cluster.
 """
 import argparse
@@ -216,9 +224,110 @@ def noise(c):
     print("ok")
 
 
+# diagnose runs on 6 hosts: the issue asks for 6 or 8; 6 ranks of the tcp engine keep this
+# 2-core machine's scheduling noise below what the link findings would flag.
+DIAG_HOSTS = 6
+DIAG_ARGS = ["diagnose", "-b", "1M", "-e", "4M", "--budget", "25"]
+LINK_CODES = ("p2p.", "rank.", "counters.", "topo.")
+
+
+def diagnose_doc(c, name, hosts=DIAG_HOSTS):
+    doc = c.report(name)
+    att = doc["attribution"]
+    if len(att) != 1 or att[0]["collective"] != "allreduce":
+        fail(f"{name}: one attribution for allreduce expected: {att}")
+    a = att[0]
+    shares = sum(e["share"] for e in a["entries"])
+    if a["excess_us"] > 0 and abs(shares - 1) > 1e-6:
+        fail(f"{name}: shares add up to {shares}, not 1: {a['entries']}")
+    if [p["name"] for p in doc["diagnosis"]["timings"]] != ["topology", "collective", "links", "noise"]:
+        fail(f"{name}: phases {doc['diagnosis']['timings']}")
+    if len(doc["topology"]["hosts"]) != hosts or not doc["sweeps"] or not doc["p2p"]["links"]:
+        fail(f"{name}: every phase's data belongs in the report")
+    print(f"{name}: {a['measured_us']:.0f} us against {a['ideal_us']:.0f} us; "
+          + ", ".join(f"{e['kind']} {e['subject']} {e['share']:.2f}" for e in a["entries"]))
+    return doc, a
+
+
+def flagged(doc, severities=("warning", "error")):
+    return sorted((f["code"], f["subject"]) for f in doc["findings"]
+                  if f["severity"] in severities and f["code"].startswith(LINK_CODES))
+
+
+def diagnose_slowlink(c):
+    rate_mbit = tenth_of_quiet(c, "the link between hosts 1 and 2")
+    c.run(DIAG_HOSTS, [DIAG_ARGS + ["--backend", "tcp", "--json", c.path("d.json")]],
+          faults=["--slow-link", "1", "2", f"{rate_mbit}mbit"], verdict_fail=True)
+    doc, a = diagnose_doc(c, "d.json")
+    ranks = doc["context"]["ranks"]
+    h1, h2 = ranks[1]["host"], ranks[2]["host"]
+    top = a["entries"][0]
+    if top["kind"] != "link" or top["ranks"] != [1, 2] or top["share"] < 0.7:
+        fail(f"at least 70% of the excess must be link 1 -> 2: {top}")
+    if any(e["kind"] in ("link", "host", "rank") for e in a["entries"][1:]):
+        fail(f"no other link, host or rank may be blamed: {a['entries']}")
+    want = sorted([("p2p.slow_link", f"link 1 -> 2 ({h1} -> {h2})"), ("p2p.slow_link", f"link 2 -> 1 ({h2} -> {h1})")])
+    if flagged(doc) != want:
+        fail(f"want exactly the slow link's two directions flagged, got {flagged(doc)}")
+    if doc["verdict"]["drain"] != sorted([h1, h2]):
+        fail(f"drain the link's two hosts: {doc['verdict']}")
+    print("ok")
+
+
+def diagnose_slowhost(c):
+    rate_mbit = tenth_of_quiet(c, "host 2")
+    c.run(DIAG_HOSTS, [DIAG_ARGS + ["--backend", "tcp", "--json", c.path("d.json")]],
+          faults=["--slow", "2", f"{rate_mbit}mbit"], verdict_fail=True)
+    doc, a = diagnose_doc(c, "d.json")
+    h2 = doc["context"]["ranks"][2]["host"]
+    top = a["entries"][0]
+    if top["kind"] != "host" or top["hosts"] != [h2] or top["share"] < 0.7:
+        fail(f"the slow host must hold the excess: {top}")
+    if flagged(doc) != [("p2p.slow_host", f"host {h2}")]:
+        fail(f"the host, not its links one by one: {flagged(doc)}")
+    if doc["verdict"]["drain"] != [h2]:
+        fail(f"drain the slow host: {doc['verdict']}")
+    print("ok")
+
+
+def diagnose_noise(c):
+    c.run(DIAG_HOSTS, [DIAG_ARGS + ["--backend", "tcp", "--json", c.path("d.json")]], faults=["--noise", "0", "1"])
+    doc, a = diagnose_doc(c, "d.json")
+    ranks = doc["context"]["ranks"]
+    noisy = sorted([ranks[0]["host"], ranks[1]["host"]])
+    foreign = sorted(f["hosts"][0] for f in doc["findings"] if f["code"] == "counters.foreign_traffic")
+    if not foreign or not set(foreign) <= set(noisy):
+        fail(f"counters.foreign_traffic must name hosts 0 and/or 1 only: {foreign}")
+    noise = [e for e in a["entries"] if e["kind"] == "noise" and e["hosts"]]
+    if not noise or not set(noise[0]["hosts"]) <= set(noisy):
+        fail(f"the noisy hosts must be named as noise in the attribution: {a['entries']}")
+    ev = noise[0]["evidence"]
+    if not ev.get("foreign_bytes") or "link_cv" not in ev and "cv" not in ev:
+        fail(f"the noise entry needs foreign bytes and variation as evidence: {ev}")
+    if any(code.startswith(("p2p.slow", "rank.")) for code, _ in flagged(doc)):
+        fail(f"noise is not a slow link, host or rank: {flagged(doc)}")
+    print("ok")
+
+
+def diagnose_healthy(c):
+    runs = [DIAG_ARGS + ["--backend", b, "--json", c.path(f"h{i}.json")]
+            for i, b in enumerate(["tcp", "mpi", "tcp", "mpi", "tcp"])]
+    c.run(DIAG_HOSTS, runs)
+    for i in range(len(runs)):
+        doc, a = diagnose_doc(c, f"h{i}.json")
+        if doc["verdict"]["result"] != "pass" or flagged(doc):
+            fail(f"run {i}: a quiet cluster must pass with nothing flagged: {doc['verdict']} {flagged(doc)}")
+        if any(e["kind"] in ("link", "host", "rank") for e in a["entries"]):
+            fail(f"run {i}: no link, host or rank may be blamed on a quiet cluster: {a['entries']}")
+    print("ok")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("test", choices=["sweeps", "slow", "slowlink", "noise"])
+    tests = {"sweeps": sweeps, "slow": slow, "slowlink": slowlink, "noise": noise,
+             "diagnose_slowlink": diagnose_slowlink, "diagnose_slowhost": diagnose_slowhost,
+             "diagnose_noise": diagnose_noise, "diagnose_healthy": diagnose_healthy}
+    ap.add_argument("test", choices=sorted(tests))
     ap.add_argument("--fabscope", required=True)
     ap.add_argument("--vcluster", required=True)
     ap.add_argument("--schema", required=True)
@@ -227,11 +336,11 @@ def main():
     if check.returncode != 0:
         print(f"SKIP: the virtual cluster cannot run here: {check.stdout.strip()} {check.stderr.strip()}")
         sys.exit(SKIP)
-    if a.test == "noise" and subprocess.run(["sh", "-c", "command -v iperf3"], capture_output=True).returncode:
+    if a.test in ("noise", "diagnose_noise") and subprocess.run(["sh", "-c", "command -v iperf3"], capture_output=True).returncode:
         print("SKIP: the noisy-neighbour test needs iperf3 (scripts/install-deps.sh installs it)")
         sys.exit(SKIP)
     with tempfile.TemporaryDirectory() as tmp:
-        {"sweeps": sweeps, "slow": slow, "slowlink": slowlink, "noise": noise}[a.test](Cluster(a, tmp))
+        tests[a.test](Cluster(a, tmp))
 
 
 if __name__ == "__main__":

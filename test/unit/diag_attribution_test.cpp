@@ -1,0 +1,268 @@
+// The attribution arithmetic (diag/attribution.h) on reports built by hand: the ideal
+// time at the median link, each cause's part, shares that add up to 1.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "diag/attribution.h"
+#include "report/diagnosis_text.h"
+#include "report/report_json.h"
+
+namespace fabscope {
+namespace {
+
+constexpr uint64_t kSize = 64ull << 20;
+constexpr double kFactor = 1.5;  // all-reduce over 4 ranks: 2(n-1)/n
+
+// Four ranks on four hosts, an all-reduce at 64 MiB taking `time_us`, and a link matrix at
+// 1 MiB where every link runs at 10 GB/s except those in `slow` (src, dst, GB/s).
+Report make_report(double time_us, const std::vector<std::tuple<int, int, double>>& slow = {}) {
+  Report r;
+  for (int i = 0; i < 4; ++i) r.context.ranks.push_back({i, "h" + std::to_string(i), 100 + i, 0});
+  Sweep s;
+  s.collective = "allreduce";
+  s.nranks = 4;
+  s.busbw_factor = kFactor;
+  SweepPoint p;
+  p.size_bytes = kSize;
+  PlacementResult pl;
+  pl.time_us = time_us;
+  pl.algbw_gbps = static_cast<double>(kSize) / 1e3 / time_us;
+  pl.busbw_gbps = pl.algbw_gbps * kFactor;
+  p.out_of_place = pl;
+  s.points.push_back(p);
+  r.sweeps.push_back(s);
+  P2pSection links;
+  links.mode = "bibw";
+  for (int a = 0; a < 4; ++a) {
+    for (int b = 0; b < 4; ++b) {
+      if (a == b) continue;
+      P2pLink l;
+      l.src_rank = a;
+      l.dst_rank = b;
+      l.src_host = "h" + std::to_string(a);
+      l.dst_host = "h" + std::to_string(b);
+      l.size_bytes = 1 << 20;
+      l.bw_gbps = 10.0;
+      for (auto [sa, sb, bw] : slow) {
+        if (sa == a && sb == b) l.bw_gbps = bw;
+      }
+      links.links.push_back(l);
+    }
+  }
+  r.p2p = links;
+  r.diagnosis = Diagnosis();
+  r.diagnosis->link_size_bytes = 1 << 20;
+  return r;
+}
+
+double ideal_us() { return static_cast<double>(kSize) * kFactor / 10e9 * 1e6; }
+
+void expect_shares_add_up(const Attribution& a) {
+  double sum = 0, us = 0;
+  for (const AttributionEntry& e : a.entries) {
+    EXPECT_GE(e.share, 0);
+    sum += e.share;
+    us += e.excess_us;
+  }
+  EXPECT_NEAR(sum, 1.0, 1e-9);
+  EXPECT_NEAR(us, a.excess_us, 1e-6);
+}
+
+Finding finding(const std::string& code, std::vector<std::string> hosts, nlohmann::ordered_json evidence) {
+  return {code, Severity::kError, "", std::move(hosts), "", "", std::move(evidence)};
+}
+
+TEST(Attribution, TheIdealTimeIsTheBusBandwidthAtTheMedianLink) {
+  Report r = make_report(2 * ideal_us());
+  attribute(r);
+  ASSERT_EQ(r.attribution.size(), 1u);
+  const Attribution& a = r.attribution[0];
+  EXPECT_NEAR(a.ideal_us, ideal_us(), 1e-6);
+  EXPECT_DOUBLE_EQ(a.link_rate_gbps, 10.0);
+  EXPECT_NEAR(a.excess_us, ideal_us(), 1e-6);
+  EXPECT_EQ(a.method, "link_matrix");
+  EXPECT_EQ(a.model, "ring: 2(n-1)/n * S / B per rank");
+  // Nothing flagged: the whole excess is unexplained.
+  ASSERT_EQ(a.entries.size(), 1u);
+  EXPECT_EQ(a.entries[0].kind, "unexplained");
+  expect_shares_add_up(a);
+}
+
+TEST(Attribution, AtTheLinkRateThereIsNothingToSplit) {
+  Report r = make_report(0.9 * ideal_us());
+  attribute(r);
+  ASSERT_EQ(r.attribution.size(), 1u);
+  EXPECT_EQ(r.attribution[0].excess_us, 0);
+  EXPECT_TRUE(r.attribution[0].entries.empty());
+  EXPECT_NE(render_answer(r).find("ran at the link rate"), std::string::npos);
+}
+
+TEST(Attribution, AFlaggedSlowLinkOnTheRingTakesItsPart) {
+  // Link 1 -> 2 at 1 GB/s: the ring's bound is 10x the ideal, 9 ideals of excess.
+  Report r = make_report(11 * ideal_us(), {{1, 2, 1.0}, {2, 1, 1.0}});
+  r.findings.push_back(finding("p2p.slow_link", {"h1", "h2"}, {{"src_rank", 1}, {"dst_rank", 2}}));
+  r.findings.push_back(finding("p2p.slow_link", {"h2", "h1"}, {{"src_rank", 2}, {"dst_rank", 1}}));
+  attribute(r);
+  const Attribution& a = r.attribution.at(0);
+  ASSERT_EQ(a.entries.size(), 2u);
+  EXPECT_EQ(a.entries[0].kind, "link");
+  EXPECT_EQ(a.entries[0].subject, "link 1 -> 2 (h1 -> h2)");
+  EXPECT_EQ(a.entries[0].ranks, (std::vector<int>{1, 2}));
+  EXPECT_EQ(a.entries[0].hosts, (std::vector<std::string>{"h1", "h2"}));
+  EXPECT_NEAR(a.entries[0].excess_us, 9 * ideal_us(), 1e-6);
+  EXPECT_NEAR(a.entries[0].share, 0.9, 1e-9);
+  EXPECT_EQ(a.entries[1].kind, "unexplained");
+  expect_shares_add_up(a);
+  EXPECT_NE(render_answer(r).find("90% of the excess is link 1 -> 2 (h1 -> h2): 1.000 GB/s, 10.0x below"),
+            std::string::npos)
+      << render_answer(r);
+}
+
+TEST(Attribution, AnUnflaggedSlowerLinkIsNotBlamed) {
+  // 2 -> 3 at 8 GB/s is within healthy spread: no finding, so no entry.
+  Report r = make_report(3 * ideal_us(), {{2, 3, 8.0}});
+  attribute(r);
+  ASSERT_EQ(r.attribution.at(0).entries.size(), 1u);
+  EXPECT_EQ(r.attribution[0].entries[0].kind, "unexplained");
+}
+
+TEST(Attribution, ASlowLinkOffTheRingDoesNotBoundIt) {
+  // 0 -> 2 is not a ring link (r -> r+1) of an all-reduce.
+  Report r = make_report(3 * ideal_us(), {{0, 2, 1.0}});
+  r.findings.push_back(finding("p2p.slow_link", {"h0", "h2"}, {{"src_rank", 0}, {"dst_rank", 2}}));
+  attribute(r);
+  EXPECT_EQ(r.attribution.at(0).entries.at(0).kind, "unexplained");
+}
+
+TEST(Attribution, ASlowHostIsNamedInsteadOfItsLink) {
+  Report r = make_report(11 * ideal_us(), {{1, 2, 1.0}, {2, 3, 1.0}, {0, 2, 1.0}});
+  r.findings.push_back(finding("p2p.slow_host", {"h2"}, {}));
+  attribute(r);
+  const Attribution& a = r.attribution.at(0);
+  EXPECT_EQ(a.entries.at(0).kind, "host");
+  EXPECT_EQ(a.entries[0].subject, "host h2");
+  EXPECT_EQ(a.entries[0].hosts, (std::vector<std::string>{"h2"}));
+  expect_shares_add_up(a);
+}
+
+TEST(Attribution, AStragglerHoldsItsWaitAndTheLinksAreSpared) {
+  const double t = 3 * ideal_us();
+  Report r = make_report(t);
+  ArrivalSplit split;
+  split.iterations = 20;
+  split.span_us = t;
+  RankArrival late;
+  late.rank = 3;
+  late.held_share = 0.4;
+  late.last_count = 18;
+  RankArrival quiet;
+  quiet.rank = 1;
+  quiet.held_share = 0.01;  // below kMinRankShare of the excess: not named
+  split.ranks = {quiet, late};
+  r.sweeps[0].points[0].out_of_place->arrivals = split;
+  attribute(r);
+  const Attribution& a = r.attribution.at(0);
+  ASSERT_EQ(a.entries.size(), 2u);
+  EXPECT_EQ(a.entries[0].kind, "rank");
+  EXPECT_EQ(a.entries[0].subject, "rank 3 on h3");
+  EXPECT_NEAR(a.entries[0].excess_us, 0.4 * t, 1e-6);
+  EXPECT_NEAR(a.entries[0].share, 0.4 * t / (2 * ideal_us()), 1e-9);
+  expect_shares_add_up(a);
+}
+
+TEST(Attribution, ARankWaitingOnTheSlowLinkCountsToTheLink) {
+  const double t = 12 * ideal_us();  // 11 ideals of excess: 9 the link's bound, 1.2 the wait
+  Report r = make_report(t, {{1, 2, 1.0}});
+  r.findings.push_back(finding("p2p.slow_link", {"h1", "h2"}, {{"src_rank", 1}, {"dst_rank", 2}}));
+  ArrivalSplit split;
+  split.iterations = 10;
+  split.span_us = t;
+  RankArrival downstream;
+  downstream.rank = 2;
+  downstream.held_share = 0.1;
+  split.ranks = {downstream};
+  r.sweeps[0].points[0].out_of_place->arrivals = split;
+  attribute(r);
+  const Attribution& a = r.attribution.at(0);
+  EXPECT_EQ(a.entries.at(0).kind, "link");
+  for (const AttributionEntry& e : a.entries) EXPECT_NE(e.kind, "rank");
+  EXPECT_NEAR(a.entries[0].excess_us, 9 * ideal_us() + 0.1 * t, 1e-6);
+  EXPECT_NEAR(a.entries[0].evidence["downstream_wait_us"].get<double>(), 0.1 * t, 1e-6);
+  expect_shares_add_up(a);
+}
+
+TEST(Attribution, ForeignTrafficOnTheBoundingLinkIsNoiseWithItsEvidence) {
+  const double t = 4 * ideal_us();
+  Report r = make_report(t, {{0, 1, 5.0}});
+  r.findings.push_back(finding("counters.foreign_traffic", {"h0"}, {{"excess_bytes", 1000000}}));
+  r.findings.push_back(finding("counters.foreign_traffic", {"h1"}, {{"excess_bytes", 2000000}}));
+  r.diagnosis->collective_noise.push_back({"allreduce", kSize, {t, 0.75 * t, t}, 0.14});
+  r.diagnosis->link_noise.push_back({0, 1, "h0", "h1", {5.0, 3.0}, 0.35, std::nullopt});
+  attribute(r);
+  const Attribution& a = r.attribution.at(0);
+  // The median of the runs is attributed; its excess over the best run is noise too.
+  EXPECT_NEAR(a.measured_us, t, 1e-6);
+  ASSERT_GE(a.entries.size(), 2u);
+  EXPECT_EQ(a.entries[0].kind, "noise");
+  EXPECT_EQ(a.entries[0].subject, "hosts h0, h1");
+  EXPECT_NEAR(a.entries[0].excess_us, ideal_us() * (10.0 / 5.0 - 1) + 0.25 * t, 1e-6);
+  EXPECT_EQ(a.entries[0].evidence["foreign_bytes"]["h1"].get<uint64_t>(), 2000000u);
+  EXPECT_DOUBLE_EQ(a.entries[0].evidence["link_cv"].get<double>(), 0.35);
+  expect_shares_add_up(a);
+}
+
+TEST(Attribution, NoLinkMatrixNoAttribution) {
+  Report r = make_report(2 * ideal_us());
+  r.p2p.reset();
+  attribute(r);
+  EXPECT_TRUE(r.attribution.empty());
+  EXPECT_NE(render_answer(r).find("the link matrix was not measured"), std::string::npos);
+}
+
+TEST(Attribution, LinkVariationAndTheImpactFactor) {
+  P2pSection p2p;
+  P2pLink l;
+  l.src_rank = 0;
+  l.dst_rank = 1;
+  l.size_bytes = 1 << 20;
+  l.bw_gbps = 4.0;
+  p2p.links.push_back(l);
+  P2pLink again = l;
+  again.bw_gbps = 2.0;
+  P2pLink alone = l;
+  alone.bw_gbps = 9.0;
+  p2p.alone.push_back(alone);
+  auto v = link_variation(p2p, {again});
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].bw_gbps, (std::vector<double>{4.0, 2.0}));
+  EXPECT_NEAR(v[0].cv, std::sqrt(2.0) / 3.0, 1e-12);  // stddev sqrt(2), mean 3
+  EXPECT_NEAR(*v[0].impact, 3.0, 1e-12);              // alone 9 over the loaded median 3
+  EXPECT_TRUE(link_variation(p2p, {}).empty());       // measured once: no variation
+}
+
+TEST(Attribution, SurvivesTheJsonRoundTrip) {
+  Report r = make_report(11 * ideal_us(), {{1, 2, 1.0}});
+  r.findings.push_back(finding("p2p.slow_link", {"h1", "h2"}, {{"src_rank", 1}, {"dst_rank", 2}}));
+  r.diagnosis->phases = {"collective", "links"};
+  r.diagnosis->budget_s = 30;
+  r.diagnosis->timings = {{"collective", 1.5}, {"links", 2.5}};
+  attribute(r);
+  auto back = report_from_json_text(to_json_text(r), "round trip");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_EQ(back->attribution.size(), 1u);
+  EXPECT_EQ(back->attribution[0].entries.size(), r.attribution[0].entries.size());
+  EXPECT_EQ(back->attribution[0].entries[0].subject, "link 1 -> 2 (h1 -> h2)");
+  EXPECT_DOUBLE_EQ(back->attribution[0].entries[0].share, r.attribution[0].entries[0].share);
+  EXPECT_EQ(back->diagnosis->timings.size(), 2u);
+  EXPECT_EQ(render_answer(*back), render_answer(r));
+  // An unknown kind is refused with its path.
+  std::string text = to_json_text(r);
+  text.replace(text.find("\"kind\": \"link\""), 14, "\"kind\": \"lnik\"");
+  auto bad = report_from_json_text(text, "bad.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("attribution[0].entries[0].kind"), std::string::npos) << bad.status().message();
+}
+
+}  // namespace
+}  // namespace fabscope
