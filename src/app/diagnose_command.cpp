@@ -35,11 +35,12 @@ namespace {
 constexpr std::string_view kPhases[] = {"topology", "collective", "links", "counters", "noise"};
 // The measuring phases' shares of the budget (of those asked for).
 constexpr double kCollectiveWeight = 0.4, kLinksWeight = 0.35, kNoiseWeight = 0.25;
-// Calibration passes the collective phase's share must hold: warm-up, verification and
-// at least three timed iterations.
-constexpr int kMinPasses = 5;
+// The fewest timed iterations per size the collective phase's share must hold.
+constexpr int kMinIters = 3;
 constexpr int kMaxIters = 50;
 constexpr double kMaxBudgetS = 86400;
+// Of the budget, kept for starting up, the analysis and writing the outputs.
+constexpr double kReserve = 0.1;
 
 std::string phase_names() {
   std::string s;
@@ -52,7 +53,7 @@ class DiagnoseCommand final : public Command {
   void add_options(CLI::App& app) override {
     app.add_option("collectives", collectives_, "Collectives under test (default allreduce): " + collective_names());
     app.add_option("-b,--minbytes", min_bytes_, "Smallest size (default 1M)");
-    app.add_option("-e,--maxbytes", max_bytes_, "Largest size, the one attributed (default 64M)");
+    app.add_option("-e,--maxbytes", max_bytes_, "Largest size, the one attributed (default 16M)");
     app.add_option("-f,--stepfactor", step_factor_, "Multiplicative step between sizes (default 4)");
     app.add_option("-d,--datatype", dtypes_, fmt::format("{} (default float)", data_type_names()));
     app.add_option("-o,--op", ops_, fmt::format("{} (default sum)", reduce_op_names()));
@@ -67,17 +68,21 @@ class DiagnoseCommand final : public Command {
   bool wants(std::string_view phase) const {
     return std::find(phases_run_.begin(), phases_run_.end(), phase) != phases_run_.end();
   }
+  // A phase's share of what the measuring phases have: the budget less what passed before
+  // them (start-up, topology) and a reserve for the analysis and the output.
   double share(double weight) const {
     double total = 0;
     if (wants("collective")) total += kCollectiveWeight;
     if (wants("links")) total += kLinksWeight;
     if (wants("noise")) total += kNoiseWeight;
-    return total > 0 ? budget_s_ * weight / total : 0;
+    return total > 0 ? measuring_s_ * weight / total : 0;
   }
+  // Seconds left of the budget, less the reserve.
+  double left() const { return budget_s_ * (1 - kReserve) - (steady_now_s() - start_s_); }
 
   std::vector<std::string> collectives_ = {"allreduce"};
   std::string min_bytes_ = "1M";
-  std::string max_bytes_ = "64M";
+  std::string max_bytes_ = "16M";
   uint64_t step_factor_ = 4;
   std::string dtypes_ = "float";
   std::string ops_ = "sum";
@@ -86,6 +91,8 @@ class DiagnoseCommand final : public Command {
 
   std::vector<std::string> phases_run_;
   SweepOptions sweep_;
+  double start_s_ = 0;      // when the command started
+  double measuring_s_ = 0;  // what the measuring phases share
 };
 
 Status DiagnoseCommand::parse(double timeout_s) {
@@ -187,6 +194,7 @@ Result<int> agree_number(const RankContext& ctx, const Result<int>& mine) {
 }
 
 CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char*** argv) {
+  start_s_ = steady_now_s();
   const Status parsed = parse(common.timeout_s);
   auto job = start_job(
       argc, argv, [&](const RankContext&) { return parsed; }, common.backend, common);
@@ -209,6 +217,7 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
     phases.end();
   }
 
+  measuring_s_ = std::max(0.0, left());
   // The collective: a calibration pass decides the iterations that fit the budget.
   std::unique_ptr<Backend> backend;
   std::string library;
@@ -225,7 +234,7 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
     SweepOptions calibration = sweep_;
     calibration.iters = 1;
     calibration.warmup_iters = 1;
-    calibration.check_iters = 0;
+    calibration.check_iters = 1;  // verification costs as much as the collective, or more
     auto cal_plan = plan_sweeps(ctx, *backend, calibration);
     if (!cal_plan.ok()) {
       if (ctx.rank() == 0) print_error(cal_plan.status().message());
@@ -236,21 +245,32 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
     auto cal = run_sweeps(**cal_plan, nullptr, &progress, nullptr);
     if (!cal.ok()) end_job_on_failure(*job, progress, cal.status());
     cal_plan->reset();
-    const double pass_s = (steady_now_s() - t0) / 2;  // a warm-up and a timed iteration per placement
+    // The calibration is a whole phase with one timed iteration: the real one costs that
+    // again plus each further iteration (both placements of every size, as timed).
+    const double calibration_s = steady_now_s() - t0;
+    double iteration_s = 0;
     for (const Sweep& s : *cal) {
+      for (const SweepPoint& p : s.points) {
+        for (const auto* pl : {&p.out_of_place, &p.in_place}) {
+          if (pl->has_value()) iteration_s += (*pl)->time_us / 1e6;
+        }
+      }
       if (!s.points.empty() && s.points.back().out_of_place) {
         busbw_estimate = std::max(busbw_estimate, s.points.back().out_of_place->busbw_gbps);
       }
     }
+    iteration_s = std::max(iteration_s, 1e-6);
     const double collective_share = share(kCollectiveWeight);
-    Result<int> iters = std::clamp(static_cast<int>(collective_share / pass_s) - 2, 3, kMaxIters);
-    if (collective_share < kMinPasses * pass_s) {
+    const double room = collective_share - 2 * calibration_s;  // the calibration, then the phase's fixed part
+    Result<int> iters = std::min(kMaxIters, 1 + static_cast<int>(room / iteration_s));
+    if (room < (kMinIters - 1) * iteration_s) {
+      const double need = 2 * calibration_s + (kMinIters - 1) * iteration_s;
       iters = Status::Invalid(fmt::format(
-          "--budget {:g} s is too small to measure: one pass over the sizes ({} to {}) took {:.2f} s and the "
-          "collective phase gets {:.2f} s of the budget, which must hold {} passes; give --budget {:.0f} or more, or "
-          "smaller sizes (-e)",
-          budget_s_, format_size(sweep_.sizes.min_bytes), format_size(largest), pass_s, collective_share, kMinPasses,
-          std::ceil(budget_s_ * kMinPasses * pass_s / collective_share)));
+          "--budget {:g} s is too small to measure: calibrating over the sizes ({} to {}) took {:.2f} s, and the "
+          "collective phase gets {:.2f} s of the budget where it needs {:.2f} s for {} iterations; give --budget "
+          "{:.0f} or more, or smaller sizes (-e)",
+          budget_s_, format_size(sweep_.sizes.min_bytes), format_size(largest), calibration_s, collective_share, need,
+          kMinIters, std::ceil(budget_s_ * need / std::max(collective_share, 1e-9))));
     }
     auto agreed = agree_number(ctx, iters);
     if (!agreed.ok()) {
@@ -309,7 +329,11 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
     // A quarter of the share is kept for retesting suspects alone.
     const double per_round_s = 0.75 * share(kLinksWeight) / static_cast<double>(nrounds);
     const double bw = busbw_estimate > 0 ? busbw_estimate : 1.0;
-    links.iters = std::clamp(static_cast<int>(per_round_s * bw * 1e9 / static_cast<double>(chunk)), 16, 1000);
+    // Rank 0's figures decide (the others' clocks and results differ), so every rank runs as many.
+    auto iters =
+        agree_number(ctx, std::clamp(static_cast<int>(per_round_s * bw * 1e9 / static_cast<double>(chunk)), 16, 1000));
+    if (!iters.ok()) end_job_on_failure(*job, progress, iters.status());
+    links.iters = *iters;
     report.diagnosis->link_size_bytes = chunk;
     if (Status s = validate(links, ctx.size()); !s.ok()) {
       if (ctx.rank() == 0) print_error(s.message());
@@ -334,7 +358,7 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
   if (wants("noise")) {
     phases.begin("noise", "the collective and the links again");
     // Half the share for the collective's two repeats, half for the links' one.
-    const double half = 0.5 * share(kNoiseWeight);
+    const double half = 0.5 * std::min(share(kNoiseWeight), std::max(0.0, left()));
     if (backend) {
       SweepOptions again = sweep_;
       again.sizes = {largest, largest, 1, 2};

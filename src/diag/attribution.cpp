@@ -139,6 +139,7 @@ struct LinkRates {
   std::map<LinkKey, double> loaded;  // median over repeats under load
   std::map<LinkKey, double> alone;
   std::map<LinkKey, std::pair<std::string, std::string>> hosts;
+  std::map<std::pair<std::string, std::string>, LinkKey> by_hosts;  // between two hosts: the slowest link measured
   double median = 0;
 };
 
@@ -154,6 +155,10 @@ LinkRates link_rates(const P2pSection& p2p, uint64_t size) {
   for (auto& [k, v] : by_link) {
     r.loaded[k] = median(v);
     all.push_back(r.loaded[k]);
+    const auto& hosts = r.hosts[k];
+    if (hosts.first == hosts.second) continue;
+    auto [it, fresh] = r.by_hosts.emplace(hosts, k);
+    if (!fresh && r.loaded[k] < r.loaded[it->second]) it->second = k;
   }
   for (const P2pLink& l : p2p.alone) {
     if (l.size_bytes == size && l.bw_gbps) r.alone[{l.src_rank, l.dst_rank}] = *l.bw_gbps;
@@ -226,9 +231,15 @@ Attribution attribute_one(const Report& report, const Sweep& s, const SweepPoint
     const LinkKey* worst = nullptr;
     double worst_bw = 0;
     std::vector<LinkKey> used = links_used(*c, s.nranks);
-    for (const LinkKey& k : used) {
+    for (LinkKey& k : used) {
       auto it = rates.loaded.find(k);
-      if (it == rates.loaded.end()) continue;
+      if (it == rates.loaded.end()) {
+        // Not measured rank to rank (a matrix of one rank per host): the hosts' link.
+        auto by = rates.by_hosts.find({host_of(k.first), host_of(k.second)});
+        if (by == rates.by_hosts.end()) continue;
+        k = by->second;
+        it = rates.loaded.find(k);
+      }
       if (!worst || it->second < worst_bw) {
         worst = &k;
         worst_bw = it->second;
@@ -275,9 +286,10 @@ Attribution attribute_one(const Report& report, const Sweep& s, const SweepPoint
   if (r.arrivals) {
     std::vector<const RankArrival*> late;
     for (const RankArrival& ra : r.arrivals->ranks) late.push_back(&ra);
-    std::sort(late.begin(), late.end(), [](auto* x, auto* y) { return x->held_share > y->held_share; });
+    auto held_share = [](const RankArrival* x) { return x->held_share + x->stalled_share; };
+    std::sort(late.begin(), late.end(), [&](auto* x, auto* y) { return held_share(x) > held_share(y); });
     for (const RankArrival* ra : late) {
-      const double held = ra->held_share * r.arrivals->span_us;
+      const double held = held_share(ra) * r.arrivals->span_us;
       if (held < kMinRankShare * excess) break;
       // A rank at an end of the slow link or on the slow host enters late because its
       // data came late: that wait is the link's.
@@ -288,7 +300,8 @@ Attribution attribute_one(const Report& report, const Sweep& s, const SweepPoint
       }
       entries.add("rank", fmt::format("rank {} on {}", ra->rank, host_of(ra->rank)), {host_of(ra->rank)}, {ra->rank},
                   held,
-                  Ev{{"held_share", ra->held_share},
+                  Ev{{"held_share", held_share(ra)},
+                     {"stalled_share", ra->stalled_share},
                      {"held_us", held},
                      {"last_count", ra->last_count},
                      {"iterations", r.arrivals->iterations},

@@ -5,7 +5,8 @@
 // other phases found:
 //   - ranks that alone held the others back (sweep arrivals), each its held time;
 //   - the link that bounds the collective (the ring's r -> r+1 links, or every pair for
-//     all-to-all, gather and scatter), when the findings flag it: a slow host
+//     all-to-all, gather and scatter; between their hosts where the link matrix has one
+//     rank per host), when the findings flag it: a slow host
 //     (p2p.slow_host), a slow link (p2p.slow_link), or traffic not fabscope's
 //     (p2p.congested_link, counters.foreign_traffic on its hosts: noise); its part is
 //     S * busbw factor * (1/B_link - 1/B_median);

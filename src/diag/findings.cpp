@@ -2,12 +2,41 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "core/stats.h"
 #include "diag/rules.h"
 
 namespace fabscope {
+
+namespace {
+
+// The k-th smallest (from 0) of `all` less `some`, both sorted, `some` a sub-multiset of `all`.
+double kth_of_difference(const std::vector<double>& all, const std::vector<double>& some, size_t k) {
+  size_t lo = 0, hi = all.size() - 1;
+  while (lo < hi) {  // the first index whose value has more than k of the difference at or below it
+    const size_t mid = lo + (hi - lo) / 2;
+    const double v = all[mid];
+    const size_t below = static_cast<size_t>(std::upper_bound(all.begin(), all.end(), v) - all.begin()) -
+                         static_cast<size_t>(std::upper_bound(some.begin(), some.end(), v) - some.begin());
+    if (below > k) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return all[lo];
+}
+
+double median_of_difference(const std::vector<double>& all, const std::vector<double>& some) {
+  const size_t m = all.size() - some.size();
+  if (m == 0) return 0;
+  if (m % 2) return kth_of_difference(all, some, m / 2);
+  return (kth_of_difference(all, some, m / 2 - 1) + kth_of_difference(all, some, m / 2)) / 2;
+}
+
+}  // namespace
 
 double goodness(const P2pLink& l) {
   if (l.bw_gbps) return *l.bw_gbps;
@@ -24,19 +53,24 @@ std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p) {
     c.size_bytes = size;
     c.latency = p2p.mode == "lat";
     c.links = std::move(links);
-    std::set<std::string> hosts;
+    // Each host: the links touching it against those that avoid it. One pass gathers each
+    // host's touching values; the avoiding median is the median of all values less those,
+    // found in the sorted whole (a report of 512 hosts has 261,632 links).
+    std::map<std::string, std::vector<double>> touching;
+    std::vector<double> all;
+    all.reserve(c.links.size());
     for (const P2pLink* l : c.links) {
-      hosts.insert(l->src_host);
-      hosts.insert(l->dst_host);
+      const double g = goodness(*l);
+      all.push_back(g);
+      touching[l->src_host].push_back(g);
+      if (l->dst_host != l->src_host) touching[l->dst_host].push_back(g);
     }
-    // Each host: the links touching it against those that avoid it.
-    for (const std::string& h : hosts) {
-      std::vector<double> touching, avoiding;
-      for (const P2pLink* l : c.links) {
-        (l->src_host == h || l->dst_host == h ? touching : avoiding).push_back(goodness(*l));
-      }
-      if (touching.empty() || avoiding.empty()) continue;
-      P2pSizeContext::HostComparison hc{h, touching.size(), avoiding.size(), median(touching), median(avoiding)};
+    std::sort(all.begin(), all.end());
+    for (auto& [h, mine] : touching) {
+      if (mine.size() >= all.size()) continue;  // no link avoids this host
+      std::sort(mine.begin(), mine.end());
+      P2pSizeContext::HostComparison hc{h, mine.size(), all.size() - mine.size(), median_sorted(mine),
+                                        median_of_difference(all, mine)};
       hc.slow = hc.median_avoiding > 0 && hc.median_touching < kSlowRatio * hc.median_avoiding;
       if (hc.slow) c.slow_hosts.insert(h);
       c.hosts.push_back(std::move(hc));

@@ -42,8 +42,12 @@ std::string cause_text(const AttributionEntry& e) {
     if (ev.contains("link_cv")) what += fmt::format(", link variation {:.0f}%", 100 * ev["link_cv"].get<double>());
     if (ev.contains("cv")) what += fmt::format(", run-to-run variation {:.0f}%", 100 * ev["cv"].get<double>());
   } else if (e.kind == "rank") {
-    what += fmt::format(": the others waited for it ({:.0f}% of each iteration; last in {} of {})",
+    what += fmt::format(": the others waited for it, {:.0f}% of each iteration (it entered last in {} of {}",
                         100 * ev.value("held_share", 0.0), ev.value("last_count", 0), ev.value("iterations", 0));
+    if (const double stalled = ev.value("stalled_share", 0.0); stalled > 0) {
+      what += fmt::format("; its process did not run for {:.0f}%: stopped, frozen or starved of CPU", 100 * stalled);
+    }
+    what += ")";
   }
   return what;
 }

@@ -91,6 +91,10 @@ struct RankArrival {
   int last_count = 0;     // iterations it entered last, by more than twice the clock bound
   double held_us = 0;     // mean per iteration: its entry after the next-latest rank's, when it was last
   double held_share = 0;  // the time it alone held the others, over the iterations' summed span
+  // Inside the iterations: the time its process did not run (stopped, frozen, starved)
+  // beyond what the next-most-stalled rank lost, mean per iteration and over the summed span.
+  double stalled_us = 0;
+  double stalled_share = 0;
 };
 struct ArrivalSplit {
   double clock_bound_us = 0;  // the largest error of a rank's clock against rank 0's

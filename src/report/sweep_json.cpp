@@ -52,7 +52,9 @@ Json to_json(const RankArrival& v) {
           {"late_us", v.late_us},
           {"last_count", v.last_count},
           {"held_us", v.held_us},
-          {"held_share", v.held_share}};
+          {"held_share", v.held_share},
+          {"stalled_us", v.stalled_us},
+          {"stalled_share", v.stalled_share}};
 }
 void read(const JsonIn& in, RankArrival& v) {
   in.field("rank", v.rank);
@@ -60,6 +62,8 @@ void read(const JsonIn& in, RankArrival& v) {
   in.field("last_count", v.last_count);
   in.field("held_us", v.held_us);
   in.field("held_share", v.held_share);
+  in.field_or_keep("stalled_us", v.stalled_us);  // absent before the stall monitor
+  in.field_or_keep("stalled_share", v.stalled_share);
 }
 
 Json to_json(const ArrivalSplit& v) {

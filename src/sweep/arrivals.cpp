@@ -13,7 +13,7 @@ ArrivalSplit split_arrivals(std::span<const RankIterations> ranks, double bound_
   const size_t iters = n ? ranks[0].enter_ns.size() : 0;
   out.iterations = static_cast<int>(iters);
   std::vector<std::vector<double>> late(n);
-  std::vector<double> held(n, 0.0);
+  std::vector<double> held(n, 0.0), stalled(n, 0.0);
   double span_sum = 0, skew_sum = 0, transfer_sum = 0;
   out.ranks.resize(n);
   for (size_t r = 0; r < n; ++r) out.ranks[r].rank = static_cast<int>(r);
@@ -42,6 +42,20 @@ ArrivalSplit split_arrivals(std::span<const RankIterations> ranks, double bound_
       held[last_rank] += last - second;
       ++out.ranks[last_rank].last_count;
     }
+    // The rank that lost the most time inside this iteration, by what the next lost.
+    size_t top = n;
+    double most = 0, next = 0;
+    for (size_t r = 0; r < n; ++r) {
+      const double lost = i < ranks[r].stalled_ns.size() ? ranks[r].stalled_ns[i] : 0.0;
+      if (lost > most) {
+        next = most;
+        most = lost;
+        top = r;
+      } else if (lost > next) {
+        next = lost;
+      }
+    }
+    if (n > 1 && top < n && most > next) stalled[top] += most - next;
   }
   if (iters == 0) return out;
   const double k = static_cast<double>(iters);
@@ -53,6 +67,8 @@ ArrivalSplit split_arrivals(std::span<const RankIterations> ranks, double bound_
     a.late_us = median(late[r]);
     a.held_us = held[r] / k * 1e-3;
     a.held_share = span_sum > 0 ? held[r] / span_sum : 0;
+    a.stalled_us = stalled[r] / k * 1e-3;
+    a.stalled_share = span_sum > 0 ? std::min(1.0, stalled[r] / span_sum) : 0;
   }
   return out;
 }

@@ -3,7 +3,10 @@
 // skew), how long the transfer took after the last one came (the fabric's part), and
 // per rank how long it alone held the others back: when it entered last, the time from
 // the next-latest entry to its own. Iterations whose last two entries are within twice
-// the clock bound blame no one (the clocks cannot tell them apart).
+// the clock bound blame no one (the clocks cannot tell them apart). A rank whose process
+// did not run inside an iteration (stopped, frozen, starved) held the others for the
+// time it lost beyond what any other rank lost there: its stalled time, which no clock
+// offset blurs (each rank measures its own).
 #pragma once
 
 #include <span>
@@ -16,6 +19,7 @@ namespace fabscope {
 struct RankIterations {
   std::vector<double> enter_ns;  // per iteration, on rank 0's clock
   std::vector<double> exit_ns;
+  std::vector<double> stalled_ns;  // per iteration: time its process did not run (StallMonitor); may be empty
 };
 
 // Ranks in rank order, each with the same number of iterations.

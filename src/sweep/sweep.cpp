@@ -7,6 +7,7 @@
 #include "comm/clock_sync.h"
 #include "core/clock.h"
 #include "core/sizes.h"
+#include "core/stall_monitor.h"
 #include "core/stats.h"
 #include "core/watchdog.h"
 #include "diag/net_counters.h"
@@ -119,7 +120,9 @@ struct PointSetup {
 class SweepRunner {
  public:
   SweepRunner(const RankContext& ctx, Backend& backend, const SweepOptions& o, Buffers& buffers, Watchdog& watchdog)
-      : ctx_(ctx), backend_(backend), o_(o), buf_(buffers), watchdog_(watchdog) {}
+      : ctx_(ctx), backend_(backend), o_(o), buf_(buffers), watchdog_(watchdog) {
+    if (o.record_arrivals) stalls_ = std::make_unique<StallMonitor>();
+  }
 
   // The call for one placement, its buffers shifted by `shift` bytes (nccl-tests
   // moves buffers each iteration so caches do not flatter small sizes).
@@ -211,6 +214,7 @@ class SweepRunner {
     double seconds = 0;
     std::vector<double> samples_us;
     std::vector<double> enter_ns, exit_ns;  // --arrivals, host-timed loops: steady clock
+    std::vector<double> stalled_ns;         // --arrivals: time in each iteration the process did not run
   };
 
   // Iterations enqueued one after another; with -z, waited for (and a barrier) after
@@ -252,6 +256,13 @@ class SweepRunner {
     FABSCOPE_RETURN_IF_ERROR(backend_.wait());
     LoopTiming t;
     t.seconds = (seconds_between(start, SteadyClock::now()) - excluded_s) / static_cast<double>(n);
+    if (arrivals && stalls_) {
+      t.stalled_ns.resize(n);
+      for (size_t i = 0; i < n; ++i) {
+        t.stalled_ns[i] = static_cast<double>(
+            stalls_->stalled_ns(static_cast<int64_t>(enter_ns[i]), static_cast<int64_t>(exit_ns[i])));
+      }
+    }
     t.enter_ns = std::move(enter_ns);
     t.exit_ns = std::move(exit_ns);
     if (!clock) {
@@ -309,8 +320,8 @@ class SweepRunner {
     return t;
   }
 
-  // With `arrival_times` (sweep --arrivals), every rank's entries then exits of each
-  // timed iteration on its own steady clock, rank-major, arrive there on rank 0.
+  // With `arrival_times` (sweep --arrivals), every rank's entries, exits and stalled
+  // time of each timed iteration on its own steady clock, rank-major, arrive there on rank 0.
   Result<PlacementResult> measure(const PointSetup& p, bool in_place, std::vector<double>* arrival_times = nullptr) {
     PlacementResult res;
     res.iterations = o_.iters;
@@ -336,6 +347,9 @@ class SweepRunner {
     if (arrival_times && !timing->enter_ns.empty()) {
       std::vector<double> mine = timing->enter_ns;
       mine.insert(mine.end(), timing->exit_ns.begin(), timing->exit_ns.end());
+      std::vector<double> stalled = timing->stalled_ns;
+      stalled.resize(timing->enter_ns.size(), 0.0);
+      mine.insert(mine.end(), stalled.begin(), stalled.end());
       auto times = ctx_.gather(mine);
       if (!times.ok()) return times.status();
       *arrival_times = std::move(*times);
@@ -397,6 +411,7 @@ class SweepRunner {
   const SweepOptions& o_;
   Buffers& buf_;
   Watchdog& watchdog_;
+  std::unique_ptr<StallMonitor> stalls_;  // --arrivals: when this process did not run
 };
 
 }  // namespace
@@ -455,10 +470,11 @@ struct ClockSnapshot {
   }
 };
 
-// `times`: per rank, its iterations' entries then exits on its own clock (rank-major).
+// `times`: per rank, its iterations' entries, exits (on its own clock) and stalled time
+// (rank-major).
 ArrivalSplit arrival_split(const ClockMap& map, const std::vector<double>& times, int nranks) {
   const size_t per_rank = times.size() / static_cast<size_t>(nranks);
-  const size_t iters = per_rank / 2;
+  const size_t iters = per_rank / 3;
   std::vector<RankIterations> ranks(static_cast<size_t>(nranks));
   for (int r = 0; r < nranks; ++r) {
     const double* t = times.data() + static_cast<size_t>(r) * per_rank;
@@ -466,6 +482,7 @@ ArrivalSplit arrival_split(const ClockMap& map, const std::vector<double>& times
     for (size_t i = 0; i < iters; ++i) {
       ri.enter_ns.push_back(map.to_rank0(r, static_cast<int64_t>(t[i])));
       ri.exit_ns.push_back(map.to_rank0(r, static_cast<int64_t>(t[iters + i])));
+      ri.stalled_ns.push_back(t[2 * iters + i]);
     }
   }
   return split_arrivals(ranks, map.bound_ns());

@@ -1,9 +1,17 @@
 // Clock offsets from ping-pong samples, their interpolation, and the arrival split.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "comm/clock_sync.h"
+#include "core/clock.h"
+#include "core/stall_monitor.h"
 #include "sweep/arrivals.h"
 
 namespace fabscope {
@@ -87,6 +95,66 @@ TEST(Arrivals, ClocksTooCoarseToTellBlameNoOne) {
   EXPECT_NEAR(a.skew_us, 0.3, 1e-9);  // the skew is still measured
   ArrivalSplit one = split_arrivals(std::span(ranks).first(1), 0);
   EXPECT_DOUBLE_EQ(one.skew_us, 0);
+}
+
+TEST(Arrivals, TheRankThatDidNotRunInsideTheIterationsIsTheStraggler) {
+  // Three ranks enter and leave together (the stopped rank held everyone inside), but
+  // rank 2's process lost 4 ms of each 10 ms iteration, rank 1 lost 1 ms.
+  std::vector<RankIterations> ranks(3);
+  for (int i = 0; i < 5; ++i) {
+    for (int r = 0; r < 3; ++r) {
+      ranks[r].enter_ns.push_back(i * 10e6);
+      ranks[r].exit_ns.push_back(i * 10e6 + 10e6);
+      ranks[r].stalled_ns.push_back(r == 2 ? 4e6 : r == 1 ? 1e6 : 0);
+    }
+  }
+  ArrivalSplit a = split_arrivals(ranks, 1000);
+  EXPECT_DOUBLE_EQ(a.ranks[2].stalled_us, 3000);  // beyond the 1 ms rank 1 lost too
+  EXPECT_DOUBLE_EQ(a.ranks[2].stalled_share, 0.3);
+  EXPECT_DOUBLE_EQ(a.ranks[1].stalled_share, 0);
+  EXPECT_DOUBLE_EQ(a.ranks[2].held_share, 0);  // no one entered late
+  // Without stall records (older data, or no monitor) nothing is stalled.
+  for (auto& r : ranks) r.stalled_ns.clear();
+  EXPECT_DOUBLE_EQ(split_arrivals(ranks, 1000).ranks[2].stalled_share, 0);
+}
+
+TEST(StallMonitor, SumsTheStallsInsideAWindow) {
+  StallMonitor m(1'000'000'000'000);  // a threshold no real wake-up reaches: only what is recorded here
+  m.record(100, 200);
+  m.record(300, 400);
+  EXPECT_EQ(m.stalled_ns(150, 350), 100);
+  EXPECT_EQ(m.stalled_ns(0, 1000), 200);
+  EXPECT_EQ(m.stalled_ns(200, 300), 0);
+  EXPECT_EQ(m.stalled_ns(500, 600), 0);
+}
+
+TEST(StallMonitor, SeesItsProcessStopped) {
+  // A child process watches itself while the parent stops it for 80 ms.
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    StallMonitor m;
+    const int64_t start = steady_now_ns();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    char c = 1;
+    if (write(ready[1], &c, 1) != 1) _exit(3);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const int64_t lost = m.stalled_ns(start, steady_now_ns());
+    _exit(lost >= 50'000'000 && lost <= 250'000'000 ? 0 : 1);
+  }
+  char c = 0;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  kill(child, SIGSTOP);
+  std::this_thread::sleep_for(std::chrono::milliseconds(80));
+  kill(child, SIGCONT);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  close(ready[0]);
+  close(ready[1]);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the monitor did not see about 80 ms stopped";
 }
 
 }  // namespace

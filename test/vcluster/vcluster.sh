@@ -5,7 +5,7 @@
 # namespace. Everything it creates carries this run's unique prefix and is removed
 # when the command ends, also on failure or interruption.
 #
-#   vcluster.sh run N [--slow HOST_INDEX RATE] [--slow-link A B RATE] [--noise A B] -- COMMAND...
+#   vcluster.sh run N [--slow HOST_INDEX RATE] [--slow-link A B RATE] [--noise A B] [--stop I] -- COMMAND...
 #       Brings up N hosts, runs COMMAND with these variables set, tears down:
 #         VC_MPIRUN   mpirun with the agent, one slot per host and Open MPI's settings
 #         VC_HOSTS    host names (also their hostnames), space separated
@@ -16,6 +16,8 @@
 #                       (tc htb with a u32 filter on the peer's address, on both hosts):
 #                       a slow link, not a slow host
 #       --noise a b     bursty iperf3 traffic from host a to host b while COMMAND runs
+#       --stop i        a straggler: host i's fabscope processes stopped (SIGSTOP) for 60 ms
+#                       and continued (SIGCONT) for 120 ms, over and over, from outside
 #   vcluster.sh check   exits 0 if this machine can host the cluster, else says why
 #   vcluster.sh agent HOST CMD...   (mpirun's rsh agent; not for direct use)
 set -euo pipefail
@@ -45,12 +47,13 @@ agent() {
 run() {
   local n="$1"
   shift
-  local slow_host="" slow_rate="" noise_a="" noise_b="" link_a="" link_b="" link_rate=""
+  local slow_host="" slow_rate="" noise_a="" noise_b="" link_a="" link_b="" link_rate="" stop_host=""
   while [ $# -gt 0 ] && [ "$1" != "--" ]; do
     case "$1" in
       --slow) slow_host="$2"; slow_rate="$3"; shift 3 ;;
       --slow-link) link_a="$2"; link_b="$3"; link_rate="$4"; shift 4 ;;
       --noise) noise_a="$2"; noise_b="$3"; shift 3 ;;
+      --stop) stop_host="$2"; shift 2 ;;
       *) echo "vcluster: unknown option $1" >&2; exit 2 ;;
     esac
   done
@@ -140,6 +143,20 @@ run() {
     sleep 1
   fi
 
+  if [ -n "$stop_host" ]; then
+    local hs="${prefix}h${stop_host}"
+    # Only fabscope's own processes (not Open MPI's daemon), found anew each burst.
+    bash -c 'while :; do
+        for p in $(ip netns pids "$0" 2>/dev/null); do
+          [ "$(cat /proc/$p/comm 2>/dev/null)" = fabscope ] && kill -STOP "$p" 2>/dev/null
+        done
+        sleep 0.06
+        for p in $(ip netns pids "$0" 2>/dev/null); do kill -CONT "$p" 2>/dev/null; done
+        sleep 0.12
+      done' "$hs" &
+    pids+=($!)
+  fi
+
   local flags=(--hostfile "$hostfile" --mca plm_rsh_agent "$here/vcluster.sh agent"
     --mca rtc ^hwloc --mca oob_tcp_if_include "198.18.${subnet_octet}.0/24"
     --mca btl_tcp_if_include "198.18.${subnet_octet}.0/24" --mca btl tcp,self
@@ -160,6 +177,6 @@ case "${1:-}" in
   check) check ;;
   agent) shift; agent "$@" ;;
   run) shift; run "$@" ;;
-  *) echo "usage: vcluster.sh run N [--slow I RATE] [--slow-link A B RATE] [--noise A B] -- COMMAND... | check" >&2
+  *) echo "usage: vcluster.sh run N [--slow I RATE] [--slow-link A B RATE] [--noise A B] [--stop I] -- COMMAND... | check" >&2
      exit 2 ;;
 esac

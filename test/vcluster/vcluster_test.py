@@ -17,6 +17,9 @@
   vcluster_test.py diagnose_slowhost   one host limited: the host is named, not its links one by one
   vcluster_test.py diagnose_noise      iperf3 between two hosts: those hosts named as noise, with
                             foreign bytes and variation as evidence; the verdict passes
+  vcluster_test.py diagnose_straggler  rank 3's process stopped and continued from outside, over
+                            and over: rank.straggler names it, it holds the largest share, no
+                            link or host is flagged or blamed
   vcluster_test.py diagnose_healthy    five runs on a quiet cluster (tcp and mpi): pass, and no
                             warning or error about a link, host or rank
 
@@ -309,6 +312,23 @@ def diagnose_noise(c):
     print("ok")
 
 
+def diagnose_straggler(c):
+    c.run(DIAG_HOSTS, [DIAG_ARGS + ["--backend", "tcp", "--json", c.path("d.json")]], faults=["--stop", "3"])
+    doc, a = diagnose_doc(c, "d.json")
+    h3 = doc["context"]["ranks"][3]["host"]
+    stragglers = [f for f in doc["findings"] if f["code"] == "rank.straggler"]
+    if [f["subject"] for f in stragglers] != [f"rank 3 on {h3}"]:
+        fail(f"rank.straggler must name rank 3 alone: {[f['subject'] for f in stragglers]}")
+    top = a["entries"][0]
+    if top["kind"] != "rank" or top["ranks"] != [3]:
+        fail(f"rank 3 must hold the largest share: {a['entries']}")
+    if any(e["kind"] in ("link", "host") for e in a["entries"]):
+        fail(f"no link or host may be blamed for a straggler: {a['entries']}")
+    if any(code.startswith("p2p.") for code, _ in flagged(doc)):
+        fail(f"no link or host may be flagged: {flagged(doc)}")
+    print("ok")
+
+
 def diagnose_healthy(c):
     runs = [DIAG_ARGS + ["--backend", b, "--json", c.path(f"h{i}.json")]
             for i, b in enumerate(["tcp", "mpi", "tcp", "mpi", "tcp"])]
@@ -326,7 +346,8 @@ def main():
     ap = argparse.ArgumentParser()
     tests = {"sweeps": sweeps, "slow": slow, "slowlink": slowlink, "noise": noise,
              "diagnose_slowlink": diagnose_slowlink, "diagnose_slowhost": diagnose_slowhost,
-             "diagnose_noise": diagnose_noise, "diagnose_healthy": diagnose_healthy}
+             "diagnose_noise": diagnose_noise, "diagnose_straggler": diagnose_straggler,
+             "diagnose_healthy": diagnose_healthy}
     ap.add_argument("test", choices=sorted(tests))
     ap.add_argument("--fabscope", required=True)
     ap.add_argument("--vcluster", required=True)
