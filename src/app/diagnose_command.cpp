@@ -12,19 +12,25 @@
 #include <cstdio>
 #include <map>
 
+#include "algo/trace.h"
 #include "app/command.h"
 #include "app/p2p_retest.h"
 #include "app/run_context.h"
 #include "app/topo_live.h"
+#include "coll/call.h"
 #include "coll/collective.h"
+#include "comm/clock_sync.h"
 #include "core/clock.h"
 #include "core/dtype.h"
 #include "core/sizes.h"
 #include "core/stats.h"
 #include "core/text.h"
+#include "core/watchdog.h"
 #include "diag/attribution.h"
 #include "diag/findings.h"
+#include "diag/link_trace.h"
 #include "p2p/p2p.h"
+#include "report/json_io.h"
 #include "sweep/sweep.h"
 
 namespace fabscope {
@@ -193,6 +199,98 @@ Result<int> agree_number(const RankContext& ctx, const Result<int>& mine) {
   return Status::Invalid(*shared);
 }
 
+// The engine's trace (tcp, verbs): a few calls of each collective at `size`, message by
+// message, each rank's on its own clock, put on rank 0's there (diag/link_trace.h).
+// Backends without a trace are left alone.
+constexpr int kTracedCalls = 3;
+Status trace_calls(const RankContext& ctx, Backend& b, const SweepOptions& o, uint64_t size, double timeout_s,
+                   Diagnosis& d) {
+  if (!b.set_trace(nullptr)) return Status::Ok();
+  Watchdog watchdog(timeout_s, fmt::format("[r{} {}]", ctx.rank(), ctx.host()));
+  const DataType t = o.dtypes.front();
+  const size_t es = element_size(t);
+  for (Collective c : o.collectives) {
+    watchdog.set_phase(fmt::format("tracing {} at {}", name(c), format_size(size)));
+    const ElementCounts counts = element_counts(c, size / es, es, ctx.size());
+    auto send = b.memory().allocate(std::max<size_t>(counts.send * es, es));
+    if (!send.ok()) return send.status();
+    auto recv = b.memory().allocate(std::max<size_t>(counts.recv * es, es));
+    if (!recv.ok()) {
+      b.memory().release(*send);
+      return recv.status();
+    }
+    CollCall call;
+    call.coll = c;
+    call.dtype = t;
+    if (info(c).reduces) call.op = o.ops.front();
+    call.root = o.root;
+    call.send = *send;
+    call.recv = *recv;
+    call.count = counts.param;
+    Trace trace;
+    auto traced = [&]() -> Status {
+      FABSCOPE_RETURN_IF_ERROR(b.run(call));  // untraced: connections and buffers warm
+      FABSCOPE_RETURN_IF_ERROR(b.wait());
+      FABSCOPE_RETURN_IF_ERROR(ctx.barrier());
+      const int64_t before_at = steady_now_ns();
+      auto before = measure_clock_offsets(ctx);
+      if (!before.ok()) return before.status();
+      b.set_trace(&trace);
+      for (int k = 0; k < kTracedCalls; ++k) {
+        FABSCOPE_RETURN_IF_ERROR(b.run(call));
+        FABSCOPE_RETURN_IF_ERROR(b.wait());
+        watchdog.beat();
+      }
+      b.set_trace(nullptr);
+      const int64_t after_at = steady_now_ns();
+      auto after = measure_clock_offsets(ctx);
+      if (!after.ok()) return after.status();
+      // Each rank's messages: sends' posting times per destination, receives' posting and
+      // completion per source.
+      Json mine = {{"send", Json::object()}, {"recv", Json::object()}};
+      for (const StepRecord& r : trace.records) {
+        const std::string peer = std::to_string(r.peer);
+        if (r.is_send) {
+          mine["send"][peer].push_back(r.posted_ns);
+        } else {
+          mine["recv"][peer].push_back(Json::array({r.posted_ns, r.completed_ns}));
+        }
+      }
+      auto all = ctx.gather_text(mine.dump());
+      if (!all.ok()) return all.status();
+      if (ctx.rank() != 0) return Status::Ok();
+      std::vector<RankMessages> ranks(all->size());
+      try {
+        for (size_t r = 0; r < all->size(); ++r) {
+          const Json j = Json::parse((*all)[r]);
+          for (const auto& [peer, times] : j.at("send").items()) {
+            for (const Json& v : times) ranks[r].send_posted[std::stoi(peer)].push_back(v.get<int64_t>());
+          }
+          for (const auto& [peer, pairs] : j.at("recv").items()) {
+            for (const Json& v : pairs) {
+              ranks[r].recv[std::stoi(peer)].emplace_back(v.at(0).get<int64_t>(), v.at(1).get<int64_t>());
+            }
+          }
+        }
+      } catch (const std::exception& e) {  // not what the ranks sent: a fabscope defect
+        return Status::Runtime(fmt::format("the traced messages could not be read back: {}", e.what()));
+      }
+      const ClockMap map(before_at, std::move(*before), after_at, std::move(*after));
+      for (LinkBusy& l : link_busy_times(ranks, map, kTracedCalls, std::string(name(c)))) {
+        d.link_busy.push_back(std::move(l));
+      }
+      return Status::Ok();
+    };
+    const Status st = traced();
+    b.set_trace(nullptr);
+    b.memory().release(*send);
+    b.memory().release(*recv);
+    FABSCOPE_RETURN_IF_ERROR(st);
+  }
+  d.traced_calls = kTracedCalls;
+  return Status::Ok();
+}
+
 CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char*** argv) {
   start_s_ = steady_now_s();
   const Status parsed = parse(common.timeout_s);
@@ -303,6 +401,10 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
                                           0,
                                           0};
     sweep_ = o;
+    progress.update(fmt::format("diagnose: collective: tracing {} calls message by message", kTracedCalls));
+    if (Status st = trace_calls(ctx, *backend, o, largest, common.timeout_s, *report.diagnosis); !st.ok()) {
+      end_job_on_failure(*job, progress, st);
+    }
     phases.end();
   }
 

@@ -61,7 +61,11 @@ class AlgoBackend final : public Backend {
   std::string_view name() const override { return name_; }
   std::string library() const override { return library_; }
   Memory& memory() override { return memory_; }
-  Status run(const CollCall& call) override { return run_collective(call, *transport_, scratch_, options_, nullptr); }
+  Status run(const CollCall& call) override { return run_collective(call, *transport_, scratch_, options_, trace_); }
+  bool set_trace(Trace* trace) override {
+    trace_ = trace;
+    return true;
+  }
   Status wait() override { return Status::Ok(); }  // run() returns when the collective is complete
 
  private:
@@ -71,6 +75,7 @@ class AlgoBackend final : public Backend {
   AlgoOptions options_;
   TransportHostMemory memory_;
   Scratch scratch_;
+  Trace* trace_ = nullptr;
 };
 
 // fabscope's algorithms over the transport a backend's create_transport made, as that

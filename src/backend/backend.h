@@ -22,6 +22,8 @@
 
 namespace fabscope {
 
+struct Trace;
+
 // Where a backend's buffers live, and how fabscope fills and checks them there
 // (on the host for host memory; on the device, without copies, for GPU memory).
 class Memory {
@@ -82,6 +84,9 @@ class Backend {
   // in place but reports no errors, and so does the sweep (#wrong N/A).
   virtual bool in_place_checkable(Collective) const { return true; }
   // A device clock when run() only enqueues work; none (host timing) otherwise.
+  // Records every message of the calls that follow into `trace` (nullptr stops): true
+  // where the backend runs fabscope's own algorithms (tcp, verbs), false elsewhere.
+  virtual bool set_trace(Trace* /*trace*/) { return false; }
   virtual IterationClock* iteration_clock() { return nullptr; }
   // Whether capture() works: the calls `enqueue` makes become one replayable unit.
   virtual bool can_capture() const { return false; }

@@ -245,15 +245,46 @@ Attribution attribute_one(const Report& report, const Sweep& s, const SweepPoint
         worst_bw = it->second;
       }
     }
-    if (worst && worst_bw > 0 && worst_bw < rates.median) {
+    // The engine's trace, where there is one: the link busiest per call bounds it, by its
+    // busy time beyond the median link's.
+    std::map<LinkKey, double> busy;
+    if (report.diagnosis) {
+      for (const LinkBusy& b : report.diagnosis->link_busy) {
+        if (b.collective == s.collective) busy[{b.src_rank, b.dst_rank}] = b.busy_us;
+      }
+    }
+    double traced_us = -1, median_busy = 0;
+    if (!busy.empty()) {
+      std::vector<double> used_busy;
+      const LinkKey* busiest = nullptr;
+      for (const LinkKey& k : used) {
+        auto it = busy.find(k);
+        if (it == busy.end()) continue;
+        used_busy.push_back(it->second);
+        if (!busiest || it->second > busy[*busiest]) busiest = &k;
+      }
+      if (busiest && rates.loaded.count(*busiest)) {
+        a.method = "engine_trace";
+        median_busy = median(used_busy);
+        worst = busiest;
+        worst_bw = rates.loaded.at(*busiest);
+        traced_us = std::max(0.0, busy[*busiest] - median_busy);
+      }
+    }
+    if (worst && worst_bw > 0 && (traced_us > 0 || (traced_us < 0 && worst_bw < rates.median))) {
       const LinkKey k = *worst;
       const auto& [src_host, dst_host] = rates.hosts.at(k);
-      // The bytes per rank the model moves over each link: the ideal time at the median rate.
-      const double link_us = a.ideal_us * (rates.median / worst_bw - 1);
+      // Without a trace, the model: the bytes per rank it moves over each link took the
+      // ideal time at the median rate, and this link's rate is lower.
+      const double link_us = traced_us >= 0 ? traced_us : a.ideal_us * (rates.median / worst_bw - 1);
       Ev ev{{"link", link_subject(k, rates)},
             {"bw_gbps", worst_bw},
             {"median_gbps", rates.median},
             {"times_below_median", rates.median / worst_bw}};
+      if (traced_us >= 0) {
+        ev["busy_us"] = busy[k];
+        ev["median_busy_us"] = median_busy;
+      }
       if (auto al = rates.alone.find(k); al != rates.alone.end()) ev["alone_gbps"] = al->second;
       // Foreign traffic on either end: the noise is named by every host that carries some.
       std::vector<std::string> noisy;

@@ -37,13 +37,30 @@ void read(const JsonIn& in, LinkVariation& v) {
   in.field("impact", v.impact);
 }
 
+Json to_json(const LinkBusy& v) {
+  return {{"collective", v.collective},
+          {"src_rank", v.src_rank},
+          {"dst_rank", v.dst_rank},
+          {"messages", v.messages},
+          {"busy_us", v.busy_us}};
+}
+void read(const JsonIn& in, LinkBusy& v) {
+  in.field("collective", v.collective);
+  in.field("src_rank", v.src_rank);
+  in.field("dst_rank", v.dst_rank);
+  in.field("messages", v.messages);
+  in.field("busy_us", v.busy_us);
+}
+
 Json to_json(const Diagnosis& v) {
   return {{"phases", v.phases},
           {"budget_s", v.budget_s},
           {"timings", to_json_array(v.timings)},
           {"link_size_bytes", v.link_size_bytes},
           {"collective_noise", to_json_array(v.collective_noise)},
-          {"link_noise", to_json_array(v.link_noise)}};
+          {"link_noise", to_json_array(v.link_noise)},
+          {"traced_calls", v.traced_calls},
+          {"link_busy", to_json_array(v.link_busy)}};
 }
 void read(const JsonIn& in, Diagnosis& v) {
   in.field("phases", v.phases);
@@ -52,6 +69,8 @@ void read(const JsonIn& in, Diagnosis& v) {
   in.field("link_size_bytes", v.link_size_bytes);
   in.field("collective_noise", v.collective_noise);
   in.field("link_noise", v.link_noise);
+  in.field("traced_calls", v.traced_calls);
+  in.field("link_busy", v.link_busy);
 }
 
 Json to_json(const AttributionEntry& v) {

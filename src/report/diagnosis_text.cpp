@@ -33,10 +33,14 @@ std::string cause_text(const AttributionEntry& e) {
                                                            : fmt::format(", {:.3f} GB/s alone", alone);
       }
     }
+    if (ev.contains("busy_us")) {
+      what += fmt::format(", busy {} per call in the collective against {} for the median link",
+                          us_text(ev["busy_us"].get<double>()), us_text(ev.value("median_busy_us", 0.0)));
+    }
     if (ev.contains("foreign_bytes")) {
       uint64_t bytes = 0;
       for (const auto& [h, b] : ev["foreign_bytes"].items()) bytes += b.get<uint64_t>();
-      what += fmt::format(", {:.1f} MB on {} interfaces that fabscope did not send", bytes / 1e6,
+      what += fmt::format(", {:.1f} MB on {} interfaces that fabscope did not send", static_cast<double>(bytes) / 1e6,
                           ev["foreign_bytes"].size() > 1 ? "their" : "its");
     }
     if (ev.contains("link_cv")) what += fmt::format(", link variation {:.0f}%", 100 * ev["link_cv"].get<double>());

@@ -79,6 +79,8 @@ Json to_json(const CollectiveRepeats& v);
 void read(const JsonIn& in, CollectiveRepeats& v);
 Json to_json(const LinkVariation& v);
 void read(const JsonIn& in, LinkVariation& v);
+Json to_json(const LinkBusy& v);
+void read(const JsonIn& in, LinkBusy& v);
 Json to_json(const Diagnosis& v);
 void read(const JsonIn& in, Diagnosis& v);
 Json to_json(const AttributionEntry& v);

@@ -236,6 +236,15 @@ struct LinkVariation {
   double cv = 0;
   std::optional<double> impact;  // alone bandwidth / loaded median (p2p --retest); null where not retested
 };
+// A directed link's busy time per call of a collective, from the engine's per-step
+// trace (diag/link_trace.h; tcp and verbs).
+struct LinkBusy {
+  std::string collective;
+  int src_rank = 0;
+  int dst_rank = 0;
+  int messages = 0;  // traced messages matched on both ends
+  double busy_us = 0;
+};
 struct Diagnosis {
   std::vector<std::string> phases;  // asked for, in the order they ran
   double budget_s = 0;
@@ -243,6 +252,8 @@ struct Diagnosis {
   uint64_t link_size_bytes = 0;  // the link matrix's message size (the collective's chunk)
   std::vector<CollectiveRepeats> collective_noise;
   std::vector<LinkVariation> link_noise;  // links with more than one loaded measurement
+  int traced_calls = 0;                   // calls of each collective traced (engine backends)
+  std::vector<LinkBusy> link_busy;        // from the trace, per collective and link
 };
 
 // Where one collective's excess time went (diag/attribution.h): each cause's share of

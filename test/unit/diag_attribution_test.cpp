@@ -2,9 +2,11 @@
 // time at the median link, each cause's part, shares that add up to 1.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <numeric>
 
 #include "diag/attribution.h"
+#include "diag/link_trace.h"
 #include "report/diagnosis_text.h"
 #include "report/report_json.h"
 
@@ -262,6 +264,55 @@ TEST(Attribution, SurvivesTheJsonRoundTrip) {
   auto bad = report_from_json_text(text, "bad.json");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("attribution[0].entries[0].kind"), std::string::npos) << bad.status().message();
+}
+
+TEST(LinkTrace, ASlowLinkIsBusyAndTheLinksAfterItAreNot) {
+  // Ranks 0 -> 1 -> 2, one call, one message per link, all clocks alike. Both receives are
+  // posted at 0; 0 sends at 0 and it arrives at 900 (slow); 1 forwards at 900 and it
+  // arrives at 1000 (fast), though rank 2 waited 1000 ns from its post.
+  std::vector<RankMessages> ranks(3);
+  ranks[0].send_posted[1] = {0};
+  ranks[1].recv[0] = {{0, 900}};
+  ranks[1].send_posted[2] = {900};
+  ranks[2].recv[1] = {{0, 1000}};
+  const ClockMap same(0, {{0, 10}, {0, 10}, {0, 10}}, 1, {{0, 10}, {0, 10}, {0, 10}});
+  auto busy = link_busy_times(ranks, same, 1, "allreduce");
+  ASSERT_EQ(busy.size(), 2u);
+  std::map<std::pair<int, int>, double> by;
+  for (const LinkBusy& b : busy) by[{b.src_rank, b.dst_rank}] = b.busy_us;
+  EXPECT_DOUBLE_EQ((by[{0, 1}]), 0.9);
+  EXPECT_DOUBLE_EQ((by[{1, 2}]), 0.1);
+}
+
+TEST(LinkTrace, SlicesInFlightTogetherCountOnceAndClocksAreAligned) {
+  // Rank 1's clock is 5000 ns ahead of rank 0's. Two slices posted together at 0 (rank
+  // 0's clock) arrive at 400 and 800: the link was busy 800 ns, not 1200. Two calls.
+  std::vector<RankMessages> ranks(2);
+  ranks[0].send_posted[1] = {0, 0, 2000, 2000};
+  ranks[1].recv[0] = {{5000, 5400}, {5000, 5800}, {7000, 7400}, {7000, 7800}};
+  const ClockMap map(0, {{0, 10}, {5000, 10}}, 1, {{0, 10}, {5000, 10}});
+  auto busy = link_busy_times(ranks, map, 2, "allgather");
+  ASSERT_EQ(busy.size(), 1u);
+  EXPECT_EQ(busy[0].messages, 4);
+  EXPECT_DOUBLE_EQ(busy[0].busy_us, 0.8);  // (800 + 800) ns over 2 calls
+  EXPECT_EQ(busy[0].collective, "allgather");
+}
+
+TEST(Attribution, TheEngineTraceMeasuresTheBoundingLinksPart) {
+  Report r = make_report(11 * ideal_us(), {{1, 2, 1.0}});
+  r.findings.push_back(finding("p2p.slow_link", {"h1", "h2"}, {{"src_rank", 1}, {"dst_rank", 2}}));
+  // Ring links busy 1000 us per call, link 1 -> 2 busy 7000 us.
+  for (int a = 0; a < 4; ++a) {
+    r.diagnosis->link_busy.push_back({"allreduce", a, (a + 1) % 4, 10, a == 1 ? 7000.0 : 1000.0});
+  }
+  r.diagnosis->traced_calls = 3;
+  attribute(r);
+  const Attribution& a = r.attribution.at(0);
+  EXPECT_EQ(a.method, "engine_trace");
+  EXPECT_EQ(a.entries.at(0).kind, "link");
+  EXPECT_NEAR(a.entries[0].excess_us, 6000, 1e-6);  // its busy time beyond the median link's
+  EXPECT_DOUBLE_EQ(a.entries[0].evidence["busy_us"].get<double>(), 7000);
+  expect_shares_add_up(a);
 }
 
 }  // namespace
