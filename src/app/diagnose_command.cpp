@@ -532,6 +532,7 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
   add_sweep_findings(report);
   add_p2p_findings(report);
   add_counter_findings(report);
+  discount_stalled_links(report);
   attribute(report);
   return finish_report(*job->out, report);
 }

@@ -30,6 +30,7 @@ struct Flags {
   std::set<LinkKey> slow_links;                   // p2p.slow_link (slow alone too, or not retested)
   std::map<LinkKey, double> congested;            // p2p.congested_link: its impact factor
   std::map<std::string, uint64_t> foreign_bytes;  // counters.foreign_traffic: excess bytes
+  std::set<int> stragglers;                       // rank.straggler
   explicit Flags(const std::vector<Finding>& findings) {
     for (const Finding& f : findings) {
       auto link = [&] { return LinkKey{f.evidence.value("src_rank", -1), f.evidence.value("dst_rank", -1)}; };
@@ -39,6 +40,8 @@ struct Flags {
         slow_links.insert(link());
       } else if (f.code == "p2p.congested_link") {
         congested[link()] = f.evidence.value("impact_factor", 1.0);
+      } else if (f.code == "rank.straggler") {
+        stragglers.insert(f.evidence.value("rank", -1));
       } else if (f.code == "counters.foreign_traffic" && !f.hosts.empty()) {
         foreign_bytes[f.hosts.front()] = f.evidence.value("excess_bytes", uint64_t{0});
       }
@@ -329,6 +332,7 @@ Attribution attribute_one(const Report& report, const Sweep& s, const SweepPoint
         entries.add(e->kind, e->subject, {}, {}, held, Ev{{"downstream_wait_us", before + held}});
         continue;
       }
+      if (!flags.stragglers.count(ra->rank)) continue;  // named only where rank.straggler flags it
       entries.add("rank", fmt::format("rank {} on {}", ra->rank, host_of(ra->rank)), {host_of(ra->rank)}, {ra->rank},
                   held,
                   Ev{{"held_share", held_share(ra)},

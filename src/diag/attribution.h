@@ -3,7 +3,8 @@
 // median link rate of the link matrix (the time at which its bus bandwidth would equal that rate, i.e. the model of
 // nccl-tests' bus bandwidth: a ring all-reduce moves 2(n-1)/n * S per rank), and the excess split over the causes the
 // other phases found:
-//   - ranks that alone held the others back (sweep arrivals), each its held time;
+//   - ranks that alone held the others back (sweep arrivals, rank.straggler), each its
+//     held and stalled time;
 //   - the link that bounds the collective (the ring's r -> r+1 links, or every pair for
 //     all-to-all, gather and scatter; between their hosts where the link matrix has one
 //     rank per host), when the findings flag it: a slow host

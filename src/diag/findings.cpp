@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "core/stats.h"
 #include "diag/rules.h"
@@ -128,6 +129,41 @@ void add_sweep_findings(Report& report) { run_rules(sweep_rules(), SweepContext{
 void add_p2p_findings(Report& report) {
   if (!report.p2p) return;
   for (const P2pSizeContext& c : p2p_size_contexts(*report.p2p)) run_rules(p2p_rules(), c, report.findings);
+}
+
+void discount_stalled_links(Report& report) {
+  std::map<int, Finding*> stalled;  // rank -> its rank.straggler finding
+  std::set<std::string> hosts;
+  for (Finding& f : report.findings) {
+    if (f.code != "rank.straggler" || f.evidence.value("stalled_share", 0.0) < kStragglerShare / 2) continue;
+    stalled[f.evidence.value("rank", -1)] = &f;
+    hosts.insert(f.hosts.begin(), f.hosts.end());
+  }
+  if (stalled.empty()) return;
+  std::vector<Finding> kept;
+  std::vector<std::pair<int, std::string>> dropped;
+  for (Finding& f : report.findings) {
+    if (f.code.rfind("p2p.", 0) == 0) {
+      const int a = f.evidence.value("src_rank", -1), b = f.evidence.value("dst_rank", -1);
+      const int rank = stalled.count(a) ? a : stalled.count(b) ? b : -1;
+      if (rank >= 0) {
+        dropped.emplace_back(rank, f.subject);
+        continue;
+      }
+      if (f.code == "p2p.slow_host" && !f.hosts.empty() && hosts.count(f.hosts.front())) {
+        dropped.emplace_back(stalled.begin()->first, f.subject);
+        continue;
+      }
+    }
+    kept.push_back(std::move(f));
+  }
+  report.findings = std::move(kept);
+  for (Finding& f : report.findings) {
+    if (f.code != "rank.straggler") continue;
+    for (const auto& [rank, subject] : dropped) {
+      if (f.evidence.value("rank", -1) == rank) f.evidence["links_not_judged"].push_back(subject);
+    }
+  }
 }
 
 void add_counter_findings(Report& report) {

@@ -13,5 +13,11 @@ void add_sweep_findings(Report& report);
 void add_p2p_findings(Report& report);
 // counters.*: traffic on a host's interfaces that is not fabscope's.
 void add_counter_findings(Report& report);
+// diagnose: a straggler whose process did not run for part of the collective (stalled)
+// was stopped during the link matrix too, and a stopped endpoint slows every link it has.
+// The p2p findings on that rank's links (and a p2p.slow_host of its host) are taken out;
+// the straggler finding's evidence lists them as `links_not_judged`. A slow link of that
+// host is then not seen: the straggler is the explanation given.
+void discount_stalled_links(Report& report);
 
 }  // namespace fabscope

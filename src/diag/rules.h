@@ -19,7 +19,7 @@ namespace fabscope {
 inline constexpr double kSlowRatio = 0.5;
 // A rank that alone held the others back for this share of a placement's time is a
 // straggler (rank.straggler).
-inline constexpr double kStragglerShare = 0.25;
+inline constexpr double kStragglerShare = 0.2;
 
 struct SweepContext {
   const Report& report;                 // its sweeps and ranks

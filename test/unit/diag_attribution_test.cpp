@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "diag/attribution.h"
+#include "diag/findings.h"
 #include "diag/link_trace.h"
 #include "report/diagnosis_text.h"
 #include "report/report_json.h"
@@ -163,6 +164,12 @@ TEST(Attribution, AStragglerHoldsItsWaitAndTheLinksAreSpared) {
   quiet.held_share = 0.01;  // below kMinRankShare of the excess: not named
   split.ranks = {quiet, late};
   r.sweeps[0].points[0].out_of_place->arrivals = split;
+  // Unflagged, the wait stays unexplained (a loaded machine delays ranks a little).
+  attribute(r);
+  EXPECT_EQ(r.attribution.at(0).entries.at(0).kind, "unexplained");
+  Finding flagged = finding("rank.straggler", {"h3"}, {{"rank", 3}});
+  flagged.severity = Severity::kWarning;
+  r.findings.push_back(flagged);
   attribute(r);
   const Attribution& a = r.attribution.at(0);
   ASSERT_EQ(a.entries.size(), 2u);
@@ -313,6 +320,20 @@ TEST(Attribution, TheEngineTraceMeasuresTheBoundingLinksPart) {
   EXPECT_NEAR(a.entries[0].excess_us, 6000, 1e-6);  // its busy time beyond the median link's
   EXPECT_DOUBLE_EQ(a.entries[0].evidence["busy_us"].get<double>(), 7000);
   expect_shares_add_up(a);
+}
+
+TEST(Attribution, AStalledStragglersLinksAreNotJudged) {
+  Report r = make_report(3 * ideal_us(), {{3, 0, 1.0}});
+  Finding straggler = finding("rank.straggler", {"h3"}, {{"rank", 3}, {"stalled_share", 0.3}});
+  straggler.severity = Severity::kWarning;
+  r.findings.push_back(straggler);
+  r.findings.push_back(finding("p2p.slow_link", {"h3", "h0"}, {{"src_rank", 3}, {"dst_rank", 0}}));
+  r.findings.push_back(finding("p2p.slow_link", {"h1", "h2"}, {{"src_rank", 1}, {"dst_rank", 2}}));
+  discount_stalled_links(r);
+  ASSERT_EQ(r.findings.size(), 2u);
+  EXPECT_EQ(r.findings[0].code, "rank.straggler");
+  EXPECT_EQ(r.findings[0].evidence["links_not_judged"][0].get<std::string>(), "");  // the subject as given
+  EXPECT_EQ(r.findings[1].evidence["src_rank"].get<int>(), 1);  // a link without the straggler stays
 }
 
 }  // namespace
