@@ -30,7 +30,9 @@ struct Flags {
   std::set<LinkKey> slow_links;                   // p2p.slow_link (slow alone too, or not retested)
   std::map<LinkKey, double> congested;            // p2p.congested_link: its impact factor
   std::map<std::string, uint64_t> foreign_bytes;  // counters.foreign_traffic: excess bytes
-  std::set<int> stragglers;                       // rank.straggler
+  std::set<int> stragglers;
+  // Topology findings that make a host's NIC path slow: host -> the finding.
+  std::map<std::string, const Finding*> nic_paths;  // rank.straggler
   explicit Flags(const std::vector<Finding>& findings) {
     for (const Finding& f : findings) {
       auto link = [&] { return LinkKey{f.evidence.value("src_rank", -1), f.evidence.value("dst_rank", -1)}; };
@@ -40,6 +42,10 @@ struct Flags {
         slow_links.insert(link());
       } else if (f.code == "p2p.congested_link") {
         congested[link()] = f.evidence.value("impact_factor", 1.0);
+      } else if ((f.code == "topo.nic_far" || f.code == "topo.gpu_without_near_nic" || f.code == "topo.nic_shared" ||
+                  f.code == "topo.port_degraded" || f.code == "topo.pcie_degraded") &&
+                 f.severity != Severity::kInfo) {
+        for (const std::string& h : f.hosts) nic_paths.emplace(h, &f);
       } else if (f.code == "rank.straggler") {
         stragglers.insert(f.evidence.value("rank", -1));
       } else if (f.code == "counters.foreign_traffic" && !f.hosts.empty()) {
@@ -295,7 +301,16 @@ Attribution attribute_one(const Report& report, const Sweep& s, const SweepPoint
           worst_bw < kNoiseSlowdown * rates.median) {
         for (const auto& [h, bytes] : flags.foreign_bytes) noisy.push_back(h);
       }
-      if (flags.slow_hosts.count(src_host) || flags.slow_hosts.count(dst_host)) {
+      const bool flagged_slow =
+          flags.slow_hosts.count(src_host) || flags.slow_hosts.count(dst_host) || flags.slow_links.count(k);
+      const auto nic =
+          flags.nic_paths.count(src_host) ? flags.nic_paths.find(src_host) : flags.nic_paths.find(dst_host);
+      if (flagged_slow && nic != flags.nic_paths.end()) {
+        // The topology says why: a GPU on a far NIC, a degraded port or PCIe link.
+        ev["topology"] = {{"code", nic->second->code}, {"subject", nic->second->subject}};
+        entries.add("nic", fmt::format("NIC path of host {} ({})", nic->first, nic->second->code), {nic->first}, {},
+                    link_us, ev);
+      } else if (flags.slow_hosts.count(src_host) || flags.slow_hosts.count(dst_host)) {
         const std::string h = flags.slow_hosts.count(src_host) ? src_host : dst_host;
         entries.add("host", "host " + h, {h}, {}, link_us, ev);
       } else if (!noisy.empty() || flags.congested.count(k)) {

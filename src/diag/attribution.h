@@ -11,6 +11,9 @@
 //     (p2p.slow_host), a slow link (p2p.slow_link), or traffic not fabscope's
 //     (p2p.congested_link, counters.foreign_traffic on its hosts: noise); its part is
 //     S * busbw factor * (1/B_link - 1/B_median);
+//     When a topology finding (topo.nic_far, gpu_without_near_nic, nic_shared,
+//     port_degraded, pcie_degraded) implicates one of its hosts, it is that host's NIC
+//     path (kind nic);
 //   - run-to-run variance of the collective (diagnosis.collective_noise), to the hosts
 //     with foreign traffic when there are any;
 //   - the rest, unexplained.

@@ -8,6 +8,7 @@
 #include "diag/attribution.h"
 #include "diag/findings.h"
 #include "diag/link_trace.h"
+#include "diag/rules.h"
 #include "report/diagnosis_text.h"
 #include "report/report_json.h"
 
@@ -334,6 +335,58 @@ TEST(Attribution, AStalledStragglersLinksAreNotJudged) {
   EXPECT_EQ(r.findings[0].code, "rank.straggler");
   EXPECT_EQ(r.findings[0].evidence["links_not_judged"][0].get<std::string>(), "");  // the subject as given
   EXPECT_EQ(r.findings[1].evidence["src_rank"].get<int>(), 1);  // a link without the straggler stays
+}
+
+TEST(Attribution, ATopologyFindingMakesTheSlowLinkItsHostsNicPath) {
+  Report r = make_report(11 * ideal_us(), {{1, 2, 1.0}});
+  r.findings.push_back(finding("p2p.slow_link", {"h1", "h2"}, {{"src_rank", 1}, {"dst_rank", 2}}));
+  Finding far = finding("topo.nic_far", {"h2"}, {});
+  far.subject = "GPU 0 on h2";
+  far.severity = Severity::kWarning;
+  r.findings.push_back(far);
+  attribute(r);
+  const Attribution& a = r.attribution.at(0);
+  EXPECT_EQ(a.entries.at(0).kind, "nic");
+  EXPECT_EQ(a.entries[0].subject, "NIC path of host h2 (topo.nic_far)");
+  EXPECT_EQ(a.entries[0].hosts, (std::vector<std::string>{"h2"}));
+  EXPECT_EQ(a.entries[0].evidence["topology"]["subject"].get<std::string>(), "GPU 0 on h2");
+  expect_shares_add_up(a);
+}
+
+CounterSample congestion_sample(const std::string& phase, uint64_t bytes, uint64_t xmit_wait) {
+  CounterSample s;
+  s.host = "h1";
+  s.phase = phase;
+  s.fabscope_tx_bytes = bytes / 2;
+  s.fabscope_rx_bytes = bytes / 2;
+  PortDelta p;
+  p.device = "mlx5_0";
+  p.counters = {{"port_xmit_wait", xmit_wait}, {"symbol_error", 0}};
+  s.ports.push_back(p);
+  return s;
+}
+
+TEST(CongestionRose, TheSameLoadMetMorePushBack) {
+  const uint64_t gib = 1ull << 30;
+  std::vector<CounterSample> samples = {
+      congestion_sample("links: p2p pairs bibw 1 MiB round 0 repeat 0", 4 * gib, 400),
+      congestion_sample("links: p2p pair bibw 1 MiB round 0 repeat 0", gib, 900000),  // a retest: not compared
+      congestion_sample("noise: p2p pairs bibw 1 MiB round 0 repeat 0", 2 * gib, 20000)};
+  std::vector<Finding> out;
+  const auto* rule = find_rule(counter_rules(), "counters.congestion_rose");
+  ASSERT_NE(rule, nullptr);
+  FindingSink sink(rule->code, out);
+  rule->check(CounterContext{samples}, sink);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].subject, "host h1");
+  EXPECT_EQ(out[0].evidence["counter"].get<std::string>(), "mlx5_0:port_xmit_wait");
+  EXPECT_DOUBLE_EQ(out[0].evidence["first_per_gib"].get<double>(), 100);
+  EXPECT_DOUBLE_EQ(out[0].evidence["repeat_per_gib"].get<double>(), 10000);
+  // As much push-back per GiB as before: nothing.
+  samples[2] = congestion_sample("noise: p2p pairs bibw 1 MiB round 0 repeat 0", 2 * gib, 250);
+  out.clear();
+  rule->check(CounterContext{samples}, sink);
+  EXPECT_TRUE(out.empty());
 }
 
 }  // namespace

@@ -12,6 +12,7 @@ void check_p2p_slow_link(const P2pSizeContext&, FindingSink&);
 void check_p2p_congested_link(const P2pSizeContext&, FindingSink&);
 void check_counters_foreign_traffic(const CounterContext&, FindingSink&);
 void check_counters_link_errors(const CounterContext&, FindingSink&);
+void check_counters_congestion_rose(const CounterContext&, FindingSink&);
 
 namespace {
 
@@ -29,6 +30,8 @@ constexpr Rule<P2pSizeContext> kP2pRules[] = {
 constexpr Rule<CounterContext> kCounterRules[] = {
     {"counters.foreign_traffic", "interface traffic beyond what fabscope moved", check_counters_foreign_traffic},
     {"counters.link_errors", "link-quality counters of an RDMA port or NIC that rose", check_counters_link_errors},
+    {"counters.congestion_rose", "congestion counters that rose while fabscope's load was the same (diagnose)",
+     check_counters_congestion_rose},
 };
 
 }  // namespace
