@@ -52,15 +52,21 @@ class Cluster:
         with open(args.schema) as f:
             self.validator = jsonschema.Draft202012Validator(json.load(f))
 
-    def run(self, hosts, fabscope_runs, faults=(), verdict_fail=False):
+    def run(self, hosts, fabscope_runs, faults=(), verdict_fail=False, any_verdict=False):
         """Brings up `hosts`, runs each fabscope argument list under mpirun there, tears down.
-        With verdict_fail, each run must end with exit 1 (ran, verdict fail), else with 0."""
+        With verdict_fail, each run must end with exit 1 (ran, verdict fail); with
+        any_verdict, with 0 or 1 (a measurement whose judgement does not matter); else with 0."""
         script = ['mapfile -t MPI < "$VC_MPIRUN_ARGS"', "set -e"]
         for argv in fabscope_runs:
             line = '"${MPI[@]}" -np %d %s %s' % (hosts, shlex.quote(self.a.fabscope),
                                                  " ".join(shlex.quote(x) for x in argv))
-            script.append(f"if {line}; then echo 'exit 0 where the verdict must fail'; exit 3; "
-                          "elif [ $? -ne 1 ]; then exit 2; fi" if verdict_fail else line)
+            if verdict_fail:
+                script.append(f"if {line}; then echo 'exit 0 where the verdict must fail'; exit 3; "
+                              "elif [ $? -ne 1 ]; then exit 2; fi")
+            elif any_verdict:
+                script.append(f"{line} || [ $? -eq 1 ]")
+            else:
+                script.append(line)
         cmd = ["bash", self.a.vcluster, "run", str(hosts), *faults, "--", "bash", "-c", "\n".join(script)]
         print("$ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
@@ -126,8 +132,10 @@ def links_of(doc):
 
 def tenth_of_quiet(c, what):
     """A tenth of the quiet cluster's median ring link, in Mbit/s: the rate a fault gets."""
+    # Only the median matters here: on this 2-core machine one quiet link is now and then
+    # below half of it (a p2p.slow_link finding, exit 1), which does not move the median.
     quiet_args = ["p2p", "--pattern", "ring", "-s", "1M", "-n", "30", "-w", "4", "--window", "8"]
-    c.run(4, [quiet_args + ["--json", c.path("quiet.json")]])
+    c.run(4, [quiet_args + ["--json", c.path("quiet.json")]], any_verdict=True)
     quiet = statistics.median(l["bw_gbps"] for l in links_of(c.report("quiet.json")))
     rate_mbit = max(10, int(quiet * 8000 / 10))
     print(f"quiet ring median {quiet:.3f} GB/s; {what} limited to {rate_mbit} Mbit/s")
