@@ -126,15 +126,9 @@ Status DiagnoseCommand::parse(double timeout_s) {
   }
   if (collectives_.empty()) return Status::Invalid("name at least one collective; allowed: " + collective_names());
   sweep_ = SweepOptions();
-  for (const std::string& name : collectives_) {
-    if (name == "all") {
-      for (const auto& c : all_collectives()) sweep_.collectives.push_back(c.id);
-      continue;
-    }
-    auto c = collective_from_name(name);
-    if (!c.ok()) return c.status();
-    sweep_.collectives.push_back(*c);
-  }
+  auto collectives = collectives_from_names(collectives_);
+  if (!collectives.ok()) return collectives.status();
+  sweep_.collectives = std::move(*collectives);
   auto b = parse_size(min_bytes_, "-b/--minbytes");
   if (!b.ok()) return b.status();
   auto e = parse_size(max_bytes_, "-e/--maxbytes");

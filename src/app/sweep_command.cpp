@@ -84,15 +84,9 @@ Result<SweepOptions> SweepCommand::build_options(double timeout_s) const {
   if (collectives_.empty()) {
     return Status::Invalid(fmt::format("name at least one collective to sweep; allowed: {}", collective_names()));
   }
-  for (const std::string& name : collectives_) {
-    if (name == "all") {
-      for (const auto& c : all_collectives()) o.collectives.push_back(c.id);
-      continue;
-    }
-    auto c = collective_from_name(name);
-    if (!c.ok()) return c.status();
-    o.collectives.push_back(*c);
-  }
+  auto collectives = collectives_from_names(collectives_);
+  if (!collectives.ok()) return collectives.status();
+  o.collectives = std::move(*collectives);
   auto b = parse_size(min_bytes_, "-b/--minbytes");
   if (!b.ok()) return b.status();
   auto e = parse_size(max_bytes_, "-e/--maxbytes");

@@ -112,6 +112,20 @@ const std::vector<CollectiveInfo>& all_collectives() {
 const CollectiveInfo& info(Collective c) { return kCollectives[static_cast<size_t>(c)]; }
 std::string_view name(Collective c) { return info(c).name; }
 
+Result<std::vector<Collective>> collectives_from_names(const std::vector<std::string>& names) {
+  std::vector<Collective> out;
+  for (const std::string& name : names) {
+    if (name == "all") {
+      for (const auto& c : all_collectives()) out.push_back(c.id);
+      continue;
+    }
+    auto c = collective_from_name(name);
+    if (!c.ok()) return c.status();
+    out.push_back(*c);
+  }
+  return out;
+}
+
 Result<Collective> collective_from_name(std::string_view text) {
   std::string squashed;
   for (char ch : text) {

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -72,6 +73,8 @@ const CollectiveInfo& info(Collective c);
 std::string_view name(Collective c);
 // Accepts fabscope names and nccl-tests' (all_reduce, all_reduce_perf, ...).
 Result<Collective> collective_from_name(std::string_view text);
+// The collectives a command line names, in its order; "all" is every one.
+Result<std::vector<Collective>> collectives_from_names(const std::vector<std::string>& names);
 
 // The element counts of `c` for a size of `count` elements of `element_bytes` each
 // over `nranks` ranks: the table entry's counts, given the 16-byte-aligned chunk.

@@ -328,12 +328,14 @@ TEST(Attribution, AStalledStragglersLinksAreNotJudged) {
   Finding straggler = finding("rank.straggler", {"h3"}, {{"rank", 3}, {"stalled_share", 0.3}});
   straggler.severity = Severity::kWarning;
   r.findings.push_back(straggler);
-  r.findings.push_back(finding("p2p.slow_link", {"h3", "h0"}, {{"src_rank", 3}, {"dst_rank", 0}}));
+  Finding stalled_link = finding("p2p.slow_link", {"h3", "h0"}, {{"src_rank", 3}, {"dst_rank", 0}});
+  stalled_link.subject = "link 3 -> 0 (h3 -> h0)";
+  r.findings.push_back(stalled_link);
   r.findings.push_back(finding("p2p.slow_link", {"h1", "h2"}, {{"src_rank", 1}, {"dst_rank", 2}}));
   discount_stalled_links(r);
   ASSERT_EQ(r.findings.size(), 2u);
   EXPECT_EQ(r.findings[0].code, "rank.straggler");
-  EXPECT_EQ(r.findings[0].evidence["links_not_judged"][0].get<std::string>(), "");  // the subject as given
+  EXPECT_EQ(r.findings[0].evidence["links_not_judged"][0].get<std::string>(), "link 3 -> 0 (h3 -> h0)");
   EXPECT_EQ(r.findings[1].evidence["src_rank"].get<int>(), 1);  // a link without the straggler stays
 }
 
