@@ -10,7 +10,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libhwloc-dev hwloc libibverbs-dev
-  python3 python3-jsonschema
+  python3 python3-jsonschema python3-junitparser
   iproute2 iperf3
 )
 

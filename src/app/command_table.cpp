@@ -11,6 +11,8 @@ std::unique_ptr<Command> make_report_command();
 std::unique_ptr<Command> make_topo_command();
 std::unique_ptr<Command> make_diagnose_command();
 std::unique_ptr<Command> make_backends_command();
+std::unique_ptr<Command> make_compare_command();
+std::unique_ptr<Command> make_import_command();
 
 namespace {
 
@@ -23,7 +25,14 @@ constexpr CommandEntry kCommands[] = {
      "Where a collective loses time: topology, the collective with each rank's arrivals, the link matrix, counters "
      "and noise as phases of one job, then which link, host or rank explains what share (under mpirun)",
      kOutputFiles | kLogLevel | kTimeout | kBackendChoice, make_diagnose_command},
-    {"report", "Render a JSON report as the nccl-tests table and findings", 0, make_report_command},
+    {"report", "Render a JSON report as the nccl-tests table and findings (and as the files asked for)", kOutputFiles,
+     make_report_command},
+    {"compare",
+     "Judge a report against a baseline, row by row: regressions beyond the threshold and the runs' noise (exit 1), "
+     "improvements, what one run lacks; JUnit and Markdown for CI",
+     kOutputFiles | kLogLevel, make_compare_command},
+    {"import", "Turn nccl-tests output (its text tables or -J JSON) into a fabscope report, for compare and --expect",
+     kOutputFiles | kLogLevel, make_import_command},
     {"topo",
      "GPUs, NICs, NUMA and PCIe paths; the NIC NCCL picks per GPU; mapping findings. Live on this node, on every "
      "node under mpirun, or offline from files",

@@ -65,6 +65,9 @@ class DiagnoseCommand final : public Command {
     app.add_option("-o,--op", ops_, fmt::format("{} (default sum)", reduce_op_names()));
     app.add_option("--phases", phases_, fmt::format("A comma list of {} (default all)", phase_names()));
     app.add_option("--budget", budget_s_, "Seconds the measuring phases may take together (default 60)");
+    app.add_option("--expect", expect_path_,
+                   "Hold the collective and link figures to this expectations file (perf.below_expected; read by "
+                   "rank 0)");
   }
 
   CommandOutcome run(const CommonOptions& common, int* argc, char*** argv) override;
@@ -94,6 +97,7 @@ class DiagnoseCommand final : public Command {
   std::string ops_ = "sum";
   std::string phases_ = "all";
   double budget_s_ = 60;
+  std::string expect_path_;
 
   std::vector<std::string> phases_run_;
   SweepOptions sweep_;
@@ -288,8 +292,14 @@ Status trace_calls(const RankContext& ctx, Backend& b, const SweepOptions& o, ui
 CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char*** argv) {
   start_s_ = steady_now_s();
   const Status parsed = parse(common.timeout_s);
+  std::optional<Expectations> expectations;  // rank 0's
   auto job = start_job(
-      argc, argv, [&](const RankContext&) { return parsed; }, common.backend, common);
+      argc, argv,
+      [&](const RankContext& ctx) {
+        if (!parsed.ok()) return parsed;
+        return load_expectations_on_rank0(ctx, expect_path_, expectations);
+      },
+      common.backend, common);
   if (!job.ok()) return {job.status()};
   const RankContext& ctx = *job->ctx;
   const Logger& log = job->log;
@@ -528,6 +538,7 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
   add_counter_findings(report);
   discount_stalled_links(report);
   attribute(report);
+  if (expectations) add_expectation_findings(report, *expectations);
   return finish_report(*job->out, report);
 }
 

@@ -34,6 +34,8 @@ class P2pCommand final : public Command {
     app.add_flag("--retest", retest_,
                  "Measure each slow link again alone, to tell a slow link (slow alone too) from congestion (slow only "
                  "beside other flows)");
+    app.add_option("--expect", expect_path_,
+                   "Hold the links to the bars of this expectations file (perf.below_expected; read by rank 0)");
   }
 
   CommandOutcome run(const CommonOptions& common, int* argc, char*** argv) override;
@@ -42,6 +44,7 @@ class P2pCommand final : public Command {
   Result<P2pOptions> build_options(double timeout_s) const;
 
   std::string pattern_ = "ring";
+  std::string expect_path_;
   std::optional<std::string> pair_;  // "A,B": one pair (implies pattern pair)
   std::string mode_ = "bw";
   std::optional<std::string> size_;  // -s; default 64K for bandwidth, 2 for latency (perftest's)
@@ -92,8 +95,13 @@ Result<P2pOptions> P2pCommand::build_options(double timeout_s) const {
 
 CommandOutcome P2pCommand::run(const CommonOptions& common, int* argc, char*** argv) {
   auto options = build_options(common.timeout_s);
+  std::optional<Expectations> expectations;  // rank 0's
   auto job = start_job(
-      argc, argv, [&](const RankContext& c) { return options.ok() ? validate(*options, c.size()) : options.status(); },
+      argc, argv,
+      [&](const RankContext& c) {
+        Status s = options.ok() ? validate(*options, c.size()) : options.status();
+        return s.ok() ? load_expectations_on_rank0(c, expect_path_, expectations) : s;
+      },
       common.backend, common);
   if (!job.ok()) return {job.status()};
   const RankContext& ctx = *job->ctx;
@@ -120,6 +128,7 @@ CommandOutcome P2pCommand::run(const CommonOptions& common, int* argc, char*** a
   report.p2p = std::move(*section);
   add_p2p_findings(report);
   add_counter_findings(report);
+  if (expectations) add_expectation_findings(report, *expectations);
   return finish_report(*job->out, report);
 }
 

@@ -12,13 +12,20 @@ class ReportCommand final : public Command {
   void add_options(CLI::App& app) override {
     app.add_option("file", path_, "A report written by fabscope --json")->required();
   }
-  CommandOutcome run(const CommonOptions&, int*, char***) override {
+  CommandOutcome run(const CommonOptions& common, int*, char***) override {
     auto report = load_report(path_);
     if (!report.ok()) {
       print_error(report.status().message());
       return {report.status()};
     }
-    return {make_reporters({}, stdout)->finish(*report)};
+    auto out = make_reporters(common.output_files(), stdout);
+    if (Status s = out->preflight(); !s.ok()) {
+      print_error(s.message());
+      return {s};
+    }
+    Status s = out->finish(*report);
+    if (!s.ok()) print_error(s.message());
+    return {s};
   }
 
  private:

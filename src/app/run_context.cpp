@@ -60,6 +60,14 @@ void end_job_on_failure(const JobStart& job, Progress& progress, const Status& s
   job.ctx->abort(exit_code_for(status));
 }
 
+Status load_expectations_on_rank0(const RankContext& ctx, const std::string& path, std::optional<Expectations>& out) {
+  if (path.empty() || ctx.rank() != 0) return Status::Ok();
+  auto e = load_expectations(path);
+  if (!e.ok()) return e.status();
+  out = std::move(*e);
+  return Status::Ok();
+}
+
 CommandOutcome finish_report(Reporter& out, Report& report) {
   CommandOutcome outcome;
   report.context.end_time = utc_timestamp();

@@ -15,6 +15,7 @@
 #include "comm/context.h"
 #include "core/log.h"
 #include "core/progress.h"
+#include "diag/expectations.h"
 #include "report/report.h"
 #include "report/reporter.h"
 
@@ -40,6 +41,9 @@ struct JobStart {
 };
 Result<JobStart> start_job(int* argc, char*** argv, const std::function<Status(const RankContext&)>& check_options,
                            const std::string& backend, const CommonOptions& common);
+// --expect FILE of a measuring command: rank 0 reads it (the others leave `out` empty);
+// nothing to read is Ok.
+Status load_expectations_on_rank0(const RankContext& ctx, const std::string& path, std::optional<Expectations>& out);
 // A failure in the middle of measuring: the other ranks may be waiting inside a
 // collective, so the whole job ends here, with the failure's exit code.
 [[noreturn]] void end_job_on_failure(const JobStart& job, Progress& progress, const Status& status);

@@ -9,6 +9,7 @@
 #include "comm/context.h"
 #include "core/clock.h"
 #include "core/dtype.h"
+#include "diag/expectations.h"
 #include "diag/findings.h"
 #include "sweep/sweep.h"
 
@@ -51,6 +52,8 @@ class SweepCommand final : public Command {
                    "0 asynchronous, 1 wait and barrier after each iteration, 2 wait, 3 wait and barrier with the "
                    "barrier not timed (as nccl-tests; default 0)");
     app.add_option("--seed", seed_, "Seed of the verification data");
+    app.add_option("--expect", expect_path_,
+                   "Hold the results to the figures of this expectations file (perf.below_expected; read by rank 0)");
     app.add_flag("--arrivals", arrivals_,
                  "Also time when each rank enters and leaves every iteration, on clocks synchronised to rank 0's "
                  "(backends timed by the host clock): who the others waited for (rank.straggler)");
@@ -77,6 +80,7 @@ class SweepCommand final : public Command {
   int graph_launches_ = 0;  // -G
   int blocking_ = 0;        // -z
   bool arrivals_ = false;   // --arrivals
+  std::string expect_path_;
 };
 
 Result<SweepOptions> SweepCommand::build_options(double timeout_s) const {
@@ -119,9 +123,14 @@ Result<SweepOptions> SweepCommand::build_options(double timeout_s) const {
 
 CommandOutcome SweepCommand::run(const CommonOptions& common, int* argc, char*** argv) {
   auto options = build_options(common.timeout_s);
+  std::optional<Expectations> expectations;  // rank 0's
   auto job = start_job(
-      argc, argv, [&](const RankContext&) { return options.ok() ? Status::Ok() : options.status(); }, common.backend,
-      common);
+      argc, argv,
+      [&](const RankContext& ctx) {
+        if (!options.ok()) return options.status();
+        return load_expectations_on_rank0(ctx, expect_path_, expectations);
+      },
+      common.backend, common);
   if (!job.ok()) return {job.status()};
   const RankContext& ctx = *job->ctx;
   const Logger& log = job->log;
@@ -159,6 +168,7 @@ CommandOutcome SweepCommand::run(const CommonOptions& common, int* argc, char***
   if (!sweeps.ok()) end_job_on_failure(*job, progress, sweeps.status());
   report.sweeps = std::move(*sweeps);
   add_sweep_findings(report);
+  if (expectations) add_expectation_findings(report, *expectations);
   return finish_report(out, report);
 }
 

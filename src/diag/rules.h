@@ -20,6 +20,12 @@ inline constexpr double kSlowRatio = 0.5;
 // A rank that alone held the others back for this share of a placement's time is a
 // straggler (rank.straggler).
 inline constexpr double kStragglerShare = 0.2;
+// perf.dip: a size below this fraction of the lower of its neighbours' bandwidth, where
+// both neighbours reach at least kDipFloor of the sweep's peak.
+inline constexpr double kDipRatio = 0.5;
+inline constexpr double kDipFloor = 0.05;
+// perf.plateau: sizes within this fraction of the peak bus bandwidth are on the plateau.
+inline constexpr double kPlateauBand = 0.05;
 
 struct SweepContext {
   const Report& report;                 // its sweeps and ranks

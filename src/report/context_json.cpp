@@ -20,6 +20,15 @@ void read(const JsonIn& in, NcclDebugLog& v) {
   in.field("files", v.files);
 }
 
+Json to_json(const ImportInfo& v) {
+  return {{"tool", v.tool}, {"version", to_json_opt(v.version)}, {"files", v.files}};
+}
+void read(const JsonIn& in, ImportInfo& v) {
+  in.field("tool", v.tool);
+  in.field("version", v.version);
+  in.field("files", v.files);
+}
+
 Json to_json(const RunContext& v) {
   Json build = Json::object();
   for (const auto& [k, lib] : v.build) build[k] = to_json_opt(lib);
@@ -27,17 +36,18 @@ Json to_json(const RunContext& v) {
   for (const auto& [k, value] : v.environment) env[k] = value;
   return {{"tool", {{"name", v.tool.name}, {"version", v.tool.version}, {"git_id", v.tool.git_id}}},
           {"command_line", v.command_line},
-          {"start_time", v.start_time},
-          {"end_time", v.end_time},
+          {"start_time", known_or_null(v.start_time)},
+          {"end_time", known_or_null(v.end_time)},
           {"backend", v.backend},
           {"backend_library", v.backend_library},
           {"memory", v.memory},
           {"build", build},
-          {"nranks", v.nranks},
+          {"nranks", known_or_null(v.nranks)},
           {"hosts", v.hosts},
           {"ranks", to_json_array(v.ranks)},
           {"environment", env},
-          {"nccl_debug", to_json_opt(v.nccl_debug)}};
+          {"nccl_debug", to_json_opt(v.nccl_debug)},
+          {"imported", to_json_opt(v.imported)}};
 }
 void read(const JsonIn& in, RunContext& v) {
   const JsonIn tool = in.at("tool");
@@ -45,17 +55,18 @@ void read(const JsonIn& in, RunContext& v) {
   tool.field("version", v.tool.version);
   tool.field("git_id", v.tool.git_id);
   in.field("command_line", v.command_line);
-  in.field("start_time", v.start_time);
-  in.field("end_time", v.end_time);
+  in.field_or_unknown("start_time", v.start_time);
+  in.field_or_unknown("end_time", v.end_time);
   in.field("backend", v.backend);
   in.field("backend_library", v.backend_library);
   in.field("memory", v.memory);
   in.field("build", v.build);
-  in.field("nranks", v.nranks);
+  in.field_or_unknown("nranks", v.nranks);
   in.field("hosts", v.hosts);
   in.field("ranks", v.ranks);
   in.field("environment", v.environment);
   in.field_or_keep("nccl_debug", v.nccl_debug);  // absent before --nccl-debug-dir existed
+  in.field_or_keep("imported", v.imported);      // absent before `fabscope import` existed
 }
 
 }  // namespace fabscope

@@ -51,6 +51,9 @@ class JsonIn {
   // Reads member `key` into `out` when present; absent leaves `out` as it is.
   template <typename T>
   void field_or_keep(const char* key, T& out) const;
+  // Reads member `key`, where null means unknown: `out` becomes T{} (0, "").
+  template <typename T>
+  void field_or_unknown(const char* key, T& out) const;
 
   [[noreturn]] void fail(const std::string& what) const;
 
@@ -107,6 +110,19 @@ template <typename T>
 void JsonIn::field_or_keep(const char* key, T& out) const {
   if (auto v = find(key)) read(*v, out);
 }
+template <typename T>
+void JsonIn::field_or_unknown(const char* key, T& out) const {
+  const JsonIn v = at(key);
+  if (v.is_null()) {
+    out = T{};
+  } else {
+    read(v, out);
+  }
+}
+
+// A count or text that may be unknown (imported reports): 0 or "" is written as null.
+inline Json known_or_null(int v) { return v > 0 ? Json(v) : Json(nullptr); }
+inline Json known_or_null(const std::string& v) { return v.empty() ? Json(nullptr) : Json(v); }
 
 // Writing: scalars, strings and vectors of them are Json already; these cover
 // optionals (null where absent; a scalar as itself, a model type by its to_json) and

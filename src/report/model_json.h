@@ -13,6 +13,8 @@ Json to_json(const RankEntry& v);
 void read(const JsonIn& in, RankEntry& v);
 Json to_json(const NcclDebugLog& v);
 void read(const JsonIn& in, NcclDebugLog& v);
+Json to_json(const ImportInfo& v);
+void read(const JsonIn& in, ImportInfo& v);
 Json to_json(const RunContext& v);
 void read(const JsonIn& in, RunContext& v);
 
@@ -93,5 +95,15 @@ Json to_json(const Finding& v);
 void read(const JsonIn& in, Finding& v);
 Json to_json(const Verdict& v);
 void read(const JsonIn& in, Verdict& v);
+
+// comparison (comparison_json.cpp)
+Json to_json(const ComparedRun& v);
+void read(const JsonIn& in, ComparedRun& v);
+Json to_json(const SettingDifference& v);
+void read(const JsonIn& in, SettingDifference& v);
+Json to_json(const ComparisonRow& v);
+void read(const JsonIn& in, ComparisonRow& v);
+Json to_json(const Comparison& v);
+void read(const JsonIn& in, Comparison& v);
 
 }  // namespace fabscope

@@ -36,6 +36,16 @@ struct NcclDebugLog {
   std::vector<std::string> files;  // one per rank, in rank order
 };
 
+// A report made by `fabscope import` from another tool's output: what it was read from.
+// Such a report holds only what the files said; what they did not say is null.
+struct ImportInfo {
+  std::string tool;                    // "nccl-tests"
+  std::optional<std::string> version;  // the tool's version where printed
+  std::vector<std::string> files;      // as given on the command line
+};
+
+// A count or text an imported report may not know is 0 or "" here and null in the JSON
+// (nranks, iterations, start_time, ...).
 struct RunContext {
   ToolInfo tool;
   std::vector<std::string> command_line;
@@ -50,6 +60,7 @@ struct RunContext {
   std::vector<RankEntry> ranks;
   std::map<std::string, std::string> environment;  // NCCL_*, UCX_*, OMPI_*, CUDA_* only
   std::optional<NcclDebugLog> nccl_debug;          // --nccl-debug-dir
+  std::optional<ImportInfo> imported;              // `fabscope import`; null for measured runs
 };
 
 struct SweepSettings {
@@ -60,10 +71,11 @@ struct SweepSettings {
   int iters = 0;
   int warmup_iters = 0;
   int check_iters = 0;
-  std::string average;  // how per-rank times become time_us: rank0, mean, min, max
-  uint64_t seed = 0;
-  int graph_launches = 0;  // -G: iterations captured in a CUDA graph, launched this many times
-  int blocking = 0;        // -z: 0 asynchronous, 1 wait+barrier, 2 wait, 3 wait+barrier (barrier not timed)
+  std::string average;           // how per-rank times become time_us: rank0, mean, min, max ("" unknown)
+  std::optional<uint64_t> seed;  // null in imported reports
+  int graph_launches = 0;        // -G: iterations captured in a CUDA graph, launched this many times
+  // -z: 0 asynchronous, 1 wait+barrier, 2 wait, 3 wait+barrier (barrier not timed); null where not known
+  std::optional<int> blocking = 0;
 };
 
 struct TimeStats {
@@ -109,10 +121,13 @@ struct PlacementResult {
   double time_us = 0;  // nccl-tests' figure: loop time / iterations, reduced over ranks
   double algbw_gbps = 0;
   double busbw_gbps = 0;
-  std::optional<int64_t> wrong;  // elements wrong, summed over ranks; null when not checked
-  std::vector<int> wrong_ranks;  // ranks that saw wrong elements
-  int iterations = 0;
-  TimeStats iteration_us;  // per iteration: the slowest rank's time
+  std::optional<int64_t> wrong;           // elements wrong, summed over ranks; null when not checked
+  std::vector<int> wrong_ranks;           // ranks that saw wrong elements
+  int iterations = 0;                     // 0: unknown (imported)
+  std::optional<TimeStats> iteration_us;  // per iteration: the slowest rank's time; null where not known
+  // Every timed iteration's time of the slowest rank, in order: the samples `compare`
+  // tests for noise. Empty in reports from before it existed and where not known.
+  std::vector<double> samples_us;
   std::vector<RankTiming> per_rank;
   std::optional<ArrivalSplit> arrivals;  // sweep --arrivals only
 };
@@ -280,6 +295,60 @@ struct Attribution {
   std::vector<AttributionEntry> entries;  // largest share first; unexplained last
 };
 
+// `fabscope compare`: a baseline report and a current one, judged row by row
+// (report/compare.h).
+struct ComparedRun {
+  std::string path;
+  std::string made_by;  // "fabscope 0.4.0 (git 1a2b3c4)" or "nccl-tests 2.17.1, imported by fabscope ..."
+  std::string backend;
+  std::string backend_library;
+  int nranks = 0;  // 0: unknown
+  std::vector<std::string> hosts;
+  std::string start_time;  // "" unknown
+  std::string verdict;     // the run's own verdict
+};
+// A setting the two runs differ in (ranks, hosts, backend, library, -z, -G, ...).
+struct SettingDifference {
+  std::string setting;
+  std::string baseline;
+  std::string current;
+};
+struct ComparisonRow {
+  std::string section;     // sweep, p2p, attribution
+  std::string subject;     // "allreduce float sum out-of-place", "link h0 -> h1 (rank 0 -> 1)", ...
+  std::string collective;  // sweep and attribution rows; "" for p2p
+  std::string placement;   // sweep rows: out_of_place, in_place
+  uint64_t size_bytes = 0;
+  std::string metric;  // time_us, busbw_gbps, bw_gbps, lat_us, share
+  bool higher_is_better = false;
+  std::optional<double> baseline;  // null where the row is in one run only
+  std::optional<double> current;
+  // Relative change (current - baseline) / baseline; for `share`, the difference in
+  // points of the measured time. Positive is more of the metric.
+  std::optional<double> change;
+  // regression, improvement, within_noise, unchanged, missing_in_current, missing_in_baseline
+  std::string verdict;
+  // What decided it: mann_whitney_u (per-iteration samples of both runs), spread (each
+  // run's iteration statistics), threshold (no spread in one run: the threshold alone),
+  // none (in one run only).
+  std::string test;
+  std::optional<double> p_value;  // mann_whitney_u
+  std::optional<double> noise;    // spread: the relative change the runs' spread allows
+  int baseline_samples = 0;
+  int current_samples = 0;
+  std::string reason;  // one line: why this verdict
+};
+struct Comparison {
+  ComparedRun baseline;
+  ComparedRun current;
+  double threshold = 0.05;  // relative change below which nothing moved
+  double alpha = 0.05;      // the rank test's significance level
+  std::string crossover;    // "auto" (each sweep's half-bandwidth size) or a size in bytes
+  bool strict = false;
+  std::vector<SettingDifference> differences;
+  std::vector<ComparisonRow> rows;
+};
+
 struct Verdict {
   std::string result = "pass";  // pass or fail
   std::vector<std::string> failed_codes;
@@ -298,6 +367,7 @@ struct Report {
   std::optional<TopologySection> topology;  // `fabscope topo`; null when not run
   std::optional<Diagnosis> diagnosis;       // `fabscope diagnose`; null for other commands
   std::vector<Attribution> attribution;     // diagnose: one per collective, at its largest size
+  std::optional<Comparison> comparison;     // `fabscope compare`; null for other commands
   std::vector<Finding> findings;
   Verdict verdict;
 };

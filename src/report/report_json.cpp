@@ -50,6 +50,7 @@ const std::vector<Section>& sections() {
       member_section<&Report::topology>("topology", /*missing_in_older_reports=*/true),
       member_section<&Report::diagnosis>("diagnosis", /*missing_in_older_reports=*/true),
       member_section<&Report::attribution>("attribution", /*missing_in_older_reports=*/true),
+      member_section<&Report::comparison>("comparison", /*missing_in_older_reports=*/true),
       member_section<&Report::findings>("findings"),
       member_section<&Report::verdict>("verdict"),
   };
@@ -72,6 +73,12 @@ Result<Report> report_from_json_text(const std::string& text, const std::string&
     return Status::Invalid(fmt::format("'{}' is not valid JSON: {}", source, e.what()));
   }
   try {
+    if (doc.is_object() && !doc.contains("schema") && doc.contains("results") && doc.contains("config")) {
+      return Status::Invalid(fmt::format(
+          "'{}' is nccl-tests -J output, not a fabscope report: make it one with `fabscope import nccl-tests {} "
+          "--json FILE`",
+          source, source));
+    }
     const JsonIn root(doc, "", source);
     Report r;
     root.field("schema", r.schema);

@@ -6,6 +6,8 @@ namespace fabscope {
 
 // The file formats' reporters, each in its own file (report/<format>_reporter.cpp).
 std::unique_ptr<Reporter> make_json_reporter(const std::string& path);
+std::unique_ptr<Reporter> make_junit_reporter(const std::string& path);
+std::unique_ptr<Reporter> make_markdown_reporter(const std::string& path);
 
 namespace {
 
@@ -13,6 +15,11 @@ namespace {
 // above and one row here; every command that writes files then takes its option.
 constexpr OutputFormat kFormats[] = {
     {"json", "--json", "Write the JSON report here (atomically, by rank 0)", make_json_reporter},
+    {"junit", "--junit",
+     "Write JUnit XML here: a test case per compared row and per finding, an error a failure (CI test reports)",
+     make_junit_reporter},
+    {"markdown", "--markdown", "Write a Markdown summary here (a pull-request comment): verdict, what moved, findings",
+     make_markdown_reporter},
 };
 
 }  // namespace

@@ -4,10 +4,17 @@
 namespace fabscope {
 
 Json to_json(const SweepSettings& v) {
-  return {{"min_bytes", v.min_bytes},           {"max_bytes", v.max_bytes}, {"step_bytes", v.step_bytes},
-          {"step_factor", v.step_factor},       {"iters", v.iters},         {"warmup_iters", v.warmup_iters},
-          {"check_iters", v.check_iters},       {"average", v.average},     {"seed", v.seed},
-          {"graph_launches", v.graph_launches}, {"blocking", v.blocking}};
+  return {{"min_bytes", v.min_bytes},
+          {"max_bytes", v.max_bytes},
+          {"step_bytes", v.step_bytes},
+          {"step_factor", v.step_factor},
+          {"iters", v.iters},
+          {"warmup_iters", v.warmup_iters},
+          {"check_iters", v.check_iters},
+          {"average", known_or_null(v.average)},
+          {"seed", to_json_opt(v.seed)},
+          {"graph_launches", v.graph_launches},
+          {"blocking", to_json_opt(v.blocking)}};
 }
 void read(const JsonIn& in, SweepSettings& v) {
   in.field("min_bytes", v.min_bytes);
@@ -17,7 +24,7 @@ void read(const JsonIn& in, SweepSettings& v) {
   in.field("iters", v.iters);
   in.field("warmup_iters", v.warmup_iters);
   in.field("check_iters", v.check_iters);
-  in.field("average", v.average);
+  in.field_or_unknown("average", v.average);
   in.field("seed", v.seed);
   in.field_or_keep("graph_launches", v.graph_launches);  // absent before -G: 0
   in.field_or_keep("blocking", v.blocking);              // absent before -z: 0
@@ -89,8 +96,9 @@ Json to_json(const PlacementResult& v) {
             {"busbw_gbps", v.busbw_gbps},
             {"wrong", to_json_opt(v.wrong)},
             {"wrong_ranks", v.wrong_ranks},
-            {"iterations", v.iterations},
-            {"iteration_us", to_json(v.iteration_us)},
+            {"iterations", known_or_null(v.iterations)},
+            {"iteration_us", to_json_opt(v.iteration_us)},
+            {"iteration_samples_us", v.samples_us},
             {"per_rank", to_json_array(v.per_rank)}};
   if (v.arrivals) j["arrivals"] = to_json(*v.arrivals);
   return j;
@@ -101,8 +109,9 @@ void read(const JsonIn& in, PlacementResult& v) {
   in.field("busbw_gbps", v.busbw_gbps);
   in.field("wrong", v.wrong);
   in.field("wrong_ranks", v.wrong_ranks);
-  in.field("iterations", v.iterations);
+  in.field_or_unknown("iterations", v.iterations);
   in.field("iteration_us", v.iteration_us);
+  in.field_or_keep("iteration_samples_us", v.samples_us);  // absent before compare existed
   in.field("per_rank", v.per_rank);
   in.field_or_keep("arrivals", v.arrivals);  // sweep --arrivals only
 }
@@ -123,7 +132,7 @@ void read(const JsonIn& in, SweepPoint& v) {
 Json to_json(const Sweep& v) {
   return {{"collective", v.collective},       {"dtype", v.dtype},
           {"op", to_json_opt(v.op)},          {"backend", v.backend},
-          {"root", to_json_opt(v.root)},      {"nranks", v.nranks},
+          {"root", to_json_opt(v.root)},      {"nranks", known_or_null(v.nranks)},
           {"busbw_factor", v.busbw_factor},   {"iteration_clock", v.iteration_clock},
           {"points", to_json_array(v.points)}};
 }
@@ -133,7 +142,7 @@ void read(const JsonIn& in, Sweep& v) {
   in.field("op", v.op);
   in.field("backend", v.backend);
   in.field("root", v.root);
-  in.field("nranks", v.nranks);
+  in.field_or_unknown("nranks", v.nranks);
   in.field("busbw_factor", v.busbw_factor);
   in.field_or_keep("iteration_clock", v.iteration_clock);  // absent before the nccl backend: "host"
   in.field("points", v.points);

@@ -46,7 +46,7 @@ std::string render_preamble(const Report& r) {
         static_cast<long>(s.min_bytes), static_cast<long>(s.max_bytes),
         static_cast<long>(factor ? s.step_factor : s.step_bytes), factor ? "factor" : "bytes", s.warmup_iters, s.iters,
         s.check_iters, s.graph_launches);
-    if (s.blocking != 0) out += cformat("# blocking: %d (-z)\n", s.blocking);
+    if (s.blocking.value_or(0) != 0) out += cformat("# blocking: %d (-z)\n", *s.blocking);
   }
   out += "#\n# Using devices\n";
   for (const RankEntry& e : c.ranks) {

@@ -1,5 +1,6 @@
 #include "report/text_reporter.h"
 
+#include "report/compare_text.h"
 #include "report/diagnosis_text.h"
 #include "report/p2p_table.h"
 #include "report/summary.h"
@@ -13,7 +14,7 @@ std::string topology_text(const Report& r) { return r.topology ? render_topology
 
 std::string render_text(const Report& r) {
   return render_answer(r) + topology_text(r) + render_tables(r) + render_p2p(r) + render_attribution(r) +
-         render_summary(r);
+         render_comparison(r) + render_summary(r);
 }
 
 void TextReporter::emit(const std::string& text) {

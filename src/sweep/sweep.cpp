@@ -371,7 +371,8 @@ class SweepRunner {
       for (size_t i = 0; i < iters; ++i) slowest[i] = std::max(slowest[i], mine[i]);
     }
     Summary s = summarize(slowest);
-    res.iteration_us = {s.min, s.median, s.mean, s.max, s.p99};
+    res.iteration_us = TimeStats{s.min, s.median, s.mean, s.max, s.p99};
+    res.samples_us = std::move(slowest);
   }
 
   // Verification passes with fresh seeds; stops at the first pass that finds errors.

@@ -100,7 +100,7 @@ TEST(NcclBackend, BlockingModesAndGraphLaunchesVerify) {
     EXPECT_EQ(s.iteration_clock, "cuda_graph_launch");
     for (const SweepPoint& p : s.points) {
       if (g_ctx->rank() == 0) {
-        EXPECT_GT(p.out_of_place->iteration_us.median_us, 0);
+        EXPECT_GT(p.out_of_place->iteration_us->median_us, 0);
       }
     }
   }

@@ -42,7 +42,8 @@ Report sample_report() {
   pr.wrong = 3;
   pr.wrong_ranks = {1};
   pr.iterations = 20;
-  pr.iteration_us = {10, 12, 12.5, 20, 19.9};
+  pr.iteration_us = TimeStats{10, 12, 12.5, 20, 19.9};
+  pr.samples_us = {10, 12, 12, 20};
   pr.per_rank = {{0, 12, 12.1, 10, 20}, {1, 12.2, 12.3, 11, 19}};
   p.out_of_place = pr;
   s.points.push_back(p);

@@ -7,7 +7,9 @@
 #include <set>
 #include <sstream>
 
+#include "diag/expectations.h"
 #include "diag/rules.h"
+#include "report/compare.h"
 #include "topo/rules.h"
 
 namespace fabscope::topo {
@@ -130,6 +132,8 @@ TEST(FindingRules, CodesAreUniqueAndEachIsDocumentedInTheReadme) {
   add(sweep_rules());
   add(p2p_rules());
   add(counter_rules());
+  add(compare_rules());
+  add(expectation_rules());
   std::set<std::string> codes;
   const std::regex code_form("^[a-z0-9]+\\.[a-z0-9_]+$");
   for (const auto& [code, detects] : rules) {

@@ -16,11 +16,20 @@ void check_sweep_wrong_results(const SweepContext& c, FindingSink& sink) {
   };
   std::map<int, PerRank> by_rank;
   int checked = 0;
+  PerRank unnamed;  // wrong results whose ranks the report does not name (imported tables)
   for (const Sweep& s : c.report.sweeps) {
     for (const SweepPoint& p : s.points) {
       for (const auto* pl : {&p.out_of_place, &p.in_place}) {
         if (!pl->has_value() || !(*pl)->wrong.has_value()) continue;
         ++checked;
+        if (*(*pl)->wrong > 0 && (*pl)->wrong_ranks.empty() && unnamed.failed++ == 0) {
+          unnamed.first = {{"collective", s.collective},
+                           {"dtype", s.dtype},
+                           {"op", s.op ? nlohmann::ordered_json(*s.op) : nlohmann::ordered_json(nullptr)},
+                           {"size_bytes", p.size_bytes},
+                           {"placement", pl == &p.out_of_place ? "out_of_place" : "in_place"},
+                           {"wrong_total", *(*pl)->wrong}};
+        }
         for (int r : (*pl)->wrong_ranks) {
           PerRank& pr = by_rank[r];
           if (pr.failed++ == 0) {
@@ -34,6 +43,17 @@ void check_sweep_wrong_results(const SweepContext& c, FindingSink& sink) {
         }
       }
     }
+  }
+  if (unnamed.failed > 0) {
+    sink.add(Severity::kError, "run", {},
+             fmt::format("wrong data in {} of {} checked results, first in {} {} {}; the report does not say which "
+                         "rank received it",
+                         unnamed.failed, checked, unnamed.first["collective"].get<std::string>(),
+                         unnamed.first["dtype"].get<std::string>(),
+                         format_size(unnamed.first["size_bytes"].get<uint64_t>())),
+             "run `fabscope sweep` on these nodes with that collective and size: it names the rank whose data was "
+             "wrong",
+             {{"rank", nullptr}, {"failed_checks", unnamed.failed}, {"checked", checked}, {"first", unnamed.first}});
   }
   for (const auto& [rank, pr] : by_rank) {
     const std::string host = c.host_of(rank);

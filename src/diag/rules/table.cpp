@@ -7,6 +7,8 @@ namespace fabscope {
 
 void check_sweep_wrong_results(const SweepContext&, FindingSink&);
 void check_rank_straggler(const SweepContext&, FindingSink&);
+void check_perf_dip(const SweepContext&, FindingSink&);
+void check_perf_plateau(const SweepContext&, FindingSink&);
 void check_p2p_slow_host(const P2pSizeContext&, FindingSink&);
 void check_p2p_slow_link(const P2pSizeContext&, FindingSink&);
 void check_p2p_congested_link(const P2pSizeContext&, FindingSink&);
@@ -19,6 +21,8 @@ namespace {
 constexpr Rule<SweepContext> kSweepRules[] = {
     {"sweep.wrong_results", "a rank that received wrong data", check_sweep_wrong_results},
     {"rank.straggler", "a rank the others waited for (sweep --arrivals)", check_rank_straggler},
+    {"perf.dip", "a size whose bandwidth falls well below both neighbours' in one sweep", check_perf_dip},
+    {"perf.plateau", "bus bandwidth that stops growing before a sweep's largest sizes (a note)", check_perf_plateau},
 };
 
 constexpr Rule<P2pSizeContext> kP2pRules[] = {

@@ -1,0 +1,87 @@
+// `fabscope import nccl-tests FILE...`: nccl-tests' printed tables or -J JSON as a
+// fabscope report (report/import.h), so that baselines that exist only as nccl-tests
+// output can be compared and held to expectations.
+#include <fmt/format.h>
+
+#include "app/command.h"
+#include "app/run_context.h"
+#include "coll/collective.h"
+#include "core/atomic_file.h"
+#include "diag/expectations.h"
+#include "diag/findings.h"
+#include "report/import.h"
+
+namespace fabscope {
+
+namespace {
+
+class ImportCommand final : public Command {
+ public:
+  void add_options(CLI::App& app) override {
+    app.add_option("format", format_, "What the files are: nccl-tests (its text output or its -J JSON)")->required();
+    app.add_option("files", files_, "The files, e.g. all_reduce_perf.log")->required();
+    app.add_option("--collective", collective_,
+                   "The collective of tables whose file does not name it (no '# Collective test starting' line): " +
+                       collective_names());
+    app.add_option("--expect", expect_path_,
+                   "Hold the imported figures to this expectations file (perf.below_expected)");
+  }
+
+  CommandOutcome run(const CommonOptions& common, int*, char***) override {
+    if (format_ != "nccl-tests") {
+      return fail(
+          Status::Invalid(fmt::format("import format '{}' is not known; fabscope imports: nccl-tests", format_)));
+    }
+    if (!collective_.empty()) {
+      if (auto c = collective_from_name(collective_); !c.ok())
+        return fail(Status::Invalid("--collective: " + c.status().message()));
+    }
+    std::optional<Expectations> expectations;
+    if (!expect_path_.empty()) {
+      auto e = load_expectations(expect_path_);
+      if (!e.ok()) return fail(e.status());
+      expectations = std::move(*e);
+    }
+    auto out = make_reporters(common.output_files(), stdout);
+    if (Status s = out->preflight(); !s.ok()) return fail(s);
+    std::vector<ImportSource> sources;
+    for (const std::string& path : files_) {
+      auto text = read_file(path);
+      if (!text.ok()) return fail(text.status());
+      auto tables = parse_nccl_tests(*text, path);
+      if (!tables.ok()) return fail(tables.status());
+      sources.push_back({path, std::move(*tables)});
+    }
+    auto report = import_nccl_tests(sources, {collective_});
+    if (!report.ok()) return fail(report.status());
+    // fabscope made this report; when and where the measured run ran the files do not say.
+    const RunContext here = make_local_run_context(common.command_line);
+    report->context.tool = here.tool;
+    report->context.command_line = here.command_line;
+    report->context.build = here.build;
+    add_sweep_findings(*report);
+    if (expectations) add_expectation_findings(*report, *expectations);
+    decide_verdict(*report);
+    CommandOutcome outcome;
+    outcome.verdict_failed = report->verdict.result != "pass";
+    outcome.status = out->finish(*report);
+    if (!outcome.status.ok()) print_error(outcome.status.message());
+    return outcome;
+  }
+
+ private:
+  static CommandOutcome fail(const Status& s) {
+    print_error(s.message());
+    return {s};
+  }
+  std::string format_;
+  std::vector<std::string> files_;
+  std::string collective_;
+  std::string expect_path_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_import_command() { return std::make_unique<ImportCommand>(); }
+
+}  // namespace fabscope

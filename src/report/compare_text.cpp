@@ -1,0 +1,95 @@
+#include "report/compare_text.h"
+
+#include <fmt/format.h>
+
+#include "core/sizes.h"
+#include "report/compare.h"
+
+namespace fabscope {
+
+std::map<std::string, int> verdict_counts(const Comparison& c) {
+  std::map<std::string, int> n = {
+      {"regression", 0}, {"improvement", 0}, {"within_noise", 0}, {"unchanged", 0}, {"missing", 0}};
+  for (const ComparisonRow& r : c.rows) ++n[r.verdict.rfind("missing", 0) == 0 ? "missing" : r.verdict];
+  return n;
+}
+
+std::string counts_text(const Comparison& c) {
+  auto n = verdict_counts(c);
+  auto plural = [](int k, const char* one, const char* many) { return fmt::format("{} {}", k, k == 1 ? one : many); };
+  return fmt::format(
+      "{}, {}, {} within noise, {} unchanged, {} missing", plural(n["regression"], "regression", "regressions"),
+      plural(n["improvement"], "improvement", "improvements"), n["within_noise"], n["unchanged"], n["missing"]);
+}
+
+std::string format_figure(const ComparisonRow& row, const std::optional<double>& v) {
+  if (!v) return "-";
+  if (row.metric == "share") return fmt::format("{:.1f}%", 100.0 * *v);
+  if (*v >= 1e6) return fmt::format("{:.3g}", *v);
+  return fmt::format("{:.2f}", *v);
+}
+
+std::string format_test(const ComparisonRow& row) {
+  if (row.test == "mann_whitney_u" && row.p_value) {
+    return fmt::format("mann-whitney p={:.2g} ({}v{})", *row.p_value, row.baseline_samples, row.current_samples);
+  }
+  if (row.test == "spread" && row.noise) return fmt::format("spread {:.1f}%", 100.0 * *row.noise);
+  if (row.test == "none") return "-";
+  return row.test;
+}
+
+namespace {
+
+std::string run_line(const char* label, const ComparedRun& r) {
+  std::string ranks = r.nranks > 0 ? fmt::format("{} ranks", r.nranks) : "ranks unknown";
+  std::string hosts =
+      r.hosts.empty() ? "" : fmt::format(" on {} host{}", r.hosts.size(), r.hosts.size() == 1 ? "" : "s");
+  return fmt::format("#  {:<9} {}: {}; {}{}{}; {}{}; verdict {}\n", label, r.path, r.made_by, ranks, hosts,
+                     r.backend.empty() ? "" : ", " + r.backend,
+                     r.backend_library.empty() ? "library unknown" : r.backend_library,
+                     r.start_time.empty() ? "" : ", " + r.start_time, r.verdict);
+}
+
+std::string verdict_label(const std::string& v) {
+  if (v == "regression") return "REGRESSION";
+  if (v == "improvement") return "improvement";
+  if (v == "within_noise") return "within noise";
+  if (v == "missing_in_current") return "MISSING now";
+  if (v == "missing_in_baseline") return "new";
+  return v;
+}
+
+}  // namespace
+
+std::string render_comparison(const Report& report) {
+  if (!report.comparison) return "";
+  const Comparison& c = *report.comparison;
+  std::string out = "# fabscope compare\n";
+  out += run_line("baseline", c.baseline);
+  out += run_line("current", c.current);
+  for (const SettingDifference& d : c.differences) {
+    out += fmt::format("#  differs:  {}: {} -> {}\n", d.setting, d.baseline, d.current);
+  }
+  out += fmt::format(
+      "#  A row regressed when it moved the wrong way by more than {:.1f}% and beyond the runs' noise (Mann-Whitney U "
+      "at alpha {} on per-iteration samples, Holm-adjusted over the rows tested; else each run's spread). Sizes below "
+      "{} are judged on time_us, the "
+      "others on busbw_gbps.\n#\n",
+      100.0 * c.threshold, c.alpha,
+      c.crossover == "auto" ? "each sweep's n1/2 (half its peak bandwidth)" : format_size(std::stoull(c.crossover)));
+  std::string subject;
+  for (const ComparisonRow& r : c.rows) {
+    if (r.subject != subject) {
+      subject = r.subject;
+      out += fmt::format("# {}\n#  {:>10}  {:<10}  {:>12}  {:>12}  {:>9}  {:<12}  {}\n", subject, "size", "metric",
+                         "baseline", "current", "change", "verdict", "test");
+    }
+    out += fmt::format("   {:>10}  {:<10}  {:>12}  {:>12}  {:>9}  {:<12}  {}\n", format_size(r.size_bytes), r.metric,
+                       format_figure(r, r.baseline), format_figure(r, r.current), r.change ? format_change(r) : "-",
+                       verdict_label(r.verdict), format_test(r));
+  }
+  out += fmt::format("#\n# Compared {} rows: {}\n", c.rows.size(), counts_text(c));
+  return out;
+}
+
+}  // namespace fabscope
