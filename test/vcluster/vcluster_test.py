@@ -23,6 +23,9 @@
                             link or host is blamed, and the verdict passes
   vcluster_test.py diagnose_healthy    five runs on a quiet cluster (tcp and mpi): pass, and no
                             warning or error about a link, host or rank
+  vcluster_test.py compare_gate        the CI gate: two quiet sweeps compare as a pass; a sweep
+                            with one host limited to a tenth fails it (exit 1), naming
+                            allreduce and its sizes in the findings and in JUnit
 
 Exits 77 (skipped, with the reason) where this machine cannot host the cluster.
 """
@@ -358,12 +361,50 @@ def diagnose_healthy(c):
     print("ok")
 
 
+def compare_gate(c):
+    """The CI gate end to end: a baseline sweep on the quiet cluster, a second quiet one,
+    and one with host 2 limited to a tenth. The quiet pair passes the gate; the slowed run
+    fails it (exit 1) with allreduce and the sizes named, in the text and in JUnit."""
+    import junitparser
+    rate_mbit = tenth_of_quiet(c, "host 2 (the second sweep)")
+    sweep = ["sweep", "allreduce", "-b", "256K", "-e", "4M", "-f", "4", "-n", "20", "--backend", "tcp"]
+    c.run(4, [sweep + ["--json", c.path("base.json")], sweep + ["--json", c.path("again.json")]], any_verdict=True)
+    c.run(4, [sweep + ["--json", c.path("slow.json")]], faults=["--slow", "2", f"{rate_mbit}mbit"], any_verdict=True)
+    # A wide threshold: a tcp cluster of namespaces on 2 shared cores varies from run to
+    # run by more than a real fabric would; a tenth of a link's rate is far beyond it.
+    gate = ["--threshold", "50%"]
+    quiet = subprocess.run([c.a.fabscope, "compare", c.path("base.json"), c.path("again.json"), *gate],
+                           capture_output=True, text=True, timeout=60)
+    print(quiet.stdout[-2500:])
+    if quiet.returncode != 0:
+        fail(f"two quiet runs must pass the gate: exit {quiet.returncode}\n{quiet.stdout}{quiet.stderr}")
+    p = subprocess.run([c.a.fabscope, "compare", c.path("base.json"), c.path("slow.json"), *gate,
+                        "--junit", c.path("gate.xml"), "--json", c.path("gate.json")],
+                       capture_output=True, text=True, timeout=60)
+    print(p.stdout[-2500:])
+    if p.returncode != 1:
+        fail(f"a host at a tenth of its rate must fail the gate: exit {p.returncode}\n{p.stdout}{p.stderr}")
+    doc = c.report("gate.json")
+    reg = sorted({r["size_bytes"] for r in doc["comparison"]["rows"] if r["verdict"] == "regression"})
+    if 4 << 20 not in reg or any(r["collective"] != "allreduce" for r in doc["comparison"]["rows"]):
+        fail(f"the largest size must regress: regressed sizes {reg}")
+    finding = [f for f in doc["findings"] if f["code"] == "compare.regression"]
+    if not finding or "allreduce" not in finding[0]["message"] or "4 MiB" not in finding[0]["message"]:
+        fail(f"compare.regression must name the collective and sizes: {finding}")
+    xml = junitparser.JUnitXml.fromfile(c.path("gate.xml"))
+    failed = [case.name for suite in xml for case in suite if any(isinstance(r, junitparser.Failure)
+                                                                   for r in case.result)]
+    if "4 MiB busbw_gbps" not in failed:
+        fail(f"JUnit must fail the 4 MiB row: {failed}")
+    print("ok")
+
+
 def main():
     ap = argparse.ArgumentParser()
     tests = {"sweeps": sweeps, "slow": slow, "slowlink": slowlink, "noise": noise,
              "diagnose_slowlink": diagnose_slowlink, "diagnose_slowhost": diagnose_slowhost,
              "diagnose_noise": diagnose_noise, "diagnose_straggler": diagnose_straggler,
-             "diagnose_healthy": diagnose_healthy}
+             "diagnose_healthy": diagnose_healthy, "compare_gate": compare_gate}
     ap.add_argument("test", choices=sorted(tests))
     ap.add_argument("--fabscope", required=True)
     ap.add_argument("--vcluster", required=True)
