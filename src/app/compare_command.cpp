@@ -71,11 +71,7 @@ class CompareCommand final : public Command {
       o.crossover_bytes = *size;
     }
     std::optional<Expectations> expectations;
-    if (!expect_path_.empty()) {
-      auto e = load_expectations(expect_path_);
-      if (!e.ok()) return fail(e.status());
-      expectations = std::move(*e);
-    }
+    if (Status s = load_expectations_if_given(expect_path_, expectations); !s.ok()) return fail(s);
     auto out = make_reporters(common.output_files(), stdout);
     if (Status s = out->preflight(); !s.ok()) return fail(s);
     auto baseline = load_report(baseline_path_);

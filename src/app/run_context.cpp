@@ -61,7 +61,11 @@ void end_job_on_failure(const JobStart& job, Progress& progress, const Status& s
 }
 
 Status load_expectations_on_rank0(const RankContext& ctx, const std::string& path, std::optional<Expectations>& out) {
-  if (path.empty() || ctx.rank() != 0) return Status::Ok();
+  return ctx.rank() == 0 ? load_expectations_if_given(path, out) : Status::Ok();
+}
+
+Status load_expectations_if_given(const std::string& path, std::optional<Expectations>& out) {
+  if (path.empty()) return Status::Ok();
   auto e = load_expectations(path);
   if (!e.ok()) return e.status();
   out = std::move(*e);

@@ -41,8 +41,9 @@ struct JobStart {
 };
 Result<JobStart> start_job(int* argc, char*** argv, const std::function<Status(const RankContext&)>& check_options,
                            const std::string& backend, const CommonOptions& common);
-// --expect FILE of a measuring command: rank 0 reads it (the others leave `out` empty);
-// nothing to read is Ok.
+// --expect FILE: read into `out` when a path was given; none given is Ok.
+Status load_expectations_if_given(const std::string& path, std::optional<Expectations>& out);
+// The same for a measuring command: rank 0 reads it (the others leave `out` empty).
 Status load_expectations_on_rank0(const RankContext& ctx, const std::string& path, std::optional<Expectations>& out);
 // A failure in the middle of measuring: the other ranks may be waiting inside a
 // collective, so the whole job ends here, with the failure's exit code.

@@ -22,24 +22,19 @@ void check_sweep_wrong_results(const SweepContext& c, FindingSink& sink) {
       for (const auto* pl : {&p.out_of_place, &p.in_place}) {
         if (!pl->has_value() || !(*pl)->wrong.has_value()) continue;
         ++checked;
-        if (*(*pl)->wrong > 0 && (*pl)->wrong_ranks.empty() && unnamed.failed++ == 0) {
-          unnamed.first = {{"collective", s.collective},
-                           {"dtype", s.dtype},
-                           {"op", s.op ? nlohmann::ordered_json(*s.op) : nlohmann::ordered_json(nullptr)},
-                           {"size_bytes", p.size_bytes},
-                           {"placement", pl == &p.out_of_place ? "out_of_place" : "in_place"},
-                           {"wrong_total", *(*pl)->wrong}};
-        }
+        // The point, as the first failure of a rank (or of the ranks a report does not name).
+        auto where = [&] {
+          return nlohmann::ordered_json{{"collective", s.collective},
+                                        {"dtype", s.dtype},
+                                        {"op", s.op ? nlohmann::ordered_json(*s.op) : nlohmann::ordered_json(nullptr)},
+                                        {"size_bytes", p.size_bytes},
+                                        {"placement", pl == &p.out_of_place ? "out_of_place" : "in_place"},
+                                        {"wrong_total", *(*pl)->wrong}};
+        };
+        if (*(*pl)->wrong > 0 && (*pl)->wrong_ranks.empty() && unnamed.failed++ == 0) unnamed.first = where();
         for (int r : (*pl)->wrong_ranks) {
           PerRank& pr = by_rank[r];
-          if (pr.failed++ == 0) {
-            pr.first = {{"collective", s.collective},
-                        {"dtype", s.dtype},
-                        {"op", s.op ? nlohmann::ordered_json(*s.op) : nlohmann::ordered_json(nullptr)},
-                        {"size_bytes", p.size_bytes},
-                        {"placement", pl == &p.out_of_place ? "out_of_place" : "in_place"},
-                        {"wrong_total", *(*pl)->wrong}};
-          }
+          if (pr.failed++ == 0) pr.first = where();
         }
       }
     }
