@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "app/run_context.h"
 #include "coll/collective.h"
+#include "core/text.h"
 
 namespace fabscope {
 
@@ -27,6 +30,16 @@ std::string backend_names() {
   return out + "or auto";
 }
 
+CLI::Validator non_negative_integer() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        const std::string_view v = trim(value);
+        if (v.empty() || v.front() != '-') return "";
+        return fmt::format("{} is negative; give a whole number >= 0", value);
+      },
+      "UINT", "non-negative integer");
+}
+
 void add_common_options(CLI::App& app, unsigned which, CommonOptions& v) {
   if (which & kOutputFiles) {
     for (const OutputFormat& f : output_formats()) {
@@ -44,15 +57,24 @@ void add_common_options(CLI::App& app, unsigned which, CommonOptions& v) {
                    fmt::format("{} (default auto: the first usable, in this order)", backend_names()));
     // The options backends take, as perftest names them where it has them.
     BackendOptions& o = v.backend_options;
-    app.add_option("--tcp-if", o.tcp_interface, "tcp backend: use this network interface's IPv4 address");
-    app.add_option("--tcp-addr", o.tcp_address, "tcp backend: use this local IPv4 address");
-    app.add_option("--verbs-device", o.verbs_device, "verbs backend: RDMA device, e.g. mlx5_0 (perftest -d)");
-    app.add_option("--verbs-port", o.verbs_port, "verbs backend: port (perftest -i; default 1)");
+    // Each records that it was given: an option of another backend than the job's is refused.
+    auto given = [&o](const char* name) { return [&o, name](const std::string&) { o.given.insert(name); }; };
+    app.add_option("--tcp-if", o.tcp_interface, "tcp backend: use this network interface's IPv4 address")
+        ->each(given("--tcp-if"));
+    app.add_option("--tcp-addr", o.tcp_address, "tcp backend: use this local IPv4 address")->each(given("--tcp-addr"));
+    app.add_option("--verbs-device", o.verbs_device, "verbs backend: RDMA device, e.g. mlx5_0 (perftest -d)")
+        ->each(given("--verbs-device"));
+    app.add_option("--verbs-port", o.verbs_port, "verbs backend: port (perftest -i; default 1)")
+        ->each(given("--verbs-port"));
     app.add_option("--verbs-gid-index", o.verbs_gid_index,
-                   "verbs backend: GID index (perftest -x; default -1: LID on InfiniBand, perftest's choice on RoCE)");
-    app.add_option("--qps", o.verbs_qps, "verbs backend: RC queue pairs per peer (perftest -q; default 1)");
+                   "verbs backend: GID index (perftest -x; default -1: LID on InfiniBand, perftest's choice on RoCE)")
+        ->each(given("--verbs-gid-index"));
+    app.add_option("--qps", o.verbs_qps, "verbs backend: RC queue pairs per peer (perftest -q; default 1)")
+        ->check(non_negative_integer())
+        ->each(given("--qps"));
     app.add_option("--nccl-debug-dir", o.nccl_debug_dir,
-                   "nccl backend: NCCL_DEBUG=INFO log (INIT,NET,GRAPH) of each rank into this existing directory");
+                   "nccl backend: NCCL_DEBUG=INFO log (INIT,NET,GRAPH) of each rank into this existing directory")
+        ->each(given("--nccl-debug-dir"));
   }
 }
 
@@ -69,6 +91,12 @@ CommandOutcome run_command(Command& command, CommonOptions& common, unsigned whi
       return {level.status()};
     }
     common.log_level = *level;
+  }
+  if ((which & kTimeout) && (!(common.timeout_s >= 0) || std::isinf(common.timeout_s))) {
+    const Status bad = Status::Invalid(fmt::format(
+        "--timeout {} is not allowed; use a finite number of seconds >= 0 (0 disables it)", common.timeout_s));
+    report_usage_error(bad.message(), argc, argv);
+    return {bad};
   }
   common.command_line.assign(*argv, *argv + *argc);
   common.backend_options.timeout_s = common.timeout_s;

@@ -42,6 +42,9 @@ struct CommonOptions {
   OutputFiles output_files() const;
 };
 void add_common_options(CLI::App& app, unsigned which, CommonOptions& values);
+// For an option bound to an unsigned integer: a negative value is an error naming it
+// (CLI11 would otherwise wrap -2 to 18446744073709551614).
+CLI::Validator non_negative_integer();
 
 // How a command ended: a failure (already printed by rank 0), or the verdict.
 struct CommandOutcome {

@@ -60,7 +60,8 @@ class DiagnoseCommand final : public Command {
     app.add_option("collectives", collectives_, "Collectives under test (default allreduce): " + collective_names());
     app.add_option("-b,--minbytes", min_bytes_, "Smallest size (default 1M)");
     app.add_option("-e,--maxbytes", max_bytes_, "Largest size, the one attributed (default 16M)");
-    app.add_option("-f,--stepfactor", step_factor_, "Multiplicative step between sizes (default 4)");
+    app.add_option("-f,--stepfactor", step_factor_, "Multiplicative step between sizes (default 4)")
+        ->check(non_negative_integer());
     app.add_option("-d,--datatype", dtypes_, fmt::format("{} (default float)", data_type_names()));
     app.add_option("-o,--op", ops_, fmt::format("{} (default sum)", reduce_op_names()));
     app.add_option("--phases", phases_, fmt::format("A comma list of {} (default all)", phase_names()));
@@ -204,7 +205,7 @@ constexpr int kTracedCalls = 3;
 Status trace_calls(const RankContext& ctx, Backend& b, const SweepOptions& o, uint64_t size, double timeout_s,
                    Diagnosis& d) {
   if (!b.set_trace(nullptr)) return Status::Ok();
-  Watchdog watchdog(timeout_s, fmt::format("[r{} {}]", ctx.rank(), ctx.host()));
+  Watchdog watchdog(timeout_s, fmt::format("[r{} {}]", ctx.rank(), ctx.host()), stderr, ctx.peer_view());
   const DataType t = o.dtypes.front();
   const size_t es = element_size(t);
   for (Collective c : o.collectives) {
@@ -254,7 +255,7 @@ Status trace_calls(const RankContext& ctx, Backend& b, const SweepOptions& o, ui
           mine["recv"][peer].push_back(Json::array({r.posted_ns, r.completed_ns}));
         }
       }
-      auto all = ctx.gather_text(mine.dump());
+      auto all = ctx.gather_text(dump_json(mine));
       if (!all.ok()) return all.status();
       if (ctx.rank() != 0) return Status::Ok();
       std::vector<RankMessages> ranks(all->size());
@@ -539,7 +540,7 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
   discount_stalled_links(report);
   attribute(report);
   if (expectations) add_expectation_findings(report, *expectations);
-  return finish_report(*job->out, report);
+  return finish_job(*job, report);
 }
 
 }  // namespace

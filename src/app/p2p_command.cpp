@@ -43,7 +43,7 @@ class P2pCommand final : public Command {
  private:
   Result<P2pOptions> build_options(double timeout_s) const;
 
-  std::string pattern_ = "ring";
+  std::optional<std::string> pattern_;  // default ring
   std::string expect_path_;
   std::optional<std::string> pair_;  // "A,B": one pair (implies pattern pair)
   std::string mode_ = "bw";
@@ -61,6 +61,10 @@ Result<P2pOptions> P2pCommand::build_options(double timeout_s) const {
   auto mode = p2p_mode_from_name(mode_);
   if (!mode.ok()) return mode.status();
   o.mode = *mode;
+  if (pair_ && pattern_ && *pattern_ != "pair") {
+    return Status::Invalid(fmt::format(
+        "give either --pattern {} or --pair {}, not both: --pair measures that one pair alone", *pattern_, *pair_));
+  }
   if (pair_) {
     int a = -1, b = -1;
     char tail = 0;
@@ -70,7 +74,7 @@ Result<P2pOptions> P2pCommand::build_options(double timeout_s) const {
     o.pattern = P2pPattern::kPair;
     o.pair = {a, b};
   } else {
-    auto pattern = p2p_pattern_from_name(pattern_);
+    auto pattern = p2p_pattern_from_name(pattern_.value_or("ring"));
     if (!pattern.ok()) return pattern.status();
     if (*pattern == P2pPattern::kPair) return Status::Invalid("--pattern pair needs --pair A,B");
     o.pattern = *pattern;
@@ -83,6 +87,7 @@ Result<P2pOptions> P2pCommand::build_options(double timeout_s) const {
   } else {
     auto size = parse_size(size_.value_or(latency ? "2" : "64K"), "-s/--size");
     if (!size.ok()) return size.status();
+    if (*size == 0) return Status::Invalid(fmt::format("-s {}: a message must hold at least 1 byte", *size_));
     o.sizes = {*size};
   }
   o.iters = iters_.value_or(1000);
@@ -109,6 +114,10 @@ CommandOutcome P2pCommand::run(const CommonOptions& common, int* argc, char*** a
   const BackendEntry* entry = job->backend;
   auto transport = entry->create_transport(ctx, common.backend_options, log);
   if (Status s = agree_or_report(ctx, transport.ok() ? Status::Ok() : transport.status()); !s.ok()) return {s};
+  if (Status s = check_p2p_memory(ctx, **transport, *options); !s.ok()) {
+    if (ctx.rank() == 0) print_error(s.message());
+    return {s};
+  }
 
   Report report;
   Memory* memory = (*transport)->memory();
@@ -129,7 +138,7 @@ CommandOutcome P2pCommand::run(const CommonOptions& common, int* argc, char*** a
   add_p2p_findings(report);
   add_counter_findings(report);
   if (expectations) add_expectation_findings(report, *expectations);
-  return finish_report(*job->out, report);
+  return finish_job(*job, report);
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ namespace fabscope {
 
 Status retest_alone(const RankContext& ctx, Transport& transport, const P2pOptions& options, Progress& progress,
                     std::vector<CounterSample>& counters, P2pSection& section) {
-  auto shared = ctx.broadcast(ctx.rank() == 0 ? to_json_array(links_to_retest(section)).dump() : "", 0);
+  auto shared = ctx.broadcast(ctx.rank() == 0 ? dump_json(to_json_array(links_to_retest(section))) : "", 0);
   if (!shared.ok()) return shared.status();
   std::vector<P2pLink> suspects;
   try {

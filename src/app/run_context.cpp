@@ -1,13 +1,16 @@
 #include "app/run_context.h"
 
 #include <unistd.h>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
 #include "app/command.h"
 #include "backend/nccl/nccl_plan.h"
+#include "backend/tcp/tcp_transport.h"
 
 #include "core/atomic_file.h"
 #include "core/clock.h"
@@ -51,6 +54,25 @@ Result<JobStart> start_job(int* argc, char*** argv, const std::function<Status(c
   FABSCOPE_RETURN_IF_ERROR(agree_or_report(ctx, local));
   // The backend's own options, and --nccl-debug-dir's directory on each rank's host.
   FABSCOPE_RETURN_IF_ERROR(agree_or_report(ctx, check_backend_options(*job.backend, common.backend_options)));
+  // The heartbeat, so that a watchdog that fires names the rank that stopped answering.
+  // On the address the tcp backend would use; without one the job runs, and a hang
+  // message says less.
+  if (common.timeout_s > 0) {
+    TcpOptions where;
+    where.interface = common.backend_options.tcp_interface;
+    where.address = common.backend_options.tcp_address;
+    auto address = choose_tcp_address(where, ctx.all_on_one_node());
+    // No address: the tcp backend, if it is the job's, says why itself.
+    Status s = ctx.agree(address.ok() ? Status::Ok() : address.status());
+    if (s.ok()) {
+      s = job.ctx->start_heartbeat(*address, std::min(1.0, common.timeout_s / 4));
+      if (!s.ok() && ctx.rank() == 0) {
+        job.log.warn("no heartbeat between ranks ({}): a hang will end the job without naming the rank", s.message());
+      }
+    } else {
+      job.log.info("no heartbeat between ranks: {}", s.message());
+    }
+  }
   return job;
 }
 
@@ -82,12 +104,52 @@ CommandOutcome finish_report(Reporter& out, Report& report) {
   return outcome;
 }
 
-Status check_backend_options(const BackendEntry& backend, const BackendOptions& options) {
-  if (options.nccl_debug_dir.empty()) return Status::Ok();
-  if (backend.name != "nccl") {
-    return Status::Invalid(
-        fmt::format("--nccl-debug-dir is an option of the nccl backend; this job uses backend '{}'", backend.name));
+CommandOutcome finish_job(const JobStart& job, Report& report) {
+  CommandOutcome outcome = finish_report(*job.out, report);
+  // Rank 0 decided (the others' reports are partial): every rank exits as it does, so a
+  // launcher that reports any one rank's exit code reports the verdict.
+  const RankContext& ctx = *job.ctx;
+  std::string mine;
+  if (ctx.rank() == 0) {
+    mine = outcome.status.ok() ? (outcome.verdict_failed ? "fail" : "pass")
+                               : fmt::format("error {}", exit_code_for(outcome.status));
   }
+  auto agreed = ctx.broadcast(mine, 0);
+  if (!agreed.ok()) return {agreed.status()};
+  if (ctx.rank() != 0) {
+    if (agreed->rfind("error ", 0) == 0) {
+      const int code = std::atoi(agreed->c_str() + 6);
+      outcome.status = code == kExitUsage ? Status::Invalid("rank 0 could not finish the report")
+                                          : Status::Runtime("rank 0 could not finish the report");
+    } else {
+      outcome.verdict_failed = *agreed == "fail";
+    }
+  }
+  return outcome;
+}
+
+Status check_backend_options(const BackendEntry& backend, const BackendOptions& options) {
+  // Each backend's own options: given with another backend, they would be ignored.
+  static const std::map<std::string, std::string_view> kOwner = {
+      {"--tcp-if", "tcp"}, {"--tcp-addr", "tcp"},          {"--verbs-device", "verbs"}, {"--verbs-port", "verbs"},
+      {"--qps", "verbs"},  {"--verbs-gid-index", "verbs"}, {"--nccl-debug-dir", "nccl"}};
+  for (const std::string& name : options.given) {
+    auto it = kOwner.find(name);
+    if (it != kOwner.end() && it->second != backend.name) {
+      return Status::Invalid(
+          fmt::format("{} is an option of the {} backend; this job uses backend '{}'", name, it->second, backend.name));
+    }
+  }
+  if (options.given.count("--tcp-if") && options.given.count("--tcp-addr")) {
+    return Status::Invalid(fmt::format(
+        "give either --tcp-if {} or --tcp-addr {}, not both: each chooses the address the tcp backend listens on",
+        options.tcp_interface, options.tcp_address));
+  }
+  if (options.given.count("--qps") && options.verbs_qps < 1) {
+    return Status::Invalid(
+        fmt::format("--qps {} is not allowed; use 1 or more queue pairs per peer", options.verbs_qps));
+  }
+  if (options.nccl_debug_dir.empty()) return Status::Ok();
   return check_nccl_debug_dir(options.nccl_debug_dir);
 }
 

@@ -51,6 +51,9 @@ Status load_expectations_on_rank0(const RankContext& ctx, const std::string& pat
 // The end of a run: the verdict the findings decide, then every output finished
 // (JobStart::out: rank 0's, the others have none); a failure to write one is printed.
 CommandOutcome finish_report(Reporter& out, Report& report);
+// finish_report for a job under a launcher, collective: every rank returns rank 0's
+// outcome (verdict or failure), so every rank's exit code is the job's.
+CommandOutcome finish_job(const JobStart& job, Report& report);
 // Agrees `local` across ranks; when any failed, rank 0 prints the failure, returned on every rank.
 Status agree_or_report(const RankContext& ctx, const Status& local);
 

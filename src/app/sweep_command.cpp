@@ -36,7 +36,8 @@ class SweepCommand final : public Command {
     app.add_option("-b,--minbytes", min_bytes_, "Smallest size, e.g. 8, 64K, 1M (default 32M)");
     app.add_option("-e,--maxbytes", max_bytes_, "Largest size (default 32M)");
     app.add_option("-i,--stepbytes", step_bytes_, "Additive step when -f is 1 (default 1M)");
-    app.add_option("-f,--stepfactor", step_factor_, "Multiplicative step (default 1: use -i)");
+    app.add_option("-f,--stepfactor", step_factor_, "Multiplicative step (default 1: use -i)")
+        ->check(non_negative_integer());
     app.add_option("-n,--iters", iters_, "Timed iterations per size (default 20)");
     app.add_option("-w,--warmup_iters", warmup_iters_, "Warm-up iterations per size (default 1)");
     app.add_option("-c,--check", check_iters_, "Verification passes per size; 0 = none (default 1)");
@@ -51,7 +52,7 @@ class SweepCommand final : public Command {
     app.add_option("-z,--blocking", blocking_,
                    "0 asynchronous, 1 wait and barrier after each iteration, 2 wait, 3 wait and barrier with the "
                    "barrier not timed (as nccl-tests; default 0)");
-    app.add_option("--seed", seed_, "Seed of the verification data");
+    app.add_option("--seed", seed_, "Seed of the verification data")->check(non_negative_integer());
     app.add_option("--expect", expect_path_,
                    "Hold the results to the figures of this expectations file (perf.below_expected; read by rank 0)");
     app.add_flag("--arrivals", arrivals_,
@@ -169,7 +170,7 @@ CommandOutcome SweepCommand::run(const CommonOptions& common, int* argc, char***
   report.sweeps = std::move(*sweeps);
   add_sweep_findings(report);
   if (expectations) add_expectation_findings(report, *expectations);
-  return finish_report(out, report);
+  return finish_job(*job, report);
 }
 
 }  // namespace

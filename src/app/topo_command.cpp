@@ -3,8 +3,10 @@
 // node's first rank reads and analyses its node (with every local rank's CPU binding),
 // and rank 0 puts the nodes together and compares them.
 #include <fmt/format.h>
+
 #include <sched.h>
 #include <unistd.h>
+#include <cmath>
 
 #include <algorithm>
 #include <charconv>
@@ -65,9 +67,9 @@ class TopoCommand final : public Command {
 };
 
 Status TopoCommand::validate() const {
-  if (expect_rate_gbits_ < 0) {
-    return Status::Invalid(
-        fmt::format("--expect-rate {:g}: a rate in Gb/s must be 0 (none) or positive", expect_rate_gbits_));
+  if (!(expect_rate_gbits_ >= 0) || std::isinf(expect_rate_gbits_)) {
+    return Status::Invalid(fmt::format(
+        "--expect-rate {:g}: a rate in Gb/s must be 0 (none) or a finite positive number", expect_rate_gbits_));
   }
   if (host_ && host_->empty()) return Status::Invalid("--host: give a host name");
   if (host_ && !offline()) return Status::Invalid("--host names the host files describe; give at least one file");

@@ -86,10 +86,9 @@ Status gather_topology(const RankContext& ctx, const topo::AnalysisOptions& opti
       if (!analyses.ok()) {
         local = analyses.status();
       } else {
-        mine_json = Json{{"host", to_json(topo::host_section(h, analyses->front()))},
-                         {"findings", to_json_array(findings)},
-                         {"signature", topo::host_signature(h, analyses->front())}}
-                        .dump();
+        mine_json = dump_json(Json{{"host", to_json(topo::host_section(h, analyses->front()))},
+                                   {"findings", to_json_array(findings)},
+                                   {"signature", topo::host_signature(h, analyses->front())}});
       }
     }
   }

@@ -31,7 +31,8 @@ class Memory {
   virtual ~Memory() = default;
   virtual std::string_view kind() const = 0;
   // Whether `bytes_per_rank` for each of `ranks_here` ranks on this node fits, checked
-  // before allocating so that a too-large -e is an error, not an out-of-memory kill.
+  // before allocating so that a too-large -e is an error, not an out-of-memory kill. The
+  // error's message completes "X needs ...": what is needed, and what there is.
   virtual Status check_capacity(uint64_t bytes_per_rank, int ranks_here) const = 0;
   virtual Result<void*> allocate(size_t bytes) = 0;
   virtual void release(void* buffer) = 0;

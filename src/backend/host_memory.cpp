@@ -26,10 +26,9 @@ Status HostMemory::check_capacity(uint64_t bytes_per_rank, int ranks_here) const
   if (!avail) return Status::Ok();
   const uint64_t need = bytes_per_rank * static_cast<uint64_t>(ranks_here);
   if (need <= *avail / 10 * 9) return Status::Ok();
-  return Status::Invalid(fmt::format(
-      "the sweep needs {} of host memory per rank, {} for the {} ranks on this node, but only {} is available; "
-      "lower the maximum size -e",
-      format_size(bytes_per_rank), format_size(need), ranks_here, format_size(*avail)));
+  return Status::Invalid(
+      fmt::format("{} of host memory per rank, {} for the {} ranks on this node, but only {} is available",
+                  format_capacity(bytes_per_rank), format_capacity(need), ranks_here, format_capacity(*avail)));
 }
 
 Result<void*> HostMemory::allocate(size_t bytes) {

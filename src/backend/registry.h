@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,14 +25,15 @@ struct Availability {
 
 // Options some backends take (unknown ones are ignored by the others).
 struct BackendOptions {
-  std::string tcp_interface;   // --tcp-if
-  std::string tcp_address;     // --tcp-addr
-  std::string verbs_device;    // --verbs-device (perftest -d); empty: the first with an ACTIVE port
-  int verbs_port = 1;          // --verbs-port (perftest -i)
-  int verbs_gid_index = -1;    // --verbs-gid-index (perftest -x; -1: LID on InfiniBand, perftest's GID choice on RoCE)
-  uint32_t verbs_qps = 1;      // --qps (perftest -q)
-  std::string nccl_debug_dir;  // --nccl-debug-dir: NCCL INFO logs, one file per rank
-  double timeout_s = 300;      // --timeout: a backend that polls its own completions aborts after this
+  std::string tcp_interface;    // --tcp-if
+  std::string tcp_address;      // --tcp-addr
+  std::string verbs_device;     // --verbs-device (perftest -d); empty: the first with an ACTIVE port
+  int verbs_port = 1;           // --verbs-port (perftest -i)
+  int verbs_gid_index = -1;     // --verbs-gid-index (perftest -x; -1: LID on InfiniBand, perftest's GID choice on RoCE)
+  uint32_t verbs_qps = 1;       // --qps (perftest -q)
+  std::string nccl_debug_dir;   // --nccl-debug-dir: NCCL INFO logs, one file per rank
+  double timeout_s = 300;       // --timeout: a backend that polls its own completions aborts after this
+  std::set<std::string> given;  // the options above the user gave ("--qps"), to refuse those of another backend
 };
 
 struct BackendEntry {

@@ -1,6 +1,7 @@
 #include "coll/collective.h"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <array>
 #include <cctype>
 
@@ -114,14 +115,25 @@ std::string_view name(Collective c) { return info(c).name; }
 
 Result<std::vector<Collective>> collectives_from_names(const std::vector<std::string>& names) {
   std::vector<Collective> out;
-  for (const std::string& name : names) {
-    if (name == "all") {
-      for (const auto& c : all_collectives()) out.push_back(c.id);
+  // Each collective once: "allreduce all_reduce_perf" or "all allreduce" would time the
+  // same rows twice, and compare could not tell them apart.
+  auto add = [&](Collective c, const std::string& given) -> Status {
+    if (std::find(out.begin(), out.end(), c) != out.end()) {
+      return Status::Invalid(
+          fmt::format("collective '{}' is named twice ({} is already in the list{})", given, name(c),
+                      std::find(names.begin(), names.end(), "all") != names.end() ? "; 'all' holds every one" : ""));
+    }
+    out.push_back(c);
+    return Status::Ok();
+  };
+  for (const std::string& given : names) {
+    if (given == "all") {
+      for (const auto& c : all_collectives()) FABSCOPE_RETURN_IF_ERROR(add(c.id, given));
       continue;
     }
-    auto c = collective_from_name(name);
+    auto c = collective_from_name(given);
     if (!c.ok()) return c.status();
-    out.push_back(*c);
+    FABSCOPE_RETURN_IF_ERROR(add(*c, given));
   }
   return out;
 }

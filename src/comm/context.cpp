@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 #include <unistd.h>
+#include <algorithm>
+#include <map>
 
 #include <climits>
 #include <cstring>
 
+#include "comm/heartbeat.h"
 #include "comm/mpi_check.h"
 
 namespace fabscope {
@@ -38,6 +41,20 @@ std::string_view name(RankReduction r) {
   return "?";
 }
 
+void distinguish_shared_host_names(std::vector<RankInfo>& ranks) {
+  std::map<std::string, std::vector<int>> nodes_of;  // host name -> its nodes, in order of first rank
+  for (const RankInfo& r : ranks) {
+    auto& nodes = nodes_of[r.host];
+    if (std::find(nodes.begin(), nodes.end(), r.node) == nodes.end()) nodes.push_back(r.node);
+  }
+  for (RankInfo& r : ranks) {
+    const auto& nodes = nodes_of[r.host];
+    if (nodes.size() < 2) continue;
+    const auto at = std::find(nodes.begin(), nodes.end(), r.node) - nodes.begin();
+    r.host = fmt::format("{}#{}", r.host, at);
+  }
+}
+
 Result<std::unique_ptr<RankContext>> RankContext::create(int* argc, char*** argv) {
   std::unique_ptr<RankContext> ctx(new RankContext());
   int inited = 0;
@@ -62,7 +79,12 @@ Result<std::unique_ptr<RankContext>> RankContext::create(int* argc, char*** argv
       FABSCOPE_MPI(MPI_Comm_split_type(ctx->world_, MPI_COMM_TYPE_SHARED, ctx->rank_, MPI_INFO_NULL, &node)));
   MPI_Comm_rank(node, &ctx->local_rank_);
   MPI_Comm_size(node, &ctx->local_size_);
+  // The node: the world rank of its first rank, as the shared-memory split (what the MPI
+  // library knows) groups them; host names alone are not enough (cloned images).
+  int leader = ctx->rank_;
+  Status bcast = FABSCOPE_MPI(MPI_Bcast(&leader, 1, MPI_INT, 0, node));
   MPI_Comm_free(&node);
+  FABSCOPE_RETURN_IF_ERROR(bcast);
 
   // Every rank's host name, pid and local rank, on every rank.
   constexpr int kHostLen = 256;
@@ -71,21 +93,38 @@ Result<std::unique_ptr<RankContext>> RankContext::create(int* argc, char*** argv
   std::vector<char> hosts(static_cast<size_t>(kHostLen) * static_cast<size_t>(ctx->size_));
   FABSCOPE_RETURN_IF_ERROR(
       FABSCOPE_MPI(MPI_Allgather(my_host.data(), kHostLen, MPI_CHAR, hosts.data(), kHostLen, MPI_CHAR, ctx->world_)));
-  int mine[2] = {static_cast<int>(getpid()), ctx->local_rank_};
-  std::vector<int> ids(2 * static_cast<size_t>(ctx->size_));
-  FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Allgather(mine, 2, MPI_INT, ids.data(), 2, MPI_INT, ctx->world_)));
+  int mine[3] = {static_cast<int>(getpid()), ctx->local_rank_, leader};
+  std::vector<int> ids(3 * static_cast<size_t>(ctx->size_));
+  FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Allgather(mine, 3, MPI_INT, ids.data(), 3, MPI_INT, ctx->world_)));
   for (int r = 0; r < ctx->size_; ++r) {
     RankInfo ri;
     ri.rank = r;
     ri.host = std::string(hosts.data() + static_cast<size_t>(r) * kHostLen);
-    ri.pid = ids[2 * static_cast<size_t>(r)];
-    ri.local_rank = ids[2 * static_cast<size_t>(r) + 1];
+    ri.pid = ids[3 * static_cast<size_t>(r)];
+    ri.local_rank = ids[3 * static_cast<size_t>(r) + 1];
+    ri.node = ids[3 * static_cast<size_t>(r) + 2];
     ctx->ranks_.push_back(std::move(ri));
   }
+  distinguish_shared_host_names(ctx->ranks_);
+  ctx->host_ = ctx->ranks_[static_cast<size_t>(ctx->rank_)].host;
   return ctx;
 }
 
+Status RankContext::start_heartbeat(const std::string& address, double period_s) {
+  auto h = Heartbeat::start(*this, address, period_s);
+  if (!h.ok()) return h.status();
+  heartbeat_ = std::move(*h);
+  return Status::Ok();
+}
+
+std::function<std::string()> RankContext::peer_view() const {
+  const Heartbeat* h = heartbeat_.get();
+  if (h == nullptr) return {};
+  return [h] { return h->describe_silent(); };
+}
+
 RankContext::~RankContext() {
+  heartbeat_.reset();
   if (world_ != MPI_COMM_NULL) MPI_Comm_free(&world_);
   int finalized = 0;
   MPI_Finalized(&finalized);

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -13,12 +14,22 @@
 
 namespace fabscope {
 
+class Heartbeat;
+
 struct RankInfo {
   int rank = 0;
   std::string host;
   int pid = 0;
   int local_rank = 0;
+  // The node: the world rank of the node's first rank, from MPI's shared-memory split.
+  // Ranks on one node share it, whatever their host names say.
+  int node = 0;
 };
+
+// Host names must tell nodes apart (reports, findings and drain lists name hosts): where
+// nodes share one name (cloned images, some containers), each such node's ranks get
+// "NAME#K", K counting those nodes in rank order. Nodes with their own names keep them.
+void distinguish_shared_host_names(std::vector<RankInfo>& ranks);
 
 // How a per-rank measurement becomes one number, as nccl-tests' -a: rank 0's value,
 // the mean over ranks (its default), the minimum or the maximum.
@@ -37,7 +48,10 @@ class RankContext {
   int size() const { return size_; }
   int local_rank() const { return local_rank_; }
   int local_size() const { return local_size_; }
+  // This rank's host: its name, made unique per node (distinguish_shared_host_names).
   const std::string& host() const { return host_; }
+  // True when every rank runs on this rank's node (as MPI's shared-memory split says).
+  bool all_on_one_node() const { return local_size_ == size_; }
   const std::vector<RankInfo>& ranks() const { return ranks_; }
   MPI_Comm comm() const { return world_; }
 
@@ -56,6 +70,13 @@ class RankContext {
   // Every rank's text, gathered to rank 0 in rank order; empty elsewhere.
   Result<std::vector<std::string>> gather_text(const std::string& text) const;
 
+  // Collective: starts the heartbeat (comm/heartbeat.h) on this rank's IPv4 `address`,
+  // one datagram every `period_s`. Without it peer_view() knows nothing.
+  Status start_heartbeat(const std::string& address, double period_s);
+  // For a watchdog's message: the ranks that stopped answering, named with their hosts;
+  // "" without a heartbeat or a view. Valid while this context lives.
+  std::function<std::string()> peer_view() const;
+
   // The one place a fatal run error ends the job: every rank of it.
   [[noreturn]] void abort(int exit_code) const;
 
@@ -69,6 +90,7 @@ class RankContext {
   int local_size_ = 1;
   std::string host_;
   std::vector<RankInfo> ranks_;
+  std::unique_ptr<Heartbeat> heartbeat_;
 };
 
 }  // namespace fabscope

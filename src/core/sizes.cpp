@@ -101,6 +101,17 @@ std::string format_size(uint64_t bytes) {
   return fmt::format("{} {}", v, kUnits[u]);
 }
 
+std::string format_capacity(uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int u = 0;
+  double v = static_cast<double>(bytes);
+  while (u < 5 && v >= 1024) {
+    v /= 1024;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", v, kUnits[u]);
+}
+
 Status validate(const SizeRange& r) {
   if (r.min_bytes > r.max_bytes) {
     return Status::Invalid(fmt::format("minimum size -b {} is larger than maximum size -e {}; -b must be <= -e",

@@ -18,6 +18,8 @@ Result<uint64_t> parse_size(std::string_view text, std::string_view what);
 
 // "64 MiB", "1 KiB", "12 B": exact binary units where the size divides, else bytes.
 std::string format_size(uint64_t bytes);
+// "23.0 GiB": an amount of memory, rounded to one decimal in the largest binary unit.
+std::string format_capacity(uint64_t bytes);
 
 // The sizes of a sweep, as nccl-tests steps them: from min to max, multiplying by
 // `factor` when it is above 1, else adding `step_bytes`.

@@ -9,8 +9,12 @@
 
 namespace fabscope {
 
-Watchdog::Watchdog(double timeout_s, std::string prefix, std::FILE* out)
-    : timeout_s_(timeout_s), prefix_(std::move(prefix)), out_(out), last_beat_ns_(steady_now_ns()) {
+Watchdog::Watchdog(double timeout_s, std::string prefix, std::FILE* out, PeerView peers)
+    : timeout_s_(timeout_s),
+      prefix_(std::move(prefix)),
+      out_(out),
+      peers_(std::move(peers)),
+      last_beat_ns_(steady_now_ns()) {
   if (timeout_s_ > 0) thread_ = std::thread([this] { watch(); });
 }
 
@@ -39,10 +43,10 @@ void Watchdog::watch() {
     if (stop_) return;
     double idle_s = static_cast<double>(steady_now_ns() - last_beat_ns_.load(std::memory_order_relaxed)) * 1e-9;
     if (idle_s < timeout_s_) continue;
-    std::string msg = fmt::format(
-        "{} error: no progress for {:.0f} s (--timeout {:g}) in {}; this rank waits on a peer that died or hangs, or "
-        "on a stalled fabric. Ending the job.\n",
-        prefix_, idle_s, timeout_s_, phase_);
+    std::string view = peers_ ? peers_() : std::string();
+    if (view.empty()) view = "this rank waits on a peer that died or hangs, or on a stalled fabric";
+    std::string msg = fmt::format("{} error: no progress for {:.0f} s (--timeout {:g}) in {}; {}. Ending the job.\n",
+                                  prefix_, idle_s, timeout_s_, phase_, view);
     std::fputs(msg.c_str(), out_);
     std::fflush(out_);
     std::_Exit(kExitRuntime);

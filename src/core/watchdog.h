@@ -9,6 +9,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -19,8 +20,11 @@ namespace fabscope {
 
 class Watchdog {
  public:
+  // What this rank knows of the others when it fires: which rank stopped answering
+  // (RankContext::peer_view()); "" when it knows nothing.
+  using PeerView = std::function<std::string()>;
   // timeout_s <= 0 disables it. `prefix` names the rank in the message ("[r3 node07]").
-  Watchdog(double timeout_s, std::string prefix, std::FILE* out = stderr);
+  Watchdog(double timeout_s, std::string prefix, std::FILE* out = stderr, PeerView peers = {});
   ~Watchdog();
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
@@ -34,6 +38,7 @@ class Watchdog {
   double timeout_s_;
   std::string prefix_;
   std::FILE* out_;
+  PeerView peers_;
   std::atomic<int64_t> last_beat_ns_;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "report/json_io.h"
+
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -168,12 +170,9 @@ std::string Expectation::describe() const {
 }
 
 Result<Expectations> expectations_from_json_text(const std::string& text, const std::string& source) {
-  OJson doc;
-  try {
-    doc = OJson::parse(text);
-  } catch (const OJson::parse_error& e) {
-    return Status::Invalid(fmt::format("expectations '{}' are not valid JSON: {}", source, e.what()));
-  }
+  auto parsed = parse_json_text<OJson>(text, fmt::format("expectations '{}'", source));
+  if (!parsed.ok()) return parsed.status();
+  OJson doc = std::move(*parsed);
   if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != kExpectSchema) {
     return Status::Invalid(
         fmt::format("'{}' is not an expectations file: it needs \"schema\": \"{}\" and an \"expect\" array", source,

@@ -79,7 +79,7 @@ Status PhaseCounters::end(const std::string& phase, std::optional<uint64_t> my_t
   mine.fabscope_tx_bytes = my_tx;
   mine.fabscope_rx_bytes = my_rx;
   if (ctx_.local_rank() == 0) counter_changes(before_, read_counters(sources_), mine);
-  auto all = ctx_.gather_text(to_json(mine).dump());
+  auto all = ctx_.gather_text(dump_json(to_json(mine)));
   if (!all.ok()) return all.status();
   if (ctx_.rank() != 0) return Status::Ok();
   std::map<std::string, CounterSample> by_host;

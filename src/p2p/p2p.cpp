@@ -4,10 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <list>
+#include <new>
 #include <unordered_map>
 
 #include "backend/backend.h"
+#include "backend/host_memory.h"
 #include "coll/pattern.h"
 #include "core/clock.h"
 #include "core/sizes.h"
@@ -24,8 +27,9 @@ Status validate(const P2pOptions& o, int nranks) {
   }
   if (o.repeats < 1) return Status::Invalid(fmt::format("--repeats {} is not allowed; use an integer >= 1", o.repeats));
   if (o.window < 1) return Status::Invalid(fmt::format("--window {} is not allowed; use an integer >= 1", o.window));
-  if (o.timeout_s < 0) {
-    return Status::Invalid(fmt::format("--timeout {} is not allowed; use seconds >= 0 (0 disables it)", o.timeout_s));
+  if (!(o.timeout_s >= 0) || std::isinf(o.timeout_s)) {  // NaN fails every comparison: refused too
+    return Status::Invalid(
+        fmt::format("--timeout {} is not allowed; use a finite number of seconds >= 0 (0 disables it)", o.timeout_s));
   }
   if (o.sizes.empty()) return Status::Invalid("no message size given");
   auto schedule = p2p_schedule(o.pattern, o.mode, nranks, o.pair);
@@ -120,7 +124,11 @@ class MessageBuffers {
       if (!a.ok()) return a.status();
       p = static_cast<char*>(*a);
     } else {
-      host_.emplace_back(bytes_, '\0');
+      try {
+        host_.emplace_back(bytes_, '\0');
+      } catch (const std::bad_alloc&) {
+        return Status::Runtime(fmt::format("cannot allocate {} of host memory for p2p buffers", format_size(bytes_)));
+      }
       p = host_.back().data();
     }
     all_.push_back(p);
@@ -279,6 +287,37 @@ P2pLink unpack(const double* f, const RankContext& ctx) {
 
 }  // namespace
 
+Status check_p2p_memory(const RankContext& ctx, Transport& t, const P2pOptions& o) {
+  FABSCOPE_RETURN_IF_ERROR(validate(o, ctx.size()));
+  auto rounds = p2p_schedule(o.pattern, o.mode, ctx.size(), o.pair);
+  const uint64_t max_size = *std::max_element(o.sizes.begin(), o.sizes.end());
+  // The buffers: one to send from, one per flow a rank sends or receives in a round (at
+  // most four: ring, bidirectional), all of the largest size. Checked before allocating,
+  // so a too-large -s is an error naming what fits, not an out-of-memory kill.
+  size_t most_flows = 1;
+  for (const Round& round : *rounds) {
+    for (int r = 0; r < ctx.size(); ++r) {
+      const auto flows = std::count_if(round.begin(), round.end(), [&](const Flow& f) { return f.src == r; }) +
+                         std::count_if(round.begin(), round.end(), [&](const Flow& f) { return f.dst == r; });
+      most_flows = std::max(most_flows, static_cast<size_t>(flows));
+    }
+  }
+  const uint64_t buffer_bytes = std::max<uint64_t>(max_size, 1);
+  Status cap;
+  if (buffer_bytes > std::numeric_limits<uint64_t>::max() / (most_flows + 1)) {
+    cap = Status::Invalid(fmt::format("-s {} bytes is too large to hold in memory", buffer_bytes));
+  } else {
+    HostMemory host;
+    Memory* where = t.memory() ? t.memory() : &host;
+    cap = where->check_capacity(buffer_bytes * (most_flows + 1), ctx.local_size());
+    if (!cap.ok()) {
+      cap = Status::Invalid(fmt::format("p2p at {} ({} buffers of it: one to send, one per flow) needs {}; lower -s",
+                                        format_size(max_size), most_flows + 1, cap.message()));
+    }
+  }
+  return ctx.agree(cap);
+}
+
 Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOptions& o, Progress* progress,
                            std::vector<CounterSample>* counters) {
   PhaseCounters phase_counters(ctx);
@@ -286,11 +325,10 @@ Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOption
   auto rounds = p2p_schedule(o.pattern, o.mode, ctx.size(), o.pair);
   const int me = ctx.rank();
   const uint64_t max_size = *std::max_element(o.sizes.begin(), o.sizes.end());
-  // A rank takes part in at most two flows per direction per round (ring, bidirectional).
-  // A rank takes part in at most two flows per direction per round (ring, bidirectional).
+  FABSCOPE_RETURN_IF_ERROR(check_p2p_memory(ctx, t, o));
   MessageBuffers buffers(t, std::max<uint64_t>(max_size, 1));
   FABSCOPE_RETURN_IF_ERROR(buffers.init_send(me));
-  Watchdog watchdog(o.timeout_s, fmt::format("[r{} {}]", me, ctx.host()));
+  Watchdog watchdog(o.timeout_s, fmt::format("[r{} {}]", me, ctx.host()), stderr, ctx.peer_view());
   P2pRunner runner(ctx, t, o, watchdog);
   std::vector<double> packed;
   const bool latency = o.mode == P2pMode::kLatency;

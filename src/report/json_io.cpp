@@ -10,6 +10,30 @@ std::string join_path(const std::string& parent, const std::string& key) {
 }
 }  // namespace
 
+int json_nesting_depth(std::string_view text, int limit) {
+  int depth = 0;
+  int deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) return deepest;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 void JsonIn::fail(const std::string& what) const {
   throw JsonInputError(fmt::format("malformed report '{}': {} {}", *source_, path_.empty() ? "document" : path_, what));
 }

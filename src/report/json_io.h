@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "core/status.h"
+
 namespace fabscope {
 
 using Json = nlohmann::ordered_json;
@@ -117,6 +119,36 @@ void JsonIn::field_or_unknown(const char* key, T& out) const {
     out = T{};
   } else {
     read(v, out);
+  }
+}
+
+// The JSON text of `v`. Text that is not valid UTF-8 (a host name, a log line, an
+// environment value: whatever a machine or a ticket gave) is written with U+FFFD in
+// place of each bad byte, never an exception: a report is never lost to one byte.
+inline std::string dump_json(const Json& v, int indent = -1) {
+  return v.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
+// Values nested deeper than this are refused before parsing: copying or printing a
+// value recurses, and a file of a million '[' must be an error, not a stack overflow.
+inline constexpr int kMaxJsonDepth = 256;
+// The deepest nesting of arrays and objects in `text` (brackets inside strings not
+// counted), stopping early once past `limit`.
+int json_nesting_depth(std::string_view text, int limit = kMaxJsonDepth);
+
+// Parses a whole document read from a file or a peer. Every failure is a Status naming
+// `what` ("'run.json'", "expectations 'e.json'"): bad syntax, a number beyond double
+// range (1e999), nesting deeper than kMaxJsonDepth, or any other error of the library.
+template <typename J>
+Result<J> parse_json_text(std::string_view text, const std::string& what) {
+  if (json_nesting_depth(text) > kMaxJsonDepth) {
+    return Status::Invalid(what + " is not valid JSON here: values are nested deeper than " +
+                           std::to_string(kMaxJsonDepth) + " levels");
+  }
+  try {
+    return J::parse(text);
+  } catch (const typename J::exception& e) {
+    return Status::Invalid(what + " is not valid JSON: " + e.what());
   }
 }
 

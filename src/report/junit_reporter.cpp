@@ -103,6 +103,8 @@ std::string classname_of(const std::string& section, const std::string& subject)
   return out;
 }
 
+}  // namespace
+
 std::string render_junit(const Report& r) {
   std::vector<Suite> suites;
   if (r.comparison) {
@@ -180,6 +182,8 @@ std::string render_junit(const Report& r) {
       "errors=\"0\" skipped=\"{}\" time=\"0\">\n{}</testsuites>\n",
       tests, failures, skipped, body);
 }
+
+namespace {
 
 class JunitReporter final : public Reporter {
  public:

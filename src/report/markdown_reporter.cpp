@@ -112,6 +112,8 @@ std::string sweeps_markdown(const Report& r) {
   return out;
 }
 
+}  // namespace
+
 std::string render_markdown(const Report& r) {
   const bool fail = r.verdict.result == "fail";
   std::string out = fmt::format("### fabscope {}: {}\n\n", command_name(r), fail ? "**FAIL**" : "**pass**");
@@ -134,6 +136,8 @@ std::string render_markdown(const Report& r) {
   }
   return out;
 }
+
+namespace {
 
 class MarkdownReporter final : public Reporter {
  public:

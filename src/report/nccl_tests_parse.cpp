@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text.h"
+#include "report/json_io.h"
 
 namespace fabscope {
 
@@ -460,7 +461,7 @@ class JsonReader {
       auto x = number(trim(v.get<std::string>()));
       if (x) return *x;
     }
-    return fail(path, fmt::format("is not a number ({})", v.dump()));
+    return fail(path, fmt::format("is not a number ({})", dump_json(v)));
   }
   std::optional<double> opt_num(const OJson& obj, const char* key) const {
     if (!obj.is_object() || !obj.contains(key)) return std::nullopt;
@@ -532,12 +533,9 @@ Result<std::vector<NcclTestsTable>> parse_nccl_tests_text(std::string_view text,
 }
 
 Result<NcclTestsTable> parse_nccl_tests_json(std::string_view text, const std::string& source) {
-  OJson doc;
-  try {
-    doc = OJson::parse(text);
-  } catch (const OJson::parse_error& e) {
-    return Status::Invalid(fmt::format("'{}' is not valid JSON: {}", source, e.what()));
-  }
+  auto parsed = parse_json_text<OJson>(text, fmt::format("'{}'", source));
+  if (!parsed.ok()) return parsed.status();
+  OJson doc = std::move(*parsed);
   const JsonReader j(source);
   if (!doc.is_object() || !doc.contains("results")) {
     return j.fail("results", "is missing: not nccl-tests -J output");

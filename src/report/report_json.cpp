@@ -62,16 +62,13 @@ const std::vector<Section>& sections() {
 std::string to_json_text(const Report& r) {
   Json doc = Json::object();
   for (const Section& s : sections()) doc[s.key] = s.write(r);
-  return doc.dump(2) + "\n";
+  return dump_json(doc, 2) + "\n";
 }
 
 Result<Report> report_from_json_text(const std::string& text, const std::string& source) {
-  Json doc;
-  try {
-    doc = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    return Status::Invalid(fmt::format("'{}' is not valid JSON: {}", source, e.what()));
-  }
+  auto parsed = parse_json_text<Json>(text, fmt::format("'{}'", source));
+  if (!parsed.ok()) return parsed.status();
+  const Json doc = std::move(*parsed);
   try {
     if (doc.is_object() && !doc.contains("schema") && doc.contains("results") && doc.contains("config")) {
       return Status::Invalid(fmt::format(

@@ -64,6 +64,10 @@ class Reporters final : public Reporter {
   std::vector<std::unique_ptr<Reporter>> reporters_;
 };
 
+// The file formats' text, for a report (their reporters write these).
+std::string render_junit(const Report& report);
+std::string render_markdown(const Report& report);
+
 // The text on `text` (stdout; nullptr for none) and a reporter for each file asked for.
 std::unique_ptr<Reporters> make_reporters(const OutputFiles& files, std::FILE* text);
 

@@ -1,7 +1,9 @@
 #include "sweep/sweep.h"
 
 #include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
 
 #include "coll/layout.h"
 #include "comm/clock_sync.h"
@@ -23,8 +25,9 @@ Status validate(const SweepOptions& o, int nranks, uint64_t backend_max_count) {
   if (o.warmup_iters < 0) {
     return Status::Invalid(fmt::format("warmup iterations -w {} is not allowed; use an integer >= 0", o.warmup_iters));
   }
-  if (o.timeout_s < 0) {
-    return Status::Invalid(fmt::format("--timeout {} is not allowed; use seconds >= 0 (0 disables it)", o.timeout_s));
+  if (!(o.timeout_s >= 0) || std::isinf(o.timeout_s)) {  // NaN fails every comparison: refused too
+    return Status::Invalid(
+        fmt::format("--timeout {} is not allowed; use a finite number of seconds >= 0 (0 disables it)", o.timeout_s));
   }
   if (o.check_iters < 0) {
     return Status::Invalid(fmt::format("check passes -c {} is not allowed; use an integer >= 0", o.check_iters));
@@ -450,7 +453,11 @@ Result<std::shared_ptr<SweepPlan>> plan_sweeps(const RankContext& ctx, Backend& 
       max_bytes = std::max(max_bytes, std::max(e.send, e.recv) * es);
     }
   }
-  FABSCOPE_RETURN_IF_ERROR(ctx.agree(backend.memory().check_capacity(2 * max_bytes, ctx.local_size())));
+  {
+    Status cap = backend.memory().check_capacity(2 * max_bytes, ctx.local_size());
+    if (!cap.ok()) cap = Status::Invalid(fmt::format("the sweep needs {}; lower the maximum size -e", cap.message()));
+    FABSCOPE_RETURN_IF_ERROR(ctx.agree(cap));
+  }
   auto plan = std::make_shared<SweepPlan>(ctx, backend, o);
   FABSCOPE_RETURN_IF_ERROR(ctx.agree(plan->buffers.allocate(max_bytes)));
   return plan;
@@ -507,7 +514,7 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
   // A backend that enforces --timeout itself (and aborts its communicator) gets to do
   // so before the watchdog ends the process.
   Watchdog watchdog(o.timeout_s > 0 ? o.timeout_s + backend.watchdog_grace_s() : 0,
-                    fmt::format("[r{} {}]", ctx.rank(), ctx.host()));
+                    fmt::format("[r{} {}]", ctx.rank(), ctx.host()), stderr, ctx.peer_view());
   SweepRunner runner(ctx, backend, o, plan.buffers, watchdog);
 
   std::vector<Sweep> sweeps;

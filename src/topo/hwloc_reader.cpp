@@ -201,6 +201,29 @@ void fill(hwloc_topology_t t, HostTopology& h) {
   }
 }
 
+// hwloc 2.x trusts an XML's sets to come in pairs: an object with a cpuset and no
+// complete_cpuset (or a nodeset without complete_nodeset, or the other way round) makes
+// libhwloc dereference a null set while loading. Such a file is refused here, naming
+// the object, before hwloc sees it.
+Status check_hwloc_sets(const XmlElement& e, std::string_view path) {
+  if (e.name == "object") {
+    for (const auto& [set, complete] : {std::pair<const char*, const char*>{"cpuset", "complete_cpuset"},
+                                        std::pair<const char*, const char*>{"nodeset", "complete_nodeset"}}) {
+      const bool has_set = e.attribute(set) != nullptr;
+      const bool has_complete = e.attribute(complete) != nullptr;
+      if (has_set != has_complete) {
+        const std::string* type = e.attribute("type");
+        return Status::Invalid(fmt::format(
+            "{}:{}: <object type=\"{}\"> has {} but not {}; hwloc needs both (is the file edited or cut? export "
+            "it again with lstopo --of xml)",
+            path, e.line, type ? *type : "?", has_set ? set : complete, has_set ? complete : set));
+      }
+    }
+  }
+  for (const XmlElement& c : e.children) FABSCOPE_RETURN_IF_ERROR(check_hwloc_sets(c, path));
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status parse_hwloc_xml(std::string_view text, std::string_view path, TopologySet& set) {
@@ -219,6 +242,7 @@ Status parse_hwloc_xml(std::string_view text, std::string_view path, TopologySet
                     "`lstopo --export-xml-flags v2` or an hwloc 2.x lstopo",
                     path, *v, HWLOC_API_VERSION >> 16));
   }
+  FABSCOPE_RETURN_IF_ERROR(check_hwloc_sets(*doc, path));
   Topology t;
   if (!t.ok()) return Status::Runtime("hwloc: cannot initialise a topology");
   hwloc_topology_set_io_types_filter(t.get(), HWLOC_TYPE_FILTER_KEEP_ALL);

@@ -14,11 +14,9 @@ Status GpuMemory::check_capacity(uint64_t bytes_per_rank, int /*ranks_here: one 
   FABSCOPE_RETURN_IF_ERROR(cuda_check(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo"));
   // NCCL allocates its own buffers after ours; a tenth is left for it.
   if (bytes_per_rank <= free_bytes / 10 * 9) return Status::Ok();
-  return Status::Invalid(fmt::format(
-      "the sweep needs {} of GPU memory per rank, but GPU {} ({}) of {} has {} free of {}; lower the maximum "
-      "size -e",
-      format_size(bytes_per_rank), comm_.device(), comm_.device_name(), comm_.where(), format_size(free_bytes),
-      format_size(total)));
+  return Status::Invalid(fmt::format("{} of GPU memory per rank, but GPU {} ({}) of {} has {} free of {}",
+                                     format_capacity(bytes_per_rank), comm_.device(), comm_.device_name(),
+                                     comm_.where(), format_capacity(free_bytes), format_capacity(total)));
 }
 
 Result<void*> GpuMemory::allocate(size_t bytes) {

@@ -192,9 +192,9 @@ Result<std::unique_ptr<TcpTransport>> TcpTransport::create(const RankContext& ct
       std::chrono::steady_clock::now() +
       std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.setup_timeout_s));
 
-  bool all_local =
-      std::all_of(ctx.ranks().begin(), ctx.ranks().end(), [&](const RankInfo& r) { return r.host == ctx.host(); });
-  auto addr = choose_tcp_address(o, all_local);
+  // One node as MPI's shared-memory split sees it, not by host name: nodes cloned with
+  // one name must not settle on loopback.
+  auto addr = choose_tcp_address(o, ctx.all_on_one_node());
   FABSCOPE_RETURN_IF_ERROR(ctx.agree(addr.ok() ? Status::Ok() : addr.status()));
   t->local_address_ = *addr;
 
@@ -244,7 +244,8 @@ Result<std::unique_ptr<TcpTransport>> TcpTransport::create(const RankContext& ct
     inet_ntop(AF_INET, &a, buf, sizeof(buf));
     auto fd = connect_to(buf, static_cast<uint16_t>(all[r].port), deadline);
     if (!fd.ok()) {
-      local = Status::Runtime(fmt::format("rank {} cannot reach rank {}: {}", ctx.rank(), r, fd.status().message()));
+      local = Status::Runtime(fmt::format("rank {} ({}) cannot reach rank {} ({}): {}", ctx.rank(), ctx.host(), r,
+                                          ctx.ranks()[static_cast<size_t>(r)].host, fd.status().message()));
       break;
     }
     TcpHello hello{kTcpMagic, kTcpVersion, {}, static_cast<uint32_t>(ctx.rank()), static_cast<uint32_t>(ctx.size())};
@@ -274,8 +275,16 @@ Result<std::unique_ptr<TcpTransport>> TcpTransport::create(const RankContext& ct
   while (local.ok() && expected > 0) {
     double left = seconds_left(deadline);
     if (left <= 0) {
-      local = Status::Runtime(
-          fmt::format("rank {} waited {:g} s for {} higher ranks to connect", ctx.rank(), o.setup_timeout_s, expected));
+      std::string missing;
+      for (int r = ctx.rank() + 1; r < ctx.size(); ++r) {
+        if (!connected[static_cast<size_t>(r)]) {
+          missing += fmt::format("{}{} ({})", missing.empty() ? "" : ", ", r, ctx.ranks()[static_cast<size_t>(r)].host);
+        }
+      }
+      local = Status::Runtime(fmt::format(
+          "rank {} ({}) waited {:g} s for ranks {} to connect to {}: is that address reachable from their hosts? "
+          "(choose another with --tcp-if or --tcp-addr)",
+          ctx.rank(), ctx.host(), o.setup_timeout_s, missing, t->conns_[static_cast<size_t>(ctx.rank())].addr));
       break;
     }
     std::vector<pollfd> fds;

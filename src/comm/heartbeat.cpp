@@ -1,0 +1,207 @@
+#include "comm/heartbeat.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "comm/mpi_check.h"
+#include "core/clock.h"
+
+namespace fabscope {
+
+namespace {
+
+constexpr uint32_t kBeatMagic = 0x46534842;  // "FSHB"
+// A datagram: header, then up to kMaxListed (rank, seconds silent) entries.
+struct BeatHeader {
+  uint32_t magic;
+  uint32_t rank;
+  uint64_t nonce;
+  uint32_t count;
+  uint32_t pad;
+};
+struct BeatEntry {
+  uint32_t rank;
+  float silent_s;
+};
+constexpr size_t kMaxListed = 160;  // keeps a datagram under 1,400 bytes
+
+}  // namespace
+
+Result<std::unique_ptr<Heartbeat>> Heartbeat::start(const RankContext& ctx, const std::string& address,
+                                                    double period_s) {
+  std::unique_ptr<Heartbeat> h(new Heartbeat());
+  h->ctx_ = &ctx;
+  h->period_s_ = period_s;
+  // Three periods missed, and at least 1.5 s: a busy host delays a datagram, not three.
+  h->silence_s_ = std::max(3 * period_s, 1.5);
+  Status local;
+  h->fd_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  if (inet_pton(AF_INET, address.c_str(), &sa.sin_addr) != 1) {
+    local = Status::Invalid(fmt::format("heartbeat: '{}' is not an IPv4 address", address));
+  } else if (h->fd_ < 0 || ::bind(h->fd_, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0 ||
+             ::pipe2(h->wake_, O_CLOEXEC) != 0) {
+    local =
+        Status::Runtime(fmt::format("heartbeat: cannot bind a UDP socket on {}: {}", address, std::strerror(errno)));
+  }
+  socklen_t len = sizeof(sa);
+  if (local.ok()) ::getsockname(h->fd_, reinterpret_cast<sockaddr*>(&sa), &len);
+  if (ctx.rank() == 0 && ::getrandom(&h->nonce_, sizeof(h->nonce_), 0) != static_cast<ssize_t>(sizeof(h->nonce_))) {
+    local = Status::Runtime(fmt::format("heartbeat: getrandom failed: {}", std::strerror(errno)));
+  }
+  FABSCOPE_RETURN_IF_ERROR(ctx.agree(local));
+  FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Bcast(&h->nonce_, 1, MPI_UINT64_T, 0, ctx.comm())));
+  uint32_t mine[2] = {sa.sin_addr.s_addr, sa.sin_port};
+  std::vector<uint32_t> all(2 * static_cast<size_t>(ctx.size()));
+  FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Allgather(mine, 2, MPI_UINT32_T, all.data(), 2, MPI_UINT32_T, ctx.comm())));
+  for (int r = 0; r < ctx.size(); ++r) {
+    h->peers_.push_back({all[2 * static_cast<size_t>(r)], static_cast<uint16_t>(all[2 * static_cast<size_t>(r) + 1])});
+  }
+  h->start_ns_ = steady_now_ns();
+  h->heard_ns_.assign(static_cast<size_t>(ctx.size()), h->start_ns_);  // silence counts from the start
+  h->thread_ = std::thread([p = h.get()] { p->run(); });
+  return h;
+}
+
+Heartbeat::~Heartbeat() {
+  if (thread_.joinable()) {
+    const char stop = 1;
+    (void)!::write(wake_[1], &stop, 1);
+    thread_.join();
+  }
+  for (int fd : {fd_, wake_[0], wake_[1]}) {
+    if (fd >= 0) ::close(fd);
+  }
+}
+
+void Heartbeat::send_beats(int64_t now_ns) {
+  const int me = ctx_->rank();
+  auto send_to = [&](int r, const std::vector<BeatEntry>& entries) {
+    std::vector<char> buf(sizeof(BeatHeader) + entries.size() * sizeof(BeatEntry));
+    BeatHeader hdr{kBeatMagic, static_cast<uint32_t>(me), nonce_, static_cast<uint32_t>(entries.size()), 0};
+    std::memcpy(buf.data(), &hdr, sizeof(hdr));
+    if (!entries.empty()) std::memcpy(buf.data() + sizeof(hdr), entries.data(), entries.size() * sizeof(BeatEntry));
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_addr.s_addr = peers_[static_cast<size_t>(r)].addr;
+    to.sin_port = peers_[static_cast<size_t>(r)].port;
+    // Best effort: a full socket buffer or an unreachable peer only delays its news.
+    (void)::sendto(fd_, buf.data(), buf.size(), MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&to), sizeof(to));
+  };
+  if (me != 0) {
+    send_to(0, {});
+    return;
+  }
+  std::vector<BeatEntry> silent;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    heard_ns_[0] = now_ns;
+    for (size_t r = 1; r < heard_ns_.size() && silent.size() < kMaxListed; ++r) {
+      const double s = static_cast<double>(now_ns - heard_ns_[r]) * 1e-9;
+      if (s > silence_s_) silent.push_back({static_cast<uint32_t>(r), static_cast<float>(s)});
+    }
+  }
+  for (int r = 1; r < ctx_->size(); ++r) send_to(r, silent);
+}
+
+void Heartbeat::receive(int64_t now_ns) {
+  char buf[2048];
+  while (true) {
+    sockaddr_in from{};
+    socklen_t flen = sizeof(from);
+    const ssize_t n = ::recvfrom(fd_, buf, sizeof(buf), MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from), &flen);
+    if (n < 0) return;
+    if (static_cast<size_t>(n) < sizeof(BeatHeader)) continue;
+    BeatHeader hdr{};
+    std::memcpy(&hdr, buf, sizeof(hdr));
+    if (hdr.magic != kBeatMagic || hdr.nonce != nonce_ || hdr.rank >= peers_.size()) continue;
+    const Endpoint& p = peers_[hdr.rank];
+    if (from.sin_addr.s_addr != p.addr || from.sin_port != p.port) continue;  // not that rank's socket
+    if (hdr.count > kMaxListed || static_cast<size_t>(n) != sizeof(hdr) + hdr.count * sizeof(BeatEntry)) continue;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (ctx_->rank() == 0) {
+      heard_ns_[hdr.rank] = now_ns;
+    } else if (hdr.rank == 0) {
+      rank0_heard_ns_ = now_ns;
+      rank0_silent_.clear();
+      for (uint32_t i = 0; i < hdr.count; ++i) {
+        BeatEntry e{};
+        std::memcpy(&e, buf + sizeof(hdr) + i * sizeof(BeatEntry), sizeof(e));
+        if (e.rank < peers_.size()) rank0_silent_.emplace_back(static_cast<int>(e.rank), e.silent_s);
+      }
+    }
+  }
+}
+
+void Heartbeat::run() {
+  int64_t next_ns = steady_now_ns();
+  const auto period_ns = static_cast<int64_t>(period_s_ * 1e9);
+  while (true) {
+    int64_t now = steady_now_ns();
+    if (now >= next_ns) {
+      send_beats(now);
+      next_ns = now + period_ns;
+    }
+    pollfd fds[2] = {{fd_, POLLIN, 0}, {wake_[0], POLLIN, 0}};
+    const int wait_ms = static_cast<int>(std::max<int64_t>(0, (next_ns - now) / 1000000)) + 1;
+    if (::poll(fds, 2, wait_ms) > 0 && (fds[1].revents & POLLIN)) return;
+    receive(steady_now_ns());
+  }
+}
+
+std::vector<std::pair<int, double>> Heartbeat::silent_ranks() const {
+  const int64_t now = steady_now_ns();
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::pair<int, double>> out;
+  if (ctx_->rank() == 0) {
+    for (size_t r = 1; r < heard_ns_.size(); ++r) {
+      const double s = static_cast<double>(now - heard_ns_[r]) * 1e-9;
+      if (s > silence_s_) out.emplace_back(static_cast<int>(r), s);
+    }
+    return out;
+  }
+  const double rank0_s = static_cast<double>(now - (rank0_heard_ns_ ? rank0_heard_ns_ : start_ns_)) * 1e-9;
+  if (rank0_s > silence_s_) {
+    out.emplace_back(0, rank0_s);
+  } else {
+    out = rank0_silent_;
+  }
+  return out;
+}
+
+std::string Heartbeat::describe_silent() const {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (ctx_->rank() != 0 && rank0_heard_ns_ == 0) return "";  // never heard rank 0: no view
+  }
+  const auto silent = silent_ranks();
+  if (silent.empty()) {
+    return "every rank's process still runs (all answer the heartbeat): the ranks wait on each other inside the "
+           "backend or the fabric stalled";
+  }
+  std::string names;
+  for (size_t i = 0; i < silent.size(); ++i) {
+    const auto& [r, s] = silent[i];
+    if (i == 8) {
+      names += fmt::format(" and {} more", silent.size() - i);
+      break;
+    }
+    names += fmt::format("{}rank {} ({}, silent {:.1f} s)", i == 0 ? "" : ", ", r,
+                         ctx_->ranks()[static_cast<size_t>(r)].host, s);
+  }
+  return fmt::format("stopped progressing: {}; {} not answered the heartbeat: stopped, frozen, dead or cut off", names,
+                     silent.size() == 1 ? "it has" : "they have");
+}
+
+}  // namespace fabscope

@@ -1,0 +1,66 @@
+// Who is still there when a job stops progressing. Every rank's heartbeat thread sends
+// a small UDP datagram to rank 0 every period; rank 0 sends one to every rank with the
+// ranks it has not heard from lately. A process that is stopped (SIGSTOP, a frozen
+// cgroup), dead or cut off sends nothing, so when the watchdog fires, every surviving
+// rank can name the silent one and its host, whichever rank it is (rank 0's silence is
+// seen by all). Datagrams carry a random job nonce from rank 0 and are taken only from
+// the peers' own endpoints, exchanged over MPI at the start.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "comm/context.h"
+#include "core/status.h"
+
+namespace fabscope {
+
+class Heartbeat {
+ public:
+  // Collective over `ctx`: binds a UDP socket on `address` (IPv4, this rank's) and
+  // exchanges every rank's endpoint. `period_s` is the time between datagrams.
+  static Result<std::unique_ptr<Heartbeat>> start(const RankContext& ctx, const std::string& address, double period_s);
+  ~Heartbeat();
+  Heartbeat(const Heartbeat&) = delete;
+  Heartbeat& operator=(const Heartbeat&) = delete;
+
+  // The ranks this rank knows to be silent, with how long, as a sentence for a hang
+  // message; "" when this rank has no view (it never heard from rank 0: UDP blocked).
+  std::string describe_silent() const;
+  // The silent ranks with seconds since last heard: this rank's own view of rank 0's
+  // silence, and rank 0's view of the rest.
+  std::vector<std::pair<int, double>> silent_ranks() const;
+  // Silent: nothing heard for longer than this.
+  double silence_s() const { return silence_s_; }
+
+ private:
+  Heartbeat() = default;
+  void run();
+  void send_beats(int64_t now_ns);
+  void receive(int64_t now_ns);
+
+  const RankContext* ctx_ = nullptr;
+  int fd_ = -1;
+  int wake_[2] = {-1, -1};  // a pipe that ends the thread
+  double period_s_ = 1;
+  double silence_s_ = 3;
+  uint64_t nonce_ = 0;
+  struct Endpoint {
+    uint32_t addr = 0;  // network order
+    uint16_t port = 0;  // network order
+  };
+  std::vector<Endpoint> peers_;
+  mutable std::mutex mu_;
+  std::vector<int64_t> heard_ns_;                     // rank 0: when each rank was last heard (own: now)
+  int64_t rank0_heard_ns_ = 0;                        // others: when rank 0 was last heard (0: never)
+  std::vector<std::pair<int, double>> rank0_silent_;  // others: rank 0's last list of silent ranks
+  int64_t start_ns_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace fabscope
