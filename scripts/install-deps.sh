@@ -9,7 +9,7 @@ packages=(
   openmpi-bin libopenmpi-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libhwloc-dev hwloc libibverbs-dev
+  libhwloc-dev hwloc libibverbs-dev libssl-dev
   python3 python3-jsonschema python3-junitparser
   iproute2 iperf3
 )

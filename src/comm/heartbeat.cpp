@@ -149,6 +149,12 @@ void Heartbeat::run() {
   const auto period_ns = static_cast<int64_t>(period_s_ * 1e9);
   while (true) {
     int64_t now = steady_now_ns();
+    const int64_t last = last_turn_ns_.exchange(now);
+    if (last != 0 && static_cast<double>(now - last) * 1e-9 > silence_s_) {
+      std::lock_guard<std::mutex> lock(mu_);
+      paused_until_ns_ = now;
+      paused_s_ = static_cast<double>(now - last) * 1e-9;
+    }
     if (now >= next_ns) {
       send_beats(now);
       next_ns = now + period_ns;
@@ -182,7 +188,23 @@ std::vector<std::pair<int, double>> Heartbeat::silent_ranks() const {
 
 std::string Heartbeat::describe_silent() const {
   {
+    // This process itself did not run (stopped, frozen): it has no news of the others;
+    // the silent one is this rank.
+    const int64_t now = steady_now_ns();
+    const double lag_s = static_cast<double>(now - last_turn_ns_.load()) * 1e-9;
     std::lock_guard<std::mutex> lock(mu_);
+    double paused_s = 0;
+    if (last_turn_ns_.load() != 0 && lag_s > silence_s_) {
+      paused_s = lag_s;
+    } else if (paused_until_ns_ != 0 && static_cast<double>(now - paused_until_ns_) * 1e-9 < silence_s_) {
+      paused_s = paused_s_;
+    }
+    if (paused_s > 0) {
+      return fmt::format(
+          "stopped progressing: this rank, {} ({}): its own process did not run for {:.1f} s (stopped or frozen), so "
+          "the others waited for it",
+          ctx_->rank(), ctx_->host(), paused_s);
+    }
     if (ctx_->rank() != 0 && rank0_heard_ns_ == 0) return "";  // never heard rank 0: no view
   }
   const auto silent = silent_ranks();

@@ -60,6 +60,11 @@ class Heartbeat {
   int64_t rank0_heard_ns_ = 0;                        // others: when rank 0 was last heard (0: never)
   std::vector<std::pair<int, double>> rank0_silent_;  // others: rank 0's last list of silent ranks
   int64_t start_ns_ = 0;
+  // This process's own pauses: the heartbeat thread's last turn, and the last time it
+  // found itself late by more than the silence (the process was stopped or frozen).
+  std::atomic<int64_t> last_turn_ns_{0};
+  int64_t paused_until_ns_ = 0;  // under mu_
+  double paused_s_ = 0;          // under mu_
   std::thread thread_;
 };
 

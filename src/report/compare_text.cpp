@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+
 #include "core/sizes.h"
 #include "report/compare.h"
 
@@ -40,6 +42,16 @@ std::string format_test(const ComparisonRow& row) {
 
 namespace {
 
+// The crossover as the comparison recorded it: "auto", or a size in bytes (anything else,
+// from a hand-edited report, is shown as it is).
+std::string crossover_text(const std::string& crossover) {
+  if (crossover == "auto") return "each sweep's n1/2 (half its peak bandwidth)";
+  uint64_t bytes = 0;
+  const auto [end, err] = std::from_chars(crossover.data(), crossover.data() + crossover.size(), bytes);
+  if (err == std::errc() && end == crossover.data() + crossover.size()) return format_size(bytes);
+  return "'" + crossover + "'";
+}
+
 std::string run_line(const char* label, const ComparedRun& r) {
   std::string ranks = r.nranks > 0 ? fmt::format("{} ranks", r.nranks) : "ranks unknown";
   std::string hosts =
@@ -75,8 +87,7 @@ std::string render_comparison(const Report& report) {
       "at alpha {} on per-iteration samples, Holm-adjusted over the rows tested; else each run's spread). Sizes below "
       "{} are judged on time_us, the "
       "others on busbw_gbps.\n#\n",
-      100.0 * c.threshold, c.alpha,
-      c.crossover == "auto" ? "each sweep's n1/2 (half its peak bandwidth)" : format_size(std::stoull(c.crossover)));
+      100.0 * c.threshold, c.alpha, crossover_text(c.crossover));
   std::string subject;
   for (const ComparisonRow& r : c.rows) {
     if (r.subject != subject) {

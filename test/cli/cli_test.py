@@ -15,6 +15,10 @@
                                 bad files; JUnit read by junitparser, Markdown as text
   cli_test.py import            every nccl-tests fixture imported, schema-valid, rendered back
                                 to the same numbers; bad pastes; --expect
+  cli_test.py faults            a stopped rank named by every survivor within --timeout + 5 s; a killed
+                                rank, SIGINT, SIGTERM: the job ends, the old report intact, nothing left
+  cli_test.py hostile-env       canary secrets and non-UTF-8 bytes in the environment: outputs valid,
+                                secrets redacted; a p2p whose verdict is fail exits 1
 """
 import argparse
 import copy
@@ -22,9 +26,11 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 import jsonschema
 
@@ -174,6 +180,24 @@ BAD_SWEEPS = [
     (["diagnose", "-b", "8", "-e", "4"], "minimum size -b 8 is larger than maximum size -e 4"),
     (["diagnose", "-e", "12Q"], "unknown unit 'Q'"),
     (["diagnose", "-f", "1"], "-f/--stepfactor 1: diagnose steps sizes by a factor of 2 or more"),
+    # Issue 14's campaign: values that wrapped, hung or were accepted without meaning.
+    (["sweep", "allreduce", "--timeout", "nan"], "--timeout nan is not allowed"),
+    (["sweep", "allreduce", "--timeout", "inf"], "--timeout inf is not allowed"),
+    (["p2p", "--timeout", "nan"], "--timeout nan is not allowed"),
+    (["sweep", "allreduce", "-f", "-2"], "-2 is negative"),
+    (["sweep", "allreduce", "--seed", "-1"], "-1 is negative"),
+    (["sweep", "allreduce", "allreduce"], "collective 'allreduce' is named twice"),
+    (["sweep", "all", "all_reduce_perf"], "collective 'all_reduce_perf' is named twice"),
+    (["sweep", "allreduce", "-b", "8", "-e", "8", "--json", "/proc/x.json"], "creating a file in '/proc' fails"),
+    (["p2p", "-s", "64G", "--backend", "tcp"], "lower -s"),
+    (["p2p", "-s", "0"], "a message must hold at least 1 byte"),
+    (["p2p", "--pattern", "ring", "--pair", "0,1"], "give either --pattern ring or --pair 0,1, not both"),
+    (["p2p", "--backend", "tcp", "--qps", "2"], "--qps is an option of the verbs backend; this job uses backend 'tcp'"),
+    (["p2p", "--backend", "tcp", "--qps", "-1"], "-1 is negative"),
+    (["sweep", "allreduce", "-b", "8", "-e", "8", "--backend", "mpi", "--tcp-if", "lo"],
+     "--tcp-if is an option of the tcp backend; this job uses backend 'mpi'"),
+    (["p2p", "--backend", "tcp", "--tcp-if", "lo", "--tcp-addr", "127.0.0.1"], "give either --tcp-if lo or --tcp-addr"),
+    (["diagnose", "--budget", "nan"], "--budget nan: give the seconds"),
     # A budget too small for one measurement: found by the calibration pass, said once.
     (["diagnose", "--budget", "0.01", "-b", "1M", "-e", "4M", "--backend", "tcp"], "is too small to measure"),
 ]
@@ -228,11 +252,49 @@ def cmd_bad_input(args):
             ([args.fabscope, "report", previous], "schema is missing"),
             ([args.fabscope, "nosuchcommand"], "nosuchcommand"),
         ]
+        cases += bad_files(args, tmp)
         for cmd, expect in cases:
             p = run(cmd)
-            if p.returncode == 0 or expect not in p.stdout + p.stderr:
-                fail(f"{cmd}: exit {p.returncode}, want non-zero and {expect!r} in\n{p.stdout}{p.stderr}")
+            if p.returncode != 2 or expect not in p.stdout + p.stderr:
+                fail(f"{cmd}: exit {p.returncode}, want 2 and {expect!r} in\n{p.stdout}{p.stderr}")
         print("ok")
+
+
+def bad_files(args, tmp):
+    """Files that crashed, hung or exhausted memory before (issue 14): each must be exit 2 naming the problem."""
+    fifo = os.path.join(tmp, "fifo")
+    os.mkfifo(fifo)
+    def write(name, text):
+        path = os.path.join(tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+    huge = write("huge.json", '{"schema": 1e999}')
+    deep = write("deep.json", "[" * 200000 + "]" * 200000)
+    doc = json.load(open(os.path.join(args.fixtures, "reports", "topo-offline.json")))
+    doc["topology"]["hosts"][0]["sources"] = [1]
+    wrong_type = write("wrong_type.json", json.dumps(doc))
+    expect = write("expect.json", '{"schema": "fabscope.expect/1", "expect": [{"p2p": "bw", "min_bw_gbps": 1e999}]}')
+    with open(os.path.join(args.fixtures, "hwloc-xml",
+                           "juwels-booster-jwb0004_A100x4-CX6-HDRx4-EPYC7402-NPS4_hwloc2.2.xml")) as f:
+        xml = f.read()
+    at = xml.index('type="PU"')
+    end = xml.index(">", at)
+    import re
+    no_complete = write("no-complete.xml", xml[:at] + re.sub(r' complete_cpuset="[^"]*"', "", xml[at:end]) + xml[end:])
+    f = args.fabscope
+    return [
+        ([f, "report", fifo], "it is a FIFO; fabscope reads regular files only"),
+        ([f, "topo", "--nccl-topo", fifo], "it is a FIFO"),
+        ([f, "topo", "--nvidia-smi-topo", "/dev/zero"], "it is a character device"),
+        ([f, "compare", fifo, fifo], "it is a FIFO"),
+        ([f, "import", "nccl-tests", "/dev/zero", "--json", os.path.join(tmp, "i.json")], "it is a character device"),
+        ([f, "report", huge], "number overflow"),
+        ([f, "report", deep], "nested deeper than 256 levels"),
+        ([f, "report", wrong_type], "topology.hosts[0].sources[0] is not a string"),
+        ([f, "topo", "--hwloc-xml", no_complete], "has cpuset but not complete_cpuset"),
+        ([f, "sweep", "allreduce", "--expect", expect], "number overflow"),
+    ]
 
 
 def cmd_schema(args):
@@ -792,10 +854,152 @@ def cmd_import(args):
     print("ok")
 
 
+def fabscope_pids(marker):
+    """rank -> pid of the fabscope processes whose environment holds `marker`."""
+    out = {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                if f.read().strip() != "fabscope":
+                    continue
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = dict(e.split(b"=", 1) for e in f.read().split(b"\0") if b"=" in e)
+        except OSError:
+            continue
+        if env.get(b"FABSCOPE_FAULT_TEST") == marker.encode() and b"OMPI_COMM_WORLD_RANK" in env:
+            out[int(env[b"OMPI_COMM_WORLD_RANK"])] = int(pid)
+    return out
+
+
+def start_job(args, np, argv, marker, log):
+    env = dict(os.environ, FABSCOPE_FAULT_TEST=marker)
+    p = subprocess.Popen(mpirun(args, np, *argv), stdout=log, stderr=subprocess.STDOUT, env=env)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        pids = fabscope_pids(marker)
+        if len(pids) == np:
+            return p, pids
+        time.sleep(0.1)
+    p.kill()
+    fail(f"{argv}: {np} ranks did not start")
+
+
+def leftovers(directory, keep):
+    return sorted(f for f in os.listdir(directory) if f not in keep)
+
+
+def cmd_faults(args):
+    """Faults under mpirun: a stopped rank is named by every survivor within --timeout + 5 s; a killed rank,
+    SIGINT and SIGTERM end the job; the previous report survives each, and nothing is left beside it."""
+    timeout = 3
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "r.json")
+        previous = "{\"previous\": true}\n"
+        long_sweep = ["sweep", "allreduce", "-b", "256K", "-e", "256K", "-n", "10000000", "-w", "0", "-c", "0",
+                      "--timeout", str(timeout), "--json", report]
+        cases = []
+        for backend in ("tcp", "mpi"):
+            for stopped in (0, 2):
+                cases.append((f"rank {stopped} stopped ({backend})", backend, stopped, "STOP"))
+        cases += [("rank 1 killed (tcp)", "tcp", 1, "KILL"), ("mpirun interrupted (SIGINT)", "mpi", None, "INT"),
+                  ("mpirun terminated (SIGTERM)", "tcp", None, "TERM"), ("rank 0 terminated (SIGTERM)", "mpi", 0, "TERM")]
+        for what, backend, rank, sig in cases:
+            with open(report, "w") as f:
+                f.write(previous)
+            log_path = os.path.join(tmp, "job.log")
+            with open(log_path, "w") as log:
+                p, pids = start_job(args, 3, long_sweep + ["--backend", backend], f"{os.getpid()}-{what}", log)
+                time.sleep(1.5)  # into the timed loop
+                target = p.pid if rank is None else pids[rank]
+                t0 = time.monotonic()
+                os.kill(target, getattr(signal, "SIG" + sig))
+                try:
+                    code = p.wait(timeout=timeout + 25)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    fail(f"{what}: the job did not end within {timeout + 25} s")
+                took = time.monotonic() - t0
+            for pid in pids.values():  # a stopped rank that mpirun could not end
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            with open(log_path, errors="replace") as f:
+                out = f.read()
+            print(f"{what}: exit {code} after {took:.1f} s")
+            if code == 0:
+                fail(f"{what}: exit 0\n{out}")
+            if sig == "STOP":
+                if took > timeout + 5:
+                    fail(f"{what}: named after {took:.1f} s, past --timeout {timeout} + 5 s\n{out}")
+                lines = [l for l in out.splitlines() if "no progress for" in l]
+                survivors = [l for l in lines if not l.startswith(f"[r{rank} ")]
+                if len(survivors) != 2:
+                    fail(f"{what}: want a hang message from each of the 2 other ranks\n{out}")
+                for l in survivors:
+                    if f"stopped progressing: rank {rank} (" not in l:
+                        fail(f"{what}: the message does not name rank {rank}:\n{l}")
+            elif took > 15:
+                fail(f"{what}: the job took {took:.1f} s to end")
+            with open(report) as f:
+                if f.read() != previous:
+                    fail(f"{what}: the previous report was changed")
+            left = leftovers(tmp, {"r.json", "job.log"})
+            if left:
+                fail(f"{what}: files left beside the report: {left}")
+    print("ok")
+
+
+def cmd_hostile_env(args):
+    """Canary secrets and bytes that are not UTF-8 in the environment: the run finishes, every output is
+    written and valid, and no canary reaches any of them."""
+    v = validator(args)
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environb)
+        env.update({b"NCCL_BAD": b"\xff\xfe", b"NCCL_SECRET": b"canary-1", b"UCX_PASSWORD": b"canary-2",
+                    b"OMPI_MCA_my_secret": b"canary-3", b"CUDA_API_TOKEN": b"canary-4",
+                    b"NCCL_IB_HCA": b"mlx5_\xff"})
+        out = {k: os.path.join(tmp, "r." + k) for k in ("json", "junit", "markdown")}
+        cmd = mpirun(args, 2, "sweep", "allreduce", "-b", "8", "-e", "1K", "-n", "2", "--backend", args.backend,
+                     "--json", out["json"], "--junit", out["junit"], "--markdown", out["markdown"])
+        print("$ " + " ".join(cmd))
+        p = subprocess.run([c.encode() for c in cmd], capture_output=True, timeout=TIMEOUT_S, env=env)
+        if p.returncode != 0:
+            fail(f"exit {p.returncode}\n{p.stdout!r}\n{p.stderr!r}")
+        for path in out.values():
+            with open(path, "rb") as f:
+                data = f.read()
+            if b"canary" in data:
+                fail(f"a canary secret reached {path}")
+            data.decode("utf-8")  # valid UTF-8 throughout
+        if b"canary" in p.stdout + p.stderr:
+            fail("a canary secret was printed")
+        with open(out["json"]) as f:
+            doc = json.load(f)
+        v.validate(doc)
+        envs = doc["context"]["environment"]
+        for name in ("NCCL_SECRET", "UCX_PASSWORD", "OMPI_MCA_my_secret", "CUDA_API_TOKEN",
+                     "OMPI_MCA_orte_precondition_transports"):
+            if envs.get(name) != "<redacted>":
+                fail(f"{name} is {envs.get(name)!r}, want <redacted>")
+        if envs.get("NCCL_BAD") != "\ufffd\ufffd":
+            fail(f"NCCL_BAD is {envs.get('NCCL_BAD')!r}: bytes that are not UTF-8 become U+FFFD")
+        # p2p whose verdict is fail exits 1 on every rank.
+        bar = os.path.join(tmp, "e.json")
+        with open(bar, "w") as f:
+            f.write('{"schema": "fabscope.expect/1", "expect": [{"p2p": "bw", "min_bw_gbps": 100000}]}')
+        p = run(mpirun(args, 2, "p2p", "-n", "20", "--backend", args.backend, "--expect", bar))
+        if p.returncode != 1 or "Verdict: fail" not in p.stdout:
+            fail(f"p2p with a failed verdict: exit {p.returncode}, want 1\n{p.stdout}{p.stderr}")
+    print("ok")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("command", choices=["sweep", "bad-input", "schema", "p2p", "topo", "report-mutations",
-                                           "diagnose", "compare", "import"])
+                                           "diagnose", "compare", "import", "faults", "hostile-env"])
     ap.add_argument("--fabscope", required=True)
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--mpi-flags", default="")
@@ -807,7 +1011,7 @@ def main():
     args = ap.parse_args()
     {"sweep": cmd_sweep, "bad-input": cmd_bad_input, "schema": cmd_schema, "p2p": cmd_p2p, "topo": cmd_topo,
      "report-mutations": cmd_report_mutations, "diagnose": cmd_diagnose, "compare": cmd_compare,
-     "import": cmd_import}[args.command](args)
+     "import": cmd_import, "faults": cmd_faults, "hostile-env": cmd_hostile_env}[args.command](args)
 
 
 if __name__ == "__main__":

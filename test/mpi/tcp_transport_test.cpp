@@ -83,7 +83,7 @@ TEST(TcpTransport, AMessageOfTheWrongSizeIsAnErrorNotACorruption) {
 }
 
 // Stray and hostile connections to rank 0's listener during set-up: silent ones, one
-// that sends garbage, one with a wrong token. Each is refused and logged, and none
+// that sends garbage, one that cannot prove the job's token. Each is refused and logged, and none
 // holds up the real peers (before, each silent one held the accept loop for 5 s).
 TEST(TcpTransport, StrayAndHostileConnectionsAreRefusedWithoutStallingSetUp) {
   if (g_ctx->size() < 2) GTEST_SKIP() << "needs 2 ranks";
@@ -108,9 +108,11 @@ TEST(TcpTransport, StrayAndHostileConnectionsAreRefusedWithoutStallingSetUp) {
             const std::string garbage = "GET / HTTP/1.0\r\n\r\n" + std::string(40, 'A');
             (void)!::write(fd, garbage.data(), garbage.size());
           }
-          if (i == 11) {
-            TcpHello h{kTcpMagic, kTcpVersion, {}, 1, 2};  // the right shape, a made-up token
+          if (i == 11) {  // a well-formed hello, then a made-up proof: it does not know the token
+            TcpHello h{kTcpMagic, kTcpVersion, 1, static_cast<uint32_t>(g_ctx->size()), {}};
+            TcpProof p{kTcpMagic, 1, {}};
             (void)!::write(fd, &h, sizeof(h));
+            (void)!::write(fd, &p, sizeof(p));
           }
           strays.push_back(fd);  // the silent ones stay open and say nothing
         }
@@ -129,6 +131,7 @@ TEST(TcpTransport, StrayAndHostileConnectionsAreRefusedWithoutStallingSetUp) {
     std::string text;
     for (int c; (c = std::fgetc(log_file)) != EOF;) text += static_cast<char>(c);
     EXPECT_NE(text.find("refused a connection from 127.0.0.1"), std::string::npos) << text;
+    EXPECT_NE(text.find("wrong proof of the job token"), std::string::npos) << text;
   }
   std::fclose(log_file);
   // The real connections work.

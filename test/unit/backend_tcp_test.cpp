@@ -9,38 +9,52 @@
 namespace fabscope {
 namespace {
 
-struct Hello {
-  uint8_t token[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-  TcpHello good(uint32_t rank) const {
-    TcpHello h{kTcpMagic, kTcpVersion, {}, rank, 4};
-    std::memcpy(h.token, token, sizeof(token));
-    return h;
-  }
-};
+TcpHello hello(uint32_t rank) { return TcpHello{kTcpMagic, kTcpVersion, rank, 4, {}}; }
 
-TEST(TcpHandshake, AdmitsOnlyHigherRanksOfThisJobWithItsToken) {
-  Hello k;
+TEST(TcpHandshake, AdmitsOnlyHigherRanksOfThisJob) {
   std::vector<bool> connected(4, false);
-  EXPECT_EQ(check_hello(k.good(2), k.token, 1, 4, connected), "");
-  EXPECT_EQ(check_hello(k.good(3), k.token, 1, 4, connected), "");
-
-  TcpHello h = k.good(2);
-  h.token[15] ^= 1;
-  EXPECT_EQ(check_hello(h, k.token, 1, 4, connected), "wrong job token");
-  h = k.good(2);
+  EXPECT_EQ(check_hello(hello(2), 1, 4, connected), "");
+  EXPECT_EQ(check_hello(hello(3), 1, 4, connected), "");
+  TcpHello h = hello(2);
   h.magic = 0x47455420;  // "GET ": an HTTP client, say
-  EXPECT_NE(check_hello(h, k.token, 1, 4, connected).find("bad magic"), std::string::npos);
-  h = k.good(2);
-  h.version = 99;
-  EXPECT_NE(check_hello(h, k.token, 1, 4, connected).find("protocol version 99"), std::string::npos);
-  h = k.good(2);
+  EXPECT_NE(check_hello(h, 1, 4, connected).find("bad magic"), std::string::npos);
+  h = hello(2);
+  h.version = 1;  // the version that sent its token in clear
+  EXPECT_NE(check_hello(h, 1, 4, connected).find("protocol version 1"), std::string::npos);
+  h = hello(2);
   h.nranks = 8;
-  EXPECT_NE(check_hello(h, k.token, 1, 4, connected).find("job of 8 ranks"), std::string::npos);
-  EXPECT_NE(check_hello(k.good(0), k.token, 1, 4, connected).find("does not connect to rank 1"), std::string::npos);
-  EXPECT_NE(check_hello(k.good(1), k.token, 1, 4, connected).find("does not connect"), std::string::npos);
-  EXPECT_NE(check_hello(k.good(4), k.token, 1, 4, connected).find("does not connect"), std::string::npos);
+  EXPECT_NE(check_hello(h, 1, 4, connected).find("job of 8 ranks"), std::string::npos);
+  EXPECT_NE(check_hello(hello(0), 1, 4, connected).find("does not connect to rank 1"), std::string::npos);
+  EXPECT_NE(check_hello(hello(1), 1, 4, connected).find("does not connect"), std::string::npos);
+  EXPECT_NE(check_hello(hello(4), 1, 4, connected).find("does not connect"), std::string::npos);
   connected[2] = true;
-  EXPECT_NE(check_hello(k.good(2), k.token, 1, 4, connected).find("already connected"), std::string::npos);
+  EXPECT_NE(check_hello(hello(2), 1, 4, connected).find("already connected"), std::string::npos);
+}
+
+TEST(TcpHandshake, ProofsBindTokenRoleNoncesAndRanks) {
+  TcpToken token{};
+  for (size_t i = 0; i < token.size(); ++i) token[i] = static_cast<uint8_t>(i + 1);
+  TcpNonce a{}, b{};
+  ASSERT_TRUE(tcp_random(a.data(), a.size()).ok());
+  ASSERT_TRUE(tcp_random(b.data(), b.size()).ok());
+  ASSERT_NE(a, b);
+  const TcpMac listener = tcp_proof(token, TcpRole::kListener, a, b, 2, 1, 4);
+  // The same inputs give the same proof; it matches itself.
+  EXPECT_TRUE(tcp_proof_matches(listener, tcp_proof(token, TcpRole::kListener, a, b, 2, 1, 4)));
+  // Anything else gives another: the other role (no reflecting a proof back), swapped
+  // nonces, other ranks or job size, and another token.
+  EXPECT_FALSE(tcp_proof_matches(listener, tcp_proof(token, TcpRole::kConnector, a, b, 2, 1, 4)));
+  EXPECT_FALSE(tcp_proof_matches(listener, tcp_proof(token, TcpRole::kListener, b, a, 2, 1, 4)));
+  EXPECT_FALSE(tcp_proof_matches(listener, tcp_proof(token, TcpRole::kListener, a, b, 3, 1, 4)));
+  EXPECT_FALSE(tcp_proof_matches(listener, tcp_proof(token, TcpRole::kListener, a, b, 2, 0, 4)));
+  EXPECT_FALSE(tcp_proof_matches(listener, tcp_proof(token, TcpRole::kListener, a, b, 2, 1, 5)));
+  TcpToken other = token;
+  other[31] ^= 1;
+  EXPECT_FALSE(tcp_proof_matches(listener, tcp_proof(other, TcpRole::kListener, a, b, 2, 1, 4)));
+  // HMAC-SHA256 really: not all zeros, 32 bytes that differ from the token.
+  EXPECT_NE(listener, TcpMac{});
+  // The hello carries no token at all: only magic, version, ranks and a nonce.
+  EXPECT_EQ(sizeof(TcpHello), 4 * sizeof(uint32_t) + sizeof(TcpNonce));
 }
 
 TEST(TcpAddress, ChoosesTheRequestedOrTheObviousAddress) {

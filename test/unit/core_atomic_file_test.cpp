@@ -3,6 +3,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "core/atomic_file.h"
 
 namespace fabscope {
@@ -57,6 +62,83 @@ TEST_F(AtomicFile, ReadErrorsNameThePath) {
   auto r = read_file((dir_ / "absent.json").string());
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("absent.json"), std::string::npos);
+}
+
+TEST_F(AtomicFile, ReadsRegularFilesOnly) {
+  const std::string fifo = (dir_ / "fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto r = read_file(fifo);  // must not wait for a writer
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("it is a FIFO"), std::string::npos) << r.status().message();
+  auto z = read_file("/dev/zero");  // must not read until memory runs out
+  ASSERT_FALSE(z.ok());
+  EXPECT_NE(z.status().message().find("it is a character device"), std::string::npos) << z.status().message();
+  auto d = read_file(dir_.string());
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("is a directory"), std::string::npos);
+}
+
+TEST_F(AtomicFile, WritabilityIsCheckedForReal) {
+  // /proc's permission bits say writable to root; creating a file there fails.
+  Status s = check_writable("/proc/fabscope-x.json");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("creating a file in '/proc' fails"), std::string::npos) << s.message();
+  EXPECT_TRUE(check_writable((dir_ / "ok.json").string()).ok());
+  EXPECT_EQ(entries(), 0u);  // the probe file is gone
+}
+
+// A child writes a large file; the parent signals it once its temporary exists.
+int write_and_signal(const std::string& path, int sig) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const std::string big(size_t{400} << 20, 'x');
+    std::_Exit(write_file_atomically(path, big).ok() ? 0 : 1);
+  }
+  const std::string prefix = std::filesystem::path(path).filename().string() + ".tmp.";
+  for (int i = 0; i < 20000; ++i) {  // up to 20 s
+    bool found = false;
+    for (const auto& e : fs::directory_iterator(fs::path(path).parent_path())) {
+      // Written to already: the handlers are in place (they are before the first write).
+      std::error_code ec;
+      found |= e.path().filename().string().rfind(prefix, 0) == 0 && fs::file_size(e.path(), ec) > 0;
+    }
+    if (found) break;
+    ::usleep(1000);
+  }
+  ::kill(pid, sig);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return status;
+}
+
+TEST_F(AtomicFile, SignalsDuringAWriteLeaveTheOldFileAndNoTemporary) {
+  const std::string path = (dir_ / "r.json").string();
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
+    ASSERT_TRUE(write_file_atomically(path, "old").ok());
+    const int status = write_and_signal(path, sig);
+    if (WIFEXITED(status)) continue;  // finished before the signal: the new file is whole
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "ended by its own signal";
+    EXPECT_EQ(*read_file(path), "old");
+    EXPECT_EQ(entries(), 1u) << "the temporary in flight was removed";
+  }
+}
+
+TEST_F(AtomicFile, AWriterKilledWithSigkillLeavesATemporaryTheNextWriteRemoves) {
+  const std::string path = (dir_ / "r.json").string();
+  ASSERT_TRUE(write_file_atomically(path, "old").ok());
+  const int status = write_and_signal(path, SIGKILL);
+  if (WIFEXITED(status)) GTEST_SKIP() << "the write finished before the kill";
+  EXPECT_EQ(*read_file(path), "old");
+  EXPECT_EQ(entries(), 2u) << "SIGKILL cannot be caught: its temporary stays";
+  // Another host's temporary, recent, stays: its writer may be alive.
+  std::ofstream(dir_ / "r.json.tmp.otherhost.1.abcdef") << "x";
+  ASSERT_TRUE(write_file_atomically(path, "new").ok());
+  EXPECT_EQ(*read_file(path), "new");
+  EXPECT_EQ(entries(), 2u);
+  EXPECT_TRUE(fs::exists(dir_ / "r.json.tmp.otherhost.1.abcdef"));
+  // Once old enough, anyone's is stale.
+  EXPECT_EQ(remove_stale_temporaries(path, /*older_than_s=*/-1), 1);
+  EXPECT_EQ(entries(), 1u);
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 # namespace. Everything it creates carries this run's unique prefix and is removed
 # when the command ends, also on failure or interruption.
 #
-#   vcluster.sh run N [--slow HOST_INDEX RATE] [--slow-link A B RATE] [--noise A B] [--stop I] -- COMMAND...
+#   vcluster.sh run N [--slow HOST_INDEX RATE] [--slow-link A B RATE] [--noise A B] [--stop I]
+#                     [--same-hostname NAME] -- COMMAND...
 #       Brings up N hosts, runs COMMAND with these variables set, tears down:
 #         VC_MPIRUN   mpirun with the agent, one slot per host and Open MPI's settings
 #         VC_HOSTS    host names (also their hostnames), space separated
@@ -16,6 +17,7 @@
 #                       (tc htb with a u32 filter on the peer's address, on both hosts):
 #                       a slow link, not a slow host
 #       --noise a b     bursty iperf3 traffic from host a to host b while COMMAND runs
+#       --same-hostname NAME   every host's hostname is NAME (cloned images)
 #       --stop i        a straggler: host i's fabscope processes stopped (SIGSTOP) for 60 ms
 #                       and continued (SIGCONT) for 120 ms, over and over, from outside
 #   vcluster.sh check   exits 0 if this machine can host the cluster, else says why
@@ -41,7 +43,8 @@ agent() {
   local host="$1"
   shift
   host="${host#*@}"
-  exec ip netns exec "$host" unshare --uts -- sh -c 'hostname "$0" && eval "$1"' "$host" "$*"
+  # --same-hostname: every host answers to one name (cloned images), not its own.
+  exec ip netns exec "$host" unshare --uts -- sh -c 'hostname "$0" && eval "$1"' "${VC_SAME_HOSTNAME:-$host}" "$*"
 }
 
 run() {
@@ -54,6 +57,7 @@ run() {
       --slow-link) link_a="$2"; link_b="$3"; link_rate="$4"; shift 4 ;;
       --noise) noise_a="$2"; noise_b="$3"; shift 3 ;;
       --stop) stop_host="$2"; shift 2 ;;
+      --same-hostname) export VC_SAME_HOSTNAME="$2"; shift 2 ;;
       *) echo "vcluster: unknown option $1" >&2; exit 2 ;;
     esac
   done
@@ -177,6 +181,6 @@ case "${1:-}" in
   check) check ;;
   agent) shift; agent "$@" ;;
   run) shift; run "$@" ;;
-  *) echo "usage: vcluster.sh run N [--slow I RATE] [--slow-link A B RATE] [--noise A B] [--stop I] -- COMMAND... | check" >&2
+  *) echo "usage: vcluster.sh run N [--slow I RATE] [--slow-link A B RATE] [--noise A B] [--stop I] [--same-hostname NAME] -- COMMAND... | check" >&2
      exit 2 ;;
 esac

@@ -21,6 +21,8 @@
   vcluster_test.py diagnose_straggler  rank 3's process stopped and continued from outside, over
                             and over: rank.straggler names it, it holds the largest share, no
                             link or host is blamed, and the verdict passes
+  vcluster_test.py same_hostname       every host called 'node' (cloned images): the nodes are told apart by
+                                       MPI, the tcp backend connects over the cluster, the report names node#0..2
   vcluster_test.py diagnose_healthy    five runs on a quiet cluster (tcp and mpi): pass, and no
                             warning or error about a link, host or rank
   vcluster_test.py compare_gate        the CI gate: two quiet sweeps compare as a pass; a sweep
@@ -37,6 +39,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 import jsonschema
 
@@ -399,12 +402,38 @@ def compare_gate(c):
     print("ok")
 
 
+def same_hostname(c):
+    """Cloned images: every host is called 'node'. MPI's shared-memory split tells the nodes apart: the tcp backend
+    connects over the cluster's addresses (not loopback, where it waited 60 s before), and the report names each
+    node 'node#K'."""
+    runs = [["sweep", "allreduce", "alltoall", "-b", "8", "-e", "64K", "-f", "8", "-n", "2", "--backend", backend,
+             "--timeout", "30", "--json", c.path(f"{backend}.json")] for backend in ("tcp", "mpi")]
+    start = time.monotonic()
+    c.run(3, runs, faults=("--same-hostname", "node"))
+    took = time.monotonic() - start
+    for backend in ("tcp", "mpi"):
+        doc = c.report(f"{backend}.json")
+        if doc["context"]["hosts"] != ["node#0", "node#1", "node#2"]:
+            fail(f"{backend}: hosts {doc['context']['hosts']}, want node#0..node#2")
+        if [r["host"] for r in doc["context"]["ranks"]] != ["node#0", "node#1", "node#2"]:
+            fail(f"{backend}: ranks' hosts {doc['context']['ranks']}")
+        if doc["verdict"]["result"] != "pass":
+            fail(f"{backend}: verdict {doc['verdict']}")
+    lib = c.report("tcp.json")["context"]["backend_library"]
+    if "198.18." not in lib:
+        fail(f"tcp did not use the cluster's addresses: {lib}")
+    if took > 60:
+        fail(f"the runs took {took:.0f} s: a rank waited for connections")
+    print(f"ok ({took:.1f} s)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     tests = {"sweeps": sweeps, "slow": slow, "slowlink": slowlink, "noise": noise,
              "diagnose_slowlink": diagnose_slowlink, "diagnose_slowhost": diagnose_slowhost,
              "diagnose_noise": diagnose_noise, "diagnose_straggler": diagnose_straggler,
-             "diagnose_healthy": diagnose_healthy, "compare_gate": compare_gate}
+             "diagnose_healthy": diagnose_healthy, "compare_gate": compare_gate,
+             "same_hostname": same_hostname}
     ap.add_argument("test", choices=sorted(tests))
     ap.add_argument("--fabscope", required=True)
     ap.add_argument("--vcluster", required=True)

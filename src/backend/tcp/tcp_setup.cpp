@@ -97,6 +97,26 @@ Status write_exact(int fd, const void* buf, size_t len) {
   return Status::Ok();
 }
 
+// Reads exactly `len` bytes before the deadline (the socket is non-blocking).
+Status read_exact(int fd, void* buf, size_t len, std::chrono::steady_clock::time_point deadline) {
+  size_t got = 0;
+  while (got < len) {
+    const ssize_t n = ::recv(fd, static_cast<char*>(buf) + got, len - got, 0);
+    if (n > 0) {
+      got += static_cast<size_t>(n);
+      continue;
+    }
+    if (n == 0) return Status::Runtime("the peer closed the connection");
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) return Status::Runtime(errno_text());
+    const double left = seconds_left(deadline);
+    if (left <= 0) return Status::Runtime("no answer in time");
+    pollfd p{fd, POLLIN, 0};
+    ::poll(&p, 1, static_cast<int>(std::min(left, 1.0) * 1000) + 1);
+  }
+  return Status::Ok();
+}
+
 // Connects before the deadline, retrying while the peer's listener is not up yet; a
 // silently dropped connection attempt cannot block past the deadline.
 Result<Fd> connect_to(const std::string& addr, uint16_t port, std::chrono::steady_clock::time_point deadline) {
@@ -165,23 +185,6 @@ Result<std::string> choose_tcp_address(const TcpOptions& o, bool all_ranks_local
   return Status::Unavailable(fmt::format("no interface that is up and not loopback; interfaces: {}", list()));
 }
 
-std::string check_hello(const TcpHello& h, const uint8_t (&token)[16], int me, int nranks,
-                        const std::vector<bool>& connected) {
-  if (h.magic != kTcpMagic) return "not a fabscope peer (bad magic)";
-  if (h.version != kTcpVersion)
-    return fmt::format("protocol version {} (this fabscope speaks {})", h.version, kTcpVersion);
-  uint8_t diff = 0;  // compare the whole token, whatever differs first
-  for (int i = 0; i < 16; ++i) diff |= static_cast<uint8_t>(h.token[i] ^ token[i]);
-  if (diff != 0) return "wrong job token";
-  if (static_cast<int>(h.nranks) != nranks)
-    return fmt::format("peer claims a job of {} ranks, not {}", h.nranks, nranks);
-  if (static_cast<int>(h.rank) <= me || static_cast<int>(h.rank) >= nranks) {
-    return fmt::format("peer claims rank {}, which does not connect to rank {}", h.rank, me);
-  }
-  if (connected[h.rank]) return fmt::format("rank {} is already connected", h.rank);
-  return "";
-}
-
 Result<std::unique_ptr<TcpTransport>> TcpTransport::create(const RankContext& ctx, const TcpOptions& o,
                                                            const Logger& log) {
   std::unique_ptr<TcpTransport> t(new TcpTransport());
@@ -213,13 +216,12 @@ Result<std::unique_ptr<TcpTransport>> TcpTransport::create(const RankContext& ct
   FABSCOPE_RETURN_IF_ERROR(ctx.agree(local));
   if (o.on_listening) o.on_listening(t->local_address_, ntohs(sa.sin_port));
 
-  // The job token: random, from rank 0, spread over MPI.
-  uint8_t token[16] = {};
-  if (ctx.rank() == 0 && ::getrandom(token, sizeof(token), 0) != static_cast<ssize_t>(sizeof(token))) {
-    local = Status::Runtime(fmt::format("getrandom failed: {}", errno_text()));
-  }
+  // The job token: random, from rank 0, spread over MPI. It never travels over TCP.
+  TcpToken token{};
+  if (ctx.rank() == 0) local = tcp_random(token.data(), token.size());
   FABSCOPE_RETURN_IF_ERROR(ctx.agree(local));
-  FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Bcast(token, sizeof(token), MPI_BYTE, 0, ctx.comm())));
+  FABSCOPE_RETURN_IF_ERROR(
+      FABSCOPE_MPI(MPI_Bcast(token.data(), static_cast<int>(token.size()), MPI_BYTE, 0, ctx.comm())));
 
   // Every rank's address and port.
   struct Endpoint {
@@ -248,11 +250,36 @@ Result<std::unique_ptr<TcpTransport>> TcpTransport::create(const RankContext& ct
                                           ctx.ranks()[static_cast<size_t>(r)].host, fd.status().message()));
       break;
     }
-    TcpHello hello{kTcpMagic, kTcpVersion, {}, static_cast<uint32_t>(ctx.rank()), static_cast<uint32_t>(ctx.size())};
-    std::memcpy(hello.token, token, sizeof(token));
-    Status w = write_exact(fd->get(), &hello, sizeof(hello));
+    // Hello with a nonce; the listener must prove it knows the token before this rank
+    // proves it does.
+    TcpHello hello{kTcpMagic, kTcpVersion, static_cast<uint32_t>(ctx.rank()), static_cast<uint32_t>(ctx.size()), {}};
+    Status w = tcp_random(hello.nonce.data(), hello.nonce.size());
+    if (w.ok()) w = write_exact(fd->get(), &hello, sizeof(hello));
+    TcpChallenge challenge{};
+    if (w.ok()) w = read_exact(fd->get(), &challenge, sizeof(challenge), deadline);
+    if (w.ok()) {
+      const TcpMac expected =
+          tcp_proof(token, TcpRole::kListener, hello.nonce, challenge.nonce, static_cast<uint32_t>(ctx.rank()),
+                    static_cast<uint32_t>(r), static_cast<uint32_t>(ctx.size()));
+      if (challenge.magic != kTcpMagic || challenge.rank != static_cast<uint32_t>(r) ||
+          !tcp_proof_matches(expected, challenge.proof)) {
+        w =
+            Status::Runtime(fmt::format("the listener at {} did not prove it knows this job's token: not rank {} of "
+                                        "this job",
+                                        t->conns_[r].addr, r));
+      }
+    }
+    if (w.ok()) {
+      TcpProof proof{
+          kTcpMagic, static_cast<uint32_t>(ctx.rank()),
+          tcp_proof(token, TcpRole::kConnector, hello.nonce, challenge.nonce, static_cast<uint32_t>(ctx.rank()),
+                    static_cast<uint32_t>(r), static_cast<uint32_t>(ctx.size()))};
+      w = write_exact(fd->get(), &proof, sizeof(proof));
+    }
     if (!w.ok()) {
-      local = Status::Runtime(fmt::format("handshake with rank {} failed: {}", r, w.message()));
+      local = Status::Runtime(fmt::format("handshake of rank {} ({}) with rank {} ({}) at {} failed: {}", ctx.rank(),
+                                          ctx.host(), r, ctx.ranks()[static_cast<size_t>(r)].host, t->conns_[r].addr,
+                                          w.message()));
       break;
     }
     t->conns_[r].fd = fd->release();
@@ -260,10 +287,14 @@ Result<std::unique_ptr<TcpTransport>> TcpTransport::create(const RankContext& ct
   // Accept the higher ranks. Every half-open connection is read at the same time, each
   // with its own short deadline, so silent or hostile ones cannot hold up the real peers.
   std::vector<bool> connected(static_cast<size_t>(ctx.size()), false);
+  // Each goes hello -> (challenge sent) -> proof, within its own few seconds.
   struct HalfOpen {
     Fd fd;
     std::string who;
     TcpHello hello{};
+    TcpProof proof{};
+    TcpNonce nonce{};
+    bool challenged = false;
     size_t got = 0;
     std::chrono::steady_clock::time_point deadline;
   };
@@ -299,23 +330,46 @@ Result<std::unique_ptr<TcpTransport>> TcpTransport::create(const RankContext& ct
       if (fd < 0) break;
       char who[INET_ADDRSTRLEN] = {};
       inet_ntop(AF_INET, &from.sin_addr, who, sizeof(who));
-      half_open.push_back({Fd(fd), fmt::format("{}:{}", who, ntohs(from.sin_port)), {}, 0, now + hello_time});
+      half_open.push_back(
+          {Fd(fd), fmt::format("{}:{}", who, ntohs(from.sin_port)), {}, {}, {}, false, 0, now + hello_time});
     }
     for (size_t i = 0; i < half_open.size();) {
       HalfOpen& h = half_open[i];
       std::string why;
       bool done = false;
-      ssize_t n = ::recv(h.fd.get(), reinterpret_cast<char*>(&h.hello) + h.got, sizeof(h.hello) - h.got, 0);
+      char* into = h.challenged ? reinterpret_cast<char*>(&h.proof) : reinterpret_cast<char*>(&h.hello);
+      const size_t want = h.challenged ? sizeof(h.proof) : sizeof(h.hello);
+      ssize_t n = ::recv(h.fd.get(), into + h.got, want - h.got, 0);
       if (n > 0) h.got += static_cast<size_t>(n);
       if (n == 0) {
-        why = "closed before its hello";
+        why = h.challenged ? "closed before its proof" : "closed before its hello";
       } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
         why = errno_text();
-      } else if (h.got == sizeof(h.hello)) {
-        why = check_hello(h.hello, token, ctx.rank(), ctx.size(), connected);
-        done = why.empty();
+      } else if (!h.challenged && h.got == sizeof(h.hello)) {
+        why = check_hello(h.hello, ctx.rank(), ctx.size(), connected);
+        if (why.empty()) {  // answer with this rank's nonce and proof
+          Status st = tcp_random(h.nonce.data(), h.nonce.size());
+          TcpChallenge c{kTcpMagic, static_cast<uint32_t>(ctx.rank()), h.nonce,
+                         tcp_proof(token, TcpRole::kListener, h.hello.nonce, h.nonce, h.hello.rank,
+                                   static_cast<uint32_t>(ctx.rank()), static_cast<uint32_t>(ctx.size()))};
+          if (st.ok()) st = write_exact(h.fd.get(), &c, sizeof(c));
+          if (!st.ok()) why = st.message();
+          h.challenged = true;
+          h.got = 0;
+        }
+      } else if (h.challenged && h.got == sizeof(h.proof)) {
+        const TcpMac want_proof = tcp_proof(token, TcpRole::kConnector, h.hello.nonce, h.nonce, h.hello.rank,
+                                            static_cast<uint32_t>(ctx.rank()), static_cast<uint32_t>(ctx.size()));
+        if (h.proof.magic != kTcpMagic || h.proof.rank != h.hello.rank ||
+            !tcp_proof_matches(want_proof, h.proof.proof)) {
+          why = "wrong proof of the job token";
+        } else if (connected[h.hello.rank]) {
+          why = fmt::format("rank {} is already connected", h.hello.rank);
+        } else {
+          done = true;
+        }
       } else if (now >= h.deadline) {
-        why = fmt::format("no complete hello within {} s", hello_time.count());
+        why = fmt::format("no complete {} within {} s", h.challenged ? "proof" : "hello", hello_time.count());
       }
       if (done) {
         connected[h.hello.rank] = true;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "algo/transport.h"
+#include "backend/tcp/tcp_auth.h"
 #include "comm/context.h"
 #include "core/log.h"
 
@@ -31,26 +32,12 @@ struct TcpOptions {
 // and not loopback (by name).
 Result<std::string> choose_tcp_address(const TcpOptions& options, bool all_ranks_local);
 
-// Wire format. Handshake, sent by the connecting rank: magic, version, token, rank,
-// rank count. Message header: magic, flags (0), payload length.
-inline constexpr uint32_t kTcpMagic = 0x46534350;  // "FSCP"
-inline constexpr uint32_t kTcpVersion = 1;
-struct TcpHello {
-  uint32_t magic;
-  uint32_t version;
-  uint8_t token[16];
-  uint32_t rank;
-  uint32_t nranks;
-};
+// Wire format. The handshake is tcp_auth.h's. Message header: magic, flags (0), payload length.
 struct TcpHeader {
   uint32_t magic;
   uint32_t flags;
   uint64_t bytes;
 };
-// Why a hello is refused, or "" when it is acceptable from a rank above `me`.
-std::string check_hello(const TcpHello& hello, const uint8_t (&token)[16], int me, int nranks,
-                        const std::vector<bool>& connected);
-
 class TcpTransport final : public Transport {
  public:
   static Result<std::unique_ptr<TcpTransport>> create(const RankContext& ctx, const TcpOptions& options,
