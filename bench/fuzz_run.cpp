@@ -4,6 +4,8 @@
 //
 //   fabscope_bench_fuzz_run [--seconds S | --count N] [--seed K] [--fixtures DIR] [TARGET...]
 //   fabscope_bench_fuzz_run --replay FILE TARGET
+//   fabscope_bench_fuzz_run --find SEED TARGET   (each input of a crashed batch in its own child;
+//                                                 the one that crashes is kept in /tmp)
 //
 // Prints one line per target: inputs, read, refused, crashes, hangs, inputs per second.
 #include <fmt/format.h>
@@ -14,6 +16,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -23,6 +27,7 @@
 namespace {
 
 using fabscope::fuzz::Target;
+constexpr uint64_t kBatch = 200;  // inputs per child; a crash names its batch's seed
 
 struct Totals {
   uint64_t inputs = 0, accepted = 0, crashes = 0, hangs = 0;
@@ -35,6 +40,7 @@ bool run_batch(const Target& t, const std::vector<std::string>& corpus, uint64_t
                Totals& totals) {
   int fds[2];
   if (::pipe(fds) != 0) return false;
+  std::fflush(nullptr);  // or the child would print this process's buffered lines again
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::close(fds[0]);
@@ -93,6 +99,7 @@ int main(int argc, char** argv) {
   uint64_t seed = 1;
   std::string fixtures = FABSCOPE_FIXTURES;
   std::string replay;
+  std::optional<uint64_t> find;
   std::vector<std::string> names;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -113,6 +120,8 @@ int main(int argc, char** argv) {
       fixtures = next();
     } else if (a == "--replay") {
       replay = next();
+    } else if (a == "--find") {
+      find = std::strtoull(next().c_str(), nullptr, 10);
     } else {
       names.push_back(a);
     }
@@ -131,6 +140,35 @@ int main(int argc, char** argv) {
     std::printf("%s: %s\n", std::string(t->name).c_str(), r ? "read" : "refused");
     return 0;
   }
+  if (find) {
+    const Target* t = fabscope::fuzz::find_target(names.front());
+    if (!t) {
+      std::fprintf(stderr, "--find SEED TARGET: unknown target\n");
+      return 2;
+    }
+    const auto corpus = fabscope::fuzz::load_corpus(*t, fixtures);
+    std::mt19937_64 rng(*find);
+    for (uint64_t i = 0; i < kBatch; ++i) {  // the inputs run_mutations makes from this seed, in order
+      const std::string input = fabscope::fuzz::mutate(corpus[i % corpus.size()], t->json, rng);
+      std::fflush(nullptr);
+      const pid_t pid = ::fork();
+      if (pid == 0) {
+        (void)t->run(reinterpret_cast<const uint8_t*>(input.data()), input.size());
+        std::_Exit(0);
+      }
+      int status = 0;
+      ::waitpid(pid, &status, 0);
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        const std::string kept = fmt::format("/tmp/fuzz-crash-{}-seed{}-input{}.bin", t->name, *find, i);
+        (void)fabscope::write_file_atomically(kept, input);
+        std::printf("input %llu of seed %llu crashes: kept in %s\n", static_cast<unsigned long long>(i),
+                    static_cast<unsigned long long>(*find), kept.c_str());
+        return 1;
+      }
+    }
+    std::printf("no input of seed %llu crashes alone\n", static_cast<unsigned long long>(*find));
+    return 0;
+  }
   std::printf("%-16s %10s %10s %10s %8s %6s %10s\n", "target", "inputs", "read", "refused", "crashes", "hangs",
               "inputs/s");
   Totals all;
@@ -144,7 +182,7 @@ int main(int argc, char** argv) {
     Totals totals;
     const auto start = std::chrono::steady_clock::now();
     uint64_t batch_seed = seed;
-    const uint64_t batch = 200;
+    const uint64_t batch = kBatch;
     while (true) {
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (count ? totals.inputs + totals.crashes * batch + totals.hangs * batch >= count : elapsed >= seconds) break;

@@ -14,10 +14,24 @@ char* Scratch::get(size_t bytes, int which) {
   auto& b = buffers_[which];
   if (b.size() < bytes) {
     if (forget_ && !b.empty()) forget_->forget_memory(b.data(), b.size());
-    std::vector<char> bigger(bytes);
-    b.swap(bigger);
+    // The old buffer goes first: growing must not hold both (1.5 times the largest).
+    std::vector<char>().swap(b);
+    b.resize(bytes);
   }
   return b.data();
+}
+
+uint64_t algo_scratch_bytes(const std::vector<Collective>& collectives, uint64_t buffer_bytes) {
+  auto uses = [&](std::initializer_list<Collective> which) {
+    for (Collective c : which) {
+      if (std::find(collectives.begin(), collectives.end(), c) != collectives.end()) return true;
+    }
+    return false;
+  };
+  uint64_t bytes = 0;
+  if (uses({Collective::kAllReduce, Collective::kReduceScatter, Collective::kReduce})) bytes += buffer_bytes;
+  if (uses({Collective::kAllToAll, Collective::kSendRecv})) bytes += buffer_bytes;
+  return bytes;
 }
 
 Scratch::~Scratch() {

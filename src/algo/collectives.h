@@ -33,6 +33,12 @@ struct AlgoOptions {
   size_t slice_bytes = 512 * 1024;  // messages are cut into slices of at most this size
 };
 
+// What a Scratch holds at most after running `collectives` with buffers of
+// `buffer_bytes`: the ring's landing area (all-reduce, reduce-scatter) or the chain's
+// partial sums (reduce) in one buffer, the outgoing copy of an in-place all-to-all or
+// send/recv in another. Scratch keeps its buffers between calls.
+uint64_t algo_scratch_bytes(const std::vector<Collective>& collectives, uint64_t buffer_bytes);
+
 // Runs `call` on host memory over `t` (blocking). When `trace` is given, every message
 // of every step is recorded in it.
 Status run_collective(const CollCall& call, Transport& t, Scratch& scratch, const AlgoOptions& options, Trace* trace);

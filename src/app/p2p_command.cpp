@@ -114,9 +114,10 @@ CommandOutcome P2pCommand::run(const CommonOptions& common, int* argc, char*** a
   const BackendEntry* entry = job->backend;
   auto transport = entry->create_transport(ctx, common.backend_options, log);
   if (Status s = agree_or_report(ctx, transport.ok() ? Status::Ok() : transport.status()); !s.ok()) return {s};
-  if (Status s = check_p2p_memory(ctx, **transport, *options); !s.ok()) {
-    if (ctx.rank() == 0) print_error(s.message());
-    return {s};
+  auto estimate = check_p2p_memory(ctx, **transport, *options);
+  if (!estimate.ok()) {
+    if (ctx.rank() == 0) print_error(estimate.status().message());
+    return {estimate.status()};
   }
 
   Report report;
@@ -124,6 +125,7 @@ CommandOutcome P2pCommand::run(const CommonOptions& common, int* argc, char*** a
   report.context = make_run_context(ctx, entry->name, (*transport)->library(), memory ? memory->kind() : "host",
                                     common.command_line);
   report.context.nccl_debug = nccl_debug_log(ctx, common.backend_options);
+  report.context.memory_estimate_bytes = *estimate;
   job->out->on_start(report);
   Progress progress(ctx.rank() == 0 && Progress::wanted());
   auto section = run_p2p(ctx, **transport, *options, &progress, &report.counters);

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 #include "app/command.h"
+#include "backend/host_memory.h"
 #include "backend/nccl/nccl_plan.h"
 #include "backend/tcp/tcp_transport.h"
 
@@ -105,6 +106,16 @@ CommandOutcome finish_report(Reporter& out, Report& report) {
 }
 
 CommandOutcome finish_job(const JobStart& job, Report& report) {
+  // Every rank's peak resident set, for the report (and the memory estimate's test).
+  const RankContext& c = *job.ctx;
+  const double my_peak = static_cast<double>(peak_rss_bytes().value_or(0));
+  auto peaks = c.gather(std::span<const double>(&my_peak, 1));
+  if (peaks.ok() && c.rank() == 0) {
+    for (RankEntry& r : report.context.ranks) {
+      const size_t i = static_cast<size_t>(r.rank);
+      if (i < peaks->size() && (*peaks)[i] > 0) r.peak_rss_bytes = static_cast<uint64_t>((*peaks)[i]);
+    }
+  }
   CommandOutcome outcome = finish_report(*job.out, report);
   // Rank 0 decided (the others' reports are partial): every rank exits as it does, so a
   // launcher that reports any one rank's exit code reports the verdict.

@@ -168,6 +168,7 @@ CommandOutcome SweepCommand::run(const CommonOptions& common, int* argc, char***
   auto sweeps = run_sweeps(**plan, &observer, &progress, &report.counters);
   if (!sweeps.ok()) end_job_on_failure(*job, progress, sweeps.status());
   report.sweeps = std::move(*sweeps);
+  report.context.memory_estimate_bytes = memory_estimate_bytes(**plan);
   add_sweep_findings(report);
   if (expectations) add_expectation_findings(report, *expectations);
   return finish_job(*job, report);

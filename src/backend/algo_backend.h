@@ -67,6 +67,9 @@ class AlgoBackend final : public Backend {
     return true;
   }
   Status wait() override { return Status::Ok(); }  // run() returns when the collective is complete
+  uint64_t working_bytes(const std::vector<Collective>& collectives, uint64_t buffer_bytes) const override {
+    return algo_scratch_bytes(collectives, buffer_bytes);
+  }
 
  private:
   std::string name_;

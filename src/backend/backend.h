@@ -100,6 +100,12 @@ class Backend {
     std::this_thread::sleep_for(std::chrono::microseconds(microseconds));
     return Status::Ok();
   }
+  // Host memory a rank's calls of `collectives` use beyond the send and receive buffers,
+  // at most, when those are `buffer_bytes` each: the engine's scratch, the MPI library's
+  // temporaries. Part of the sweep's memory estimate (a test holds peak RSS to it).
+  virtual uint64_t working_bytes(const std::vector<Collective>& /*collectives*/, uint64_t /*buffer_bytes*/) const {
+    return 0;
+  }
   // Seconds the sweep's watchdog waits beyond --timeout, so that a backend which
   // enforces the timeout itself (and aborts its communicator) can do so and say why.
   virtual double watchdog_grace_s() const { return 0; }

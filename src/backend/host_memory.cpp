@@ -19,6 +19,20 @@ std::optional<uint64_t> mem_available_bytes(const std::string& meminfo) {
   return static_cast<uint64_t>(kib) * 1024;
 }
 
+std::optional<uint64_t> vm_hwm_bytes(const std::string& status) {
+  size_t pos = status.find("VmHWM:");
+  if (pos == std::string::npos) return std::nullopt;
+  unsigned long long kib = 0;
+  if (std::sscanf(status.c_str() + pos, "VmHWM: %llu kB", &kib) != 1) return std::nullopt;
+  return static_cast<uint64_t>(kib) * 1024;
+}
+
+std::optional<uint64_t> peak_rss_bytes() {
+  auto status = read_file("/proc/self/status");
+  if (!status.ok()) return std::nullopt;
+  return vm_hwm_bytes(*status);
+}
+
 Status HostMemory::check_capacity(uint64_t bytes_per_rank, int ranks_here) const {
   auto meminfo = read_file("/proc/meminfo");
   if (!meminfo.ok()) return Status::Ok();  // not Linux: nothing to check against

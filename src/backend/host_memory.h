@@ -10,6 +10,13 @@ namespace fabscope {
 
 // MemAvailable from a /proc/meminfo text, in bytes; nullopt when absent.
 std::optional<uint64_t> mem_available_bytes(const std::string& meminfo);
+// VmHWM (the peak resident set) from a /proc/PID/status text, in bytes; nullopt when absent.
+std::optional<uint64_t> vm_hwm_bytes(const std::string& status);
+// This process's peak resident set so far; nullopt where /proc does not say.
+std::optional<uint64_t> peak_rss_bytes();
+// What a rank uses before any buffer (libraries, MPI, sockets: about 20 MiB measured
+// with Open MPI 4.1), with room: part of every host memory estimate.
+inline constexpr uint64_t kRankBaseBytes = uint64_t{64} << 20;
 
 class HostMemory final : public Memory {
  public:

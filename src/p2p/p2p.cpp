@@ -287,7 +287,7 @@ P2pLink unpack(const double* f, const RankContext& ctx) {
 
 }  // namespace
 
-Status check_p2p_memory(const RankContext& ctx, Transport& t, const P2pOptions& o) {
+Result<uint64_t> check_p2p_memory(const RankContext& ctx, Transport& t, const P2pOptions& o) {
   FABSCOPE_RETURN_IF_ERROR(validate(o, ctx.size()));
   auto rounds = p2p_schedule(o.pattern, o.mode, ctx.size(), o.pair);
   const uint64_t max_size = *std::max_element(o.sizes.begin(), o.sizes.end());
@@ -304,18 +304,21 @@ Status check_p2p_memory(const RankContext& ctx, Transport& t, const P2pOptions& 
   }
   const uint64_t buffer_bytes = std::max<uint64_t>(max_size, 1);
   Status cap;
-  if (buffer_bytes > std::numeric_limits<uint64_t>::max() / (most_flows + 1)) {
+  uint64_t estimate = 0;
+  if (buffer_bytes > (std::numeric_limits<uint64_t>::max() - kRankBaseBytes) / (most_flows + 1)) {
     cap = Status::Invalid(fmt::format("-s {} bytes is too large to hold in memory", buffer_bytes));
   } else {
     HostMemory host;
     Memory* where = t.memory() ? t.memory() : &host;
-    cap = where->check_capacity(buffer_bytes * (most_flows + 1), ctx.local_size());
+    estimate = buffer_bytes * (most_flows + 1) + (where->kind() == "host" ? kRankBaseBytes : 0);
+    cap = where->check_capacity(estimate, ctx.local_size());
     if (!cap.ok()) {
       cap = Status::Invalid(fmt::format("p2p at {} ({} buffers of it: one to send, one per flow) needs {}; lower -s",
                                         format_size(max_size), most_flows + 1, cap.message()));
     }
   }
-  return ctx.agree(cap);
+  FABSCOPE_RETURN_IF_ERROR(ctx.agree(cap));
+  return estimate;
 }
 
 Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOptions& o, Progress* progress,
@@ -325,7 +328,7 @@ Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOption
   auto rounds = p2p_schedule(o.pattern, o.mode, ctx.size(), o.pair);
   const int me = ctx.rank();
   const uint64_t max_size = *std::max_element(o.sizes.begin(), o.sizes.end());
-  FABSCOPE_RETURN_IF_ERROR(check_p2p_memory(ctx, t, o));
+  if (auto fits = check_p2p_memory(ctx, t, o); !fits.ok()) return fits.status();
   MessageBuffers buffers(t, std::max<uint64_t>(max_size, 1));
   FABSCOPE_RETURN_IF_ERROR(buffers.init_send(me));
   Watchdog watchdog(o.timeout_s, fmt::format("[r{} {}]", me, ctx.host()), stderr, ctx.peer_view());

@@ -45,8 +45,9 @@ LatencyStats latency_stats(std::vector<double> one_way_us);
 // Runs every round at every size. The links are complete on rank 0.
 // With `counters`, interface counters are sampled around each round's timed part.
 // Collective: whether every rank's buffers fit its memory (host, or the transport's GPU
-// memory), agreed by all: an error names the need and what is available.
-Status check_p2p_memory(const RankContext& ctx, Transport& transport, const P2pOptions& options);
+// memory), agreed by all: the estimate per rank, or an error naming the need and what is
+// available.
+Result<uint64_t> check_p2p_memory(const RankContext& ctx, Transport& transport, const P2pOptions& options);
 
 Result<P2pSection> run_p2p(const RankContext& ctx, Transport& transport, const P2pOptions& options, Progress* progress,
                            std::vector<CounterSample>* counters = nullptr);

@@ -4,13 +4,18 @@
 namespace fabscope {
 
 Json to_json(const RankEntry& v) {
-  return {{"rank", v.rank}, {"host", v.host}, {"pid", v.pid}, {"local_rank", v.local_rank}};
+  return {{"rank", v.rank},
+          {"host", v.host},
+          {"pid", v.pid},
+          {"local_rank", v.local_rank},
+          {"peak_rss_bytes", to_json_opt(v.peak_rss_bytes)}};
 }
 void read(const JsonIn& in, RankEntry& v) {
   in.field("rank", v.rank);
   in.field("host", v.host);
   in.field("pid", v.pid);
   in.field("local_rank", v.local_rank);
+  in.field_or_keep("peak_rss_bytes", v.peak_rss_bytes);  // absent before it existed
 }
 
 Json to_json(const NcclDebugLog& v) { return {{"dir", v.dir}, {"subsys", v.subsys}, {"files", v.files}}; }
@@ -47,7 +52,8 @@ Json to_json(const RunContext& v) {
           {"ranks", to_json_array(v.ranks)},
           {"environment", env},
           {"nccl_debug", to_json_opt(v.nccl_debug)},
-          {"imported", to_json_opt(v.imported)}};
+          {"imported", to_json_opt(v.imported)},
+          {"memory_estimate_bytes", to_json_opt(v.memory_estimate_bytes)}};
 }
 void read(const JsonIn& in, RunContext& v) {
   const JsonIn tool = in.at("tool");
@@ -65,8 +71,9 @@ void read(const JsonIn& in, RunContext& v) {
   in.field("hosts", v.hosts);
   in.field("ranks", v.ranks);
   in.field("environment", v.environment);
-  in.field_or_keep("nccl_debug", v.nccl_debug);  // absent before --nccl-debug-dir existed
-  in.field_or_keep("imported", v.imported);      // absent before `fabscope import` existed
+  in.field_or_keep("nccl_debug", v.nccl_debug);                        // absent before --nccl-debug-dir existed
+  in.field_or_keep("imported", v.imported);                            // absent before `fabscope import` existed
+  in.field_or_keep("memory_estimate_bytes", v.memory_estimate_bytes);  // absent before it existed
 }
 
 }  // namespace fabscope

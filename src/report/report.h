@@ -27,6 +27,8 @@ struct RankEntry {
   std::string host;
   int pid = 0;
   int local_rank = 0;
+  std::optional<uint64_t> peak_rss_bytes =
+      std::nullopt;  // the process's peak resident set at the end (VmHWM); null: not read
 };
 
 // Where --nccl-debug-dir had NCCL log (each host writes its own ranks' files).
@@ -61,6 +63,9 @@ struct RunContext {
   std::map<std::string, std::string> environment;  // NCCL_*, UCX_*, OMPI_*, CUDA_* only
   std::optional<NcclDebugLog> nccl_debug;          // --nccl-debug-dir
   std::optional<ImportInfo> imported;              // `fabscope import`; null for measured runs
+  // The memory per rank the run was admitted with (sweep, p2p; host or GPU as `memory`
+  // says); null where not estimated.
+  std::optional<uint64_t> memory_estimate_bytes;
 };
 
 struct SweepSettings {

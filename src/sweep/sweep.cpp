@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "backend/host_memory.h"
 #include "coll/layout.h"
 #include "comm/clock_sync.h"
 #include "core/clock.h"
@@ -429,7 +430,10 @@ class SweepPlan {
   SweepOptions options;
   std::vector<uint64_t> sizes;
   Buffers buffers;
+  uint64_t memory_estimate_bytes = 0;
 };
+
+uint64_t memory_estimate_bytes(const SweepPlan& plan) { return plan.memory_estimate_bytes; }
 
 Result<std::shared_ptr<SweepPlan>> plan_sweeps(const RankContext& ctx, Backend& backend, const SweepOptions& o) {
   FABSCOPE_RETURN_IF_ERROR(validate(o, ctx.size(), backend.max_count()));
@@ -453,12 +457,17 @@ Result<std::shared_ptr<SweepPlan>> plan_sweeps(const RankContext& ctx, Backend& 
       max_bytes = std::max(max_bytes, std::max(e.send, e.recv) * es);
     }
   }
+  // What a rank holds at most: the two buffers, and on the host also the backend's
+  // working memory and the process itself. Checked before allocating; the report says it.
+  uint64_t estimate = 2 * max_bytes;
+  if (backend.memory().kind() == "host") estimate += backend.working_bytes(o.collectives, max_bytes) + kRankBaseBytes;
   {
-    Status cap = backend.memory().check_capacity(2 * max_bytes, ctx.local_size());
+    Status cap = backend.memory().check_capacity(estimate, ctx.local_size());
     if (!cap.ok()) cap = Status::Invalid(fmt::format("the sweep needs {}; lower the maximum size -e", cap.message()));
     FABSCOPE_RETURN_IF_ERROR(ctx.agree(cap));
   }
   auto plan = std::make_shared<SweepPlan>(ctx, backend, o);
+  plan->memory_estimate_bytes = estimate;
   FABSCOPE_RETURN_IF_ERROR(ctx.agree(plan->buffers.allocate(max_bytes)));
   return plan;
 }

@@ -61,6 +61,9 @@ class SweepObserver {
 // the error once and return.
 class SweepPlan;
 Result<std::shared_ptr<SweepPlan>> plan_sweeps(const RankContext& ctx, Backend& backend, const SweepOptions& options);
+// The memory per rank the plan was admitted with: both buffers at the largest size, and
+// for host memory the backend's working memory and kRankBaseBytes.
+uint64_t memory_estimate_bytes(const SweepPlan& plan);
 
 // Runs every (collective, dtype, op) sweep of the plan. Results are complete on rank
 // 0; other ranks get the same sweeps with their own per-rank fields left empty. A

@@ -1,14 +1,23 @@
 // hwloc, live or from lstopo's XML: NUMA nodes, the PCI tree (host bridges, bridge
 // ports, devices), GPUs (NVIDIA display/3D controllers), NICs (OpenFabrics devices,
 // and plain network interfaces as non-RDMA NICs). Live, sysfs adds RDMA port rates.
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <hwloc.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 
+#include "core/text.h"
 #include "topo/readers.h"
 #include "topo/xml.h"
 
@@ -201,27 +210,100 @@ void fill(hwloc_topology_t t, HostTopology& h) {
   }
 }
 
+// A set as hwloc writes it: "0x" words of hex digits separated by commas (an empty word
+// inside is a zero word), optionally after "0xf...f," (an infinite set), or "0xf...f" alone. libhwloc's parser asserts
+// on other text (bitmap.c: count > 0), so other text is refused here.
+bool is_hwloc_bitmap(std::string_view v) {
+  if (v == "0xf...f") return true;
+  if (v.substr(0, 8) == "0xf...f,") v.remove_prefix(8);
+  const auto words = split(v, ',');
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string_view word = words[i];
+    if (word.empty() && i > 0 && i + 1 < words.size()) continue;  // ",," is a zero word, as hwloc writes it
+    if (word.size() < 3 || word.size() > 18 || word.substr(0, 2) != "0x") return false;
+    for (char c : word.substr(2)) {
+      if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+    }
+  }
+  return !v.empty();
+}
+
 // hwloc 2.x trusts an XML's sets to come in pairs: an object with a cpuset and no
 // complete_cpuset (or a nodeset without complete_nodeset, or the other way round) makes
 // libhwloc dereference a null set while loading. Such a file is refused here, naming
 // the object, before hwloc sees it.
 Status check_hwloc_sets(const XmlElement& e, std::string_view path) {
   if (e.name == "object") {
+    const std::string* type_attr = e.attribute("type");
+    const std::string t = type_attr ? *type_attr : "?";
+    for (const char* set : {"cpuset", "complete_cpuset", "online_cpuset", "allowed_cpuset", "nodeset",
+                            "complete_nodeset", "allowed_nodeset"}) {
+      const std::string* v = e.attribute(set);
+      if (v && !is_hwloc_bitmap(*v)) {
+        return Status::Invalid(
+            fmt::format("{}:{}: <object type=\"{}\"> has {}=\"{}\", which is not a set as hwloc "
+                        "writes one (0x-prefixed hex words separated by commas)",
+                        path, e.line, t, set, v->substr(0, 64)));
+      }
+    }
+    // Every object but I/O and Misc ones covers CPUs: hwloc compares their sets
+    // without checking that they exist.
+    if (t != "Bridge" && t != "PCIDev" && t != "OSDev" && t != "Misc" && e.attribute("cpuset") == nullptr) {
+      return Status::Invalid(
+          fmt::format("{}:{}: <object type=\"{}\"> has no cpuset; hwloc needs one on every object "
+                      "but I/O and Misc objects (export the file again with lstopo --of xml)",
+                      path, e.line, t));
+    }
     for (const auto& [set, complete] : {std::pair<const char*, const char*>{"cpuset", "complete_cpuset"},
                                         std::pair<const char*, const char*>{"nodeset", "complete_nodeset"}}) {
       const bool has_set = e.attribute(set) != nullptr;
       const bool has_complete = e.attribute(complete) != nullptr;
       if (has_set != has_complete) {
-        const std::string* type = e.attribute("type");
         return Status::Invalid(fmt::format(
             "{}:{}: <object type=\"{}\"> has {} but not {}; hwloc needs both (is the file edited or cut? export "
             "it again with lstopo --of xml)",
-            path, e.line, type ? *type : "?", has_set ? set : complete, has_set ? complete : set));
+            path, e.line, t, has_set ? set : complete, has_set ? complete : set));
       }
     }
   }
   for (const XmlElement& c : e.children) FABSCOPE_RETURN_IF_ERROR(check_hwloc_sets(c, path));
   return Status::Ok();
+}
+
+// Loads the XML into a topology (the part that may crash inside libhwloc).
+bool hwloc_loads(const std::string& buffer) {
+  Topology t;
+  if (!t.ok()) return false;
+  hwloc_topology_set_io_types_filter(t.get(), HWLOC_TYPE_FILTER_KEEP_ALL);
+  return hwloc_topology_set_xmlbuffer(t.get(), buffer.c_str(), static_cast<int>(buffer.size() + 1)) == 0 &&
+         hwloc_topology_load(t.get()) == 0;
+}
+
+// libhwloc trusts its XML: a file that breaks an assumption fabscope's checks do not
+// know can still make it dereference null or assert. So the file is loaded first in a
+// child process; if that child dies, the file is refused, naming the signal, and this
+// process never loads it. (topo reads XML offline, never under MPI, so fork is safe.)
+Status load_in_a_child(std::string_view text, std::string_view path) {
+  const std::string buffer(text);
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) return Status::Ok();  // no child: the checks above are all there is
+  if (pid == 0) {
+    // Quiet: hwloc's own complaints about a bad file would print twice.
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    if (devnull >= 0) ::dup2(devnull, STDERR_FILENO);
+    std::_Exit(hwloc_loads(buffer) ? 0 : 1);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) {
+    return Status::Invalid(fmt::format(
+        "{}: libhwloc {}.{} crashes loading this XML ({}): the file breaks an assumption of hwloc's XML reader; "
+        "export it again with lstopo --of xml",
+        path, HWLOC_API_VERSION >> 16, (HWLOC_API_VERSION >> 8) & 0xff, strsignal(WTERMSIG(status))));
+  }
+  return Status::Ok();  // loaded, or refused by hwloc itself: the load below says why
 }
 
 }  // namespace
@@ -243,6 +325,7 @@ Status parse_hwloc_xml(std::string_view text, std::string_view path, TopologySet
                     path, *v, HWLOC_API_VERSION >> 16));
   }
   FABSCOPE_RETURN_IF_ERROR(check_hwloc_sets(*doc, path));
+  FABSCOPE_RETURN_IF_ERROR(load_in_a_child(text, path));
   Topology t;
   if (!t.ok()) return Status::Runtime("hwloc: cannot initialise a topology");
   hwloc_topology_set_io_types_filter(t.get(), HWLOC_TYPE_FILTER_KEEP_ALL);

@@ -17,6 +17,8 @@
                                 to the same numbers; bad pastes; --expect
   cli_test.py faults            a stopped rank named by every survivor within --timeout + 5 s; a killed
                                 rank, SIGINT, SIGTERM: the job ends, the old report intact, nothing left
+  cli_test.py memory --backend B  every rank's peak resident set within the memory estimate the run
+                                was admitted with: each collective at 32 MiB, `sweep all`, p2p
   cli_test.py hostile-env       canary secrets and non-UTF-8 bytes in the environment: outputs valid,
                                 secrets redacted; a p2p whose verdict is fail exits 1
 """
@@ -996,10 +998,40 @@ def cmd_hostile_env(args):
     print("ok")
 
 
+def cmd_memory(args):
+    """The memory estimate a run is admitted with holds what the ranks really used: every rank's peak resident set
+    (VmHWM, in the report) is at most the estimate, for each collective alone, all of them in one run, and p2p."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "r.json")
+        runs = [["sweep", c, "-b", "32M", "-e", "32M", "-n", "1", "-w", "0"] for c in
+                ("allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "reduce", "gather", "scatter",
+                 "sendrecv")]
+        runs.append(["sweep", "all", "-b", "1M", "-e", "64M", "-f", "8", "-n", "1", "-w", "0", "-d", "int8,float"])
+        runs.append(["p2p", "-s", "16M", "-n", "4", "-w", "0", "--mode", "bibw"])
+        worst = 0
+        for argv in runs:
+            p = run(mpirun(args, args.np, *argv, "--backend", args.backend, "--json", out))
+            if p.returncode != 0:
+                fail(f"{argv}: exit {p.returncode}\n{p.stdout}{p.stderr}")
+            with open(out) as f:
+                ctx = json.load(f)["context"]
+            estimate = ctx["memory_estimate_bytes"]
+            peaks = [r["peak_rss_bytes"] for r in ctx["ranks"]]
+            if not estimate or None in peaks:
+                fail(f"{argv}: no estimate ({estimate}) or a rank's peak missing ({peaks})")
+            ratio = max(peaks) / estimate
+            worst = max(worst, ratio)
+            print(f"{' '.join(argv[:2])}: peak {max(peaks) / 2**20:.0f} MiB of {estimate / 2**20:.0f} MiB estimated "
+                  f"({ratio:.2f})")
+            if ratio > 1:
+                fail(f"{argv}: a rank used {max(peaks)} bytes, past the {estimate} the run was admitted with")
+        print(f"ok (worst peak/estimate {worst:.2f})")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("command", choices=["sweep", "bad-input", "schema", "p2p", "topo", "report-mutations",
-                                           "diagnose", "compare", "import", "faults", "hostile-env"])
+                                           "diagnose", "compare", "import", "faults", "hostile-env", "memory"])
     ap.add_argument("--fabscope", required=True)
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--mpi-flags", default="")
@@ -1011,7 +1043,8 @@ def main():
     args = ap.parse_args()
     {"sweep": cmd_sweep, "bad-input": cmd_bad_input, "schema": cmd_schema, "p2p": cmd_p2p, "topo": cmd_topo,
      "report-mutations": cmd_report_mutations, "diagnose": cmd_diagnose, "compare": cmd_compare,
-     "import": cmd_import, "faults": cmd_faults, "hostile-env": cmd_hostile_env}[args.command](args)
+     "import": cmd_import, "faults": cmd_faults, "hostile-env": cmd_hostile_env,
+     "memory": cmd_memory}[args.command](args)
 
 
 if __name__ == "__main__":

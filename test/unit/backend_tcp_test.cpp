@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "algo/collectives.h"
 #include "backend/tcp/tcp_transport.h"
 
 namespace fabscope {
@@ -55,6 +56,15 @@ TEST(TcpHandshake, ProofsBindTokenRoleNoncesAndRanks) {
   EXPECT_NE(listener, TcpMac{});
   // The hello carries no token at all: only magic, version, ranks and a nonce.
   EXPECT_EQ(sizeof(TcpHello), 4 * sizeof(uint32_t) + sizeof(TcpNonce));
+}
+
+TEST(AlgoScratch, HoldsWhatTheEngineKeepsBetweenCalls) {
+  const uint64_t b = 1 << 20;
+  EXPECT_EQ(algo_scratch_bytes({Collective::kAllGather, Collective::kBroadcast, Collective::kGather}, b), 0u);
+  EXPECT_EQ(algo_scratch_bytes({Collective::kAllReduce}, b), b);                       // the ring's landing area
+  EXPECT_EQ(algo_scratch_bytes({Collective::kAllReduce, Collective::kReduce}, b), b);  // one buffer, reused
+  EXPECT_EQ(algo_scratch_bytes({Collective::kAllToAll}, b), b);                        // in-place copy
+  EXPECT_EQ(algo_scratch_bytes({Collective::kReduceScatter, Collective::kSendRecv}, b), 2 * b);  // both kept
 }
 
 TEST(TcpAddress, ChoosesTheRequestedOrTheObviousAddress) {

@@ -48,6 +48,16 @@ TEST(HostMemory, ReadsMemAvailable) {
   EXPECT_FALSE(mem_available_bytes("MemTotal: 1 kB\n").has_value());
 }
 
+TEST(HostMemory, ReadsThePeakResidentSet) {
+  EXPECT_EQ(vm_hwm_bytes("Name:\tfabscope\nVmPeak:\t  9000 kB\nVmHWM:\t    1234 kB\nVmRSS:\t 1000 kB\n"), 1234u * 1024);
+  EXPECT_FALSE(vm_hwm_bytes("Name:\tx\n").has_value());
+  // This process has one, at least as large as a buffer it touched.
+  std::vector<char> touched(size_t{32} << 20, 1);
+  auto peak = peak_rss_bytes();
+  ASSERT_TRUE(peak.has_value());
+  EXPECT_GE(*peak, touched.size());
+}
+
 TEST(HostMemory, RefusesWhatCannotFit) {
   HostMemory m;
   EXPECT_TRUE(m.check_capacity(1 << 20, 4).ok());
