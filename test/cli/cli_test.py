@@ -1028,10 +1028,92 @@ def cmd_memory(args):
         print(f"ok (worst peak/estimate {worst:.2f})")
 
 
+# Words the command-line fuzz draws from: every subcommand, options of all of them (given
+# to the wrong one too), and values good and bad for each kind.
+FUZZ_COMMANDS = ["sweep", "p2p", "topo", "report", "compare", "import", "diagnose", "backends", "nosuch", ""]
+FUZZ_OPTIONS = ["-b", "-e", "-f", "-i", "-n", "-w", "-c", "-d", "-o", "-r", "-s", "-a", "-z", "-m", "-G",
+                "--minbytes", "--maxbytes", "--iters", "--warmup_iters", "--check", "--datatype", "--op",
+                "--root", "--backend", "--timeout", "--log-level", "--json", "--expect", "--pattern", "--pair",
+                "--mode", "--seed", "--qps", "--tcp-if", "--tcp-addr", "--nccl-ib-hca", "--nccl-debug-dir",
+                "--hwloc-xml", "--nccl-topo", "--nvidia-smi-topo", "--host", "--budget", "--threshold",
+                "--baseline", "--help", "--version", "--", "-", "--=", "---x"]
+FUZZ_VALUES = ["8", "0", "1", "-1", "1K", "64K", "1M", "1.5K", "1e3", "8X", "", " ", "nan", "inf", "-inf",
+               "18446744073709551616", "99999999999999999999999", "0x10", "1,2", "0,1", "0,0", "1-", "a-b",
+               "allreduce", "all", "allgather", "alltoall", "broadcast", "sendrecv", "float", "int8", "bfloat16",
+               "sum", "prod", "avg", "ring", "bisection", "bw", "lat", "tcp", "mpi", "nccl", "verbs", "auto",
+               "debug", "trace", "lo", "127.0.0.1", "::1", "256.0.0.1", "eth99", "mlx5_0:1", "=", "../", "/",
+               "/proc/x.json", "/dev/zero", "/dev/null", "%s%n", "\u00e9t\u00e9", b"\xff\xfe".decode("utf-8", "surrogateescape"),
+               "x" * 5000]
+
+
+def cmd_cli_fuzz(args):
+    """Random command lines from FUZZ_* words, run directly (one process): each ends with an exit code the
+    README lists, by no signal, without a crash trace, within its time, with an error said when it fails,
+    and leaves a --json file whole or absent."""
+    import random
+    rng = random.Random(args.seed)
+    bad = ("terminate called", "Segmentation fault", "Aborted", "core dumped", "what():", "bad_alloc",
+           "AddressSanitizer", "stack smashing")
+    codes = {}
+    messages = set()  # distinct first lines of stderr: how many different checks were reached
+    with tempfile.TemporaryDirectory() as tmp:
+        files = {"@report": os.path.join(args.fixtures, "reports", "topo-offline.json"),
+                 "@xml": os.path.join(args.fixtures, "hwloc-xml",
+                                      "juwels-booster-jwb0004_A100x4-CX6-HDRx4-EPYC7402-NPS4_hwloc2.2.xml"),
+                 "@out": os.path.join(tmp, "out.json"), "@dir": tmp}
+        for case in range(args.count):
+            argv = [rng.choice(FUZZ_COMMANDS)]
+            if argv[0] in ("sweep", "diagnose") and rng.random() < 0.8:
+                argv.append(rng.choice(["allreduce", "all", "allgather", "reducescatter", "alltoall", "x"]))
+            for _ in range(rng.randint(0, 5)):
+                r = rng.random()
+                if r < 0.75:  # an option and a value: past the parser, into the checks
+                    argv += [rng.choice(FUZZ_OPTIONS), rng.choice(FUZZ_VALUES)]
+                elif r < 0.85:
+                    argv.append(rng.choice(FUZZ_OPTIONS))
+                elif r < 0.9:
+                    argv.append(rng.choice(FUZZ_VALUES))
+                else:
+                    argv.append(files[rng.choice(sorted(files))])
+            if argv[0] == "sweep" and not any(a in ("-e", "--maxbytes") for a in argv):
+                argv += ["-e", "64K"]  # a valid sweep stays short
+            argv = [a for a in argv if a != ""] if rng.random() < 0.5 else argv
+            cmd = [args.fabscope] + argv
+            print(f"# case {case} (seed {args.seed})", flush=True)
+            shown = " ".join(shlex.quote(c) for c in cmd).encode("utf-8", "backslashreplace").decode()
+            print("$ " + shown, flush=True)
+            try:
+                p = subprocess.run([os.fsencode(c) for c in cmd], capture_output=True, timeout=90, cwd=tmp)
+            except subprocess.TimeoutExpired:
+                fail(f"case {case}: no exit within 90 s: {shown}")
+            out = (p.stdout + p.stderr).decode("utf-8", "replace")
+            codes[p.returncode] = codes.get(p.returncode, 0) + 1
+            if p.stderr.strip():
+                messages.add(p.stderr.decode("utf-8", "replace").strip().splitlines()[0][:60])
+            if p.returncode < 0 or p.returncode not in (0, 1, 2, 3, 4):
+                fail(f"case {case}: exit {p.returncode} (a signal, or a code the README does not list): {shown}\n{out}")
+            if any(b in out for b in bad):
+                fail(f"case {case}: a crash trace in the output: {shown}\n{out}")
+            if p.returncode >= 2 and not p.stderr.strip():
+                fail(f"case {case}: exit {p.returncode} without a word on stderr: {shown}\n{out}")
+            if os.path.exists(files["@out"]):
+                try:
+                    with open(files["@out"]) as f:
+                        json.load(f)
+                except ValueError as e:
+                    fail(f"case {case}: {files['@out']} is not whole JSON ({e}): {shown}")
+                os.remove(files["@out"])
+            left = [n for n in os.listdir(tmp) if ".tmp." in n]
+            if left:
+                fail(f"case {case}: temporaries left behind: {left}: {shown}")
+    print(f"{args.count} command lines, exit codes {dict(sorted(codes.items()))}, {len(messages)} distinct messages")
+    print("ok")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("command", choices=["sweep", "bad-input", "schema", "p2p", "topo", "report-mutations",
-                                           "diagnose", "compare", "import", "faults", "hostile-env", "memory"])
+                                           "diagnose", "compare", "import", "faults", "hostile-env", "memory", "cli-fuzz"])
     ap.add_argument("--fabscope", required=True)
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--mpi-flags", default="")
@@ -1039,12 +1121,14 @@ def main():
     ap.add_argument("--np", type=int, default=2)
     ap.add_argument("--backend", default="mpi")
     ap.add_argument("--mutations", type=int, default=400)
+    ap.add_argument("--count", type=int, default=150, help="cli-fuzz: command lines to try")
+    ap.add_argument("--seed", type=int, default=1, help="cli-fuzz: the random sequence")
     ap.add_argument("--fixtures", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
     args = ap.parse_args()
     {"sweep": cmd_sweep, "bad-input": cmd_bad_input, "schema": cmd_schema, "p2p": cmd_p2p, "topo": cmd_topo,
      "report-mutations": cmd_report_mutations, "diagnose": cmd_diagnose, "compare": cmd_compare,
      "import": cmd_import, "faults": cmd_faults, "hostile-env": cmd_hostile_env,
-     "memory": cmd_memory}[args.command](args)
+     "memory": cmd_memory, "cli-fuzz": cmd_cli_fuzz}[args.command](args)
 
 
 if __name__ == "__main__":
