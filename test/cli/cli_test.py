@@ -1078,7 +1078,7 @@ def cmd_cli_fuzz(args):
             if argv[0] == "sweep" and not any(a in ("-e", "--maxbytes") for a in argv):
                 argv += ["-e", "64K"]  # a valid sweep stays short
             argv = [a for a in argv if a != ""] if rng.random() < 0.5 else argv
-            cmd = [args.fabscope] + argv
+            cmd = [os.path.abspath(args.fabscope)] + argv
             print(f"# case {case} (seed {args.seed})", flush=True)
             shown = " ".join(shlex.quote(c) for c in cmd).encode("utf-8", "backslashreplace").decode()
             print("$ " + shown, flush=True)
