@@ -161,10 +161,15 @@ run() {
     pids+=($!)
   fi
 
+  # Every host has slots=1, so Open MPI thinks no node is oversubscribed and its waiting
+  # ranks spin without yielding; but the hosts share this machine's cores. Spinning ranks
+  # then starve the ones moving data, unevenly: on 2 cores one pair of an mpi link matrix
+  # measured half the others (and as little alone, beside four spinners) in 4 of 5
+  # diagnose runs. Yielding while idle is what Open MPI does itself when it knows.
   local flags=(--hostfile "$hostfile" --mca plm_rsh_agent "$here/vcluster.sh agent"
     --mca rtc ^hwloc --mca oob_tcp_if_include "198.18.${subnet_octet}.0/24"
     --mca btl_tcp_if_include "198.18.${subnet_octet}.0/24" --mca btl tcp,self
-    --mca plm_rsh_no_tree_spawn 1 --bind-to none)
+    --mca plm_rsh_no_tree_spawn 1 --bind-to none --mca mpi_yield_when_idle 1)
   if [ "$(id -u)" -eq 0 ]; then flags+=(--allow-run-as-root); fi
   export VC_MPIRUN="mpirun ${flags[*]}"
   # The agent is one word with a space: keep it as an array for callers that exec.
