@@ -80,7 +80,8 @@ void add_common_options(CLI::App& app, unsigned which, CommonOptions& v) {
 
 int exit_code(const CommandOutcome& outcome) {
   if (!outcome.status.ok()) return exit_code_for(outcome.status);
-  return outcome.verdict_failed ? kExitVerdictFail : kExitOk;
+  if (outcome.verdict_failed) return kExitVerdictFail;
+  return outcome.verdict_inconclusive ? kExitInconclusive : kExitOk;
 }
 
 CommandOutcome run_command(Command& command, CommonOptions& common, unsigned which, int* argc, char*** argv) {

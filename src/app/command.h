@@ -50,6 +50,7 @@ CLI::Validator non_negative_integer();
 struct CommandOutcome {
   Status status;
   bool verdict_failed = false;
+  bool verdict_inconclusive = false;  // the report says what is missing
 };
 int exit_code(const CommandOutcome& outcome);
 

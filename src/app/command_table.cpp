@@ -13,6 +13,7 @@ std::unique_ptr<Command> make_diagnose_command();
 std::unique_ptr<Command> make_backends_command();
 std::unique_ptr<Command> make_compare_command();
 std::unique_ptr<Command> make_import_command();
+std::unique_ptr<Command> make_triage_command();
 
 namespace {
 
@@ -37,6 +38,10 @@ constexpr CommandEntry kCommands[] = {
      "GPUs, NICs, NUMA and PCIe paths; the NIC NCCL picks per GPU; mapping findings. Live on this node, on every "
      "node under mpirun, or offline from files",
      kOutputFiles | kLogLevel, make_topo_command},
+    {"triage",
+     "Answers from what a ticket holds: NCCL logs, nccl-tests output, nvidia-smi topo, RDMA tool output, counters, "
+     "dmesg (files or directories, taken by content): the most likely cause, its evidence lines, what to do",
+     kOutputFiles | kLogLevel, make_triage_command},
     {"backends", "List the backends: compiled in? usable here? if not, why", 0, make_backends_command},
 };
 

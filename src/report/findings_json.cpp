@@ -26,14 +26,39 @@ void read(const JsonIn& in, Finding& v) {
 }
 
 Json to_json(const Verdict& v) {
-  return {
-      {"result", v.result}, {"failed_codes", v.failed_codes}, {"drain", v.drain}, {"drain_hostlist", v.drain_hostlist}};
+  return {{"result", v.result},
+          {"failed_codes", v.failed_codes},
+          {"drain", v.drain},
+          {"drain_hostlist", v.drain_hostlist},
+          {"missing", v.missing}};
 }
 void read(const JsonIn& in, Verdict& v) {
   in.field("result", v.result);
   in.field("failed_codes", v.failed_codes);
   in.field_or_keep("drain", v.drain);  // absent before drain lists
   in.field_or_keep("drain_hostlist", v.drain_hostlist);
+  in.field_or_keep("missing", v.missing);  // absent before triage
+  if (v.result != "pass" && v.result != "fail" && v.result != "inconclusive")
+    in.at("result").fail(fmt::format("'{}' is not pass, fail or inconclusive", v.result));
+}
+
+Json to_json(const TriageFile& v) {
+  return {{"path", v.path}, {"kinds", v.kinds}, {"bytes", v.bytes}, {"lines", v.lines}, {"note", v.note}};
+}
+void read(const JsonIn& in, TriageFile& v) {
+  in.field("path", v.path);
+  in.field("kinds", v.kinds);
+  in.field("bytes", v.bytes);
+  in.field("lines", v.lines);
+  in.field("note", v.note);
+}
+Json to_json(const TriageSection& v) {
+  return {{"files", to_json_array(v.files)}, {"answer_code", v.answer_code}, {"answer_subject", v.answer_subject}};
+}
+void read(const JsonIn& in, TriageSection& v) {
+  in.field("files", v.files);
+  in.field("answer_code", v.answer_code);
+  in.field("answer_subject", v.answer_subject);
 }
 
 }  // namespace fabscope

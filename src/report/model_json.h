@@ -95,6 +95,10 @@ Json to_json(const Finding& v);
 void read(const JsonIn& in, Finding& v);
 Json to_json(const Verdict& v);
 void read(const JsonIn& in, Verdict& v);
+Json to_json(const TriageFile& v);
+void read(const JsonIn& in, TriageFile& v);
+Json to_json(const TriageSection& v);
+void read(const JsonIn& in, TriageSection& v);
 
 // comparison (comparison_json.cpp)
 Json to_json(const ComparedRun& v);

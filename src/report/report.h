@@ -354,12 +354,31 @@ struct Comparison {
   std::vector<ComparisonRow> rows;
 };
 
+// `fabscope triage`: each file it was given, what it was taken as.
+struct TriageFile {
+  std::string path;
+  std::vector<std::string> kinds;  // nccl-log, nccl-tests, nvidia-smi-topo, ...; empty: not recognised
+  uint64_t bytes = 0;
+  int lines = 0;
+  std::string note;  // why it was skipped or only partly read; "" when read whole
+};
+struct TriageSection {
+  std::vector<TriageFile> files;
+  // The answer: the code and subject of the finding most likely the cause (the first
+  // finding); "" when nothing was found.
+  std::string answer_code;
+  std::string answer_subject;
+};
+
 struct Verdict {
-  std::string result = "pass";  // pass or fail
+  std::string result = "pass";  // pass, fail, or inconclusive (nothing failed, but `missing` is not empty)
   std::vector<std::string> failed_codes;
   // The hosts the error findings implicate, sorted, and as a Slurm hostlist expression.
   std::vector<std::string> drain;
   std::string drain_hostlist;
+  // What a judgement needs and the inputs lack ("no `NET/IB : Using` line: cannot tell
+  // which NIC NET/IB/1 is"); set before decide_verdict.
+  std::vector<std::string> missing;
 };
 
 struct Report {
@@ -373,6 +392,7 @@ struct Report {
   std::optional<Diagnosis> diagnosis;       // `fabscope diagnose`; null for other commands
   std::vector<Attribution> attribution;     // diagnose: one per collective, at its largest size
   std::optional<Comparison> comparison;     // `fabscope compare`; null for other commands
+  std::optional<TriageSection> triage;      // `fabscope triage`; null for other commands
   std::vector<Finding> findings;
   Verdict verdict;
 };

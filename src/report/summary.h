@@ -1,6 +1,7 @@
 // The findings and verdict as text lines, after the tables.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "report/report.h"
@@ -8,5 +9,8 @@
 namespace fabscope {
 
 std::string render_summary(const Report& report);
+// The first `most` evidence lines a finding quotes (evidence.lines: file, line, text), as
+// "#     FILE:LINE: TEXT" lines; "" when it quotes none.
+std::string render_quoted_lines(const Finding& f, size_t most);
 
 }  // namespace fabscope

@@ -5,6 +5,7 @@
 #include "report/p2p_table.h"
 #include "report/summary.h"
 #include "report/topology_text.h"
+#include "report/triage_text.h"
 
 namespace fabscope {
 
@@ -13,7 +14,7 @@ std::string topology_text(const Report& r) { return r.topology ? render_topology
 }  // namespace
 
 std::string render_text(const Report& r) {
-  return render_answer(r) + topology_text(r) + render_tables(r) + render_p2p(r) + render_attribution(r) +
+  return render_answer(r) + render_triage(r) + topology_text(r) + render_tables(r) + render_p2p(r) + render_attribution(r) +
          render_comparison(r) + render_summary(r);
 }
 

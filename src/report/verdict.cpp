@@ -16,7 +16,9 @@ void decide_verdict(Report& report) {
       report.verdict.failed_codes.push_back(f.code);
     }
   }
-  report.verdict.result = report.verdict.failed_codes.empty() ? "pass" : "fail";
+  report.verdict.result = !report.verdict.failed_codes.empty() ? "fail"
+                          : report.verdict.missing.empty()     ? "pass"
+                                                               : "inconclusive";
   std::set<std::string> drain;
   for (const Finding& f : report.findings) {
     if (f.severity == Severity::kError) drain.insert(f.hosts.begin(), f.hosts.end());

@@ -258,29 +258,12 @@ Status parse_lines(std::string_view text, std::string_view source, TopologySet& 
   LineReader lines(text);
   std::string_view line;
   while (lines.next(line)) {
-    size_t tag = line.find(" NCCL INFO ");
-    size_t tag_len = 11;
-    if (tag == std::string_view::npos) {
-      tag = line.find(" NCCL WARN ");
-      if (tag == std::string_view::npos) continue;
-    }
-    std::string_view prefix = line.substr(0, tag);
-    std::string_view msg = line.substr(tag + tag_len);
-    // prefix: host:pid:tid [dev]
-    size_t c1 = prefix.find(':');
-    size_t c2 = c1 == std::string_view::npos ? c1 : prefix.find(':', c1 + 1);
-    size_t lb = prefix.rfind('[');
-    if (c1 == std::string_view::npos || c2 == std::string_view::npos || lb == std::string_view::npos || c1 == 0) {
-      continue;
-    }
-    std::string host(prefix.substr(0, c1));
-    // Shell prompts or other text glued before the host: keep the last word.
-    if (size_t sp = host.find_last_of(" \t"); sp != std::string::npos) host = host.substr(sp + 1);
-    if (host.empty()) continue;
-    std::string proc = host + ":" + std::string(prefix.substr(c1 + 1, c2 - c1 - 1));
-    int dev = -1;
-    size_t rb = prefix.find(']', lb);
-    if (rb == std::string_view::npos || !to_int(prefix.substr(lb + 1, rb - lb - 1), dev)) dev = -1;
+    NcclLogLine split;
+    if (!split_nccl_line(line, split)) continue;
+    std::string host(split.host);
+    std::string proc = host + ":" + std::string(split.pid);
+    const int dev = split.dev;
+    const std::string_view msg = split.msg;
     ++nccl_lines;
     HostTopology& h = set.host(host);
     if (h.sources.empty() || h.sources.back() != fmt::format("nccl-log:{}", source)) {
@@ -312,6 +295,35 @@ Status parse_lines(std::string_view text, std::string_view source, TopologySet& 
 }
 
 }  // namespace
+
+bool split_nccl_line(std::string_view line, NcclLogLine& out) {
+  size_t tag = line.find(" NCCL INFO ");
+  if (tag == std::string_view::npos) tag = line.find(" NCCL WARN ");
+  if (tag == std::string_view::npos) return false;
+  const std::string_view prefix = line.substr(0, tag);
+  // prefix: [launcher or prompt text] host:pid:tid [dev]
+  const size_t lb = prefix.rfind('[');
+  if (lb == std::string_view::npos) return false;
+  std::string_view id = trim(prefix.substr(0, lb));  // "[1,3]<stdout>:host:pid:tid"
+  const size_t last_space = id.find_last_of(" \t");
+  if (last_space != std::string_view::npos) id = id.substr(last_space + 1);
+  // The launcher's "[1,3]<stdout>:" has no spaces: the host is the third field from the end.
+  const size_t c2 = id.rfind(':');
+  const size_t c1 = c2 == std::string_view::npos || c2 == 0 ? std::string_view::npos : id.rfind(':', c2 - 1);
+  if (c1 == std::string_view::npos) return false;
+  const size_t c0 = c1 == 0 ? std::string_view::npos : id.rfind(':', c1 - 1);
+  const std::string_view host =
+      id.substr(c0 == std::string_view::npos ? 0 : c0 + 1, c1 - (c0 == std::string_view::npos ? 0 : c0 + 1));
+  if (host.empty()) return false;
+  out.host = host;
+  out.pid = id.substr(c1 + 1, c2 - c1 - 1);
+  const size_t rb = prefix.find(']', lb);
+  out.dev = -1;
+  if (rb == std::string_view::npos || !to_int(prefix.substr(lb + 1, rb - lb - 1), out.dev)) out.dev = -1;
+  out.level = line.substr(tag + 6, 4);
+  out.msg = line.substr(tag + 11);
+  return true;
+}
 
 Status parse_nccl_log(std::string_view text, std::string_view source, TopologySet& set) {
   return parse_lines(text, source, set, nullptr);

@@ -65,6 +65,18 @@ Status read_nvidia_smi_topo(const std::string& path, TopologySet& set);
 // prompts and other programs' output in between are skipped).
 Status parse_nccl_log(std::string_view text, std::string_view source, TopologySet& set);
 Status read_nccl_log(const std::string& path, TopologySet& set);
+// One NCCL_DEBUG line, "HOST:PID:TID [DEV] NCCL INFO|WARN message", found anywhere in
+// `line` (launcher prefixes such as " 0: " or "[1,3]<stdout>:" and prompts glued
+// before the host are skipped: the host is the last word before the first ':').
+struct NcclLogLine {
+  std::string_view host;
+  std::string_view pid;
+  int dev = -1;            // [DEV]; -1 when not a number
+  std::string_view level;  // "INFO" or "WARN"
+  std::string_view msg;    // what follows the level
+};
+bool split_nccl_line(std::string_view line, NcclLogLine& out);
+
 // The kinds of NCCL line parse_nccl_log reads, in the order it tries them, each with
 // the number of lines of `text` it took as that kind (for tests: which kinds real logs
 // have).

@@ -1030,7 +1030,8 @@ def cmd_memory(args):
 
 # Words the command-line fuzz draws from: every subcommand, options of all of them (given
 # to the wrong one too), and values good and bad for each kind.
-FUZZ_COMMANDS = ["sweep", "p2p", "topo", "report", "compare", "import", "diagnose", "backends", "nosuch", ""]
+FUZZ_COMMANDS = ["sweep", "p2p", "topo", "report", "compare", "import", "diagnose", "triage", "backends", "nosuch",
+                 ""]
 FUZZ_OPTIONS = ["-b", "-e", "-f", "-i", "-n", "-w", "-c", "-d", "-o", "-r", "-s", "-a", "-z", "-m", "-G",
                 "--minbytes", "--maxbytes", "--iters", "--warmup_iters", "--check", "--datatype", "--op",
                 "--root", "--backend", "--timeout", "--log-level", "--json", "--expect", "--pattern", "--pair",
@@ -1044,6 +1045,54 @@ FUZZ_VALUES = ["8", "0", "1", "-1", "1K", "64K", "1M", "1.5K", "1e3", "8X", "", 
                "debug", "trace", "lo", "127.0.0.1", "::1", "256.0.0.1", "eth99", "mlx5_0:1", "=", "../", "/",
                "/proc/x.json", "/dev/zero", "/dev/null", "%s%n", "\u00e9t\u00e9", b"\xff\xfe".decode("utf-8", "surrogateescape"),
                "x" * 5000]
+
+
+def cmd_triage(args):
+    """`fabscope triage` on the ticket-like directory test/fixtures/triage and on real files: exit codes (1 for an
+    error finding, 5 inconclusive, 0 pass, 2 for a path that does not exist), the report valid against the schema
+    and rendered again by `report`, the answer first, every file listed as taken."""
+    v = validator(args)
+    tdir = os.path.join(args.fixtures, "triage")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "t.json")
+        p = run([args.fabscope, "triage", tdir, "--json", out])
+        if p.returncode != 1:
+            fail(f"triage of the written ticket must fail (errors planted): exit {p.returncode}\n{p.stdout}{p.stderr}")
+        doc = check_valid(v, out)
+        files = doc["triage"]["files"]
+        if len(files) != len(os.listdir(tdir)):
+            fail(f"every file is listed: {len(files)} of {len(os.listdir(tdir))}")
+        kinds = {os.path.basename(f["path"]): f["kinds"] for f in files}
+        if kinds["written_dmesg-xid79-aer-linkflap-oom.txt"] != ["kernel-log"] or \
+                kinds["written_binary-core-excerpt.bin"] != []:
+            fail(f"files are taken by content: {kinds}")
+        first = doc["findings"][0]
+        if doc["triage"]["answer_code"] != first["code"] or first["severity"] != "error":
+            fail(f"the answer is the first finding, an error: {doc['triage']} {first}")
+        if not first["evidence"]["lines"] or not all(q["line"] > 0 for q in first["evidence"]["lines"]):
+            fail(f"the answer quotes its lines with file and line number: {first['evidence']}")
+        if "# Most likely: " + first["code"] not in p.stdout or p.stdout.index("# Most likely") > p.stdout.index("# Files"):
+            fail(f"the text starts with the answer:\n{p.stdout}")
+        r = run([args.fabscope, "report", out])
+        if r.returncode != 0 or "# Most likely: " + first["code"] not in r.stdout:
+            fail(f"`report` renders the triage again:\n{r.stdout}{r.stderr}")
+        # One rank of eight: inconclusive (exit 5), saying what is missing; never pass.
+        p = run([args.fabscope, "triage", os.path.join(tdir, "written_one-rank-of-eight.log"), "--json", out])
+        doc = check_valid(v, out)
+        if p.returncode != 5 or doc["verdict"]["result"] != "inconclusive" or len(doc["verdict"]["missing"]) != 2:
+            fail(f"one rank of eight is inconclusive (exit 5): exit {p.returncode} {doc['verdict']}")
+        # A real, healthy nccl-tests table passes.
+        good = os.path.join(args.fixtures, "nccl-tests",
+                            "nccl-tests-309_Dell-XE9680-H100x8-8CX7-IB400_2node_all_reduce_perf.txt")
+        p = run([args.fabscope, "triage", good])
+        if p.returncode != 0:
+            fail(f"a healthy table passes: exit {p.returncode}\n{p.stdout}{p.stderr}")
+        # A path that does not exist: exit 2 naming it, and no report written.
+        os.remove(out)
+        p = run([args.fabscope, "triage", os.path.join(tmp, "nope"), "--json", out])
+        if p.returncode != 2 or "nope" not in p.stderr or os.path.exists(out):
+            fail(f"a missing path is exit 2 naming it, nothing written: exit {p.returncode} {p.stderr}")
+    print("ok")
 
 
 def cmd_cli_fuzz(args):
@@ -1090,7 +1139,7 @@ def cmd_cli_fuzz(args):
             codes[p.returncode] = codes.get(p.returncode, 0) + 1
             if p.stderr.strip():
                 messages.add(p.stderr.decode("utf-8", "replace").strip().splitlines()[0][:60])
-            if p.returncode < 0 or p.returncode not in (0, 1, 2, 3, 4):
+            if p.returncode < 0 or p.returncode not in (0, 1, 2, 3, 4, 5):
                 fail(f"case {case}: exit {p.returncode} (a signal, or a code the README does not list): {shown}\n{out}")
             if any(b in out for b in bad):
                 fail(f"case {case}: a crash trace in the output: {shown}\n{out}")
@@ -1113,7 +1162,8 @@ def cmd_cli_fuzz(args):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("command", choices=["sweep", "bad-input", "schema", "p2p", "topo", "report-mutations",
-                                           "diagnose", "compare", "import", "faults", "hostile-env", "memory", "cli-fuzz"])
+                                           "diagnose", "compare", "import", "faults", "hostile-env", "memory", "cli-fuzz",
+                                           "triage"])
     ap.add_argument("--fabscope", required=True)
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--mpi-flags", default="")
@@ -1128,7 +1178,7 @@ def main():
     {"sweep": cmd_sweep, "bad-input": cmd_bad_input, "schema": cmd_schema, "p2p": cmd_p2p, "topo": cmd_topo,
      "report-mutations": cmd_report_mutations, "diagnose": cmd_diagnose, "compare": cmd_compare,
      "import": cmd_import, "faults": cmd_faults, "hostile-env": cmd_hostile_env,
-     "memory": cmd_memory, "cli-fuzz": cmd_cli_fuzz}[args.command](args)
+     "memory": cmd_memory, "cli-fuzz": cmd_cli_fuzz, "triage": cmd_triage}[args.command](args)
 
 
 if __name__ == "__main__":

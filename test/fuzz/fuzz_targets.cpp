@@ -27,6 +27,7 @@
 #include "topo/mapping.h"
 #include "topo/readers.h"
 #include "topo/topo_report.h"
+#include "triage/triage.h"
 
 namespace fabscope::fuzz {
 
@@ -134,6 +135,19 @@ int fuzz_nccl_env(const uint8_t* data, size_t size) {
   return 1;
 }
 
+// One file of a ticket, through triage: taken by content, its facts, every signature,
+// the topology's analysis and every renderer.
+int fuzz_triage(const uint8_t* data, size_t size) {
+  triage::Facts facts;
+  triage::gather("fuzz", as_text(data, size), facts);
+  const bool recognised = !facts.files.front().kinds.empty();
+  Report r;
+  triage::judge(std::move(facts), r);
+  decide_verdict(r);
+  render_everything(r);
+  return recognised ? 1 : 0;
+}
+
 // The command line's values: each line of the input is given to every value parser.
 int fuzz_cli_values(const uint8_t* data, size_t size) {
   int accepted = 0;
@@ -173,6 +187,7 @@ std::span<const Target> targets() {
       {"hwloc-xml", fuzz_topology<topo::parse_hwloc_xml>, {"hwloc-xml"}, false},
       {"nccl-env", fuzz_nccl_env, {"configs/oci-nccl-conf"}, false},
       {"cli-values", fuzz_cli_values, {"cli-values"}, false},
+      {"triage", fuzz_triage, {"triage", "nccl-logs", "ib-counters"}, false},
   };
   return kTargets;
 }

@@ -1,0 +1,721 @@
+// Triage, part two: the signatures. Each is one entry of kSignatures: a code, what it
+// recognises, and a check over the facts that adds findings quoting their evidence lines
+// (file and line number) and, where the files cannot support a judgement, what is missing.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <iterator>
+#include <map>
+#include <set>
+
+#include "core/sizes.h"
+#include "core/text.h"
+#include "triage/triage.h"
+
+namespace fabscope::triage {
+
+namespace {
+
+constexpr size_t kMaxQuotes = 8;  // evidence lines quoted per finding
+
+bool contains(std::string_view text, std::string_view what) { return text.find(what) != std::string_view::npos; }
+
+nlohmann::ordered_json quote_json(const std::vector<Quote>& quotes) {
+  auto out = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < quotes.size() && i < kMaxQuotes; ++i) {
+    out.push_back({{"file", quotes[i].file}, {"line", quotes[i].line}, {"text", quotes[i].text}});
+  }
+  return out;
+}
+
+Finding finding(std::string code, Severity severity, std::string subject, std::vector<std::string> hosts,
+                std::string message, std::string hint, const std::vector<Quote>& quotes,
+                nlohmann::ordered_json evidence = nlohmann::ordered_json::object()) {
+  Finding f;
+  f.code = std::move(code);
+  f.severity = severity;
+  f.subject = std::move(subject);
+  std::sort(hosts.begin(), hosts.end());
+  hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+  f.hosts = std::move(hosts);
+  f.message = std::move(message);
+  f.hint = std::move(hint);
+  f.evidence = std::move(evidence);
+  f.evidence["lines"] = quote_json(quotes);
+  if (quotes.size() > kMaxQuotes) f.evidence["lines_total"] = quotes.size();
+  return f;
+}
+
+std::string proc_of(const NcclFact& n) { return n.host + ":" + n.pid; }
+
+// The NCCL rank of each process, from "ncclCommInitRank comm 0x.. rank R nranks N" lines.
+struct RankMap {
+  std::map<std::string, int> rank_of;  // "host:pid" -> rank
+  int nranks = 0;
+};
+RankMap rank_map(const Facts& facts) {
+  RankMap m;
+  for (const NcclFact& n : facts.nccl) {
+    const size_t at = n.msg.find(" rank ");
+    const size_t nr = n.msg.find(" nranks ");
+    if (at == std::string::npos || nr == std::string::npos || !contains(n.msg, "comm ")) continue;
+    int rank = -1, nranks = 0;
+    const std::string_view rs = std::string_view(n.msg).substr(at + 6);
+    const std::string_view ns = std::string_view(n.msg).substr(nr + 8);
+    std::from_chars(rs.data(), rs.data() + rs.size(), rank);
+    std::from_chars(ns.data(), ns.data() + ns.size(), nranks);
+    if (rank >= 0 && !m.rank_of.count(proc_of(n))) m.rank_of[proc_of(n)] = rank;
+    m.nranks = std::max(m.nranks, nranks);
+  }
+  return m;
+}
+
+std::string who(const NcclFact& n, const RankMap& ranks) {
+  auto it = ranks.rank_of.find(proc_of(n));
+  return it != ranks.rank_of.end() ? fmt::format("rank {} on {} (pid {})", it->second, n.host, n.pid)
+                                   : fmt::format("{} pid {}", n.host, n.pid);
+}
+
+// "Channel 05/0 : 14[6] -> 5[5] [send] via NET/IB/6/GDRDMA": the NET device index and
+// whether GPUDirect RDMA is on. False when the line is not one.
+bool channel_net(std::string_view msg, std::string& net, int& index, bool& gdr) {
+  const size_t via = msg.find(" via NET/");
+  if (via == std::string_view::npos || !msg.starts_with("Channel ")) return false;
+  std::string_view rest = msg.substr(via + 9);  // "IB/6/GDRDMA"
+  rest = rest.substr(0, rest.find(' '));
+  const size_t slash = rest.find('/');
+  net = std::string(rest.substr(0, slash));
+  index = -1;
+  gdr = contains(rest, "GDRDMA");
+  if (slash == std::string_view::npos) return true;
+  std::string_view idx = rest.substr(slash + 1);
+  idx = idx.substr(0, idx.find('/'));
+  std::from_chars(idx.data(), idx.data() + idx.size(), index);
+  return true;
+}
+
+// --- NCCL logs -------------------------------------------------------------------
+
+// NCCL fell back to sockets: "NET/Socket : Using", "Using network Socket", while
+// InfiniBand/RoCE devices exist (the topology or other ranks say so), or NET/IB found none.
+void check_socket_fallback(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  std::vector<Quote> socket, no_device;
+  std::set<std::string> socket_hosts, ib_procs;
+  for (const NcclFact& n : facts.nccl) {
+    if (n.msg.starts_with("NET/IB : Using") || contains(n.msg, "Using network IB")) ib_procs.insert(proc_of(n));
+    if (contains(n.msg, "Using network Socket") || n.msg.starts_with("NET/Socket : Using")) {
+      socket.push_back(n.where);
+      socket_hosts.insert(n.host);
+    }
+    if (n.msg.starts_with("NET/IB : No device found")) no_device.push_back(n.where);
+  }
+  bool rdma_known = !ib_procs.empty();
+  for (const topo::HostTopology& h : facts.topology.hosts) rdma_known |= !h.nics.empty();
+  // Only the processes that use sockets without any NET/IB list of their own.
+  bool socket_only = false;
+  for (const NcclFact& n : facts.nccl) {
+    if ((contains(n.msg, "Using network Socket") || n.msg.starts_with("NET/Socket : Using")) &&
+        !ib_procs.count(proc_of(n))) {
+      socket_only = true;
+    }
+  }
+  if (!no_device.empty()) {
+    std::vector<std::string> hosts;
+    for (const NcclFact& n : facts.nccl) {
+      if (n.msg.starts_with("NET/IB : No device found")) hosts.push_back(n.host);
+    }
+    out.push_back(finding(
+        "nccl.no_ib_device", Severity::kError,
+        fmt::format("NET/IB on {}", fmt::join(std::set<std::string>(hosts.begin(), hosts.end()), ", ")), hosts,
+        "NCCL's InfiniBand/RoCE plugin found no device, so NCCL moves data over TCP sockets (a tenth or less of the "
+        "fabric's bandwidth)",
+        "inside a container: pass the RDMA devices (/dev/infiniband, --device or the RDMA device plugin) and install "
+        "rdma-core (libibverbs, libmlx5); on bare metal: check `ibv_devinfo` and that NCCL_IB_DISABLE is not set",
+        no_device));
+  }
+  if (socket_only && no_device.empty()) {
+    out.push_back(finding(
+        "nccl.socket_fallback", rdma_known ? Severity::kError : Severity::kWarning,
+        fmt::format("NET/Socket on {}", fmt::join(socket_hosts, ", ")),
+        std::vector<std::string>(socket_hosts.begin(), socket_hosts.end()),
+        rdma_known ? "NCCL uses TCP sockets for inter-node traffic although InfiniBand/RoCE devices exist"
+                   : "NCCL uses TCP sockets for inter-node traffic; nothing in the files says whether RDMA NICs exist",
+        "check NCCL_IB_DISABLE, NCCL_NET, that the IB plugin loads (libibverbs in the container) and `ibv_devinfo`",
+        socket, {{"rdma_devices_known", rdma_known}}));
+  }
+}
+
+// GPUDirect RDMA: off on every channel, or on some channels of a GPU and off on others
+// (a far NIC carrying part of its traffic), from the Channel lines alone.
+void check_gdr(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>& missing) {
+  struct PerGpu {
+    std::map<int, bool> nic_gdr;  // NET/IB index -> GDRDMA seen on it
+    std::vector<Quote> with, without;
+  };
+  std::map<std::pair<std::string, int>, PerGpu> gpus;  // (host, dev)
+  std::set<std::string> ib_using;                      // processes with a NET/IB : Using line
+  std::set<std::string> channel_procs;
+  int ib_channels = 0, gdr_channels = 0;
+  std::vector<Quote> no_gdr;
+  for (const NcclFact& n : facts.nccl) {
+    if (n.msg.starts_with("NET/IB : Using")) ib_using.insert(proc_of(n));
+    std::string net;
+    int index = -1;
+    bool gdr = false;
+    if (!channel_net(n.msg, net, index, gdr) || net != "IB") continue;
+    ++ib_channels;
+    gdr_channels += gdr;
+    channel_procs.insert(proc_of(n));
+    PerGpu& g = gpus[{n.host, n.dev}];
+    g.nic_gdr[index] = g.nic_gdr[index] || gdr;
+    (gdr ? g.with : g.without).push_back(n.where);
+    if (!gdr) no_gdr.push_back(n.where);
+  }
+  if (ib_channels == 0) return;
+  if (gdr_channels == 0) {
+    std::set<std::string> hosts;
+    for (const auto& [k, g] : gpus) hosts.insert(k.first);
+    out.push_back(
+        finding("nccl.gdr_off", Severity::kWarning, "GPUDirect RDMA on every NET/IB channel",
+                std::vector<std::string>(hosts.begin(), hosts.end()),
+                fmt::format("none of {} NET/IB channels uses GPUDirect RDMA: every message is staged "
+                            "through host memory",
+                            ib_channels),
+                "load nvidia-peermem (or use dma-buf with a recent driver and NCCL), check NCCL_NET_GDR_LEVEL "
+                "and that GPU and NIC share a PCIe switch (nvidia-smi topo -m: PIX/PXB)",
+                no_gdr, {{"channels", ib_channels}}));
+  } else {
+    for (const auto& [key, g] : gpus) {
+      if (g.with.empty() || g.without.empty()) continue;
+      std::vector<int> near, far;
+      for (const auto& [nic, on] : g.nic_gdr) (on ? near : far).push_back(nic);
+      std::vector<Quote> quotes(g.without.begin(), g.without.end());
+      quotes.insert(quotes.end(), g.with.begin(), g.with.begin() + std::min<size_t>(2, g.with.size()));
+      out.push_back(finding(
+          "nccl.gdr_partial", Severity::kWarning, fmt::format("GPU {} on {}", key.second, key.first), {key.first},
+          fmt::format("GPU {} on {} uses GPUDirect RDMA through NET/IB/{} but not through NET/IB/{} ({} of {} channels "
+                      "without): a far NIC carries part of its traffic, staged through host memory",
+                      key.second, key.first, fmt::join(near, ","), fmt::join(far, ","), g.without.size(),
+                      g.without.size() + g.with.size()),
+          "give each GPU its nearest NIC only (NCCL_IB_HCA, or NCCL_CROSS_NIC=0), and check the NIC order: "
+          "`fabscope topo` on the host says which NIC each GPU should use",
+          quotes, {{"gdr_nics", near}, {"staged_nics", far}}));
+    }
+  }
+  for (const std::string& p : channel_procs) {
+    if (!ib_using.count(p)) {
+      missing.push_back(fmt::format("no `NET/IB : Using` line for {}: cannot tell which NIC each NET/IB/k is", p));
+      break;
+    }
+  }
+}
+
+// Several ranks of one host on one NIC while the host has others.
+void check_shared_nic(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  // host -> NET/IB index -> GPUs (devices) sending through it
+  std::map<std::string, std::map<int, std::set<int>>> use;
+  std::map<std::string, std::vector<Quote>> quotes;
+  std::map<std::string, size_t> nics_listed;
+  for (const NcclFact& n : facts.nccl) {
+    if (n.msg.starts_with("NET/IB : Using")) {  // "[0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [RO]; OOB ..."
+      const std::string_view list = std::string_view(n.msg).substr(0, n.msg.find(';'));
+      size_t count = 0;
+      for (size_t i = 0; i + 1 < list.size(); ++i) {
+        if (list[i] == '[' && std::isdigit(static_cast<unsigned char>(list[i + 1]))) ++count;
+      }
+      nics_listed[n.host] = std::max(nics_listed[n.host], count);
+    }
+    std::string net;
+    int index = -1;
+    bool gdr = false;
+    if (!channel_net(n.msg, net, index, gdr) || net != "IB" || index < 0 || n.dev < 0) continue;
+    if (!contains(n.msg, "[send]")) continue;
+    if (use[n.host][index].insert(n.dev).second) quotes[n.host].push_back(n.where);
+  }
+  for (const auto& [host, by_nic] : use) {
+    const size_t nics_used = by_nic.size();
+    const size_t gpus = [&] {
+      std::set<int> all;
+      for (const auto& [nic, devs] : by_nic) all.insert(devs.begin(), devs.end());
+      return all.size();
+    }();
+    if (gpus < 2 || nics_used >= gpus) continue;
+    const size_t available = std::max(nics_listed[host], nics_used);
+    if (available <= nics_used) continue;  // every NIC the host has is in use
+    for (const auto& [nic, devs] : by_nic) {
+      if (devs.size() < 2) continue;
+      out.push_back(
+          finding("nccl.shared_nic", Severity::kWarning, fmt::format("NET/IB/{} on {}", nic, host), {host},
+                  fmt::format("GPUs {} of {} send through one NIC (NET/IB/{}) while the host lists {} NICs and uses {}",
+                              fmt::join(devs, ","), host, nic, available, nics_used),
+                  "the GPUs share that NIC's bandwidth: check NCCL_IB_HCA (its order and prefix matches) against "
+                  "`nvidia-smi topo -m`; `fabscope topo --nccl-log` names the NIC each GPU should use",
+                  quotes[host], {{"nic_index", nic}, {"gpus", std::vector<int>(devs.begin(), devs.end())}}));
+    }
+  }
+}
+
+// Different NCCL versions, NCCL_* settings or NET/IB lists across ranks: an environment
+// not propagated to remote ranks (mpirun -x, srun --export).
+void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  std::map<std::string, std::map<std::string, std::vector<Quote>>> versions;  // "version" -> value -> quotes
+  std::map<std::string, std::set<std::string>> set_on;                        // variable -> hosts
+  std::set<std::string> hosts_with_env;
+  std::map<std::string, std::map<std::string, std::vector<Quote>>> env;
+  std::map<std::string, std::string> ib_list_of;  // process -> its NET/IB list
+  std::map<std::string, std::vector<Quote>> ib_lists;
+  for (const NcclFact& n : facts.nccl) {
+    if (n.msg.starts_with("NCCL version ")) {
+      const auto words = split_ws(n.msg);
+      if (words.size() >= 3) versions["NCCL version"][std::string(words[2])].push_back(n.where);
+    }
+    if (const size_t at = n.msg.find(" set by environment to "); at != std::string::npos) {
+      const std::string var = n.msg.substr(0, at);
+      env[var][std::string(trim(std::string_view(n.msg).substr(at + 23)))].push_back(n.where);
+      set_on[var].insert(n.host);
+      hosts_with_env.insert(n.host);
+    }
+    if (n.msg.starts_with("NET/IB : Using ")) {
+      std::string list = n.msg.substr(15);
+      list = list.substr(0, list.find(';'));
+      ib_lists[list].push_back(n.where);
+    }
+  }
+  auto differing = [&](const std::string& what, const std::map<std::string, std::vector<Quote>>& values,
+                       Severity severity, const std::string& hint) {
+    if (values.size() < 2) return;
+    std::vector<Quote> quotes;
+    std::vector<std::string> shown;
+    for (const auto& [value, qs] : values) {
+      shown.push_back(fmt::format("'{}' ({} line{})", value, qs.size(), qs.size() == 1 ? "" : "s"));
+      quotes.insert(quotes.end(), qs.begin(), qs.begin() + std::min<size_t>(2, qs.size()));
+    }
+    out.push_back(finding(fmt::format("nccl.{}_mismatch", what == "NCCL version" ? "version" : "setting"), severity,
+                          what, {}, fmt::format("ranks differ in {}: {}", what, fmt::join(shown, " vs ")), hint,
+                          quotes));
+  };
+  for (const auto& [what, values] : versions) {
+    differing(what, values, Severity::kError,
+              "every rank must load the same NCCL: check LD_LIBRARY_PATH and the container image on each host");
+  }
+  for (const auto& [var, values] : env) {
+    differing(var, values, Severity::kWarning,
+              "set it the same on every rank: export it through the launcher (mpirun -x VAR, srun --export=ALL)");
+  }
+  // Set on some hosts' ranks and on no rank of other hosts that report their settings: the
+  // launcher did not carry it there. (Within one host, a missing line is more likely a
+  // log cut short than a different environment.)
+  for (const auto& [var, hosts] : set_on) {
+    if (hosts.size() == hosts_with_env.size()) continue;
+    std::vector<std::string> without;
+    std::set_difference(hosts_with_env.begin(), hosts_with_env.end(), hosts.begin(), hosts.end(),
+                        std::back_inserter(without));
+    std::vector<Quote> quotes;
+    for (const auto& [value, qs] : env.at(var)) quotes.insert(quotes.end(), qs.begin(), qs.begin() + 1);
+    out.push_back(finding(
+        "nccl.setting_mismatch", Severity::kWarning, var, without,
+        fmt::format("{} is set on {} but on no rank of {}", var, fmt::join(hosts, ", "), fmt::join(without, ", ")),
+        "the launcher did not pass it to every host: mpirun -x VAR, srun --export=ALL", quotes));
+  }
+  if (ib_lists.size() >= 2) {
+    std::vector<Quote> quotes;
+    for (const auto& [list, qs] : ib_lists) quotes.push_back(qs.front());
+    out.push_back(finding("nccl.ib_list_mismatch", Severity::kWarning, "NET/IB device lists", {},
+                          fmt::format("processes list {} different NET/IB device sets or orders", ib_lists.size()),
+                          "NET/IB/k names a different NIC on different ranks: compare NCCL_IB_HCA and the NICs "
+                          "(ibdev2netdev) host by host",
+                          quotes));
+  }
+}
+
+// NCCL WARN lines, with what they usually mean; the first failing rank.
+struct WarnMeaning {
+  std::string_view pattern;
+  std::string_view code;
+  std::string_view meaning;
+  std::string_view hint;
+};
+constexpr WarnMeaning kWarnMeanings[] = {
+    {"ncclMaxSharedMem", "nccl.shm_exhausted", "shared memory (/dev/shm) too small for NCCL's buffers",
+     "give the container more /dev/shm (docker --shm-size, a memory-backed emptyDir in Kubernetes)"},
+    {"status=12 ", "nccl.ib_retry_exceeded",
+     "a send was never acknowledged (IBV_WC_RETRY_EXC_ERR): the peer or the path to it stopped answering",
+     "a link down or flapping on that path, a dead peer host, or a misrouted/congested path: check both NICs' "
+     "counters and the switch ports between them, and dmesg on both hosts"},
+    {"Call to ibv_", "nccl.ibv_failed", "a verbs call failed: the RDMA device or its resources",
+     "check the NIC (ibv_devinfo, dmesg for mlx5 errors), locked-memory limits (ulimit -l) and the firmware"},
+    {"unhandled system error", "nccl.system_error", "an operating-system call failed (often the network or /dev/shm)",
+     "rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET to see which call; check ulimits and /dev/shm"},
+    {"remote process exited or there was a network error", "nccl.peer_lost",
+     "a peer rank died or the network between them failed",
+     "find the rank that failed first (its own log, dmesg for Xid/OOM) before blaming the network"},
+    {"imeout", "nccl.timeout", "an operation timed out: a rank stopped progressing or the network dropped it",
+     "look for the slowest or stuck rank, and for link flaps and errors on its NIC"},
+    {"accept", "nccl.socket_accept", "a socket connection of the wrong type or from the wrong peer (bootstrap)",
+     "every rank must reach the others on NCCL_SOCKET_IFNAME's interface; check firewalls and the interface"},
+    {"connect", "nccl.socket_connect", "a socket connection failed (bootstrap or NET/Socket)",
+     "check NCCL_SOCKET_IFNAME on every host and that the ranks can reach each other on it"},
+};
+
+void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  const RankMap ranks = rank_map(facts);
+  std::map<std::string_view, std::vector<const NcclFact*>> by_code;
+  std::vector<const NcclFact*> other;
+  for (const NcclFact& n : facts.nccl) {
+    if (n.level != "WARN") continue;
+    const WarnMeaning* m = nullptr;
+    for (const WarnMeaning& w : kWarnMeanings) {
+      if (contains(n.msg, w.pattern)) {
+        m = &w;
+        break;
+      }
+    }
+    if (m) {
+      by_code[m->code].push_back(&n);
+    } else {
+      other.push_back(&n);
+    }
+  }
+  for (const WarnMeaning& w : kWarnMeanings) {
+    auto it = by_code.find(w.code);
+    if (it == by_code.end()) continue;
+    const NcclFact& first = *it->second.front();
+    std::vector<Quote> quotes;
+    std::vector<std::string> hosts;
+    for (const NcclFact* n : it->second) {
+      quotes.push_back(n->where);
+      hosts.push_back(n->host);
+    }
+    out.push_back(finding(std::string(w.code), Severity::kError, who(first, ranks), hosts,
+                          fmt::format("NCCL WARN, {} line{}: {}; first at {} ({}:{})", it->second.size(),
+                                      it->second.size() == 1 ? "" : "s", w.meaning, who(first, ranks), first.where.file,
+                                      first.where.line),
+                          std::string(w.hint), quotes, {{"first_host", first.host}, {"first_pid", first.pid}}));
+  }
+  if (!other.empty()) {
+    std::vector<Quote> quotes;
+    for (const NcclFact* n : other) quotes.push_back(n->where);
+    out.push_back(finding("nccl.warn", Severity::kWarning, who(*other.front(), ranks), {other.front()->host},
+                          fmt::format("{} other NCCL WARN line{}; the first from {}", other.size(),
+                                      other.size() == 1 ? "" : "s", who(*other.front(), ranks)),
+                          "read the first one: later warnings usually follow from it", quotes));
+  }
+}
+
+// Logs of fewer ranks than the communicator has: a judgement about the others is not
+// possible.
+void check_coverage(const Facts& facts, std::vector<Finding>&, std::vector<std::string>& missing) {
+  const RankMap ranks = rank_map(facts);
+  std::set<int> seen;
+  for (const auto& [proc, r] : ranks.rank_of) seen.insert(r);
+  if (ranks.nranks > 0 && static_cast<int>(seen.size()) < ranks.nranks) {
+    missing.push_back(fmt::format("NCCL lines of {} of {} ranks: the others' NICs and warnings are not in the files",
+                                  seen.size(), ranks.nranks));
+  }
+  const bool has_log = std::any_of(facts.files.begin(), facts.files.end(), [](const TriageFile& f) {
+    return std::find(f.kinds.begin(), f.kinds.end(), "nccl-log") != f.kinds.end();
+  });
+  if (!has_log && facts.tables.empty() && facts.kernel.empty() && facts.counters.empty() &&
+      std::any_of(facts.files.begin(), facts.files.end(), [](const TriageFile& f) { return !f.kinds.empty(); })) {
+    missing.emplace_back("no NCCL log, nccl-tests output, kernel log or counters: nothing says how the job ran");
+  }
+}
+
+// --- nccl-tests -------------------------------------------------------------------
+
+void check_nccl_tests(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  for (const auto& [file, t] : facts.tables) {
+    std::vector<std::string> sizes;
+    std::vector<Quote> quotes;
+    int64_t wrong = 0;
+    std::vector<double> busbw;
+    for (const NcclTestsRow& r : t.rows) {
+      int64_t w = 0;
+      for (const auto* p : {&r.out_of_place, &r.in_place}) {
+        if (*p && (*p)->wrong) w += *(*p)->wrong;
+      }
+      if (w > 0) {
+        wrong += w;
+        sizes.push_back(format_size(r.size_bytes));
+        quotes.push_back({file, r.line, fmt::format("{} bytes: #wrong {}", r.size_bytes, w)});
+      }
+      if (r.out_of_place) busbw.push_back(r.out_of_place->busbw_gbps);
+    }
+    const std::string name = t.program.empty() ? "nccl-tests" : t.program;
+    if (wrong > 0) {
+      out.push_back(finding("nccl_tests.wrong", Severity::kError, fmt::format("{} in {}", name, file), {},
+                            fmt::format("{} reported {} wrong element(s) at {} size(s): {}: data corruption, the run "
+                                        "fails",
+                                        name, wrong, sizes.size(), fmt::join(sizes, ", ")),
+                            "rerun with -c 1 on subsets of the hosts to find the GPU, NIC or link; check dmesg for "
+                            "Xid 48/63/94/95 (ECC) and the NICs' error counters",
+                            quotes, {{"wrong", wrong}}));
+    }
+    // A dip: a size below half its neighbours' bus bandwidth (the curve rises with size).
+    for (size_t i = 1; i + 1 < t.rows.size(); ++i) {
+      const auto& a = t.rows[i - 1].out_of_place;
+      const auto& b = t.rows[i].out_of_place;
+      const auto& c = t.rows[i + 1].out_of_place;
+      if (!a || !b || !c || t.rows[i].size_bytes < (1u << 20)) continue;
+      const double around = std::min(a->busbw_gbps, c->busbw_gbps);
+      if (around > 0 && b->busbw_gbps < 0.5 * around) {
+        out.push_back(finding(
+            "nccl_tests.dip", Severity::kWarning, fmt::format("{} at {}", name, format_size(t.rows[i].size_bytes)), {},
+            fmt::format("{} at {}: busbw {:.2f} GB/s, under half its neighbours' ({:.2f} GB/s)", name,
+                        format_size(t.rows[i].size_bytes), b->busbw_gbps, around),
+            "a protocol or algorithm switch at this size (NCCL_PROTO/NCCL_ALGO) or a transient: "
+            "rerun with -n 100 and compare",
+            {{file, t.rows[i].line, fmt::format("{} bytes: busbw {:.2f}", t.rows[i].size_bytes, b->busbw_gbps)}}));
+      }
+    }
+  }
+}
+
+// --- kernel log -------------------------------------------------------------------
+
+struct XidMeaning {
+  int xid;
+  Severity severity;
+  std::string_view meaning;
+};
+constexpr XidMeaning kXids[] = {
+    {13, Severity::kWarning, "graphics engine exception: usually the application (an illegal memory access)"},
+    {31, Severity::kWarning, "GPU memory page fault: usually the application, sometimes the driver"},
+    {43, Severity::kWarning, "GPU stopped processing: the application's context was ended"},
+    {45, Severity::kWarning, "preemptive cleanup: follows another error or a killed process"},
+    {48, Severity::kError, "double-bit ECC error: drain the GPU and reset it"},
+    {61, Severity::kError, "internal micro-controller breakpoint/warning: reset the GPU"},
+    {62, Severity::kError, "internal micro-controller halt: reset the GPU"},
+    {63, Severity::kWarning, "ECC page retirement or row remapping recorded: watch the count"},
+    {64, Severity::kError, "ECC page retirement or row remapping failed: drain the GPU"},
+    {74, Severity::kError, "NVLink error: check the NVLink/NVSwitch links and fabric manager"},
+    {79, Severity::kError, "GPU has fallen off the bus: drain the node (PCIe, power, thermal)"},
+    {92, Severity::kWarning, "high single-bit ECC error rate"},
+    {94, Severity::kWarning, "contained ECC error: the application was stopped, the GPU is usable"},
+    {95, Severity::kError, "uncontained ECC error: reset the GPU"},
+    {119, Severity::kError, "GSP RPC timeout: reset the GPU, check the driver version"},
+    {120, Severity::kError, "GSP error: reset the GPU, check the driver version"},
+};
+
+// The host a kernel line names: journalctl's "Mon DD HH:MM:SS HOST kernel:".
+std::string kernel_host(std::string_view line) {
+  const size_t k = line.find(" kernel: ");
+  if (k == std::string_view::npos) return {};
+  const auto words = split_ws(line.substr(0, k));
+  return words.empty() ? std::string() : std::string(words.back());
+}
+
+void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  std::map<int, std::vector<Quote>> xids;
+  std::vector<Quote> aer_uncorrected, aer_corrected, oom, mlx5_cmd;
+  std::map<std::string, std::vector<Quote>> link_down;  // interface/device -> lines
+  std::vector<std::string> xid_hosts, oom_hosts;
+  for (const Quote& q : facts.kernel) {
+    const std::string_view t = q.text;
+    if (const size_t at = t.find("NVRM: Xid"); at != std::string_view::npos) {
+      // "NVRM: Xid (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus."
+      const size_t close = t.find("):", at);
+      if (close != std::string_view::npos) {
+        std::string_view num = trim(t.substr(close + 2));
+        int xid = 0;
+        std::from_chars(num.data(), num.data() + num.size(), xid);
+        if (xid > 0) {
+          xids[xid].push_back(q);
+          xid_hosts.push_back(kernel_host(t));
+        }
+      }
+    } else if (contains(t, "AER:") && contains(t, "Uncorrected")) {
+      aer_uncorrected.push_back(q);
+    } else if (contains(t, "AER:") && contains(t, "Corrected")) {
+      aer_corrected.push_back(q);
+    } else if (contains(t, "Out of memory: Killed process") || contains(t, "oom-kill:")) {
+      if (contains(t, "Out of memory")) {
+        oom.push_back(q);
+        oom_hosts.push_back(kernel_host(t));
+      }
+    } else if (contains(t, "mlx5") && (contains(t, "cmd_work_handler") || contains(t, "mlx5_cmd_check") ||
+                                       contains(t, "mlx5_cmd_out_err") || contains(t, "failed,"))) {
+      mlx5_cmd.push_back(q);
+    } else if (contains(t, "Link down") || contains(t, "link down") || contains(t, "Link is Down") ||
+               contains(t, "NIC Link is Down") || contains(t, "link becomes down")) {
+      // "mlx5_core 0000:3b:00.0 ens3np0: Link down": the device is the word before the colon.
+      std::string dev = "?";
+      const size_t colon = t.rfind(": ", t.find("ink"));
+      if (colon != std::string_view::npos) {
+        const auto words = split_ws(t.substr(0, colon));
+        if (!words.empty()) dev = std::string(words.back());
+      }
+      link_down[dev].push_back(q);
+    }
+  }
+  auto nonempty = [](std::vector<std::string> v) {
+    v.erase(std::remove(v.begin(), v.end(), std::string()), v.end());
+    return v;
+  };
+  for (const auto& [xid, quotes] : xids) {
+    const XidMeaning* m = nullptr;
+    for (const XidMeaning& x : kXids) {
+      if (x.xid == xid) m = &x;
+    }
+    out.push_back(finding("kernel.gpu_xid", m ? m->severity : Severity::kWarning, fmt::format("Xid {}", xid),
+                          nonempty(xid_hosts),
+                          fmt::format("GPU Xid {} ({} line{}): {}", xid, quotes.size(), quotes.size() == 1 ? "" : "s",
+                                      m ? m->meaning : "see NVIDIA's Xid catalogue"),
+                          "the PCI address in the line names the GPU (nvidia-smi -q maps it to an index); a job "
+                          "failing at that time failed because of it",
+                          quotes, {{"xid", xid}}));
+  }
+  if (!aer_uncorrected.empty()) {
+    out.push_back(finding(
+        "kernel.pcie_aer", Severity::kError, "PCIe uncorrected errors", {},
+        fmt::format("{} PCIe AER uncorrected error line(s): a device on the bus failed", aer_uncorrected.size()),
+        "the device named in the line (GPU or NIC) and its slot: reseat or replace; drain the node", aer_uncorrected));
+  } else if (aer_corrected.size() >= 10) {
+    out.push_back(finding("kernel.pcie_aer", Severity::kWarning, "PCIe corrected errors", {},
+                          fmt::format("{} PCIe AER corrected error lines: a marginal link (retraining costs bandwidth)",
+                                      aer_corrected.size()),
+                          "check the link's width and speed (lspci -vv LnkSta) against its capability", aer_corrected));
+  }
+  for (const auto& [dev, quotes] : link_down) {
+    out.push_back(finding("kernel.link_flap", quotes.size() >= 2 ? Severity::kError : Severity::kWarning,
+                          fmt::format("link {}", dev), {},
+                          fmt::format("{} went down {} time(s) in the kernel log", dev, quotes.size()),
+                          "a flapping link drops or stalls every flow on it: check the cable, transceiver and switch "
+                          "port (their error counters, `ethtool -S`, `perfquery`)",
+                          quotes, {{"downs", quotes.size()}}));
+  }
+  if (!mlx5_cmd.empty()) {
+    out.push_back(finding("kernel.mlx5_cmd", Severity::kWarning, "mlx5 command failures", {},
+                          fmt::format("{} mlx5 firmware command failure line(s)", mlx5_cmd.size()),
+                          "the NIC's firmware refused or timed out a command: check the firmware version and the "
+                          "driver; a timeout often precedes a NIC reset",
+                          mlx5_cmd));
+  }
+  if (!oom.empty()) {
+    out.push_back(finding("kernel.oom_kill", Severity::kError, "out-of-memory kill", nonempty(oom_hosts),
+                          fmt::format("the kernel killed {} process(es) for memory: a rank killed this way shows as "
+                                      "'remote process exited' on its peers",
+                                      oom.size()),
+                          "the job's host memory use (pinned buffers, data loaders) or the container's limit", oom));
+  }
+}
+
+// --- counters ---------------------------------------------------------------------
+
+// Lower case, without '_' and a trailing "counter": PortXmitWait, port_xmit_wait -> portxmitwait.
+std::string norm(std::string_view name) {
+  std::string out;
+  for (char c : name) {
+    if (c != '_' && c != '-') out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  if (out.ends_with("counter")) out.resize(out.size() - 7);
+  return out;
+}
+
+constexpr std::string_view kLinkErrorCounters[] = {"symbolerror",
+                                                   "linkdowned",
+                                                   "linkerrorrecovery",
+                                                   "portrcverrors",
+                                                   "localintegrityerrors",
+                                                   "excessivebufferoverrunerrors",
+                                                   "portrcvremotephysicalerrors",
+                                                   "rxcrcerrorsphy",
+                                                   "rxsymbolerrphy",
+                                                   "linkdowneventsphy",
+                                                   "rxcorruptedbitsphy"};
+constexpr std::string_view kCongestionCounters[] = {"portxmitwait",           "npcnpsent",      "rpcnphandled",
+                                                    "npecnmarkedrocepackets", "rxpausectrlphy", "txpausectrlphy",
+                                                    "portxmitdiscards",       "outofbuffer",    "rxdiscardsphy"};
+
+bool pegged(uint64_t v) { return v == 0xffull || v == 0xffffull || v == 0xffffffffull || v == ~0ull; }
+
+void check_counters(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  std::vector<const CounterFact*> errors, saturated, congestion;
+  for (const CounterFact& c : facts.counters) {
+    const std::string n = norm(c.name);
+    const bool error =
+        std::find(std::begin(kLinkErrorCounters), std::end(kLinkErrorCounters), n) != std::end(kLinkErrorCounters);
+    const bool cong =
+        std::find(std::begin(kCongestionCounters), std::end(kCongestionCounters), n) != std::end(kCongestionCounters);
+    if ((error || cong) && pegged(c.value) && c.value >= 0xff) {
+      saturated.push_back(&c);
+    } else if (error && c.value > 0) {
+      errors.push_back(&c);
+    } else if (cong && c.value > 0) {
+      congestion.push_back(&c);
+    }
+  }
+  auto quotes_of = [](const std::vector<const CounterFact*>& cs) {
+    std::vector<Quote> q;
+    for (const CounterFact* c : cs) q.push_back(c->where);
+    return q;
+  };
+  auto listed = [](const std::vector<const CounterFact*>& cs) {
+    std::vector<std::string> s;
+    for (const CounterFact* c : cs) {
+      if (s.size() == 6) {
+        s.push_back(fmt::format("and {} more", cs.size() - 6));
+        break;
+      }
+      s.push_back(fmt::format("{}{} {}", c->device.empty() ? "" : c->device + " ", c->name, c->value));
+    }
+    return s;
+  };
+  if (!errors.empty()) {
+    uint64_t worst = 0;
+    for (const CounterFact* c : errors) worst = std::max(worst, c->value);
+    out.push_back(finding("counters.link_errors", worst >= 100 ? Severity::kError : Severity::kWarning,
+                          "link-quality counters", {},
+                          fmt::format("link-quality error counters are non-zero: {}", fmt::join(listed(errors), ", ")),
+                          "symbol errors and recoveries mean a bad cable, transceiver or port: clear the counters, "
+                          "run traffic, read them again; a rising count is the link to replace",
+                          quotes_of(errors)));
+  }
+  if (!saturated.empty()) {
+    out.push_back(finding("counters.saturated", Severity::kWarning, "counters at their maximum", {},
+                          fmt::format("counters pegged at their maximum: {}: the real value is unknown",
+                                      fmt::join(listed(saturated), ", ")),
+                          "clear them (perfquery -x -R, or the switch's counters) and measure again",
+                          quotes_of(saturated)));
+  }
+  if (!congestion.empty()) {
+    out.push_back(finding("counters.congestion", Severity::kInfo, "congestion counters", {},
+                          fmt::format("congestion counters are non-zero: {}", fmt::join(listed(congestion), ", ")),
+                          "waits, ECN/CNP and pauses mean flows competed for a port: alone they are normal under "
+                          "load; compare their rate with a quiet period",
+                          quotes_of(congestion)));
+  }
+}
+
+const std::vector<Signature> kSignatures = {
+    {"nccl.no_ib_device / nccl.socket_fallback",
+     "NCCL moves data over sockets where RDMA devices exist, or "
+     "found no IB device (containers)",
+     check_socket_fallback},
+    {"nccl.gdr_off / nccl.gdr_partial", "GPUDirect RDMA off, or on some channels of a GPU and off on others",
+     check_gdr},
+    {"nccl.shared_nic", "several GPUs of a host on one NIC while it has others", check_shared_nic},
+    {"nccl.version_mismatch / nccl.setting_mismatch / nccl.ib_list_mismatch",
+     "different NCCL versions, NCCL_* settings or NET/IB lists across ranks", check_mismatch},
+    {"nccl.<warning>", "NCCL WARN lines with what they usually mean, and the first failing rank", check_warn},
+    {"(coverage)", "logs of fewer ranks than the communicator has: inconclusive", check_coverage},
+    {"nccl_tests.wrong / nccl_tests.dip", "nccl-tests #wrong non-zero; a size far below its neighbours",
+     check_nccl_tests},
+    {"kernel.gpu_xid / pcie_aer / link_flap / mlx5_cmd / oom_kill", "dmesg and journalctl -k", check_kernel},
+    {"counters.link_errors / saturated / congestion", "IB port and NIC counters", check_counters},
+};
+
+}  // namespace
+
+const std::vector<Signature>& signatures() { return kSignatures; }
+
+std::vector<Finding> run_signatures(const Facts& facts, std::vector<std::string>& missing) {
+  std::vector<Finding> out;
+  for (const Signature& s : kSignatures) s.check(facts, out, missing);
+  return out;
+}
+
+}  // namespace fabscope::triage

@@ -1,0 +1,88 @@
+// `fabscope triage`: answers from what a ticket already holds. Every file is taken by its
+// content, not its name (NCCL logs of any ranks with launcher prefixes, nccl-tests output,
+// nvidia-smi topo -m, RDMA tool output, NIC and IB port counters, dmesg, hwloc and NCCL
+// XML), its facts gathered, and each signature of the table (triage/signatures.cpp) turns
+// them into findings quoting the evidence lines with file and line number. The topology
+// the files describe goes through topo's analysis too. Where the files cannot support a
+// judgement, what is missing is listed and the verdict is inconclusive, never pass.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "report/nccl_tests_parse.h"
+#include "report/report.h"
+#include "topo/model.h"
+
+namespace fabscope::triage {
+
+// A line quoted as evidence.
+struct Quote {
+  std::string file;
+  int line = 0;  // 1-based
+  std::string text;
+};
+
+// One NCCL_DEBUG line kept for the signatures (the kinds they read, not every line).
+struct NcclFact {
+  Quote where;
+  std::string host;
+  std::string pid;
+  int dev = -1;
+  std::string level;  // INFO, WARN
+  std::string msg;
+};
+
+// One counter value: "name: value", perfquery's "Name:....value", a sysfs listing.
+struct CounterFact {
+  Quote where;
+  std::string device;  // "" where the file does not say
+  std::string name;    // as printed
+  uint64_t value = 0;
+};
+
+// Everything the files say that a signature reads.
+struct Facts {
+  std::vector<TriageFile> files;
+  std::vector<NcclFact> nccl;
+  std::vector<Quote> kernel;  // dmesg / journalctl -k lines of the kinds the signatures read
+  std::vector<std::pair<std::string, NcclTestsTable>> tables;  // file, table
+  std::vector<CounterFact> counters;
+  topo::TopologySet topology;  // what nvidia-smi, XML, RDMA output and NCCL logs describe
+};
+
+// The kinds a file can be taken as (a file can be several: nccl-tests run with
+// NCCL_DEBUG=INFO is an NCCL log too). Empty: not recognised.
+std::vector<std::string> recognise(std::string_view text);
+
+// Reads one file's text into `facts` (its TriageFile appended). Never fails: what cannot
+// be read is the file's note.
+void gather(const std::string& path, std::string_view text, Facts& facts);
+
+// Files under `paths` (directories recursively, in name order), regular files only.
+Result<std::vector<std::string>> list_files(const std::vector<std::string>& paths);
+
+// The signatures, run over `facts`: findings, errors first; what a judgement would need
+// and the files lack is added to `missing`.
+std::vector<Finding> run_signatures(const Facts& facts, std::vector<std::string>& missing);
+
+// One signature of the table: its code, what it recognises, and its check.
+struct Signature {
+  std::string_view code;
+  std::string_view what;
+  void (*check)(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>& missing);
+};
+const std::vector<Signature>& signatures();
+
+// What the facts say, into `report`: the signatures' findings, the topology's analysis,
+// the answer first, the files as taken, and what is missing.
+void judge(Facts facts, Report& report);
+
+// The whole triage of `paths` into `report` (files, topology, findings, missing).
+Status triage_paths(const std::vector<std::string>& paths, Report& report);
+
+}  // namespace fabscope::triage

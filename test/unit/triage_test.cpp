@@ -1,0 +1,296 @@
+// Triage: files taken by content (real fixtures and written ones, test/fixtures/triage:
+// written_* files are written for these tests, see SOURCES.md), every signature on a
+// fixture with its evidence lines, launcher prefixes, inconclusive where the files
+// cannot tell, binary and truncated files.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "core/atomic_file.h"
+#include "triage/triage.h"
+
+namespace fabscope::triage {
+namespace {
+
+const std::string kDir = FABSCOPE_FIXTURES;
+
+std::string text_of(const std::string& rel) {
+  auto t = read_file(kDir + "/" + rel);
+  EXPECT_TRUE(t.ok()) << rel;
+  return t.ok() ? *t : std::string();
+}
+
+// Triage of fixture files, as `fabscope triage` does it.
+Report triage_of(const std::vector<std::string>& rels) {
+  std::vector<std::string> paths;
+  for (const std::string& r : rels) paths.push_back(kDir + "/" + r);
+  Report r;
+  EXPECT_TRUE(triage_paths(paths, r).ok());
+  decide_verdict(r);
+  return r;
+}
+
+const Finding* find(const Report& r, std::string_view code) {
+  for (const Finding& f : r.findings) {
+    if (f.code == code) return &f;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> codes(const Report& r) {
+  std::vector<std::string> out;
+  for (const Finding& f : r.findings) out.push_back(f.code);
+  return out;
+}
+
+// The quoted lines of a finding: "FILE-NAME:LINE".
+std::vector<std::string> quoted(const Finding& f) {
+  std::vector<std::string> out;
+  for (const auto& q : f.evidence.at("lines")) {
+    const std::string file = q.at("file").get<std::string>();
+    out.push_back(file.substr(file.rfind('/') + 1) + ":" + std::to_string(q.at("line").get<int>()));
+  }
+  return out;
+}
+
+TEST(TriageRecognise, RealFixturesAreTakenByContent) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"nccl-logs/slurmv4-tpgds-aihub0003_H100x8-2node-16rank-RoCE_NCCL-2.29.3_IB_HCA-prefix-match-pulls-mlx5_10.log",
+       {"nccl-log"}},
+      {"nccl-tests/nccl-tests-309_Dell-XE9680-H100x8-8CX7-IB400_2node_all_reduce_perf.txt", {"nccl-tests"}},
+      {"nvidia-smi-topo/sglang-24966_H20x8-8NIC-1to1-PIX_topo-m.txt", {"nvidia-smi-topo"}},
+      {"rdma/slurmv4-tpgds-aihub0001_H100-CX7-RoCE_show_gids_ibv_devinfo-mlx5_0.txt", {"rdma-info"}},
+      {"ib-counters/osc-EDR-switch-ib-i4l1s01_perfquery-x_port1-xmitdiscards-xmitwait-linkdowned.out", {"counters"}},
+      {"ib-counters/ethq-issue8_ConnectX-4Lx-mlx5_core-fw14.23_ethtool-S_leading-whitespace-stripped.txt",
+       {"counters"}},
+      {"topo-xml/azure-NDv5-H100x8-8NDR-topo.xml", {"nccl-xml"}},
+      {"hwloc-xml/juwels-booster-jwb0004_A100x4-CX6-HDRx4-EPYC7402-NPS4_hwloc2.2.xml", {"hwloc-xml"}},
+      {"triage/written_dmesg-xid79-aer-linkflap-oom.txt", {"kernel-log"}},
+      {"triage/written_binary-core-excerpt.bin", {}},
+  };
+  for (const auto& [file, kinds] : cases) EXPECT_EQ(recognise(text_of(file)), kinds) << file;
+}
+
+TEST(TriageRecognise, AnyFileNameAndNothingRecognisedIsSaid) {
+  Facts facts;
+  gather("notes.txt", "the job was slow yesterday\nplease look\n", facts);
+  ASSERT_EQ(facts.files.size(), 1u);
+  EXPECT_TRUE(facts.files[0].kinds.empty());
+  EXPECT_NE(facts.files[0].note.find("not recognised"), std::string::npos);
+  EXPECT_EQ(facts.files[0].lines, 2);
+  Report r;
+  judge(std::move(facts), r);
+  decide_verdict(r);
+  EXPECT_EQ(r.verdict.result, "inconclusive");
+}
+
+TEST(TriageRecognise, BinaryAndTruncatedFilesGetANoteNotACrash) {
+  Report r = triage_of({"triage/written_binary-core-excerpt.bin", "triage/written_all_reduce_perf_truncated.txt"});
+  ASSERT_TRUE(r.triage);
+  ASSERT_EQ(r.triage->files.size(), 2u);
+  EXPECT_NE(r.triage->files[0].note.find("binary"), std::string::npos);
+  EXPECT_NE(r.triage->files[1].note.find("line 10"), std::string::npos) << r.triage->files[1].note;
+  EXPECT_EQ(r.verdict.result, "inconclusive");
+}
+
+TEST(TriageSignatures, NoIbDeviceInAContainerBehindMpirunPrefixes) {
+  Report r = triage_of({"triage/written_container-no-ib-device_mpirun-prefix.log"});
+  const Finding* f = find(r, "nccl.no_ib_device");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(f->hosts, std::vector<std::string>{"gpu-a01"});  // the "[1,0]<stdout>:" prefix is not the host
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"written_container-no-ib-device_mpirun-prefix.log:4",
+                                                  "written_container-no-ib-device_mpirun-prefix.log:5"}));
+  EXPECT_EQ(r.triage->answer_code, "nccl.no_ib_device");
+  EXPECT_EQ(r.verdict.result, "fail");
+}
+
+TEST(TriageSignatures, SocketFallbackWhereTheTopologyHasRdmaNics) {
+  Facts facts;
+  gather("a.log",
+         "h1:10:10 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n"
+         "h1:10:10 [0] NCCL INFO Using network Socket\n",
+         facts);
+  gather("ibdev2netdev.txt", text_of("rdma/slurmv4-tpgds-aihub0001_H100-CX7-RoCE_show_gids_ibv_devinfo-mlx5_0.txt"),
+         facts);
+  Report r;
+  judge(std::move(facts), r);
+  const Finding* f = find(r, "nccl.socket_fallback");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_TRUE(f->evidence.at("rdma_devices_known").get<bool>());
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"a.log:1", "a.log:2"}));
+}
+
+TEST(TriageSignatures, GpuDirectOnSomeChannelsOfAGpuAndNotOthersBehindSrunPrefixes) {
+  Report r = triage_of({"triage/written_gdr-partial_srun-prefix.log"});
+  const Finding* f = find(r, "nccl.gdr_partial");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->subject, "GPU 0 on node07");
+  EXPECT_EQ(f->evidence.at("gdr_nics"), nlohmann::ordered_json::array({0}));
+  EXPECT_EQ(f->evidence.at("staged_nics"), nlohmann::ordered_json::array({1}));
+  EXPECT_EQ(quoted(*f).front(), "written_gdr-partial_srun-prefix.log:15");
+  // Only that GPU: the others use GPUDirect on every channel; every rank's log is here.
+  const auto all = codes(r);
+  EXPECT_EQ(std::count(all.begin(), all.end(), "nccl.gdr_partial"), 1);
+  EXPECT_TRUE(r.verdict.missing.empty()) << testing::PrintToString(r.verdict.missing);
+}
+
+TEST(TriageSignatures, GpuDirectOffOnEveryChannel) {
+  Facts facts;
+  gather("a.log",
+         "h1:10:10 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.1<0>\n"
+         "h1:10:10 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0\n"
+         "h1:10:10 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[0] [send] via NET/IB/0\n",
+         facts);
+  Report r;
+  judge(std::move(facts), r);
+  ASSERT_NE(find(r, "nccl.gdr_off"), nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(find(r, "nccl.gdr_off")->evidence.at("channels"), 2);
+}
+
+TEST(TriageSignatures, SeveralGpusOfAHostOnOneNicWhileItHasOthers) {
+  Facts facts;
+  gather("a.log",
+         "h1:10:10 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [2]mlx5_2:1/IB [3]mlx5_3:1/IB ; OOB\n"
+         "h1:10:10 [0] NCCL INFO Channel 00/0 : 0[0] -> 4[0] [send] via NET/IB/0/GDRDMA\n"
+         "h1:11:11 [1] NCCL INFO Channel 00/0 : 1[1] -> 5[1] [send] via NET/IB/0/GDRDMA\n"
+         "h1:12:12 [2] NCCL INFO Channel 00/0 : 2[2] -> 6[2] [send] via NET/IB/2/GDRDMA\n"
+         "h1:13:13 [3] NCCL INFO Channel 00/0 : 3[3] -> 7[3] [send] via NET/IB/3/GDRDMA\n",
+         facts);
+  Report r;
+  judge(std::move(facts), r);
+  const Finding* f = find(r, "nccl.shared_nic");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->subject, "NET/IB/0 on h1");
+  EXPECT_EQ(f->evidence.at("gpus"), nlohmann::ordered_json::array({0, 1}));
+}
+
+TEST(TriageSignatures, VersionsSettingsAndNicListsThatDifferAcrossRealLogs) {
+  Report r = triage_of(
+      {"nccl-logs/slurmv4-tpgds-aihub0003_H100x8-2node-16rank-RoCE_NCCL-2.29.3_IB_HCA-prefix-match-pulls-mlx5_10.log",
+       "nccl-logs/slurmv4-tpgds-aihub0008_H100x8-2node-16rank-RoCE_NCCL-2.27.5_8rail-nonidentity-HCA-list.log"});
+  const Finding* v = find(r, "nccl.version_mismatch");
+  ASSERT_NE(v, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_NE(v->message.find("2.27.5+cuda12.9"), std::string::npos);
+  EXPECT_NE(v->message.find("2.29.3+cuda13.1"), std::string::npos);
+  EXPECT_EQ(r.triage->answer_code, "nccl.version_mismatch");  // the error, before the warnings
+  ASSERT_NE(find(r, "nccl.ib_list_mismatch"), nullptr);
+  const Finding* s = find(r, "nccl.setting_mismatch");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->subject, "NCCL_SOCKET_IFNAME");
+  // topo's analysis of what the logs describe: the prefix match that pulls mlx5_10 in.
+  EXPECT_NE(find(r, "topo.hca_filter"), nullptr);
+}
+
+TEST(TriageSignatures, NcclWarningsWithTheirMeaningAndTheFirstFailingRank) {
+  Report r = triage_of({"triage/written_nccl-warn-peer-lost.log"});
+  const Finding* retry = find(r, "nccl.ib_retry_exceeded");
+  ASSERT_NE(retry, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(retry->subject, "rank 1 on trn-13 (pid 6601)");
+  EXPECT_EQ(quoted(*retry), std::vector<std::string>{"written_nccl-warn-peer-lost.log:7"});
+  const Finding* lost = find(r, "nccl.peer_lost");
+  ASSERT_NE(lost, nullptr);
+  EXPECT_EQ(lost->subject, "rank 0 on trn-12 (pid 5501)");
+  ASSERT_NE(find(r, "nccl.ibv_failed"), nullptr);
+  EXPECT_EQ(r.verdict.result, "fail");
+}
+
+TEST(TriageSignatures, NcclTestsWrongElementsNameTheSizes) {
+  Report r = triage_of({"triage/written_all_reduce_perf_wrong-at-two-sizes.txt"});
+  const Finding* f = find(r, "nccl_tests.wrong");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->evidence.at("wrong"), 20);
+  EXPECT_NE(f->message.find("2 MiB, 8 MiB"), std::string::npos) << f->message;
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"written_all_reduce_perf_wrong-at-two-sizes.txt:13",
+                                                  "written_all_reduce_perf_wrong-at-two-sizes.txt:15"}));
+  EXPECT_EQ(r.verdict.result, "fail");
+}
+
+TEST(TriageSignatures, RealNcclTestsTablesPass) {
+  Report r = triage_of({"nccl-tests/nccl-tests-309_Dell-XE9680-H100x8-8CX7-IB400_2node_all_reduce_perf.txt"});
+  EXPECT_EQ(find(r, "nccl_tests.wrong"), nullptr);
+  EXPECT_EQ(r.verdict.result, "pass") << testing::PrintToString(codes(r));
+}
+
+TEST(TriageSignatures, KernelLogXidAerLinkFlapAndOomKill) {
+  Report r = triage_of({"triage/written_dmesg-xid79-aer-linkflap-oom.txt"});
+  const Finding* xid = find(r, "kernel.gpu_xid");
+  ASSERT_NE(xid, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(xid->evidence.at("xid"), 79);
+  EXPECT_NE(xid->message.find("fallen off the bus"), std::string::npos);
+  EXPECT_EQ(quoted(*xid), std::vector<std::string>{"written_dmesg-xid79-aer-linkflap-oom.txt:7"});
+  ASSERT_NE(find(r, "kernel.pcie_aer"), nullptr);
+  const Finding* flap = find(r, "kernel.link_flap");
+  ASSERT_NE(flap, nullptr);
+  EXPECT_EQ(flap->subject, "link ens3np0");
+  EXPECT_EQ(flap->evidence.at("downs"), 2);
+  ASSERT_NE(find(r, "kernel.oom_kill"), nullptr);
+}
+
+TEST(TriageSignatures, RealCounterDumps) {
+  Report r = triage_of(
+      {"ib-counters/osc-EDR-switch-ib-i4l1s01_perfquery-x_port1-xmitdiscards-xmitwait-linkdowned.out",
+       "ib-counters/notes-zh-rdma-tools_mlx5_bond_0-RoCE-hw_counters-show_counters-heavy-ECN-CNP.EXCERPT.txt"});
+  const Finding* errors = find(r, "counters.link_errors");
+  ASSERT_NE(errors, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_NE(errors->message.find("LinkDownedCounter"), std::string::npos) << errors->message;
+  const Finding* cong = find(r, "counters.congestion");
+  ASSERT_NE(cong, nullptr);
+  EXPECT_NE(cong->message.find("np_cnp_sent"), std::string::npos) << cong->message;
+  EXPECT_NE(cong->message.find("PortXmitWait"), std::string::npos) << cong->message;
+}
+
+TEST(TriageSignatures, ACounterAtItsMaximumIsSaturatedNotACount) {
+  Facts facts;
+  gather("perfquery.txt",
+         "# Port counters: Lid 12 port 1 (CapMask: 0x5A00)\nPortSelect:......................1\n"
+         "SymbolErrorCounter:..............65535\nLinkErrorRecoveryCounter:........255\nLinkDownedCounter:............."
+         "..0\n"
+         "PortRcvErrors:...................0\nPortXmitData:....................4294967295\n",
+         facts);
+  Report r;
+  judge(std::move(facts), r);
+  const Finding* f = find(r, "counters.saturated");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_NE(f->message.find("SymbolErrorCounter 65535"), std::string::npos) << f->message;
+  EXPECT_EQ(find(r, "counters.link_errors"), nullptr);  // a pegged value is not a count
+}
+
+TEST(TriageInconclusive, OneRankOfEightWithoutItsNicListIsNotAPass) {
+  Report r = triage_of({"triage/written_one-rank-of-eight.log"});
+  EXPECT_EQ(r.verdict.result, "inconclusive");
+  ASSERT_EQ(r.verdict.missing.size(), 2u) << testing::PrintToString(r.verdict.missing);
+  EXPECT_NE(r.verdict.missing[0].find("no `NET/IB : Using` line"), std::string::npos);
+  EXPECT_NE(r.verdict.missing[1].find("1 of 8 ranks"), std::string::npos);
+}
+
+TEST(TriageInconclusive, AnErrorStillFails) {
+  Report r = triage_of({"triage/written_one-rank-of-eight.log", "triage/written_dmesg-xid79-aer-linkflap-oom.txt"});
+  EXPECT_EQ(r.verdict.result, "fail");
+  EXPECT_FALSE(r.verdict.missing.empty());
+}
+
+TEST(TriageFiles, DirectoriesAreReadRecursivelyInNameOrder) {
+  auto files = list_files({kDir + "/triage"});
+  ASSERT_TRUE(files.ok());
+  EXPECT_TRUE(std::is_sorted(files->begin(), files->end()));
+  EXPECT_GE(files->size(), 8u);
+  auto missing = list_files({kDir + "/no-such-dir"});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("no-such-dir"), std::string::npos);
+}
+
+TEST(TriageFiles, EverySignatureIsInTheTableWithWhatItRecognises) {
+  for (const Signature& s : signatures()) {
+    EXPECT_FALSE(s.code.empty());
+    EXPECT_FALSE(s.what.empty()) << s.code;
+    EXPECT_NE(s.check, nullptr) << s.code;
+  }
+  EXPECT_GE(signatures().size(), 9u);
+}
+
+}  // namespace
+}  // namespace fabscope::triage
