@@ -3,10 +3,17 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <memory>
+#include <unordered_set>
 
 #include "core/atomic_file.h"
+#include "core/progress.h"
+#include "core/sizes.h"
 #include "core/text.h"
 #include "topo/mapping.h"
 #include "topo/readers.h"
@@ -103,144 +110,291 @@ bool kept_nccl_line(const topo::NcclLogLine& l) {
          contains(m, "Using network") || contains(m, "GPU Direct RDMA");
 }
 
+// NCCL lines topo's reader reads besides those: the GRAPH dump's PCI links.
+bool topology_nccl_line(const topo::NcclLogLine& l) {
+  std::string_view m = l.msg;
+  while (!m.empty() && m.front() == ' ') m.remove_prefix(1);
+  return m.starts_with("+ PCI[");
+}
+
+constexpr size_t kMaxKeptLines = 200000;       // distinct NCCL, kernel and counter lines kept per file
+constexpr size_t kMaxOtherText = 64ull << 20;  // text of other lines kept for the whole-text readers
+
+// One file, line by line: what it is taken as, and its facts. The whole text is never
+// needed: NCCL and kernel lines become facts as they pass (a line repeated by another
+// communicator is kept once), and only the other lines are kept, for the readers that
+// need a whole text (nvidia-smi, RDMA tool output, nccl-tests tables), with the lines
+// taken out left empty so that line numbers hold.
+class Gatherer {
+ public:
+  explicit Gatherer(std::string path) : path_(std::move(path)) {}
+
+  // The first bytes decide binary and XML; XML is kept whole (its readers need it).
+  void start(std::string_view head) {
+    binary_ = looks_binary(head);
+    const std::string_view t = trim(head.substr(0, 4096));
+    xml_ = t.starts_with("<");
+    if (xml_) {
+      if (contains(head.substr(0, 4096), "<topology")) hwloc_ = true;
+      if (contains(head.substr(0, 4096), "<system") || contains(head.substr(0, 4096), "<graphs")) nccl_xml_ = true;
+    }
+  }
+  bool binary() const { return binary_; }
+
+  void line(std::string_view line, Facts* facts) {
+    ++lines_;
+    if (xml_) {
+      append_other(line);
+      return;
+    }
+    topo::NcclLogLine l;
+    if (topo::split_nccl_line(line, l)) {
+      nccl_ = true;
+      other_ += '\n';
+      if (!facts) return;
+      const bool kept = kept_nccl_line(l);
+      if (!kept && !topology_nccl_line(l)) return;
+      std::string key = fmt::format("{}:{}[{}]{} {}", l.host, l.pid, l.dev, l.level, trim(l.msg));
+      if (seen_.size() >= kMaxKeptLines) {
+        ++dropped_;
+        return;
+      }
+      if (!seen_.insert(std::move(key)).second) return;  // the same line again (another communicator)
+      nccl_text_.append(line).push_back('\n');
+      if (kept) {
+        facts->nccl.push_back({{path_, lines_, std::string(trim(line))},
+                               std::string(l.host),
+                               std::string(l.pid),
+                               l.dev,
+                               std::string(l.level),
+                               std::string(trim(l.msg))});
+      }
+      return;
+    }
+    if (is_kernel_line(line)) {
+      kernel_ = true;
+      other_ += '\n';
+      if (!facts) return;
+      if (kernel_lines_.size() >= kMaxKeptLines) {
+        ++dropped_;
+        return;
+      }
+      kernel_lines_.push_back({path_, lines_, std::string(trim(line))});
+      return;
+    }
+    if (!tests_ && (contains(line, "# Avg bus bandwidth") || contains(line, "# nccl-tests version") ||
+                    (contains(line, "size") && contains(line, "count") && contains(line, "busbw")))) {
+      tests_ = true;
+    }
+    if (!smi_ && contains(line, "GPU0") &&
+        (contains(line, "CPU Affinity") || contains(line, "NIC0") || contains(line, "mlx5_0") ||
+         contains(line, "GPU1"))) {
+      smi_ = true;
+    }
+    if (!rdma_ && ((contains(line, " ==> ") && contains(line, "port ")) || line.starts_with("hca_id:") ||
+                   contains(line, "/sys/class/infiniband") || (line.starts_with("DEV") && contains(line, "GID")))) {
+      rdma_ = true;
+    }
+    if (contains(line, "NIC statistics:") || contains(line, "hw counters:") || contains(line, "# Port counters") ||
+        contains(line, "# Port extended counters")) {
+      counters_ = true;
+    }
+    // The device a heading names ("# show_counters mlx5_0", "perfquery ...", "ethtool -S eth0").
+    const std::string_view t = trim(line);
+    for (std::string_view key : {"show_counters ", "perfquery ", "ethtool -S ", "Port counters: Lid "}) {
+      if (size_t at = t.find(key); at != std::string_view::npos) {
+        const auto words = split_ws(t.substr(at + key.size()));
+        if (!words.empty()) device_ = std::string(words[0]);
+      }
+    }
+    CounterFact c;
+    if (counter_line(line, c.device, c.name, c.value)) {
+      if (counter_like(c.name) && ++counter_lines_ >= 5) counters_ = true;
+      if (facts && counters_pending_.size() < kMaxKeptLines) {
+        if (c.device.empty()) c.device = device_;
+        c.where = {path_, lines_, std::string(t)};
+        counters_pending_.push_back(std::move(c));
+      }
+    }
+    append_other(line);
+  }
+
+  std::vector<std::string> kinds() const {
+    std::vector<std::string> k;
+    if (binary_) return k;
+    if (hwloc_) k.emplace_back("hwloc-xml");
+    if (nccl_xml_) k.emplace_back("nccl-xml");
+    if (nccl_) k.emplace_back("nccl-log");
+    if (tests_) k.emplace_back("nccl-tests");
+    if (smi_) k.emplace_back("nvidia-smi-topo");
+    if (rdma_) k.emplace_back("rdma-info");
+    if (counters_) k.emplace_back("counters");
+    if (kernel_) k.emplace_back("kernel-log");
+    return k;
+  }
+
+  // The readers that need a whole text, then the file's entry.
+  void finish(uint64_t bytes, Facts& facts) {
+    TriageFile file;
+    file.path = path_;
+    file.bytes = bytes;
+    file.lines = lines_;
+    if (binary_) {
+      file.note = "not text (binary): skipped";
+      facts.files.push_back(std::move(file));
+      return;
+    }
+    file.kinds = kinds();
+    std::vector<std::string> notes, refused;
+    auto has = [&](std::string_view k) {
+      return std::find(file.kinds.begin(), file.kinds.end(), k) != file.kinds.end();
+    };
+    auto read_topology = [&](std::string_view kind, std::string_view text,
+                             Status (*parse)(std::string_view, std::string_view, topo::TopologySet&)) {
+      if (!has(kind)) return;
+      topo::TopologySet one;
+      Status s = parse(text, path_, one);
+      if (!s.ok()) {  // not that kind after all, or damaged: said in the file's note
+        refused.push_back(fmt::format("taken for {} but refused: {}", kind, s.message()));
+        file.kinds.erase(std::find(file.kinds.begin(), file.kinds.end(), kind));
+        return;
+      }
+      for (topo::HostTopology& h : one.hosts) topo::merge_host(facts.topology.host(h.host), h);
+    };
+    read_topology("hwloc-xml", other_, topo::parse_hwloc_xml);
+    read_topology("nccl-xml", other_, topo::parse_nccl_xml);
+    read_topology("nvidia-smi-topo", other_, topo::parse_nvidia_smi_topo);
+    read_topology("rdma-info", other_, topo::parse_rdma_text);
+    read_topology("nccl-log", nccl_text_, topo::parse_nccl_log);
+    if (has("nccl-tests")) {
+      auto tables = parse_nccl_tests(other_, path_);
+      if (tables.ok()) {
+        for (NcclTestsTable& t : *tables) facts.tables.emplace_back(path_, std::move(t));
+      } else {
+        refused.push_back(fmt::format("taken for nccl-tests but refused: {}", tables.status().message()));
+        file.kinds.erase(std::find(file.kinds.begin(), file.kinds.end(), "nccl-tests"));
+      }
+    }
+    // A refusal matters where nothing else was made of the file (a truncated table, a
+    // damaged XML); beside a kind that read, it was a wrong guess.
+    if (file.kinds.empty()) notes = refused;
+    if (has("counters")) {
+      for (CounterFact& c : counters_pending_) facts.counters.push_back(std::move(c));
+    }
+    for (Quote& q : kernel_lines_) facts.kernel.push_back(std::move(q));
+    if (file.kinds.empty() && notes.empty()) notes.emplace_back("not recognised: no format fabscope reads");
+    if (dropped_ > 0) {
+      notes.push_back(fmt::format("{} more distinct NCCL or kernel lines than the {} kept were counted, not read",
+                                  dropped_, kMaxKeptLines));
+    }
+    if (other_truncated_) {
+      notes.push_back(fmt::format("only the first {} of its other lines were kept for the table readers",
+                                  format_size(kMaxOtherText)));
+    }
+    for (size_t i = 0; i < notes.size(); ++i) file.note += (i ? "; " : "") + notes[i];
+    facts.files.push_back(std::move(file));
+  }
+
+ private:
+  void append_other(std::string_view line) {
+    if (other_.size() + line.size() + 1 > (xml_ ? (512ull << 20) : kMaxOtherText)) {
+      other_truncated_ = true;
+      other_ += '\n';
+      return;
+    }
+    other_.append(line).push_back('\n');
+  }
+
+  std::string path_;
+  int lines_ = 0;
+  bool binary_ = false, xml_ = false, hwloc_ = false, nccl_xml_ = false;
+  bool nccl_ = false, kernel_ = false, tests_ = false, smi_ = false, rdma_ = false, counters_ = false;
+  int counter_lines_ = 0;
+  std::string device_;
+  std::unordered_set<std::string> seen_;  // NCCL lines kept, by process, device and message
+  std::string nccl_text_;                 // the distinct NCCL lines topo's reader reads
+  std::string other_;                     // the other lines (NCCL and kernel lines left empty)
+  bool other_truncated_ = false;
+  std::vector<Quote> kernel_lines_;
+  std::vector<CounterFact> counters_pending_;  // taken when the file is counters
+  uint64_t dropped_ = 0;
+};
+
 }  // namespace
 
 std::vector<std::string> recognise(std::string_view text) {
-  std::vector<std::string> kinds;
-  if (looks_binary(text)) return kinds;
-  const std::string_view head = text.substr(0, 4096);
-  const std::string_view start = trim(head);
-  if (start.starts_with("<")) {
-    if (contains(head, "<topology")) kinds.emplace_back("hwloc-xml");
-    if (contains(head, "<system") || contains(head, "<graphs")) kinds.emplace_back("nccl-xml");
-    return kinds;
-  }
-  bool nccl = false, kernel = false, tests = false, smi = false, rdma = false, counters = false;
-  int counter_lines = 0;
+  Gatherer g("");
+  g.start(text.substr(0, 65536));
+  if (g.binary()) return {};
   LineReader lines(text);
   std::string_view line;
-  topo::NcclLogLine split;
-  while (lines.next(line)) {
-    if (!nccl && topo::split_nccl_line(line, split)) nccl = true;
-    if (!kernel && is_kernel_line(line)) kernel = true;
-    if (!tests && (contains(line, "# Avg bus bandwidth") || contains(line, "# nccl-tests version") ||
-                   (contains(line, "size") && contains(line, "count") && contains(line, "busbw")))) {
-      tests = true;
-    }
-    if (!smi && contains(line, "GPU0") &&
-        (contains(line, "CPU Affinity") || contains(line, "NIC0") || contains(line, "mlx5_0") ||
-         contains(line, "GPU1"))) {
-      smi = true;
-    }
-    if (!rdma && ((contains(line, " ==> ") && contains(line, "port ")) || line.starts_with("hca_id:") ||
-                  contains(line, "/sys/class/infiniband") || (line.starts_with("DEV") && contains(line, "GID")))) {
-      rdma = true;
-    }
-    if (!counters && (contains(line, "NIC statistics:") || contains(line, "hw counters:") ||
-                      contains(line, "# Port counters") || contains(line, "# Port extended counters"))) {
-      counters = true;
-    }
-    std::string d, n;
-    uint64_t v = 0;
-    if (!counters && counter_line(line, d, n, v) && counter_like(n) && ++counter_lines >= 5) counters = true;
-  }
-  if (nccl) kinds.emplace_back("nccl-log");
-  if (tests) kinds.emplace_back("nccl-tests");
-  if (smi) kinds.emplace_back("nvidia-smi-topo");
-  if (rdma) kinds.emplace_back("rdma-info");
-  if (counters) kinds.emplace_back("counters");
-  if (kernel) kinds.emplace_back("kernel-log");
-  return kinds;
+  while (lines.next(line)) g.line(line, nullptr);
+  return g.kinds();
 }
 
 void gather(const std::string& path, std::string_view text, Facts& facts) {
-  TriageFile file;
-  file.path = path;
-  file.bytes = text.size();
-  if (looks_binary(text)) {
-    file.note = "not text (binary): skipped";
-    facts.files.push_back(std::move(file));
-    return;
+  Gatherer g(path);
+  g.start(text.substr(0, 65536));
+  if (!g.binary()) {
+    LineReader lines(text);
+    std::string_view line;
+    while (lines.next(line)) g.line(line, &facts);
   }
-  file.kinds = recognise(text);
-  std::vector<std::string> notes, refused;
-  auto has = [&](std::string_view k) { return std::find(file.kinds.begin(), file.kinds.end(), k) != file.kinds.end(); };
-  // Topology: the readers topo offers.
-  auto read_topology = [&](std::string_view kind,
-                           Status (*parse)(std::string_view, std::string_view, topo::TopologySet&)) {
-    if (!has(kind)) return;
-    topo::TopologySet one;
-    Status s = parse(text, path, one);
-    if (!s.ok()) {  // not that kind after all, or damaged: said in the file's note
-      refused.push_back(fmt::format("taken for {} but refused: {}", kind, s.message()));
-      file.kinds.erase(std::find(file.kinds.begin(), file.kinds.end(), kind));
-      return;
-    }
-    for (topo::HostTopology& h : one.hosts) topo::merge_host(facts.topology.host(h.host), h);
-  };
-  read_topology("hwloc-xml", topo::parse_hwloc_xml);
-  read_topology("nccl-xml", topo::parse_nccl_xml);
-  read_topology("nvidia-smi-topo", topo::parse_nvidia_smi_topo);
-  read_topology("rdma-info", topo::parse_rdma_text);
-  read_topology("nccl-log", topo::parse_nccl_log);
-  if (has("nccl-tests")) {
-    auto tables = parse_nccl_tests(text, path);
-    if (tables.ok()) {
-      for (NcclTestsTable& t : *tables) facts.tables.emplace_back(path, std::move(t));
-    } else {
-      refused.push_back(fmt::format("taken for nccl-tests but refused: {}", tables.status().message()));
-      file.kinds.erase(std::find(file.kinds.begin(), file.kinds.end(), "nccl-tests"));
-    }
+  g.finish(text.size(), facts);
+}
+
+Status gather_file(const std::string& path, Facts& facts, Progress* progress, const StreamLimits& limits) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  if (ec || !fs::is_regular_file(path, ec) || size <= limits.stream_above) {
+    auto text = read_file(path);  // small, or not a regular file: read_file says what it is
+    if (!text.ok()) return text.status();
+    gather(path, *text, facts);
+    return Status::Ok();
   }
-  // A refusal matters where nothing else was made of the file (a truncated table, a
-  // damaged XML); beside a kind that read, it was a wrong guess.
-  if (file.kinds.empty()) notes = refused;
-  // Line by line: NCCL lines, kernel lines, counters.
-  const bool counters = has("counters");
-  const bool kernel = has("kernel-log");
-  const bool nccl = has("nccl-log");
-  std::string device;  // counters: the device a heading names ("# show_counters mlx5_0")
-  LineReader lines(text);
-  std::string_view line;
-  while (lines.next(line)) {
-    if (nccl) {
-      topo::NcclLogLine l;
-      if (topo::split_nccl_line(line, l)) {
-        if (kept_nccl_line(l)) {
-          facts.nccl.push_back({{path, lines.number(), std::string(trim(line))},
-                                std::string(l.host),
-                                std::string(l.pid),
-                                l.dev,
-                                std::string(l.level),
-                                std::string(trim(l.msg))});
-        }
-        continue;
-      }
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), std::fclose);
+  if (!f) return Status::Invalid(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  Gatherer g(path);
+  std::vector<char> chunk(std::max<size_t>(limits.chunk, 1));
+  std::string carry;  // a line cut by the chunk's end
+  uint64_t done = 0;
+  bool first = true;
+  while (true) {
+    const size_t got = std::fread(chunk.data(), 1, chunk.size(), f.get());
+    if (got == 0) break;
+    std::string_view data(chunk.data(), got);
+    if (first) {
+      g.start(data.substr(0, 65536));
+      first = false;
+      if (g.binary()) break;
     }
-    if (kernel && is_kernel_line(line)) {
-      facts.kernel.push_back({path, lines.number(), std::string(trim(line))});
-      continue;
-    }
-    if (counters) {
-      const std::string_view t = trim(line);
-      for (std::string_view key : {"show_counters ", "perfquery ", "ethtool -S ", "Port counters: Lid "}) {
-        if (size_t at = t.find(key); at != std::string_view::npos) {
-          const auto words = split_ws(t.substr(at + key.size()));
-          if (!words.empty()) device = std::string(words[0]);
-        }
+    done += got;
+    if (progress)
+      progress->update(fmt::format("fabscope triage: {}  {:.0f} of {:.0f} MiB", path,
+                                   static_cast<double>(done) / (1 << 20), static_cast<double>(size) / (1 << 20)));
+    size_t pos = 0;
+    while (pos < data.size()) {
+      const size_t nl = data.find('\n', pos);
+      if (nl == std::string_view::npos) {
+        carry.append(data.substr(pos));
+        break;
       }
-      CounterFact c;
-      if (counter_line(line, c.device, c.name, c.value)) {
-        if (c.device.empty()) c.device = device;
-        c.where = {path, lines.number(), std::string(t)};
-        facts.counters.push_back(std::move(c));
+      std::string_view line = data.substr(pos, nl - pos);
+      if (!carry.empty()) {
+        carry.append(line);
+        line = carry;
       }
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      g.line(line, &facts);
+      carry.clear();
+      pos = nl + 1;
     }
   }
-  file.lines = lines.number();
-  if (file.kinds.empty() && notes.empty()) notes.emplace_back("not recognised: no format fabscope reads");
-  for (size_t i = 0; i < notes.size(); ++i) file.note += (i ? "; " : "") + notes[i];
-  facts.files.push_back(std::move(file));
+  if (std::ferror(f.get())) return Status::Invalid(fmt::format("cannot read '{}': read error", path));
+  if (!carry.empty()) g.line(carry, &facts);
+  g.finish(size, facts);
+  return Status::Ok();
 }
 
 Result<std::vector<std::string>> list_files(const std::vector<std::string>& paths) {
@@ -273,17 +427,16 @@ Status triage_paths(const std::vector<std::string>& paths, Report& report) {
   auto files = list_files(paths);
   if (!files.ok()) return files.status();
   Facts facts;
+  Progress progress(Progress::wanted());
   for (const std::string& f : *files) {
-    auto text = read_file(f);
-    if (!text.ok()) {
+    if (Status s = gather_file(f, facts, &progress); !s.ok()) {
       TriageFile skipped;
       skipped.path = f;
-      skipped.note = text.status().message();
+      skipped.note = s.message();
       facts.files.push_back(std::move(skipped));
-      continue;
     }
-    gather(f, *text, facts);
   }
+  progress.clear();
   judge(std::move(facts), report);
   return Status::Ok();
 }

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/progress.h"
 #include "core/status.h"
 #include "report/nccl_tests_parse.h"
 #include "report/report.h"
@@ -62,6 +63,15 @@ std::vector<std::string> recognise(std::string_view text);
 // Reads one file's text into `facts` (its TriageFile appended). Never fails: what cannot
 // be read is the file's note.
 void gather(const std::string& path, std::string_view text, Facts& facts);
+
+// Reads the file at `path` into `facts`: whole when small, streamed line by line when
+// large (over 64 MiB: memory bounded by the distinct lines kept, not the file's size),
+// with a progress line when given one. Fails only where the file cannot be read.
+struct StreamLimits {
+  uint64_t stream_above = 64ull << 20;  // bytes; larger files are streamed
+  size_t chunk = 4 << 20;               // bytes read at a time
+};
+Status gather_file(const std::string& path, Facts& facts, Progress* progress, const StreamLimits& limits = {});
 
 // Files under `paths` (directories recursively, in name order), regular files only.
 Result<std::vector<std::string>> list_files(const std::vector<std::string>& paths);

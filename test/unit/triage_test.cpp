@@ -283,6 +283,45 @@ TEST(TriageFiles, DirectoriesAreReadRecursivelyInNameOrder) {
   EXPECT_NE(missing.status().message().find("no-such-dir"), std::string::npos);
 }
 
+// A file streamed in chunks that cut lines (as a log of gigabytes is read) gives what it
+// gives read whole: kinds, lines, facts and findings.
+TEST(TriageFiles, StreamedInChunksAsReadWhole) {
+  for (const std::string rel :
+       {"nccl-logs/slurmv4-tpgds-aihub0008_H100x8-2node-16rank-RoCE_NCCL-2.27.5_8rail-nonidentity-HCA-list.log",
+        "triage/written_gdr-partial_srun-prefix.log", "triage/written_dmesg-xid79-aer-linkflap-oom.txt",
+        "triage/written_all_reduce_perf_wrong-at-two-sizes.txt",
+        "ib-counters/osc-EDR-switch-ib-i4l1s01_perfquery-x_port1-xmitdiscards-xmitwait-linkdowned.out",
+        "triage/written_binary-core-excerpt.bin"}) {
+    Facts whole, streamed;
+    gather(kDir + "/" + rel, text_of(rel), whole);
+    ASSERT_TRUE(gather_file(kDir + "/" + rel, streamed, nullptr, StreamLimits{0, 1000}).ok()) << rel;
+    ASSERT_EQ(whole.files.size(), 1u);
+    ASSERT_EQ(streamed.files.size(), 1u);
+    EXPECT_EQ(streamed.files[0].kinds, whole.files[0].kinds) << rel;
+    EXPECT_EQ(streamed.files[0].lines, whole.files[0].lines) << rel;
+    EXPECT_EQ(streamed.files[0].bytes, whole.files[0].bytes) << rel;
+    EXPECT_EQ(streamed.nccl.size(), whole.nccl.size()) << rel;
+    EXPECT_EQ(streamed.kernel.size(), whole.kernel.size()) << rel;
+    EXPECT_EQ(streamed.counters.size(), whole.counters.size()) << rel;
+    EXPECT_EQ(streamed.tables.size(), whole.tables.size()) << rel;
+    Report a, b;
+    judge(std::move(whole), a);
+    judge(std::move(streamed), b);
+    EXPECT_EQ(codes(a), codes(b)) << rel;
+  }
+}
+
+// A line repeated by another communicator (same process, device and message) is kept once.
+TEST(TriageFiles, RepeatedLinesAreKeptOnce) {
+  const std::string rel = "triage/written_gdr-partial_srun-prefix.log";
+  const std::string text = text_of(rel);
+  Facts once, thrice;
+  gather("a.log", text, once);
+  gather("a.log", text + text + text, thrice);
+  EXPECT_EQ(thrice.nccl.size(), once.nccl.size());
+  EXPECT_EQ(thrice.files[0].lines, 3 * once.files[0].lines);
+}
+
 TEST(TriageFiles, EverySignatureIsInTheTableWithWhatItRecognises) {
   for (const Signature& s : signatures()) {
     EXPECT_FALSE(s.code.empty());
