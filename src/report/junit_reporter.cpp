@@ -161,6 +161,9 @@ std::string render_junit(const Report& r) {
     verdict.type = "verdict";
     verdict.message = fmt::format("verdict fail: {}", fmt::join(r.verdict.failed_codes, ", "));
     verdict.text = verdict.message;
+  } else if (r.verdict.result == "inconclusive") {  // neither pass nor fail: what is missing
+    verdict.outcome = Case::kSkip;
+    verdict.message = fmt::format("verdict inconclusive: {}", fmt::join(r.verdict.missing, "; "));
   } else {
     verdict.text = "verdict pass";
   }

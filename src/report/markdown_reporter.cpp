@@ -116,11 +116,20 @@ std::string sweeps_markdown(const Report& r) {
 
 std::string render_markdown(const Report& r) {
   const bool fail = r.verdict.result == "fail";
-  std::string out = fmt::format("### fabscope {}: {}\n\n", command_name(r), fail ? "**FAIL**" : "**pass**");
+  const bool inconclusive = r.verdict.result == "inconclusive";
+  std::string out = fmt::format("### fabscope {}: {}\n\n", command_name(r),
+                                fail           ? "**FAIL**"
+                                : inconclusive ? "**INCONCLUSIVE**"
+                                               : "**pass**");
   if (fail && !r.verdict.failed_codes.empty()) {
     out += fmt::format("Failed on {}.", fmt::join(r.verdict.failed_codes, ", "));
     if (!r.verdict.drain.empty()) out += fmt::format(" Hosts to drain: `{}`.", r.verdict.drain_hostlist);
     out += "\n\n";
+  }
+  if (!r.verdict.missing.empty()) {
+    out += "What the inputs lack for a verdict:\n\n";
+    for (const std::string& m : r.verdict.missing) out += fmt::format("- {}\n", m);
+    out += "\n";
   }
   if (r.comparison) {
     out += comparison_markdown(*r.comparison);

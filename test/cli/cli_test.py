@@ -1076,11 +1076,22 @@ def cmd_triage(args):
         r = run([args.fabscope, "report", out])
         if r.returncode != 0 or "# Most likely: " + first["code"] not in r.stdout:
             fail(f"`report` renders the triage again:\n{r.stdout}{r.stderr}")
-        # One rank of eight: inconclusive (exit 5), saying what is missing; never pass.
-        p = run([args.fabscope, "triage", os.path.join(tdir, "written_one-rank-of-eight.log"), "--json", out])
+        # One rank of eight: inconclusive (exit 5), saying what is missing; never pass, in
+        # JUnit (the verdict skipped) and Markdown neither.
+        junit, md = os.path.join(tmp, "t.xml"), os.path.join(tmp, "t.md")
+        p = run([args.fabscope, "triage", os.path.join(tdir, "written_one-rank-of-eight.log"), "--json", out,
+                 "--junit", junit, "--markdown", md])
         doc = check_valid(v, out)
         if p.returncode != 5 or doc["verdict"]["result"] != "inconclusive" or len(doc["verdict"]["missing"]) != 2:
             fail(f"one rank of eight is inconclusive (exit 5): exit {p.returncode} {doc['verdict']}")
+        with open(junit) as f:
+            xml = f.read()
+        if '<skipped message="verdict inconclusive: ' not in xml or "1 of 8 ranks" not in xml:
+            fail(f"JUnit marks an inconclusive verdict skipped, saying what is missing:\n{xml}")
+        with open(md) as f:
+            text = f.read()
+        if "**INCONCLUSIVE**" not in text or "1 of 8 ranks" not in text:
+            fail(f"Markdown says inconclusive and what is missing:\n{text}")
         # A real, healthy nccl-tests table passes.
         good = os.path.join(args.fixtures, "nccl-tests",
                             "nccl-tests-309_Dell-XE9680-H100x8-8CX7-IB400_2node_all_reduce_perf.txt")
