@@ -16,7 +16,12 @@ cp "$src" "$log"
 while [ "$(stat -c %s "$log")" -lt "$target" ]; do cat "$log" "$log" >"$dir/next" && mv "$dir/next" "$log"; done
 truncate -s "$target" "$log"
 bytes=$(stat -c %s "$log")
-/usr/bin/time -f "%e %M" -o "$dir/time" "$fabscope" triage "$log" --json "$dir/t.json" >"$dir/out" || true
+rc=0
+/usr/bin/time -f "%e %M" -o "$dir/time" "$fabscope" triage "$log" --json "$dir/t.json" >"$dir/out" || rc=$?
+case "$rc" in  # a verdict (pass, fail, inconclusive), not a failure to run
+  0 | 1 | 5) ;;
+  *) echo "fabscope triage failed (exit $rc)" >&2; cat "$dir/out" >&2; exit 1 ;;
+esac
 read -r secs kb < <(tail -1 "$dir/time")
 python3 - "$bytes" "$secs" "$kb" "$dir/t.json" <<'PY'
 import json, sys

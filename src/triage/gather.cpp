@@ -119,6 +119,7 @@ bool topology_nccl_line(const topo::NcclLogLine& l) {
 
 constexpr size_t kMaxKeptLines = 200000;       // distinct NCCL, kernel and counter lines kept per file
 constexpr size_t kMaxOtherText = 64ull << 20;  // text of other lines kept for the whole-text readers
+constexpr size_t kMaxLine = 1 << 20;           // a streamed line longer than this is cut (a file without newlines)
 
 // One file, line by line: what it is taken as, and its facts. The whole text is never
 // needed: NCCL and kernel lines become facts as they pass (a line repeated by another
@@ -155,11 +156,12 @@ class Gatherer {
       const bool kept = kept_nccl_line(l);
       if (!kept && !topology_nccl_line(l)) return;
       std::string key = fmt::format("{}:{}[{}]{} {}", l.host, l.pid, l.dev, l.level, trim(l.msg));
+      if (seen_.count(key)) return;  // the same line again (another communicator)
       if (seen_.size() >= kMaxKeptLines) {
         ++dropped_;
         return;
       }
-      if (!seen_.insert(std::move(key)).second) return;  // the same line again (another communicator)
+      seen_.insert(std::move(key));
       nccl_text_.append(line).push_back('\n');
       if (kept) {
         facts->nccl.push_back({{path_, lines_, std::string(trim(line))},
@@ -210,7 +212,9 @@ class Gatherer {
     CounterFact c;
     if (counter_line(line, c.device, c.name, c.value)) {
       if (counter_like(c.name) && ++counter_lines_ >= 5) counters_ = true;
-      if (facts && counters_pending_.size() < kMaxKeptLines) {
+      if (facts && counters_pending_.size() >= kMaxKeptLines) {
+        ++dropped_;
+      } else if (facts) {
         if (c.device.empty()) c.device = device_;
         c.where = {path_, lines_, std::string(t)};
         counters_pending_.push_back(std::move(c));
@@ -284,8 +288,9 @@ class Gatherer {
     for (Quote& q : kernel_lines_) facts.kernel.push_back(std::move(q));
     if (file.kinds.empty() && notes.empty()) notes.emplace_back("not recognised: no format fabscope reads");
     if (dropped_ > 0) {
-      notes.push_back(fmt::format("{} more distinct NCCL or kernel lines than the {} kept were counted, not read",
-                                  dropped_, kMaxKeptLines));
+      notes.push_back(
+          fmt::format("{} more distinct NCCL, kernel or counter lines than the {} kept were counted, not read",
+                      dropped_, kMaxKeptLines));
     }
     if (other_truncated_) {
       notes.push_back(fmt::format("only the first {} of its other lines were kept for the table readers",
@@ -376,13 +381,15 @@ Status gather_file(const std::string& path, Facts& facts, Progress* progress, co
     size_t pos = 0;
     while (pos < data.size()) {
       const size_t nl = data.find('\n', pos);
-      if (nl == std::string_view::npos) {
-        carry.append(data.substr(pos));
-        break;
-      }
-      std::string_view line = data.substr(pos, nl - pos);
-      if (!carry.empty()) {
-        carry.append(line);
+      std::string_view line;
+      if (carry.empty() && nl != std::string_view::npos) {
+        line = data.substr(pos, nl - pos);  // the usual case: the whole line in this chunk
+      } else {
+        // A line cut by the chunk's end. Memory stays bounded on a file without newlines:
+        // the line keeps its first kMaxLine bytes.
+        const size_t end = nl == std::string_view::npos ? data.size() : nl;
+        carry.append(data.substr(pos, std::min(end - pos, kMaxLine - std::min(kMaxLine, carry.size()))));
+        if (nl == std::string_view::npos) break;
         line = carry;
       }
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);

@@ -103,33 +103,29 @@ bool channel_net(std::string_view msg, std::string& net, int& index, bool& gdr) 
 // InfiniBand/RoCE devices exist (the topology or other ranks say so), or NET/IB found none.
 void check_socket_fallback(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   std::vector<Quote> socket, no_device;
-  std::set<std::string> socket_hosts, ib_procs;
+  std::set<std::string> socket_hosts, no_device_hosts, ib_procs;
+  std::vector<const NcclFact*> socket_lines;
   for (const NcclFact& n : facts.nccl) {
     if (n.msg.starts_with("NET/IB : Using") || contains(n.msg, "Using network IB")) ib_procs.insert(proc_of(n));
     if (contains(n.msg, "Using network Socket") || n.msg.starts_with("NET/Socket : Using")) {
       socket.push_back(n.where);
       socket_hosts.insert(n.host);
+      socket_lines.push_back(&n);
     }
-    if (n.msg.starts_with("NET/IB : No device found")) no_device.push_back(n.where);
+    if (n.msg.starts_with("NET/IB : No device found")) {
+      no_device.push_back(n.where);
+      no_device_hosts.insert(n.host);
+    }
   }
   bool rdma_known = !ib_procs.empty();
   for (const topo::HostTopology& h : facts.topology.hosts) rdma_known |= !h.nics.empty();
   // Only the processes that use sockets without any NET/IB list of their own.
-  bool socket_only = false;
-  for (const NcclFact& n : facts.nccl) {
-    if ((contains(n.msg, "Using network Socket") || n.msg.starts_with("NET/Socket : Using")) &&
-        !ib_procs.count(proc_of(n))) {
-      socket_only = true;
-    }
-  }
+  const bool socket_only = std::any_of(socket_lines.begin(), socket_lines.end(),
+                                       [&](const NcclFact* n) { return !ib_procs.count(proc_of(*n)); });
   if (!no_device.empty()) {
-    std::vector<std::string> hosts;
-    for (const NcclFact& n : facts.nccl) {
-      if (n.msg.starts_with("NET/IB : No device found")) hosts.push_back(n.host);
-    }
     out.push_back(finding(
-        "nccl.no_ib_device", Severity::kError,
-        fmt::format("NET/IB on {}", fmt::join(std::set<std::string>(hosts.begin(), hosts.end()), ", ")), hosts,
+        "nccl.no_ib_device", Severity::kError, fmt::format("NET/IB on {}", fmt::join(no_device_hosts, ", ")),
+        std::vector<std::string>(no_device_hosts.begin(), no_device_hosts.end()),
         "NCCL's InfiniBand/RoCE plugin found no device, so NCCL moves data over TCP sockets (a tenth or less of the "
         "fabric's bandwidth)",
         "inside a container: pass the RDMA devices (/dev/infiniband, --device or the RDMA device plugin) and install "
@@ -261,16 +257,16 @@ void check_shared_nic(const Facts& facts, std::vector<Finding>& out, std::vector
 // Different NCCL versions, NCCL_* settings or NET/IB lists across ranks: an environment
 // not propagated to remote ranks (mpirun -x, srun --export).
 void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  std::map<std::string, std::map<std::string, std::vector<Quote>>> versions;  // "version" -> value -> quotes
-  std::map<std::string, std::set<std::string>> set_on;                        // variable -> hosts
+  using Values = std::map<std::string, std::vector<Quote>>;  // value -> the lines that say it
+  Values versions;
+  std::map<std::string, Values> env;                    // variable -> its values
+  std::map<std::string, std::set<std::string>> set_on;  // variable -> hosts
   std::set<std::string> hosts_with_env;
-  std::map<std::string, std::map<std::string, std::vector<Quote>>> env;
-  std::map<std::string, std::string> ib_list_of;  // process -> its NET/IB list
-  std::map<std::string, std::vector<Quote>> ib_lists;
+  Values ib_lists;
   for (const NcclFact& n : facts.nccl) {
     if (n.msg.starts_with("NCCL version ")) {
       const auto words = split_ws(n.msg);
-      if (words.size() >= 3) versions["NCCL version"][std::string(words[2])].push_back(n.where);
+      if (words.size() >= 3) versions[std::string(words[2])].push_back(n.where);
     }
     if (const size_t at = n.msg.find(" set by environment to "); at != std::string::npos) {
       const std::string var = n.msg.substr(0, at);
@@ -284,8 +280,8 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
       ib_lists[list].push_back(n.where);
     }
   }
-  auto differing = [&](const std::string& what, const std::map<std::string, std::vector<Quote>>& values,
-                       Severity severity, const std::string& hint) {
+  auto differing = [&](std::string code, const std::string& what, const Values& values, Severity severity,
+                       const std::string& hint) {
     if (values.size() < 2) return;
     std::vector<Quote> quotes;
     std::vector<std::string> shown;
@@ -293,16 +289,13 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
       shown.push_back(fmt::format("'{}' ({} line{})", value, qs.size(), qs.size() == 1 ? "" : "s"));
       quotes.insert(quotes.end(), qs.begin(), qs.begin() + std::min<size_t>(2, qs.size()));
     }
-    out.push_back(finding(fmt::format("nccl.{}_mismatch", what == "NCCL version" ? "version" : "setting"), severity,
-                          what, {}, fmt::format("ranks differ in {}: {}", what, fmt::join(shown, " vs ")), hint,
-                          quotes));
+    out.push_back(finding(std::move(code), severity, what, {},
+                          fmt::format("ranks differ in {}: {}", what, fmt::join(shown, " vs ")), hint, quotes));
   };
-  for (const auto& [what, values] : versions) {
-    differing(what, values, Severity::kError,
-              "every rank must load the same NCCL: check LD_LIBRARY_PATH and the container image on each host");
-  }
+  differing("nccl.version_mismatch", "NCCL version", versions, Severity::kError,
+            "every rank must load the same NCCL: check LD_LIBRARY_PATH and the container image on each host");
   for (const auto& [var, values] : env) {
-    differing(var, values, Severity::kWarning,
+    differing("nccl.setting_mismatch", var, values, Severity::kWarning,
               "set it the same on every rank: export it through the launcher (mpirun -x VAR, srun --export=ALL)");
   }
   // Set on some hosts' ranks and on no rank of other hosts that report their settings: the
@@ -640,7 +633,7 @@ void check_counters(const Facts& facts, std::vector<Finding>& out, std::vector<s
         std::find(std::begin(kLinkErrorCounters), std::end(kLinkErrorCounters), n) != std::end(kLinkErrorCounters);
     const bool cong =
         std::find(std::begin(kCongestionCounters), std::end(kCongestionCounters), n) != std::end(kCongestionCounters);
-    if ((error || cong) && pegged(c.value) && c.value >= 0xff) {
+    if ((error || cong) && pegged(c.value)) {
       saturated.push_back(&c);
     } else if (error && c.value > 0) {
       errors.push_back(&c);
@@ -691,21 +684,28 @@ void check_counters(const Facts& facts, std::vector<Finding>& out, std::vector<s
 }
 
 const std::vector<Signature> kSignatures = {
-    {"nccl.no_ib_device / nccl.socket_fallback",
-     "NCCL moves data over sockets where RDMA devices exist, or "
-     "found no IB device (containers)",
+    {{"nccl.no_ib_device", "nccl.socket_fallback"},
+     "NCCL moves data over sockets where RDMA devices exist, or found no IB device (containers)",
      check_socket_fallback},
-    {"nccl.gdr_off / nccl.gdr_partial", "GPUDirect RDMA off, or on some channels of a GPU and off on others",
+    {{"nccl.gdr_off", "nccl.gdr_partial"},
+     "GPUDirect RDMA off, or on some channels of a GPU and off on others",
      check_gdr},
-    {"nccl.shared_nic", "several GPUs of a host on one NIC while it has others", check_shared_nic},
-    {"nccl.version_mismatch / nccl.setting_mismatch / nccl.ib_list_mismatch",
-     "different NCCL versions, NCCL_* settings or NET/IB lists across ranks", check_mismatch},
-    {"nccl.<warning>", "NCCL WARN lines with what they usually mean, and the first failing rank", check_warn},
-    {"(coverage)", "logs of fewer ranks than the communicator has: inconclusive", check_coverage},
-    {"nccl_tests.wrong / nccl_tests.dip", "nccl-tests #wrong non-zero; a size far below its neighbours",
+    {{"nccl.shared_nic"}, "several GPUs of a host on one NIC while it has others", check_shared_nic},
+    {{"nccl.version_mismatch", "nccl.setting_mismatch", "nccl.ib_list_mismatch"},
+     "different NCCL versions, NCCL_* settings or NET/IB lists across ranks",
+     check_mismatch},
+    {{"nccl.ib_retry_exceeded", "nccl.ibv_failed", "nccl.peer_lost", "nccl.timeout", "nccl.shm_exhausted",
+      "nccl.system_error", "nccl.socket_accept", "nccl.socket_connect", "nccl.warn"},
+     "NCCL WARN lines with what they usually mean, and the first failing rank",
+     check_warn},
+    {{}, "logs of fewer ranks than the communicator has: inconclusive", check_coverage},
+    {{"nccl_tests.wrong", "nccl_tests.dip"},
+     "nccl-tests #wrong non-zero; a size far below its neighbours",
      check_nccl_tests},
-    {"kernel.gpu_xid / pcie_aer / link_flap / mlx5_cmd / oom_kill", "dmesg and journalctl -k", check_kernel},
-    {"counters.link_errors / saturated / congestion", "IB port and NIC counters", check_counters},
+    {{"kernel.gpu_xid", "kernel.pcie_aer", "kernel.link_flap", "kernel.mlx5_cmd", "kernel.oom_kill"},
+     "dmesg and journalctl -k",
+     check_kernel},
+    {{"counters.link_errors", "counters.saturated", "counters.congestion"}, "IB port and NIC counters", check_counters},
 };
 
 }  // namespace

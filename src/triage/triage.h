@@ -80,9 +80,10 @@ Result<std::vector<std::string>> list_files(const std::vector<std::string>& path
 // and the files lack is added to `missing`.
 std::vector<Finding> run_signatures(const Facts& facts, std::vector<std::string>& missing);
 
-// One signature of the table: its code, what it recognises, and its check.
+// One signature of the table: the codes its findings carry (none: it only says what is
+// missing), what it recognises, and its check.
 struct Signature {
-  std::string_view code;
+  std::vector<std::string_view> codes;
   std::string_view what;
   void (*check)(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>& missing);
 };

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/atomic_file.h"
@@ -28,6 +30,16 @@ Report triage_of(const std::vector<std::string>& rels) {
   for (const std::string& r : rels) paths.push_back(kDir + "/" + r);
   Report r;
   EXPECT_TRUE(triage_paths(paths, r).ok());
+  decide_verdict(r);
+  return r;
+}
+
+// Triage of texts given here: (file name, text) pairs.
+Report judged(const std::vector<std::pair<std::string, std::string>>& files) {
+  Facts facts;
+  for (const auto& [name, text] : files) gather(name, text, facts);
+  Report r;
+  judge(std::move(facts), r);
   decide_verdict(r);
   return r;
 }
@@ -108,15 +120,11 @@ TEST(TriageSignatures, NoIbDeviceInAContainerBehindMpirunPrefixes) {
 }
 
 TEST(TriageSignatures, SocketFallbackWhereTheTopologyHasRdmaNics) {
-  Facts facts;
-  gather("a.log",
-         "h1:10:10 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n"
-         "h1:10:10 [0] NCCL INFO Using network Socket\n",
-         facts);
-  gather("ibdev2netdev.txt", text_of("rdma/slurmv4-tpgds-aihub0001_H100-CX7-RoCE_show_gids_ibv_devinfo-mlx5_0.txt"),
-         facts);
-  Report r;
-  judge(std::move(facts), r);
+  Report r = judged(
+      {{"a.log",
+        "h1:10:10 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n"
+        "h1:10:10 [0] NCCL INFO Using network Socket\n"},
+       {"ibdev2netdev.txt", text_of("rdma/slurmv4-tpgds-aihub0001_H100-CX7-RoCE_show_gids_ibv_devinfo-mlx5_0.txt")}});
   const Finding* f = find(r, "nccl.socket_fallback");
   ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
   EXPECT_EQ(f->severity, Severity::kError);
@@ -139,29 +147,22 @@ TEST(TriageSignatures, GpuDirectOnSomeChannelsOfAGpuAndNotOthersBehindSrunPrefix
 }
 
 TEST(TriageSignatures, GpuDirectOffOnEveryChannel) {
-  Facts facts;
-  gather("a.log",
-         "h1:10:10 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.1<0>\n"
-         "h1:10:10 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0\n"
-         "h1:10:10 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[0] [send] via NET/IB/0\n",
-         facts);
-  Report r;
-  judge(std::move(facts), r);
+  Report r = judged({{"a.log",
+                      "h1:10:10 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.1<0>\n"
+                      "h1:10:10 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0\n"
+                      "h1:10:10 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[0] [send] via NET/IB/0\n"}});
   ASSERT_NE(find(r, "nccl.gdr_off"), nullptr) << testing::PrintToString(codes(r));
   EXPECT_EQ(find(r, "nccl.gdr_off")->evidence.at("channels"), 2);
 }
 
 TEST(TriageSignatures, SeveralGpusOfAHostOnOneNicWhileItHasOthers) {
-  Facts facts;
-  gather("a.log",
-         "h1:10:10 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [2]mlx5_2:1/IB [3]mlx5_3:1/IB ; OOB\n"
-         "h1:10:10 [0] NCCL INFO Channel 00/0 : 0[0] -> 4[0] [send] via NET/IB/0/GDRDMA\n"
-         "h1:11:11 [1] NCCL INFO Channel 00/0 : 1[1] -> 5[1] [send] via NET/IB/0/GDRDMA\n"
-         "h1:12:12 [2] NCCL INFO Channel 00/0 : 2[2] -> 6[2] [send] via NET/IB/2/GDRDMA\n"
-         "h1:13:13 [3] NCCL INFO Channel 00/0 : 3[3] -> 7[3] [send] via NET/IB/3/GDRDMA\n",
-         facts);
-  Report r;
-  judge(std::move(facts), r);
+  Report r = judged(
+      {{"a.log",
+        "h1:10:10 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [2]mlx5_2:1/IB [3]mlx5_3:1/IB ; OOB\n"
+        "h1:10:10 [0] NCCL INFO Channel 00/0 : 0[0] -> 4[0] [send] via NET/IB/0/GDRDMA\n"
+        "h1:11:11 [1] NCCL INFO Channel 00/0 : 1[1] -> 5[1] [send] via NET/IB/0/GDRDMA\n"
+        "h1:12:12 [2] NCCL INFO Channel 00/0 : 2[2] -> 6[2] [send] via NET/IB/2/GDRDMA\n"
+        "h1:13:13 [3] NCCL INFO Channel 00/0 : 3[3] -> 7[3] [send] via NET/IB/3/GDRDMA\n"}});
   const Finding* f = find(r, "nccl.shared_nic");
   ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
   EXPECT_EQ(f->subject, "NET/IB/0 on h1");
@@ -244,15 +245,12 @@ TEST(TriageSignatures, RealCounterDumps) {
 }
 
 TEST(TriageSignatures, ACounterAtItsMaximumIsSaturatedNotACount) {
-  Facts facts;
-  gather("perfquery.txt",
-         "# Port counters: Lid 12 port 1 (CapMask: 0x5A00)\nPortSelect:......................1\n"
-         "SymbolErrorCounter:..............65535\nLinkErrorRecoveryCounter:........255\nLinkDownedCounter:............."
-         "..0\n"
-         "PortRcvErrors:...................0\nPortXmitData:....................4294967295\n",
-         facts);
-  Report r;
-  judge(std::move(facts), r);
+  Report r = judged(
+      {{"perfquery.txt",
+        "# Port counters: Lid 12 port 1 (CapMask: 0x5A00)\nPortSelect:......................1\n"
+        "SymbolErrorCounter:..............65535\nLinkErrorRecoveryCounter:........255\nLinkDownedCounter:............."
+        "..0\n"
+        "PortRcvErrors:...................0\nPortXmitData:....................4294967295\n"}});
   const Finding* f = find(r, "counters.saturated");
   ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
   EXPECT_NE(f->message.find("SymbolErrorCounter 65535"), std::string::npos) << f->message;
@@ -322,13 +320,45 @@ TEST(TriageFiles, RepeatedLinesAreKeptOnce) {
   EXPECT_EQ(thrice.files[0].lines, 3 * once.files[0].lines);
 }
 
-TEST(TriageFiles, EverySignatureIsInTheTableWithWhatItRecognises) {
+// The signature table lists every code a triage finding carries (topo's own aside), and the
+// README's triage table documents each of them.
+TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheReadme) {
+  std::set<std::string> listed;
   for (const Signature& s : signatures()) {
-    EXPECT_FALSE(s.code.empty());
-    EXPECT_FALSE(s.what.empty()) << s.code;
-    EXPECT_NE(s.check, nullptr) << s.code;
+    EXPECT_FALSE(s.what.empty());
+    for (std::string_view c : s.codes) EXPECT_TRUE(listed.insert(std::string(c)).second) << c << " listed twice";
   }
-  EXPECT_GE(signatures().size(), 9u);
+  std::ifstream in(FABSCOPE_README);
+  ASSERT_TRUE(in) << FABSCOPE_README;
+  std::stringstream readme;
+  readme << in.rdbuf();
+  for (const std::string& c : listed) EXPECT_NE(readme.str().find("`" + c + "`"), std::string::npos) << c;
+  auto files = list_files({kDir + "/triage", kDir + "/nccl-logs", kDir + "/ib-counters", kDir + "/nccl-tests"});
+  ASSERT_TRUE(files.ok());
+  Report r;
+  ASSERT_TRUE(triage_paths(*files, r).ok());
+  std::set<std::string> produced;
+  for (const Finding& f : r.findings) {
+    if (!f.code.starts_with("topo.")) produced.insert(f.code);
+  }
+  EXPECT_GE(produced.size(), 15u) << testing::PrintToString(produced);
+  for (const std::string& c : produced) EXPECT_TRUE(listed.count(c)) << c << " is not in the signature table";
+}
+
+// A file without a newline, streamed: one line, its first MiB kept; no crash, no growth.
+TEST(TriageFiles, AStreamedFileWithoutNewlinesIsOneCutLine) {
+  const std::string path = ::testing::TempDir() + "/no-newline.txt";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << std::string(3 << 20, 'a');
+  }
+  Facts facts;
+  ASSERT_TRUE(gather_file(path, facts, nullptr, StreamLimits{0, 4096}).ok());
+  ASSERT_EQ(facts.files.size(), 1u);
+  EXPECT_EQ(facts.files[0].lines, 1);
+  EXPECT_EQ(facts.files[0].bytes, 3u << 20);
+  EXPECT_TRUE(facts.files[0].kinds.empty());
+  std::remove(path.c_str());
 }
 
 }  // namespace
