@@ -157,6 +157,9 @@ CommandOutcome TopoCommand::run_local(const CommonOptions& common) const {
     return {analyses.status()};
   }
   report.topology = topo::topology_section(set, *analyses);
+  // Files may describe part of a host: what a judgement would need and they lack makes
+  // the verdict inconclusive, not pass. (A live host is read whole.)
+  if (offline()) report.verdict.missing = topo::missing_inputs(set, *analyses);
   return finish_report(*out, report);
 }
 

@@ -138,6 +138,23 @@ Result<std::vector<Collective>> collectives_from_names(const std::vector<std::st
   return out;
 }
 
+std::optional<Collective> collective_named_in(std::string_view text) {
+  std::vector<const CollectiveInfo*> found;
+  for (const CollectiveInfo& c : all_collectives()) {
+    if (text.find(c.nccl_tests_name) != std::string_view::npos) found.push_back(&c);
+  }
+  std::vector<const CollectiveInfo*> kept;  // the names no other found name contains
+  for (const CollectiveInfo* c : found) {
+    bool inside = false;
+    for (const CollectiveInfo* o : found) {
+      inside |= o != c && o->nccl_tests_name.find(c->nccl_tests_name) != std::string_view::npos;
+    }
+    if (!inside) kept.push_back(c);
+  }
+  if (kept.size() != 1) return std::nullopt;
+  return kept[0]->id;
+}
+
 Result<Collective> collective_from_name(std::string_view text) {
   std::string squashed;
   for (char ch : text) {

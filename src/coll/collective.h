@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -73,6 +74,9 @@ const CollectiveInfo& info(Collective c);
 std::string_view name(Collective c);
 // Accepts fabscope names and nccl-tests' (all_reduce, all_reduce_perf, ...).
 Result<Collective> collective_from_name(std::string_view text);
+// The one nccl-tests binary a text names ("..._all_reduce_perf.txt", "mpirun ... ./all_reduce_perf -b 8"),
+// if it names exactly one ("reduce_perf" inside "all_reduce_perf" is not a second).
+std::optional<Collective> collective_named_in(std::string_view text);
 // The collectives a command line names, in its order; "all" is every one.
 Result<std::vector<Collective>> collectives_from_names(const std::vector<std::string>& names);
 

@@ -29,26 +29,6 @@ Result<Collective> collective_of_program(const std::string& program) {
   return collective_from_name(p);
 }
 
-// The one nccl-tests binary name a file name holds ("..._all_reduce_perf.txt"), if one.
-std::optional<Collective> collective_of_file_name(const std::string& path) {
-  const std::string name = base_name(path);
-  std::vector<const CollectiveInfo*> found;
-  for (const CollectiveInfo& c : all_collectives()) {
-    if (name.find(c.nccl_tests_name) != std::string::npos) found.push_back(&c);
-  }
-  // "reduce_perf" is inside "all_reduce_perf": keep the names no other found name contains.
-  std::vector<const CollectiveInfo*> kept;
-  for (const CollectiveInfo* c : found) {
-    bool inside = false;
-    for (const CollectiveInfo* o : found) {
-      inside |= o != c && o->nccl_tests_name.find(c->nccl_tests_name) != std::string_view::npos;
-    }
-    if (!inside) kept.push_back(c);
-  }
-  if (kept.size() != 1) return std::nullopt;
-  return kept[0]->id;
-}
-
 Result<Collective> table_collective(const NcclTestsTable& t, const ImportOptions& o) {
   std::optional<Collective> given;
   if (!o.collective.empty()) {
@@ -69,7 +49,7 @@ Result<Collective> table_collective(const NcclTestsTable& t, const ImportOptions
     return *c;
   }
   if (given) return *given;
-  if (auto c = collective_of_file_name(t.source)) return *c;
+  if (auto c = collective_named_in(base_name(t.source))) return *c;
   return Status::Invalid(fmt::format(
       "{}: the file does not say which collective this table measured (no '# Collective test starting' line, no "
       "nccl-tests binary in its name); give --collective NAME",

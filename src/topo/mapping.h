@@ -39,6 +39,12 @@ struct HostAnalysis {
 Result<std::vector<HostAnalysis>> analyze_topology(const TopologySet& set, const AnalysisOptions& options,
                                                    std::vector<Finding>& findings);
 
+// What the files lack for a judgement of each host's mapping, one line each: no GPU or
+// no NIC on a host, a NET/IB/k used without the list that names it, no path between
+// GPUs and NICs (unless GPUDirect RDMA on every channel shows the NICs are near).
+// `topo` on files and `triage` report an inconclusive verdict with these.
+std::vector<std::string> missing_inputs(const TopologySet& set, const std::vector<HostAnalysis>& analyses);
+
 // What hosts are compared by: GPU count, RDMA devices with a port up, each GPU's near
 // NICs. Hosts whose signature differs from a unique largest group of at least two get
 // a topo.host_differs finding.

@@ -1,11 +1,12 @@
-// RDMA tools' output as pasted from a terminal: ibdev2netdev, ibv_devinfo, show_gids,
-// `ip -br a` and `ls -l /sys/class/infiniband`. Shell prompts "[user@host dir]$ cmd"
-// switch the host that the following output describes.
+// RDMA tools' output as pasted from a terminal: ibdev2netdev, ibv_devinfo (-v: the active
+// width and speed), ibstat, show_gids, `ip -br a` and `ls -l /sys/class/infiniband`. Shell prompts "[user@host dir]$
+// cmd" switch the host that the following output describes.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 
 #include "core/text.h"
 #include "topo/readers.h"
@@ -30,6 +31,27 @@ bool to_int(std::string_view s, int& v) {
 
 bool is_bdf(std::string_view s) { return !normalize_busid(s).empty() && s.find(':') != std::string_view::npos; }
 
+bool to_double(std::string_view s, double& v) {
+  auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  return !s.empty() && r.ec == std::errc() && std::isfinite(v) && v >= 0;
+}
+
+// ibstat's and ibv_devinfo's port states, as the model writes them: "Active" and
+// "PORT_ACTIVE" -> "ACTIVE", "Initializing" -> "INIT".
+std::string port_state(std::string_view s) {
+  if (s.starts_with("PORT_")) s.remove_prefix(5);
+  std::string out;
+  for (char c : s) out.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  return out == "INITIALIZING" ? "INIT" : out;
+}
+
+// ibv_devinfo -v: "active_width: 4X (2)" -> 4 lanes.
+int lanes(std::string_view width) {
+  int n = 0;
+  if (!width.empty() && width.back() == 'X') width.remove_suffix(1);
+  return to_int(width, n) && n > 0 && n <= 32 ? n : 0;
+}
+
 }  // namespace
 
 Status parse_rdma_text(std::string_view text, std::string_view source, TopologySet& set) {
@@ -37,12 +59,17 @@ Status parse_rdma_text(std::string_view text, std::string_view source, TopologyS
   int records = 0;
   std::string devinfo_dev;  // ibv_devinfo: the hca_id being read
   int devinfo_port = -1;
+  int devinfo_lanes = 0;
+  double devinfo_lane_gbits = 0;
+  std::string ibstat_dev;  // ibstat: the CA being read
+  int ibstat_port = -1;
   LineReader lines(text);
   std::string_view line;
   while (lines.next(line)) {
     if (std::string h = prompt_host(line); !h.empty()) {
       host = h;
       devinfo_dev.clear();
+      ibstat_dev.clear();
       continue;
     }
     auto w = split_ws(line);
@@ -68,20 +95,62 @@ Status parse_rdma_text(std::string_view text, std::string_view source, TopologyS
     if (w.size() == 2 && w[0] == "hca_id:") {
       devinfo_dev = std::string(w[1]);
       devinfo_port = -1;
+      ibstat_dev.clear();
       here().add_nic(devinfo_dev);
       ++records;
       continue;
     }
     if (!devinfo_dev.empty()) {
-      if (w.size() == 2 && w[0] == "port:" && to_int(w[1], devinfo_port)) continue;
+      if (w.size() == 2 && w[0] == "port:" && to_int(w[1], devinfo_port)) {
+        devinfo_lanes = 0;
+        devinfo_lane_gbits = 0;
+        continue;
+      }
       if (devinfo_port > 0 && w.size() >= 2 && w[0] == "state:") {
-        std::string_view s = w[1];
-        if (s.starts_with("PORT_")) s.remove_prefix(5);
-        port_of(here().add_nic(devinfo_dev), devinfo_port).state = std::string(s);
+        port_of(here().add_nic(devinfo_dev), devinfo_port).state = port_state(w[1]);
+        continue;
+      }
+      // -v: "active_width: 4X (2)", "active_speed: 25.0 Gbps (32)": the port's rate.
+      if (devinfo_port > 0 && w.size() >= 2 && (w[0] == "active_width:" || w[0] == "active_speed:")) {
+        if (w[0] == "active_width:") devinfo_lanes = lanes(w[1]);
+        if (w[0] == "active_speed:" && !to_double(w[1], devinfo_lane_gbits)) devinfo_lane_gbits = 0;
+        if (devinfo_lanes > 0 && devinfo_lane_gbits > 0) {
+          port_of(here().add_nic(devinfo_dev), devinfo_port).rate_gbits = devinfo_lanes * devinfo_lane_gbits;
+        }
         continue;
       }
       if (devinfo_port > 0 && w.size() >= 2 && w[0] == "link_layer:") {
         port_of(here().add_nic(devinfo_dev), devinfo_port).link_layer = std::string(w[1]);
+        continue;
+      }
+    }
+    // ibstat: "CA 'mlx5_0'", then "Port 1:" and its "State: Active", "Rate: 400",
+    // "Link layer: InfiniBand".
+    if (w.size() == 2 && w[0] == "CA" && w[1].size() > 2 && w[1].front() == '\'' && w[1].back() == '\'') {
+      ibstat_dev = std::string(w[1].substr(1, w[1].size() - 2));
+      ibstat_port = -1;
+      devinfo_dev.clear();
+      here().add_nic(ibstat_dev);
+      ++records;
+      continue;
+    }
+    if (!ibstat_dev.empty()) {
+      if (w.size() == 2 && w[0] == "Port" && w[1].ends_with(':') &&
+          to_int(w[1].substr(0, w[1].size() - 1), ibstat_port)) {
+        port_of(here().add_nic(ibstat_dev), ibstat_port);
+        continue;
+      }
+      if (ibstat_port > 0 && w.size() == 2 && w[0] == "State:") {
+        port_of(here().add_nic(ibstat_dev), ibstat_port).state = port_state(w[1]);
+        continue;
+      }
+      double rate = 0;
+      if (ibstat_port > 0 && w.size() == 2 && w[0] == "Rate:" && to_double(w[1], rate)) {
+        port_of(here().add_nic(ibstat_dev), ibstat_port).rate_gbits = rate;
+        continue;
+      }
+      if (ibstat_port > 0 && w.size() == 3 && w[0] == "Link" && w[1] == "layer:") {
+        port_of(here().add_nic(ibstat_dev), ibstat_port).link_layer = std::string(w[2]);
         continue;
       }
     }
@@ -138,7 +207,7 @@ Status parse_rdma_text(std::string_view text, std::string_view source, TopologyS
   }
   if (records == 0) {
     return Status::Invalid(
-        fmt::format("{}: no ibdev2netdev, ibv_devinfo, show_gids or /sys/class/infiniband listing "
+        fmt::format("{}: no ibdev2netdev, ibv_devinfo, ibstat, show_gids or /sys/class/infiniband listing "
                     "found",
                     source));
   }

@@ -15,7 +15,8 @@ constexpr TopologyReader kReaders[] = {
     {"--nccl-topo", "NCCL topology XML (NCCL_TOPO_DUMP_FILE / NCCL_TOPO_FILE) or graph XML (repeatable)",
      parse_nccl_xml, ""},
     {"--nvidia-smi-topo", "Output of `nvidia-smi topo -m` (repeatable)", parse_nvidia_smi_topo, ""},
-    {"--rdma-info", "Output of ibdev2netdev, ibv_devinfo, show_gids or `ls -l /sys/class/infiniband` (repeatable)",
+    {"--rdma-info",
+     "Output of ibdev2netdev, ibv_devinfo, ibstat, show_gids or `ls -l /sys/class/infiniband` (repeatable)",
      parse_rdma_text, ""},
     {"--nccl-log",
      "NCCL_DEBUG=INFO output, any ranks and hosts, or a directory of *.log files such as sweep --nccl-debug-dir "
@@ -39,6 +40,16 @@ std::string prompt_host(std::string_view line) {
   const size_t at = line.find('@');
   size_t dollar = line.find("$ ");
   if (dollar == std::string_view::npos && line.ends_with("$")) dollar = line.size() - 1;
+  if (dollar == std::string_view::npos && at != std::string_view::npos) {
+    // root's prompt ends in '#': "[root@host ~]# cmd", "root@host:~# cmd" (not a comment
+    // that happens to hold an '@': the prompt's brackets or its ':' must be there)
+    size_t hash = line.find("# ", at);
+    if (hash == std::string_view::npos && line.ends_with("#")) hash = line.size() - 1;
+    if (hash != std::string_view::npos &&
+        (line.starts_with('[') || line.substr(at, hash - at).find(':') != std::string_view::npos)) {
+      dollar = hash;
+    }
+  }
   if (at == std::string_view::npos || dollar == std::string_view::npos || dollar < at) return {};
   size_t end = at + 1;
   while (end < line.size() && (std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '-' ||

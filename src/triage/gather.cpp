@@ -9,8 +9,10 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <unordered_set>
 
+#include "coll/collective.h"
 #include "core/atomic_file.h"
 #include "core/progress.h"
 #include "core/sizes.h"
@@ -59,15 +61,38 @@ bool parse_u64(std::string_view s, uint64_t& out) {
   return !s.empty() && r.ec == std::errc() && r.ptr == s.data() + s.size();
 }
 
-// A counter line: "name: value", "Name:.......value", or the table "name dev port value(+delta)".
+// A sysfs path's device: "/sys/class/infiniband/mlx5_0/ports/1/counters/x" -> "mlx5_0 port 1",
+// "/sys/class/net/eth0/statistics/x" -> "eth0"; "" for another path.
+std::string sysfs_device(std::string_view path) {
+  auto segment_after = [&](std::string_view key) -> std::string_view {
+    const size_t at = path.find(key);
+    if (at == std::string_view::npos) return {};
+    std::string_view rest = path.substr(at + key.size());
+    return rest.substr(0, rest.find('/'));
+  };
+  if (std::string_view dev = segment_after("/infiniband/"); !dev.empty()) {
+    const std::string_view port = segment_after("/ports/");
+    return port.empty() ? std::string(dev) : fmt::format("{} port {}", dev, port);
+  }
+  return std::string(segment_after("/net/"));
+}
+
+// One counter value on a line: "name: value", perfquery's "Name:....value", a sysfs
+// listing's "/sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error:0" (grep -H),
+// or the table "name dev port value(+delta)".
 bool counter_line(std::string_view line, std::string& device, std::string& name, uint64_t& value) {
   const std::string_view t = trim(line);
   if (t.empty() || t[0] == '#') return false;
-  const size_t colon = t.find(':');
+  const size_t colon = t.starts_with('/') ? t.rfind(':') : t.find(':');  // a path may hold a bus id's colons
   if (colon != std::string_view::npos && colon > 0) {
-    const std::string_view key = trim(t.substr(0, colon));
-    if (!std::all_of(key.begin(), key.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; })) {
+    std::string_view key = trim(t.substr(0, colon));
+    if (key.find('/') != std::string_view::npos) {  // a sysfs path: its last part names the counter
+      device = sysfs_device(key);
+      key = key.substr(key.rfind('/') + 1);
+    }
+    if (key.empty() || !std::all_of(key.begin(), key.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+        })) {
       return false;
     }
     std::string_view rest = t.substr(colon + 1);
@@ -89,6 +114,35 @@ bool counter_line(std::string_view line, std::string& device, std::string& name,
   return false;
 }
 
+// ibqueryerrors: "   GUID 0x248a0703 port 7: [LinkDownedCounter == 3] [PortRcvErrors == 12]",
+// each bracket a counter of that port ("port ALL" sums the others: skipped).
+std::vector<std::pair<std::string, uint64_t>> bracket_counters(std::string_view line, std::string& port) {
+  std::vector<std::pair<std::string, uint64_t>> out;
+  const std::string_view t = trim(line);
+  if (!t.starts_with("GUID ") || t.find(" == ") == std::string_view::npos) return out;
+  const size_t p = t.find(" port ");
+  if (p == std::string_view::npos) return out;
+  std::string_view num = t.substr(p + 6);
+  num = num.substr(0, num.find(':'));
+  if (num == "ALL") return out;
+  port = std::string(num);
+  size_t at = 0;
+  while ((at = t.find('[', at)) != std::string_view::npos) {
+    const size_t close = t.find(']', at);
+    if (close == std::string_view::npos) break;
+    const std::string_view inside = t.substr(at + 1, close - at - 1);
+    const size_t eq = inside.find(" == ");
+    uint64_t v = 0;
+    std::string_view value = eq == std::string_view::npos ? std::string_view() : trim(inside.substr(eq + 4));
+    value = value.substr(0, value.find(' '));  // "123456 (470.886MB)": data counters carry a readable size
+    if (eq != std::string_view::npos && parse_u64(value, v)) {
+      out.emplace_back(std::string(trim(inside.substr(0, eq))), v);
+    }
+    at = close + 1;
+  }
+  return out;
+}
+
 // A counter's name, as NIC and port counters are named: packets, bytes, errors, drops...
 // (not ibv_devinfo's "phys_port_cnt: 1").
 bool counter_like(std::string_view name) {
@@ -106,8 +160,9 @@ bool counter_like(std::string_view name) {
 bool kept_nccl_line(const topo::NcclLogLine& l) {
   const std::string_view m = l.msg;
   return l.level == "WARN" || m.starts_with("NCCL version") || m.starts_with("NET/") || contains(m, " via NET/") ||
-         contains(m, "set by environment to") || contains(m, "nranks ") || m.starts_with("NCCL_IB_HCA set to") ||
-         contains(m, "Using network") || contains(m, "GPU Direct RDMA");
+         contains(m, "set by environment to") || contains(m, "nranks ") || contains(m, " nNodes ") ||
+         m.starts_with("NCCL_IB_HCA set to") || contains(m, "Using network") || contains(m, "GPU Direct RDMA") ||
+         trim(m).starts_with("+ NET[");
 }
 
 // NCCL lines topo's reader reads besides those: the GRAPH dump's PCI links.
@@ -188,18 +243,52 @@ class Gatherer {
                     (contains(line, "size") && contains(line, "count") && contains(line, "busbw")))) {
       tests_ = true;
     }
+    // The nccl-tests binary a pasted command line names, for tables that do not say.
+    if (contains(line, "_perf")) {
+      if (auto c = collective_named_in(line)) programs_.insert(std::string(info(*c).nccl_tests_name));
+    }
     if (!smi_ && contains(line, "GPU0") &&
         (contains(line, "CPU Affinity") || contains(line, "NIC0") || contains(line, "mlx5_0") ||
          contains(line, "GPU1"))) {
       smi_ = true;
     }
     if (!rdma_ && ((contains(line, " ==> ") && contains(line, "port ")) || line.starts_with("hca_id:") ||
-                   contains(line, "/sys/class/infiniband") || (line.starts_with("DEV") && contains(line, "GID")))) {
+                   (contains(line, "/sys/class/infiniband") && (contains(line, " -> ") || contains(line, "ls "))) ||
+                   (line.starts_with("DEV") && contains(line, "GID")))) {
       rdma_ = true;
     }
+    if (!rdma_ && line.starts_with("CA '") && line.ends_with("'")) rdma_ = true;  // ibstat
     if (contains(line, "NIC statistics:") || contains(line, "hw counters:") || contains(line, "# Port counters") ||
         contains(line, "# Port extended counters")) {
       counters_ = true;
+    }
+    // ibqueryerrors: "Errors for 0x248a0703 "ib-switch-1"" names the node of the ports below.
+    if (line.starts_with("Errors for ")) {
+      const size_t q1 = line.find('"');
+      const size_t q2 = q1 == std::string_view::npos ? q1 : line.find('"', q1 + 1);
+      const auto words = split_ws(line.substr(11));
+      errors_for_ = q2 != std::string_view::npos ? std::string(line.substr(q1 + 1, q2 - q1 - 1))
+                    : words.empty()              ? std::string()
+                                                 : std::string(words[0]);
+    }
+    std::string port;
+    if (auto bracketed = bracket_counters(line, port); !bracketed.empty()) {
+      counters_ = true;
+      for (auto& [name, value] : bracketed) {
+        if (!facts) break;
+        if (counters_pending_.size() >= kMaxKeptLines) {
+          ++dropped_;
+          continue;
+        }
+        CounterFact c;
+        c.device = fmt::format("{}{}port {}", errors_for_, errors_for_.empty() ? "" : " ", port);
+        c.name = std::move(name);
+        c.value = value;
+        c.where = {path_, lines_, std::string(trim(line))};
+        counters_pending_.push_back(std::move(c));
+      }
+      append_other(line);
+      return;
     }
     // The device a heading names ("# show_counters mlx5_0", "perfquery ...", "ethtool -S eth0").
     const std::string_view t = trim(line);
@@ -273,7 +362,10 @@ class Gatherer {
     if (has("nccl-tests")) {
       auto tables = parse_nccl_tests(other_, path_);
       if (tables.ok()) {
-        for (NcclTestsTable& t : *tables) facts.tables.emplace_back(path_, std::move(t));
+        for (NcclTestsTable& t : *tables) {
+          if (t.program.empty() && programs_.size() == 1) t.program = *programs_.begin();
+          facts.tables.emplace_back(path_, std::move(t));
+        }
       } else {
         refused.push_back(fmt::format("taken for nccl-tests but refused: {}", tables.status().message()));
         file.kinds.erase(std::find(file.kinds.begin(), file.kinds.end(), "nccl-tests"));
@@ -316,6 +408,8 @@ class Gatherer {
   bool nccl_ = false, kernel_ = false, tests_ = false, smi_ = false, rdma_ = false, counters_ = false;
   int counter_lines_ = 0;
   std::string device_;
+  std::string errors_for_;                // ibqueryerrors: the node whose ports follow
+  std::set<std::string> programs_;        // nccl-tests binaries the file's other lines name
   std::unordered_set<std::string> seen_;  // NCCL lines kept, by process, device and message
   std::string nccl_text_;                 // the distinct NCCL lines topo's reader reads
   std::string other_;                     // the other lines (NCCL and kernel lines left empty)
@@ -457,7 +551,10 @@ void judge(Facts facts, Report& report) {
   // The topology the files describe, analysed as `fabscope topo` would.
   if (!facts.topology.hosts.empty()) {
     auto analyses = topo::analyze_topology(facts.topology, topo::AnalysisOptions{}, report.findings);
-    if (analyses.ok()) report.topology = topo::topology_section(facts.topology, *analyses);
+    if (analyses.ok()) {
+      report.topology = topo::topology_section(facts.topology, *analyses);
+      for (std::string& m : topo::missing_inputs(facts.topology, *analyses)) missing.push_back(std::move(m));
+    }
   }
   // The answer first: errors, then warnings, each in the table's order.
   std::stable_sort(report.findings.begin(), report.findings.end(),

@@ -9,10 +9,14 @@
 #include <charconv>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
+#include <tuple>
 
+#include "coll/collective.h"
 #include "core/sizes.h"
 #include "core/text.h"
+#include "topo/nic_choice.h"
 #include "triage/triage.h"
 
 namespace fabscope::triage {
@@ -146,25 +150,21 @@ void check_socket_fallback(const Facts& facts, std::vector<Finding>& out, std::v
 
 // GPUDirect RDMA: off on every channel, or on some channels of a GPU and off on others
 // (a far NIC carrying part of its traffic), from the Channel lines alone.
-void check_gdr(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>& missing) {
+void check_gdr(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   struct PerGpu {
     std::map<int, bool> nic_gdr;  // NET/IB index -> GDRDMA seen on it
     std::vector<Quote> with, without;
   };
   std::map<std::pair<std::string, int>, PerGpu> gpus;  // (host, dev)
-  std::set<std::string> ib_using;                      // processes with a NET/IB : Using line
-  std::set<std::string> channel_procs;
   int ib_channels = 0, gdr_channels = 0;
   std::vector<Quote> no_gdr;
   for (const NcclFact& n : facts.nccl) {
-    if (n.msg.starts_with("NET/IB : Using")) ib_using.insert(proc_of(n));
     std::string net;
     int index = -1;
     bool gdr = false;
     if (!channel_net(n.msg, net, index, gdr) || net != "IB") continue;
     ++ib_channels;
     gdr_channels += gdr;
-    channel_procs.insert(proc_of(n));
     PerGpu& g = gpus[{n.host, n.dev}];
     g.nic_gdr[index] = g.nic_gdr[index] || gdr;
     (gdr ? g.with : g.without).push_back(n.where);
@@ -199,12 +199,6 @@ void check_gdr(const Facts& facts, std::vector<Finding>& out, std::vector<std::s
           "give each GPU its nearest NIC only (NCCL_IB_HCA, or NCCL_CROSS_NIC=0), and check the NIC order: "
           "`fabscope topo` on the host says which NIC each GPU should use",
           quotes, {{"gdr_nics", near}, {"staged_nics", far}}));
-    }
-  }
-  for (const std::string& p : channel_procs) {
-    if (!ib_using.count(p)) {
-      missing.push_back(fmt::format("no `NET/IB : Using` line for {}: cannot tell which NIC each NET/IB/k is", p));
-      break;
     }
   }
 }
@@ -263,6 +257,7 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
   std::map<std::string, std::set<std::string>> set_on;  // variable -> hosts
   std::set<std::string> hosts_with_env;
   Values ib_lists;
+  std::map<std::string, std::set<std::string>> list_hosts;  // NET/IB list -> the hosts printing it
   for (const NcclFact& n : facts.nccl) {
     if (n.msg.starts_with("NCCL version ")) {
       const auto words = split_ws(n.msg);
@@ -278,6 +273,7 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
       std::string list = n.msg.substr(15);
       list = list.substr(0, list.find(';'));
       ib_lists[list].push_back(n.where);
+      list_hosts[list].insert(n.host);
     }
   }
   auto differing = [&](std::string code, const std::string& what, const Values& values, Severity severity,
@@ -315,9 +311,14 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
   }
   if (ib_lists.size() >= 2) {
     std::vector<Quote> quotes;
-    for (const auto& [list, qs] : ib_lists) quotes.push_back(qs.front());
+    std::vector<std::string> orders;  // each list, in NET/IB index order, with the hosts that print it
+    for (const auto& [list, qs] : ib_lists) {
+      quotes.push_back(qs.front());
+      orders.push_back(fmt::format("{}: {}", fmt::join(list_hosts[list], ", "), trim(list)));
+    }
     out.push_back(finding("nccl.ib_list_mismatch", Severity::kWarning, "NET/IB device lists", {},
-                          fmt::format("processes list {} different NET/IB device sets or orders", ib_lists.size()),
+                          fmt::format("processes list {} different NET/IB device sets or orders: {}", ib_lists.size(),
+                                      fmt::join(orders, "; ")),
                           "NET/IB/k names a different NIC on different ranks: compare NCCL_IB_HCA and the NICs "
                           "(ibdev2netdev) host by host",
                           quotes));
@@ -464,6 +465,214 @@ void check_nccl_tests(const Facts& facts, std::vector<Finding>& out, std::vector
             {{file, t.rows[i].line, fmt::format("{} bytes: busbw {:.2f}", t.rows[i].size_bytes, b->busbw_gbps)}}));
       }
     }
+  }
+}
+
+// A communicator of one rank: busbw 0 at every size while data moved (algbw > 0). The
+// classic cause: nccl-tests built without MPI=1, started by mpirun, every process running
+// its own one-rank test.
+bool single_rank(const NcclTestsTable& t) {
+  if (t.rows.empty()) return false;
+  if (auto c = collective_named_in(t.program); c && info(*c).bus_factor == CollectiveInfo::BusFactor::kOne) {
+    return false;  // busbw is algbw there: never 0 for one rank
+  }
+  bool moved = false;
+  for (const NcclTestsRow& r : t.rows) {
+    if (!r.out_of_place || r.out_of_place->busbw_gbps != 0) return false;
+    moved |= r.out_of_place->algbw_gbps > 0;
+  }
+  return moved;
+}
+
+void check_single_rank(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>& missing) {
+  std::map<std::string, std::vector<const NcclTestsTable*>> by_file;
+  for (const auto& [file, t] : facts.tables) {
+    if (single_rank(t)) by_file[file].push_back(&t);
+  }
+  for (const auto& [file, tables] : by_file) {
+    double algbw = 0;
+    std::vector<Quote> quotes;
+    for (const NcclTestsTable* t : tables) {
+      for (const NcclTestsRow& r : t->rows) algbw = std::max(algbw, r.out_of_place->algbw_gbps);
+      const NcclTestsRow& last = t->rows.back();
+      quotes.push_back({file, last.line,
+                        fmt::format("{} bytes: algbw {:.2f} busbw {:.2f}", last.size_bytes,
+                                    last.out_of_place->algbw_gbps, last.out_of_place->busbw_gbps)});
+    }
+    out.push_back(finding(
+        "nccl_tests.single_rank", Severity::kWarning, fmt::format("nccl-tests in {}", file), {},
+        fmt::format("{} table{} in {} show busbw 0 at every size (algbw up to {:.2f} GB/s): each ran on one rank, so "
+                    "nothing crossed a link and the numbers say nothing about the fabric",
+                    tables.size(), tables.size() == 1 ? "" : "s", file, algbw),
+        "nccl-tests built without MPI=1 and started by mpirun runs one single-rank test per process: rebuild with "
+        "`make MPI=1 MPI_HOME=...` (the binary then prints one table for all ranks), or give one process the node's "
+        "GPUs with -g N",
+        quotes, {{"tables", tables.size()}}));
+    missing.push_back(fmt::format("{}: its nccl-tests ran on one rank each: no measurement of the fabric", file));
+  }
+}
+
+// NIC bandwidth of one host, GB/s per direction: what a ring all-reduce's bus bandwidth
+// can reach across hosts (each NIC carries its share of the rings).
+struct HostNicBandwidth {
+  double gbytes = 0;
+  std::vector<std::string> nics;
+  std::string from;
+  std::vector<Quote> where;
+};
+
+// Per host: NCCL's GRAPH dump ("+ NET[50.0] - NET/0-c (...)", GB/s), else the port rates
+// of the NICs the topology knows (those of NCCL's NET/IB list where the host has one; a
+// host with a NIC of unknown rate has no figure).
+std::map<std::string, HostNicBandwidth> nic_bandwidth(const Facts& facts) {
+  std::map<std::string, std::map<std::string, std::pair<double, Quote>>> graph;  // host -> NET node -> bw
+  for (const NcclFact& n : facts.nccl) {
+    const std::string_view m = trim(n.msg);
+    if (!m.starts_with("+ NET[")) continue;
+    const size_t close = m.find(']');
+    const size_t dash = m.find(" - ");
+    if (close == std::string_view::npos || dash == std::string_view::npos || close < 6) continue;
+    double bw = 0;
+    const std::string_view num = m.substr(6, close - 6);
+    auto r = std::from_chars(num.data(), num.data() + num.size(), bw);
+    if (r.ec != std::errc() || !(bw > 0) || bw > 1e6) continue;
+    std::string_view node = m.substr(dash + 3);
+    node = node.substr(0, node.find(' '));
+    graph[n.host].emplace(std::string(node), std::make_pair(bw, n.where));
+  }
+  std::map<std::string, HostNicBandwidth> out;
+  for (const auto& [host, nets] : graph) {
+    HostNicBandwidth& b = out[host];
+    for (const auto& [node, v] : nets) {
+      b.gbytes += v.first;
+      b.nics.push_back(node);
+      b.where.push_back(v.second);
+    }
+    std::sort(b.where.begin(), b.where.end(),
+              [](const Quote& x, const Quote& y) { return std::tie(x.file, x.line) < std::tie(y.file, y.line); });
+    b.from = fmt::format("NCCL's topology dump: {} NET entries", nets.size());
+  }
+  for (const topo::HostTopology& h : facts.topology.hosts) {
+    if (out.count(h.host)) continue;
+    std::vector<const topo::Nic*> nics;
+    if (!h.nccl_nets.empty()) {
+      for (const std::string& name : h.nccl_nets) {
+        if (const int i = h.find_nic(name); i >= 0) nics.push_back(&h.nics[static_cast<size_t>(i)]);
+      }
+    } else {
+      for (const topo::Nic& n : h.nics) {
+        if (n.rdma && topo::usable(n)) nics.push_back(&n);
+      }
+    }
+    double gbits = 0;
+    bool known = !nics.empty();
+    std::vector<std::string> names;
+    for (const topo::Nic* n : nics) {
+      const double r = topo::nic_rate(*n);
+      known &= r > 0;
+      gbits += r;
+      names.push_back(fmt::format("{} {:g} Gb/s", n->name, r));
+    }
+    if (!known) continue;
+    HostNicBandwidth& b = out[h.host];
+    b.gbytes = gbits / 8;
+    for (const topo::Nic* n : nics) b.nics.push_back(n->name);
+    b.from = fmt::format("port rates: {}", fmt::join(names, ", "));
+  }
+  return out;
+}
+
+// Whether the job behind a table crossed hosts: its "# Rank" lines name two hosts or
+// more; without them, the NCCL lines show traffic over the network (or "nNodes 1");
+// nullopt where nothing says.
+std::optional<bool> crossed_hosts(const NcclTestsTable& t, const Facts& facts) {
+  std::set<std::string> hosts;
+  for (const NcclTestsDevice& d : t.devices) hosts.insert(d.host);
+  if (!t.devices.empty()) return hosts.size() >= 2;
+  std::optional<bool> crossed;
+  for (const NcclFact& n : facts.nccl) {
+    if (contains(n.msg, " via NET/") || (contains(n.msg, " nNodes ") && !contains(n.msg, " nNodes 1 "))) return true;
+    if (contains(n.msg, " nNodes 1 ")) crossed = false;
+  }
+  return crossed;
+}
+
+constexpr uint64_t kPeakSizeBytes = 64ull << 20;  // a sweep reaching this size shows its peak
+constexpr double kBelowNicsShare = 0.5;           // busbw under this share of the NICs' rate
+
+// A multi-host all-reduce, all-gather or reduce-scatter whose peak bus bandwidth is far
+// below what the hosts' NICs allow (the sum of their rates, the bound of a ring across hosts).
+void check_below_nics(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>& missing) {
+  const auto nics = nic_bandwidth(facts);
+  for (const auto& [file, t] : facts.tables) {
+    const auto c = collective_named_in(t.program);
+    if (t.rows.empty() || single_rank(t)) continue;
+    if (c && *c != Collective::kAllReduce && *c != Collective::kAllGather && *c != Collective::kReduceScatter) continue;
+    const std::optional<bool> crossed = crossed_hosts(t, facts);
+    if (crossed == false) continue;  // one host: NVLink's figure, not the fabric's
+    const std::string name = t.program.empty() ? "nccl-tests" : t.program;
+    if (!crossed) {
+      missing.push_back(
+          fmt::format("{}: no `# Rank` lines or NCCL log say which hosts ran {}: its bus bandwidth is "
+                      "not judged against the NICs",
+                      file, name));
+      continue;
+    }
+    double peak = 0;
+    const NcclTestsRow* at = nullptr;
+    for (const NcclTestsRow& r : t.rows) {
+      for (const auto* p : {&r.out_of_place, &r.in_place}) {
+        if (*p && (*p)->busbw_gbps > peak) {
+          peak = (*p)->busbw_gbps;
+          at = &r;
+        }
+      }
+    }
+    if (!c) {
+      missing.push_back(
+          fmt::format("{}: no nccl-tests binary named: cannot tell which collective the table measured, "
+                      "so its bus bandwidth is not judged against the NICs",
+                      file));
+      continue;
+    }
+    if (t.rows.back().size_bytes < kPeakSizeBytes) {
+      missing.push_back(fmt::format("{}: {} stops at {}: too small to show the peak bus bandwidth (run to {} or more)",
+                                    file, name, format_size(t.rows.back().size_bytes), format_size(kPeakSizeBytes)));
+      continue;
+    }
+    std::set<std::string> table_hosts;
+    for (const NcclTestsDevice& d : t.devices) table_hosts.insert(d.host);
+    const HostNicBandwidth* least = nullptr;
+    std::string least_host;
+    for (const auto& [host, b] : nics) {
+      if (!table_hosts.empty() && !table_hosts.count(host)) continue;
+      if (!least || b.gbytes < least->gbytes) {
+        least = &b;
+        least_host = host;
+      }
+    }
+    if (!least) {
+      missing.push_back(fmt::format(
+          "{}: no NIC rates in the files (NCCL's GRAPH lines, ibstat, ibv_devinfo -v, NCCL's topology XML): cannot "
+          "tell whether {} GB/s of bus bandwidth is what the fabric allows",
+          file, fmt::format("{:.1f}", peak)));
+      continue;
+    }
+    const double share = peak / least->gbytes;
+    if (share >= kBelowNicsShare) continue;
+    std::vector<Quote> quotes = {
+        {file, at->line, fmt::format("{} bytes: busbw {:.2f} GB/s (the table's peak)", at->size_bytes, peak)}};
+    quotes.insert(quotes.end(), least->where.begin(), least->where.begin() + std::min<size_t>(3, least->where.size()));
+    out.push_back(finding(
+        "nccl_tests.below_nics", Severity::kError, fmt::format("{} in {}", name, file), {},
+        fmt::format("{} peaks at {:.1f} GB/s bus bandwidth across hosts, {:.0f}% of the {:.1f} GB/s that {}'s {} "
+                    "NIC(s) allow ({})",
+                    name, peak, 100 * share, least->gbytes, least_host.empty() ? "a host" : least_host,
+                    least->nics.size(), least->from),
+        "a ring across hosts reaches about the sum of each host's NIC rates: look for GPUDirect RDMA off, GPUs "
+        "sharing NICs, far NICs (`fabscope topo`), a slow PCIe link (NCCL's PCI[...] figures), or a virtualised "
+        "PCIe topology; then `fabscope diagnose` on the hosts",
+        quotes, {{"peak_busbw_gbps", peak}, {"nic_gbps", least->gbytes}, {"share", share}}));
   }
 }
 
@@ -702,6 +911,12 @@ const std::vector<Signature> kSignatures = {
     {{"nccl_tests.wrong", "nccl_tests.dip"},
      "nccl-tests #wrong non-zero; a size far below its neighbours",
      check_nccl_tests},
+    {{"nccl_tests.single_rank"},
+     "nccl-tests tables with busbw 0 at every size: one-rank runs (built without MPI=1)",
+     check_single_rank},
+    {{"nccl_tests.below_nics"},
+     "a multi-host all-reduce, all-gather or reduce-scatter far below the sum of each host's NIC rates",
+     check_below_nics},
     {{"kernel.gpu_xid", "kernel.pcie_aer", "kernel.link_flap", "kernel.mlx5_cmd", "kernel.oom_kill"},
      "dmesg and journalctl -k",
      check_kernel},

@@ -431,6 +431,18 @@ def cmd_topo(args):
         if p.returncode != 0 or "GPU3    NODE    NODE    NODE    NODE    NODE    PIX" not in p.stdout \
                 or "mlx5_11 PIX" not in p.stdout:
             fail(f"topo --nvidia-smi-topo: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+        # Files that describe part of a host: no pass, but what is missing (exit 5).
+        rdma = fixture(args, "rdma/slurmv4-tpgds-aihub0007-0008-0009-0012_H100-RoCE_ip-br_ibdev2netdev-per-host-naming-differs.txt")
+        partial = os.path.join(tmp, "partial.json")
+        q = run([args.fabscope, "topo", "--rdma-info", rdma, "--json", partial])
+        if q.returncode != 5 or "# Verdict: inconclusive" not in q.stdout or \
+                "host tpgds-aihub0007: no GPU in the files" not in q.stdout:
+            fail(f"topo on ibdev2netdev alone: want exit 5, inconclusive, no GPU\n{q.stdout}\n{q.stderr}")
+        with open(partial) as f:
+            pdoc = json.load(f)
+        if pdoc["verdict"]["result"] != "inconclusive" or len(pdoc["verdict"]["missing"]) != 4 or \
+                list(v.iter_errors(pdoc)):
+            fail(f"partial topo report: {pdoc['verdict']}")
         # A malformed topology section: exit 2 naming the key (this aborted with exit 134 before).
         with open(path) as f:
             doc = json.load(f)
@@ -1092,12 +1104,29 @@ def cmd_triage(args):
             text = f.read()
         if "**INCONCLUSIVE**" not in text or "1 of 8 ranks" not in text:
             fail(f"Markdown says inconclusive and what is missing:\n{text}")
-        # A real, healthy nccl-tests table passes.
-        good = os.path.join(args.fixtures, "nccl-tests",
-                            "nccl-tests-309_Dell-XE9680-H100x8-8CX7-IB400_2node_all_reduce_perf.txt")
-        p = run([args.fabscope, "triage", good])
-        if p.returncode != 0:
-            fail(f"a healthy table passes: exit {p.returncode}\n{p.stdout}{p.stderr}")
+        # A real, healthy nccl-tests table alone: nothing wrong, but nothing gives its NICs' rates, so its
+        # bandwidth is not called healthy (exit 5, saying so).
+        table = os.path.join(args.fixtures, "nccl-tests",
+                             "nccl-tests-309_Dell-XE9680-H100x8-8CX7-IB400_2node_all_reduce_perf.txt")
+        p = run([args.fabscope, "triage", table])
+        if p.returncode != 5 or "no NIC rates in the files" not in p.stdout:
+            fail(f"a healthy table alone is inconclusive: exit {p.returncode}\n{p.stdout}{p.stderr}")
+        # A real healthy node, GPUs and NICs 1:1 on PIX paths, and a real NIC's counters without an error: pass.
+        good = [os.path.join(args.fixtures, "nvidia-smi-topo", "sglang-24966_H20x8-8NIC-1to1-PIX_topo-m.txt"),
+                os.path.join(args.fixtures, "ib-counters",
+                             "ethq-issue8_ConnectX-4Lx-mlx5_core-fw14.23_ethtool-S_leading-whitespace-stripped.txt")]
+        p = run([args.fabscope, "triage", *good])
+        if p.returncode != 0 or "# Nothing wrong found in these files" not in p.stdout:
+            fail(f"a healthy node passes: exit {p.returncode}\n{p.stdout}{p.stderr}")
+        # The real ticket of nccl-tests#256: the VM's table and NCCL's topology dump: busbw 27% of the NICs.
+        vm = [os.path.join(args.fixtures, "nccl-tests",
+                           "nccl-tests-256_H200x8-2node-KVM-VM-with-NCCL_TOPO_FILE_all_reduce_perf.txt"),
+              os.path.join(args.fixtures, "nccl-logs", "nccl-tests-256_H200-CX7-KVM-VM_NCCL-GRAPH-topology-PCI0.2-links.log")]
+        p = run([args.fabscope, "triage", *vm, "--json", out])
+        doc = check_valid(v, out)
+        if p.returncode != 1 or doc["triage"]["answer_code"] != "nccl_tests.below_nics" or \
+                "# Most likely: nccl_tests.below_nics" not in p.stdout or "27% of the 400.0 GB/s" not in p.stdout:
+            fail(f"the VM ticket: busbw far below its NICs first: exit {p.returncode}\n{p.stdout}{p.stderr}")
         # A path that does not exist: exit 2 naming it, and no report written.
         os.remove(out)
         p = run([args.fabscope, "triage", os.path.join(tmp, "nope"), "--json", out])

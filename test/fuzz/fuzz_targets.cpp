@@ -187,7 +187,10 @@ std::span<const Target> targets() {
       {"hwloc-xml", fuzz_topology<topo::parse_hwloc_xml>, {"hwloc-xml"}, false},
       {"nccl-env", fuzz_nccl_env, {"configs/oci-nccl-conf"}, false},
       {"cli-values", fuzz_cli_values, {"cli-values"}, false},
-      {"triage", fuzz_triage, {"triage", "nccl-logs", "ib-counters"}, false},
+      {"triage",
+       fuzz_triage,
+       {"triage", "nccl-logs", "ib-counters", "nccl-tests", "nvidia-smi-topo", "rdma", "topo-xml"},
+       false},
   };
   return kTargets;
 }

@@ -419,6 +419,36 @@ TEST(TopoRdmaText, DevinfoGidsAndSysfsListing) {
   EXPECT_FALSE(parse_rdma_text("nothing here\n", "r.txt", none).ok());
 }
 
+// ibstat (written fixture: 8 NDR CAs, one at 200 Gb/s) behind root's "#" prompt, and
+// ibv_devinfo -v's active width and speed: the ports' states, rates and link layers.
+TEST(TopoRdmaText, IbstatAndDevinfoRates) {
+  TopologySet set;
+  ASSERT_TRUE(read_rdma_text(kDir + "/triage/written_ibstat_gpu-b01-8x-NDR-mlx5_5-at-200G.txt", set).ok());
+  ASSERT_EQ(set.hosts.size(), 1u);
+  const HostTopology& h = set.hosts[0];
+  EXPECT_EQ(h.host, "gpu-b01");
+  ASSERT_EQ(h.nics.size(), 8u);
+  for (const Nic& n : h.nics) {
+    ASSERT_EQ(n.ports.size(), 1u) << n.name;
+    EXPECT_EQ(n.ports[0].state, "ACTIVE") << n.name;
+    EXPECT_EQ(n.ports[0].link_layer, "InfiniBand") << n.name;
+    EXPECT_EQ(n.ports[0].rate_gbits, n.name == "mlx5_5" ? 200 : 400) << n.name;
+  }
+  TopologySet v;
+  ASSERT_TRUE(parse_rdma_text("root@gpu-c14:~# ibv_devinfo -v -d mlx5_2\nhca_id:\tmlx5_2\n\tphys_port_cnt:\t1\n"
+                              "\t\tport:\t1\n\t\t\tstate:\t\tPORT_INIT (2)\n\t\t\tactive_width:\t4X (2)\n"
+                              "\t\t\tactive_speed:\t\t50.0 Gbps (64)\n\t\t\tlink_layer:\tInfiniBand\n",
+                              "v.txt", v)
+                  .ok());
+  ASSERT_EQ(v.hosts.size(), 1u);
+  EXPECT_EQ(v.hosts[0].host, "gpu-c14");
+  const Port& p = v.hosts[0].nics.at(0).ports.at(0);
+  EXPECT_EQ(p.state, "INIT");
+  EXPECT_EQ(p.rate_gbits, 200);
+  // A comment holding an '@' is not a prompt.
+  EXPECT_EQ(prompt_host("# mail ops@example.com # if it fails"), "");
+}
+
 TEST(TopoNcclEnv, OciFiles) {
   std::map<std::string, std::string> env;
   ASSERT_TRUE(read_nccl_env(kDir + "/configs/oci-nccl-conf/h100.env", env).ok());

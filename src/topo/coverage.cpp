@@ -1,0 +1,73 @@
+// What a topology read from files lacks for a judgement of its hosts' GPU-NIC mapping:
+// `topo` on files and `triage` say it instead of passing (topo/mapping.h).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "topo/mapping.h"
+
+namespace fabscope::topo {
+
+std::vector<std::string> missing_inputs(const TopologySet& set, const std::vector<HostAnalysis>& analyses) {
+  std::vector<std::string> missing;
+  if (set.hosts.empty()) {
+    missing.emplace_back("the files describe no host: no GPU, NIC or PCI device");
+    return missing;
+  }
+  for (size_t i = 0; i < set.hosts.size(); ++i) {
+    const HostTopology& h = set.hosts[i];
+    const std::string host = h.host.empty() ? std::string("the host") : fmt::format("host {}", h.host);
+    if (h.gpus.empty() && h.nics.empty() && h.uses.empty()) {
+      missing.push_back(fmt::format("{}: no GPU and no NIC in the files", host));
+      continue;
+    }
+    if (h.gpus.empty()) {
+      missing.push_back(fmt::format(
+          "{}: no GPU in the files (add nvidia-smi topo -m, an hwloc or NCCL topology XML, or an NCCL log): which "
+          "NIC each GPU uses is not judged",
+          host));
+      continue;
+    }
+    std::set<int> unnamed;  // NET/IB/k indices used without the process's NET/IB list
+    for (const NicUse& u : h.uses) {
+      if (u.nic.empty() && u.net_index >= 0) unnamed.insert(u.net_index);
+    }
+    if (!unnamed.empty()) {
+      std::vector<std::string> nets;
+      for (int k : unnamed) nets.push_back(fmt::format("NET/IB/{}", k));
+      missing.push_back(fmt::format("{}: no `NET/IB : Using` line: cannot tell which NIC {} {}", host,
+                                    fmt::join(nets, ", "), nets.size() == 1 ? "is" : "are"));
+    }
+    if (h.nics.empty()) {
+      if (unnamed.empty()) {
+        missing.push_back(fmt::format(
+            "{}: no NIC in the files (add ibdev2netdev, ibstat, nvidia-smi topo -m with NIC columns, or a topology "
+            "XML): which NIC each GPU should use is not judged",
+            host));
+      }
+      continue;
+    }
+    // Where each GPU's NIC sits: a path class for some GPU-NIC pair, or GPUDirect RDMA on
+    // some channel of every GPU seen using a NIC (NCCL allows it only on a near path).
+    const HostAnalysis* a = i < analyses.size() && analyses[i].host == h.host ? &analyses[i] : nullptr;
+    if (!a) continue;
+    const bool paths_known = std::any_of(a->gpus.begin(), a->gpus.end(),
+                                         [](const GpuMapping& g) { return g.best_path != PathClass::kUnknown; });
+    std::map<int, bool> gdr_of;  // GPU -> GPUDirect RDMA on some channel
+    for (const NicUse& u : h.uses) gdr_of[u.gpu] = gdr_of[u.gpu] || u.gdr;
+    const bool near_shown =
+        !gdr_of.empty() && std::all_of(gdr_of.begin(), gdr_of.end(), [](const auto& g) { return g.second; });
+    if (!paths_known && !near_shown) {
+      missing.push_back(fmt::format(
+          "{}: no PCI tree or GPU-NIC path matrix (nvidia-smi topo -m, an hwloc or NCCL topology XML): cannot tell "
+          "which NIC is nearest each GPU",
+          host));
+    }
+  }
+  return missing;
+}
+
+}  // namespace fabscope::topo
