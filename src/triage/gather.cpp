@@ -155,6 +155,25 @@ bool counter_like(std::string_view name) {
   return false;
 }
 
+// A framework's NCCL error (PyTorch's c10d): "NCCL error in: ... unhandled system error",
+// "ncclRemoteError: ...", the watchdog's "Watchdog caught collective operation timeout",
+// torch.distributed.DistBackendError.
+bool framework_error(std::string_view line) {
+  return contains(line, "NCCL error") || contains(line, "ncclRemoteError") || contains(line, "ncclSystemError") ||
+         contains(line, "ncclInternalError") || contains(line, "ncclUnhandledCudaError") ||
+         contains(line, "Watchdog caught collective operation timeout") || contains(line, "DistBackendError");
+}
+
+// PyTorch's "[rank3]:[E ProcessGroupNCCL.cpp:...]" prefix: 3; -1 without one.
+int rank_prefix(std::string_view line) {
+  const size_t at = line.find("[rank");
+  if (at == std::string_view::npos) return -1;
+  int rank = -1;
+  const std::string_view digits = line.substr(at + 5);
+  auto r = std::from_chars(digits.data(), digits.data() + digits.size(), rank);
+  return r.ec == std::errc() && rank >= 0 && r.ptr < digits.data() + digits.size() && *r.ptr == ']' ? rank : -1;
+}
+
 // The NCCL lines the signatures read (the others are counted, not kept: a log of 100 MB
 // is mostly channel and ring lines).
 bool kept_nccl_line(const topo::NcclLogLine& l) {
@@ -162,7 +181,7 @@ bool kept_nccl_line(const topo::NcclLogLine& l) {
   return l.level == "WARN" || m.starts_with("NCCL version") || m.starts_with("NET/") || contains(m, " via NET/") ||
          contains(m, "set by environment to") || contains(m, "nranks ") || contains(m, " nNodes ") ||
          m.starts_with("NCCL_IB_HCA set to") || contains(m, "Using network") || contains(m, "GPU Direct RDMA") ||
-         trim(m).starts_with("+ NET[");
+         trim(m).starts_with("+ NET[") || contains(m, "ncclMaxSharedMem");
 }
 
 // NCCL lines topo's reader reads besides those: the GRAPH dump's PCI links.
@@ -227,6 +246,19 @@ class Gatherer {
                                std::string(trim(l.msg))});
       }
       return;
+    }
+    if (framework_error(line)) {  // PyTorch's NCCL errors: a fact; the line stays for the other readers
+      framework_ = true;
+      if (facts && facts->nccl.size() < kMaxKeptLines) {
+        NcclFact f;
+        f.where = {path_, lines_, std::string(trim(line))};
+        f.level = "ERROR";
+        f.msg = std::string(trim(line));
+        f.rank = rank_prefix(line);
+        facts->nccl.push_back(std::move(f));
+      } else if (facts) {
+        ++dropped_;
+      }
     }
     if (is_kernel_line(line)) {
       kernel_ = true;
@@ -318,6 +350,7 @@ class Gatherer {
     if (hwloc_) k.emplace_back("hwloc-xml");
     if (nccl_xml_) k.emplace_back("nccl-xml");
     if (nccl_) k.emplace_back("nccl-log");
+    if (framework_ && !nccl_) k.emplace_back("framework-log");
     if (tests_) k.emplace_back("nccl-tests");
     if (smi_) k.emplace_back("nvidia-smi-topo");
     if (rdma_) k.emplace_back("rdma-info");
@@ -405,7 +438,8 @@ class Gatherer {
   std::string path_;
   int lines_ = 0;
   bool binary_ = false, xml_ = false, hwloc_ = false, nccl_xml_ = false;
-  bool nccl_ = false, kernel_ = false, tests_ = false, smi_ = false, rdma_ = false, counters_ = false;
+  bool nccl_ = false, framework_ = false, kernel_ = false, tests_ = false, smi_ = false, rdma_ = false,
+       counters_ = false;
   int counter_lines_ = 0;
   std::string device_;
   std::string errors_for_;                // ibqueryerrors: the node whose ports follow

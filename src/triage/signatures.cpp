@@ -27,6 +27,12 @@ constexpr size_t kMaxQuotes = 8;  // evidence lines quoted per finding
 
 bool contains(std::string_view text, std::string_view what) { return text.find(what) != std::string_view::npos; }
 
+bool contains_nocase(std::string_view text, std::string_view what) {
+  return std::search(text.begin(), text.end(), what.begin(), what.end(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+         }) != text.end();
+}
+
 nlohmann::ordered_json quote_json(const std::vector<Quote>& quotes) {
   auto out = nlohmann::ordered_json::array();
   for (size_t i = 0; i < quotes.size() && i < kMaxQuotes; ++i) {
@@ -42,6 +48,7 @@ Finding finding(std::string code, Severity severity, std::string subject, std::v
   f.code = std::move(code);
   f.severity = severity;
   f.subject = std::move(subject);
+  hosts.erase(std::remove(hosts.begin(), hosts.end(), std::string()), hosts.end());  // lines that name no host
   std::sort(hosts.begin(), hosts.end());
   hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
   f.hosts = std::move(hosts);
@@ -78,9 +85,19 @@ RankMap rank_map(const Facts& facts) {
 }
 
 std::string who(const NcclFact& n, const RankMap& ranks) {
+  if (n.host.empty()) {  // a framework's line: its "[rankN]" prefix, else the file
+    return n.rank >= 0 ? fmt::format("rank {}", n.rank) : fmt::format("{}", n.where.file);
+  }
   auto it = ranks.rank_of.find(proc_of(n));
   return it != ranks.rank_of.end() ? fmt::format("rank {} on {} (pid {})", it->second, n.host, n.pid)
                                    : fmt::format("{} pid {}", n.host, n.pid);
+}
+
+// The rank of a line's process where the files say it, else null.
+nlohmann::ordered_json first_rank(const NcclFact& n, const RankMap& ranks) {
+  if (n.rank >= 0) return n.rank;
+  auto it = ranks.rank_of.find(proc_of(n));
+  return it != ranks.rank_of.end() ? nlohmann::ordered_json(it->second) : nlohmann::ordered_json();
 }
 
 // "Channel 05/0 : 14[6] -> 5[5] [send] via NET/IB/6/GDRDMA": the NET device index and
@@ -333,8 +350,14 @@ struct WarnMeaning {
   std::string_view hint;
 };
 constexpr WarnMeaning kWarnMeanings[] = {
-    {"ncclMaxSharedMem", "nccl.shm_exhausted", "shared memory (/dev/shm) too small for NCCL's buffers",
-     "give the container more /dev/shm (docker --shm-size, a memory-backed emptyDir in Kubernetes)"},
+    {"ncclMaxSharedMem", "nccl.kernel_shared_mem",
+     "NCCL's kernels need more GPU shared memory than the GPU allows per function: an NCCL older than the GPU "
+     "(Blackwell needs 2.26.2 or newer); its kernels then fail to launch (Cuda failure 1 'invalid argument')",
+     "load a newer NCCL; a framework's bundled NCCL (PyTorch's wheel) may be older than the system's: compare the "
+     "`NCCL version` lines with the GPU"},
+    {"/dev/shm", "nccl.shm_exhausted", "/dev/shm too small for NCCL's shared-memory buffers",
+     "give the container more /dev/shm (docker --shm-size, a memory-backed emptyDir in Kubernetes), or set "
+     "NCCL_SHM_DISABLE=1 at a cost in intra-node bandwidth"},
     {"status=12 ", "nccl.ib_retry_exceeded",
      "a send was never acknowledged (IBV_WC_RETRY_EXC_ERR): the peer or the path to it stopped answering",
      "a link down or flapping on that path, a dead peer host, or a misrouted/congested path: check both NICs' "
@@ -346,23 +369,39 @@ constexpr WarnMeaning kWarnMeanings[] = {
     {"remote process exited or there was a network error", "nccl.peer_lost",
      "a peer rank died or the network between them failed",
      "find the rank that failed first (its own log, dmesg for Xid/OOM) before blaming the network"},
-    {"imeout", "nccl.timeout", "an operation timed out: a rank stopped progressing or the network dropped it",
-     "look for the slowest or stuck rank, and for link flaps and errors on its NIC"},
+    {"remote process exiting", "nccl.peer_lost", "", ""},  // PyTorch's ncclRemoteError text
+    {"Connection closed by remote peer", "nccl.peer_lost", "", ""},
+    {"imeout", "nccl.timeout",
+     "an operation timed out: a rank stopped progressing or the network dropped it (PyTorch's watchdog names the "
+     "collective and its sequence number)",
+     "look for the slowest or stuck rank (the one whose last sequence number is lowest), and for link flaps and "
+     "errors on its NIC"},
     {"accept", "nccl.socket_accept", "a socket connection of the wrong type or from the wrong peer (bootstrap)",
-     "every rank must reach the others on NCCL_SOCKET_IFNAME's interface; check firewalls and the interface"},
+     "every rank must reach the others on NCCL_SOCKET_IFNAME's interface; another job's stray connection or "
+     "ranks of different NCCL versions also do this"},
     {"connect", "nccl.socket_connect", "a socket connection failed (bootstrap or NET/Socket)",
      "check NCCL_SOCKET_IFNAME on every host and that the ranks can reach each other on it"},
 };
+
+// The table's entry that gives a code its meaning and hint (the first with that code).
+const WarnMeaning& meaning_of(std::string_view code) {
+  for (const WarnMeaning& w : kWarnMeanings) {
+    if (w.code == code) return w;
+  }
+  return kWarnMeanings[0];
+}
 
 void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   const RankMap ranks = rank_map(facts);
   std::map<std::string_view, std::vector<const NcclFact*>> by_code;
   std::vector<const NcclFact*> other;
   for (const NcclFact& n : facts.nccl) {
-    if (n.level != "WARN") continue;
+    // WARN lines, a framework's NCCL errors, and the INFO line NCCL prints before its
+    // kernels fail to launch.
+    if (n.level != "WARN" && n.level != "ERROR" && !contains(n.msg, "ncclMaxSharedMem")) continue;
     const WarnMeaning* m = nullptr;
     for (const WarnMeaning& w : kWarnMeanings) {
-      if (contains(n.msg, w.pattern)) {
+      if (contains_nocase(n.msg, w.pattern)) {  // "socketFinalizeAccept", "Connect to", "Timeout"
         m = &w;
         break;
       }
@@ -373,9 +412,11 @@ void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::
       other.push_back(&n);
     }
   }
-  for (const WarnMeaning& w : kWarnMeanings) {
-    auto it = by_code.find(w.code);
-    if (it == by_code.end()) continue;
+  std::set<std::string_view> done;
+  for (const WarnMeaning& entry : kWarnMeanings) {
+    auto it = by_code.find(entry.code);
+    if (it == by_code.end() || !done.insert(entry.code).second) continue;
+    const WarnMeaning& w = meaning_of(entry.code);
     const NcclFact& first = *it->second.front();
     std::vector<Quote> quotes;
     std::vector<std::string> hosts;
@@ -383,11 +424,13 @@ void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::
       quotes.push_back(n->where);
       hosts.push_back(n->host);
     }
-    out.push_back(finding(std::string(w.code), Severity::kError, who(first, ranks), hosts,
-                          fmt::format("NCCL WARN, {} line{}: {}; first at {} ({}:{})", it->second.size(),
-                                      it->second.size() == 1 ? "" : "s", w.meaning, who(first, ranks), first.where.file,
-                                      first.where.line),
-                          std::string(w.hint), quotes, {{"first_host", first.host}, {"first_pid", first.pid}}));
+    out.push_back(
+        finding(std::string(w.code), Severity::kError, who(first, ranks), hosts,
+                fmt::format("{} NCCL error line{}: {}; first at {} ({}:{})", it->second.size(),
+                            it->second.size() == 1 ? "" : "s", w.meaning, who(first, ranks), first.where.file,
+                            first.where.line),
+                std::string(w.hint), quotes,
+                {{"first_host", first.host}, {"first_pid", first.pid}, {"first_rank", first_rank(first, ranks)}}));
   }
   if (!other.empty()) {
     std::vector<Quote> quotes;
@@ -410,7 +453,8 @@ void check_coverage(const Facts& facts, std::vector<Finding>&, std::vector<std::
                                   seen.size(), ranks.nranks));
   }
   const bool has_log = std::any_of(facts.files.begin(), facts.files.end(), [](const TriageFile& f) {
-    return std::find(f.kinds.begin(), f.kinds.end(), "nccl-log") != f.kinds.end();
+    return std::find(f.kinds.begin(), f.kinds.end(), "nccl-log") != f.kinds.end() ||
+           std::find(f.kinds.begin(), f.kinds.end(), "framework-log") != f.kinds.end();
   });
   if (!has_log && facts.tables.empty() && facts.kernel.empty() && facts.counters.empty() &&
       std::any_of(facts.files.begin(), facts.files.end(), [](const TriageFile& f) { return !f.kinds.empty(); })) {
@@ -903,9 +947,9 @@ const std::vector<Signature> kSignatures = {
     {{"nccl.version_mismatch", "nccl.setting_mismatch", "nccl.ib_list_mismatch"},
      "different NCCL versions, NCCL_* settings or NET/IB lists across ranks",
      check_mismatch},
-    {{"nccl.ib_retry_exceeded", "nccl.ibv_failed", "nccl.peer_lost", "nccl.timeout", "nccl.shm_exhausted",
-      "nccl.system_error", "nccl.socket_accept", "nccl.socket_connect", "nccl.warn"},
-     "NCCL WARN lines with what they usually mean, and the first failing rank",
+    {{"nccl.kernel_shared_mem", "nccl.shm_exhausted", "nccl.ib_retry_exceeded", "nccl.ibv_failed", "nccl.system_error",
+      "nccl.peer_lost", "nccl.timeout", "nccl.socket_accept", "nccl.socket_connect", "nccl.warn"},
+     "NCCL WARN lines and a framework's NCCL errors with what they usually mean, and the first failing rank",
      check_warn},
     {{}, "logs of fewer ranks than the communicator has: inconclusive", check_coverage},
     {{"nccl_tests.wrong", "nccl_tests.dip"},

@@ -29,13 +29,16 @@ struct Quote {
 };
 
 // One NCCL_DEBUG line kept for the signatures (the kinds they read, not every line).
+// A framework's NCCL error line (PyTorch's "NCCL error ...", ncclRemoteError, the c10d
+// watchdog's timeout) is one too: level ERROR, no host or pid, its "[rankN]" as rank.
 struct NcclFact {
   Quote where;
   std::string host;
   std::string pid;
   int dev = -1;
-  std::string level;  // INFO, WARN
+  std::string level;  // INFO, WARN; ERROR for a framework's line
   std::string msg;
+  int rank = -1;  // a framework line's "[rankN]"; -1 where the line does not say
 };
 
 // One counter value: "name: value", perfquery's "Name:....value", a sysfs listing.
