@@ -662,16 +662,6 @@ void check_below_nics(const Facts& facts, std::vector<Finding>& out, std::vector
                       file, name));
       continue;
     }
-    double peak = 0;
-    const NcclTestsRow* at = nullptr;
-    for (const NcclTestsRow& r : t.rows) {
-      for (const auto* p : {&r.out_of_place, &r.in_place}) {
-        if (*p && (*p)->busbw_gbps > peak) {
-          peak = (*p)->busbw_gbps;
-          at = &r;
-        }
-      }
-    }
     if (!c) {
       missing.push_back(
           fmt::format("{}: no nccl-tests binary named: cannot tell which collective the table measured, "
@@ -682,6 +672,21 @@ void check_below_nics(const Facts& facts, std::vector<Finding>& out, std::vector
     if (t.rows.back().size_bytes < kPeakSizeBytes) {
       missing.push_back(fmt::format("{}: {} stops at {}: too small to show the peak bus bandwidth (run to {} or more)",
                                     file, name, format_size(t.rows.back().size_bytes), format_size(kPeakSizeBytes)));
+      continue;
+    }
+    double peak = 0;
+    const NcclTestsRow* at = nullptr;
+    for (const NcclTestsRow& r : t.rows) {
+      for (const auto* p : {&r.out_of_place, &r.in_place}) {
+        if (*p && (*p)->busbw_gbps > peak) {
+          peak = (*p)->busbw_gbps;
+          at = &r;
+        }
+      }
+    }
+    if (!at) {  // every row 0: nothing moved (a damaged paste), no peak to judge
+      missing.push_back(
+          fmt::format("{}: {} shows no bandwidth at any size: nothing to judge against the NICs", file, name));
       continue;
     }
     std::set<std::string> table_hosts;

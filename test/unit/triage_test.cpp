@@ -355,6 +355,31 @@ TEST(TriageSignatures, NicRatesFromIbstatAndHostsFromTheTable) {
   EXPECT_EQ(find(ok, "nccl_tests.below_nics"), nullptr) << testing::PrintToString(codes(ok));
 }
 
+// A multi-host table whose rows moved nothing (busbw and algbw 0: a damaged paste) beside
+// the NICs' rates: no figure to judge, said as missing; not a crash on the absent peak.
+TEST(TriageInconclusive, ATableThatMovedNothingIsNotJudged) {
+  std::string ibstat = text_of("triage/written_ibstat_gpu-b01-8x-NDR-mlx5_5-at-200G.txt");
+  const std::string table =
+      "# nccl-tests version 2.17.1 nccl-headers=22602 nccl-library=22602\n"
+      "# Collective test starting: all_reduce_perf\n"
+      "# Using devices\n"
+      "#  Rank  0 Group  0 Pid   4101 on     gpu-b01 device  0 [0x18] NVIDIA H200\n"
+      "#  Rank  1 Group  0 Pid   4201 on     gpu-b02 device  0 [0x18] NVIDIA H200\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+      "#wrong\n"
+      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n"
+      "   134217728      33554432     float     sum      -1        0    0.00    0.00      0        0    0.00    0.00   "
+      "   0\n"
+      "# Out of bounds values : 0 OK\n"
+      "# Avg bus bandwidth    : 0\n";
+  Report r = judged({{"ibstat.txt", ibstat}, {"zeros.txt", table}});
+  EXPECT_EQ(find(r, "nccl_tests.below_nics"), nullptr) << testing::PrintToString(codes(r));
+  EXPECT_NE(std::find_if(r.verdict.missing.begin(), r.verdict.missing.end(),
+                         [](const std::string& m) { return m.find("shows no bandwidth") != std::string::npos; }),
+            r.verdict.missing.end())
+      << testing::PrintToString(r.verdict.missing);
+}
+
 // A sweep that stops before the bandwidth peaks is not judged against the NICs; it says so.
 TEST(TriageInconclusive, ASweepTooShortForItsPeakSaysSo) {
   Report r = triage_of({"triage/written_all_reduce_perf_wrong-at-two-sizes.txt"});
