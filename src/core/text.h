@@ -16,6 +16,9 @@ inline std::string_view trim(std::string_view s) {
   return s;
 }
 
+// Whether `text` holds `what`.
+inline bool contains(std::string_view text, std::string_view what) { return text.find(what) != std::string_view::npos; }
+
 // The whitespace-separated words of `line`.
 inline std::vector<std::string_view> split_ws(std::string_view line) {
   std::vector<std::string_view> out;

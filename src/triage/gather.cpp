@@ -26,8 +26,6 @@ namespace fabscope::triage {
 
 namespace {
 
-bool contains(std::string_view text, std::string_view what) { return text.find(what) != std::string_view::npos; }
-
 // NUL bytes, or mostly bytes that are neither printable ASCII, whitespace nor UTF-8.
 bool looks_binary(std::string_view text) {
   const std::string_view head = text.substr(0, 8192);
@@ -284,9 +282,10 @@ class Gatherer {
          contains(line, "GPU1"))) {
       smi_ = true;
     }
-    if (!rdma_ && ((contains(line, " ==> ") && contains(line, "port ")) || line.starts_with("hca_id:") ||
-                   (contains(line, "/sys/class/infiniband") && (contains(line, " -> ") || contains(line, "ls "))) ||
-                   (line.starts_with("DEV") && contains(line, "GID")))) {
+    if (!rdma_ &&
+        ((contains(line, " ==> ") && contains(line, "port ")) || line.starts_with("hca_id:") ||
+         (contains(line, "/sys/class/infiniband") && contains(line, " -> ")) ||  // ls -l, not a counter listing
+         (line.starts_with("DEV") && contains(line, "GID")))) {
       rdma_ = true;
     }
     if (!rdma_ && line.starts_with("CA '") && line.ends_with("'")) rdma_ = true;  // ibstat

@@ -25,8 +25,6 @@ namespace {
 
 constexpr size_t kMaxQuotes = 8;  // evidence lines quoted per finding
 
-bool contains(std::string_view text, std::string_view what) { return text.find(what) != std::string_view::npos; }
-
 bool contains_nocase(std::string_view text, std::string_view what) {
   return std::search(text.begin(), text.end(), what.begin(), what.end(), [](char a, char b) {
            return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
