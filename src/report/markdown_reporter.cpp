@@ -4,11 +4,16 @@
 // collective; then the findings. Written atomically at the end.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+
 #include "core/atomic_file.h"
 #include "core/sizes.h"
+#include "core/stats.h"
 #include "report/compare.h"
 #include "report/compare_text.h"
 #include "report/reporter.h"
+#include "report/summary.h"
 
 namespace fabscope {
 
@@ -29,14 +34,13 @@ std::string cell(std::string_view s) {
   return out;
 }
 
-std::string command_name(const Report& r) {
-  if (r.comparison) return "compare";
-  if (r.context.imported) return "import";
-  if (r.diagnosis) return "diagnose";
-  if (r.p2p) return "p2p";
-  if (r.topology && r.sweeps.empty()) return "topo";
-  return "sweep";
-}
+// How much a summary may hold: everything, or what fits a comment (the folded tables
+// dropped, the longest lists cut).
+struct Budget {
+  bool details = true;
+  size_t sizes = SIZE_MAX;  // rows per sweep table: the largest sizes
+  size_t findings = 40;
+};
 
 std::string run_text(const ComparedRun& r) {
   std::string out = fmt::format("`{}`: {}", cell(r.path), cell(r.made_by));
@@ -59,7 +63,7 @@ std::string rows_table(const std::vector<const ComparisonRow*>& rows) {
   return out;
 }
 
-std::string comparison_markdown(const Comparison& c) {
+std::string comparison_markdown(const Comparison& c, const Budget& budget) {
   std::string out = fmt::format("**Baseline** {}  \n**Current** {}\n\n", run_text(c.baseline), run_text(c.current));
   if (!c.differences.empty()) {
     out += "The runs differ in:\n\n";
@@ -78,13 +82,13 @@ std::string comparison_markdown(const Comparison& c) {
     if (r.verdict != "unchanged") moved.push_back(&r);
   }
   if (!moved.empty()) out += rows_table(moved) + "\n";
-  if (!all.empty()) {
+  if (!all.empty() && budget.details) {
     out += fmt::format("<details><summary>All {} rows</summary>\n\n{}\n</details>\n\n", all.size(), rows_table(all));
   }
   return out;
 }
 
-std::string sweeps_markdown(const Report& r) {
+std::string sweeps_markdown(const Report& r, const Budget& budget) {
   std::string out;
   for (const Sweep& s : r.sweeps) {
     out += fmt::format("**{} {}{}** ({}{})\n\n", s.collective, s.dtype, s.op ? " " + *s.op : "", s.backend,
@@ -92,7 +96,10 @@ std::string sweeps_markdown(const Report& r) {
     out +=
         "| Size | Time (us) | Bus bandwidth (GB/s) | In-place bus bandwidth (GB/s) | Wrong |\n"
         "|---:|---:|---:|---:|---:|\n";
-    for (const SweepPoint& p : s.points) {
+    const size_t skip = s.points.size() > budget.sizes ? s.points.size() - budget.sizes : 0;
+    if (skip) out += fmt::format("| {} smaller sizes not shown | | | | |\n", skip);
+    for (size_t k = skip; k < s.points.size(); ++k) {
+      const SweepPoint& p = s.points[k];
       const auto& o = p.out_of_place;
       const auto& i = p.in_place;
       int64_t wrong = 0;
@@ -112,9 +119,46 @@ std::string sweeps_markdown(const Report& r) {
   return out;
 }
 
-}  // namespace
+// Per size: how many links, the median and the worst link; then the links findings name.
+std::string p2p_markdown(const Report& r) {
+  if (!r.p2p || r.p2p->links.empty()) return "";
+  const P2pSection& p = *r.p2p;
+  const bool lat = p.mode == "lat";
+  const char* unit = lat ? "us" : "GB/s";
+  std::map<uint64_t, std::vector<const P2pLink*>> by_size;
+  for (const P2pLink& l : p.links) by_size[l.size_bytes].push_back(&l);
+  std::string out = fmt::format(
+      "**p2p** pattern {}, mode {} ({})\n\n| Size | Links | Median ({}) | {} link | Its figure ({}) |\n"
+      "|---:|---:|---:|---|---:|\n",
+      p.pattern, p.mode, p.backend, unit, lat ? "Slowest" : "Lowest", unit);
+  for (const auto& [size, links] : by_size) {
+    std::vector<double> values;
+    for (const P2pLink* l : links) values.push_back(link_value(*l, lat));
+    const P2pLink* worst = *std::min_element(links.begin(), links.end(), [&](const P2pLink* a, const P2pLink* b) {
+      return lat ? link_value(*a, lat) > link_value(*b, lat) : link_value(*a, lat) < link_value(*b, lat);
+    });
+    out += fmt::format("| {} | {} | {:.3f} | {} -> {} ({} -> {}) | {:.3f} |\n", format_size(size), links.size(),
+                       median(values), worst->src_rank, worst->dst_rank, cell(worst->src_host), cell(worst->dst_host),
+                       link_value(*worst, lat));
+  }
+  return out + "\n";
+}
 
-std::string render_markdown(const Report& r) {
+std::string attribution_markdown(const Report& r) {
+  if (r.attribution.empty()) return "";
+  std::string out =
+      "#### Where the time went\n\n| Collective | Size | Measured (us) | Ideal (us) | Cause | Share of the excess |\n"
+      "|---|---:|---:|---:|---|---:|\n";
+  for (const Attribution& a : r.attribution) {
+    for (const AttributionEntry& e : a.entries) {
+      out += fmt::format("| {} | {} | {:.1f} | {:.1f} | {}: {} | {:.1f}% |\n", a.collective, format_size(a.size_bytes),
+                         a.measured_us, a.ideal_us, e.kind, cell(e.subject), 100 * e.share);
+    }
+  }
+  return out + "\n";
+}
+
+std::string render_markdown(const Report& r, const Budget& budget) {
   const bool fail = r.verdict.result == "fail";
   const bool inconclusive = r.verdict.result == "inconclusive";
   std::string out = fmt::format("### fabscope {}: {}\n\n", command_name(r),
@@ -132,18 +176,45 @@ std::string render_markdown(const Report& r) {
     out += "\n";
   }
   if (r.comparison) {
-    out += comparison_markdown(*r.comparison);
+    out += comparison_markdown(*r.comparison, budget);
   } else {
-    out += sweeps_markdown(r);
+    out += sweeps_markdown(r, budget);
   }
+  out += p2p_markdown(r);
+  out += attribution_markdown(r);
   if (!r.findings.empty()) {
+    // Errors first, then warnings, then the rest, each in the report's order.
+    std::vector<const Finding*> order;
+    for (const Severity sev : {Severity::kError, Severity::kWarning, Severity::kInfo}) {
+      for (const Finding& f : r.findings) {
+        if (f.severity == sev) order.push_back(&f);
+      }
+    }
     out += "#### Findings\n\n";
-    for (const Finding& f : r.findings) {
+    for (size_t i = 0; i < order.size() && i < budget.findings; ++i) {
+      const Finding& f = *order[i];
       out += fmt::format("- **{}** `{}` {}: {}\n", name(f.severity), f.code, cell(f.subject), cell(f.message));
+    }
+    if (order.size() > budget.findings) {
+      out += fmt::format("- ... and {} more findings (all are in the JSON and HTML reports)\n",
+                         order.size() - budget.findings);
     }
     out += "\n";
   }
   return out;
+}
+
+}  // namespace
+
+std::string render_markdown(const Report& r) {
+  std::string out = render_markdown(r, Budget{});
+  if (out.size() <= kMarkdownCommentLimit) return out;
+  out = render_markdown(r, Budget{false, 8, 15});
+  if (out.size() <= kMarkdownCommentLimit) return out;
+  // Still too long (a huge comparison): cut at a line, and say so.
+  const std::string note = "\n\n*Cut to fit a comment: every row and finding is in the JSON and HTML reports.*\n";
+  const size_t at = out.rfind('\n', kMarkdownCommentLimit - note.size());
+  return out.substr(0, at == std::string::npos ? 0 : at) + note;
 }
 
 namespace {

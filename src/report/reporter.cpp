@@ -8,6 +8,8 @@ namespace fabscope {
 std::unique_ptr<Reporter> make_json_reporter(const std::string& path);
 std::unique_ptr<Reporter> make_junit_reporter(const std::string& path);
 std::unique_ptr<Reporter> make_markdown_reporter(const std::string& path);
+std::unique_ptr<Reporter> make_html_reporter(const std::string& path);
+std::unique_ptr<Reporter> make_prometheus_reporter(const std::string& path);
 
 namespace {
 
@@ -20,6 +22,12 @@ constexpr OutputFormat kFormats[] = {
      make_junit_reporter},
     {"markdown", "--markdown", "Write a Markdown summary here (a pull-request comment): verdict, what moved, findings",
      make_markdown_reporter},
+    {"html", "--html",
+     "Write a self-contained HTML page here: verdict, attribution, plots, link heatmap, topology (opens offline)",
+     make_html_reporter},
+    {"prometheus", "--prometheus",
+     "Write Prometheus text exposition here (node_exporter's textfile collector: name it *.prom)",
+     make_prometheus_reporter},
 };
 
 }  // namespace

@@ -64,9 +64,20 @@ class Reporters final : public Reporter {
   std::vector<std::unique_ptr<Reporter>> reporters_;
 };
 
+// A report drawn beside the one rendered (`fabscope report A.json B.json --format html`:
+// A's curves beside B's), with the label its series carry.
+struct LabelledReport {
+  std::string label;
+  const Report* report = nullptr;
+};
+
 // The file formats' text, for a report (their reporters write these).
 std::string render_junit(const Report& report);
+// GitHub's limit on a comment's length, in characters; a summary is cut to fit.
+inline constexpr size_t kMarkdownCommentLimit = 65536;
 std::string render_markdown(const Report& report);
+std::string render_html(const Report& report, std::span<const LabelledReport> beside = {});
+std::string render_prometheus(const Report& report);
 
 // The text on `text` (stdout; nullptr for none) and a reporter for each file asked for.
 std::unique_ptr<Reporters> make_reporters(const OutputFiles& files, std::FILE* text);

@@ -39,4 +39,14 @@ std::string render_summary(const Report& r) {
   return out;
 }
 
+std::string command_name(const Report& r) {
+  if (r.comparison) return "compare";
+  if (r.context.imported) return "import";
+  if (r.triage) return "triage";
+  if (r.diagnosis) return "diagnose";
+  if (r.p2p) return "p2p";
+  if (r.topology && r.sweeps.empty()) return "topo";
+  return "sweep";
+}
+
 }  // namespace fabscope

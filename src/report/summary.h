@@ -9,6 +9,9 @@
 namespace fabscope {
 
 std::string render_summary(const Report& report);
+// The command that made a report, from its sections: compare, import, triage, diagnose,
+// p2p, topo or sweep.
+std::string command_name(const Report& report);
 // The first `most` evidence lines a finding quotes (evidence.lines: file, line, text), as
 // "#     FILE:LINE: TEXT" lines; "" when it quotes none.
 std::string render_quoted_lines(const Finding& f, size_t most);

@@ -41,6 +41,8 @@ void render_everything(const Report& r) {
   (void)render_text(r);
   (void)render_junit(r);
   (void)render_markdown(r);
+  (void)render_html(r);
+  (void)render_prometheus(r);
   if (r.comparison) (void)render_comparison(r);
   const std::string text = to_json_text(r);
   auto back = report_from_json_text(text, "fuzz-roundtrip");

@@ -1,0 +1,28 @@
+// The sections of the HTML report (report/html_reporter.cpp puts them in a page), each
+// from the report model alone: "" where the report has no data for it.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "report/reporter.h"
+
+namespace fabscope::html {
+
+// Bus bandwidth against size, one plot per collective (the baselines beside).
+std::string bandwidth_section(const Report& r, std::span<const LabelledReport> beside);
+// Per-iteration spread (min, median, p99) and per-rank times as strips.
+std::string spread_section(const Report& r);
+// The link matrix as a heatmap, with every link in a table.
+std::string links_section(const Report& r);
+// Per host: GPU x NIC path classes, NCCL's NIC per GPU, ports down or slower.
+std::string topology_section(const Report& r);
+// Foreign bytes and congestion counters per host and phase; diagnose's noise phase.
+std::string counters_section(const Report& r);
+// `compare`: the runs, their differences and the rows that moved.
+std::string comparison_section(const Report& r);
+
+// A table cell's text, escaped.
+std::string td(const std::string& text, const char* css_class = nullptr);
+
+}  // namespace fabscope::html

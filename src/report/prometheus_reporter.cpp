@@ -1,0 +1,231 @@
+// Prometheus (--prometheus FILE, `fabscope report --format prometheus`): the text
+// exposition format, for node_exporter's textfile collector, which reads *.prom files
+// and requires them written atomically (they are: temporary file, then rename).
+//
+// Names follow Prometheus' rules: a `fabscope_` prefix, base units (bytes per second,
+// seconds, ratios 0..1), `_total` only on counters (there are none: each file is one
+// run's figures, so every metric is a gauge), an `_info` metric for the run's identity.
+// Every series is written once; label values are escaped as the format says.
+#include <fmt/format.h>
+
+#include <ctime>
+#include <map>
+#include <set>
+
+#include "core/atomic_file.h"
+#include "core/stats.h"
+#include "report/reporter.h"
+#include "report/summary.h"
+
+namespace fabscope {
+
+namespace {
+
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
+std::string label_value(std::string_view v) {
+  std::string out;
+  for (char ch : v) {
+    if (ch == '\\') {
+      out += "\\\\";
+    } else if (ch == '"') {
+      out += "\\\"";
+    } else if (ch == '\n') {
+      out += "\\n";
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+std::string number(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+  return fmt::format("{}", v);
+}
+
+// One metric family: HELP, TYPE and its series, each label set once (the first value kept).
+class Family {
+ public:
+  Family(std::string name, std::string help) : name_(std::move(name)), help_(std::move(help)) {}
+  void add(const Labels& labels, double value) {
+    std::string key;
+    for (const auto& [k, v] : labels) key += fmt::format("{}{}=\"{}\"", key.empty() ? "" : ",", k, label_value(v));
+    if (seen_.insert(key).second)
+      lines_ += fmt::format("{}{}{} {}\n", name_, key.empty() ? "" : "{", key.empty() ? "" : key + "}", number(value));
+  }
+  std::string text() const {
+    if (lines_.empty()) return "";
+    return fmt::format("# HELP {} {}\n# TYPE {} gauge\n{}", name_, help_, name_, lines_);
+  }
+
+ private:
+  std::string name_, help_, lines_;
+  std::set<std::string> seen_;
+};
+
+// Seconds since the epoch of an ISO 8601 UTC time ("2026-11-25T14:35:45Z", fractions kept).
+std::optional<double> epoch_seconds(const std::string& iso) {
+  std::tm tm{};
+  double seconds = 0;
+  int consumed = 0;
+  if (std::sscanf(iso.c_str(), "%d-%d-%dT%d:%d:%lf%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+                  &seconds, &consumed) != 6) {
+    return std::nullopt;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  tm.tm_sec = 0;
+  const time_t t = timegm(&tm);
+  if (t == static_cast<time_t>(-1)) return std::nullopt;
+  return static_cast<double>(t) + seconds;
+}
+
+}  // namespace
+
+std::string render_prometheus(const Report& r) {
+  const RunContext& c = r.context;
+  Family info("fabscope_run_info", "The run this file describes: command, tool version, backend (value always 1).");
+  info.add({{"command", command_name(r)},
+            {"version", c.tool.version},
+            {"git_id", c.tool.git_id},
+            {"backend", c.backend},
+            {"backend_library", c.backend_library}},
+           1);
+  Family start("fabscope_run_start_timestamp_seconds", "When the run started, seconds since the Unix epoch.");
+  Family end("fabscope_run_end_timestamp_seconds", "When the run ended, seconds since the Unix epoch.");
+  if (auto t = epoch_seconds(c.start_time)) start.add({}, *t);
+  if (auto t = epoch_seconds(c.end_time)) end.add({}, *t);
+  Family ranks("fabscope_ranks", "Ranks in the run.");
+  if (c.nranks > 0) ranks.add({}, c.nranks);
+
+  Family verdict("fabscope_verdict", "The run's verdict: 1 for the one it reached, 0 for the others.");
+  for (const char* v : {"pass", "fail", "inconclusive"}) verdict.add({{"result", v}}, r.verdict.result == v ? 1 : 0);
+  Family findings("fabscope_findings", "Findings of the run by severity.");
+  std::map<std::string, int> by_severity = {{"error", 0}, {"warning", 0}, {"info", 0}};
+  for (const Finding& f : r.findings) ++by_severity[std::string(name(f.severity))];
+  for (const auto& [sev, count] : by_severity) findings.add({{"severity", sev}}, count);
+  Family drain("fabscope_drain", "Hosts the error findings implicate (1 per host to drain).");
+  for (const std::string& h : r.verdict.drain) drain.add({{"host", h}}, 1);
+
+  // Per collective: bus bandwidth at the largest size, and each host's slowest rank there.
+  Family busbw("fabscope_busbw_bytes_per_second",
+               "Bus bandwidth at the largest size measured, as nccl-tests computes it, in bytes per second.");
+  Family size("fabscope_busbw_size_bytes", "The message size the bus bandwidth was measured at.");
+  Family host_time("fabscope_host_time_seconds",
+                   "Per host: the median iteration time of its slowest rank at the largest size.");
+  for (const Sweep& s : r.sweeps) {
+    const SweepPoint* largest = nullptr;
+    for (const SweepPoint& p : s.points) {
+      if ((p.out_of_place || p.in_place) && (!largest || p.size_bytes >= largest->size_bytes)) largest = &p;
+    }
+    if (!largest) continue;
+    for (const bool in_place : {false, true}) {
+      const auto& res = in_place ? largest->in_place : largest->out_of_place;
+      if (!res) continue;
+      Labels l = {{"collective", s.collective},
+                  {"dtype", s.dtype},
+                  {"op", s.op.value_or("")},
+                  {"root", s.root ? std::to_string(*s.root) : ""},
+                  {"placement", in_place ? "in_place" : "out_of_place"},
+                  {"backend", s.backend}};
+      busbw.add(l, res->busbw_gbps * 1e9);
+      size.add(l, static_cast<double>(largest->size_bytes));
+      std::map<std::string, double> slowest;
+      for (const RankTiming& t : res->per_rank) {
+        std::string host;
+        for (const RankEntry& e : c.ranks) {
+          if (e.rank == t.rank) host = e.host;
+        }
+        if (host.empty()) continue;
+        slowest[host] = std::max(slowest[host], t.median_us);
+      }
+      for (const auto& [host, us] : slowest) {
+        Labels hl = l;
+        hl.emplace_back("host", host);
+        host_time.add(hl, us * 1e-6);
+      }
+    }
+  }
+
+  // Per link: the median over repeats at each size.
+  Family link_bw("fabscope_link_bandwidth_bytes_per_second",
+                 "Point-to-point bandwidth of a link (p2p), median of its measurements.");
+  Family link_lat("fabscope_link_latency_seconds",
+                  "One-way latency of a link (p2p lat mode), median of its measurements.");
+  if (r.p2p) {
+    const bool lat = r.p2p->mode == "lat";
+    std::map<std::tuple<int, int, uint64_t>, std::vector<double>> values;
+    std::map<std::tuple<int, int, uint64_t>, std::pair<std::string, std::string>> hosts;
+    for (const P2pLink& l : r.p2p->links) {
+      values[{l.src_rank, l.dst_rank, l.size_bytes}].push_back(link_value(l, lat));
+      hosts[{l.src_rank, l.dst_rank, l.size_bytes}] = {l.src_host, l.dst_host};
+    }
+    for (const auto& [key, v] : values) {
+      const auto& [src, dst, bytes] = key;
+      Labels l = {{"src_host", hosts[key].first},        {"dst_host", hosts[key].second},
+                  {"src_rank", std::to_string(src)},     {"dst_rank", std::to_string(dst)},
+                  {"size_bytes", std::to_string(bytes)}, {"mode", r.p2p->mode}};
+      if (lat) {
+        link_lat.add(l, median(v) * 1e-6);
+      } else {
+        link_bw.add(l, median(v) * 1e9);
+      }
+    }
+  }
+
+  Family share("fabscope_attribution_share", "Share of a collective's excess time a cause explains (0 to 1).");
+  for (const Attribution& a : r.attribution) {
+    for (const AttributionEntry& e : a.entries) {
+      share.add({{"collective", a.collective}, {"kind", e.kind}, {"subject", e.subject}}, e.share);
+    }
+  }
+  Family foreign("fabscope_foreign_tx_bytes",
+                 "Bytes a host's interfaces sent in a phase beyond fabscope's own payload.");
+  for (const CounterSample& s : r.counters) {
+    if (!s.fabscope_tx_bytes) continue;
+    uint64_t tx = 0;
+    for (const InterfaceDelta& i : s.interfaces) {
+      if (auto it = i.deltas.find("tx_bytes"); it != i.deltas.end()) tx += it->second;
+    }
+    foreign.add({{"host", s.host}, {"phase", s.phase}},
+                static_cast<double>(tx > *s.fabscope_tx_bytes ? tx - *s.fabscope_tx_bytes : 0));
+  }
+  Family rows("fabscope_compare_rows", "Compared rows by verdict (fabscope compare).");
+  if (r.comparison) {
+    std::map<std::string, int> counts;
+    for (const char* v :
+         {"regression", "improvement", "within_noise", "unchanged", "missing_in_current", "missing_in_baseline"}) {
+      counts[v] = 0;
+    }
+    for (const ComparisonRow& row : r.comparison->rows) ++counts[row.verdict];
+    for (const auto& [v, n] : counts) rows.add({{"verdict", v}}, n);
+  }
+  std::string out;
+  for (const Family* f : {&info, &start, &end, &ranks, &verdict, &findings, &drain, &busbw, &size, &host_time, &link_bw,
+                          &link_lat, &share, &foreign, &rows}) {
+    out += f->text();
+  }
+  return out;
+}
+
+namespace {
+
+class PrometheusReporter final : public Reporter {
+ public:
+  explicit PrometheusReporter(std::string path) : path_(std::move(path)) {}
+  Status preflight() const override { return check_writable(path_); }
+  Status finish(const Report& report) override { return write_file_atomically(path_, render_prometheus(report)); }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> make_prometheus_reporter(const std::string& path) {
+  return std::make_unique<PrometheusReporter>(path);
+}
+
+}  // namespace fabscope
