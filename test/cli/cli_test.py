@@ -19,6 +19,9 @@
                                 rank, SIGINT, SIGTERM: the job ends, the old report intact, nothing left
   cli_test.py memory --backend B  every rank's peak resident set within the memory estimate the run
                                 was admitted with: each collective at 32 MiB, `sweep all`, p2p
+  cli_test.py render --backend B  `fabscope report --format` html/prometheus/markdown/text on every
+                                fixture (Prometheus read by its Python parser); --html/--prometheus at
+                                the end of a sweep and a p2p equal a re-render; bad formats refused
   cli_test.py hostile-env       canary secrets and non-UTF-8 bytes in the environment: outputs valid,
                                 secrets redacted; a p2p whose verdict is fail exits 1
 """
@@ -1199,11 +1202,101 @@ def cmd_cli_fuzz(args):
     print("ok")
 
 
+RENDER_FIXTURES = ["sweep-mpi-np3", "p2p-tcp-np3", "topo-offline", "diagnose-tcp-np3", "compare",
+                   "import-nccl-tests"]
+
+
+def check_prometheus(path, what):
+    """The exposition read by the Python client's parser (a real one), every family a gauge."""
+    from prometheus_client.parser import text_string_to_metric_families
+    with open(path) as f:
+        text = f.read()
+    try:
+        families = list(text_string_to_metric_families(text))
+    except Exception as e:  # the parser raises ValueError and others on bad lines
+        fail(f"{what}: the Prometheus parser rejects it: {e}")
+    names = {fam.name for fam in families}
+    for fam in families:
+        if fam.type != "gauge" or not fam.name.startswith("fabscope_") or not fam.samples:
+            fail(f"{what}: family {fam.name} type {fam.type} with {len(fam.samples)} samples")
+    for want in ("fabscope_run_info", "fabscope_verdict", "fabscope_findings"):
+        if want not in names:
+            fail(f"{what}: no {want} in {sorted(names)}")
+    return {fam.name: fam for fam in families}
+
+
+def cmd_render(args):
+    """`fabscope report --format` on every fixture; --html/--prometheus at the end of real runs
+    give exactly what `fabscope report` renders from their JSON; bad inputs refused whole."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in RENDER_FIXTURES:
+            src = fixture(args, f"reports/{name}.json")
+            with open(src) as f:
+                doc = json.load(f)
+            for fmt, ext in (("html", "html"), ("prometheus", "prom"), ("markdown", "md"), ("text", "txt")):
+                out = os.path.join(tmp, f"{name}.{ext}")
+                r = run([args.fabscope, "report", src, "--format", fmt, "-o", out])
+                if r.returncode != 0 or r.stdout or not os.path.getsize(out):
+                    fail(f"{name} --format {fmt}: exit {r.returncode}, stdout {len(r.stdout)} bytes: {r.stderr}")
+                stdout = run([args.fabscope, "report", src, "--format", fmt])
+                with open(out) as f:
+                    if stdout.returncode != 0 or stdout.stdout != f.read():
+                        fail(f"{name} --format {fmt}: stdout differs from -o")
+            fams = check_prometheus(os.path.join(tmp, f"{name}.prom"), name)
+            verdict = {s.labels["result"]: s.value for s in fams["fabscope_verdict"].samples}
+            if verdict.get(doc["verdict"]["result"]) != 1 or sum(verdict.values()) != 1:
+                fail(f"{name}: fabscope_verdict {verdict}, the report says {doc['verdict']['result']}")
+            if doc["sweeps"]:
+                busbw = fams["fabscope_busbw_bytes_per_second"].samples
+                placements = sum(1 for s in doc["sweeps"] for p in ("out_of_place", "in_place")
+                                 if any(pt[p] for pt in s["points"]))
+                if len(busbw) != placements:
+                    fail(f"{name}: {len(busbw)} busbw series, want {placements}")
+        # Two reports as HTML: the first drawn beside the second; text renders each in turn.
+        a, b = fixture(args, "reports/sweep-mpi-np3.json"), fixture(args, "reports/import-nccl-tests.json")
+        r = run([args.fabscope, "report", a, b, "--format", "html"])
+        if r.returncode != 0 or f">{a} out-of-place</text>" not in r.stdout:
+            fail(f"two reports as HTML: exit {r.returncode}, baseline series missing: {r.stderr}")
+        r = run([args.fabscope, "report", a, b])
+        if r.returncode != 0 or f"# {a}\n" not in r.stdout or f"# {b}\n" not in r.stdout:
+            fail(f"two reports as text: exit {r.returncode}: {r.stderr}")
+        # Refused whole: nothing written, exit 2, the bad value named.
+        out = os.path.join(tmp, "refused.out")
+        for argv, needle in (
+                (["--format", "pdf"], "pdf"),
+                (["--format", "prometheus", a], "one report"),
+                (["--format", "html", "-o", "/nonexistent-dir/x.html"], "/nonexistent-dir"),
+                (["--format", "html", "-o", out, os.path.join(tmp, "missing.json")], "missing.json"),
+                (["--format", "json"], "-o FILE")):
+            r = run([args.fabscope, "report", a] + argv + ([] if "-o" in argv else []))
+            if r.returncode != 2 or needle not in r.stderr or os.path.exists(out):
+                fail(f"report {argv}: exit {r.returncode}, want 2 naming {needle!r}: {r.stderr}")
+        # A real run writes them at the end, from the same report: identical to a re-render.
+        os.chdir(tmp)
+        for cmd in (["sweep", "-b", "8", "-e", "64K", "-f", "4", "-n", "5", "-w", "1", "allreduce", "alltoall"],
+                    ["p2p", "--pattern", "pairs", "-s", "64K", "-n", "20"]):
+            tag = cmd[0]
+            r = run(mpirun(args, 3, *cmd, "--backend", args.backend, "--json", f"{tag}.json",
+                           "--html", f"{tag}.html", "--prometheus", f"{tag}.prom", "--markdown", f"{tag}.md"))
+            if r.returncode not in (0, 1):
+                fail(f"{tag} with --html: exit {r.returncode}: {r.stderr}")
+            for fmt, ext in (("html", "html"), ("prometheus", "prom"), ("markdown", "md")):
+                again = run([args.fabscope, "report", f"{tag}.json", "--format", fmt])
+                with open(f"{tag}.{ext}") as f:
+                    if again.returncode != 0 or again.stdout != f.read():
+                        fail(f"{tag}: --{fmt} written at the end differs from `report --format {fmt}`")
+            check_prometheus(f"{tag}.prom", tag)
+            leftovers = [f for f in os.listdir(tmp) if f.startswith(".")]
+            if leftovers:
+                fail(f"{tag}: temporaries left: {leftovers}")
+    print("ok")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("command", choices=["sweep", "bad-input", "schema", "p2p", "topo", "report-mutations",
                                            "diagnose", "compare", "import", "faults", "hostile-env", "memory", "cli-fuzz",
-                                           "triage"])
+                                           "triage", "render"])
     ap.add_argument("--fabscope", required=True)
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--mpi-flags", default="")
@@ -1218,7 +1311,8 @@ def main():
     {"sweep": cmd_sweep, "bad-input": cmd_bad_input, "schema": cmd_schema, "p2p": cmd_p2p, "topo": cmd_topo,
      "report-mutations": cmd_report_mutations, "diagnose": cmd_diagnose, "compare": cmd_compare,
      "import": cmd_import, "faults": cmd_faults, "hostile-env": cmd_hostile_env,
-     "memory": cmd_memory, "cli-fuzz": cmd_cli_fuzz, "triage": cmd_triage}[args.command](args)
+     "memory": cmd_memory, "cli-fuzz": cmd_cli_fuzz, "triage": cmd_triage,
+     "render": cmd_render}[args.command](args)
 
 
 if __name__ == "__main__":
