@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "core/atomic_file.h"
+#include "core/sizes.h"
 #include "report/html_sections.h"
 #include "report/reporter.h"
 #include "report/summary.h"
@@ -54,7 +55,7 @@ margin-right:4px;vertical-align:-2px;border:1px solid #ccc}
 table.paths td{text-align:center;font-weight:600;min-width:44px}.path-NV{background:#1a9850;color:#fff}
 .path-PIX{background:#1a9850;color:#fff}.path-PXB{background:#91cf60}.path-PHB{background:#fee08b}
 .path-NODE{background:#fc8d59}.path-SYS{background:#d73027;color:#fff}.path-none{background:#eef0f3}
-td.chosen{outline:3px solid #1d2330;outline-offset:-3px}
+td.chosen{outline:3px solid #1d2330;outline-offset:-3px}td.used{outline:3px dashed #c62828;outline-offset:-3px}
 #tip{position:fixed;pointer-events:none;background:#1d2330;color:#fff;padding:4px 8px;border-radius:4px;
 font-size:12px;display:none;z-index:10;max-width:480px}
 details{margin:6px 0}summary{cursor:pointer;color:#2456a6}pre{white-space:pre-wrap;margin:0}
@@ -99,7 +100,9 @@ std::string findings_table(const std::vector<const Finding*>& findings, bool wit
     std::string what = "<td>" + escape(f->message);
     if (!f->hint.empty()) what += "<br><span class=\"note\">" + escape(f->hint) + "</span>";
     if (with_evidence && !f->evidence.empty()) {
-      what += "<details><summary>evidence</summary><pre>" + escape(f->evidence.dump(1)) + "</pre></details>";
+      what += "<details><summary>evidence</summary><pre>" +
+              escape(f->evidence.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)) +
+              "</pre></details>";
     }
     out += fmt::format("<tr><td class=\"sev-{}\">{}</td><td><code>{}</code></td>{}{}</td></tr>", name(f->severity),
                        name(f->severity), escape(f->code), td(f->subject), what);
@@ -116,11 +119,12 @@ std::string attribution_bars(const Report& r) {
           {e.kind + ": " + e.subject, e.share, "k-" + e.kind,
            fmt::format("{} {}: {:.1f}% of the excess, {:.1f} us", e.kind, e.subject, 100 * e.share, e.excess_us)});
     }
-    out += "<figure>" +
-           svg::share_bar(fmt::format("{} at {} bytes: {:.1f} us measured, {:.1f} us ideal ({}), excess {:.1f} us",
-                                      a.collective, a.size_bytes, a.measured_us, a.ideal_us, a.model, a.excess_us),
-                          shares) +
-           "</figure>";
+    out += "<figure>" + svg::share_bar(fmt::format("{} at {}", a.collective, format_size(a.size_bytes)), shares) +
+           "<figcaption class=\"note\">" +
+           escape(fmt::format("{:.1f} us measured against {:.1f} us ideal ({}, at the median link's {:.3g} GB/s): "
+                              "{:.1f} us excess, found by {}",
+                              a.measured_us, a.ideal_us, a.model, a.link_rate_gbps, a.excess_us, a.method)) +
+           "</figcaption></figure>";
   }
   return out;
 }
@@ -225,7 +229,7 @@ std::string render_html(const Report& r, std::span<const LabelledReport> beside)
     if (!sections[i].empty()) nav += fmt::format("<a href=\"#{}\">{}</a>", titles[i].first, titles[i].second);
   }
   std::string summary;
-  if (r.context.nranks > 0) summary += fmt::format("{} ranks", r.context.nranks);
+  if (r.context.nranks > 0) summary += fmt::format("{} rank{}", r.context.nranks, r.context.nranks == 1 ? "" : "s");
   if (!r.context.hosts.empty()) {
     summary += fmt::format(" on {} host{}", r.context.hosts.size(), r.context.hosts.size() == 1 ? "" : "s");
   }

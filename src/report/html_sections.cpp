@@ -373,8 +373,8 @@ std::string topology_section(const Report& r) {
   if (!r.topology || r.topology->hosts.empty()) return "";
   std::string out =
       "<section id=\"topology\"><h2>Topology</h2><p class=\"note\">Per host, the PCIe path between each "
-      "GPU and NIC, from PIX (one switch) to SYS (across sockets); framed: the NIC NCCL picks for the "
-      "GPU.</p>";
+      "GPU and NIC, from PIX (one switch) to SYS (across sockets); framed: the NIC NCCL's rules pick for "
+      "the GPU; dashed red: a NIC its log says it used, where that differs.</p>";
   for (const TopoHostEntry& h : r.topology->hosts) {
     out += fmt::format("<h3>{}</h3>", escape(h.host));
     if (!h.sources.empty()) {
@@ -387,7 +387,7 @@ std::string topology_section(const Report& r) {
     if (!h.paths.gpus.empty() && !h.paths.nics.empty()) {
       out += "<table class=\"paths\"><thead><tr><th>GPU</th>";
       for (const std::string& nic : h.paths.nics) out += "<th>" + escape(nic) + "</th>";
-      out += "<th>NCCL uses</th></tr></thead><tbody>";
+      out += "<th>NCCL picks</th><th>used (its log)</th></tr></thead><tbody>";
       for (size_t g = 0; g < h.paths.gpus.size(); ++g) {
         const int gpu = h.paths.gpus[g];
         const TopoMappingEntry* e = mapping.count(gpu) ? mapping[gpu] : nullptr;
@@ -400,15 +400,29 @@ std::string topology_section(const Report& r) {
             if (!std::isalpha(static_cast<unsigned char>(ch))) break;
             css += ch;
           }
-          if (e && e->nccl_choice && *e->nccl_choice == h.paths.nics[k]) css += " chosen";
+          const bool chosen = e && e->nccl_choice && *e->nccl_choice == h.paths.nics[k];
+          if (chosen) css += " chosen";
+          if (e && !chosen &&
+              std::find(e->used_nics.begin(), e->used_nics.end(), h.paths.nics[k]) != e->used_nics.end()) {
+            css += " used";
+          }
           out += fmt::format("<td class=\"{}\" title=\"GPU {} to {}: {}\">{}</td>", escape(css), gpu,
                              escape(h.paths.nics[k]), escape(cls.value_or("unknown")), escape(cls.value_or("?")));
         }
-        std::string used = e && e->nccl_choice ? *e->nccl_choice + " (" + e->nccl_choice_path.value_or("?") + ")" : "-";
+        std::string picks =
+            e && e->nccl_choice ? *e->nccl_choice + " (" + e->nccl_choice_path.value_or("?") + ")" : "-";
         if (e && e->best_path && e->nccl_choice_path && *e->best_path != *e->nccl_choice_path) {
-          used += ", nearest " + e->best_path.value_or("?");
+          picks += ", nearest " + e->best_path.value_or("?");
         }
-        out += td(used) + "</tr>";
+        std::string used;
+        bool differs = false;
+        if (e) {
+          for (const std::string& nic : e->used_nics) {
+            used += (used.empty() ? "" : ", ") + nic;
+            differs = differs || !e->nccl_choice || nic != *e->nccl_choice;
+          }
+        }
+        out += td(picks) + td(used.empty() ? "-" : used, differs ? "bad" : nullptr) + "</tr>";
       }
       out += "</tbody></table>";
     }

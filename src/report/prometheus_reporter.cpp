@@ -14,6 +14,7 @@
 
 #include "core/atomic_file.h"
 #include "core/stats.h"
+#include "core/utf8.h"
 #include "report/reporter.h"
 #include "report/summary.h"
 
@@ -23,9 +24,9 @@ namespace {
 
 using Labels = std::vector<std::pair<std::string, std::string>>;
 
-std::string label_value(std::string_view v) {
+std::string label_value(std::string_view raw) {
   std::string out;
-  for (char ch : v) {
+  for (char ch : valid_utf8(raw)) {
     if (ch == '\\') {
       out += "\\\\";
     } else if (ch == '"') {

@@ -6,10 +6,12 @@
 #include <cmath>
 
 #include "core/sizes.h"
+#include "core/utf8.h"
 
 namespace fabscope::svg {
 
-std::string escape(std::string_view text) {
+std::string escape(std::string_view raw) {
+  const std::string text = valid_utf8(raw);
   std::string out;
   out.reserve(text.size());
   for (char ch : text) {

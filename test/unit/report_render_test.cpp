@@ -98,6 +98,13 @@ TEST(HtmlRenderer, ReportTextCannotBecomeMarkup) {
   EXPECT_EQ(html.find("</td></table><b>"), std::string::npos);
   EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
   EXPECT_NE(html.find("a &amp; b"), std::string::npos);
+
+  // Bytes that are not UTF-8 (a live run's host name, say) do not make the page invalid.
+  r.context.hosts = {"node\xFF"};
+  EXPECT_NE(render_html(r).find("node\xEF\xBF\xBD"), std::string::npos);
+  EXPECT_EQ(render_html(r).find("node\xFF"), std::string::npos);
+  r.context.backend_library = "lib\xC0";
+  EXPECT_NE(render_prometheus(r).find("backend_library=\"lib\xEF\xBF\xBD\""), std::string::npos);
 }
 
 TEST(HtmlRenderer, BaselinesAreDrawnBesideTheRun) {
