@@ -10,6 +10,7 @@
 
 #include "core/atomic_file.h"
 #include "core/sizes.h"
+#include "report/file_reporter.h"
 #include "report/html_sections.h"
 #include "report/reporter.h"
 #include "report/summary.h"
@@ -252,20 +253,8 @@ std::string render_html(const Report& r, std::span<const LabelledReport> beside)
   return out;
 }
 
-namespace {
-
-class HtmlReporter final : public Reporter {
- public:
-  explicit HtmlReporter(std::string path) : path_(std::move(path)) {}
-  Status preflight() const override { return check_writable(path_); }
-  Status finish(const Report& report) override { return write_file_atomically(path_, render_html(report)); }
-
- private:
-  std::string path_;
-};
-
-}  // namespace
-
-std::unique_ptr<Reporter> make_html_reporter(const std::string& path) { return std::make_unique<HtmlReporter>(path); }
+std::unique_ptr<Reporter> make_html_reporter(const std::string& path) {
+  return std::make_unique<RenderedFileReporter>(path, [](const Report& r) { return render_html(r); });
+}
 
 }  // namespace fabscope

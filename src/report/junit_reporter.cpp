@@ -8,6 +8,7 @@
 #include "core/sizes.h"
 #include "report/compare.h"
 #include "report/compare_text.h"
+#include "report/file_reporter.h"
 #include "report/reporter.h"
 
 namespace fabscope {
@@ -186,20 +187,8 @@ std::string render_junit(const Report& r) {
       tests, failures, skipped, body);
 }
 
-namespace {
-
-class JunitReporter final : public Reporter {
- public:
-  explicit JunitReporter(std::string path) : path_(std::move(path)) {}
-  Status preflight() const override { return check_writable(path_); }
-  Status finish(const Report& report) override { return write_file_atomically(path_, render_junit(report)); }
-
- private:
-  std::string path_;
-};
-
-}  // namespace
-
-std::unique_ptr<Reporter> make_junit_reporter(const std::string& path) { return std::make_unique<JunitReporter>(path); }
+std::unique_ptr<Reporter> make_junit_reporter(const std::string& path) {
+  return std::make_unique<RenderedFileReporter>(path, render_junit);
+}
 
 }  // namespace fabscope

@@ -12,6 +12,7 @@
 #include "core/stats.h"
 #include "report/compare.h"
 #include "report/compare_text.h"
+#include "report/file_reporter.h"
 #include "report/reporter.h"
 #include "report/summary.h"
 
@@ -217,22 +218,8 @@ std::string render_markdown(const Report& r) {
   return out.substr(0, at == std::string::npos ? 0 : at) + note;
 }
 
-namespace {
-
-class MarkdownReporter final : public Reporter {
- public:
-  explicit MarkdownReporter(std::string path) : path_(std::move(path)) {}
-  Status preflight() const override { return check_writable(path_); }
-  Status finish(const Report& report) override { return write_file_atomically(path_, render_markdown(report)); }
-
- private:
-  std::string path_;
-};
-
-}  // namespace
-
 std::unique_ptr<Reporter> make_markdown_reporter(const std::string& path) {
-  return std::make_unique<MarkdownReporter>(path);
+  return std::make_unique<RenderedFileReporter>(path, [](const Report& r) { return render_markdown(r); });
 }
 
 }  // namespace fabscope

@@ -15,6 +15,7 @@
 #include "core/atomic_file.h"
 #include "core/stats.h"
 #include "core/utf8.h"
+#include "report/file_reporter.h"
 #include "report/reporter.h"
 #include "report/summary.h"
 
@@ -114,6 +115,8 @@ std::string render_prometheus(const Report& r) {
   Family busbw("fabscope_busbw_bytes_per_second",
                "Bus bandwidth at the largest size measured, as nccl-tests computes it, in bytes per second.");
   Family size("fabscope_busbw_size_bytes", "The message size the bus bandwidth was measured at.");
+  Family host_busbw("fabscope_host_busbw_bytes_per_second",
+                    "Per host: bus bandwidth over its slowest rank's median iteration time at the largest size.");
   Family host_time("fabscope_host_time_seconds",
                    "Per host: the median iteration time of its slowest rank at the largest size.");
   for (const Sweep& s : r.sweeps) {
@@ -145,7 +148,13 @@ std::string render_prometheus(const Report& r) {
       for (const auto& [host, us] : slowest) {
         Labels hl = l;
         hl.emplace_back("host", host);
-        host_time.add(hl, us * 1e-6);
+        host_time.add(hl, us / 1e6);
+        // The bus bandwidth this host's slowest rank saw: the size over its median time, times
+        // the run's own bus factor (busbw / algbw), as nccl-tests computes the job's.
+        if (us > 0 && res->algbw_gbps > 0) {
+          host_busbw.add(hl,
+                         static_cast<double>(largest->size_bytes) / (us / 1e6) * (res->busbw_gbps / res->algbw_gbps));
+        }
       }
     }
   }
@@ -169,7 +178,7 @@ std::string render_prometheus(const Report& r) {
                   {"src_rank", std::to_string(src)},     {"dst_rank", std::to_string(dst)},
                   {"size_bytes", std::to_string(bytes)}, {"mode", r.p2p->mode}};
       if (lat) {
-        link_lat.add(l, median(v) * 1e-6);
+        link_lat.add(l, median(v) / 1e6);
       } else {
         link_bw.add(l, median(v) * 1e9);
       }
@@ -204,29 +213,15 @@ std::string render_prometheus(const Report& r) {
     for (const auto& [v, n] : counts) rows.add({{"verdict", v}}, n);
   }
   std::string out;
-  for (const Family* f : {&info, &start, &end, &ranks, &verdict, &findings, &drain, &busbw, &size, &host_time, &link_bw,
-                          &link_lat, &share, &foreign, &rows}) {
+  for (const Family* f : {&info, &start, &end, &ranks, &verdict, &findings, &drain, &busbw, &size, &host_time,
+                          &host_busbw, &link_bw, &link_lat, &share, &foreign, &rows}) {
     out += f->text();
   }
   return out;
 }
 
-namespace {
-
-class PrometheusReporter final : public Reporter {
- public:
-  explicit PrometheusReporter(std::string path) : path_(std::move(path)) {}
-  Status preflight() const override { return check_writable(path_); }
-  Status finish(const Report& report) override { return write_file_atomically(path_, render_prometheus(report)); }
-
- private:
-  std::string path_;
-};
-
-}  // namespace
-
 std::unique_ptr<Reporter> make_prometheus_reporter(const std::string& path) {
-  return std::make_unique<PrometheusReporter>(path);
+  return std::make_unique<RenderedFileReporter>(path, render_prometheus);
 }
 
 }  // namespace fabscope

@@ -14,8 +14,8 @@ std::string topology_text(const Report& r) { return r.topology ? render_topology
 }  // namespace
 
 std::string render_text(const Report& r) {
-  return render_answer(r) + render_triage(r) + topology_text(r) + render_tables(r) + render_p2p(r) + render_attribution(r) +
-         render_comparison(r) + render_summary(r);
+  return render_answer(r) + render_triage(r) + topology_text(r) + render_tables(r) + render_p2p(r) +
+         render_attribution(r) + render_comparison(r) + render_summary(r);
 }
 
 void TextReporter::emit(const std::string& text) {

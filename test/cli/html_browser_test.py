@@ -18,17 +18,16 @@ import json
 import os
 import random
 import re
-import shlex
 import shutil
 import socket
-import subprocess
 import sys
 import struct
 import tempfile
 import threading
 import zlib
 
-TIMEOUT_S = 60
+from cli_test import fail, run  # the same helpers as the other CLI checks
+
 CSP = ("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
        "script-src 'unsafe-inline'; img-src data:\">")
 # Chromium's own traffic (component updates, sign-in, optimization guide, network time) goes to Google
@@ -63,19 +62,6 @@ window.addEventListener("load", function(){ setTimeout(function(){
     resources: performance.getEntriesByType("resource").map(function(e){ return e.name; })});
   document.body.appendChild(pre); }, 0); });
 })();</script>"""
-
-
-def fail(msg):
-    print("FAIL: " + msg, file=sys.stderr)
-    sys.exit(1)
-
-
-def run(cmd, **kw):
-    print("$ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S, **kw)
-    except subprocess.TimeoutExpired:
-        fail(f"timed out after {TIMEOUT_S}s: {cmd}")
 
 
 class Proxy:

@@ -268,6 +268,19 @@ TEST(PrometheusRenderer, FiguresAreInBaseUnitsAndLabelsEscaped) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("fabscope_findings{severity=\"warning\"} 2\n"), std::string::npos);
+  // Per host: its slowest rank's median time, and the bus bandwidth over it with the run's factor.
+  double slowest_us = 0;
+  for (const RankTiming& t : largest.per_rank) slowest_us = std::max(slowest_us, t.median_us);
+  const std::string labels = fmt::format(
+      "{{collective=\"{}\",dtype=\"{}\",op=\"{}\",root=\"\",placement=\"out_of_place\","
+      "backend=\"{}\",host=\"vm\"}}",
+      s.collective, s.dtype, s.op.value_or(""), s.backend);
+  EXPECT_NE(text.find(fmt::format("fabscope_host_time_seconds{} {}\n", labels, slowest_us / 1e6)), std::string::npos);
+  const double host_busbw =
+      static_cast<double>(s.points.back().size_bytes) / (slowest_us / 1e6) * (largest.busbw_gbps / largest.algbw_gbps);
+  EXPECT_NE(text.find(fmt::format("fabscope_host_busbw_bytes_per_second{} {}\n", labels, host_busbw)),
+            std::string::npos)
+      << text;
   r.context.backend_library = "Open \"MPI\"\\4\nx";
   EXPECT_NE(render_prometheus(r).find("backend_library=\"Open \\\"MPI\\\"\\\\4\\nx\""), std::string::npos);
 }
