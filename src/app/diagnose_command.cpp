@@ -14,6 +14,7 @@
 
 #include "algo/trace.h"
 #include "app/command.h"
+#include "app/nccl_profile_run.h"
 #include "app/p2p_retest.h"
 #include "app/run_context.h"
 #include "app/topo_live.h"
@@ -29,9 +30,11 @@
 #include "diag/attribution.h"
 #include "diag/findings.h"
 #include "diag/link_trace.h"
+#include "diag/nccl_profile.h"
 #include "p2p/p2p.h"
 #include "report/json_io.h"
 #include "sweep/sweep.h"
+#include "topo/readers.h"
 
 namespace fabscope {
 
@@ -66,6 +69,16 @@ class DiagnoseCommand final : public Command {
     app.add_option("-o,--op", ops_, fmt::format("{} (default sum)", reduce_op_names()));
     app.add_option("--phases", phases_, fmt::format("A comma list of {} (default all)", phase_names()));
     app.add_option("--budget", budget_s_, "Seconds the measuring phases may take together (default 60)");
+    nccl_profile_option_ =
+        app.add_flag("--nccl-profile,!--no-nccl-profile", nccl_profile_,
+                     "nccl backend: load fabscope's NCCL profiler plugin, report each rank's network wait per peer "
+                     "and NIC and attribute the collective's links by it (default on with --backend nccl)");
+    app.add_option("--import-profile", import_profile_,
+                   "Diagnose a job that ran with fabscope's NCCL profiler plugin, from the files it wrote "
+                   "(FABSCOPE_PROFILE_DIR): nothing is measured");
+    app.add_option("--nccl-log", nccl_logs_,
+                   "With --import-profile: that job's NCCL_DEBUG=INFO log(s), files or directories, for the NIC "
+                   "of each channel");
     app.add_option("--expect", expect_path_,
                    "Hold the collective and link figures to this expectations file (perf.below_expected; read by "
                    "rank 0)");
@@ -99,7 +112,12 @@ class DiagnoseCommand final : public Command {
   std::string phases_ = "all";
   double budget_s_ = 60;
   std::string expect_path_;
+  bool nccl_profile_ = true;
+  CLI::Option* nccl_profile_option_ = nullptr;
+  std::string import_profile_;
+  std::vector<std::string> nccl_logs_;
 
+  CommandOutcome run_import(const CommonOptions& common);
   std::vector<std::string> phases_run_;
   SweepOptions sweep_;
   double start_s_ = 0;      // when the command started
@@ -290,8 +308,73 @@ Status trace_calls(const RankContext& ctx, Backend& b, const SweepOptions& o, ui
   return Status::Ok();
 }
 
+// --import-profile: the plugin's files of a job fabscope did not run, and its NCCL log,
+// judged offline; nothing measured, no MPI job.
+CommandOutcome DiagnoseCommand::run_import(const CommonOptions& common) {
+  auto out = make_reporters(common.output_files(), stdout);
+  Report report;
+  report.context = make_local_run_context(common.command_line);
+  report.context.backend = "nccl";
+  report.context.memory = "none";
+  Status s = out->preflight();
+  std::vector<RankProfile> profiles;
+  std::vector<ChannelNic> channels;
+  if (s.ok()) {
+    auto read = read_rank_profiles(import_profile_);
+    if (read.ok()) {
+      profiles = std::move(*read);
+    } else {
+      s = read.status();
+    }
+  }
+  for (const std::string& path : nccl_logs_) {
+    if (!s.ok()) break;
+    auto texts = topo::read_nccl_log_paths(path);
+    if (!texts.ok()) {
+      s = texts.status();
+      break;
+    }
+    for (const auto& [file, text] : *texts) {
+      auto c = topo::nccl_log_channels(text, file);
+      if (!c.ok()) {
+        s = c.status();
+        break;
+      }
+      channels.insert(channels.end(), c->begin(), c->end());
+    }
+  }
+  if (!s.ok()) {
+    print_error(s.message());
+    return {s};
+  }
+  report.nccl_profile = build_profile_section(profiles, channels);
+  // The ranks of the (first) communicator, for the findings' hosts: the job's, not this process's.
+  report.context.ranks.clear();
+  report.context.hosts.clear();
+  for (const ProfileSource& r : report.nccl_profile->ranks) {
+    if (r.comm != report.nccl_profile->ranks.front().comm) continue;
+    report.context.ranks.push_back({r.rank, r.host, r.pid, 0});
+    if (std::find(report.context.hosts.begin(), report.context.hosts.end(), r.host) == report.context.hosts.end()) {
+      report.context.hosts.push_back(r.host);
+    }
+  }
+  std::sort(report.context.ranks.begin(), report.context.ranks.end(),
+            [](const RankEntry& a, const RankEntry& b) { return a.rank < b.rank; });
+  report.context.nranks = static_cast<int>(report.context.ranks.size());
+  add_sweep_findings(report);
+  return finish_report(*out, report);
+}
+
 CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char*** argv) {
   start_s_ = steady_now_s();
+  if (!import_profile_.empty()) return run_import(common);
+  if (!nccl_logs_.empty()) {
+    const Status bad = Status::Invalid(fmt::format(
+        "--nccl-log {} goes with --import-profile DIR; a live diagnose reads NCCL's log itself (--nccl-debug-dir)",
+        nccl_logs_.front()));
+    print_error(bad.message());
+    return {bad};
+  }
   const Status parsed = parse(common.timeout_s);
   std::optional<Expectations> expectations;  // rank 0's
   auto job = start_job(
@@ -305,6 +388,20 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
   const RankContext& ctx = *job->ctx;
   const Logger& log = job->log;
   const BackendEntry* entry = job->backend;
+  BackendOptions backend_options = common.backend_options;
+  const bool profile_asked = nccl_profile_option_ != nullptr && nccl_profile_option_->count() > 0;
+  if (nccl_profile_ && (entry->name == "nccl" || profile_asked)) {
+    Status s =
+        entry->name == "nccl"
+            ? Status::Ok()
+            : Status::Invalid(fmt::format(
+                  "--nccl-profile profiles NCCL and needs --backend nccl; this job uses backend '{}'", entry->name));
+    if (s.ok()) s = prepare_nccl_profile(ctx, backend_options);
+    if (!s.ok()) {
+      if (ctx.rank() == 0) print_error(s.message());
+      return {s};
+    }
+  }
 
   Report report;
   report.diagnosis = Diagnosis();
@@ -329,7 +426,7 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
   const std::vector<uint64_t> sizes = expand(sweep_.sizes);
   const uint64_t largest = sizes.empty() ? sweep_.sizes.max_bytes : sizes.back();  // the size attributed
   if (wants("collective")) {
-    auto created = entry->create(ctx, common.backend_options, log);
+    auto created = entry->create(ctx, backend_options, log);
     if (Status s = agree_or_report(ctx, created.ok() ? Status::Ok() : created.status()); !s.ok()) return {s};
     backend = std::move(*created);
     library = backend->library();
@@ -418,7 +515,7 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
   P2pOptions links;
   double links_s = 0;  // the link phase's seconds
   if (wants("links")) {
-    auto created = entry->create_transport(ctx, common.backend_options, log);
+    auto created = entry->create_transport(ctx, backend_options, log);
     if (Status s = agree_or_report(ctx, created.ok() ? Status::Ok() : created.status()); !s.ok()) return {s};
     transport = std::move(*created);
     if (library.empty()) library = transport->library();
@@ -528,6 +625,15 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
       report.diagnosis->link_noise = link_variation(*report.p2p, again->links);
     }
     phases.end();
+  }
+  if (!backend_options.nccl_profile_dir.empty()) {
+    // NCCL finalizes its communicators, and the plugin writes what it gathered.
+    progress.update("diagnose: reading NCCL's profile");
+    transport.reset();
+    backend.reset();
+    if (Status st = collect_nccl_profile(ctx, backend_options, library, report); !st.ok()) {
+      end_job_on_failure(*job, progress, st);
+    }
   }
   progress.clear();
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "app/command.h"
+#include "app/nccl_profile_run.h"
 #include "app/run_context.h"
 #include "coll/collective.h"
 #include "comm/context.h"
@@ -55,6 +56,9 @@ class SweepCommand final : public Command {
     app.add_option("--seed", seed_, "Seed of the verification data")->check(non_negative_integer());
     app.add_option("--expect", expect_path_,
                    "Hold the results to the figures of this expectations file (perf.below_expected; read by rank 0)");
+    app.add_flag("--nccl-profile", nccl_profile_,
+                 "nccl backend: load fabscope's NCCL profiler plugin and report, per collective and size, how long "
+                 "each rank waited on the network per peer and NIC (nccl_profile)");
     app.add_flag("--arrivals", arrivals_,
                  "Also time when each rank enters and leaves every iteration, on clocks synchronised to rank 0's "
                  "(backends timed by the host clock): who the others waited for (rank.straggler)");
@@ -78,9 +82,10 @@ class SweepCommand final : public Command {
   int root_ = 0;
   int average_ = 1;
   uint64_t seed_ = 0x5eed;
-  int graph_launches_ = 0;  // -G
-  int blocking_ = 0;        // -z
-  bool arrivals_ = false;   // --arrivals
+  int graph_launches_ = 0;     // -G
+  int blocking_ = 0;           // -z
+  bool arrivals_ = false;      // --arrivals
+  bool nccl_profile_ = false;  // --nccl-profile
   std::string expect_path_;
 };
 
@@ -135,7 +140,20 @@ CommandOutcome SweepCommand::run(const CommonOptions& common, int* argc, char***
   if (!job.ok()) return {job.status()};
   const RankContext& ctx = *job->ctx;
   const Logger& log = job->log;
-  auto backend = job->backend->create(ctx, common.backend_options, log);
+  BackendOptions backend_options = common.backend_options;
+  if (nccl_profile_) {
+    Status s = job->backend->name == "nccl"
+                   ? Status::Ok()
+                   : Status::Invalid(fmt::format(
+                         "--nccl-profile profiles NCCL and needs --backend nccl; this job uses backend '{}'",
+                         job->backend->name));
+    if (s.ok()) s = prepare_nccl_profile(ctx, backend_options);
+    if (!s.ok()) {
+      if (ctx.rank() == 0) print_error(s.message());
+      return {s};
+    }
+  }
+  auto backend = job->backend->create(ctx, backend_options, log);
   if (Status s = agree_or_report(ctx, backend.ok() ? Status::Ok() : backend.status()); !s.ok()) return {s};
   Backend& b = **backend;
   auto plan = plan_sweeps(ctx, b, *options);
@@ -169,6 +187,15 @@ CommandOutcome SweepCommand::run(const CommonOptions& common, int* argc, char***
   if (!sweeps.ok()) end_job_on_failure(*job, progress, sweeps.status());
   report.sweeps = std::move(*sweeps);
   report.context.memory_estimate_bytes = memory_estimate_bytes(**plan);
+  if (nccl_profile_) {
+    // NCCL finalizes the communicator, and the plugin writes what it gathered.
+    const std::string library = b.library();
+    plan->reset();
+    backend->reset();
+    if (Status st = collect_nccl_profile(ctx, backend_options, library, report); !st.ok()) {
+      end_job_on_failure(*job, progress, st);
+    }
+  }
   add_sweep_findings(report);
   if (expectations) add_expectation_findings(report, *expectations);
   return finish_job(*job, report);

@@ -25,13 +25,17 @@ struct Availability {
 
 // Options some backends take (unknown ones are ignored by the others).
 struct BackendOptions {
-  std::string tcp_interface;    // --tcp-if
-  std::string tcp_address;      // --tcp-addr
-  std::string verbs_device;     // --verbs-device (perftest -d); empty: the first with an ACTIVE port
-  int verbs_port = 1;           // --verbs-port (perftest -i)
-  int verbs_gid_index = -1;     // --verbs-gid-index (perftest -x; -1: LID on InfiniBand, perftest's GID choice on RoCE)
-  uint32_t verbs_qps = 1;       // --qps (perftest -q)
-  std::string nccl_debug_dir;   // --nccl-debug-dir: NCCL INFO logs, one file per rank
+  std::string tcp_interface;   // --tcp-if
+  std::string tcp_address;     // --tcp-addr
+  std::string verbs_device;    // --verbs-device (perftest -d); empty: the first with an ACTIVE port
+  int verbs_port = 1;          // --verbs-port (perftest -i)
+  int verbs_gid_index = -1;    // --verbs-gid-index (perftest -x; -1: LID on InfiniBand, perftest's GID choice on RoCE)
+  uint32_t verbs_qps = 1;      // --qps (perftest -q)
+  std::string nccl_debug_dir;  // --nccl-debug-dir: NCCL INFO logs, one file per rank
+  // --nccl-profile (app/nccl_profile_run.h): NCCL loads this profiler plugin, which writes
+  // into this rank's own directory; empty: no profiling.
+  std::string nccl_profiler_plugin;
+  std::string nccl_profile_dir;
   double timeout_s = 300;       // --timeout: a backend that polls its own completions aborts after this
   std::set<std::string> given;  // the options above the user gave ("--qps"), to refuse those of another backend
 };

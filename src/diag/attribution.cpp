@@ -262,18 +262,35 @@ Attribution attribute_one(const Report& report, const Sweep& s, const SweepPoint
         if (b.collective == s.collective) busy[{b.src_rank, b.dst_rank}] = b.busy_us;
       }
     }
+    // NCCL's profiler plugin, where there is no trace: each link's network wait per call
+    // (the sender's SendWait), on the links NCCL's own rings and trees used.
+    std::string busy_method = "engine_trace";
+    std::vector<LinkKey> busy_used = used;
+    if (busy.empty() && report.nccl_profile) {
+      for (const ProfilePoint& pp : report.nccl_profile->points) {
+        if (pp.collective != s.collective || pp.size_bytes != p.size_bytes) continue;
+        for (const ProfileLink& l : pp.links) {
+          if (l.direction == "send" && l.calls() > 0) busy[{l.rank, l.peer}] += l.network_us_per_call();
+        }
+      }
+      if (!busy.empty()) {
+        busy_method = "nccl_profile";
+        busy_used.clear();
+        for (const auto& [k, us] : busy) busy_used.push_back(k);
+      }
+    }
     double traced_us = -1, median_busy = 0;
     if (!busy.empty()) {
       std::vector<double> used_busy;
       const LinkKey* busiest = nullptr;
-      for (const LinkKey& k : used) {
+      for (const LinkKey& k : busy_used) {
         auto it = busy.find(k);
         if (it == busy.end()) continue;
         used_busy.push_back(it->second);
         if (!busiest || it->second > busy[*busiest]) busiest = &k;
       }
       if (busiest && rates.loaded.count(*busiest)) {
-        a.method = "engine_trace";
+        a.method = busy_method;
         median_busy = median(used_busy);
         worst = busiest;
         worst_bw = rates.loaded.at(*busiest);

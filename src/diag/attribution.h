@@ -14,6 +14,9 @@
 //     When a topology finding (topo.nic_far, gpu_without_near_nic, nic_shared,
 //     port_degraded, pcie_degraded) implicates one of its hosts, it is that host's NIC
 //     path (kind nic);
+//     Over NCCL, with its profiler plugin's data (report.nccl_profile), the link whose
+//     sends waited longest on the network per call bounds it instead, by its wait beyond
+//     the median link's (method nccl_profile);
 //   - run-to-run variance of the collective (diagnosis.collective_noise), to the hosts
 //     with foreign traffic when there are any;
 //   - the rest, unexplained.

@@ -27,6 +27,11 @@ inline constexpr double kDipFloor = 0.05;
 // perf.plateau: sizes within this fraction of the peak bus bandwidth are on the plateau.
 inline constexpr double kPlateauBand = 0.05;
 
+// nccl.link_wait: a link whose network wait per channel and call is this many times the
+// median of the other links of the same call, by at least this much per call.
+inline constexpr double kWaitFactor = 2.0;
+inline constexpr double kMinWaitExcessUs = 20.0;
+
 struct SweepContext {
   const Report& report;                 // its sweeps and ranks
   std::string host_of(int rank) const;  // "?" for a rank the context does not list

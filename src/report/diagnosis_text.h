@@ -12,5 +12,8 @@ namespace fabscope {
 // "" for a report without a diagnosis.
 std::string render_answer(const Report& report);
 std::string render_attribution(const Report& report);
+// The nccl_profile section (report/nccl_profile_text.cpp): per collective, at its largest
+// size, the links NCCL waited on longest; or why there is no profiler data.
+std::string render_nccl_profile(const Report& report);
 
 }  // namespace fabscope

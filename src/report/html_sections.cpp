@@ -542,6 +542,45 @@ std::string counters_section(const Report& r) {
   return "<section id=\"counters\"><h2>Counters and noise</h2>" + out + "</section>";
 }
 
+std::string nccl_profile_section(const Report& r) {
+  if (!r.nccl_profile) return "";
+  const NcclProfileSection& s = *r.nccl_profile;
+  std::string out = "<section id=\"nccl-profile\"><h2>NCCL network wait</h2><p class=\"note\">" +
+                    escape(fmt::format("fabscope's NCCL profiler plugin: {}; {}.", s.status, s.detail)) +
+                    " Per call: how long each rank's network transfers to (send) or from (recv) a peer spent in "
+                    "each state, summed over the channels on one NIC. SendWait and RecvWait are the network's part; "
+                    "GPUWait the GPU's; SendPeerWait the receiver's credit.</p>";
+  for (const ProfilePoint& p : s.points) {
+    std::vector<double> waits;
+    for (const ProfileLink& l : p.links) {
+      if (l.direction == "send" && l.calls() > 0) waits.push_back(l.network_us_per_call());
+    }
+    const double med = waits.empty() ? 0 : median(waits);
+    out += "<details" + std::string(&p == &s.points.back() ? " open" : "") + "><summary>" +
+           escape(fmt::format("{} {}{}, {} calls, {} links{}", p.collective,
+                              p.size_bytes ? format_size(p.size_bytes) : fmt::format("{} elements", p.count),
+                              p.algo.empty() ? "" : fmt::format(" ({}/{})", p.algo, p.proto), p.calls, p.links.size(),
+                              s.points.size() > 1 && p.comm != s.points.front().comm ? " of " + p.comm : "")) +
+           "</summary><table class=\"data\"><thead><tr><th>rank</th><th>peer</th><th>direction</th><th>NIC</th>"
+           "<th>channels</th>";
+    for (std::string_view st : kProfileStateNames) out += "<th>" + escape(std::string(st)) + " us</th>";
+    out += "<th>open</th></tr></thead><tbody>";
+    for (const ProfileLink& l : p.links) {
+      const double calls = l.calls();
+      const bool slow = l.direction == "send" && med > 0 && l.network_us_per_call() >= 2 * med;
+      out += "<tr>" + td(std::to_string(l.rank), "num") + td(std::to_string(l.peer), "num") + td(l.direction) +
+             td(l.nic.empty() ? "?" : l.nic) + td(std::to_string(l.channels), "num");
+      for (int st = 0; st < kProfileStates; ++st) {
+        const bool network = (st == 2 && l.direction == "send") || (st == 3 && l.direction == "recv");
+        out += td(calls > 0 ? fmt::format("{:.1f}", l.wait_us[st] / calls) : "-", network && slow ? "num bad" : "num");
+      }
+      out += td(std::to_string(l.open_steps), l.open_steps ? "num bad" : "num") + "</tr>";
+    }
+    out += "</tbody></table></details>";
+  }
+  return out + "</section>";
+}
+
 std::string comparison_section(const Report& r) {
   if (!r.comparison) return "";
   const Comparison& c = *r.comparison;

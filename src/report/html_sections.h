@@ -19,6 +19,8 @@ std::string links_section(const Report& r);
 std::string topology_section(const Report& r);
 // Foreign bytes and congestion counters per host and phase; diagnose's noise phase.
 std::string counters_section(const Report& r);
+// NCCL's profiler plugin: per collective and size, each link's wait per state.
+std::string nccl_profile_section(const Report& r);
 // `compare`: the runs, their differences and the rows that moved.
 std::string comparison_section(const Report& r);
 

@@ -74,6 +74,16 @@ void read(const JsonIn& in, TopoHostEntry& v);
 Json to_json(const TopologySection& v);
 void read(const JsonIn& in, TopologySection& v);
 
+// nccl_profile
+Json to_json(const ProfileLink& v);
+void read(const JsonIn& in, ProfileLink& v);
+Json to_json(const ProfilePoint& v);
+void read(const JsonIn& in, ProfilePoint& v);
+Json to_json(const ProfileSource& v);
+void read(const JsonIn& in, ProfileSource& v);
+Json to_json(const NcclProfileSection& v);
+void read(const JsonIn& in, NcclProfileSection& v);
+
 // diagnosis and attribution
 Json to_json(const PhaseTiming& v);
 void read(const JsonIn& in, PhaseTiming& v);

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "report/finding.h"
@@ -296,7 +297,7 @@ struct Attribution {
   std::string model;                      // "ring: 2(n-1)/n * S / B"
   double link_rate_gbps = 0;              // B: the median link of the link matrix
   double excess_us = 0;                   // measured - ideal (0 when it ran at the link rate)
-  std::string method;                     // how the links' part was found: link_matrix or engine_trace
+  std::string method;                     // how the links' part was found: link_matrix, engine_trace or nccl_profile
   std::vector<AttributionEntry> entries;  // largest share first; unexplained last
 };
 
@@ -381,6 +382,65 @@ struct Verdict {
   std::vector<std::string> missing;
 };
 
+// NCCL's profiler plugin (libnccl-profiler-fabscope.so, src/nccl_profiler): how long each
+// rank's proxy steps (one network transfer of one channel) waited in each state, per
+// collective and size, joined with NCCL's log (which NIC carries which channel). Made by
+// sweep/diagnose --nccl-profile (nccl backend) and diagnose --import-profile DIR.
+inline constexpr int kProfileStates = 6;
+// The step states in the order of ProfileLink's arrays: the GPU filling a send buffer, the
+// receiver's credit, the network completing a send, the data arriving, the flush to GPU
+// memory, the GPU consuming what arrived.
+inline constexpr std::string_view kProfileStateNames[kProfileStates] = {"SendGPUWait", "SendPeerWait",  "SendWait",
+                                                                        "RecvWait",    "RecvFlushWait", "RecvGPUWait"};
+// One rank's traffic with one peer in one direction over one NIC, summed over the
+// channels that use it and over every call profiled.
+struct ProfileLink {
+  int rank = 0;
+  int peer = 0;
+  std::string direction;  // send | recv
+  std::string nic;        // NCCL's log: the NIC of these channels ("NET/IB/1" -> mlx5_1); "" unknown
+  int channels = 0;
+  uint64_t ops = 0;         // proxy operations: one per call and channel
+  uint64_t steps = 0;       // network transfers started
+  uint64_t open_steps = 0;  // started and never completed (a transfer that hung)
+  uint64_t bytes = 0;
+  std::vector<double> wait_us = std::vector<double>(kProfileStates, 0.0);  // per state, summed
+  std::vector<double> max_us = std::vector<double>(kProfileStates, 0.0);   // the longest single step per state
+  // Calls profiled: operations per channel.
+  double calls() const { return channels > 0 ? static_cast<double>(ops) / channels : 0; }
+  // The network's part: SendWait for a send (posted until complete), RecvWait for a
+  // receive (posted until the data arrived), per call.
+  double network_us_per_call() const;
+};
+struct ProfilePoint {
+  std::string comm;         // the communicator: its name, or its id
+  std::string collective;   // fabscope's name where NCCL's maps to one (allreduce), else NCCL's (Send)
+  std::string func;         // NCCL's (AllReduce)
+  std::string datatype;     // NCCL's (ncclFloat32)
+  uint64_t count = 0;       // NCCL's count
+  uint64_t size_bytes = 0;  // nccl-tests' size for it; 0 when the datatype is unknown
+  std::string algo;
+  std::string proto;
+  uint64_t calls = 0;  // the most any rank profiled
+  std::vector<ProfileLink> links;
+};
+struct ProfileSource {
+  std::string comm;  // as ProfilePoint's
+  int rank = 0;
+  std::string host;
+  int pid = 0;
+  int api = 0;  // the plugin API version NCCL loaded (4: NCCL 2.27; 5: 2.28 and later)
+  std::string file;
+  bool complete = true;  // false: written at process exit, the communicator never destroyed
+  uint64_t dropped_events = 0;
+};
+struct NcclProfileSection {
+  std::string status;  // collected | no profiler data
+  std::string detail;  // why there is none, or what is known about it
+  std::vector<ProfileSource> ranks;
+  std::vector<ProfilePoint> points;
+};
+
 struct Report {
   std::string schema = kReportSchema;
   RunContext context;
@@ -388,11 +448,12 @@ struct Report {
   std::vector<Sweep> sweeps;
   std::optional<P2pSection> p2p;
   std::vector<CounterSample> counters;
-  std::optional<TopologySection> topology;  // `fabscope topo`; null when not run
-  std::optional<Diagnosis> diagnosis;       // `fabscope diagnose`; null for other commands
-  std::vector<Attribution> attribution;     // diagnose: one per collective, at its largest size
-  std::optional<Comparison> comparison;     // `fabscope compare`; null for other commands
-  std::optional<TriageSection> triage;      // `fabscope triage`; null for other commands
+  std::optional<TopologySection> topology;         // `fabscope topo`; null when not run
+  std::optional<Diagnosis> diagnosis;              // `fabscope diagnose`; null for other commands
+  std::vector<Attribution> attribution;            // diagnose: one per collective, at its largest size
+  std::optional<Comparison> comparison;            // `fabscope compare`; null for other commands
+  std::optional<TriageSection> triage;             // `fabscope triage`; null for other commands
+  std::optional<NcclProfileSection> nccl_profile;  // --nccl-profile, --import-profile; null otherwise
   std::vector<Finding> findings;
   Verdict verdict;
 };

@@ -44,6 +44,7 @@ std::string command_name(const Report& r) {
   if (r.context.imported) return "import";
   if (r.triage) return "triage";
   if (r.diagnosis) return "diagnose";
+  if (r.nccl_profile && r.sweeps.empty()) return "diagnose";  // --import-profile
   if (r.p2p) return "p2p";
   if (r.topology && r.sweeps.empty()) return "topo";
   return "sweep";

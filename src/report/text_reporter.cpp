@@ -15,7 +15,7 @@ std::string topology_text(const Report& r) { return r.topology ? render_topology
 
 std::string render_text(const Report& r) {
   return render_answer(r) + render_triage(r) + topology_text(r) + render_tables(r) + render_p2p(r) +
-         render_attribution(r) + render_comparison(r) + render_summary(r);
+         render_nccl_profile(r) + render_attribution(r) + render_comparison(r) + render_summary(r);
 }
 
 void TextReporter::emit(const std::string& text) {
@@ -51,7 +51,7 @@ void TextReporter::end_group() {
 Status TextReporter::finish(const Report& r) {
   if (streamed_) {
     end_group();
-    emit(topology_text(r) + render_p2p(r) + render_summary(r));
+    emit(topology_text(r) + render_p2p(r) + render_nccl_profile(r) + render_summary(r));
   } else {
     emit(render_text(r));
   }

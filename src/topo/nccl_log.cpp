@@ -58,6 +58,7 @@ struct PciLink {
 struct ParseState {
   std::map<std::string, std::vector<std::string>> nets_of;  // "host:pid" -> NET/IB list
   std::map<std::string, std::vector<PciLink>> pci_links;    // host -> links of its GRAPH dump
+  std::vector<ChannelNic>* channels = nullptr;              // nccl_log_channels: every channel's NIC
 };
 
 // One NCCL line, its prefix "HOST:PID:TID [DEV]" split.
@@ -206,6 +207,17 @@ void apply_channel_via_net(const LogLine& line, ParseState& state) {
   } else {
     ++u->channels;
   }
+  if (state.channels != nullptr) {
+    int channel = -1;
+    std::string_view c = msg.substr(8);  // after "Channel "
+    size_t digits = 0;
+    while (digits < c.size() && std::isdigit(static_cast<unsigned char>(c[digits]))) ++digits;
+    if (!to_int(c.substr(0, digits), channel)) return;
+    const size_t colon_at = line.proc.rfind(':');
+    state.channels->push_back({line.host, colon_at == std::string::npos ? "" : line.proc.substr(colon_at + 1), rank,
+                               send ? rrank : lrank, channel, send,
+                               nic.empty() ? fmt::format("NET/{}/{}", path.substr(0, s1), k) : nic});
+  }
 }
 
 // "NET/IB : GPU Direct RDMA Enabled for HCA 0 'mlx5_0'": GPUDirect RDMA of one NIC.
@@ -252,9 +264,11 @@ constexpr LinePattern kLinePatterns[] = {
 
 // parse_nccl_log, counting in `hits` (when given, one per entry of kLinePatterns) the
 // lines of each kind.
-Status parse_lines(std::string_view text, std::string_view source, TopologySet& set, std::vector<int>* hits) {
+Status parse_lines(std::string_view text, std::string_view source, TopologySet& set, std::vector<int>* hits,
+                   std::vector<ChannelNic>* channels = nullptr) {
   int nccl_lines = 0;
   ParseState state;
+  state.channels = channels;
   LineReader lines(text);
   std::string_view line;
   while (lines.next(line)) {
@@ -327,6 +341,13 @@ bool split_nccl_line(std::string_view line, NcclLogLine& out) {
 
 Status parse_nccl_log(std::string_view text, std::string_view source, TopologySet& set) {
   return parse_lines(text, source, set, nullptr);
+}
+
+Result<std::vector<ChannelNic>> nccl_log_channels(std::string_view text, std::string_view source) {
+  std::vector<ChannelNic> out;
+  TopologySet set;
+  FABSCOPE_RETURN_IF_ERROR(parse_lines(text, source, set, nullptr, &out));
+  return out;
 }
 
 std::vector<std::pair<std::string_view, int>> count_nccl_log_lines(std::string_view text) {

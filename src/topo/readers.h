@@ -18,6 +18,7 @@
 
 #include "core/atomic_file.h"
 #include "core/status.h"
+#include "diag/nccl_profile.h"
 #include "topo/model.h"
 
 namespace fabscope::topo {
@@ -81,6 +82,12 @@ bool split_nccl_line(std::string_view line, NcclLogLine& out);
 // the number of lines of `text` it took as that kind (for tests: which kinds real logs
 // have).
 std::vector<std::pair<std::string_view, int>> count_nccl_log_lines(std::string_view text);
+// The NIC of every network channel an NCCL INFO log (NET subsystem) set up: its
+// "Channel c : r[d] -> p[e] [send|receive] via NET/IB/k" lines, with the NET/IB list of
+// the same process naming k. For diag/nccl_profile.h's join.
+Result<std::vector<ChannelNic>> nccl_log_channels(std::string_view text, std::string_view source);
+// --nccl-log PATH: the file, or every *.log in the directory, as (path, text).
+Result<std::vector<std::pair<std::string, std::string>>> read_nccl_log_paths(const std::string& path);
 
 // Output of RDMA tools as pasted in a terminal session: ibdev2netdev, `ip -br a`,
 // ibv_devinfo, show_gids, and `ls -l /sys/class/infiniband` (device -> PCI path);

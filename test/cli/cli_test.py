@@ -30,6 +30,7 @@ import copy
 import json
 import os
 import shlex
+import socket
 import shutil
 import signal
 import subprocess
@@ -1292,11 +1293,96 @@ def cmd_render(args):
     print("ok")
 
 
+def cmd_nccl_profile(args):
+    """NCCL's profiler plugin without a GPU: profiles written by the plugin itself (driven as NCCL drives it by
+    fabscope_profile_replay: 4 ranks in a ring, rank 2's sends to rank 3 four times slower), an NCCL log naming each
+    channel's NIC, then `diagnose --import-profile`: the section, the finding naming the link and its NIC, the schema,
+    the text and `report` again; every bad input refused with exit 2, naming it; --nccl-profile off the nccl backend."""
+    v = validator(args)
+    build = os.path.dirname(os.path.abspath(args.fabscope))
+    replay = os.path.join(build, "fabscope_profile_replay")
+    plugin = os.path.join(build, "libnccl-profiler-fabscope.so")
+    host = socket.gethostname()
+    with tempfile.TemporaryDirectory() as tmp:
+        prof = os.path.join(tmp, "profile")
+        os.mkdir(prof)
+        p = run([replay, "replay", plugin, prof, "4", "2", "3", "4"])
+        if p.returncode != 0 or len(os.listdir(prof)) != 4:
+            fail(f"the plugin writes one file per rank: {os.listdir(prof)}\n{p.stdout}{p.stderr}")
+        pid = json.load(open(os.path.join(prof, sorted(os.listdir(prof))[0])))["pid"]
+        log = os.path.join(tmp, "nccl.log")
+        with open(log, "w") as f:
+            f.write(f"{host}:{pid}:{pid} [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [RO]; OOB eth0:10.0.0.1<0>\n")
+            for r in range(4):
+                for ch in range(2):
+                    f.write(f"{host}:{pid}:{pid} [0] NCCL INFO Channel {ch:02d}/0 : {r}[0] -> {(r + 1) % 4}[0] [send] "
+                            f"via NET/IB/{r % 2}/GDRDMA\n")
+                    f.write(f"{host}:{pid}:{pid} [0] NCCL INFO Channel {ch:02d}/0 : {(r + 3) % 4}[0] -> {r}[0] [receive] "
+                            f"via NET/IB/{r % 2}/GDRDMA\n")
+        out, html = os.path.join(tmp, "d.json"), os.path.join(tmp, "d.html")
+        p = run([args.fabscope, "diagnose", "--import-profile", prof, "--nccl-log", log, "--json", out, "--html", html])
+        doc = check_valid(v, out)
+        sec = doc["nccl_profile"]
+        if p.returncode != 0 or sec["status"] != "collected" or len(sec["ranks"]) != 4 or len(sec["points"]) != 1:
+            fail(f"diagnose --import-profile: exit {p.returncode}, {sec['status']}: {sec['detail']}\n{p.stdout}{p.stderr}")
+        point = sec["points"][0]
+        if (point["collective"], point["size_bytes"], point["calls"], len(point["links"])) != ("allreduce", 16 << 20, 3, 8):
+            fail(f"one all-reduce of 16 MiB, 3 calls, 8 links (4 ranks x send, recv): {point['collective']} "
+                 f"{point['size_bytes']} {point['calls']} {len(point['links'])}")
+        nics = {(l["rank"], l["direction"]): l["nic"] for l in point["links"]}
+        if nics[(2, "send")] != "mlx5_0" or nics[(3, "recv")] != "mlx5_1":
+            fail(f"each link's NIC from the log's channel lines: {nics}")
+        found = [f for f in doc["findings"] if f["code"] == "nccl.link_wait"]
+        if len(found) != 1 or found[0]["subject"] != f"rank 2 ({host}) -> rank 3 ({host}) over mlx5_0" or \
+                not 3 <= found[0]["evidence"]["factor"] <= 5:
+            fail(f"nccl.link_wait names the slow link and its NIC: {doc['findings']}")
+        if "NCCL network wait" not in p.stdout or "2 -> 3" not in p.stdout:
+            fail(f"the text shows the links NCCL waited on:\n{p.stdout}")
+        r = run([args.fabscope, "report", out])
+        if r.returncode != 0 or "NCCL network wait" not in r.stdout:
+            fail(f"`report` renders the profile again:\n{r.stdout}{r.stderr}")
+        # Without the log: the same waits, the NIC unknown, and said so.
+        p = run([args.fabscope, "diagnose", "--import-profile", prof, "--json", out])
+        doc = check_valid(v, out)
+        if p.returncode != 0 or "no NCCL log joined" not in doc["nccl_profile"]["detail"] or \
+                any(l["nic"] for l in doc["nccl_profile"]["points"][0]["links"]):
+            fail(f"without --nccl-log: {doc['nccl_profile']['detail']}")
+        # Bad inputs: exit 2, the value named, nothing written.
+        empty = os.path.join(tmp, "empty")
+        os.mkdir(empty)
+        foreign = os.path.join(tmp, "foreign")
+        os.mkdir(foreign)
+        with open(os.path.join(foreign, "fabscope-profile-x.json"), "w") as f:
+            json.dump({"results": [], "config": {}}, f)
+        cut = os.path.join(tmp, "cut")
+        os.mkdir(cut)
+        with open(os.path.join(cut, "fabscope-profile-y.json"), "w") as f:
+            f.write(open(os.path.join(prof, sorted(os.listdir(prof))[0])).read()[:300])
+        bad_out = os.path.join(tmp, "bad.json")
+        for argv, expect in [
+                (["--import-profile", os.path.join(tmp, "nope")], "nope"),
+                (["--import-profile", empty], "FABSCOPE_PROFILE_DIR"),
+                (["--import-profile", foreign], "not a profile of fabscope's NCCL profiler plugin"),
+                (["--import-profile", cut], "fabscope-profile-y.json"),
+                (["--import-profile", prof, "--nccl-log", os.path.join(tmp, "nolog")], "nolog"),
+                (["--nccl-log", log], "goes with --import-profile"),
+                (["--import-profile", prof, "--json", os.path.join(tmp, "no", "dir.json")], "dir.json")]:
+            p = run([args.fabscope, "diagnose"] + argv + ([] if "--json" in argv else ["--json", bad_out]))
+            if p.returncode != 2 or expect not in p.stderr or os.path.exists(bad_out):
+                fail(f"diagnose {argv}: exit {p.returncode}, expected 2 and '{expect}', nothing written:\n{p.stderr}")
+    # --nccl-profile needs the nccl backend.
+    for cmd in (["sweep", "allreduce", "-b", "8", "-e", "8", "-n", "1"], ["diagnose", "--budget", "5"]):
+        p = run(mpirun(args, 1, *cmd, "--nccl-profile", "--backend", "tcp"))
+        if p.returncode != 2 or "--nccl-profile profiles NCCL and needs --backend nccl" not in p.stderr:
+            fail(f"{cmd[0]} --nccl-profile --backend tcp: exit {p.returncode}\n{p.stderr}")
+    print("ok")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("command", choices=["sweep", "bad-input", "schema", "p2p", "topo", "report-mutations",
                                            "diagnose", "compare", "import", "faults", "hostile-env", "memory", "cli-fuzz",
-                                           "triage", "render"])
+                                           "triage", "render", "nccl-profile"])
     ap.add_argument("--fabscope", required=True)
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--mpi-flags", default="")
@@ -1312,7 +1398,7 @@ def main():
      "report-mutations": cmd_report_mutations, "diagnose": cmd_diagnose, "compare": cmd_compare,
      "import": cmd_import, "faults": cmd_faults, "hostile-env": cmd_hostile_env,
      "memory": cmd_memory, "cli-fuzz": cmd_cli_fuzz, "triage": cmd_triage,
-     "render": cmd_render}[args.command](args)
+     "render": cmd_render, "nccl-profile": cmd_nccl_profile}[args.command](args)
 
 
 if __name__ == "__main__":

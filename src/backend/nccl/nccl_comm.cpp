@@ -131,6 +131,20 @@ Result<std::unique_ptr<NcclComm>> NcclComm::create(const RankContext& ctx, const
     }
     log.info("NCCL log of this rank: {}", nccl_debug_file(o.nccl_debug_dir, ctx.host(), ctx.rank()));
   }
+  // The profiler plugin and where it writes; NCCL's log beside it when none was asked
+  // for, for the NIC of each channel.
+  if (!o.nccl_profile_dir.empty()) {
+    if (const char* before = std::getenv("NCCL_PROFILER_PLUGIN"); before != nullptr && *before != '\0') {
+      log.info("--nccl-profile: NCCL_PROFILER_PLUGIN={} replaced by {}", before, o.nccl_profiler_plugin);
+    }
+    setenv("NCCL_PROFILER_PLUGIN", o.nccl_profiler_plugin.c_str(), 1);
+    setenv("FABSCOPE_PROFILE_DIR", o.nccl_profile_dir.c_str(), 1);
+    if (o.nccl_debug_dir.empty()) {
+      for (const auto& [key, value] : nccl_debug_env(o.nccl_profile_dir, ctx.host(), ctx.rank())) {
+        setenv(key.c_str(), value.c_str(), 1);
+      }
+    }
+  }
 
   int runtime = 0;
   int driver = 0;

@@ -9,6 +9,8 @@ void check_sweep_wrong_results(const SweepContext&, FindingSink&);
 void check_rank_straggler(const SweepContext&, FindingSink&);
 void check_perf_dip(const SweepContext&, FindingSink&);
 void check_perf_plateau(const SweepContext&, FindingSink&);
+void check_nccl_link_wait(const SweepContext&, FindingSink&);
+void check_nccl_open_steps(const SweepContext&, FindingSink&);
 void check_p2p_slow_host(const P2pSizeContext&, FindingSink&);
 void check_p2p_slow_link(const P2pSizeContext&, FindingSink&);
 void check_p2p_congested_link(const P2pSizeContext&, FindingSink&);
@@ -23,6 +25,9 @@ constexpr Rule<SweepContext> kSweepRules[] = {
     {"rank.straggler", "a rank the others waited for (sweep --arrivals)", check_rank_straggler},
     {"perf.dip", "a size whose bandwidth falls well below both neighbours' in one sweep", check_perf_dip},
     {"perf.plateau", "bus bandwidth that stops growing before a sweep's largest sizes (a note)", check_perf_plateau},
+    {"nccl.link_wait", "a link NCCL waited on the network for, far beyond the others (--nccl-profile)",
+     check_nccl_link_wait},
+    {"nccl.open_steps", "network transfers NCCL started and never finished (--nccl-profile)", check_nccl_open_steps},
 };
 
 constexpr Rule<P2pSizeContext> kP2pRules[] = {

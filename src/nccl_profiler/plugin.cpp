@@ -1,0 +1,579 @@
+// libnccl-profiler-fabscope.so: NCCL's profiler plugin interface (profiler_api.h), kept
+// to what attributes GPU wait to the network: for every proxy step (one network
+// transfer of one channel to or from one peer), the time it spent in each state
+// (SendGPUWait, SendPeerWait, SendWait, RecvWait, RecvFlushWait, RecvGPUWait), summed
+// per (collective and size, peer, channel, direction, state) with a log2 histogram.
+//
+// The event path neither allocates nor locks: event records come from a fixed ring per
+// thread (a record stopped on another thread is handed back by one atomic store), and the
+// sums are relaxed atomic adds into a per-communicator table that is allocated zeroed at
+// init (its pages are touched only where a bin is used). When a ring or a table is full,
+// the event is dropped and counted ("dropped_events"), never waited for.
+//
+// At finalize (the communicator destroyed), and at process exit for a communicator never
+// destroyed, it writes one JSON file per communicator into $FABSCOPE_PROFILE_DIR
+// (written to a temporary name and renamed, so a reader never sees half a file).
+// src/diag/nccl_profile.h reads it.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+
+#include "nccl_profiler/profiler_api.h"
+
+namespace fabscope::ncclprof {
+namespace {
+
+constexpr int kMaxKeys = 512;               // collective/size/algorithm combinations per communicator
+constexpr int kMaxBins = 16384;             // (key, peer, channel, direction) per communicator
+constexpr int kCollRing = 4096;             // collective and p2p events kept for their proxy operations
+constexpr int kPoolRecords = 4096;          // proxy-op and proxy-step records per thread
+constexpr int kProbe = 64;                  // records tried before an event is dropped
+constexpr int kMaxContexts = 256;           // communicators alive at once, for the exit flush
+constexpr uint32_t kOtherKey = 0;           // steps whose collective is unknown (PXN, table full)
+constexpr uint32_t kKindColl = 0x436f6c6c;  // handle kinds
+constexpr uint32_t kKindOp = 0x4f705270;
+constexpr uint32_t kKindStep = 0x53746570;
+
+uint64_t now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+template <typename T>
+void add(T& v, T d) {
+  __atomic_fetch_add(&v, d, __ATOMIC_RELAXED);
+}
+template <typename T>
+T load(const T& v) {
+  return __atomic_load_n(&v, __ATOMIC_ACQUIRE);
+}
+
+int state_index(int state) {
+  switch (state) {
+    case kSendGpuWait:
+      return 0;
+    case kSendPeerWait:
+      return 1;
+    case kSendWait:
+      return 2;
+    case kRecvWait:
+      return 3;
+    case kRecvFlushWait:
+      return 4;
+    case kRecvGpuWait:
+      return 5;
+    default:
+      return -1;
+  }
+}
+
+int bucket_of(uint64_t ns) {
+  if (ns < (1ull << kFirstBucketLog2Ns)) return 0;
+  const int b = 63 - __builtin_clzll(ns) - kFirstBucketLog2Ns + 1;
+  return b >= kBuckets ? kBuckets - 1 : b;
+}
+
+struct StateSum {
+  uint64_t ns;
+  uint64_t count;
+  uint64_t max_ns;
+  uint32_t hist[kBuckets];
+};
+
+struct Bin {
+  uint64_t tag;  // 0: free; else (key+1)<<40 | (peer+1)<<16 | channel<<8 | is_send
+  uint64_t ops;
+  uint64_t steps;
+  uint64_t done_steps;
+  uint64_t bytes;
+  StateSum states[kStates];
+};
+
+struct Key {
+  int state;  // 0 free, 1 being filled, 2 ready
+  uint64_t hash;
+  const char* id[4];  // NCCL's string pointers (func, datatype, algo, proto) as given
+  uint64_t count;
+  int peer;  // p2p: the peer; -1 for collectives
+  uint8_t channels;
+  bool p2p;
+  char func[32];
+  char datatype[32];
+  char algo[32];
+  char proto[16];
+  uint64_t calls;
+};
+
+struct Context;
+struct CollSlot {
+  uint32_t kind;
+  uint32_t key;
+  Context* ctx;
+};
+
+struct Context {
+  uint64_t magic;
+  int api;
+  uint64_t comm_id;
+  char comm_name[128];
+  int n_nodes;
+  int n_ranks;
+  int rank;
+  pid_t pid;
+  uint64_t start_ns;
+  Logger log;
+  int registry_slot;
+  uint64_t dropped;
+  uint64_t foreign_parents;  // proxy operations whose collective lives in another process (PXN)
+  uint64_t unknown_states;
+  uint32_t coll_cursor;
+  CollSlot colls[kCollRing];
+  Key keys[kMaxKeys];
+  Bin bins[kMaxBins];
+};
+constexpr uint64_t kMagic = 0x6661627363707266ull;
+
+// A proxy operation's or step's record, in the ring of the thread that started it.
+struct Record {
+  uint32_t kind;
+  int used;   // 1 while started and not stopped; cleared by stopEvent on any thread
+  int state;  // the current state's index, -1 before the first
+  Bin* bin;
+  uint64_t since_ns;
+  uint64_t trans_size;
+};
+
+struct Pool {
+  Record records[kPoolRecords];
+  uint32_t cursor;
+};
+thread_local Pool t_pool;
+
+Context* g_contexts[kMaxContexts];
+
+Record* take_record(uint32_t kind) {
+  Pool& p = t_pool;
+  for (int i = 0; i < kProbe; ++i) {
+    Record& r = p.records[p.cursor++ % kPoolRecords];
+    if (load(r.used) == 0) {
+      r.kind = kind;
+      r.state = -1;
+      r.bin = nullptr;
+      r.trans_size = 0;
+      __atomic_store_n(&r.used, 1, __ATOMIC_RELAXED);
+      return &r;
+    }
+  }
+  return nullptr;
+}
+void give_back(Record* r) { __atomic_store_n(&r->used, 0, __ATOMIC_RELEASE); }
+
+uint64_t mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return x;
+}
+
+void copy_name(char* dst, size_t n, const char* src) {
+  if (src == nullptr) src = "";
+  size_t i = 0;
+  for (; i + 1 < n && src[i] != '\0'; ++i) dst[i] = src[i];
+  dst[i] = '\0';
+}
+
+// The key of a collective or p2p call: NCCL's string pointers are its constants, so they
+// identify the strings without comparing them.
+uint32_t find_key(Context* c, bool p2p, const char* func, const char* datatype, const char* algo, const char* proto,
+                  uint64_t count, int peer, uint8_t channels) {
+  const uint64_t h =
+      mix(reinterpret_cast<uintptr_t>(func) ^ mix(reinterpret_cast<uintptr_t>(datatype)) ^
+          mix(reinterpret_cast<uintptr_t>(algo) + 1) ^ mix(reinterpret_cast<uintptr_t>(proto) + 2) ^ mix(count + 3) ^
+          mix(static_cast<uint64_t>(peer) + 5) ^ (static_cast<uint64_t>(channels) << 7) ^ (p2p ? 1 : 0)) |
+      1;
+  const char* id[4] = {func, datatype, algo, proto};
+  for (int i = 0; i < kMaxKeys - 1; ++i) {
+    const uint32_t k = 1 + static_cast<uint32_t>((h + static_cast<uint64_t>(i)) % (kMaxKeys - 1));
+    Key& key = c->keys[k];
+    int st = load(key.state);
+    if (st == 0) {
+      int expected = 0;
+      if (__atomic_compare_exchange_n(&key.state, &expected, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        key.hash = h;
+        for (int j = 0; j < 4; ++j) key.id[j] = id[j];
+        key.count = count;
+        key.peer = peer;
+        key.channels = channels;
+        key.p2p = p2p;
+        copy_name(key.func, sizeof key.func, func);
+        copy_name(key.datatype, sizeof key.datatype, datatype);
+        copy_name(key.algo, sizeof key.algo, algo);
+        copy_name(key.proto, sizeof key.proto, proto);
+        __atomic_store_n(&key.state, 2, __ATOMIC_RELEASE);
+        return k;
+      }
+      st = expected;
+    }
+    while (st == 1) st = load(key.state);  // another thread is filling it: a few stores
+    if (key.hash == h && key.count == count && key.peer == peer && key.channels == channels && key.p2p == p2p &&
+        key.id[0] == func && key.id[1] == datatype && key.id[2] == algo && key.id[3] == proto) {
+      return k;
+    }
+  }
+  add(c->dropped, uint64_t{1});
+  return kOtherKey;
+}
+
+Bin* find_bin(Context* c, uint32_t key, int peer, int channel, bool send) {
+  const uint64_t tag = (static_cast<uint64_t>(key) + 1) << 40 | (static_cast<uint64_t>(peer + 1) & 0xffffff) << 16 |
+                       (static_cast<uint64_t>(channel) & 0xff) << 8 | (send ? 1 : 0);
+  const uint64_t h = mix(tag);
+  for (int i = 0; i < kMaxBins; ++i) {
+    Bin& b = c->bins[(h + static_cast<uint64_t>(i)) % kMaxBins];
+    uint64_t t = load(b.tag);
+    if (t == tag) return &b;
+    if (t == 0) {
+      uint64_t expected = 0;
+      if (__atomic_compare_exchange_n(&b.tag, &expected, tag, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return &b;
+      if (expected == tag) return &b;
+    }
+  }
+  return nullptr;
+}
+
+// The time since the step entered its current state goes to that state.
+void close_state(Record* r, uint64_t t) {
+  if (r->state < 0 || r->bin == nullptr) return;
+  const uint64_t d = t > r->since_ns ? t - r->since_ns : 0;
+  StateSum& s = r->bin->states[r->state];
+  add(s.ns, d);
+  add(s.count, uint64_t{1});
+  add(s.hist[bucket_of(d)], uint32_t{1});
+  uint64_t m = load(s.max_ns);
+  while (d > m && !__atomic_compare_exchange_n(&s.max_ns, &m, d, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+}
+
+Result start(void* context, void** handle, uint64_t type, void* parent, const void* body) {
+  *handle = nullptr;
+  auto* c = static_cast<Context*>(context);
+  if (c == nullptr || c->magic != kMagic) return kSuccess;
+  if (type == kColl || type == kP2p) {
+    uint32_t key;
+    if (type == kColl) {
+      const auto* d = static_cast<const CollDescr*>(body);
+      key = find_key(c, false, d->func, d->datatype, d->algo, d->proto, d->count, -1, d->n_channels);
+    } else {
+      const auto* d = static_cast<const P2pDescr*>(body);
+      key = find_key(c, true, d->func, d->datatype, nullptr, nullptr, d->count, d->peer, d->n_channels);
+    }
+    add(c->keys[key].calls, uint64_t{1});
+    CollSlot& s = c->colls[__atomic_fetch_add(&c->coll_cursor, 1u, __ATOMIC_RELAXED) % kCollRing];
+    s.kind = kKindColl;
+    s.key = key;
+    s.ctx = c;
+    *handle = &s;
+    return kSuccess;
+  }
+  if (type == kProxyOp) {
+    const auto* d = static_cast<const ProxyOpDescr*>(body);
+    uint32_t key = kOtherKey;
+    if (d->pid == c->pid && parent != nullptr) {
+      const auto* s = static_cast<const CollSlot*>(parent);
+      if (s->kind == kKindColl && s->ctx == c) key = s->key;
+    } else if (parent != nullptr) {
+      add(c->foreign_parents, uint64_t{1});  // PXN: the collective is another process's
+    }
+    Bin* bin = find_bin(c, key, d->peer, d->channel_id, d->is_send != 0);
+    Record* r = bin != nullptr ? take_record(kKindOp) : nullptr;
+    if (r == nullptr) {
+      add(c->dropped, uint64_t{1});
+      return kSuccess;
+    }
+    r->bin = bin;
+    add(bin->ops, uint64_t{1});
+    *handle = r;
+    return kSuccess;
+  }
+  if (type == kProxyStep) {
+    auto* op = static_cast<Record*>(parent);
+    if (op == nullptr || op->kind != kKindOp || op->bin == nullptr) return kSuccess;
+    Record* r = take_record(kKindStep);
+    if (r == nullptr) {
+      add(c->dropped, uint64_t{1});
+      return kSuccess;
+    }
+    r->bin = op->bin;  // its time starts with its first state (record)
+    add(op->bin->steps, uint64_t{1});
+    *handle = r;
+    return kSuccess;
+  }
+  return kSuccess;  // not asked for: no handle
+}
+
+Result stop(void* handle) {
+  if (handle == nullptr) return kSuccess;
+  const uint32_t kind = *static_cast<const uint32_t*>(handle);
+  if (kind == kKindColl) return kSuccess;  // enqueued; its slot stays for its proxy operations
+  auto* r = static_cast<Record*>(handle);
+  if (kind == kKindStep) {
+    close_state(r, now_ns());
+    add(r->bin->done_steps, uint64_t{1});
+    add(r->bin->bytes, r->trans_size);
+  }
+  if (kind == kKindStep || kind == kKindOp) give_back(r);
+  return kSuccess;
+}
+
+Result record(void* handle, int state, StateArgs* args) {
+  if (handle == nullptr) return kSuccess;
+  auto* r = static_cast<Record*>(handle);
+  if (r->kind != kKindStep) return kSuccess;
+  const int idx = state_index(state);
+  if (args != nullptr && args->proxy_step.trans_size > 0) r->trans_size = args->proxy_step.trans_size;
+  if (idx < 0 || idx == r->state) return kSuccess;  // SendPeerWait repeats while the peer has no credit
+  const uint64_t t = now_ns();
+  close_state(r, t);
+  r->state = idx;
+  r->since_ns = t;
+  return kSuccess;
+}
+
+// --- The file ---------------------------------------------------------------------
+
+void json_string(FILE* f, const char* s) {
+  fputc('"', f);
+  for (const unsigned char* p = reinterpret_cast<const unsigned char*>(s); *p; ++p) {
+    if (*p == '"' || *p == '\\') {
+      fputc('\\', f);
+      fputc(*p, f);
+    } else if (*p < 0x20 || *p >= 0x7f) {
+      fprintf(f, "\\u%04x", *p < 0x20 ? *p : '?');
+    } else {
+      fputc(*p, f);
+    }
+  }
+  fputc('"', f);
+}
+
+void utc_now(char* out, size_t n) {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  tm t{};
+  gmtime_r(&ts.tv_sec, &t);
+  strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &t);
+}
+
+void write_body(FILE* f, const Context* c, bool complete) {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  char when[64] = {};
+  utc_now(when, sizeof when);
+  fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"plugin_api\": %d,\n  \"host\": ", kFormat,
+          kFormatVersion, c->api);
+  json_string(f, host);
+  fprintf(f, ",\n  \"pid\": %d,\n  \"comm_id\": \"0x%016" PRIx64 "\",\n  \"comm_name\": ", static_cast<int>(c->pid),
+          c->comm_id);
+  json_string(f, c->comm_name);
+  fprintf(f,
+          ",\n  \"rank\": %d,\n  \"nranks\": %d,\n  \"nnodes\": %d,\n  \"written_utc\": \"%s\",\n"
+          "  \"complete\": %s,\n  \"clock\": \"CLOCK_MONOTONIC\",\n  \"start_ns\": %" PRIu64 ",\n  \"end_ns\": %" PRIu64
+          ",\n  \"dropped_events\": %" PRIu64 ",\n  \"foreign_parent_ops\": %" PRIu64
+          ",\n  \"histogram\": {\"first_ns\": %d, \"factor\": 2, \"buckets\": %d},\n  \"keys\": [",
+          c->rank, c->n_ranks, c->n_nodes, when, complete ? "true" : "false", c->start_ns, now_ns(), load(c->dropped),
+          load(c->foreign_parents), 1 << kFirstBucketLog2Ns, kBuckets);
+  bool first = true;
+  for (int k = 0; k < kMaxKeys; ++k) {
+    const Key& key = c->keys[k];
+    if (k != static_cast<int>(kOtherKey) && load(key.state) != 2) continue;
+    fprintf(f, "%s\n    {\"id\": %d, \"kind\": \"%s\", \"func\": ", first ? "" : ",", k,
+            k == static_cast<int>(kOtherKey) ? "unknown"
+            : key.p2p                        ? "p2p"
+                                             : "collective");
+    json_string(f, key.func);
+    fputs(", \"datatype\": ", f);
+    json_string(f, key.datatype);
+    fprintf(f, ", \"count\": %" PRIu64 ", \"algo\": ", key.count);
+    json_string(f, key.algo);
+    fputs(", \"proto\": ", f);
+    json_string(f, key.proto);
+    fprintf(f, ", \"peer\": %d, \"channels\": %d, \"calls\": %" PRIu64 "}", key.peer, key.channels, load(key.calls));
+    first = false;
+  }
+  fputs("\n  ],\n  \"bins\": [", f);
+  first = true;
+  for (int i = 0; i < kMaxBins; ++i) {
+    const Bin& b = c->bins[i];
+    const uint64_t tag = load(b.tag);
+    if (tag == 0) continue;
+    const int key = static_cast<int>((tag >> 40) - 1);
+    const int peer = static_cast<int>((tag >> 16) & 0xffffff) - 1;
+    const int channel = static_cast<int>((tag >> 8) & 0xff);
+    fprintf(f,
+            "%s\n    {\"key\": %d, \"peer\": %d, \"channel\": %d, \"direction\": \"%s\", \"ops\": %" PRIu64
+            ", \"steps\": %" PRIu64 ", \"done_steps\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"states\": {",
+            first ? "" : ",", key, peer, channel, (tag & 1) ? "send" : "recv", load(b.ops), load(b.steps),
+            load(b.done_steps), load(b.bytes));
+    bool first_state = true;
+    for (int s = 0; s < kStates; ++s) {
+      const StateSum& st = b.states[s];
+      if (load(st.count) == 0) continue;
+      fprintf(f, "%s\"%s\": {\"ns\": %" PRIu64 ", \"count\": %" PRIu64 ", \"max_ns\": %" PRIu64 ", \"hist\": [",
+              first_state ? "" : ", ", kStateNames[s], load(st.ns), load(st.count), load(st.max_ns));
+      for (int h = 0; h < kBuckets; ++h) fprintf(f, "%s%u", h ? "," : "", load(st.hist[h]));
+      fputs("]}", f);
+      first_state = false;
+    }
+    fputs("}}", f);
+    first = false;
+  }
+  fputs("\n  ]\n}\n", f);
+}
+
+void warn(const Context* c, const char* what, const char* path, int err) {
+  if (c->log != nullptr) {
+    c->log(kLogWarn, kLogInit, __FILE__, __LINE__, "fabscope profiler: %s %s: %s", what, path, strerror(err));
+  } else {
+    fprintf(stderr, "fabscope profiler: %s %s: %s\n", what, path, strerror(err));
+  }
+}
+
+void write_file(const Context* c, bool complete) {
+  const char* dir = getenv(kDirVariable);
+  if (dir == nullptr || *dir == '\0') {
+    if (c->log != nullptr) {
+      c->log(kLogWarn, kLogInit, __FILE__, __LINE__,
+             "fabscope profiler: %s is not set; rank %d's profile is not written", kDirVariable, c->rank);
+    }
+    return;
+  }
+  char host[128] = {};
+  gethostname(host, sizeof host - 1);
+  for (char* p = host; *p; ++p) {
+    if (*p == '/' || *p == ' ') *p = '_';
+  }
+  char path[4096];
+  char tmp[4200];
+  snprintf(path, sizeof path, "%s/fabscope-profile-%s-%d-c%016" PRIx64 "-r%d.json", dir, host, static_cast<int>(c->pid),
+           c->comm_id, c->rank);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE* f = fopen(tmp, "w");
+  if (f == nullptr) {
+    warn(c, "cannot write", tmp, errno);
+    return;
+  }
+  write_body(f, c, complete);
+  const bool ok = fflush(f) == 0 && ferror(f) == 0;
+  const int err = errno;
+  if (fclose(f) != 0 || !ok) {
+    warn(c, "cannot write", tmp, ok ? errno : err);
+    unlink(tmp);
+    return;
+  }
+  if (rename(tmp, path) != 0) {
+    warn(c, "cannot rename to", path, errno);
+    unlink(tmp);
+    return;
+  }
+  if (c->log != nullptr) c->log(kLogInfo, kLogInit, __FILE__, __LINE__, "fabscope profiler: wrote %s", path);
+}
+
+Result init_common(void** context, int api, uint64_t comm_id, int* mask, const char* comm_name, int n_nodes,
+                   int n_ranks, int rank, Logger log) {
+  *context = nullptr;
+  // calloc: zero pages, touched only where a bin or key is used.
+  auto* c = static_cast<Context*>(calloc(1, sizeof(Context)));
+  if (c == nullptr) return kInternalError;
+  c->magic = kMagic;
+  c->api = api;
+  c->comm_id = comm_id;
+  copy_name(c->comm_name, sizeof c->comm_name, comm_name);
+  c->n_nodes = n_nodes;
+  c->n_ranks = n_ranks;
+  c->rank = rank;
+  c->pid = getpid();
+  c->start_ns = now_ns();
+  c->log = log;
+  c->registry_slot = -1;
+  copy_name(c->keys[kOtherKey].func, sizeof c->keys[kOtherKey].func, "unknown");
+  c->keys[kOtherKey].peer = -1;
+  for (int i = 0; i < kMaxContexts; ++i) {
+    Context* expected = nullptr;
+    if (__atomic_compare_exchange_n(&g_contexts[i], &expected, c, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+      c->registry_slot = i;
+      break;
+    }
+  }
+  *mask = static_cast<int>(kColl | kP2p | kProxyOp | kProxyStep);
+  *context = c;
+  if (log != nullptr) {
+    log(kLogInfo, kLogInit, __FILE__, __LINE__,
+        "fabscope profiler: API v%d, communicator %s rank %d of %d, profile to %s", api,
+        comm_name ? comm_name : "(unnamed)", rank, n_ranks, getenv(kDirVariable) ? getenv(kDirVariable) : "(unset)");
+  }
+  return kSuccess;
+}
+
+Result finalize(void* context) {
+  auto* c = static_cast<Context*>(context);
+  if (c == nullptr || c->magic != kMagic) return kSuccess;
+  if (c->registry_slot >= 0) __atomic_store_n(&g_contexts[c->registry_slot], nullptr, __ATOMIC_RELEASE);
+  write_file(c, true);
+  c->magic = 0;
+  free(c);
+  return kSuccess;
+}
+
+Result init_v5(void** context, uint64_t comm_id, int* mask, const char* comm_name, int n_nodes, int n_ranks, int rank,
+               Logger log) {
+  return init_common(context, 5, comm_id, mask, comm_name, n_nodes, n_ranks, rank, log);
+}
+Result start_v5(void* context, void** handle, DescrV5* d) {
+  return start(context, handle, d->type, d->parent, &d->coll);
+}
+Result init_v4(void** context, int* mask, const char* comm_name, uint64_t comm_hash, int n_nodes, int n_ranks, int rank,
+               Logger log) {
+  return init_common(context, 4, comm_hash, mask, comm_name, n_nodes, n_ranks, rank, log);
+}
+Result start_v4(void* context, void** handle, DescrV4* d) {
+  return start(context, handle, d->type, d->parent, &d->coll);
+}
+
+// A communicator never destroyed (a job that exits without ncclCommDestroy) still
+// leaves its profile, marked incomplete.
+__attribute__((destructor)) void flush_at_exit() {
+  for (int i = 0; i < kMaxContexts; ++i) {
+    Context* c = __atomic_exchange_n(&g_contexts[i], nullptr, __ATOMIC_ACQ_REL);
+    if (c != nullptr && c->magic == kMagic) write_file(c, false);
+  }
+}
+
+}  // namespace
+}  // namespace fabscope::ncclprof
+
+extern "C" {
+__attribute__((visibility("default"))) fabscope::ncclprof::ProfilerV5 ncclProfiler_v5 = {
+    "fabscope",
+    fabscope::ncclprof::init_v5,
+    fabscope::ncclprof::start_v5,
+    fabscope::ncclprof::stop,
+    fabscope::ncclprof::record,
+    fabscope::ncclprof::finalize,
+};
+__attribute__((visibility("default"))) fabscope::ncclprof::ProfilerV4 ncclProfiler_v4 = {
+    "fabscope",
+    fabscope::ncclprof::init_v4,
+    fabscope::ncclprof::start_v4,
+    fabscope::ncclprof::stop,
+    fabscope::ncclprof::record,
+    fabscope::ncclprof::finalize,
+};
+}
