@@ -145,6 +145,36 @@ std::string p2p_markdown(const Report& r) {
   return out + "\n";
 }
 
+// NCCL's profiler plugin: per collective at its largest size, the sending link that
+// waited longest on the network against the median link.
+std::string nccl_profile_markdown(const Report& r) {
+  if (!r.nccl_profile) return "";
+  const NcclProfileSection& s = *r.nccl_profile;
+  if (s.status != "collected") return fmt::format("**NCCL network wait**: {} ({})\n\n", s.status, cell(s.detail));
+  std::map<std::pair<std::string, std::string>, const ProfilePoint*> largest;
+  for (const ProfilePoint& p : s.points) {
+    const ProfilePoint*& l = largest[{p.comm, p.collective}];
+    if (l == nullptr || p.size_bytes > l->size_bytes) l = &p;
+  }
+  std::string out =
+      "**NCCL network wait** (profiler plugin, per call)\n\n| Collective | Size | Median link (us) | Longest link | "
+      "NIC | Its wait (us) |\n|---|---:|---:|---|---|---:|\n";
+  for (const auto& [key, p] : largest) {
+    std::vector<double> waits;
+    const ProfileLink* worst = nullptr;
+    for (const ProfileLink& l : p->links) {
+      if (l.direction != "send" || l.calls() <= 0) continue;
+      waits.push_back(l.network_us_per_call());
+      if (worst == nullptr || l.network_us_per_call() > worst->network_us_per_call()) worst = &l;
+    }
+    if (worst == nullptr) continue;
+    out += fmt::format("| {} | {} | {:.1f} | {} -> {} | {} | {:.1f} |\n", p->collective, format_size(p->size_bytes),
+                       median(waits), worst->rank, worst->peer, worst->nic.empty() ? "?" : cell(worst->nic),
+                       worst->network_us_per_call());
+  }
+  return out + "\n";
+}
+
 std::string attribution_markdown(const Report& r) {
   if (r.attribution.empty()) return "";
   std::string out =
@@ -182,6 +212,7 @@ std::string render_markdown(const Report& r, const Budget& budget) {
     out += sweeps_markdown(r, budget);
   }
   out += p2p_markdown(r);
+  out += nccl_profile_markdown(r);
   out += attribution_markdown(r);
   if (!r.findings.empty()) {
     // Errors first, then warnings, then the rest, each in the report's order.

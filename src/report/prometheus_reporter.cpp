@@ -202,6 +202,31 @@ std::string render_prometheus(const Report& r) {
     foreign.add({{"host", s.host}, {"phase", s.phase}},
                 static_cast<double>(tx > *s.fabscope_tx_bytes ? tx - *s.fabscope_tx_bytes : 0));
   }
+  // NCCL's profiler plugin, at each collective's largest size: the network's part per call
+  // of each sending link (SendWait), and transfers never finished.
+  Family nccl_wait("fabscope_nccl_network_wait_seconds",
+                   "Per call, how long a rank's sends to a peer over a NIC waited on the network inside NCCL "
+                   "(SendWait of its proxy steps, fabscope's profiler plugin), at the collective's largest size.");
+  Family nccl_open("fabscope_nccl_open_steps", "Network transfers NCCL started towards a peer and never finished.");
+  if (r.nccl_profile) {
+    std::map<std::pair<std::string, std::string>, const ProfilePoint*> largest;
+    for (const ProfilePoint& p : r.nccl_profile->points) {
+      const ProfilePoint*& l = largest[{p.comm, p.collective}];
+      if (l == nullptr || p.size_bytes > l->size_bytes) l = &p;
+    }
+    for (const auto& [key, p] : largest) {
+      for (const ProfileLink& l : p->links) {
+        const Labels labels = {{"comm", p->comm},
+                               {"collective", p->collective},
+                               {"rank", std::to_string(l.rank)},
+                               {"peer", std::to_string(l.peer)},
+                               {"direction", l.direction},
+                               {"nic", l.nic}};
+        if (l.direction == "send" && l.calls() > 0) nccl_wait.add(labels, l.network_us_per_call() / 1e6);
+        nccl_open.add(labels, static_cast<double>(l.open_steps));
+      }
+    }
+  }
   Family rows("fabscope_compare_rows", "Compared rows by verdict (fabscope compare).");
   if (r.comparison) {
     std::map<std::string, int> counts;
@@ -214,7 +239,7 @@ std::string render_prometheus(const Report& r) {
   }
   std::string out;
   for (const Family* f : {&info, &start, &end, &ranks, &verdict, &findings, &drain, &busbw, &size, &host_time,
-                          &host_busbw, &link_bw, &link_lat, &share, &foreign, &rows}) {
+                          &host_busbw, &link_bw, &link_lat, &share, &foreign, &nccl_wait, &nccl_open, &rows}) {
     out += f->text();
   }
   return out;

@@ -1341,6 +1341,19 @@ def cmd_nccl_profile(args):
         r = run([args.fabscope, "report", out])
         if r.returncode != 0 or "NCCL network wait" not in r.stdout:
             fail(f"`report` renders the profile again:\n{r.stdout}{r.stderr}")
+        md, prom = os.path.join(tmp, "d.md"), os.path.join(tmp, "d.prom")
+        r = run([args.fabscope, "report", out, "--format", "markdown", "-o", md])
+        r2 = run([args.fabscope, "report", out, "--format", "prometheus", "-o", prom])
+        if r.returncode != 0 or r2.returncode != 0 or "| allreduce | 16 MiB |" not in open(md).read() or \
+                "| 2 -> 3 | mlx5_0 |" not in open(md).read():
+            fail(f"Markdown has the longest-waiting link:\n{open(md).read() if os.path.exists(md) else r.stderr}")
+        fams = check_prometheus(prom, "diagnose --import-profile")
+        waits = {s.labels["rank"]: s.value for s in fams["fabscope_nccl_network_wait_seconds"].samples}
+        if len(waits) != 4 or max(waits, key=waits.get) != "2" or not 3 <= waits["2"] / waits["0"] <= 5:
+            fail(f"Prometheus: each sending link's network wait per call: {waits}")
+        html_text = open(html).read()
+        if 'id="nccl-profile"' not in html_text or "mlx5_0" not in html_text:
+            fail("the HTML report has the NCCL wait section")
         # Without the log: the same waits, the NIC unknown, and said so.
         p = run([args.fabscope, "diagnose", "--import-profile", prof, "--json", out])
         doc = check_valid(v, out)

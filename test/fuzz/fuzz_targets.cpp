@@ -16,6 +16,8 @@
 #include "core/sizes.h"
 #include "core/text.h"
 #include "diag/expectations.h"
+#include "diag/findings.h"
+#include "diag/nccl_profile.h"
 #include "p2p/schedule.h"
 #include "report/compare.h"
 #include "report/compare_text.h"
@@ -150,6 +152,20 @@ int fuzz_triage(const uint8_t* data, size_t size) {
   return recognised ? 1 : 0;
 }
 
+// A profile of fabscope's NCCL profiler plugin, then what diagnose --import-profile does
+// with it: the section, its findings, every renderer.
+int fuzz_nccl_profile(const uint8_t* data, size_t size) {
+  auto p = parse_rank_profile(as_text(data, size), "fuzz.json");
+  if (!p.ok()) return 0;
+  Report r;
+  r.context.hosts = {"fuzz"};
+  r.nccl_profile = build_profile_section({*p}, {});
+  add_sweep_findings(r);
+  decide_verdict(r);
+  render_everything(r);
+  return 1;
+}
+
 // The command line's values: each line of the input is given to every value parser.
 int fuzz_cli_values(const uint8_t* data, size_t size) {
   int accepted = 0;
@@ -189,6 +205,7 @@ std::span<const Target> targets() {
       {"hwloc-xml", fuzz_topology<topo::parse_hwloc_xml>, {"hwloc-xml"}, false},
       {"nccl-env", fuzz_nccl_env, {"configs/oci-nccl-conf"}, false},
       {"cli-values", fuzz_cli_values, {"cli-values"}, false},
+      {"nccl-profile", fuzz_nccl_profile, {"nccl-profile"}, true},
       {"triage",
        fuzz_triage,
        {"triage", "nccl-logs", "ib-counters", "nccl-tests", "nvidia-smi-topo", "rdma", "topo-xml"},
