@@ -32,7 +32,7 @@ awk -v ns="$median" 'BEGIN {
   split("100 200 400", gbps, " ");
   for (i = 1; i <= 3; ++i) {
     wire_us = 524288 * 8 / (gbps[i] * 1e3);
-    printf("  512 KiB transfer at %3d Gb/s takes %6.1f us on the wire: the plugin adds %.2f%% of one proxy thread per NIC-saturating stream\n",
+    printf("  512 KiB transfer at %3d Gb/s takes %6.1f us on the wire: the plugin takes %.2f%% of one proxy thread per direction at that rate\n",
            gbps[i], wire_us, 100 * ns / 1e3 / wire_us);
   }
 }'

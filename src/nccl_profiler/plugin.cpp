@@ -79,12 +79,16 @@ int bucket_of(uint64_t ns) {
   return b >= kBuckets ? kBuckets - 1 : b;
 }
 
-struct StateSum {
+struct StateSum {  // the count is the histogram's sum, one atomic add fewer per state
   uint64_t ns;
-  uint64_t count;
   uint64_t max_ns;
   uint32_t hist[kBuckets];
 };
+uint64_t count_of(const StateSum& s) {
+  uint64_t n = 0;
+  for (int b = 0; b < kBuckets; ++b) n += __atomic_load_n(&s.hist[b], __ATOMIC_ACQUIRE);
+  return n;
+}
 
 struct Bin {
   uint64_t tag;  // 0: free; else (key+1)<<40 | (peer+1)<<16 | channel<<8 | is_send
@@ -255,9 +259,8 @@ void close_state(Record* r, uint64_t t) {
   const uint64_t d = t > r->since_ns ? t - r->since_ns : 0;
   StateSum& s = r->bin->states[r->state];
   add(s.ns, d);
-  add(s.count, uint64_t{1});
   add(s.hist[bucket_of(d)], uint32_t{1});
-  uint64_t m = load(s.max_ns);
+  uint64_t m = __atomic_load_n(&s.max_ns, __ATOMIC_RELAXED);
   while (d > m && !__atomic_compare_exchange_n(&s.max_ns, &m, d, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
   }
 }
@@ -425,9 +428,10 @@ void write_body(FILE* f, const Context* c, bool complete) {
     bool first_state = true;
     for (int s = 0; s < kStates; ++s) {
       const StateSum& st = b.states[s];
-      if (load(st.count) == 0) continue;
+      const uint64_t count = count_of(st);
+      if (count == 0) continue;
       fprintf(f, "%s\"%s\": {\"ns\": %" PRIu64 ", \"count\": %" PRIu64 ", \"max_ns\": %" PRIu64 ", \"hist\": [",
-              first_state ? "" : ", ", kStateNames[s], load(st.ns), load(st.count), load(st.max_ns));
+              first_state ? "" : ", ", kStateNames[s], load(st.ns), count, load(st.max_ns));
       for (int h = 0; h < kBuckets; ++h) fprintf(f, "%s%u", h ? "," : "", load(st.hist[h]));
       fputs("]}", f);
       first_state = false;
@@ -525,7 +529,11 @@ Result init_common(void** context, int api, uint64_t comm_id, int* mask, const c
 Result finalize(void* context) {
   auto* c = static_cast<Context*>(context);
   if (c == nullptr || c->magic != kMagic) return kSuccess;
-  if (c->registry_slot >= 0) __atomic_store_n(&g_contexts[c->registry_slot], nullptr, __ATOMIC_RELEASE);
+  // Taken back from the exit flush's registry; if the flush took it first (the process
+  // is exiting while NCCL finalizes), the flush writes it and it is not freed under it.
+  if (c->registry_slot >= 0 && __atomic_exchange_n(&g_contexts[c->registry_slot], nullptr, __ATOMIC_ACQ_REL) != c) {
+    return kSuccess;
+  }
   write_file(c, true);
   c->magic = 0;
   free(c);
