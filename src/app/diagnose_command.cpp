@@ -389,6 +389,7 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
   const Logger& log = job->log;
   const BackendEntry* entry = job->backend;
   BackendOptions backend_options = common.backend_options;
+  std::string profile_unavailable;  // why the default --nccl-profile could not be
   const bool profile_asked = nccl_profile_option_ != nullptr && nccl_profile_option_->count() > 0;
   if (nccl_profile_ && (entry->name == "nccl" || profile_asked)) {
     Status s =
@@ -397,7 +398,11 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
             : Status::Invalid(fmt::format(
                   "--nccl-profile profiles NCCL and needs --backend nccl; this job uses backend '{}'", entry->name));
     if (s.ok()) s = prepare_nccl_profile(ctx, backend_options);
-    if (!s.ok()) {
+    if (!s.ok() && !profile_asked && entry->name == "nccl") {
+      // On by default, not asked for: the diagnosis goes on without it, and says why.
+      if (ctx.rank() == 0) log.warn("{}; diagnosing without NCCL's profile", s.message());
+      profile_unavailable = s.message();
+    } else if (!s.ok()) {
       if (ctx.rank() == 0) print_error(s.message());
       return {s};
     }
@@ -625,6 +630,9 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
       report.diagnosis->link_noise = link_variation(*report.p2p, again->links);
     }
     phases.end();
+  }
+  if (!profile_unavailable.empty() && ctx.rank() == 0) {
+    report.nccl_profile = build_profile_section({}, {}, profile_unavailable);
   }
   if (!backend_options.nccl_profile_dir.empty()) {
     // NCCL finalizes its communicators, and the plugin writes what it gathered.
