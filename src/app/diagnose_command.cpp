@@ -392,12 +392,7 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
   std::string profile_unavailable;  // why the default --nccl-profile could not be
   const bool profile_asked = nccl_profile_option_ != nullptr && nccl_profile_option_->count() > 0;
   if (nccl_profile_ && (entry->name == "nccl" || profile_asked)) {
-    Status s =
-        entry->name == "nccl"
-            ? Status::Ok()
-            : Status::Invalid(fmt::format(
-                  "--nccl-profile profiles NCCL and needs --backend nccl; this job uses backend '{}'", entry->name));
-    if (s.ok()) s = prepare_nccl_profile(ctx, backend_options);
+    const Status s = prepare_nccl_profile(ctx, entry->name, backend_options);
     if (!s.ok() && !profile_asked && entry->name == "nccl") {
       // On by default, not asked for: the diagnosis goes on without it, and says why.
       if (ctx.rank() == 0) log.warn("{}; diagnosing without NCCL's profile", s.message());

@@ -114,7 +114,11 @@ Result<std::string> find_nccl_profiler_plugin() {
       kPluginFile, dir, dir + "/../lib"));
 }
 
-Status prepare_nccl_profile(const RankContext& ctx, BackendOptions& options) {
+Status prepare_nccl_profile(const RankContext& ctx, std::string_view backend, BackendOptions& options) {
+  if (backend != "nccl") {  // the same on every rank: the job's backend
+    return Status::Invalid(
+        fmt::format("--nccl-profile profiles NCCL and needs --backend nccl; this job uses backend '{}'", backend));
+  }
   auto plugin = find_nccl_profiler_plugin();
   Status local = plugin.ok() ? Status::Ok() : plugin.status();
   std::string dir;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "backend/registry.h"
 #include "comm/context.h"
@@ -18,9 +19,10 @@ namespace fabscope {
 // fabscope binary, else in ../lib from it. Not found: an error naming where it looked.
 Result<std::string> find_nccl_profiler_plugin();
 
-// Before the backend is created, on every rank: the plugin found, this rank's directory
-// made, `options` told both. All ranks agree (one rank's error is every rank's).
-Status prepare_nccl_profile(const RankContext& ctx, BackendOptions& options);
+// Before the backend is created, on every rank: the job's backend must be nccl, the
+// plugin found, this rank's directory made, `options` told both. All ranks agree (one
+// rank's error is every rank's).
+Status prepare_nccl_profile(const RankContext& ctx, std::string_view backend, BackendOptions& options);
 
 // After the backend is destroyed (NCCL has finalized its communicator): each rank's
 // profile and channel NICs read, its directory removed; rank 0 sets report.nccl_profile.

@@ -142,12 +142,7 @@ CommandOutcome SweepCommand::run(const CommonOptions& common, int* argc, char***
   const Logger& log = job->log;
   BackendOptions backend_options = common.backend_options;
   if (nccl_profile_) {
-    Status s = job->backend->name == "nccl"
-                   ? Status::Ok()
-                   : Status::Invalid(fmt::format(
-                         "--nccl-profile profiles NCCL and needs --backend nccl; this job uses backend '{}'",
-                         job->backend->name));
-    if (s.ok()) s = prepare_nccl_profile(ctx, backend_options);
+    const Status s = prepare_nccl_profile(ctx, job->backend->name, backend_options);
     if (!s.ok()) {
       if (ctx.rank() == 0) print_error(s.message());
       return {s};
