@@ -368,6 +368,36 @@ CounterSample congestion_sample(const std::string& phase, uint64_t bytes, uint64
   return s;
 }
 
+// Over NCCL, with its profiler plugin's data: the link whose sends waited longest on the
+// network per call (2 -> 3: 300 us against 100 us on the others) bounds the collective,
+// by its wait beyond the median link's.
+TEST(Attribution, TheNcclProfileMeasuresTheBoundingLinksPart) {
+  Report r = make_report(15000, {{2, 3, 3.0}});
+  ProfilePoint p;
+  p.collective = "allreduce";
+  p.size_bytes = kSize;
+  for (int rank = 0; rank < 4; ++rank) {
+    ProfileLink l;
+    l.rank = rank;
+    l.peer = (rank + 1) % 4;
+    l.direction = "send";
+    l.channels = 2;
+    l.ops = 20;  // 10 calls
+    l.wait_us[2] = rank == 2 ? 3000 : 1000;
+    p.links.push_back(l);
+  }
+  r.nccl_profile = NcclProfileSection{"collected", "", {}, {p}};
+  add_p2p_findings(r);
+  attribute(r);
+  ASSERT_EQ(r.attribution.size(), 1u);
+  const Attribution& a = r.attribution[0];
+  EXPECT_EQ(a.method, "nccl_profile");
+  ASSERT_FALSE(a.entries.empty());
+  EXPECT_EQ(a.entries[0].kind, "link");
+  EXPECT_NEAR(a.entries[0].excess_us, 200.0, 1e-6);  // 300 us against the median's 100 us
+  EXPECT_NEAR(a.entries[0].evidence["busy_us"].get<double>(), 300.0, 1e-6);
+}
+
 TEST(CongestionRose, TheSameLoadMetMorePushBack) {
   const uint64_t gib = 1ull << 30;
   std::vector<CounterSample> samples = {

@@ -13,7 +13,6 @@
 #include <thread>
 
 #include "core/atomic_file.h"
-#include "diag/attribution.h"
 #include "diag/findings.h"
 #include "diag/nccl_profile.h"
 #include "nccl_profiler/profiler_api.h"
@@ -578,52 +577,6 @@ TEST(NcclProfileJudge, TransfersLeftOpenAreAnError) {
   EXPECT_EQ(r.findings[0].severity, Severity::kError);
   EXPECT_EQ(r.findings[0].evidence["open_steps"], 3);
   EXPECT_EQ(r.findings[0].subject, "rank 1 (h1) <- rank 0 (h0) over mlx5_1");
-}
-
-TEST(NcclProfileJudge, TheAttributionTakesTheLinkNcclWaitedOnLongest) {
-  // The diagnose report of attribution_test's shape, over NCCL: the link matrix flags
-  // 2 -> 3, and NCCL's profile says its sends waited 200 us per call beyond the median.
-  Report r = with_section(ring_section(2, 3.0));
-  Sweep s;
-  s.collective = "allreduce";
-  s.nranks = 4;
-  s.busbw_factor = 1.5;
-  SweepPoint p;
-  p.size_bytes = 64u << 20;
-  PlacementResult pl;
-  pl.time_us = 15000;
-  pl.algbw_gbps = static_cast<double>(p.size_bytes) / 1e3 / pl.time_us;
-  pl.busbw_gbps = pl.algbw_gbps * 1.5;
-  p.out_of_place = pl;
-  s.points.push_back(p);
-  r.sweeps.push_back(s);
-  P2pSection links;
-  links.mode = "bibw";
-  for (int a = 0; a < 4; ++a) {
-    for (int b = 0; b < 4; ++b) {
-      if (a == b) continue;
-      P2pLink l;
-      l.src_rank = a;
-      l.dst_rank = b;
-      l.src_host = "h" + std::to_string(a);
-      l.dst_host = "h" + std::to_string(b);
-      l.size_bytes = 1 << 20;
-      l.bw_gbps = a == 2 && b == 3 ? 3.0 : 10.0;
-      links.links.push_back(l);
-    }
-  }
-  r.p2p = links;
-  r.diagnosis = Diagnosis();
-  r.diagnosis->link_size_bytes = 1 << 20;
-  add_p2p_findings(r);
-  attribute(r);
-  ASSERT_EQ(r.attribution.size(), 1u);
-  const Attribution& a = r.attribution[0];
-  EXPECT_EQ(a.method, "nccl_profile");
-  ASSERT_FALSE(a.entries.empty());
-  EXPECT_EQ(a.entries[0].kind, "link");
-  EXPECT_NEAR(a.entries[0].excess_us, 200.0, 1e-6);  // 300 us against the median's 100 us
-  EXPECT_NEAR(a.entries[0].evidence["busy_us"].get<double>(), 300.0, 1e-6);
 }
 
 }  // namespace
