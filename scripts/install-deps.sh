@@ -10,7 +10,8 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libhwloc-dev hwloc libibverbs-dev libssl-dev
-  python3 python3-jsonschema python3-junitparser python3-prometheus-client
+  python3 python3-jsonschema python3-junitparser python3-prometheus-client python3-yaml
+  slurm-wlm munge
   chromium
   iproute2 iperf3
 )

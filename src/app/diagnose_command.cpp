@@ -28,11 +28,14 @@
 #include "core/text.h"
 #include "core/watchdog.h"
 #include "diag/attribution.h"
+#include "diag/fabric.h"
 #include "diag/findings.h"
 #include "diag/link_trace.h"
 #include "diag/nccl_profile.h"
+#include "diag/rules.h"
 #include "p2p/p2p.h"
 #include "report/json_io.h"
+#include "report/model_json.h"
 #include "sweep/sweep.h"
 #include "topo/readers.h"
 
@@ -50,6 +53,10 @@ constexpr int kMaxIters = 50;
 constexpr double kMaxBudgetS = 86400;
 // Of the budget, kept for starting up, the analysis and writing the outputs.
 constexpr double kReserve = 0.1;
+// The link schedule's rounds are sized for at least this many messages per flow, and
+// this much per round besides (agreeing, starting the flows).
+constexpr int kMinLinkIters = 16;
+constexpr double kRoundOverheadS = 0.002;
 
 std::string phase_names() {
   std::string s;
@@ -82,6 +89,13 @@ class DiagnoseCommand final : public Command {
     app.add_option("--expect", expect_path_,
                    "Hold the collective and link figures to this expectations file (perf.below_expected; read by "
                    "rank 0)");
+    app.add_option("--schedule", schedule_,
+                   "Link matrix: auto (default: the first that fits the budget), all (every pair of ranks), rail "
+                   "(every pair of hosts, rail by rail), sample (hosts under one leaf, then across, then suspects "
+                   "with more partners)");
+    app.add_option("--fabric", fabric_path_,
+                   "Slurm's topology.conf (SwitchName=... Nodes=...): sample hosts under one leaf first, and name "
+                   "a leaf's uplinks as one cause (p2p.congested_uplink)");
   }
 
   CommandOutcome run(const CommonOptions& common, int* argc, char*** argv) override;
@@ -112,6 +126,8 @@ class DiagnoseCommand final : public Command {
   std::string phases_ = "all";
   double budget_s_ = 60;
   std::string expect_path_;
+  std::string schedule_ = "auto";
+  std::string fabric_path_;
   bool nccl_profile_ = true;
   CLI::Option* nccl_profile_option_ = nullptr;
   std::string import_profile_;
@@ -146,6 +162,10 @@ Status DiagnoseCommand::parse(double timeout_s) {
   if (!(budget_s_ > 0) || budget_s_ > kMaxBudgetS) {
     return Status::Invalid(fmt::format(
         "--budget {:g}: give the seconds the phases may take, more than 0 and at most {:g}", budget_s_, kMaxBudgetS));
+  }
+  if (schedule_ != "auto") {
+    if (auto s = link_schedule_from_name(schedule_); !s.ok())
+      return Status::Invalid("--schedule: " + s.status().message());
   }
   if (collectives_.empty()) return Status::Invalid("name at least one collective; allowed: " + collective_names());
   sweep_ = SweepOptions();
@@ -377,10 +397,12 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
   }
   const Status parsed = parse(common.timeout_s);
   std::optional<Expectations> expectations;  // rank 0's
+  std::optional<FabricDescription> fabric;   // every rank's
   auto job = start_job(
       argc, argv,
       [&](const RankContext& ctx) {
         if (!parsed.ok()) return parsed;
+        if (Status s = load_fabric(ctx, fabric_path_, fabric); !s.ok()) return s;
         return load_expectations_on_rank0(ctx, expect_path_, expectations);
       },
       common.backend, common);
@@ -528,11 +550,26 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
     links.window = 8;
     links.warmup_iters = 4;
     links.timeout_s = common.timeout_s;
-    auto rounds = p2p_schedule(links.pattern, links.mode, ctx.size(), links.pair);
-    const size_t nrounds = rounds.ok() ? std::max<size_t>(rounds->size(), 1) : 1;
-    // A quarter of the share is kept for retesting suspects alone.
-    const double per_round_s = 0.75 * share(kLinksWeight) / static_cast<double>(nrounds);
     const double bw = busbw_estimate > 0 ? busbw_estimate : 1.0;
+    // The schedule: the rounds that fit three quarters of the share at the fewest
+    // iterations (a quarter is kept for suspects: more partners, then alone).
+    std::vector<RankPlace> places;
+    for (const RankInfo& ri : ctx.ranks()) places.push_back({ri.host, ri.local_rank});
+    const double min_round_s = kMinLinkIters * static_cast<double>(chunk) / (bw * 1e9) + kRoundOverheadS;
+    auto fit = agree_number(ctx, static_cast<int>(std::clamp(0.75 * share(kLinksWeight) / min_round_s, 1.0, 1e6)));
+    if (!fit.ok()) end_job_on_failure(*job, progress, fit.status());
+    LinkPlanOptions plan_options;
+    plan_options.schedule = schedule_ == "auto" ? pick_link_schedule(places, static_cast<size_t>(*fit))
+                                                : *link_schedule_from_name(schedule_);
+    plan_options.max_rounds = static_cast<size_t>(*fit);
+    const std::map<std::string, std::string> leaf_of =
+        fabric ? leaf_of_hosts(*fabric) : std::map<std::string, std::string>();
+    plan_options.leaf_of = fabric ? &leaf_of : nullptr;
+    auto plan = plan_links(places, plan_options);
+    if (Status s = agree_or_report(ctx, plan.ok() ? Status::Ok() : plan.status()); !s.ok()) return {s};
+    links.rounds = std::move(plan->rounds);
+    const size_t nrounds = std::max<size_t>(links.rounds.size(), 1);
+    const double per_round_s = 0.75 * share(kLinksWeight) / static_cast<double>(nrounds);
     // Rank 0's figures decide (the others' clocks and results differ), so every rank runs as many.
     auto iters =
         agree_number(ctx, std::clamp(static_cast<int>(per_round_s * bw * 1e9 / static_cast<double>(chunk)), 16, 1000));
@@ -543,15 +580,61 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
       if (ctx.rank() == 0) print_error(s.message());
       return {s};
     }
-    phases.begin("links", fmt::format("{} rounds of pairs, {} x {}", nrounds, links.iters, format_size(chunk)));
+    phases.begin("links", fmt::format("{} rounds of pairs ({}), {} x {}", nrounds, name(plan_options.schedule),
+                                      links.iters, format_size(chunk)));
     auto section = run_p2p(ctx, *transport, links, &progress, phases.counters());
     if (!section.ok()) end_job_on_failure(*job, progress, section.status());
+    LinkCoverage coverage;
+    coverage.schedule = std::string(name(plan_options.schedule));
+    coverage.rounds = static_cast<int>(links.rounds.size());
+    coverage.intra_leaf_rounds = static_cast<int>(plan->intra_leaf_rounds);
+    const FabricDescription* fabric_ptr = fabric ? &*fabric : nullptr;
     std::vector<CounterSample> scratch;
-    if (Status s =
-            retest_alone(ctx, *transport, links, progress, phases.counters() ? report.counters : scratch, *section);
+    if (plan_options.schedule == LinkSchedule::kSample) {
+      // Adaptive: rank 0 names the suspects; each gets more partners, measured like the rest.
+      std::string extra;
+      if (ctx.rank() == 0) {
+        std::set<std::pair<std::string, std::string>> measured;
+        for (const P2pLink& l : section->links) {
+          if (l.src_host != l.dst_host)
+            measured.insert({std::min(l.src_host, l.dst_host), std::max(l.src_host, l.dst_host)});
+        }
+        std::set<std::string> avoid;
+        for (const P2pSizeContext& c : p2p_size_contexts(*section, fabric_ptr))
+          avoid.insert(c.slow_hosts.begin(), c.slow_hosts.end());
+        Json rounds = Json::array();
+        for (const Round& round : suspect_rounds(places, link_suspects(*section, fabric_ptr), measured, avoid, 3, 2)) {
+          Json flows = Json::array();
+          for (const Flow& f : round) flows.push_back({f.src, f.dst});
+          rounds.push_back(std::move(flows));
+        }
+        extra = dump_json(rounds);
+      }
+      auto shared = ctx.broadcast(extra, 0);
+      if (!shared.ok()) end_job_on_failure(*job, progress, shared.status());
+      P2pOptions more = links;
+      more.rounds.clear();
+      for (const Json& round : Json::parse(*shared)) {
+        Round r;
+        for (const Json& f : round) r.push_back({f.at(0).get<int>(), f.at(1).get<int>()});
+        more.rounds.push_back(std::move(r));
+      }
+      coverage.adaptive_rounds = static_cast<int>(more.rounds.size());
+      if (!more.rounds.empty()) {
+        auto again = run_p2p(ctx, *transport, more, &progress, phases.counters());
+        if (!again.ok()) end_job_on_failure(*job, progress, again.status());
+        for (P2pLink& l : again->links) {
+          l.round += static_cast<int>(links.rounds.size());
+          section->links.push_back(std::move(l));
+        }
+      }
+    }
+    if (Status s = retest_alone(ctx, *transport, links, progress, phases.counters() ? report.counters : scratch,
+                                *section, fabric_ptr);
         !s.ok()) {
       end_job_on_failure(*job, progress, s);
     }
+    section->coverage = coverage;
     section->backend = std::string(entry->name);
     report.p2p = std::move(*section);
     phases.end();
@@ -643,11 +726,8 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
   report.context = make_run_context(ctx, backend ? backend->name() : std::string_view(entry->name), library,
                                     memory_kind, common.command_line);
   report.context.nccl_debug = nccl_debug_log(ctx, common.backend_options);
-  add_sweep_findings(report);
-  add_p2p_findings(report);
-  add_counter_findings(report);
-  discount_stalled_links(report);
-  attribute(report);
+  report.fabric = fabric;
+  analyze_diagnosis(report);
   if (expectations) add_expectation_findings(report, *expectations);
   return finish_job(*job, report);
 }

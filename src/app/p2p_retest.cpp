@@ -10,8 +10,8 @@
 namespace fabscope {
 
 Status retest_alone(const RankContext& ctx, Transport& transport, const P2pOptions& options, Progress& progress,
-                    std::vector<CounterSample>& counters, P2pSection& section) {
-  auto shared = ctx.broadcast(ctx.rank() == 0 ? dump_json(to_json_array(links_to_retest(section))) : "", 0);
+                    std::vector<CounterSample>& counters, P2pSection& section, const FabricDescription* fabric) {
+  auto shared = ctx.broadcast(ctx.rank() == 0 ? dump_json(to_json_array(links_to_retest(section, 32, fabric))) : "", 0);
   if (!shared.ok()) return shared.status();
   std::vector<P2pLink> suspects;
   try {
@@ -27,6 +27,7 @@ Status retest_alone(const RankContext& ctx, Transport& transport, const P2pOptio
       continue;
     }
     P2pOptions alone = options;
+    alone.rounds.clear();
     alone.pattern = P2pPattern::kPair;
     alone.pair = {l.src_rank, l.dst_rank};
     alone.sizes = {l.size_bytes};

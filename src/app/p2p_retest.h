@@ -14,6 +14,7 @@ namespace fabscope {
 // --retest: rank 0 names the slow links of `section`; every rank then measures each of
 // them alone (pattern pair, that link's size), and rank 0 keeps them in section.alone.
 Status retest_alone(const RankContext& ctx, Transport& transport, const P2pOptions& options, Progress& progress,
-                    std::vector<CounterSample>& counters, P2pSection& section);
+                    std::vector<CounterSample>& counters, P2pSection& section,
+                    const FabricDescription* fabric = nullptr);
 
 }  // namespace fabscope

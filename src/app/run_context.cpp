@@ -16,6 +16,7 @@
 #include "core/atomic_file.h"
 #include "core/clock.h"
 #include "core/env.h"
+#include "diag/fabric.h"
 #include "fabscope/version.h"
 
 extern char** environ;
@@ -85,6 +86,26 @@ void end_job_on_failure(const JobStart& job, Progress& progress, const Status& s
 
 Status load_expectations_on_rank0(const RankContext& ctx, const std::string& path, std::optional<Expectations>& out) {
   return ctx.rank() == 0 ? load_expectations_if_given(path, out) : Status::Ok();
+}
+
+Status load_fabric(const RankContext& ctx, const std::string& path, std::optional<FabricDescription>& out) {
+  if (path.empty()) return Status::Ok();
+  std::string mine;
+  if (ctx.rank() == 0) {
+    auto text = read_file(path);
+    mine = text.ok() ? "text\n" + *text : "error\n" + std::string(text.status().message());
+  }
+  auto shared = ctx.broadcast(mine, 0);
+  if (!shared.ok()) return shared.status();
+  const size_t eol = shared->find('\n');
+  const std::string_view kind = std::string_view(*shared).substr(0, eol);
+  const std::string_view body =
+      eol == std::string::npos ? std::string_view() : std::string_view(*shared).substr(eol + 1);
+  if (kind != "text") return Status::Invalid(fmt::format("--fabric {}: {}", path, body));
+  auto fabric = parse_slurm_topology(body, path);
+  if (!fabric.ok()) return Status::Invalid(fmt::format("--fabric: {}", fabric.status().message()));
+  out = std::move(*fabric);
+  return Status::Ok();
 }
 
 Status load_expectations_if_given(const std::string& path, std::optional<Expectations>& out) {

@@ -45,6 +45,9 @@ Result<JobStart> start_job(int* argc, char*** argv, const std::function<Status(c
 Status load_expectations_if_given(const std::string& path, std::optional<Expectations>& out);
 // The same for a measuring command: rank 0 reads it (the others leave `out` empty).
 Status load_expectations_on_rank0(const RankContext& ctx, const std::string& path, std::optional<Expectations>& out);
+// --fabric FILE (Slurm's topology.conf): read by rank 0, its text sent to every rank,
+// which parses it (every rank plans the same link rounds from it). Nothing when empty.
+Status load_fabric(const RankContext& ctx, const std::string& path, std::optional<FabricDescription>& out);
 // A failure in the middle of measuring: the other ranks may be waiting inside a
 // collective, so the whole job ends here, with the failure's exit code.
 [[noreturn]] void end_job_on_failure(const JobStart& job, Progress& progress, const Status& status);

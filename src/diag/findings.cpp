@@ -7,6 +7,8 @@
 #include <set>
 
 #include "core/stats.h"
+#include "diag/attribution.h"
+#include "diag/fabric.h"
 #include "diag/rules.h"
 
 namespace fabscope {
@@ -45,7 +47,13 @@ double goodness(const P2pLink& l) {
   return 0;
 }
 
-std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p) {
+std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p, const FabricDescription* fabric) {
+  std::map<std::string, std::string> leaf_of;
+  if (fabric) leaf_of = leaf_of_hosts(*fabric);
+  const auto leaf = [&](const std::string& host) -> const std::string* {
+    auto it = leaf_of.find(host);
+    return it == leaf_of.end() ? nullptr : &it->second;
+  };
   std::map<uint64_t, std::vector<const P2pLink*>> by_size;
   for (const P2pLink& l : p2p.links) by_size[l.size_bytes].push_back(&l);
   std::vector<P2pSizeContext> out;
@@ -58,6 +66,9 @@ std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p) {
     // host's touching values; the avoiding median is the median of all values less those,
     // found in the sorted whole (a report of 512 hosts has 261,632 links).
     std::map<std::string, std::vector<double>> touching;
+    std::map<int, std::vector<double>> rank_touching;
+    std::map<std::string, std::set<int>> host_ranks;
+    std::map<int, const std::string*> rank_host;
     std::vector<double> all;
     all.reserve(c.links.size());
     for (const P2pLink* l : c.links) {
@@ -65,6 +76,12 @@ std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p) {
       all.push_back(g);
       touching[l->src_host].push_back(g);
       if (l->dst_host != l->src_host) touching[l->dst_host].push_back(g);
+      rank_touching[l->src_rank].push_back(g);
+      rank_touching[l->dst_rank].push_back(g);
+      host_ranks[l->src_host].insert(l->src_rank);
+      host_ranks[l->dst_host].insert(l->dst_rank);
+      rank_host.emplace(l->src_rank, &l->src_host);
+      rank_host.emplace(l->dst_rank, &l->dst_host);
     }
     std::sort(all.begin(), all.end());
     for (auto& [h, mine] : touching) {
@@ -76,11 +93,60 @@ std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p) {
       if (hc.slow) c.slow_hosts.insert(h);
       c.hosts.push_back(std::move(hc));
     }
-    // The links no slow host explains, against the links that touch no slow host.
+    // A leaf whose every host is slow across leaves but not within it: its uplinks.
+    std::set<std::string> uplink_leaves;
+    if (fabric && !c.slow_hosts.empty()) {
+      std::map<std::string, std::vector<std::string>> leaf_hosts;
+      for (const auto& [h, mine] : touching) {
+        if (const std::string* lf = leaf(h)) leaf_hosts[*lf].push_back(h);
+      }
+      for (const auto& [lf, hosts] : leaf_hosts) {
+        if (hosts.size() < 2 ||
+            !std::all_of(hosts.begin(), hosts.end(), [&](const std::string& h) { return c.slow_hosts.count(h) > 0; })) {
+          continue;
+        }
+        std::vector<double> inside, outside;
+        for (const P2pLink* l : c.links) {
+          const std::string *a = leaf(l->src_host), *b = leaf(l->dst_host);
+          const bool ia = a && *a == lf, ib = b && *b == lf;
+          if (ia && ib && l->src_host != l->dst_host) {
+            inside.push_back(goodness(*l));
+          } else if (!ia && !ib) {
+            outside.push_back(goodness(*l));
+          }
+        }
+        if (inside.empty() || outside.empty() || median(inside) < kSlowRatio * median(outside)) continue;
+        P2pSizeContext::UplinkGroup g;
+        g.leaf = lf;
+        g.whole_leaf = true;
+        g.hosts = hosts;
+        g.inside_leaf = median(inside);
+        for (const std::string& h : hosts) c.slow_hosts.erase(h);
+        for (auto& hc : c.hosts) {
+          if (std::find(hosts.begin(), hosts.end(), hc.host) != hosts.end()) hc.slow = false;
+        }
+        uplink_leaves.insert(lf);
+        c.uplinks.push_back(std::move(g));
+      }
+    }
+    // Each rank of a host with several ranks in the links, where its host is not slow:
+    // a rank alone slow is its own NIC (or the rail behind it).
+    for (auto& [rank, mine] : rank_touching) {
+      if (mine.size() < kRankMinLinks || mine.size() >= all.size()) continue;
+      const std::string& host = *rank_host.at(rank);
+      if (host_ranks[host].size() < 2 || c.slow_hosts.count(host)) continue;
+      std::sort(mine.begin(), mine.end());
+      const double mt = median_sorted(mine), ma = median_of_difference(all, mine);
+      if (ma > 0 && mt < kSlowRatio * ma) c.slow_ranks.push_back({rank, host, mine.size(), mt, ma});
+    }
+    std::set<int> slow_rank_set;
+    for (const auto& r : c.slow_ranks) slow_rank_set.insert(r.rank);
+    // The links no slow host or rank explains, against the links that touch neither.
     std::vector<const P2pLink*> clean;
     std::vector<double> values;
     for (const P2pLink* l : c.links) {
       if (c.slow_hosts.count(l->src_host) || c.slow_hosts.count(l->dst_host)) continue;
+      if (slow_rank_set.count(l->src_rank) || slow_rank_set.count(l->dst_rank)) continue;
       clean.push_back(l);
       values.push_back(goodness(*l));
     }
@@ -89,6 +155,56 @@ std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p) {
       for (const P2pLink* l : clean) {
         if (goodness(*l) < kSlowRatio * c.reference) c.slow_links.push_back(l);
       }
+    }
+    // With a fabric description: slow links that cross a leaf's uplinks, grouped by the
+    // leaf most of them share (at least kUplinkMinLinks), are one cause.
+    if (fabric && !c.slow_links.empty()) {
+      const auto crossing_leaf = [&](const P2pLink* l, const std::string& lf) {
+        const std::string *a = leaf(l->src_host), *b = leaf(l->dst_host);
+        return a && b && *a != *b && (*a == lf || *b == lf);
+      };
+      for (auto& g : c.uplinks) {  // a whole leaf: its slow links across leaves
+        std::vector<const P2pLink*> rest;
+        for (const P2pLink* l : c.slow_links) (crossing_leaf(l, g.leaf) ? g.links : rest).push_back(l);
+        c.slow_links = std::move(rest);
+      }
+      while (true) {
+        std::map<std::string, size_t> count;
+        for (const P2pLink* l : c.slow_links) {
+          const std::string *a = leaf(l->src_host), *b = leaf(l->dst_host);
+          if (!a || !b || *a == *b) continue;
+          ++count[*a];
+          ++count[*b];
+        }
+        auto best = std::max_element(count.begin(), count.end(),
+                                     [](const auto& x, const auto& y) { return x.second < y.second; });
+        if (best == count.end() || best->second < kUplinkMinLinks || uplink_leaves.count(best->first)) break;
+        P2pSizeContext::UplinkGroup g;
+        g.leaf = best->first;
+        std::set<std::string> hosts;
+        std::vector<const P2pLink*> rest;
+        for (const P2pLink* l : c.slow_links) {
+          if (!crossing_leaf(l, g.leaf)) {
+            rest.push_back(l);
+            continue;
+          }
+          g.links.push_back(l);
+          hosts.insert(*leaf(l->src_host) == g.leaf ? l->src_host : l->dst_host);
+        }
+        g.hosts.assign(hosts.begin(), hosts.end());
+        uplink_leaves.insert(g.leaf);
+        c.uplinks.push_back(std::move(g));
+        c.slow_links = std::move(rest);
+      }
+      for (auto& g : c.uplinks) {
+        std::vector<double> v;
+        for (const P2pLink* l : g.links) v.push_back(goodness(*l));
+        g.median = v.empty() ? 0 : median(v);
+      }
+      // A whole leaf with no slow link left to show was not a cause after all.
+      c.uplinks.erase(std::remove_if(c.uplinks.begin(), c.uplinks.end(),
+                                     [](const P2pSizeContext::UplinkGroup& g) { return g.links.empty(); }),
+                      c.uplinks.end());
     }
     for (const P2pLink& l : p2p.alone) {
       if (l.size_bytes == size) c.alone.push_back(&l);
@@ -114,9 +230,14 @@ std::string P2pSizeContext::show(double g) const {
   return latency ? fmt::format("{:.2f} us", 1 / g) : fmt::format("{:.3f} GB/s", g);
 }
 
-std::vector<P2pLink> links_to_retest(const P2pSection& p2p, size_t limit) {
+std::vector<P2pLink> links_to_retest(const P2pSection& p2p, size_t limit, const FabricDescription* fabric) {
   std::vector<P2pLink> out;
-  for (const P2pSizeContext& c : p2p_size_contexts(p2p)) {
+  for (const P2pSizeContext& c : p2p_size_contexts(p2p, fabric)) {
+    for (const P2pSizeContext::UplinkGroup& g : c.uplinks) {  // a few of each group tell congestion from damage
+      for (size_t i = 0; i < g.links.size() && i < 3; ++i) {
+        if (out.size() < limit) out.push_back(*g.links[i]);
+      }
+    }
     for (const P2pLink* l : c.slow_links) {
       if (out.size() < limit) out.push_back(*l);
     }
@@ -124,11 +245,25 @@ std::vector<P2pLink> links_to_retest(const P2pSection& p2p, size_t limit) {
   return out;
 }
 
+std::vector<std::string> link_suspects(const P2pSection& p2p, const FabricDescription* fabric) {
+  std::set<std::string> out;
+  for (const P2pSizeContext& c : p2p_size_contexts(p2p, fabric)) {
+    for (const P2pLink* l : c.slow_links) {
+      out.insert(l->src_host);
+      out.insert(l->dst_host);
+    }
+    for (const auto& r : c.slow_ranks) out.insert(r.host);
+    out.insert(c.slow_hosts.begin(), c.slow_hosts.end());
+  }
+  return {out.begin(), out.end()};
+}
+
 void add_sweep_findings(Report& report) { run_rules(sweep_rules(), SweepContext{report}, report.findings); }
 
 void add_p2p_findings(Report& report) {
   if (!report.p2p) return;
-  for (const P2pSizeContext& c : p2p_size_contexts(*report.p2p)) run_rules(p2p_rules(), c, report.findings);
+  const FabricDescription* fabric = report.fabric ? &*report.fabric : nullptr;
+  for (const P2pSizeContext& c : p2p_size_contexts(*report.p2p, fabric)) run_rules(p2p_rules(), c, report.findings);
 }
 
 void discount_stalled_links(Report& report) {
@@ -144,7 +279,7 @@ void discount_stalled_links(Report& report) {
   std::vector<std::pair<int, std::string>> dropped;
   for (Finding& f : report.findings) {
     if (f.code.rfind("p2p.", 0) == 0) {
-      const int a = f.evidence.value("src_rank", -1), b = f.evidence.value("dst_rank", -1);
+      const int a = f.evidence.value("src_rank", f.evidence.value("rank", -1)), b = f.evidence.value("dst_rank", -1);
       const int rank = stalled.count(a) ? a : stalled.count(b) ? b : -1;
       if (rank >= 0) {
         dropped.emplace_back(rank, f.subject);
@@ -168,6 +303,91 @@ void discount_stalled_links(Report& report) {
 
 void add_counter_findings(Report& report) {
   run_rules(counter_rules(), CounterContext{report.counters}, report.findings);
+}
+
+void judge_link_coverage(Report& report) {
+  if (!report.p2p || !report.p2p->coverage) return;
+  LinkCoverage& cov = *report.p2p->coverage;
+  std::vector<std::string> hosts = report.context.hosts;
+  for (const P2pLink& l : report.p2p->links) {  // hosts the context lacks (a report built by hand)
+    for (const std::string* h : {&l.src_host, &l.dst_host}) {
+      if (std::find(hosts.begin(), hosts.end(), *h) == hosts.end()) hosts.push_back(*h);
+    }
+  }
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < hosts.size(); ++i) index.emplace(hosts[i], i);
+  const size_t n = hosts.size();
+  std::vector<char> measured(n * n, 0);
+  std::vector<char> in_link(n, 0);
+  for (const P2pLink& l : report.p2p->links) {
+    const size_t a = index.at(l.src_host), b = index.at(l.dst_host);
+    in_link[a] = in_link[b] = 1;
+    if (a != b) measured[a * n + b] = measured[b * n + a] = 1;
+  }
+  std::vector<char> slow(n, 0), suspect(n, 0);
+  for (const Finding& f : report.findings) {
+    if (f.code == "p2p.slow_host") {
+      for (const std::string& h : f.hosts) {
+        if (auto it = index.find(h); it != index.end()) slow[it->second] = 1;
+      }
+    } else if (f.code == "p2p.congested_uplink" && f.evidence.value("whole_leaf", false)) {
+      for (const auto& h : f.evidence.value("hosts", nlohmann::ordered_json::array())) {
+        if (auto it = index.find(h.get<std::string>()); it != index.end()) slow[it->second] = 1;
+      }
+    } else if (f.code == "p2p.slow_link" || f.code == "p2p.congested_link" || f.code == "p2p.slow_nic" ||
+               f.code == "p2p.congested_uplink") {
+      for (const std::string& h : f.hosts) {
+        if (auto it = index.find(h); it != index.end()) suspect[it->second] = 1;
+      }
+      for (const char* key : {"src_host", "dst_host", "host"}) {
+        if (auto it = index.find(f.evidence.value(key, std::string())); it != index.end()) suspect[it->second] = 1;
+      }
+      for (const auto& h : f.evidence.value("hosts", nlohmann::ordered_json::array())) {
+        if (auto it = index.find(h.get<std::string>()); it != index.end()) suspect[it->second] = 1;
+      }
+    }
+  }
+  // Evidence of slow links names ranks, not hosts: their hosts are the context's.
+  for (const Finding& f : report.findings) {
+    if (f.code != "p2p.slow_link" && f.code != "p2p.congested_link") continue;
+    for (const char* key : {"src_rank", "dst_rank"}) {
+      const int r = f.evidence.value(key, -1);
+      if (r >= 0 && r < static_cast<int>(report.context.ranks.size())) {
+        if (auto it = index.find(report.context.ranks[static_cast<size_t>(r)].host); it != index.end()) {
+          suspect[it->second] = 1;
+        }
+      }
+    }
+  }
+  cov.hosts = static_cast<int>(n);
+  cov.host_pairs = n * (n - 1) / 2;
+  cov.measured_host_pairs = cov.inferred_slow = cov.inferred_healthy = cov.unjudged = 0;
+  for (size_t a = 0; a < n; ++a) {
+    for (size_t b = a + 1; b < n; ++b) {
+      if (measured[a * n + b]) {
+        ++cov.measured_host_pairs;
+      } else if (slow[a] || slow[b]) {
+        ++cov.inferred_slow;
+      } else if (suspect[a] || suspect[b] || !in_link[a] || !in_link[b]) {
+        ++cov.unjudged;
+      } else {
+        ++cov.inferred_healthy;
+      }
+    }
+  }
+  cov.unmeasured_hosts.clear();
+  for (size_t i = 0; i < n; ++i) {
+    if (!in_link[i]) cov.unmeasured_hosts.push_back(hosts[i]);
+  }
+}
+
+void analyze_diagnosis(Report& report) {
+  add_sweep_findings(report);
+  add_p2p_findings(report);
+  add_counter_findings(report);
+  discount_stalled_links(report);
+  judge_link_coverage(report);
+  attribute(report);
 }
 
 }  // namespace fabscope

@@ -19,5 +19,15 @@ void add_counter_findings(Report& report);
 // the straggler finding's evidence lists them as `links_not_judged`. A slow link of that
 // host is then not seen: the straggler is the explanation given.
 void discount_stalled_links(Report& report);
+// diagnose and p2p --schedule: the pairs of hosts the link matrix did not measure,
+// judged from the findings (after add_p2p_findings and discount_stalled_links): slow
+// where a slow host (or a leaf whose uplinks are slow) is at an end, unjudged where an
+// end has a slow link no host explains, healthy otherwise. Fills report.p2p->coverage
+// (its schedule and rounds set by the measuring command); nothing without one.
+void judge_link_coverage(Report& report);
+// diagnose's analysis after measuring, in order: the sweep, p2p and counter findings,
+// stalled links discounted, the link coverage judged, the attribution (the verdict is
+// the output's). The fabric simulator runs the same.
+void analyze_diagnosis(Report& report);
 
 }  // namespace fabscope

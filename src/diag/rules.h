@@ -56,6 +56,28 @@ struct P2pSizeContext {
   // fewer than two such links), and those below kSlowRatio of it.
   double reference = 0;
   std::vector<const P2pLink*> slow_links;
+  // Where a host runs several ranks in the links (rail by rail): each rank's links
+  // against the links that avoid it, on hosts not slow; a rank alone slow is its NIC.
+  struct RankComparison {
+    int rank = 0;
+    std::string host;
+    size_t touching = 0;
+    double median_touching = 0;
+    double median_avoiding = 0;
+  };
+  std::vector<RankComparison> slow_ranks;
+  // With a fabric description (report.fabric): the leaves whose uplinks the slow links
+  // share. `whole_leaf`: every host under the leaf was slow on its links across leaves
+  // while its links within the leaf were not (the hosts are not marked slow then).
+  struct UplinkGroup {
+    std::string leaf;
+    bool whole_leaf = false;
+    std::vector<std::string> hosts;  // the leaf's hosts in the links
+    std::vector<const P2pLink*> links;
+    double median = 0;       // of the group's links
+    double inside_leaf = 0;  // median of the links within the leaf (0: none measured)
+  };
+  std::vector<UplinkGroup> uplinks;
   // This size's links measured again alone (p2p --retest), and the one of a link.
   std::vector<const P2pLink*> alone;
   const P2pLink* alone_of(const P2pLink& link) const;
@@ -64,10 +86,21 @@ struct P2pSizeContext {
 };
 // Higher is better for both modes: bandwidth, or 1 / latency.
 double goodness(const P2pLink& link);
-// The contexts of a p2p section, one per message size in increasing order.
-std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p);
-// The links worth measuring again alone: every size's slow links (at most `limit`).
-std::vector<P2pLink> links_to_retest(const P2pSection& p2p, size_t limit = 32);
+// A leaf's uplinks are named when at least this many slow links cross them.
+inline constexpr size_t kUplinkMinLinks = 4;
+// A rank is judged against the others (p2p.slow_nic) with at least this many links.
+inline constexpr size_t kRankMinLinks = 4;
+
+// The contexts of a p2p section, one per message size in increasing order. With a
+// fabric description, slow links that share a leaf's uplinks are grouped.
+std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p, const FabricDescription* fabric = nullptr);
+// The links worth measuring again alone: every size's slow links (at most `limit`),
+// a few of each uplink group's.
+std::vector<P2pLink> links_to_retest(const P2pSection& p2p, size_t limit = 32,
+                                     const FabricDescription* fabric = nullptr);
+// The hosts worth measuring with more partners (adaptive retest, sampled schedules): the
+// ends of every size's slow links, the hosts of slow ranks and slow hosts.
+std::vector<std::string> link_suspects(const P2pSection& p2p, const FabricDescription* fabric = nullptr);
 
 struct CounterContext {
   const std::vector<CounterSample>& counters;

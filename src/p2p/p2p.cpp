@@ -32,8 +32,21 @@ Status validate(const P2pOptions& o, int nranks) {
         fmt::format("--timeout {} is not allowed; use a finite number of seconds >= 0 (0 disables it)", o.timeout_s));
   }
   if (o.sizes.empty()) return Status::Invalid("no message size given");
-  auto schedule = p2p_schedule(o.pattern, o.mode, nranks, o.pair);
+  auto schedule = p2p_rounds(o, nranks);
   return schedule.ok() ? Status::Ok() : schedule.status();
+}
+
+Result<std::vector<Round>> p2p_rounds(const P2pOptions& o, int nranks) {
+  if (o.rounds.empty()) return p2p_schedule(o.pattern, o.mode, nranks, o.pair);
+  for (const Round& round : o.rounds) {
+    for (const Flow& f : round) {
+      if (f.src < 0 || f.dst < 0 || f.src >= nranks || f.dst >= nranks || f.src == f.dst) {
+        return Status::Invalid(fmt::format("a scheduled flow {} -> {} is not two different ranks of this job (0 to {})",
+                                           f.src, f.dst, nranks - 1));
+      }
+    }
+  }
+  return o.rounds;
 }
 
 FlowBandwidth flow_bandwidth(uint64_t size, const std::vector<int64_t>& t, int64_t start_ns, int window) {
@@ -289,7 +302,7 @@ P2pLink unpack(const double* f, const RankContext& ctx) {
 
 Result<uint64_t> check_p2p_memory(const RankContext& ctx, Transport& t, const P2pOptions& o) {
   FABSCOPE_RETURN_IF_ERROR(validate(o, ctx.size()));
-  auto rounds = p2p_schedule(o.pattern, o.mode, ctx.size(), o.pair);
+  auto rounds = p2p_rounds(o, ctx.size());
   const uint64_t max_size = *std::max_element(o.sizes.begin(), o.sizes.end());
   // The buffers: one to send from, one per flow a rank sends or receives in a round (at
   // most four: ring, bidirectional), all of the largest size. Checked before allocating,
@@ -325,7 +338,7 @@ Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOption
                            std::vector<CounterSample>* counters) {
   PhaseCounters phase_counters(ctx);
   FABSCOPE_RETURN_IF_ERROR(validate(o, ctx.size()));
-  auto rounds = p2p_schedule(o.pattern, o.mode, ctx.size(), o.pair);
+  auto rounds = p2p_rounds(o, ctx.size());
   const int me = ctx.rank();
   const uint64_t max_size = *std::max_element(o.sizes.begin(), o.sizes.end());
   if (auto fits = check_p2p_memory(ctx, t, o); !fits.ok()) return fits.status();

@@ -24,7 +24,12 @@ struct P2pOptions {
   int window = 64;         // messages in flight per flow in bandwidth modes
   int repeats = 1;         // each round measured this many times in a row (variance, dips)
   double timeout_s = 300;  // no progress for this long ends the job (see Watchdog)
+  // Rounds to run in place of the pattern's (a link schedule: plan_links, suspect_rounds).
+  std::vector<Round> rounds;
 };
+
+// The rounds a run measures: the options' own, else the pattern's.
+Result<std::vector<Round>> p2p_rounds(const P2pOptions& options, int nranks);
 
 Status validate(const P2pOptions& options, int nranks);
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <random>
 
 namespace fabscope {
 
@@ -134,6 +135,202 @@ Result<std::vector<Round>> p2p_schedule(P2pPattern pattern, P2pMode mode, int n,
       }
       return rounds;
     }
+  }
+  return rounds;
+}
+
+std::string_view name(LinkSchedule s) {
+  switch (s) {
+    case LinkSchedule::kAll:
+      return "all";
+    case LinkSchedule::kRail:
+      return "rail";
+    case LinkSchedule::kSample:
+      return "sample";
+  }
+  return "?";
+}
+
+Result<LinkSchedule> link_schedule_from_name(std::string_view t) {
+  for (LinkSchedule s : {LinkSchedule::kAll, LinkSchedule::kRail, LinkSchedule::kSample}) {
+    if (name(s) == t) return s;
+  }
+  return Status::Invalid(fmt::format(
+      "unknown link schedule '{}'; allowed: auto, all (every pair of ranks), rail (every pair of hosts, rail by "
+      "rail), sample (hosts under one leaf, then across, within the budget)",
+      t));
+}
+
+std::vector<std::string> hosts_in_order(const std::vector<RankPlace>& ranks) {
+  std::vector<std::string> hosts;
+  std::set<std::string> seen;
+  for (const RankPlace& r : ranks) {
+    if (seen.insert(r.host).second) hosts.push_back(r.host);
+  }
+  return hosts;
+}
+
+namespace {
+
+// Each host's ranks, in local rank order, by host index.
+struct HostRanks {
+  std::vector<std::string> hosts;
+  std::map<std::string, size_t> index;
+  std::vector<std::vector<int>> ranks;
+  explicit HostRanks(const std::vector<RankPlace>& places) : hosts(hosts_in_order(places)) {
+    for (size_t i = 0; i < hosts.size(); ++i) index[hosts[i]] = i;
+    ranks.resize(hosts.size());
+    std::vector<std::vector<std::pair<int, int>>> by_local(hosts.size());
+    for (size_t r = 0; r < places.size(); ++r) {
+      by_local[index[places[r].host]].emplace_back(places[r].local_rank, static_cast<int>(r));
+    }
+    for (size_t h = 0; h < hosts.size(); ++h) {
+      std::sort(by_local[h].begin(), by_local[h].end());
+      for (auto [local, r] : by_local[h]) ranks[h].push_back(r);
+    }
+  }
+  // The rail flows of a host pair: the k-th rank of each, both directions.
+  void add_rail_flows(size_t a, size_t b, Round& round) const {
+    const size_t k = std::min(ranks[a].size(), ranks[b].size());
+    for (size_t i = 0; i < k; ++i) {
+      round.push_back({ranks[a][i], ranks[b][i]});
+      round.push_back({ranks[b][i], ranks[a][i]});
+    }
+  }
+  Round round_of(const std::vector<std::pair<int, int>>& host_pairs) const {
+    Round round;
+    for (auto [a, b] : host_pairs) add_rail_flows(static_cast<size_t>(a), static_cast<size_t>(b), round);
+    return round;
+  }
+};
+
+size_t rounds_for(size_t n) { return n < 2 ? 0 : (n % 2 == 0 ? n - 1 : n); }
+
+}  // namespace
+
+size_t schedule_rounds(LinkSchedule schedule, const std::vector<RankPlace>& ranks) {
+  return schedule == LinkSchedule::kAll ? rounds_for(ranks.size()) : rounds_for(hosts_in_order(ranks).size());
+}
+
+LinkSchedule pick_link_schedule(const std::vector<RankPlace>& ranks, size_t max_rounds) {
+  const size_t hosts = hosts_in_order(ranks).size();
+  if (hosts < 2 || schedule_rounds(LinkSchedule::kAll, ranks) <= max_rounds) return LinkSchedule::kAll;
+  if (schedule_rounds(LinkSchedule::kRail, ranks) <= max_rounds) return LinkSchedule::kRail;
+  return LinkSchedule::kSample;
+}
+
+Result<LinkPlan> plan_links(const std::vector<RankPlace>& ranks, const LinkPlanOptions& o) {
+  const int n = static_cast<int>(ranks.size());
+  if (n < 2) return Status::Invalid(fmt::format("the link matrix needs at least 2 ranks; this job has {}", n));
+  LinkPlan plan;
+  plan.schedule = o.schedule;
+  if (o.schedule == LinkSchedule::kAll) {
+    auto rounds = p2p_schedule(P2pPattern::kPairs, P2pMode::kBidirectional, n, {0, 1});
+    if (!rounds.ok()) return rounds.status();
+    plan.rounds = std::move(*rounds);
+    return plan;
+  }
+  const HostRanks hr(ranks);
+  const int nhosts = static_cast<int>(hr.hosts.size());
+  if (nhosts < 2) {
+    return Status::Invalid(fmt::format("link schedule '{}' pairs hosts, and this job's {} ranks all run on {}; use all",
+                                       name(o.schedule), n, hr.hosts.front()));
+  }
+  const auto all_rounds = round_robin_pairs(nhosts);
+  if (o.schedule == LinkSchedule::kRail) {
+    for (const auto& rr : all_rounds) plan.rounds.push_back(hr.round_of(rr));
+    return plan;
+  }
+  const size_t budget = std::max(o.max_rounds, kMinSampleRounds);
+  std::set<std::pair<int, int>> done;
+  std::vector<std::string> leaf(static_cast<size_t>(nhosts));
+  for (int h = 0; h < nhosts; ++h) {
+    leaf[static_cast<size_t>(h)] = hr.hosts[static_cast<size_t>(h)];  // a host the description lacks: its own leaf
+    if (o.leaf_of) {
+      auto it = o.leaf_of->find(hr.hosts[static_cast<size_t>(h)]);
+      if (it != o.leaf_of->end()) leaf[static_cast<size_t>(h)] = "leaf:" + it->second;
+    }
+  }
+  if (o.leaf_of) {
+    // Within each leaf at once (they share no uplink): round i holds every leaf's round i.
+    std::map<std::string, std::vector<int>> members;
+    for (int h = 0; h < nhosts; ++h) members[leaf[static_cast<size_t>(h)]].push_back(h);
+    std::vector<std::vector<std::pair<int, int>>> intra;
+    for (const auto& [name, hosts] : members) {
+      const auto rr = round_robin_pairs(static_cast<int>(hosts.size()));
+      if (intra.size() < rr.size()) intra.resize(rr.size());
+      for (size_t i = 0; i < rr.size(); ++i) {
+        for (auto [a, b] : rr[i]) intra[i].emplace_back(hosts[static_cast<size_t>(a)], hosts[static_cast<size_t>(b)]);
+      }
+    }
+    const size_t cap = std::max<size_t>(1, budget / 2);  // half the budget at most: across leaves matters more
+    for (size_t i = 0; i < intra.size() && i < cap; ++i) {
+      for (auto [a, b] : intra[i]) done.insert({std::min(a, b), std::max(a, b)});
+      plan.rounds.push_back(hr.round_of(intra[i]));
+    }
+    plan.intra_leaf_rounds = plan.rounds.size();
+  }
+  std::vector<size_t> order(all_rounds.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::mt19937_64 rng(o.seed);
+  std::shuffle(order.begin(), order.end(), rng);
+  for (size_t i : order) {
+    if (plan.rounds.size() >= budget) break;
+    std::vector<std::pair<int, int>> pairs;
+    for (auto [a, b] : all_rounds[i]) {
+      if (leaf[static_cast<size_t>(a)] == leaf[static_cast<size_t>(b)] && o.leaf_of) continue;
+      if (done.count({a, b})) continue;
+      pairs.emplace_back(a, b);
+    }
+    if (pairs.empty()) continue;
+    for (auto p : pairs) done.insert(p);
+    plan.rounds.push_back(hr.round_of(pairs));
+  }
+  return plan;
+}
+
+std::vector<Round> suspect_rounds(const std::vector<RankPlace>& ranks, const std::vector<std::string>& suspects,
+                                  const std::set<std::pair<std::string, std::string>>& measured,
+                                  const std::set<std::string>& avoid, int partners, uint64_t seed) {
+  const HostRanks hr(ranks);
+  std::mt19937_64 rng(seed);
+  std::set<std::pair<int, int>> chosen;
+  const auto known = [&](size_t a, size_t b) {
+    const std::string &x = hr.hosts[a], &y = hr.hosts[b];
+    return measured.count({std::min(x, y), std::max(x, y)}) > 0 || chosen.count({std::min(a, b), std::max(a, b)}) > 0;
+  };
+  for (const std::string& s : suspects) {
+    auto it = hr.index.find(s);
+    if (it == hr.index.end()) continue;
+    const size_t me = it->second;
+    std::vector<size_t> healthy, other;
+    for (size_t h = 0; h < hr.hosts.size(); ++h) {
+      if (h == me || known(me, h)) continue;
+      (avoid.count(hr.hosts[h]) ? other : healthy).push_back(h);
+    }
+    std::shuffle(healthy.begin(), healthy.end(), rng);
+    std::shuffle(other.begin(), other.end(), rng);
+    healthy.insert(healthy.end(), other.begin(), other.end());
+    for (size_t i = 0; i < healthy.size() && static_cast<int>(i) < partners; ++i) {
+      chosen.insert({static_cast<int>(std::min(me, healthy[i])), static_cast<int>(std::max(me, healthy[i]))});
+    }
+  }
+  // Host pairs into rounds of disjoint hosts (greedy, in order).
+  std::vector<std::pair<int, int>> left(chosen.begin(), chosen.end());
+  std::vector<Round> rounds;
+  while (!left.empty()) {
+    std::vector<bool> busy(hr.hosts.size(), false);
+    std::vector<std::pair<int, int>> now, rest;
+    for (auto [a, b] : left) {
+      if (busy[static_cast<size_t>(a)] || busy[static_cast<size_t>(b)]) {
+        rest.emplace_back(a, b);
+        continue;
+      }
+      busy[static_cast<size_t>(a)] = busy[static_cast<size_t>(b)] = true;
+      now.emplace_back(a, b);
+    }
+    rounds.push_back(hr.round_of(now));
+    left = std::move(rest);
   }
   return rounds;
 }

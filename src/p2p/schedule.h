@@ -7,6 +7,8 @@
 // matchings.
 #pragma once
 
+#include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -38,5 +40,60 @@ std::vector<std::vector<std::pair<int, int>>> round_robin_pairs(int nranks);
 // direction, in separate rounds); for bidirectional both directions are in one round;
 // for latency each flow is a ping-pong initiated by src and rounds are disjoint.
 Result<std::vector<Round>> p2p_schedule(P2pPattern pattern, P2pMode mode, int nranks, std::pair<int, int> pair);
+
+// Link schedules: which pairs of a large job the link matrix measures (diagnose, p2p
+// --schedule), every pair in both directions at once (bidirectional), in rounds of
+// disjoint pairs.
+//  all:    every pair of ranks (n-1 rounds): right for tens of ranks.
+//  rail:   every pair of hosts, rail by rail: the k-th rank of one host with the k-th of
+//          the other, every rail of a host pair in the same round, as NCCL's rings pair
+//          GPUs across nodes (hosts - 1 rounds).
+//  sample: rail pairs of hosts sampled within a round budget: with a fabric description,
+//          hosts under one leaf first (every leaf at once), then rounds across leaves;
+//          without one, rounds of the host round robin in a seeded order. Every round gives
+//          every host one more partner; pairs not measured are judged by their hosts' other
+//          links (the report's coverage says which).
+enum class LinkSchedule { kAll, kRail, kSample };
+std::string_view name(LinkSchedule s);
+// all, rail, sample ("auto" is the caller's: see pick_link_schedule).
+Result<LinkSchedule> link_schedule_from_name(std::string_view text);
+
+// Where a rank runs: its host and its index among that host's ranks.
+struct RankPlace {
+  std::string host;
+  int local_rank = 0;
+};
+
+struct LinkPlanOptions {
+  LinkSchedule schedule = LinkSchedule::kAll;
+  size_t max_rounds = 0;  // sample: the rounds the budget allows (at least kMinSampleRounds)
+  const std::map<std::string, std::string>* leaf_of = nullptr;  // host -> leaf (sample)
+  uint64_t seed = 1;
+};
+inline constexpr size_t kMinSampleRounds = 3;  // a host judged against at least 3 partners
+
+struct LinkPlan {
+  LinkSchedule schedule = LinkSchedule::kAll;
+  std::vector<Round> rounds;     // directed flows, both directions of each pair in one round
+  size_t intra_leaf_rounds = 0;  // sample with a fabric: the first rounds, within leaves
+};
+
+// Hosts in the order their first rank appears.
+std::vector<std::string> hosts_in_order(const std::vector<RankPlace>& ranks);
+// The rounds of a schedule over these ranks. Errors: fewer than 2 ranks; rail or sample
+// on a job with one host (nothing crosses the fabric: use all).
+Result<LinkPlan> plan_links(const std::vector<RankPlace>& ranks, const LinkPlanOptions& options);
+// The rounds of each schedule, to choose one within a budget: all (ranks - 1 or ranks),
+// rail and sample (hosts - 1 or hosts).
+size_t schedule_rounds(LinkSchedule schedule, const std::vector<RankPlace>& ranks);
+// auto: all if its rounds fit `max_rounds`, else rail if they fit, else sample.
+LinkSchedule pick_link_schedule(const std::vector<RankPlace>& ranks, size_t max_rounds);
+
+// Adaptive retest: `partners` more partners for each suspect host (a slow link's ends,
+// hosts with few measured partners), hosts not yet measured with it, healthy first
+// (`avoid` last), as rail pairs in rounds of disjoint host pairs.
+std::vector<Round> suspect_rounds(const std::vector<RankPlace>& ranks, const std::vector<std::string>& suspects,
+                                  const std::set<std::pair<std::string, std::string>>& measured,
+                                  const std::set<std::string>& avoid, int partners, uint64_t seed);
 
 }  // namespace fabscope

@@ -41,6 +41,12 @@ Json to_json(const LatencyStats& v);
 void read(const JsonIn& in, LatencyStats& v);
 Json to_json(const P2pLink& v);
 void read(const JsonIn& in, P2pLink& v);
+Json to_json(const LinkCoverage& v);
+void read(const JsonIn& in, LinkCoverage& v);
+Json to_json(const FabricSwitch& v);
+void read(const JsonIn& in, FabricSwitch& v);
+Json to_json(const FabricDescription& v);
+void read(const JsonIn& in, FabricDescription& v);
 Json to_json(const P2pSection& v);
 void read(const JsonIn& in, P2pSection& v);
 

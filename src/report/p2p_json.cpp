@@ -48,6 +48,45 @@ void read(const JsonIn& in, P2pLink& v) {
   in.field("lat", v.lat);
 }
 
+Json to_json(const LinkCoverage& v) {
+  return {{"schedule", v.schedule},
+          {"rounds", v.rounds},
+          {"intra_leaf_rounds", v.intra_leaf_rounds},
+          {"adaptive_rounds", v.adaptive_rounds},
+          {"hosts", v.hosts},
+          {"host_pairs", v.host_pairs},
+          {"measured_host_pairs", v.measured_host_pairs},
+          {"inferred_slow", v.inferred_slow},
+          {"inferred_healthy", v.inferred_healthy},
+          {"unjudged", v.unjudged},
+          {"unmeasured_hosts", v.unmeasured_hosts}};
+}
+void read(const JsonIn& in, LinkCoverage& v) {
+  in.field("schedule", v.schedule);
+  in.field("rounds", v.rounds);
+  in.field("intra_leaf_rounds", v.intra_leaf_rounds);
+  in.field("adaptive_rounds", v.adaptive_rounds);
+  in.field("hosts", v.hosts);
+  in.field("host_pairs", v.host_pairs);
+  in.field("measured_host_pairs", v.measured_host_pairs);
+  in.field("inferred_slow", v.inferred_slow);
+  in.field("inferred_healthy", v.inferred_healthy);
+  in.field("unjudged", v.unjudged);
+  in.field("unmeasured_hosts", v.unmeasured_hosts);
+}
+
+Json to_json(const FabricSwitch& v) { return {{"name", v.name}, {"hosts", v.hosts}, {"switches", v.switches}}; }
+void read(const JsonIn& in, FabricSwitch& v) {
+  in.field("name", v.name);
+  in.field("hosts", v.hosts);
+  in.field("switches", v.switches);
+}
+Json to_json(const FabricDescription& v) { return {{"source", v.source}, {"switches", to_json_array(v.switches)}}; }
+void read(const JsonIn& in, FabricDescription& v) {
+  in.field("source", v.source);
+  in.field("switches", v.switches);
+}
+
 Json to_json(const P2pSection& v) {
   return {{"pattern", v.pattern},
           {"mode", v.mode},
@@ -56,7 +95,8 @@ Json to_json(const P2pSection& v) {
           {"warmup_iters", v.warmup_iters},
           {"repeats", v.repeats},
           {"links", to_json_array(v.links)},
-          {"alone", to_json_array(v.alone)}};
+          {"alone", to_json_array(v.alone)},
+          {"coverage", to_json_opt(v.coverage)}};
 }
 void read(const JsonIn& in, P2pSection& v) {
   in.field("pattern", v.pattern);
@@ -66,7 +106,8 @@ void read(const JsonIn& in, P2pSection& v) {
   in.field("warmup_iters", v.warmup_iters);
   in.field("repeats", v.repeats);
   in.field("links", v.links);
-  in.field_or_keep("alone", v.alone);  // absent before --retest
+  in.field_or_keep("alone", v.alone);        // absent before --retest
+  in.field_or_keep("coverage", v.coverage);  // absent before link schedules
 }
 
 }  // namespace fabscope

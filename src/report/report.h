@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "report/fabric_section.h"
 #include "report/finding.h"
 #include "report/topology_section.h"
 
@@ -193,6 +194,23 @@ inline double link_value(const P2pLink& l, bool latency) {
   return latency ? l.lat_us.value_or(0) : l.bw_gbps.value_or(0);
 }
 
+// How the link matrix covered the job's pairs of hosts (diagnose; p2p --schedule). The
+// measured pairs are those in `links`; the others are inferred from their hosts'
+// measured links (judge_link_coverage, diag/findings.h) or left unjudged.
+struct LinkCoverage {
+  std::string schedule;  // all, rail, sample
+  int rounds = 0;
+  int intra_leaf_rounds = 0;  // sample with a fabric description: rounds within leaves
+  int adaptive_rounds = 0;    // suspects measured with more partners
+  int hosts = 0;
+  uint64_t host_pairs = 0;  // pairs of distinct hosts
+  uint64_t measured_host_pairs = 0;
+  uint64_t inferred_slow = 0;                 // not measured: a slow host (or its leaf's uplinks) at an end
+  uint64_t inferred_healthy = 0;              // not measured: both hosts healthy on every link measured
+  uint64_t unjudged = 0;                      // not measured: an end with a slow link that no host explains
+  std::vector<std::string> unmeasured_hosts;  // hosts in no measured link
+};
+
 struct P2pSection {
   std::string pattern;  // ring, pairs, pair
   std::string mode;     // bw, bibw, lat
@@ -204,6 +222,7 @@ struct P2pSection {
   // --retest: the suspects among `links` (slow links) measured again, each with no
   // other flow running: slow alone too is the link; fast alone is congestion.
   std::vector<P2pLink> alone;
+  std::optional<LinkCoverage> coverage;  // diagnose and p2p --schedule; null otherwise
 };
 
 // One interface's counter changes over a phase.
@@ -454,6 +473,7 @@ struct Report {
   std::optional<Comparison> comparison;            // `fabscope compare`; null for other commands
   std::optional<TriageSection> triage;             // `fabscope triage`; null for other commands
   std::optional<NcclProfileSection> nccl_profile;  // --nccl-profile, --import-profile; null otherwise
+  std::optional<FabricDescription> fabric;         // --fabric (Slurm's topology.conf); null otherwise
   std::vector<Finding> findings;
   Verdict verdict;
 };

@@ -14,6 +14,8 @@ void check_nccl_open_steps(const SweepContext&, FindingSink&);
 void check_p2p_slow_host(const P2pSizeContext&, FindingSink&);
 void check_p2p_slow_link(const P2pSizeContext&, FindingSink&);
 void check_p2p_congested_link(const P2pSizeContext&, FindingSink&);
+void check_p2p_slow_nic(const P2pSizeContext&, FindingSink&);
+void check_p2p_congested_uplink(const P2pSizeContext&, FindingSink&);
 void check_counters_foreign_traffic(const CounterContext&, FindingSink&);
 void check_counters_link_errors(const CounterContext&, FindingSink&);
 void check_counters_congestion_rose(const CounterContext&, FindingSink&);
@@ -32,6 +34,10 @@ constexpr Rule<SweepContext> kSweepRules[] = {
 
 constexpr Rule<P2pSizeContext> kP2pRules[] = {
     {"p2p.slow_host", "a host whose links are all slow at one size", check_p2p_slow_host},
+    {"p2p.slow_nic", "one rank of a host whose links are all slow while the host's other ranks are fine",
+     check_p2p_slow_nic},
+    {"p2p.congested_uplink", "slow links that share one leaf's uplinks, named once (--fabric)",
+     check_p2p_congested_uplink},
     {"p2p.slow_link", "one slow link that no slow host explains (slow alone too, when retested)", check_p2p_slow_link},
     {"p2p.congested_link", "a link slow beside other flows but fine alone", check_p2p_congested_link},
 };

@@ -1,0 +1,239 @@
+// The fabric simulator's scorecard: per fabric size, link schedule and fault kind, how
+// often diagnose's findings name the injected fault (recall), how many of the findings
+// that name a cause are right (precision), and whether the attribution's top entry names
+// it, over many seeds; then the analysis' time and memory at the largest size.
+//
+//   fabscope_bench_fabric_sim [--ranks 64,512,4096] [--seeds 20] [--big-seeds 4]
+//       [--fabric rail|fat] [--schedules rail,sample] [--rounds 24] [--oversubscription 1]
+//       [--template NCCL_TOPO.xml] [--no-fabric] [--show SEED]
+#include <fmt/format.h>
+
+#include <malloc.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/stats.h"
+#include "core/text.h"
+#include "sim/fabric_sim.h"
+#include "topo/readers.h"
+
+using namespace fabscope;
+using namespace fabscope::sim;
+
+// Heap accounting for the analysis' memory: every operator new counted, the peak above a
+// baseline taken when the analysis starts.
+namespace {
+std::atomic<int64_t> g_live{0}, g_peak{0};
+void note(int64_t delta) {
+  const int64_t now = g_live.fetch_add(delta, std::memory_order_relaxed) + delta;
+  int64_t peak = g_peak.load(std::memory_order_relaxed);
+  while (now > peak && !g_peak.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
+}
+}  // namespace
+
+void* operator new(size_t n) {
+  void* p = std::malloc(n ? n : 1);
+  if (!p) throw std::bad_alloc();
+  note(static_cast<int64_t>(malloc_usable_size(p)));
+  return p;
+}
+void operator delete(void* p) noexcept {
+  if (p) note(-static_cast<int64_t>(malloc_usable_size(p)));
+  std::free(p);
+}
+void operator delete(void* p, size_t) noexcept { operator delete(p); }
+
+namespace {
+
+struct Tally {
+  int trials = 0, faults = 0, found = 0, findings = 0, right = 0, tops = 0, top_right = 0;
+  std::map<std::string, int> false_codes;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<int> scales = {64, 512, 4096};
+  std::vector<LinkSchedule> schedules = {LinkSchedule::kRail, LinkSchedule::kSample};
+  int seeds = 20, big_seeds = 4, rounds = 24, show = -1;
+  double oversub = 1;
+  bool fat = false, describe = true;
+  std::string template_path;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const char* v = i + 1 < argc ? argv[i + 1] : "";
+    if (a == "--ranks") {
+      scales.clear();
+      for (std::string_view x : split(v, ',')) scales.push_back(std::atoi(std::string(x).c_str()));
+      ++i;
+    } else if (a == "--schedules") {
+      schedules.clear();
+      for (std::string_view x : split(v, ',')) {
+        auto s = link_schedule_from_name(x);
+        if (!s.ok()) {
+          fmt::print(stderr, "{}\n", s.status().message());
+          return 2;
+        }
+        schedules.push_back(*s);
+      }
+      ++i;
+    } else if (a == "--seeds") {
+      seeds = std::atoi(v), ++i;
+    } else if (a == "--big-seeds") {
+      big_seeds = std::atoi(v), ++i;
+    } else if (a == "--rounds") {
+      rounds = std::atoi(v), ++i;
+    } else if (a == "--oversubscription") {
+      oversub = std::atof(v), ++i;
+    } else if (a == "--fabric") {
+      fat = std::string(v) == "fat", ++i;
+    } else if (a == "--template") {
+      template_path = v, ++i;
+    } else if (a == "--no-fabric") {
+      describe = false;
+    } else if (a == "--show") {
+      show = std::atoi(v), ++i;
+    } else {
+      fmt::print(stderr, "unknown argument '{}'; see the comment at the top of bench/fabric_sim.cpp\n", a);
+      return 2;
+    }
+  }
+  std::optional<topo::HostTopology> tmpl;
+  if (!template_path.empty()) {
+    topo::TopologySet set;
+    if (Status s = topo::read_nccl_xml(template_path, set); !s.ok() || set.hosts.empty()) {
+      fmt::print(stderr, "--template {}: {}\n", template_path, s.message());
+      return 2;
+    }
+    tmpl = set.hosts.front();
+  }
+  const auto spec_for = [&](int ranks) {
+    FabricSpec spec;
+    spec.kind = fat ? FabricKind::kFatTree : FabricKind::kRailOptimized;
+    spec.nodes = ranks / spec.gpus_per_node;
+    spec.nodes_per_leaf = std::min(32, std::max(2, spec.nodes / 4));
+    spec.oversubscription = oversub;
+    return spec;
+  };
+  fmt::print(
+      "fabric simulator: {} fabric, 8 GPUs and NICs per node, oversubscription {:g}, noise cv 3%, fabric "
+      "description {}, sample budget {} rounds, topology {}\n",
+      fat ? "fat-tree" : "rail-optimized", oversub, describe ? "given" : "not given", rounds,
+      tmpl ? template_path : "none");
+  fmt::print("{:>6} {:>8} {:<17} {:>6} {:>7} {:>9} {:>8}  {}\n", "ranks", "schedule", "fault", "seeds", "recall",
+             "precision", "top", "false findings (count)");
+  for (int ranks : scales) {
+    const FabricSpec spec = spec_for(ranks);
+    for (LinkSchedule sched : schedules) {
+      std::vector<std::vector<FaultKind>> cases = {{}};
+      for (FaultKind k : kAllFaults) cases.push_back({k});
+      for (const auto& faults : cases) {
+        Tally t;
+        const int n = ranks >= 4096 ? big_seeds : seeds;
+        for (int seed = 1; seed <= n; ++seed) {
+          if (show >= 0 && seed != show) continue;
+          auto fabric = make_fabric(spec, faults, static_cast<uint64_t>(seed));
+          if (!fabric.ok()) {
+            fmt::print(stderr, "{}\n", fabric.status().message());
+            return 2;
+          }
+          SimOptions o;
+          o.schedule = sched;
+          o.max_rounds = static_cast<size_t>(rounds);
+          o.describe_fabric = describe;
+          o.host_template = tmpl ? &*tmpl : nullptr;
+          auto report = simulate(*fabric, o, static_cast<uint64_t>(seed));
+          if (!report.ok()) {
+            fmt::print(stderr, "{}\n", report.status().message());
+            return 2;
+          }
+          analyze(*report);
+          const Score s = score(*fabric, *report);
+          ++t.trials;
+          t.faults += s.faults;
+          t.found += s.faults_found;
+          t.findings += s.findings;
+          t.right += s.findings_true;
+          if (!faults.empty() && s.top_entry) {
+            ++t.tops;
+            t.top_right += s.top_named;
+          }
+          for (const std::string& f : s.false_findings) ++t.false_codes[f.substr(0, f.find(':'))];
+          if (show >= 0) {
+            for (const Fault& f : fabric->faults) fmt::print("  fault: {}\n", f.describe());
+            for (const Finding& f : report->findings) {
+              fmt::print("  finding {} {}: {}\n", f.code, f.subject, f.message);
+            }
+            if (!report->attribution.empty()) {
+              for (const AttributionEntry& e : report->attribution[0].entries) {
+                fmt::print("  attribution {} {} {:.2f}\n", e.kind, e.subject, e.share);
+              }
+            }
+            const LinkCoverage& c = *report->p2p->coverage;
+            fmt::print(
+                "  coverage: {} rounds {} (+{} adaptive) measured {} of {} host pairs, inferred slow {}, "
+                "healthy {}, unjudged {}\n",
+                c.schedule, c.rounds, c.adaptive_rounds, c.measured_host_pairs, c.host_pairs, c.inferred_slow,
+                c.inferred_healthy, c.unjudged);
+          }
+        }
+        std::string falses;
+        for (const auto& [code, count] : t.false_codes) falses += fmt::format("{} ({}) ", code, count);
+        fmt::print("{:>6} {:>8} {:<17} {:>6} {:>7} {:>9} {:>8}  {}\n", ranks, name(sched),
+                   faults.empty() ? "none" : std::string(name(faults[0])), t.trials,
+                   faults.empty() ? std::string("-") : fmt::format("{:.2f}", double(t.found) / std::max(1, t.faults)),
+                   t.findings ? fmt::format("{:.2f}", double(t.right) / t.findings) : std::string("-"),
+                   t.tops ? fmt::format("{:.2f}", double(t.top_right) / t.tops) : std::string("-"),
+                   falses.empty() ? "none" : falses);
+      }
+    }
+  }
+  // The analysis at the largest size, every fault at once, every host pair measured rail by rail.
+  const int big = *std::max_element(scales.begin(), scales.end());
+  for (LinkSchedule sched : schedules) {
+    auto fabric = make_fabric(spec_for(big), std::vector<FaultKind>(std::begin(kAllFaults), std::end(kAllFaults)), 7);
+    if (!fabric.ok()) {
+      fmt::print(stderr, "{}\n", fabric.status().message());
+      return 2;
+    }
+    SimOptions o;
+    o.schedule = sched;
+    o.max_rounds = static_cast<size_t>(rounds);
+    o.describe_fabric = describe;
+    o.host_template = tmpl ? &*tmpl : nullptr;
+    auto base = simulate(*fabric, o, 7);
+    if (!base.ok()) return 2;
+    std::vector<double> secs;
+    long extra_kib = 0;
+    Score s;
+    for (int rep = 0; rep < 3; ++rep) {
+      Report r = *base;
+      const int64_t before = g_live.load();
+      g_peak.store(before);
+      const double t0 = steady_now_s();
+      analyze(r);
+      secs.push_back(steady_now_s() - t0);
+      extra_kib = std::max<long>(extra_kib, static_cast<long>((g_peak.load() - before) / 1024));
+      s = score(*fabric, r);
+    }
+    fmt::print(
+        "analysis at {} ranks ({} hosts), schedule {}: {} links, {} findings ({} right), {} of {} faults "
+        "found; time median {:.3f} s (target 1 s: {}), heap beyond the report at its peak {:.0f} MiB (target 1 GiB: "
+        "{})\n",
+        big, fabric->hosts.size(), name(sched), base->p2p->links.size(), s.findings, s.findings_true, s.faults_found,
+        s.faults, median(secs), median(secs) <= 1 ? "met" : "MISSED", extra_kib / 1024.0,
+        extra_kib < (1 << 20) ? "met" : "MISSED");
+    for (const std::string& m : s.missed) fmt::print("  missed: {}\n", m);
+  }
+  return 0;
+}

@@ -1,0 +1,643 @@
+#include "sim/fabric_sim.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+
+#include "core/stats.h"
+#include "diag/attribution.h"
+#include "diag/fabric.h"
+#include "diag/findings.h"
+#include "diag/rules.h"
+#include "topo/mapping.h"
+#include "topo/topo_report.h"
+
+namespace fabscope::sim {
+
+std::string_view name(FabricKind k) { return k == FabricKind::kFatTree ? "fat-tree" : "rail-optimized"; }
+
+std::string_view name(FaultKind k) {
+  switch (k) {
+    case FaultKind::kSlowLink:
+      return "slow_link";
+    case FaultKind::kSlowNic:
+      return "slow_nic";
+    case FaultKind::kSlowHost:
+      return "slow_host";
+    case FaultKind::kCongestedUplink:
+      return "congested_uplink";
+    case FaultKind::kStraggler:
+      return "straggler";
+    case FaultKind::kWrongNic:
+      return "wrong_nic";
+    case FaultKind::kNoisyNeighbour:
+      return "noisy_neighbour";
+  }
+  return "?";
+}
+
+Result<FaultKind> fault_from_name(std::string_view text) {
+  for (FaultKind k : kAllFaults) {
+    if (name(k) == text) return k;
+  }
+  return Status::Invalid(fmt::format(
+      "unknown fault '{}'; allowed: slow_link, slow_nic, slow_host, congested_uplink, straggler, wrong_nic, "
+      "noisy_neighbour",
+      text));
+}
+
+std::string Fault::describe() const {
+  switch (kind) {
+    case FaultKind::kSlowLink:
+      return fmt::format("slow link {} -> {} ({} <-> {}, {:.0f}% left)", rank, peer_rank, host, peer, 100 * factor);
+    case FaultKind::kSlowNic:
+      return fmt::format("slow NIC of rank {} on {} ({:.0f}% left)", rank, host, 100 * factor);
+    case FaultKind::kSlowHost:
+      return fmt::format("slow host {} ({:.0f}% left)", host, 100 * factor);
+    case FaultKind::kCongestedUplink:
+      return fmt::format("congested uplink {} of leaf {}{} ({:.0f}% left)", uplink, leaf,
+                         rail >= 0 ? fmt::format(" rail {}", rail) : std::string(), 100 * factor);
+    case FaultKind::kStraggler:
+      return fmt::format("straggler rank {} on {}", rank, host);
+    case FaultKind::kWrongNic:
+      return fmt::format("rank {} on {} uses NIC {} (far)", rank, host, far_nic);
+    case FaultKind::kNoisyNeighbour:
+      return fmt::format("noisy neighbour on {} ({:.0f}% of its NICs)", host, 100 * factor);
+  }
+  return "?";
+}
+
+namespace {
+
+int group_of(const FabricSpec& s, int host) { return host / s.nodes_per_leaf; }
+std::string group_name(const FabricSpec& s, int group) {
+  return fmt::format("{}{:03d}", s.kind == FabricKind::kFatTree ? "leaf" : "su", group);
+}
+
+}  // namespace
+
+std::string Fabric::leaf_of_rank(int rank) const {
+  const int h = rank / spec.gpus_per_node;
+  return group_name(spec, group_of(spec, h));
+}
+
+Result<Fabric> make_fabric(const FabricSpec& s, const std::vector<FaultKind>& faults, uint64_t seed) {
+  if (s.nodes < 2 || s.gpus_per_node < 1 || s.nodes_per_leaf < 1 || !(s.oversubscription >= 1) || !(s.nic_gbps > 0) ||
+      !(s.nvlink_gbps > 0) || !(s.noise_cv >= 0)) {
+    return Status::Invalid(fmt::format(
+        "fabric spec: nodes {} (>= 2), gpus per node {} (>= 1), nodes per leaf {} (>= 1), oversubscription {} (>= 1), "
+        "NIC {} GB/s (> 0), noise {} (>= 0)",
+        s.nodes, s.gpus_per_node, s.nodes_per_leaf, s.oversubscription, s.nic_gbps, s.noise_cv));
+  }
+  Fabric f;
+  f.spec = s;
+  const int g = s.gpus_per_node;
+  for (int h = 0; h < s.nodes; ++h) f.hosts.push_back(fmt::format("node{:04d}", h));
+  for (int r = 0; r < s.nodes * g; ++r) f.ranks.push_back({f.hosts[static_cast<size_t>(r / g)], r % g});
+  f.description.source = "simulated";
+  const int groups = (s.nodes + s.nodes_per_leaf - 1) / s.nodes_per_leaf;
+  FabricSwitch spine{"spine", {}, {}};
+  for (int grp = 0; grp < groups; ++grp) {
+    FabricSwitch leaf{group_name(s, grp), {}, {}};
+    for (int h = grp * s.nodes_per_leaf; h < std::min(s.nodes, (grp + 1) * s.nodes_per_leaf); ++h) {
+      leaf.hosts.push_back(f.hosts[static_cast<size_t>(h)]);
+    }
+    spine.switches.push_back(leaf.name);
+    f.description.switches.push_back(std::move(leaf));
+  }
+  if (groups > 1) f.description.switches.push_back(std::move(spine));
+
+  std::mt19937_64 rng(seed);
+  std::vector<int> order(static_cast<size_t>(s.nodes));
+  for (int h = 0; h < s.nodes; ++h) order[static_cast<size_t>(h)] = h;
+  std::shuffle(order.begin(), order.end(), rng);
+  size_t next = 0;
+  const auto take_host = [&]() -> Result<int> {
+    if (next >= order.size()) {
+      return Status::Invalid(fmt::format("{} faults need more hosts than the fabric's {}", faults.size(), s.nodes));
+    }
+    return order[next++];
+  };
+  const auto pick = [&](int n) { return static_cast<int>(std::uniform_int_distribution<int>(0, n - 1)(rng)); };
+  for (FaultKind k : faults) {
+    Fault fault;
+    fault.kind = k;
+    if (k == FaultKind::kCongestedUplink) {
+      if (groups < 2)
+        return Status::Invalid("a congested uplink needs at least two leaves (more nodes than a leaf holds)");
+      const int grp = pick(groups);
+      fault.leaf = group_name(s, grp);
+      fault.uplink = pick(1 << 16);
+      if (s.kind == FabricKind::kRailOptimized) fault.rail = pick(g);
+      fault.factor = 0.1;
+      f.faults.push_back(std::move(fault));
+      continue;
+    }
+    auto h = take_host();
+    if (!h.ok()) return h.status();
+    fault.host = f.hosts[static_cast<size_t>(*h)];
+    const int local = pick(g);
+    switch (k) {
+      case FaultKind::kSlowLink: {
+        auto p = take_host();
+        if (!p.ok()) return p.status();
+        fault.peer = f.hosts[static_cast<size_t>(*p)];
+        fault.rank = *h * g + local;
+        fault.peer_rank = *p * g + local;
+        fault.factor = 0.25;
+        break;
+      }
+      case FaultKind::kSlowNic:
+        fault.rank = *h * g + local;
+        fault.factor = 0.25;
+        break;
+      case FaultKind::kSlowHost:
+        fault.factor = 0.3;
+        break;
+      case FaultKind::kStraggler:
+        fault.rank = *h * g + local;
+        fault.factor = 0.3;  // the share of the collective's time it holds the others
+        break;
+      case FaultKind::kWrongNic:
+        if (g < 2) return Status::Invalid("a wrong NIC needs at least two NICs per node");
+        fault.rank = *h * g + local;
+        fault.far_nic = (local + g / 2) % g;
+        fault.factor = 0.8;  // the path across the CPU sockets
+        break;
+      case FaultKind::kNoisyNeighbour:
+        fault.factor = 0.4;
+        break;
+      case FaultKind::kCongestedUplink:
+        break;
+    }
+    f.faults.push_back(std::move(fault));
+  }
+  return f;
+}
+
+namespace {
+
+// The flow model over one fabric with its faults.
+class FlowModel {
+ public:
+  FlowModel(const Fabric& f, uint64_t seed) : f_(f), g_(f.spec.gpus_per_node), rng_(seed) {
+    for (const Fault& x : f.faults) {
+      switch (x.kind) {
+        case FaultKind::kSlowLink:
+          slow_pairs_[key(x.rank, x.peer_rank)] = x.factor;
+          break;
+        case FaultKind::kSlowNic:
+          nic_factor_[x.rank] = x.factor;  // the NIC of that rank's local index
+          break;
+        case FaultKind::kSlowHost:
+          host_factor_[host_index(x.host)] = x.factor;
+          break;
+        case FaultKind::kNoisyNeighbour:
+          host_factor_.emplace(host_index(x.host), 1.0).first->second *= (1 - x.factor);
+          noisy_.insert(x.host);
+          break;
+        case FaultKind::kWrongNic:
+          nic_of_[x.rank] = x.far_nic;
+          rank_factor_[x.rank] = x.factor;
+          break;
+        case FaultKind::kStraggler:
+          rank_factor_[x.rank] = 0.3;  // its process stalls during the link matrix too
+          break;
+        case FaultKind::kCongestedUplink: {
+          int grp = 0;
+          for (const FabricSwitch& s : f.description.switches) {
+            if (s.name == x.leaf) break;
+            ++grp;
+          }
+          const int leaf = f.spec.kind == FabricKind::kFatTree ? grp : grp * g_ + x.rail;
+          uplink_faults_.emplace_back(leaf, x.uplink, x.factor);
+          break;
+        }
+      }
+    }
+    uplinks_ = std::max(1, static_cast<int>(std::lround(nics_per_leaf() / f.spec.oversubscription)));
+    uplink_cap_ = nics_per_leaf() * f.spec.nic_gbps / (f.spec.oversubscription * uplinks_);
+    for (const auto& [leaf, u, factor] : uplink_faults_) {
+      uplink_factor_[static_cast<int64_t>(leaf) * uplinks_ + u % uplinks_] = factor;
+    }
+  }
+
+  const std::set<std::string>& noisy() const { return noisy_; }
+  int uplinks() const { return uplinks_; }
+
+  // The rates of a round's flows, in order, each with noise. The flows that leave (enter)
+  // a leaf are spread over its uplinks in turn from a start the round's first flow hashes
+  // to, as adaptive routing balances them: a healthy non-blocking fabric has no collisions.
+  std::vector<double> rates(const Round& round) {
+    std::unordered_map<int64_t, int> users;
+    std::unordered_map<int64_t, int> turn;  // per leaf and direction: flows placed so far
+    const uint64_t start = round.empty() ? 0 : mix(round.front().src, round.front().dst);
+    std::vector<std::vector<int64_t>> res(round.size());
+    for (size_t i = 0; i < round.size(); ++i) {
+      res[i] = resources(round[i], start, turn);
+      for (int64_t r : res[i]) ++users[r];
+    }
+    std::vector<double> out(round.size());
+    std::lognormal_distribution<double> noise(0, f_.spec.noise_cv);
+    for (size_t i = 0; i < round.size(); ++i) {
+      const Flow& fl = round[i];
+      double rate = host_of(fl.src) == host_of(fl.dst) ? f_.spec.nvlink_gbps : f_.spec.nic_gbps;
+      for (int64_t r : res[i]) rate = std::min(rate, capacity(r) / users[r]);
+      if (auto it = slow_pairs_.find(key(fl.src, fl.dst)); it != slow_pairs_.end()) rate *= it->second;
+      for (int rank : {fl.src, fl.dst}) {
+        if (auto it = rank_factor_.find(rank); it != rank_factor_.end()) rate *= it->second;
+      }
+      out[i] = rate * (f_.spec.noise_cv > 0 ? noise(rng_) : 1.0);
+    }
+    return out;
+  }
+
+  int host_of(int rank) const { return rank / g_; }
+
+ private:
+  static int64_t key(int a, int b) { return static_cast<int64_t>(std::min(a, b)) << 32 | std::max(a, b); }
+  int host_index(const std::string& host) const {
+    return static_cast<int>(std::find(f_.hosts.begin(), f_.hosts.end(), host) - f_.hosts.begin());
+  }
+  int nic_of(int rank) const {
+    auto it = nic_of_.find(rank);
+    return host_of(rank) * g_ + (it == nic_of_.end() ? rank % g_ : it->second);
+  }
+  int leaf_of_nic(int nic) const {
+    const int grp = group_of(f_.spec, nic / g_);
+    return f_.spec.kind == FabricKind::kFatTree ? grp : grp * g_ + nic % g_;
+  }
+  // Resource keys: kind in the top bits. 1: NIC send, 2: NIC receive, 3: uplink up, 4: uplink down.
+  static int64_t rk(int kind, int64_t id) { return static_cast<int64_t>(kind) << 48 | id; }
+  static uint64_t mix(int a, int b) {
+    return ((static_cast<uint64_t>(a) * 0x9E3779B97F4A7C15ull) ^ (static_cast<uint64_t>(b) * 0xC2B2AE3D27D4EB4Full)) >>
+           17;
+  }
+  double nics_per_leaf() const {
+    return f_.spec.kind == FabricKind::kFatTree ? f_.spec.nodes_per_leaf * g_ : f_.spec.nodes_per_leaf;
+  }
+  std::vector<int64_t> resources(const Flow& fl, uint64_t start, std::unordered_map<int64_t, int>& turn) const {
+    if (host_of(fl.src) == host_of(fl.dst)) return {};
+    const int a = nic_of(fl.src), b = nic_of(fl.dst);
+    std::vector<int64_t> r = {rk(1, a), rk(2, b)};
+    const int la = leaf_of_nic(a), lb = leaf_of_nic(b);
+    if (la != lb) {
+      const int64_t per = uplinks_;
+      const int64_t up = (static_cast<int64_t>(start) + turn[rk(3, la)]++) % per;
+      const int64_t down = (static_cast<int64_t>(start) + turn[rk(4, lb)]++) % per;
+      r.push_back(rk(3, la * per + up));
+      r.push_back(rk(4, lb * per + down));
+    }
+    return r;
+  }
+  double capacity(int64_t r) const {
+    const int kind = static_cast<int>(r >> 48);
+    const int64_t id = r & ((int64_t{1} << 48) - 1);
+    if (kind == 1 || kind == 2) {
+      const int nic = static_cast<int>(id);
+      double c = f_.spec.nic_gbps;
+      if (auto it = host_factor_.find(nic / g_); it != host_factor_.end()) c *= it->second;
+      if (auto it = nic_factor_.find(nic); it != nic_factor_.end()) c *= it->second;  // rank index == NIC index
+      return c;
+    }
+    double c = uplink_cap_;
+    if (auto it = uplink_factor_.find(id); it != uplink_factor_.end()) c *= it->second;
+    return c;
+  }
+
+  const Fabric& f_;
+  int g_;
+  std::mt19937_64 rng_;
+  double uplink_cap_ = 0;
+  int uplinks_ = 1;
+  std::vector<std::tuple<int, int, double>> uplink_faults_;
+  std::map<int64_t, double> slow_pairs_;
+  std::map<int, double> nic_factor_, rank_factor_;
+  std::map<int, double> host_factor_;
+  std::map<int, int> nic_of_;
+  std::map<int64_t, double> uplink_factor_;
+  std::set<std::string> noisy_;
+};
+
+void add_round(const Fabric& f, FlowModel& model, const Round& round, int index, uint64_t chunk,
+               std::vector<P2pLink>& into) {
+  const std::vector<double> rates = model.rates(round);
+  for (size_t i = 0; i < round.size(); ++i) {
+    P2pLink l;
+    l.round = index;
+    l.src_rank = round[i].src;
+    l.dst_rank = round[i].dst;
+    l.src_host = f.ranks[static_cast<size_t>(l.src_rank)].host;
+    l.dst_host = f.ranks[static_cast<size_t>(l.dst_rank)].host;
+    l.size_bytes = chunk;
+    l.iterations = 100;
+    l.bw_gbps = rates[i];
+    l.bw_peak_gbps = rates[i] * 1.02;
+    l.msg_rate_mpps = rates[i] * 1e9 / static_cast<double>(chunk) / 1e6;
+    into.push_back(std::move(l));
+  }
+}
+
+std::set<std::pair<std::string, std::string>> measured_pairs(const P2pSection& p2p) {
+  std::set<std::pair<std::string, std::string>> out;
+  for (const P2pLink& l : p2p.links) {
+    if (l.src_host != l.dst_host) out.insert({std::min(l.src_host, l.dst_host), std::max(l.src_host, l.dst_host)});
+  }
+  return out;
+}
+
+void add_topology(const Fabric& f, const topo::HostTopology& tmpl, Report& r) {
+  // The template's own mapping: each GPU's nearest NIC.
+  topo::TopologySet one;
+  one.hosts.push_back(tmpl);
+  std::vector<Finding> scratch;
+  auto base = topo::analyze_topology(one, topo::AnalysisOptions(), scratch);
+  if (!base.ok() || base->empty()) return;
+  std::map<int, std::string> near;
+  for (const topo::GpuMapping& m : base->front().gpus) {
+    if (!m.best_nics.empty()) near[m.gpu] = m.best_nics.front();
+  }
+  std::vector<int> gpu_index;
+  for (const topo::Gpu& gpu : tmpl.gpus) gpu_index.push_back(gpu.index);
+  std::sort(gpu_index.begin(), gpu_index.end());
+  std::map<int, int> wrong;  // rank -> far NIC (local index)
+  for (const Fault& x : f.faults) {
+    if (x.kind == FaultKind::kWrongNic) wrong[x.rank] = x.far_nic;
+  }
+  topo::TopologySet set;
+  const int g = f.spec.gpus_per_node;
+  for (size_t h = 0; h < f.hosts.size(); ++h) {
+    topo::HostTopology host = tmpl;
+    host.host = f.hosts[h];
+    host.sources = {"simulated from " + (tmpl.sources.empty() ? std::string("a template") : tmpl.sources.front())};
+    host.nccl_nets.clear();
+    for (const topo::Nic& n : host.nics) host.nccl_nets.push_back(n.name);
+    host.uses.clear();
+    for (int local = 0; local < g && local < static_cast<int>(gpu_index.size()); ++local) {
+      const int rank = static_cast<int>(h) * g + local;
+      const int gpu = gpu_index[static_cast<size_t>(local)];
+      auto w = wrong.find(rank);
+      const int source_gpu = w == wrong.end() ? gpu : gpu_index[static_cast<size_t>(w->second) % gpu_index.size()];
+      auto nic = near.find(source_gpu);
+      if (nic == near.end()) continue;
+      topo::NicUse use;
+      use.gpu = gpu;
+      use.rank = rank;
+      use.nic = nic->second;
+      use.net_index = static_cast<int>(std::find(host.nccl_nets.begin(), host.nccl_nets.end(), nic->second) -
+                                       host.nccl_nets.begin());
+      use.gdr = true;
+      use.channels = 2;
+      host.uses.push_back(use);
+    }
+    set.hosts.push_back(std::move(host));
+  }
+  auto analyses = topo::analyze_topology(set, topo::AnalysisOptions(), r.findings);
+  if (!analyses.ok()) return;
+  std::vector<std::pair<std::string, std::string>> signatures;
+  for (size_t i = 0; i < set.hosts.size(); ++i) {
+    signatures.emplace_back(set.hosts[i].host, topo::host_signature(set.hosts[i], (*analyses)[i]));
+  }
+  topo::add_host_differs(signatures, r.findings);
+  r.topology = topo::topology_section(set, *analyses);
+}
+
+}  // namespace
+
+Result<Report> simulate(const Fabric& f, const SimOptions& o, uint64_t seed) {
+  FlowModel model(f, seed ^ 0x5eed);
+  std::mt19937_64 rng(seed);
+  const int n = static_cast<int>(f.ranks.size());
+  const int g = f.spec.gpus_per_node;
+  Report r;
+  r.context.backend = "nccl";
+  r.context.backend_library = "simulated";
+  r.context.memory = "cuda";
+  r.context.nranks = n;
+  r.context.hosts = f.hosts;
+  for (int i = 0; i < n; ++i) r.context.ranks.push_back({i, f.ranks[static_cast<size_t>(i)].host, 1000 + i, i % g});
+  if (o.describe_fabric) r.fabric = f.description;
+  const std::map<std::string, std::string> leaf_of = leaf_of_hosts(f.description);
+
+  // The link matrix.
+  LinkPlanOptions plan_options;
+  plan_options.schedule = o.schedule;
+  plan_options.max_rounds = o.max_rounds;
+  plan_options.leaf_of = o.describe_fabric ? &leaf_of : nullptr;
+  plan_options.seed = seed;
+  auto plan = plan_links(f.ranks, plan_options);
+  if (!plan.ok()) return plan.status();
+  P2pSection p2p;
+  p2p.pattern = "pairs";
+  p2p.mode = "bibw";
+  p2p.backend = "nccl";
+  p2p.window = 8;
+  p2p.warmup_iters = 4;
+  LinkCoverage cov;
+  cov.schedule = std::string(name(o.schedule));
+  cov.rounds = static_cast<int>(plan->rounds.size());
+  cov.intra_leaf_rounds = static_cast<int>(plan->intra_leaf_rounds);
+  int index = 0;
+  for (const Round& round : plan->rounds) add_round(f, model, round, index++, o.chunk_bytes, p2p.links);
+  const FabricDescription* fabric = o.describe_fabric ? &f.description : nullptr;
+  if (o.adaptive && o.schedule == LinkSchedule::kSample) {
+    const std::vector<std::string> suspects = link_suspects(p2p, fabric);
+    std::set<std::string> avoid;
+    for (const P2pSizeContext& c : p2p_size_contexts(p2p, fabric))
+      avoid.insert(c.slow_hosts.begin(), c.slow_hosts.end());
+    const auto extra = suspect_rounds(f.ranks, suspects, measured_pairs(p2p), avoid, kAdaptivePartners, seed + 1);
+    cov.adaptive_rounds = static_cast<int>(extra.size());
+    for (const Round& round : extra) add_round(f, model, round, index++, o.chunk_bytes, p2p.links);
+  }
+  if (o.retest) {
+    for (const P2pLink& l : links_to_retest(p2p, 32, fabric)) {
+      std::vector<P2pLink> alone;
+      add_round(f, model, Round{{l.src_rank, l.dst_rank}, {l.dst_rank, l.src_rank}}, l.round, o.chunk_bytes, alone);
+      p2p.alone.push_back(alone.front());
+    }
+  }
+  p2p.coverage = cov;
+
+  // The all-reduce: NCCL's rings cross from each node to the next rail by rail, all at
+  // once; the slowest crossing bounds the bus bandwidth. A straggler holds the rest back.
+  Round ring;
+  const int hosts = static_cast<int>(f.hosts.size());
+  for (int h = 0; h < hosts; ++h) {
+    for (int c = 0; c < g; ++c) ring.push_back({h * g + c, ((h + 1) % hosts) * g + c});
+  }
+  const std::vector<double> ring_rates = model.rates(ring);
+  const double bottleneck = *std::min_element(ring_rates.begin(), ring_rates.end());
+  int straggler = -1;
+  double held_share = 0;
+  for (const Fault& x : f.faults) {
+    if (x.kind == FaultKind::kStraggler) {
+      straggler = x.rank;
+      held_share = x.factor;
+    }
+  }
+  Sweep s;
+  s.collective = "allreduce";
+  s.dtype = "float";
+  s.op = "sum";
+  s.nranks = n;
+  s.busbw_factor = 2.0 * (n - 1) / n;
+  std::lognormal_distribution<double> noise(0, f.spec.noise_cv);
+  std::uniform_real_distribution<double> late(0, 5);
+  for (uint64_t size = 1 << 20; size <= (64u << 20); size *= 4) {
+    SweepPoint p;
+    p.size_bytes = size;
+    p.count = size / 4;
+    PlacementResult pl;
+    const double transfer = static_cast<double>(size) * s.busbw_factor / (bottleneck * 1e3) + 20;  // 20 us latency
+    pl.time_us = transfer / (1 - held_share) * noise(rng);
+    pl.algbw_gbps = static_cast<double>(size) / 1e3 / pl.time_us;
+    pl.busbw_gbps = pl.algbw_gbps * s.busbw_factor;
+    pl.wrong = 0;
+    pl.iterations = 20;
+    ArrivalSplit a;
+    a.iterations = 20;
+    a.span_us = pl.time_us;
+    a.clock_bound_us = 1;
+    a.transfer_us = transfer;
+    a.skew_us = pl.time_us - transfer;
+    for (int i = 0; i < n; ++i) {
+      RankArrival ra;
+      ra.rank = i;
+      ra.late_us = late(rng);
+      if (i == straggler) {
+        ra.last_count = 18;
+        ra.held_us = held_share * pl.time_us * 0.6;
+        ra.held_share = held_share * 0.6;
+        ra.stalled_us = held_share * pl.time_us * 0.4;
+        ra.stalled_share = held_share * 0.4;
+      }
+      a.ranks.push_back(ra);
+    }
+    pl.arrivals = std::move(a);
+    p.out_of_place = pl;
+    p.in_place = pl;
+    s.points.push_back(std::move(p));
+  }
+  r.sweeps.push_back(std::move(s));
+  r.p2p = std::move(p2p);
+  r.diagnosis = Diagnosis();
+  r.diagnosis->link_size_bytes = o.chunk_bytes;
+  const double t = r.sweeps[0].points.back().out_of_place->time_us;
+  const double cv = model.noisy().empty() ? 0.01 : 0.08;
+  CollectiveRepeats rep{"allreduce", 64u << 20, {t, t * (1 + cv), t * (1 - cv)}, 0};
+  rep.cv = summarize(rep.time_us).stddev.value_or(0) / summarize(rep.time_us).mean;
+  r.diagnosis->collective_noise.push_back(std::move(rep));
+
+  // Counters of the link phase: what each host's interfaces moved beside fabscope's bytes.
+  std::map<std::string, uint64_t> tx, rx;
+  for (const P2pLink& l : r.p2p->links) {
+    if (l.src_host == l.dst_host) continue;
+    tx[l.src_host] += l.size_bytes * static_cast<uint64_t>(l.iterations);
+    rx[l.dst_host] += l.size_bytes * static_cast<uint64_t>(l.iterations);
+  }
+  for (const std::string& h : f.hosts) {
+    CounterSample c;
+    c.host = h;
+    c.phase = fmt::format("links: p2p pairs bibw {} MiB", o.chunk_bytes >> 20);
+    c.duration_s = 10;
+    c.fabscope_tx_bytes = tx[h];
+    c.fabscope_rx_bytes = rx[h];
+    // Another tenant with 40% of the NICs moved 40/60 of what fabscope moved beside it.
+    const uint64_t foreign = model.noisy().count(h) ? (tx[h] + rx[h]) / 3 : 0;
+    InterfaceDelta d;
+    d.name = "ib0";
+    d.deltas = {{"tx_bytes", tx[h] + tx[h] / 50 + foreign}, {"rx_bytes", rx[h] + rx[h] / 50 + foreign}};
+    c.interfaces.push_back(std::move(d));
+    r.counters.push_back(std::move(c));
+  }
+  if (o.host_template) add_topology(f, *o.host_template, r);
+  return r;
+}
+
+void analyze(Report& report) {
+  analyze_diagnosis(report);
+  decide_verdict(report);
+}
+
+namespace {
+
+bool names_host(const Finding& x, const std::string& host) {
+  return std::find(x.hosts.begin(), x.hosts.end(), host) != x.hosts.end() ||
+         x.evidence.value("host", std::string()) == host;
+}
+
+bool matches(const Fabric& fab, const Fault& f, const Finding& x) {
+  switch (f.kind) {
+    case FaultKind::kSlowLink:
+      return x.code == "p2p.slow_link" && names_host(x, f.host) && names_host(x, f.peer);
+    case FaultKind::kSlowNic:
+      return x.code == "p2p.slow_nic" && names_host(x, f.host);
+    case FaultKind::kSlowHost:
+      return x.code == "p2p.slow_host" && names_host(x, f.host);
+    case FaultKind::kCongestedUplink:
+      return x.code == "p2p.congested_uplink" && x.evidence.value("leaf", std::string()) == f.leaf;
+    case FaultKind::kStraggler:
+      return x.code == "rank.straggler" && x.evidence.value("rank", -1) == f.rank;
+    case FaultKind::kWrongNic:
+      return (x.code == "topo.nic_far" || x.code == "p2p.slow_nic") && names_host(x, f.host);
+    case FaultKind::kNoisyNeighbour:
+      return x.code == "counters.foreign_traffic" && names_host(x, f.host);
+  }
+  (void)fab;
+  return false;
+}
+
+bool entry_names(const Fault& f, const AttributionEntry& e) {
+  if (f.kind == FaultKind::kCongestedUplink) return e.subject.find(f.leaf) != std::string::npos;
+  if (f.kind == FaultKind::kStraggler) return std::find(e.ranks.begin(), e.ranks.end(), f.rank) != e.ranks.end();
+  return std::find(e.hosts.begin(), e.hosts.end(), f.host) != e.hosts.end() ||
+         (!f.peer.empty() && std::find(e.hosts.begin(), e.hosts.end(), f.peer) != e.hosts.end());
+}
+
+}  // namespace
+
+Score score(const Fabric& fabric, const Report& r) {
+  Score s;
+  s.faults = static_cast<int>(fabric.faults.size());
+  for (const Fault& f : fabric.faults) {
+    const bool found =
+        std::any_of(r.findings.begin(), r.findings.end(), [&](const Finding& x) { return matches(fabric, f, x); });
+    if (found) {
+      ++s.faults_found;
+    } else {
+      s.missed.push_back(f.describe());
+    }
+  }
+  for (const Finding& x : r.findings) {
+    if (x.severity == Severity::kInfo) continue;
+    const bool cause = x.code.rfind("p2p.", 0) == 0 || x.code.rfind("rank.", 0) == 0 ||
+                       x.code.rfind("counters.", 0) == 0 || x.code.rfind("topo.", 0) == 0;
+    if (!cause) continue;
+    ++s.findings;
+    if (std::any_of(fabric.faults.begin(), fabric.faults.end(),
+                    [&](const Fault& f) { return matches(fabric, f, x); })) {
+      ++s.findings_true;
+    } else {
+      s.false_findings.push_back(fmt::format("{}: {}", x.code, x.subject));
+    }
+  }
+  for (const Attribution& a : r.attribution) {
+    for (const AttributionEntry& e : a.entries) {
+      if (e.kind == "unexplained") continue;
+      s.top_entry = true;
+      s.top_named =
+          std::any_of(fabric.faults.begin(), fabric.faults.end(), [&](const Fault& f) { return entry_names(f, e); });
+      break;
+    }
+    break;
+  }
+  return s;
+}
+
+}  // namespace fabscope::sim

@@ -1,0 +1,248 @@
+// The fabric description (Slurm's topology.conf), the link schedules that scale, the
+// p2p rules that group causes (p2p.slow_nic, p2p.congested_uplink), the link coverage,
+// and the fabric simulator feeding diagnose's analysis.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "diag/fabric.h"
+#include "diag/findings.h"
+#include "diag/rules.h"
+#include "p2p/schedule.h"
+#include "sim/fabric_sim.h"
+
+namespace fabscope {
+namespace {
+
+TEST(Fabric, ReadsSlurmTopologyConf) {
+  auto f = parse_slurm_topology(
+      "# leaves\nSwitchName=leaf1 Nodes=node[01-03] LinkSpeed=400\nswitchname=leaf2 nodes=node[04-05]\n"
+      "SwitchName=spine Switches=leaf[1-2] \\\n  LinkSpeed=800\n",
+      "topology.conf");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  ASSERT_EQ(f->switches.size(), 3u);
+  EXPECT_EQ(f->switches[2].switches, (std::vector<std::string>{"leaf1", "leaf2"}));
+  const auto leaf = leaf_of_hosts(*f);
+  EXPECT_EQ(leaf.at("node02"), "leaf1");
+  EXPECT_EQ(leaf.at("node05"), "leaf2");
+  EXPECT_EQ(leaf.size(), 5u);
+}
+
+TEST(Fabric, RefusesBadDescriptionsNamingLineAndValue) {
+  const std::pair<const char*, const char*> bad[] = {
+      {"SwitchName=a Nodes=n1 Colour=red\n", "unknown key 'Colour'"},
+      {"Nodes=n1\n", "without SwitchName"},
+      {"SwitchName=a Nodes=n1\nSwitchName=a Nodes=n2\n", "described twice"},
+      {"SwitchName=a Nodes=n1\nSwitchName=b Nodes=n1\n", "host 'n1' is under switch 'a' and 'b'"},
+      {"SwitchName=a Nodes=n1\nSwitchName=s Switches=x\n", "'x', which no SwitchName"},
+      {"SwitchName=a Nodes=n[1-\n", "line 1"},
+      {"SwitchName=s Switches=s\n", "no switch lists any host"},
+      {"SwitchName=a Nodes\n", "not KEY=VALUE"},
+  };
+  for (const auto& [text, why] : bad) {
+    auto f = parse_slurm_topology(text, "t.conf");
+    ASSERT_FALSE(f.ok()) << text;
+    EXPECT_NE(f.status().message().find(why), std::string::npos) << f.status().message();
+    EXPECT_NE(f.status().message().find("t.conf"), std::string::npos) << f.status().message();
+  }
+}
+
+std::vector<RankPlace> places(int hosts, int per_host) {
+  std::vector<RankPlace> out;
+  for (int h = 0; h < hosts; ++h) {
+    for (int l = 0; l < per_host; ++l) out.push_back({"h" + std::to_string(h), l});
+  }
+  return out;
+}
+
+// Every round: disjoint ranks, both directions of each pair.
+void expect_disjoint(const std::vector<Round>& rounds) {
+  for (const Round& round : rounds) {
+    std::map<int, int> sends, recvs;
+    std::set<std::pair<int, int>> flows;
+    for (const Flow& f : round) {
+      EXPECT_EQ(++sends[f.src], 1);
+      EXPECT_EQ(++recvs[f.dst], 1);
+      flows.insert({f.src, f.dst});
+    }
+    for (const Flow& f : round) EXPECT_TRUE(flows.count({f.dst, f.src}));
+  }
+}
+
+TEST(LinkSchedule, RailPairsEveryHostPairRailByRail) {
+  const auto ranks = places(6, 4);
+  auto plan = plan_links(ranks, {LinkSchedule::kRail, 0, nullptr, 1});
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->rounds.size(), 5u);  // hosts - 1
+  expect_disjoint(plan->rounds);
+  std::set<std::pair<int, int>> host_pairs;
+  for (const Round& round : plan->rounds) {
+    for (const Flow& f : round) {
+      EXPECT_EQ(f.src % 4, f.dst % 4) << "rail k talks to rail k";
+      EXPECT_NE(f.src / 4, f.dst / 4);
+      host_pairs.insert({std::min(f.src, f.dst) / 4, std::max(f.src, f.dst) / 4});
+    }
+  }
+  EXPECT_EQ(host_pairs.size(), 15u);  // every pair of 6 hosts
+  EXPECT_EQ(schedule_rounds(LinkSchedule::kAll, ranks), 23u);
+  EXPECT_EQ(pick_link_schedule(ranks, 100), LinkSchedule::kAll);
+  EXPECT_EQ(pick_link_schedule(ranks, 10), LinkSchedule::kRail);
+  EXPECT_EQ(pick_link_schedule(ranks, 4), LinkSchedule::kSample);
+  EXPECT_FALSE(plan_links(places(1, 4), {LinkSchedule::kRail, 0, nullptr, 1}).ok());
+}
+
+TEST(LinkSchedule, SampleStaysWithinBudgetLeavesFirst) {
+  const auto ranks = places(32, 2);
+  std::map<std::string, std::string> leaf;
+  for (int h = 0; h < 32; ++h) leaf["h" + std::to_string(h)] = "leaf" + std::to_string(h / 8);
+  auto plan = plan_links(ranks, {LinkSchedule::kSample, 8, &leaf, 3});
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->rounds.size(), 8u);
+  EXPECT_EQ(plan->intra_leaf_rounds, 4u);  // half the budget at most
+  expect_disjoint(plan->rounds);
+  std::map<int, std::set<int>> partners;
+  for (size_t i = 0; i < plan->rounds.size(); ++i) {
+    for (const Flow& f : plan->rounds[i]) {
+      const int a = f.src / 2, b = f.dst / 2;
+      EXPECT_EQ(i < plan->intra_leaf_rounds, a / 8 == b / 8) << "within leaves first, then across";
+      partners[a].insert(b);
+    }
+  }
+  for (const auto& [h, p] : partners)
+    EXPECT_GE(p.size(), 5u) << h;  // 3 in the leaf, then across (a round may skip one)
+  // Suspects get partners they have not had.
+  std::set<std::pair<std::string, std::string>> measured;
+  for (const auto& [a, p] : partners) {
+    for (int b : p) {
+      const std::string x = "h" + std::to_string(a), y = "h" + std::to_string(b);
+      measured.insert({std::min(x, y), std::max(x, y)});
+    }
+  }
+  const auto extra = suspect_rounds(ranks, {"h3", "h17"}, measured, {}, 3, 1);
+  expect_disjoint(extra);
+  std::map<int, int> added;
+  for (const Round& round : extra) {
+    for (const Flow& f : round) {
+      const std::string x = "h" + std::to_string(f.src / 2), y = "h" + std::to_string(f.dst / 2);
+      EXPECT_FALSE(measured.count({std::min(x, y), std::max(x, y)}));
+      ++added[f.src / 2];
+    }
+  }
+  EXPECT_EQ(added[3], 3 * 2);  // 3 partners, 2 rails
+  EXPECT_EQ(added[17], 3 * 2);
+}
+
+sim::Fabric fabric_with(std::vector<sim::FaultKind> faults, int nodes = 16, uint64_t seed = 5) {
+  sim::FabricSpec spec;
+  spec.nodes = nodes;
+  spec.nodes_per_leaf = 4;
+  auto f = sim::make_fabric(spec, faults, seed);
+  EXPECT_TRUE(f.ok()) << f.status().message();
+  return *f;
+}
+
+Report analyzed(const sim::Fabric& f, LinkSchedule schedule = LinkSchedule::kRail, bool describe = true) {
+  sim::SimOptions o;
+  o.schedule = schedule;
+  o.max_rounds = 8;
+  o.describe_fabric = describe;
+  auto r = sim::simulate(f, o, 11);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  sim::analyze(*r);
+  return *r;
+}
+
+std::multiset<std::string> codes(const Report& r) {
+  std::multiset<std::string> out;
+  for (const Finding& f : r.findings) {
+    if (f.severity != Severity::kInfo) out.insert(f.code);
+  }
+  return out;
+}
+
+TEST(FabricSim, HealthyFabricHasNoFindingAndFullCoverage) {
+  const Report r = analyzed(fabric_with({}));
+  EXPECT_TRUE(codes(r).empty()) << r.findings.front().message;
+  EXPECT_EQ(r.verdict.result, "pass");
+  ASSERT_TRUE(r.p2p && r.p2p->coverage);
+  EXPECT_EQ(r.p2p->coverage->schedule, "rail");
+  EXPECT_EQ(r.p2p->coverage->host_pairs, 120u);
+  EXPECT_EQ(r.p2p->coverage->measured_host_pairs, 120u);
+}
+
+TEST(FabricSim, EachFaultIsNamedOnceWhereItIs) {
+  for (sim::FaultKind k : {sim::FaultKind::kSlowLink, sim::FaultKind::kSlowNic, sim::FaultKind::kSlowHost,
+                           sim::FaultKind::kStraggler, sim::FaultKind::kNoisyNeighbour}) {
+    const sim::Fabric f = fabric_with({k});
+    const Report r = analyzed(f);
+    const sim::Score s = sim::score(f, r);
+    EXPECT_EQ(s.faults_found, 1) << name(k) << ": " << f.faults[0].describe();
+    EXPECT_EQ(s.findings, s.findings_true) << name(k) << ": " << (s.false_findings.empty() ? "" : s.false_findings[0]);
+  }
+}
+
+TEST(FabricSim, StragglerIsNotASlowLinkNorASlowNic) {
+  const sim::Fabric f = fabric_with({sim::FaultKind::kStraggler});
+  const Report r = analyzed(f);
+  const auto c = codes(r);
+  EXPECT_EQ(c.count("rank.straggler"), 1u);
+  EXPECT_EQ(c.count("p2p.slow_link") + c.count("p2p.slow_nic") + c.count("p2p.slow_host"), 0u);
+  ASSERT_FALSE(r.attribution.empty());
+  EXPECT_EQ(r.attribution[0].entries.front().kind, "rank");
+}
+
+TEST(FabricSim, CongestedUplinkIsOneCauseNotDozensOfSlowLinks) {
+  const sim::Fabric f = fabric_with({sim::FaultKind::kCongestedUplink}, 32);
+  const Report r = analyzed(f);
+  const auto c = codes(r);
+  EXPECT_EQ(c.count("p2p.congested_uplink"), 1u) << f.faults[0].describe();
+  EXPECT_EQ(c.count("p2p.slow_link") + c.count("p2p.congested_link"), 0u);
+  EXPECT_EQ(c.count("p2p.slow_host"), 0u);
+  for (const Finding& x : r.findings) {
+    if (x.code == "p2p.congested_uplink") {
+      EXPECT_EQ(x.evidence["leaf"], f.faults[0].leaf);
+      EXPECT_TRUE(x.hosts.empty()) << "no host to drain for a switch uplink";
+      EXPECT_GE(x.evidence["links"].get<int>(), static_cast<int>(kUplinkMinLinks));
+    }
+  }
+  // Without the fabric description the same links are judged one by one (the retested
+  // ones as congestion): what the description buys.
+  const Report blind = analyzed(f, LinkSchedule::kRail, false);
+  const auto b = codes(blind);
+  EXPECT_EQ(b.count("p2p.congested_uplink"), 0u);
+  EXPECT_GT(b.count("p2p.slow_link") + b.count("p2p.congested_link"), 1u);
+}
+
+TEST(FabricSim, SampledScheduleSaysWhatItInferred) {
+  const sim::Fabric f = fabric_with({sim::FaultKind::kSlowHost}, 32);
+  const Report r = analyzed(f, LinkSchedule::kSample);
+  ASSERT_TRUE(r.p2p->coverage);
+  const LinkCoverage& c = *r.p2p->coverage;
+  EXPECT_EQ(c.schedule, "sample");
+  EXPECT_EQ(c.rounds, 8);
+  EXPECT_GT(c.adaptive_rounds, 0);
+  EXPECT_LT(c.measured_host_pairs, c.host_pairs);
+  EXPECT_EQ(c.measured_host_pairs + c.inferred_slow + c.inferred_healthy + c.unjudged, c.host_pairs);
+  EXPECT_GT(c.inferred_slow, 0u);  // the slow host's pairs not measured
+  EXPECT_GT(c.inferred_healthy, 0u);
+  EXPECT_EQ(codes(r).count("p2p.slow_host"), 1u);
+}
+
+TEST(FabricSim, RefusesBadSpecsAndFaultNames) {
+  sim::FabricSpec spec;
+  spec.nodes = 1;
+  EXPECT_FALSE(sim::make_fabric(spec, {}, 1).ok());
+  spec.nodes = 4;
+  spec.nodes_per_leaf = 8;
+  auto one_leaf = sim::make_fabric(spec, {sim::FaultKind::kCongestedUplink}, 1);
+  ASSERT_FALSE(one_leaf.ok());
+  EXPECT_NE(one_leaf.status().message().find("two leaves"), std::string::npos);
+  auto bad = sim::fault_from_name("slow_cable");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("slow_link"), std::string::npos);
+  EXPECT_FALSE(link_schedule_from_name("ring").ok());
+}
+
+}  // namespace
+}  // namespace fabscope
