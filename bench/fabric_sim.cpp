@@ -23,6 +23,8 @@
 #include "core/clock.h"
 #include "core/stats.h"
 #include "core/text.h"
+#include "diag/attribution.h"
+#include "diag/findings.h"
 #include "sim/fabric_sim.h"
 #include "topo/readers.h"
 
@@ -234,6 +236,22 @@ int main(int argc, char** argv) {
         s.faults, median(secs), median(secs) <= 1 ? "met" : "MISSED", extra_kib / 1024.0,
         extra_kib < (1 << 20) ? "met" : "MISSED");
     for (const std::string& m : s.missed) fmt::print("  missed: {}\n", m);
+    // Where the time goes: the steps of analyze_diagnosis, one by one, on a fresh copy.
+    Report r = *base;
+    std::vector<std::pair<const char*, void (*)(Report&)>> steps = {{"sweep findings", add_sweep_findings},
+                                                                    {"p2p findings", add_p2p_findings},
+                                                                    {"counter findings", add_counter_findings},
+                                                                    {"stalled links", discount_stalled_links},
+                                                                    {"coverage", judge_link_coverage},
+                                                                    {"attribution", attribute},
+                                                                    {"verdict", decide_verdict}};
+    std::string split;
+    for (const auto& [what, step] : steps) {
+      const double t0 = steady_now_s();
+      step(r);
+      split += fmt::format("{} {:.3f} s, ", what, steady_now_s() - t0);
+    }
+    fmt::print("  steps: {}\n", split.substr(0, split.size() - 2));
   }
   return 0;
 }

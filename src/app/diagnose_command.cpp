@@ -591,43 +591,9 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
     const FabricDescription* fabric_ptr = fabric ? &*fabric : nullptr;
     std::vector<CounterSample> scratch;
     if (plan_options.schedule == LinkSchedule::kSample) {
-      // Adaptive: rank 0 names the suspects; each gets more partners, measured like the rest.
-      std::string extra;
-      if (ctx.rank() == 0) {
-        std::set<std::pair<std::string, std::string>> measured;
-        for (const P2pLink& l : section->links) {
-          if (l.src_host != l.dst_host)
-            measured.insert({std::min(l.src_host, l.dst_host), std::max(l.src_host, l.dst_host)});
-        }
-        std::set<std::string> avoid;
-        for (const P2pSizeContext& c : p2p_size_contexts(*section, fabric_ptr))
-          avoid.insert(c.slow_hosts.begin(), c.slow_hosts.end());
-        Json rounds = Json::array();
-        for (const Round& round : suspect_rounds(places, link_suspects(*section, fabric_ptr), measured, avoid, 3, 2)) {
-          Json flows = Json::array();
-          for (const Flow& f : round) flows.push_back({f.src, f.dst});
-          rounds.push_back(std::move(flows));
-        }
-        extra = dump_json(rounds);
-      }
-      auto shared = ctx.broadcast(extra, 0);
-      if (!shared.ok()) end_job_on_failure(*job, progress, shared.status());
-      P2pOptions more = links;
-      more.rounds.clear();
-      for (const Json& round : Json::parse(*shared)) {
-        Round r;
-        for (const Json& f : round) r.push_back({f.at(0).get<int>(), f.at(1).get<int>()});
-        more.rounds.push_back(std::move(r));
-      }
-      coverage.adaptive_rounds = static_cast<int>(more.rounds.size());
-      if (!more.rounds.empty()) {
-        auto again = run_p2p(ctx, *transport, more, &progress, phases.counters());
-        if (!again.ok()) end_job_on_failure(*job, progress, again.status());
-        for (P2pLink& l : again->links) {
-          l.round += static_cast<int>(links.rounds.size());
-          section->links.push_back(std::move(l));
-        }
-      }
+      auto added = measure_suspects(ctx, *transport, links, places, fabric_ptr, progress, phases.counters(), *section);
+      if (!added.ok()) end_job_on_failure(*job, progress, added.status());
+      coverage.adaptive_rounds = *added;
     }
     if (Status s = retest_alone(ctx, *transport, links, progress, phases.counters() ? report.counters : scratch,
                                 *section, fabric_ptr);

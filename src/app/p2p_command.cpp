@@ -9,6 +9,7 @@
 #include "app/p2p_retest.h"
 #include "app/run_context.h"
 #include "core/sizes.h"
+#include "diag/fabric.h"
 #include "diag/findings.h"
 #include "diag/rules.h"
 #include "p2p/p2p.h"
@@ -36,6 +37,12 @@ class P2pCommand final : public Command {
                  "beside other flows)");
     app.add_option("--expect", expect_path_,
                    "Hold the links to the bars of this expectations file (perf.below_expected; read by rank 0)");
+    app.add_option("--schedule", schedule_,
+                   "Pairs at scale (with --mode bibw): all (every pair of ranks), rail (every pair of hosts, rail by "
+                   "rail) or sample (--rounds rounds: hosts under one leaf, then across, then suspects)");
+    app.add_option("--rounds", rounds_, "--schedule sample: rounds before the suspects' (default 16, at least 3)");
+    app.add_option("--fabric", fabric_path_,
+                   "Slurm's topology.conf: sample within leaves first, name a leaf's uplinks as one cause");
   }
 
   CommandOutcome run(const CommonOptions& common, int* argc, char*** argv) override;
@@ -54,6 +61,9 @@ class P2pCommand final : public Command {
   int window_ = 64;
   int repeats_ = 1;
   bool retest_ = false;
+  std::optional<std::string> schedule_;
+  std::optional<int> rounds_;
+  std::string fabric_path_;
 };
 
 Result<P2pOptions> P2pCommand::build_options(double timeout_s) const {
@@ -95,16 +105,63 @@ Result<P2pOptions> P2pCommand::build_options(double timeout_s) const {
   o.window = window_;
   o.repeats = repeats_;
   o.timeout_s = timeout_s;
+  if (schedule_) {
+    auto sched = link_schedule_from_name(*schedule_);
+    if (!sched.ok()) return Status::Invalid("--schedule: " + sched.status().message());
+    if (pair_ || (pattern_ && *pattern_ != "pairs")) {
+      return Status::Invalid(
+          fmt::format("--schedule {} chooses the pairs itself: give no --pattern or --pair", *schedule_));
+    }
+    if (o.mode != P2pMode::kBidirectional) {
+      return Status::Invalid(
+          fmt::format("--schedule {} measures each pair in both directions at once: give --mode "
+                      "bibw (not {})",
+                      *schedule_, mode_));
+    }
+    o.pattern = P2pPattern::kPairs;
+  }
+  if (rounds_ && (!schedule_ || *schedule_ != "sample")) {
+    return Status::Invalid(fmt::format("--rounds {} goes with --schedule sample", *rounds_));
+  }
+  if (rounds_ && *rounds_ < static_cast<int>(kMinSampleRounds)) {
+    return Status::Invalid(
+        fmt::format("--rounds {}: a sample needs at least {} rounds (a host judged against {} "
+                    "partners)",
+                    *rounds_, kMinSampleRounds, kMinSampleRounds));
+  }
+  if (!fabric_path_.empty() && !schedule_) {
+    return Status::Invalid(fmt::format("--fabric {} goes with --schedule (rail or sample)", fabric_path_));
+  }
   return o;
 }
 
 CommandOutcome P2pCommand::run(const CommonOptions& common, int* argc, char*** argv) {
   auto options = build_options(common.timeout_s);
   std::optional<Expectations> expectations;  // rank 0's
+  std::optional<FabricDescription> fabric;   // every rank's
+  std::vector<RankPlace> places;
+  LinkCoverage coverage;
   auto job = start_job(
       argc, argv,
       [&](const RankContext& c) {
-        Status s = options.ok() ? validate(*options, c.size()) : options.status();
+        Status s = options.ok() ? Status::Ok() : options.status();
+        if (s.ok()) s = load_fabric(c, fabric_path_, fabric);
+        if (s.ok() && schedule_) {
+          // Every rank plans the same rounds from the same ranks, fabric and seed.
+          for (const RankInfo& ri : c.ranks()) places.push_back({ri.host, ri.local_rank});
+          LinkPlanOptions plan_options;
+          plan_options.schedule = *link_schedule_from_name(*schedule_);
+          plan_options.max_rounds = static_cast<size_t>(rounds_.value_or(16));
+          const auto leaf_of = fabric ? leaf_of_hosts(*fabric) : std::map<std::string, std::string>();
+          plan_options.leaf_of = fabric ? &leaf_of : nullptr;
+          auto plan = plan_links(places, plan_options);
+          if (!plan.ok()) return Status::Invalid(fmt::format("--schedule {}: {}", *schedule_, plan.status().message()));
+          coverage.schedule = *schedule_;
+          coverage.rounds = static_cast<int>(plan->rounds.size());
+          coverage.intra_leaf_rounds = static_cast<int>(plan->intra_leaf_rounds);
+          options->rounds = std::move(plan->rounds);
+        }
+        if (s.ok()) s = validate(*options, c.size());
         return s.ok() ? load_expectations_on_rank0(c, expect_path_, expectations) : s;
       },
       common.backend, common);
@@ -130,15 +187,24 @@ CommandOutcome P2pCommand::run(const CommonOptions& common, int* argc, char*** a
   Progress progress(ctx.rank() == 0 && Progress::wanted());
   auto section = run_p2p(ctx, **transport, *options, &progress, &report.counters);
   if (!section.ok()) end_job_on_failure(*job, progress, section.status());
+  const FabricDescription* fabric_ptr = fabric ? &*fabric : nullptr;
+  if (schedule_ && *schedule_ == "sample") {
+    auto added = measure_suspects(ctx, **transport, *options, places, fabric_ptr, progress, &report.counters, *section);
+    if (!added.ok()) end_job_on_failure(*job, progress, added.status());
+    coverage.adaptive_rounds = *added;
+  }
   if (retest_) {
-    if (Status s = retest_alone(ctx, **transport, *options, progress, report.counters, *section); !s.ok()) {
+    if (Status s = retest_alone(ctx, **transport, *options, progress, report.counters, *section, fabric_ptr); !s.ok()) {
       end_job_on_failure(*job, progress, s);
     }
   }
   section->backend = std::string(entry->name);
+  if (schedule_) section->coverage = coverage;
   report.p2p = std::move(*section);
+  report.fabric = fabric;
   add_p2p_findings(report);
   add_counter_findings(report);
+  judge_link_coverage(report);
   if (expectations) add_expectation_findings(report, *expectations);
   return finish_job(*job, report);
 }

@@ -39,4 +39,52 @@ Status retest_alone(const RankContext& ctx, Transport& transport, const P2pOptio
   return Status::Ok();
 }
 
+Result<int> measure_suspects(const RankContext& ctx, Transport& transport, const P2pOptions& options,
+                             const std::vector<RankPlace>& places, const FabricDescription* fabric, Progress& progress,
+                             std::vector<CounterSample>* counters, P2pSection& section) {
+  std::string extra;
+  if (ctx.rank() == 0) {
+    std::set<std::pair<std::string, std::string>> measured;
+    for (const P2pLink& l : section.links) {
+      if (l.src_host != l.dst_host)
+        measured.insert({std::min(l.src_host, l.dst_host), std::max(l.src_host, l.dst_host)});
+    }
+    std::set<std::string> avoid;
+    for (const P2pSizeContext& c : p2p_size_contexts(section, fabric)) {
+      avoid.insert(c.slow_hosts.begin(), c.slow_hosts.end());
+    }
+    Json rounds = Json::array();
+    for (const Round& round :
+         suspect_rounds(places, link_suspects(section, fabric), measured, avoid, kSuspectPartners, 2)) {
+      Json flows = Json::array();
+      for (const Flow& f : round) flows.push_back({f.src, f.dst});
+      rounds.push_back(std::move(flows));
+    }
+    extra = dump_json(rounds);
+  }
+  auto shared = ctx.broadcast(extra, 0);
+  if (!shared.ok()) return shared.status();
+  P2pOptions more = options;
+  more.rounds.clear();
+  try {
+    for (const Json& round : Json::parse(*shared)) {
+      Round r;
+      for (const Json& f : round) r.push_back({f.at(0).get<int>(), f.at(1).get<int>()});
+      more.rounds.push_back(std::move(r));
+    }
+  } catch (const std::exception& e) {  // not what rank 0 sent: a fabscope defect
+    return Status::Runtime(e.what());
+  }
+  if (more.rounds.empty()) return 0;
+  int first = 0;
+  for (const P2pLink& l : section.links) first = std::max(first, l.round + 1);
+  auto again = run_p2p(ctx, transport, more, &progress, counters);
+  if (!again.ok()) return again.status();
+  for (P2pLink& l : again->links) {
+    l.round += first;
+    section.links.push_back(std::move(l));
+  }
+  return static_cast<int>(more.rounds.size());
+}
+
 }  // namespace fabscope

@@ -8,6 +8,7 @@
 #include "comm/context.h"
 #include "core/progress.h"
 #include "p2p/p2p.h"
+#include "p2p/schedule.h"
 
 namespace fabscope {
 
@@ -16,5 +17,14 @@ namespace fabscope {
 Status retest_alone(const RankContext& ctx, Transport& transport, const P2pOptions& options, Progress& progress,
                     std::vector<CounterSample>& counters, P2pSection& section,
                     const FabricDescription* fabric = nullptr);
+
+// The adaptive part of a sampled link schedule: rank 0 names the suspects of `section`
+// (a slow link's ends, slow ranks' and slow hosts' hosts), each gets kSuspectPartners
+// partners it has not had (healthy hosts first), and every rank measures those rounds
+// like the others; their links join section.links. Returns the rounds added.
+inline constexpr int kSuspectPartners = 3;
+Result<int> measure_suspects(const RankContext& ctx, Transport& transport, const P2pOptions& options,
+                             const std::vector<RankPlace>& places, const FabricDescription* fabric, Progress& progress,
+                             std::vector<CounterSample>* counters, P2pSection& section);
 
 }  // namespace fabscope

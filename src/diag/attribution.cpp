@@ -6,7 +6,9 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <string_view>
 #include <tuple>
+#include <unordered_map>
 
 #include "coll/collective.h"
 #include "core/sizes.h"
@@ -144,30 +146,73 @@ class Entries {
   std::vector<AttributionEntry> entries_;
 };
 
+// The link matrix at the attributed size: each link's median rate under load (over
+// repeats), in a vector sorted by link (a 4,096-rank matrix has two million links).
 struct LinkRates {
-  std::map<LinkKey, double> loaded;  // median over repeats under load
+  struct Row {
+    LinkKey key;
+    double loaded = 0;
+    const std::string* src_host = nullptr;
+    const std::string* dst_host = nullptr;
+  };
+  std::vector<Row> rows;  // sorted by key
   std::map<LinkKey, double> alone;
-  std::map<LinkKey, std::pair<std::string, std::string>> hosts;
-  std::map<std::pair<std::string, std::string>, LinkKey> by_hosts;  // between two hosts: the slowest link measured
+  std::unordered_map<std::string_view, uint32_t> host_index;
+  std::unordered_map<uint64_t, size_t> by_hosts;  // (src, dst host index) -> the slowest row between them
   double median = 0;
+
+  const Row* find(const LinkKey& k) const {
+    auto it = std::lower_bound(rows.begin(), rows.end(), k, [](const Row& r, const LinkKey& x) { return r.key < x; });
+    return it != rows.end() && it->key == k ? &*it : nullptr;
+  }
+  // Between two hosts: the slowest link measured (a matrix of one rank per host, rails).
+  const Row* between(const std::string& a, const std::string& b) const {
+    auto ia = host_index.find(a), ib = host_index.find(b);
+    if (ia == host_index.end() || ib == host_index.end()) return nullptr;
+    auto it = by_hosts.find(uint64_t{ia->second} << 32 | ib->second);
+    return it == by_hosts.end() ? nullptr : &rows[it->second];
+  }
 };
 
 LinkRates link_rates(const P2pSection& p2p, uint64_t size) {
   LinkRates r;
-  std::map<LinkKey, std::vector<double>> by_link;
+  struct Measured {
+    LinkKey key;
+    double bw;
+    const P2pLink* link;
+  };
+  std::vector<Measured> measured;
   for (const P2pLink& l : p2p.links) {
-    if (l.size_bytes != size || !l.bw_gbps) continue;
-    by_link[{l.src_rank, l.dst_rank}].push_back(*l.bw_gbps);
-    r.hosts[{l.src_rank, l.dst_rank}] = {l.src_host, l.dst_host};
+    if (l.size_bytes == size && l.bw_gbps) measured.push_back({{l.src_rank, l.dst_rank}, *l.bw_gbps, &l});
   }
-  std::vector<double> all;
-  for (auto& [k, v] : by_link) {
-    r.loaded[k] = median(v);
-    all.push_back(r.loaded[k]);
-    const auto& hosts = r.hosts[k];
-    if (hosts.first == hosts.second) continue;
-    auto [it, fresh] = r.by_hosts.emplace(hosts, k);
-    if (!fresh && r.loaded[k] < r.loaded[it->second]) it->second = k;
+  const auto by_key = [](const Measured& a, const Measured& b) { return a.key < b.key; };
+  std::sort(measured.begin(), measured.end(), by_key);
+  std::vector<double> all, repeats;
+  r.rows.reserve(measured.size());
+  all.reserve(measured.size());
+  for (size_t i = 0; i < measured.size();) {
+    size_t j = i;
+    repeats.clear();
+    for (; j < measured.size() && measured[j].key == measured[i].key; ++j) repeats.push_back(measured[j].bw);
+    const P2pLink& l = *measured[i].link;
+    r.rows.push_back({measured[i].key, repeats.size() == 1 ? repeats[0] : median(repeats), &l.src_host, &l.dst_host});
+    all.push_back(r.rows.back().loaded);
+    i = j;
+  }
+  std::unordered_map<int, uint32_t> host_of_rank;  // names hashed once per rank, not per link
+  const auto host_at = [&](int rank, const std::string& host) {
+    auto it = host_of_rank.find(rank);
+    if (it != host_of_rank.end()) return it->second;
+    const uint32_t h = r.host_index.emplace(host, static_cast<uint32_t>(r.host_index.size())).first->second;
+    host_of_rank.emplace(rank, h);
+    return h;
+  };
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    const LinkRates::Row& row = r.rows[i];
+    const uint32_t a = host_at(row.key.first, *row.src_host), b = host_at(row.key.second, *row.dst_host);
+    if (a == b) continue;
+    auto [it, fresh] = r.by_hosts.emplace(uint64_t{a} << 32 | b, i);
+    if (!fresh && row.loaded < r.rows[it->second].loaded) it->second = i;
   }
   for (const P2pLink& l : p2p.alone) {
     if (l.size_bytes == size && l.bw_gbps) r.alone[{l.src_rank, l.dst_rank}] = *l.bw_gbps;
@@ -177,10 +222,9 @@ LinkRates link_rates(const P2pSection& p2p, uint64_t size) {
 }
 
 std::string link_subject(const LinkKey& k, const LinkRates& rates) {
-  auto it = rates.hosts.find(k);
-  return it == rates.hosts.end()
-             ? fmt::format("link {} -> {}", k.first, k.second)
-             : fmt::format("link {} -> {} ({} -> {})", k.first, k.second, it->second.first, it->second.second);
+  const LinkRates::Row* row = rates.find(k);
+  return !row ? fmt::format("link {} -> {}", k.first, k.second)
+              : fmt::format("link {} -> {} ({} -> {})", k.first, k.second, *row->src_host, *row->dst_host);
 }
 
 std::string hosts_subject(const std::vector<std::string>& hosts) {
@@ -241,17 +285,17 @@ Attribution attribute_one(const Report& report, const Sweep& s, const SweepPoint
     double worst_bw = 0;
     std::vector<LinkKey> used = links_used(*c, s.nranks);
     for (LinkKey& k : used) {
-      auto it = rates.loaded.find(k);
-      if (it == rates.loaded.end()) {
-        // Not measured rank to rank (a matrix of one rank per host): the hosts' link.
-        auto by = rates.by_hosts.find({host_of(k.first), host_of(k.second)});
-        if (by == rates.by_hosts.end()) continue;
-        k = by->second;
-        it = rates.loaded.find(k);
+      const LinkRates::Row* row = rates.find(k);
+      if (!row) {
+        // Not measured rank to rank (a matrix of one rank per host, or rail by rail): the
+        // hosts' slowest link.
+        row = rates.between(host_of(k.first), host_of(k.second));
+        if (!row) continue;
+        k = row->key;
       }
-      if (!worst || it->second < worst_bw) {
+      if (!worst || row->loaded < worst_bw) {
         worst = &k;
-        worst_bw = it->second;
+        worst_bw = row->loaded;
       }
     }
     // The engine's trace, where there is one: the link busiest per call bounds it, by its
@@ -289,17 +333,18 @@ Attribution attribute_one(const Report& report, const Sweep& s, const SweepPoint
         used_busy.push_back(it->second);
         if (!busiest || it->second > busy[*busiest]) busiest = &k;
       }
-      if (busiest && rates.loaded.count(*busiest)) {
+      if (busiest && rates.find(*busiest)) {
         a.method = busy_method;
         median_busy = median(used_busy);
         worst = busiest;
-        worst_bw = rates.loaded.at(*busiest);
+        worst_bw = rates.find(*busiest)->loaded;
         traced_us = std::max(0.0, busy[*busiest] - median_busy);
       }
     }
     if (worst && worst_bw > 0 && (traced_us > 0 || (traced_us < 0 && worst_bw < rates.median))) {
       const LinkKey k = *worst;
-      const auto& [src_host, dst_host] = rates.hosts.at(k);
+      const std::string& src_host = *rates.find(k)->src_host;
+      const std::string& dst_host = *rates.find(k)->dst_host;
       // Without a trace, the model: the bytes per rank it moves over each link took the
       // ideal time at the median rate, and this link's rate is lower.
       const double link_us = traced_us >= 0 ? traced_us : a.ideal_us * (rates.median / worst_bw - 1);

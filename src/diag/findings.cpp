@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "core/stats.h"
 #include "diag/attribution.h"
@@ -65,39 +68,71 @@ std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p, const Fabri
     // Each host: the links touching it against those that avoid it. One pass gathers each
     // host's touching values; the avoiding median is the median of all values less those,
     // found in the sorted whole (a report of 512 hosts has 261,632 links).
-    std::map<std::string, std::vector<double>> touching;
-    std::map<int, std::vector<double>> rank_touching;
-    std::map<std::string, std::set<int>> host_ranks;
-    std::map<int, const std::string*> rank_host;
+    // Hosts and ranks by index (a 4,096-rank matrix has two million links), visited in
+    // name and rank order.
+    std::unordered_map<std::string_view, size_t> host_at;
+    std::vector<std::string_view> host_names;
+    std::vector<std::vector<double>> touching;
+    std::unordered_map<int, size_t> rank_at;
+    std::vector<int> rank_ids;
+    std::vector<size_t> rank_host;  // host index of each rank index
+    std::vector<std::vector<double>> rank_touching;
+    const auto host_index = [&](const std::string& h) {
+      auto [it, fresh] = host_at.emplace(h, host_names.size());
+      if (fresh) {
+        host_names.push_back(h);
+        touching.emplace_back();
+      }
+      return it->second;
+    };
+    const auto rank_index = [&](int r, size_t host) {
+      auto [it, fresh] = rank_at.emplace(r, rank_ids.size());
+      if (fresh) {
+        rank_ids.push_back(r);
+        rank_host.push_back(host);
+        rank_touching.emplace_back();
+      }
+      return it->second;
+    };
     std::vector<double> all;
     all.reserve(c.links.size());
+    // A rank's host is looked up by name once, when the rank is first seen.
+    const auto place = [&](int rank, const std::string& host) {
+      auto it = rank_at.find(rank);
+      return it != rank_at.end() ? it->second : rank_index(rank, host_index(host));
+    };
     for (const P2pLink* l : c.links) {
       const double g = goodness(*l);
       all.push_back(g);
-      touching[l->src_host].push_back(g);
-      if (l->dst_host != l->src_host) touching[l->dst_host].push_back(g);
-      rank_touching[l->src_rank].push_back(g);
-      rank_touching[l->dst_rank].push_back(g);
-      host_ranks[l->src_host].insert(l->src_rank);
-      host_ranks[l->dst_host].insert(l->dst_rank);
-      rank_host.emplace(l->src_rank, &l->src_host);
-      rank_host.emplace(l->dst_rank, &l->dst_host);
+      const size_t rs = place(l->src_rank, l->src_host), rd = place(l->dst_rank, l->dst_host);
+      const size_t hs = rank_host[rs], hd = rank_host[rd];
+      touching[hs].push_back(g);
+      if (hd != hs) touching[hd].push_back(g);
+      rank_touching[rs].push_back(g);
+      rank_touching[rd].push_back(g);
     }
+    std::vector<size_t> ranks_of_host(host_names.size(), 0);
+    for (size_t h : rank_host) ++ranks_of_host[h];
+    std::vector<size_t> host_order(host_names.size());
+    for (size_t i = 0; i < host_order.size(); ++i) host_order[i] = i;
+    std::sort(host_order.begin(), host_order.end(), [&](size_t a, size_t b) { return host_names[a] < host_names[b]; });
     std::sort(all.begin(), all.end());
-    for (auto& [h, mine] : touching) {
+    for (size_t hi : host_order) {
+      std::vector<double>& mine = touching[hi];
       if (mine.size() >= all.size()) continue;  // no link avoids this host
       std::sort(mine.begin(), mine.end());
-      P2pSizeContext::HostComparison hc{h, mine.size(), all.size() - mine.size(), median_sorted(mine),
-                                        median_of_difference(all, mine)};
+      P2pSizeContext::HostComparison hc{std::string(host_names[hi]), mine.size(), all.size() - mine.size(),
+                                        median_sorted(mine), median_of_difference(all, mine)};
       hc.slow = hc.median_avoiding > 0 && hc.median_touching < kSlowRatio * hc.median_avoiding;
-      if (hc.slow) c.slow_hosts.insert(h);
+      if (hc.slow) c.slow_hosts.insert(hc.host);
       c.hosts.push_back(std::move(hc));
     }
     // A leaf whose every host is slow across leaves but not within it: its uplinks.
     std::set<std::string> uplink_leaves;
     if (fabric && !c.slow_hosts.empty()) {
       std::map<std::string, std::vector<std::string>> leaf_hosts;
-      for (const auto& [h, mine] : touching) {
+      for (size_t hi : host_order) {
+        const std::string h(host_names[hi]);
         if (const std::string* lf = leaf(h)) leaf_hosts[*lf].push_back(h);
       }
       for (const auto& [lf, hosts] : leaf_hosts) {
@@ -131,13 +166,17 @@ std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p, const Fabri
     }
     // Each rank of a host with several ranks in the links, where its host is not slow:
     // a rank alone slow is its own NIC (or the rail behind it).
-    for (auto& [rank, mine] : rank_touching) {
+    std::vector<size_t> rank_order(rank_ids.size());
+    for (size_t i = 0; i < rank_order.size(); ++i) rank_order[i] = i;
+    std::sort(rank_order.begin(), rank_order.end(), [&](size_t a, size_t b) { return rank_ids[a] < rank_ids[b]; });
+    for (size_t ri : rank_order) {
+      std::vector<double>& mine = rank_touching[ri];
       if (mine.size() < kRankMinLinks || mine.size() >= all.size()) continue;
-      const std::string& host = *rank_host.at(rank);
-      if (host_ranks[host].size() < 2 || c.slow_hosts.count(host)) continue;
+      const std::string host(host_names[rank_host[ri]]);
+      if (ranks_of_host[rank_host[ri]] < 2 || c.slow_hosts.count(host)) continue;
       std::sort(mine.begin(), mine.end());
       const double mt = median_sorted(mine), ma = median_of_difference(all, mine);
-      if (ma > 0 && mt < kSlowRatio * ma) c.slow_ranks.push_back({rank, host, mine.size(), mt, ma});
+      if (ma > 0 && mt < kSlowRatio * ma) c.slow_ranks.push_back({rank_ids[ri], host, mine.size(), mt, ma});
     }
     std::set<int> slow_rank_set;
     for (const auto& r : c.slow_ranks) slow_rank_set.insert(r.rank);
@@ -309,18 +348,26 @@ void judge_link_coverage(Report& report) {
   if (!report.p2p || !report.p2p->coverage) return;
   LinkCoverage& cov = *report.p2p->coverage;
   std::vector<std::string> hosts = report.context.hosts;
-  for (const P2pLink& l : report.p2p->links) {  // hosts the context lacks (a report built by hand)
-    for (const std::string* h : {&l.src_host, &l.dst_host}) {
-      if (std::find(hosts.begin(), hosts.end(), *h) == hosts.end()) hosts.push_back(*h);
+  {
+    std::unordered_set<std::string> known(hosts.begin(), hosts.end());
+    for (const P2pLink& l : report.p2p->links) {  // hosts the context lacks (a report built by hand)
+      for (const std::string* h : {&l.src_host, &l.dst_host}) {
+        if (known.insert(*h).second) hosts.push_back(*h);
+      }
     }
   }
-  std::map<std::string, size_t> index;
+  std::unordered_map<std::string, size_t> index;
   for (size_t i = 0; i < hosts.size(); ++i) index.emplace(hosts[i], i);
   const size_t n = hosts.size();
   std::vector<char> measured(n * n, 0);
   std::vector<char> in_link(n, 0);
+  std::unordered_map<int, size_t> host_of_rank;  // names hashed once per rank, not per link
+  const auto host_at = [&](int rank, const std::string& host) {
+    auto it = host_of_rank.find(rank);
+    return it != host_of_rank.end() ? it->second : host_of_rank.emplace(rank, index.at(host)).first->second;
+  };
   for (const P2pLink& l : report.p2p->links) {
-    const size_t a = index.at(l.src_host), b = index.at(l.dst_host);
+    const size_t a = host_at(l.src_rank, l.src_host), b = host_at(l.dst_rank, l.dst_host);
     in_link[a] = in_link[b] = 1;
     if (a != b) measured[a * n + b] = measured[b * n + a] = 1;
   }

@@ -11,6 +11,8 @@
   vcluster_test.py noise    iperf3 between two hosts: their link shows lower bandwidth
                             and more variance than a quiet run, and the counters show
                             bytes fabscope did not send
+  vcluster_test.py sample_schedule  8 hosts under two leaves (--fabric), one slow: p2p --schedule sample
+                            finds it within 4 rounds plus suspects; diagnose --schedule rail too
 
   vcluster_test.py diagnose_slowlink   diagnose on 6 hosts, the link between two limited to a
                             tenth: at least 70% of the excess is that link (the busiest in the
@@ -59,11 +61,11 @@ class Cluster:
         with open(args.schema) as f:
             self.validator = jsonschema.Draft202012Validator(json.load(f))
 
-    def run(self, hosts, fabscope_runs, faults=(), verdict_fail=False, any_verdict=False):
+    def run(self, hosts, fabscope_runs, faults=(), verdict_fail=False, any_verdict=False, preamble=()):
         """Brings up `hosts`, runs each fabscope argument list under mpirun there, tears down.
         With verdict_fail, each run must end with exit 1 (ran, verdict fail); with
         any_verdict, with 0 or 1 (a measurement whose judgement does not matter); else with 0."""
-        script = ['mapfile -t MPI < "$VC_MPIRUN_ARGS"', "set -e"]
+        script = ['mapfile -t MPI < "$VC_MPIRUN_ARGS"', "set -e", *preamble]
         for argv in fabscope_runs:
             line = '"${MPI[@]}" -np %d %s %s' % (hosts, shlex.quote(self.a.fabscope),
                                                  " ".join(shlex.quote(x) for x in argv))
@@ -313,6 +315,55 @@ def diagnose_slowhost(c):
     print("ok")
 
 
+def sample_schedule(c):
+    """8 hosts under two leaves (a Slurm topology.conf), host 5 slow: p2p --schedule sample
+    measures within the leaves, then across, then the suspects with more partners; the
+    slow host is found and the rest of the host pairs are said to be inferred."""
+    rate_mbit = tenth_of_quiet(c, "host 5")
+    fabric = c.path("topology.conf")
+    preamble = [f'set -- $VC_HOSTS; printf "SwitchName=leafA Nodes=%s,%s,%s,%s\\nSwitchName=leafB '
+                f'Nodes=%s,%s,%s,%s\\nSwitchName=spine Switches=leafA,leafB\\n" "$@" > {shlex.quote(fabric)}']
+    args = ["p2p", "--schedule", "sample", "--rounds", "4", "--fabric", fabric, "--mode", "bibw", "-s", "1M",
+            "-n", "30", "-w", "4", "--window", "8", "--retest"]
+    c.run(8, [args + ["--json", c.path("s.json")],
+              ["diagnose", "--schedule", "rail", "--phases", "links", "--budget", "20", "--backend", "tcp",
+               "--json", c.path("r.json")]],
+          faults=["--slow", "5", f"{rate_mbit}mbit"], verdict_fail=True, preamble=preamble)
+    doc = c.report("s.json")
+    cov = doc["p2p"]["coverage"]
+    print(f"sample: {cov}")
+    hosts = doc["context"]["hosts"]
+    h5 = doc["context"]["ranks"][5]["host"]
+    if [s["name"] for s in doc["fabric"]["switches"]] != ["leafA", "leafB", "spine"] or \
+            doc["fabric"]["switches"][1]["hosts"] != hosts[4:]:
+        fail(f"the fabric description belongs in the report: {doc['fabric']}")
+    if cov["schedule"] != "sample" or cov["rounds"] != 4 or cov["intra_leaf_rounds"] != 2 or cov["hosts"] != 8 \
+            or cov["host_pairs"] != 28:
+        fail(f"4 rounds, the first 2 within the leaves (4 hosts each), of 28 host pairs: {cov}")
+    if cov["adaptive_rounds"] < 1 or not 0 < cov["measured_host_pairs"] < 28:
+        fail(f"the suspects get more partners, and not every pair is measured: {cov}")
+    if cov["measured_host_pairs"] + cov["inferred_slow"] + cov["inferred_healthy"] + cov["unjudged"] != 28:
+        fail(f"every pair not measured is judged or said unjudged: {cov}")
+    if sum(1 for l in doc["p2p"]["links"] if h5 in (l["src_host"], l["dst_host"])
+                                                 and l["round"] >= 4) < 2:
+        fail(f"the slow host is a suspect: it gets partners after the sampled rounds: {cov}")
+    measured = {tuple(sorted((l["src_host"], l["dst_host"]))) for l in doc["p2p"]["links"]}
+    for a, b in measured:
+        same_leaf = (hosts.index(a) < 4) == (hosts.index(b) < 4)
+        rnd = min(l["round"] for l in doc["p2p"]["links"] if {l["src_host"], l["dst_host"]} == {a, b})
+        if rnd < 2 and not same_leaf:
+            fail(f"the first rounds stay within the leaves: {a} {b} in round {rnd}")
+    if ("p2p.slow_host", f"host {h5}") not in flagged(doc):
+        fail(f"the slow host must be found by the sample: {flagged(doc)}")
+    rail = c.report("r.json")
+    rcov = rail["p2p"]["coverage"]
+    if rcov["schedule"] != "rail" or rcov["rounds"] != 7 or rcov["measured_host_pairs"] != 28:
+        fail(f"diagnose --schedule rail measures every host pair in 7 rounds: {rcov}")
+    if ("p2p.slow_host", f"host {h5}") not in flagged(rail):
+        fail(f"diagnose must find the slow host: {flagged(rail)}")
+    print("ok")
+
+
 def diagnose_noise(c):
     c.run(DIAG_HOSTS, [DIAG_ARGS + ["--backend", "tcp", "--json", c.path("d.json")]], faults=["--noise", "0", "1"])
     doc, a = diagnose_doc(c, "d.json")
@@ -441,7 +492,7 @@ def same_hostname(c):
 
 def main():
     ap = argparse.ArgumentParser()
-    tests = {"sweeps": sweeps, "slow": slow, "slowlink": slowlink, "noise": noise,
+    tests = {"sweeps": sweeps, "slow": slow, "slowlink": slowlink, "noise": noise, "sample_schedule": sample_schedule,
              "diagnose_slowlink": diagnose_slowlink, "diagnose_slowhost": diagnose_slowhost,
              "diagnose_noise": diagnose_noise, "diagnose_straggler": diagnose_straggler,
              "diagnose_healthy": diagnose_healthy, "compare_gate": compare_gate,
