@@ -94,7 +94,7 @@ std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p, const Fabri
       }
       return it->second;
     };
-    std::vector<double> all;
+    std::vector<double> all, cross;  // every link's goodness; those between two hosts
     all.reserve(c.links.size());
     // A rank's host is looked up by name once, when the rank is first seen.
     const auto place = [&](int rank, const std::string& host) {
@@ -107,9 +107,13 @@ std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p, const Fabri
       const size_t rs = place(l->src_rank, l->src_host), rd = place(l->dst_rank, l->dst_host);
       const size_t hs = rank_host[rs], hd = rank_host[rd];
       touching[hs].push_back(g);
-      if (hd != hs) touching[hd].push_back(g);
-      rank_touching[rs].push_back(g);
-      rank_touching[rd].push_back(g);
+      if (hd != hs) {
+        touching[hd].push_back(g);
+        // A NIC carries only what leaves the host: ranks are judged on those links.
+        cross.push_back(g);
+        rank_touching[rs].push_back(g);
+        rank_touching[rd].push_back(g);
+      }
     }
     std::vector<size_t> ranks_of_host(host_names.size(), 0);
     for (size_t h : rank_host) ++ranks_of_host[h];
@@ -117,6 +121,7 @@ std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p, const Fabri
     for (size_t i = 0; i < host_order.size(); ++i) host_order[i] = i;
     std::sort(host_order.begin(), host_order.end(), [&](size_t a, size_t b) { return host_names[a] < host_names[b]; });
     std::sort(all.begin(), all.end());
+    std::sort(cross.begin(), cross.end());
     for (size_t hi : host_order) {
       std::vector<double>& mine = touching[hi];
       if (mine.size() >= all.size()) continue;  // no link avoids this host
@@ -171,11 +176,11 @@ std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p, const Fabri
     std::sort(rank_order.begin(), rank_order.end(), [&](size_t a, size_t b) { return rank_ids[a] < rank_ids[b]; });
     for (size_t ri : rank_order) {
       std::vector<double>& mine = rank_touching[ri];
-      if (mine.size() < kRankMinLinks || mine.size() >= all.size()) continue;
+      if (mine.size() < kRankMinLinks || mine.size() >= cross.size()) continue;
       const std::string host(host_names[rank_host[ri]]);
       if (ranks_of_host[rank_host[ri]] < 2 || c.slow_hosts.count(host)) continue;
       std::sort(mine.begin(), mine.end());
-      const double mt = median_sorted(mine), ma = median_of_difference(all, mine);
+      const double mt = median_sorted(mine), ma = median_of_difference(cross, mine);
       if (ma > 0 && mt < kSlowRatio * ma) c.slow_ranks.push_back({rank_ids[ri], host, mine.size(), mt, ma});
     }
     std::set<int> slow_rank_set;

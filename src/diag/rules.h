@@ -56,8 +56,9 @@ struct P2pSizeContext {
   // fewer than two such links), and those below kSlowRatio of it.
   double reference = 0;
   std::vector<const P2pLink*> slow_links;
-  // Where a host runs several ranks in the links (rail by rail): each rank's links
-  // against the links that avoid it, on hosts not slow; a rank alone slow is its NIC.
+  // Where a host runs several ranks in the links (rail by rail): each rank's links to
+  // other hosts (what its NIC carries) against the other links between hosts, on hosts
+  // not slow; a rank alone slow is its NIC.
   struct RankComparison {
     int rank = 0;
     std::string host;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/sizes.h"
+#include "report/p2p_table.h"
 
 namespace fabscope {
 
@@ -128,6 +129,7 @@ std::string render_attribution(const Report& r) {
                          100 * c.cv);
     }
   }
+  if (r.p2p && r.p2p->coverage) out += "#\n" + render_coverage(*r.p2p);
   std::string phases;
   double total = 0;
   for (const PhaseTiming& t : d.timings) {

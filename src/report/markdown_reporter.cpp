@@ -13,6 +13,7 @@
 #include "report/compare.h"
 #include "report/compare_text.h"
 #include "report/file_reporter.h"
+#include "report/p2p_table.h"
 #include "report/reporter.h"
 #include "report/summary.h"
 
@@ -141,6 +142,11 @@ std::string p2p_markdown(const Report& r) {
     out += fmt::format("| {} | {} | {:.3f} | {} -> {} ({} -> {}) | {:.3f} |\n", format_size(size), links.size(),
                        median(values), worst->src_rank, worst->dst_rank, cell(worst->src_host), cell(worst->dst_host),
                        link_value(*worst, lat));
+  }
+  if (p.coverage) {  // "# Links: schedule ..." as a sentence under the table
+    std::string line = render_coverage(p);
+    for (size_t at = 0; (at = line.find("# ", at)) != std::string::npos;) line.erase(at, 2);
+    out += "\n" + cell(line.substr(0, line.find('\n'))) + "\n";
   }
   return out + "\n";
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/hostlist.h"
 #include "core/stats.h"
 
 namespace fabscope {
@@ -58,10 +59,30 @@ std::string render_p2p(const Report& r) {
                        median(values), lat ? "us" : "GB/s", lat ? "slowest" : "lowest", worst->src_rank,
                        worst->dst_rank, worst->src_host, worst->dst_host, value(worst), lat ? "us" : "GB/s");
   }
+  out += render_coverage(p);
   if (!p.alone.empty()) {
     out += fmt::format("# retested alone (--retest): {} suspect link(s), each with no other flow running\n",
                        p.alone.size());
     for (const P2pLink& l : p.alone) out += link_row(l, "alone");
+  }
+  return out;
+}
+
+std::string render_coverage(const P2pSection& p) {
+  if (!p.coverage) return "";
+  const LinkCoverage& c = *p.coverage;
+  std::string rounds = fmt::format("{} rounds", c.rounds);
+  if (c.intra_leaf_rounds > 0) rounds += fmt::format(" ({} within leaves)", c.intra_leaf_rounds);
+  if (c.adaptive_rounds > 0) rounds += fmt::format(" and {} for suspects", c.adaptive_rounds);
+  std::string out = fmt::format("# Links: schedule {}, {}: {} of {} host pairs measured", c.schedule, rounds,
+                                c.measured_host_pairs, c.host_pairs);
+  if (c.measured_host_pairs < c.host_pairs) {
+    out += fmt::format("; not measured: {} inferred slow (a slow host at an end), {} inferred healthy, {} unjudged",
+                       c.inferred_slow, c.inferred_healthy, c.unjudged);
+  }
+  out += "\n";
+  if (!c.unmeasured_hosts.empty()) {
+    out += fmt::format("# Links: hosts in no measured link: {}\n", compress_hostlist(c.unmeasured_hosts));
   }
   return out;
 }

@@ -9,4 +9,8 @@ namespace fabscope {
 
 std::string render_p2p(const Report& report);
 
+// One line on how a link schedule covered the host pairs ("# Links: schedule sample, ..."),
+// "" where every pair of ranks was asked for.
+std::string render_coverage(const P2pSection& p2p);
+
 }  // namespace fabscope

@@ -175,6 +175,9 @@ GresTypes=gpu
 NodeName=$NODE NodeAddr=127.0.0.1 CPUs=8 RealMemory=1 Gres=gpu:8 State=UNKNOWN
 PartitionName=debug Nodes=$NODE Default=YES MaxTime=UNLIMITED State=UP OverSubscribe=FORCE
 EOF
+# The fabric description beside slurm.conf, as on a cluster that keeps one: the sbatch
+# script passes it to fabscope diagnose --fabric (Slurm ignores it without TopologyPlugin).
+printf 'SwitchName=leaf1 Nodes=%s\nSwitchName=spine Switches=leaf1\n' "$NODE" >"$TMP/topology.conf"
 export SLURM_CONF="$TMP/slurm.conf"
 echo "   SLURM_CONF=$SLURM_CONF node=$NODE slurmctld port $CTLD_PORT, slurmd port $SLURMD_PORT"
 
@@ -239,6 +242,9 @@ print(f"   schema {report.get('schema')}, nranks {ctx['nranks']}, hosts {ctx['ho
 assert ctx["nranks"] == tasks, f"context.nranks is {ctx['nranks']}, the job ran {tasks} tasks"
 assert len(ctx["hosts"]) == 1, f"context.hosts is {ctx['hosts']}, the job ran on one node"
 assert ctx["backend"] == "mpi", f"context.backend is {ctx['backend']}"
+fabric = report.get("fabric") or {}
+assert [s["name"] for s in fabric.get("switches", [])] == ["leaf1", "spine"] and \
+    fabric["switches"][0]["hosts"] == ctx["hosts"], f"the cluster's topology.conf must reach --fabric: {fabric}"
 expected = {0: "pass", 1: "fail"}[rc]
 assert verdict == expected, f"exit code {rc} but verdict.result {verdict!r} (expected {expected!r})"
 EOF

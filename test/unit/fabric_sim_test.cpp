@@ -1,15 +1,18 @@
 // The fabric description (Slurm's topology.conf), the link schedules that scale, the
 // p2p rules that group causes (p2p.slow_nic, p2p.congested_uplink), the link coverage,
 // and the fabric simulator feeding diagnose's analysis.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "diag/fabric.h"
 #include "diag/findings.h"
 #include "diag/rules.h"
 #include "p2p/schedule.h"
+#include "report/p2p_table.h"
 #include "sim/fabric_sim.h"
 
 namespace fabscope {
@@ -133,6 +136,27 @@ TEST(LinkSchedule, SampleStaysWithinBudgetLeavesFirst) {
   EXPECT_EQ(added[17], 3 * 2);
 }
 
+// CI's cli_memory_mpi: three ranks on one host, a ring both ways, noisy figures. No NIC
+// carries these links, so no rank is a slow NIC.
+TEST(SlowNic, NotJudgedOnLinksInsideAHost) {
+  Report r;
+  r.p2p = P2pSection();
+  r.p2p->mode = "bibw";
+  const std::tuple<int, int, double> figures[] = {{0, 1, 0.643}, {0, 2, 0.384}, {1, 0, 1.620},
+                                                  {1, 2, 0.733}, {2, 0, 0.502}, {2, 1, 0.388}};
+  for (const auto& [a, b, bw] : figures) {
+    P2pLink l;
+    l.src_rank = a;
+    l.dst_rank = b;
+    l.src_host = l.dst_host = "vm";
+    l.size_bytes = 16 << 20;
+    l.bw_gbps = bw;
+    r.p2p->links.push_back(l);
+  }
+  add_p2p_findings(r);
+  for (const Finding& f : r.findings) EXPECT_NE(f.code, "p2p.slow_nic") << f.message;
+}
+
 sim::Fabric fabric_with(std::vector<sim::FaultKind> faults, int nodes = 16, uint64_t seed = 5) {
   sim::FabricSpec spec;
   spec.nodes = nodes;
@@ -227,6 +251,13 @@ TEST(FabricSim, SampledScheduleSaysWhatItInferred) {
   EXPECT_GT(c.inferred_slow, 0u);  // the slow host's pairs not measured
   EXPECT_GT(c.inferred_healthy, 0u);
   EXPECT_EQ(codes(r).count("p2p.slow_host"), 1u);
+  // Said in words where the report is read.
+  const std::string line = render_coverage(*r.p2p);
+  EXPECT_NE(line.find("# Links: schedule sample, 8 rounds (3 within leaves) and"), std::string::npos) << line;
+  EXPECT_NE(line.find(fmt::format("{} of {} host pairs measured; not measured: {} inferred slow", c.measured_host_pairs,
+                                  c.host_pairs, c.inferred_slow)),
+            std::string::npos)
+      << line;
 }
 
 TEST(FabricSim, RefusesBadSpecsAndFaultNames) {

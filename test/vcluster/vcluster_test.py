@@ -326,8 +326,9 @@ def sample_schedule(c):
     args = ["p2p", "--schedule", "sample", "--rounds", "4", "--fabric", fabric, "--mode", "bibw", "-s", "1M",
             "-n", "30", "-w", "4", "--window", "8", "--retest"]
     c.run(8, [args + ["--json", c.path("s.json")],
-              ["diagnose", "--schedule", "rail", "--phases", "links", "--budget", "20", "--backend", "tcp",
-               "--json", c.path("r.json")]],
+              # Small chunks (-e 512K / 8 ranks: 64 KiB): the slow host's flows stay short.
+              ["diagnose", "--schedule", "rail", "--phases", "links", "-b", "256K", "-e", "512K", "--budget", "8",
+               "--backend", "tcp", "--json", c.path("r.json")]],
           faults=["--slow", "5", f"{rate_mbit}mbit"], verdict_fail=True, preamble=preamble)
     doc = c.report("s.json")
     cov = doc["p2p"]["coverage"]
