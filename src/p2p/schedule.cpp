@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <iterator>
 #include <random>
 
 namespace fabscope {
@@ -212,10 +213,25 @@ size_t schedule_rounds(LinkSchedule schedule, const std::vector<RankPlace>& rank
   return schedule == LinkSchedule::kAll ? rounds_for(ranks.size()) : rounds_for(hosts_in_order(ranks).size());
 }
 
-LinkSchedule pick_link_schedule(const std::vector<RankPlace>& ranks, size_t max_rounds) {
+size_t schedule_links(LinkSchedule schedule, const std::vector<RankPlace>& ranks) {
+  const size_t n = ranks.size();
+  if (schedule == LinkSchedule::kAll) return n < 2 ? 0 : n * (n - 1);
+  std::map<std::string, size_t> per_host;
+  for (const RankPlace& r : ranks) ++per_host[r.host];
+  size_t links = 0;
+  for (auto a = per_host.begin(); a != per_host.end(); ++a) {
+    for (auto b = std::next(a); b != per_host.end(); ++b) links += 2 * std::min(a->second, b->second);
+  }
+  return links;
+}
+
+LinkSchedule pick_link_schedule(const std::vector<RankPlace>& ranks, size_t max_rounds, size_t max_links) {
   const size_t hosts = hosts_in_order(ranks).size();
-  if (hosts < 2 || schedule_rounds(LinkSchedule::kAll, ranks) <= max_rounds) return LinkSchedule::kAll;
-  if (schedule_rounds(LinkSchedule::kRail, ranks) <= max_rounds) return LinkSchedule::kRail;
+  const auto fits = [&](LinkSchedule s) {
+    return schedule_rounds(s, ranks) <= max_rounds && schedule_links(s, ranks) <= max_links;
+  };
+  if (hosts < 2 || fits(LinkSchedule::kAll)) return LinkSchedule::kAll;
+  if (fits(LinkSchedule::kRail)) return LinkSchedule::kRail;
   return LinkSchedule::kSample;
 }
 

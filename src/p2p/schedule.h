@@ -86,8 +86,15 @@ Result<LinkPlan> plan_links(const std::vector<RankPlace>& ranks, const LinkPlanO
 // The rounds of each schedule, to choose one within a budget: all (ranks - 1 or ranks),
 // rail and sample (hosts - 1 or hosts).
 size_t schedule_rounds(LinkSchedule schedule, const std::vector<RankPlace>& ranks);
-// auto: all if its rounds fit `max_rounds`, else rail if they fit, else sample.
-LinkSchedule pick_link_schedule(const std::vector<RankPlace>& ranks, size_t max_rounds);
+// auto: all if its rounds fit `max_rounds` and its links `max_links`, else rail if they
+// fit, else sample. The link cap keeps the analysis within its second (diagnose's
+// analysis of half a million links takes 0.4 s, of two million 3 s: bench/README.md).
+inline constexpr size_t kMaxAutoLinks = size_t{1} << 19;
+LinkSchedule pick_link_schedule(const std::vector<RankPlace>& ranks, size_t max_rounds,
+                                size_t max_links = kMaxAutoLinks);
+// The directed links a schedule measures in full (all: n(n-1); rail: each host pair's
+// common rails, both ways).
+size_t schedule_links(LinkSchedule schedule, const std::vector<RankPlace>& ranks);
 
 // Adaptive retest: `partners` more partners for each suspect host (a slow link's ends,
 // hosts with few measured partners), hosts not yet measured with it, healthy first

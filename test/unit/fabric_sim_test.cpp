@@ -92,6 +92,15 @@ TEST(LinkSchedule, RailPairsEveryHostPairRailByRail) {
   EXPECT_EQ(pick_link_schedule(ranks, 100), LinkSchedule::kAll);
   EXPECT_EQ(pick_link_schedule(ranks, 10), LinkSchedule::kRail);
   EXPECT_EQ(pick_link_schedule(ranks, 4), LinkSchedule::kSample);
+  EXPECT_EQ(schedule_links(LinkSchedule::kAll, ranks), 24u * 23u);
+  EXPECT_EQ(schedule_links(LinkSchedule::kRail, ranks), 15u * 4u * 2u);
+  EXPECT_EQ(pick_link_schedule(ranks, 100, 200), LinkSchedule::kRail) << "all's 552 links are over the cap";
+  EXPECT_EQ(pick_link_schedule(ranks, 100, 100), LinkSchedule::kSample);
+  // 4,096 ranks on 512 hosts: all (16.8 million links) and rail (2.1 million) are over the
+  // analysis' cap whatever the budget; auto samples.
+  EXPECT_EQ(pick_link_schedule(places(512, 8), 100000), LinkSchedule::kSample);
+  EXPECT_EQ(pick_link_schedule(places(64, 8), 100000), LinkSchedule::kAll);    // 261,632 links
+  EXPECT_EQ(pick_link_schedule(places(128, 8), 100000), LinkSchedule::kRail);  // all: 1 million
   EXPECT_FALSE(plan_links(places(1, 4), {LinkSchedule::kRail, 0, nullptr, 1}).ok());
 }
 
