@@ -82,11 +82,6 @@ std::string group_name(const FabricSpec& s, int group) {
 
 }  // namespace
 
-std::string Fabric::leaf_of_rank(int rank) const {
-  const int h = rank / spec.gpus_per_node;
-  return group_name(spec, group_of(spec, h));
-}
-
 Result<Fabric> make_fabric(const FabricSpec& s, const std::vector<FaultKind>& faults, uint64_t seed) {
   if (s.nodes < 2 || s.gpus_per_node < 1 || s.nodes_per_leaf < 1 || !(s.oversubscription >= 1) || !(s.nic_gbps > 0) ||
       !(s.nvlink_gbps > 0) || !(s.noise_cv >= 0)) {

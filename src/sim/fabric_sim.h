@@ -70,9 +70,6 @@ struct Fabric {
   std::vector<RankPlace> ranks;  // rank r: host r / gpus_per_node, local r % gpus_per_node
   FabricDescription description;
   std::vector<Fault> faults;
-  // Leaf of a rank's NIC (as used, a wrong NIC's included): fat tree: its host's leaf;
-  // rail-optimized: (group, rail).
-  std::string leaf_of_rank(int rank) const;
 };
 
 // Validates the spec (nodes >= 2, gpus >= 1, leaves of >= 1 node, uplinks >= 1,
