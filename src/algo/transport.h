@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
 #include "core/status.h"
+#include "core/watchdog.h"
 
 namespace fabscope {
 
@@ -44,6 +46,46 @@ class Transport {
   // Where message buffers must live when not in host memory (GPU memory for nccl);
   // nullptr: any host memory.
   virtual Memory* memory() { return nullptr; }
+
+  // The latency loop (p2p --mode lat): `count` round trips of `bytes` with `peer`, the
+  // initiator sending first, the other echoing. The initiator, given `stamps` (count + 1
+  // entries), writes stamp_now(ticks) before the first round trip and after each. One
+  // virtual call per loop, none per message: a transport overrides it with its own
+  // blocking calls (mpi: MPI_Send and MPI_Recv, as osu_latency; tcp: the socket's send and
+  // receive, as sockperf); this default posts and polls. Needs no other message of this
+  // transport in flight. `wd` is told of every round trip.
+  virtual Status ping_pong(int peer, bool initiator, const void* send, void* recv, size_t bytes, int count,
+                           int64_t* stamps, bool ticks, Watchdog& wd) {
+    std::vector<Completion> done;
+    done.reserve(2);
+    auto wait_for = [&](size_t n) -> Status {
+      size_t got = 0;
+      while (got < n) {
+        done.clear();
+        FABSCOPE_RETURN_IF_ERROR(poll(done, 100));
+        got += done.size();
+      }
+      return Status::Ok();
+    };
+    if (stamps) stamps[0] = stamp_now(ticks);
+    for (int i = 0; i < count; ++i) {
+      auto r = post_recv(peer, recv, bytes);
+      if (!r.ok()) return r.status();
+      if (initiator) {
+        auto s = post_send(peer, send, bytes);
+        if (!s.ok()) return s.status();
+        FABSCOPE_RETURN_IF_ERROR(wait_for(2));
+        if (stamps) stamps[i + 1] = stamp_now(ticks);
+      } else {
+        FABSCOPE_RETURN_IF_ERROR(wait_for(1));
+        auto s = post_send(peer, send, bytes);
+        if (!s.ok()) return s.status();
+        FABSCOPE_RETURN_IF_ERROR(wait_for(1));
+      }
+      wd.beat();
+    }
+    return Status::Ok();
+  }
 };
 
 }  // namespace fabscope

@@ -8,6 +8,7 @@
 #include "app/command.h"
 #include "app/p2p_retest.h"
 #include "app/run_context.h"
+#include "core/method.h"
 #include "core/sizes.h"
 #include "diag/fabric.h"
 #include "diag/findings.h"
@@ -28,8 +29,13 @@ class P2pCommand final : public Command {
     app.add_option("--mode", mode_, "bw (unidirectional), bibw (bidirectional) or lat (ping-pong)");
     app.add_option("-s,--size", size_, "Message size (default 64K for bandwidth, 2 for latency)");
     app.add_flag("-a,--all", all_sizes_, "Every power of two from 2 bytes to 8 MiB");
-    app.add_option("-n,--iters", iters_, "Messages per link and size (default 1000)");
-    app.add_option("-w,--warmup_iters", warmup_iters_, "Warm-up messages per link and size (default 50)");
+    app.add_option("-n,--iters", iters_, "Messages per link and size (default 1000; --method osu: OSU's, by size)");
+    app.add_option("-w,--warmup_iters", warmup_iters_,
+                   "Warm-up messages per link and size (default 50; --method osu: OSU's, by size)");
+    app.add_option("--method", method_,
+                   "How to time: perftest (default: a stamp per message; latency quoted as the median, t_typical) or "
+                   "osu (latency quoted as the ping-pong loop's mean, as osu_latency; OSU's message counts: latency "
+                   "10000 and 100 warm-up, above 8 KiB 1000 and 10; bandwidth 100 windows of 64, above 8 KiB 20)");
     app.add_option("--window", window_, "Messages in flight per flow in bandwidth modes (default 64)");
     app.add_option("--repeats", repeats_, "Measure each round this many times in a row (default 1)");
     app.add_flag("--retest", retest_,
@@ -57,7 +63,8 @@ class P2pCommand final : public Command {
   std::optional<std::string> size_;  // -s; default 64K for bandwidth, 2 for latency (perftest's)
   bool all_sizes_ = false;           // -a: 2 bytes to 8 MiB, powers of two (perftest's)
   std::optional<int> iters_;         // -n; default 1000
-  int warmup_iters_ = 50;
+  std::optional<int> warmup_iters_;  // -w; default 50
+  std::string method_ = "perftest";
   int window_ = 64;
   int repeats_ = 1;
   bool retest_ = false;
@@ -100,8 +107,14 @@ Result<P2pOptions> P2pCommand::build_options(double timeout_s) const {
     if (*size == 0) return Status::Invalid(fmt::format("-s {}: a message must hold at least 1 byte", *size_));
     o.sizes = {*size};
   }
+  auto method = method_from_name(method_, "perftest, osu");
+  if (!method.ok()) return method.status();
+  o.method = *method;
+  const bool osu = o.method == TimingMethod::kOsu;
   o.iters = iters_.value_or(1000);
-  o.warmup_iters = warmup_iters_;
+  o.warmup_iters = warmup_iters_.value_or(50);
+  o.iterations_by_method = osu && !iters_;
+  o.warmup_by_method = osu && !warmup_iters_;
   o.window = window_;
   o.repeats = repeats_;
   o.timeout_s = timeout_s;

@@ -10,6 +10,7 @@
 #include "comm/context.h"
 #include "core/clock.h"
 #include "core/dtype.h"
+#include "core/method.h"
 #include "diag/expectations.h"
 #include "diag/findings.h"
 #include "sweep/sweep.h"
@@ -39,8 +40,9 @@ class SweepCommand final : public Command {
     app.add_option("-i,--stepbytes", step_bytes_, "Additive step when -f is 1 (default 1M)");
     app.add_option("-f,--stepfactor", step_factor_, "Multiplicative step (default 1: use -i)")
         ->check(non_negative_integer());
-    app.add_option("-n,--iters", iters_, "Timed iterations per size (default 20)");
-    app.add_option("-w,--warmup_iters", warmup_iters_, "Warm-up iterations per size (default 1)");
+    app.add_option("-n,--iters", iters_, "Timed iterations per size (default 20; --method osu: OSU's, by size)");
+    app.add_option("-w,--warmup_iters", warmup_iters_,
+                   "Warm-up iterations per size (default 1; --method osu: OSU's, by size)");
     app.add_option("-c,--check", check_iters_, "Verification passes per size; 0 = none (default 1)");
     app.add_option("-d,--datatype", dtypes_,
                    fmt::format("{}, a comma list, or all (default float)", data_type_names()));
@@ -52,7 +54,11 @@ class SweepCommand final : public Command {
                    "Capture the iterations in a CUDA graph and launch it N times (nccl; default 0: no graph)");
     app.add_option("-z,--blocking", blocking_,
                    "0 asynchronous, 1 wait and barrier after each iteration, 2 wait, 3 wait and barrier with the "
-                   "barrier not timed (as nccl-tests; default 0)");
+                   "barrier not timed (as nccl-tests; default 0; --method osu: 3)");
+    app.add_option("--method", method_,
+                   "How to time: nccl-tests (default: back-to-back calls over moving buffer offsets, loop time / "
+                   "iterations) or osu (as OSU Micro-Benchmarks: each call between barriers on a fixed buffer, -z 3, "
+                   "OSU's iterations: 1000 and 100 warm-up, above 8 KiB 100 and 10)");
     app.add_option("--seed", seed_, "Seed of the verification data")->check(non_negative_integer());
     app.add_option("--expect", expect_path_,
                    "Hold the results to the figures of this expectations file (perf.below_expected; read by rank 0)");
@@ -74,18 +80,19 @@ class SweepCommand final : public Command {
   std::string max_bytes_ = "32M";
   std::string step_bytes_ = "1M";
   uint64_t step_factor_ = 1;
-  int iters_ = 20;
-  int warmup_iters_ = 1;
+  std::optional<int> iters_;         // -n; default 20 (osu: by size)
+  std::optional<int> warmup_iters_;  // -w; default 1 (osu: by size)
+  std::string method_ = "nccl-tests";
   int check_iters_ = 1;
   std::string dtypes_ = "float";
   std::string ops_ = "sum";
   int root_ = 0;
   int average_ = 1;
   uint64_t seed_ = 0x5eed;
-  int graph_launches_ = 0;     // -G
-  int blocking_ = 0;           // -z
-  bool arrivals_ = false;      // --arrivals
-  bool nccl_profile_ = false;  // --nccl-profile
+  int graph_launches_ = 0;       // -G
+  std::optional<int> blocking_;  // -z; default 0 (osu: 3)
+  bool arrivals_ = false;        // --arrivals
+  bool nccl_profile_ = false;    // --nccl-profile
   std::string expect_path_;
 };
 
@@ -110,8 +117,16 @@ Result<SweepOptions> SweepCommand::build_options(double timeout_s) const {
   auto ops = parse_reduce_ops(ops_);
   if (!ops.ok()) return ops.status();
   o.ops = *ops;
-  o.iters = iters_;
-  o.warmup_iters = warmup_iters_;
+  auto method = method_from_name(method_, "nccl-tests, osu");
+  if (!method.ok()) return method.status();
+  o.method = *method;
+  const bool osu = o.method == TimingMethod::kOsu;
+  // OSU's counts by size where -n or -w is not given; iters and warmup_iters then say
+  // the small sizes' (the preamble prints them).
+  o.iterations_by_method = osu && !iters_;
+  o.warmup_by_method = osu && !warmup_iters_;
+  o.iters = iters_.value_or(osu ? osu_collective_loop(0).iters : 20);
+  o.warmup_iters = warmup_iters_.value_or(osu ? osu_collective_loop(0).warmup : 1);
   o.check_iters = check_iters_;
   o.root = root_;
   if (average_ < 0 || average_ > 3) {
@@ -122,7 +137,7 @@ Result<SweepOptions> SweepCommand::build_options(double timeout_s) const {
   o.seed = seed_;
   o.timeout_s = timeout_s;
   o.graph_launches = graph_launches_;
-  o.blocking = blocking_;
+  o.blocking = blocking_.value_or(osu ? 3 : 0);
   o.record_arrivals = arrivals_;
   return o;
 }

@@ -75,6 +75,11 @@ class Backend {
   virtual Status run(const CollCall& call) = 0;
   // Waits until everything run() started has completed.
   virtual Status wait() = 0;
+  // Called once after the sweep has filled a placement's buffers (the call at buffer
+  // offset 0), before its timed and checked calls: work a backend would otherwise repeat
+  // in every call without being part of the collective (mpi: the root's copy of an
+  // out-of-place broadcast) is done here, outside the timed region.
+  virtual Status prepare(const CollCall& /*call*/) { return Status::Ok(); }
   // Element offset in the receive buffer where an in-place reduce-scatter or scatter
   // leaves this rank's result; nccl's convention unless the library differs.
   virtual size_t inplace_output_offset(Collective, int rank, const ElementCounts& counts) const {

@@ -2,8 +2,34 @@
 
 #include <fmt/format.h>
 #include <ctime>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 namespace fabscope {
+
+bool ticks_invariant() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool invariant = [] {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("flags", 0) != 0) continue;
+      std::istringstream words(line);
+      bool constant = false, nonstop = false;
+      for (std::string w; words >> w;) {
+        constant = constant || w == "constant_tsc";
+        nonstop = nonstop || w == "nonstop_tsc";
+      }
+      return constant && nonstop;
+    }
+    return false;
+  }();
+  return invariant;
+#else
+  return false;
+#endif
+}
 
 std::string utc_timestamp(std::chrono::system_clock::time_point t) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();

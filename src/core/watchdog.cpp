@@ -10,11 +10,7 @@
 namespace fabscope {
 
 Watchdog::Watchdog(double timeout_s, std::string prefix, std::FILE* out, PeerView peers)
-    : timeout_s_(timeout_s),
-      prefix_(std::move(prefix)),
-      out_(out),
-      peers_(std::move(peers)),
-      last_beat_ns_(steady_now_ns()) {
+    : timeout_s_(timeout_s), prefix_(std::move(prefix)), out_(out), peers_(std::move(peers)) {
   if (timeout_s_ > 0) thread_ = std::thread([this] { watch(); });
 }
 
@@ -38,10 +34,18 @@ void Watchdog::set_phase(std::string phase) {
 void Watchdog::watch() {
   const auto period = std::chrono::duration<double>(std::min(1.0, timeout_s_ / 4));
   std::unique_lock<std::mutex> lock(mu_);
+  uint64_t seen = beats_.load(std::memory_order_relaxed);
+  int64_t seen_at_ns = steady_now_ns();
   while (!stop_) {
     cv_.wait_for(lock, period);
     if (stop_) return;
-    double idle_s = static_cast<double>(steady_now_ns() - last_beat_ns_.load(std::memory_order_relaxed)) * 1e-9;
+    const int64_t now = steady_now_ns();
+    if (const uint64_t beats = beats_.load(std::memory_order_relaxed); beats != seen) {
+      seen = beats;
+      seen_at_ns = now;
+      continue;
+    }
+    double idle_s = static_cast<double>(now - seen_at_ns) * 1e-9;
     if (idle_s < timeout_s_) continue;
     std::string view = peers_ ? peers_() : std::string();
     if (view.empty()) view = "this rank waits on a peer that died or hangs, or on a stalled fabric";

@@ -32,6 +32,9 @@ Status validate(const P2pOptions& o, int nranks) {
         fmt::format("--timeout {} is not allowed; use a finite number of seconds >= 0 (0 disables it)", o.timeout_s));
   }
   if (o.sizes.empty()) return Status::Invalid("no message size given");
+  if (o.method == TimingMethod::kNcclTests) {
+    return Status::Invalid("--method nccl-tests is for collective sweeps; p2p takes perftest or osu");
+  }
   auto schedule = p2p_rounds(o, nranks);
   return schedule.ok() ? Status::Ok() : schedule.status();
 }
@@ -174,19 +177,26 @@ class P2pRunner {
       : ctx_(ctx), t_(t), o_(o), wd_(wd) {}
 
   // Runs the flows of one round that involve this rank: `count` messages each, with up
-  // to `window` in flight; records the receivers' completion times after `start`.
+  // to `window` in flight; records the receivers' completion times (the transport's
+  // stamps). Per message: a post, the completions the poll returns, a beat; no
+  // allocation (a completion finds its flow by peer and direction: a rank has at most
+  // one flow per peer and direction in a round).
   Status stream(std::vector<FlowRun>& flows, char* send_buf, const std::vector<char*>& recv_bufs, size_t size,
                 int count) {
-    std::unordered_map<uint64_t, size_t> owner;
     auto post = [&](size_t i) -> Status {
       FlowRun& f = flows[i];
       auto id = f.sending ? t_.post_send(f.peer, send_buf, size) : t_.post_recv(f.peer, recv_bufs[i], size);
       if (!id.ok()) return id.status();
-      owner[*id] = i;
       ++f.posted;
       return Status::Ok();
     };
     for (size_t i = 0; i < flows.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (flows[j].peer == flows[i].peer && flows[j].sending == flows[i].sending) {
+          return Status::Invalid(fmt::format("p2p: rank {} has two flows {} rank {} in one round", ctx_.rank(),
+                                             flows[i].sending ? "to" : "from", flows[i].peer));
+        }
+      }
       flows[i].posted = flows[i].completed = 0;
       flows[i].total = count;
       flows[i].completions.clear();
@@ -194,13 +204,18 @@ class P2pRunner {
       while (flows[i].posted < std::min(count, o_.window)) FABSCOPE_RETURN_IF_ERROR(post(i));
     }
     size_t open = flows.size();
-    std::vector<Completion> done;
+    done_.clear();
+    done_.reserve(flows.size() * static_cast<size_t>(std::max(o_.window, 1)));
     while (open > 0) {
-      done.clear();
-      FABSCOPE_RETURN_IF_ERROR(t_.poll(done, 100));
-      for (const Completion& c : done) {
-        size_t i = owner.at(c.id);
-        owner.erase(c.id);
+      done_.clear();
+      FABSCOPE_RETURN_IF_ERROR(t_.poll(done_, 100));
+      for (const Completion& c : done_) {
+        size_t i = 0;
+        while (i < flows.size() && (flows[i].peer != c.peer || flows[i].sending != c.is_send)) ++i;
+        if (i == flows.size()) {
+          return Status::Runtime(
+              fmt::format("p2p: a completion from rank {} that no flow of rank {} expects", c.peer, ctx_.rank()));
+        }
         FlowRun& f = flows[i];
         ++f.completed;
         if (!f.sending) f.completions.push_back(c.completed_ns);
@@ -212,39 +227,23 @@ class P2pRunner {
     return Status::Ok();
   }
 
-  // Ping-pong with the partner: the initiator sends and waits for the echo.
-  Status ping_pong(bool initiator, int peer, char* send_buf, char* recv_buf, size_t size, int count,
-                   std::vector<double>* one_way_us) {
-    std::vector<Completion> done;
-    for (int i = 0; i < count; ++i) {
-      const int64_t t0 = steady_now_ns();
-      if (initiator) {
-        auto r = t_.post_recv(peer, recv_buf, size);
-        if (!r.ok()) return r.status();
-        auto s = t_.post_send(peer, send_buf, size);
-        if (!s.ok()) return s.status();
-        FABSCOPE_RETURN_IF_ERROR(wait_for(2, done));
-        if (one_way_us) one_way_us->push_back(static_cast<double>(steady_now_ns() - t0) * 1e-3 / 2);
-      } else {
-        auto r = t_.post_recv(peer, recv_buf, size);
-        if (!r.ok()) return r.status();
-        FABSCOPE_RETURN_IF_ERROR(wait_for(1, done));
-        auto s = t_.post_send(peer, send_buf, size);
-        if (!s.ok()) return s.status();
-        FABSCOPE_RETURN_IF_ERROR(wait_for(1, done));
-      }
-      wd_.beat();
-    }
-    return Status::Ok();
-  }
-
-  Status wait_for(size_t n, std::vector<Completion>& done) {
-    size_t got = 0;
-    while (got < n) {
-      done.clear();
-      FABSCOPE_RETURN_IF_ERROR(t_.poll(done, 100));
-      got += done.size();
-    }
+  // Ping-pong with the partner: the transport's own loop (Transport::ping_pong). The
+  // initiator's one-way samples are half of each round trip; `loop_us` gets the whole
+  // loop's half round trip mean (osu_latency's figure).
+  Status ping_pong(Transport& t, bool initiator, int peer, char* send_buf, char* recv_buf, size_t size, int count,
+                   std::vector<double>* one_way_us, double* loop_us = nullptr) {
+    if (!one_way_us) return t.ping_pong(peer, initiator, send_buf, recv_buf, size, count, nullptr, false, wd_);
+    const bool ticks = ticks_invariant();
+    stamps_.assign(static_cast<size_t>(count) + 1, 0);
+    const int64_t steady_start = steady_now_ns();
+    FABSCOPE_RETURN_IF_ERROR(t.ping_pong(peer, initiator, send_buf, recv_buf, size, count, stamps_.data(), ticks, wd_));
+    const int64_t steady_end = steady_now_ns();
+    if (!initiator) return Status::Ok();
+    const TickScale scale =
+        ticks ? TickScale::calibrate(stamps_.back() - stamps_.front(), steady_end - steady_start) : TickScale{};
+    one_way_us->resize(static_cast<size_t>(count));
+    for (int i = 0; i < count; ++i) (*one_way_us)[static_cast<size_t>(i)] = scale.us(stamps_[i + 1] - stamps_[i]) / 2;
+    if (loop_us) *loop_us = scale.us(stamps_.back() - stamps_.front()) / 2 / static_cast<double>(std::max(count, 1));
     return Status::Ok();
   }
 
@@ -253,10 +252,12 @@ class P2pRunner {
   Transport& t_;
   const P2pOptions& o_;
   Watchdog& wd_;
+  std::vector<Completion> done_;  // kept between calls: no allocation per message
+  std::vector<int64_t> stamps_;
 };
 
 // Serialised link results, so that ranks can send them to rank 0 as doubles.
-constexpr size_t kLinkFields = 17;
+constexpr size_t kLinkFields = 18;
 void pack(const P2pLink& l, std::vector<double>& out) {
   const LatencyStats lat = l.lat.value_or(LatencyStats{});
   double f[kLinkFields] = {static_cast<double>(l.round),
@@ -275,7 +276,8 @@ void pack(const P2pLink& l, std::vector<double>& out) {
                            lat.stdev_us,
                            lat.p99_us,
                            lat.p999_us,
-                           static_cast<double>(l.repeat)};
+                           static_cast<double>(l.repeat),
+                           l.lat_us.value_or(-1)};
   out.insert(out.end(), f, f + kLinkFields);
 }
 P2pLink unpack(const double* f, const RankContext& ctx) {
@@ -292,13 +294,85 @@ P2pLink unpack(const double* f, const RankContext& ctx) {
   if (f[7] >= 0) l.msg_rate_mpps = f[7];
   if (f[8] != 0) {
     l.lat = LatencyStats{f[9], f[10], f[11], f[12], f[13], f[14], f[15]};
-    l.lat_us = l.lat->typical_us;
+    l.lat_us = f[17] >= 0 ? f[17] : l.lat->typical_us;
   }
   l.repeat = static_cast<int>(f[16]);
   return l;
 }
 
 }  // namespace
+
+namespace {
+
+// The floor's transport: every message completes as soon as it is posted; its latency
+// loop is the real loops' stamps and beats around nothing.
+class NullTransport final : public Transport {
+ public:
+  NullTransport(int rank, int size) : rank_(rank), size_(size) {}
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  std::string describe_peer(int peer) const override { return fmt::format("rank {} (nothing sent)", peer); }
+  Result<uint64_t> post_send(int peer, const void*, size_t bytes) override { return post(peer, bytes, true); }
+  Result<uint64_t> post_recv(int peer, void*, size_t bytes) override { return post(peer, bytes, false); }
+  Status poll(std::vector<Completion>& done, int) override {
+    if (posted_.empty()) return Status::Ok();
+    const int64_t now = steady_now_ns();
+    for (Completion& c : posted_) {
+      c.completed_ns = now;
+      done.push_back(c);
+    }
+    posted_.clear();
+    return Status::Ok();
+  }
+  Status ping_pong(int, bool initiator, const void*, void*, size_t, int count, int64_t* stamps, bool ticks,
+                   Watchdog& wd) override {
+    if (stamps) stamps[0] = stamp_now(ticks);
+    for (int i = 0; i < count; ++i) {
+      if (initiator && stamps) stamps[i + 1] = stamp_now(ticks);
+      wd.beat();
+    }
+    return Status::Ok();
+  }
+
+ private:
+  Result<uint64_t> post(int peer, size_t bytes, bool is_send) {
+    posted_.push_back({next_id_, peer, bytes, is_send, 0, 0});
+    return next_id_++;
+  }
+  int rank_, size_;
+  uint64_t next_id_ = 1;
+  std::vector<Completion> posted_;
+};
+
+constexpr int kFloorMessages = 2000;
+
+}  // namespace
+
+Result<double> p2p_floor_us(const RankContext& ctx, const P2pOptions& o, Watchdog& wd) {
+  wd.set_phase(fmt::format("p2p floor (the loops around a transport that does nothing) on rank {}", ctx.rank()));
+  NullTransport null(ctx.rank(), std::max(ctx.size(), 2));
+  P2pOptions floor_options = o;
+  floor_options.window = std::max(o.window, 1);
+  P2pRunner runner(ctx, null, floor_options, wd);
+  const int peer = ctx.rank() == 0 ? 1 : 0;
+  double us = 0;
+  if (o.mode == P2pMode::kLatency) {
+    std::vector<double> samples;
+    double loop_us = 0;
+    FABSCOPE_RETURN_IF_ERROR(
+        runner.ping_pong(null, true, peer, nullptr, nullptr, 0, kFloorMessages, &samples, &loop_us));
+    us = loop_us;  // per half round trip, as the latency it is compared with
+  } else {
+    std::vector<FlowRun> flows(1);
+    flows[0].sending = false;
+    flows[0].peer = peer;
+    std::vector<char*> bufs(1, nullptr);
+    const int64_t start = steady_now_ns();
+    FABSCOPE_RETURN_IF_ERROR(runner.stream(flows, nullptr, bufs, 0, kFloorMessages));
+    us = static_cast<double>(steady_now_ns() - start) * 1e-3 / kFloorMessages;
+  }
+  return ctx.reduce(us, RankReduction::kMean);
+}
 
 Result<uint64_t> check_p2p_memory(const RankContext& ctx, Transport& t, const P2pOptions& o) {
   FABSCOPE_RETURN_IF_ERROR(validate(o, ctx.size()));
@@ -350,7 +424,14 @@ Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOption
   const bool latency = o.mode == P2pMode::kLatency;
   int step = 0;
   const int steps = static_cast<int>(o.sizes.size() * rounds->size()) * o.repeats;
+  auto floor = p2p_floor_us(ctx, o, watchdog);
+  if (!floor.ok()) return floor.status();
   for (uint64_t size : o.sizes) {
+    OsuLoop loop{o.iters, o.warmup_iters};
+    const OsuLoop osu = latency ? osu_latency_loop(size) : osu_bandwidth_loop(size);
+    if (o.iterations_by_method) loop.iters = osu.iters;
+    if (o.warmup_by_method) loop.warmup = osu.warmup;
+    const int iters = loop.iters;
     for (size_t ri = 0; ri < rounds->size(); ++ri) {
       for (int rep = 0; rep < o.repeats; ++rep) {
         const Round& round = (*rounds)[ri];
@@ -378,13 +459,14 @@ Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOption
           const FlowRun* f = mine.empty() ? nullptr : &mine[0];
           if (f)
             FABSCOPE_RETURN_IF_ERROR(
-                runner.ping_pong(f->sending, f->peer, buffers.send(), recv_buf, size, o.warmup_iters, nullptr));
+                runner.ping_pong(t, f->sending, f->peer, buffers.send(), recv_buf, size, loop.warmup, nullptr));
           FABSCOPE_RETURN_IF_ERROR(ctx.barrier());
           if (counters) phase_counters.begin();
           std::vector<double> samples;
+          double loop_us = 0;
           if (f)
             FABSCOPE_RETURN_IF_ERROR(
-                runner.ping_pong(f->sending, f->peer, buffers.send(), recv_buf, size, o.iters, &samples));
+                runner.ping_pong(t, f->sending, f->peer, buffers.send(), recv_buf, size, iters, &samples, &loop_us));
           if (f && f->sending) {
             P2pLink l;
             l.round = static_cast<int>(ri);
@@ -392,17 +474,18 @@ Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOption
             l.src_rank = f->flow.src;
             l.dst_rank = f->flow.dst;
             l.size_bytes = size;
-            l.iterations = o.iters;
+            l.iterations = iters;
             l.lat = latency_stats(samples);
+            l.lat_us = o.method == TimingMethod::kOsu ? loop_us : l.lat->typical_us;
             pack(l, packed);
           }
         } else {
-          if (o.warmup_iters > 0)
-            FABSCOPE_RETURN_IF_ERROR(runner.stream(mine, buffers.send(), buffers.recv(), size, o.warmup_iters));
+          if (loop.warmup > 0)
+            FABSCOPE_RETURN_IF_ERROR(runner.stream(mine, buffers.send(), buffers.recv(), size, loop.warmup));
           FABSCOPE_RETURN_IF_ERROR(ctx.barrier());
           if (counters) phase_counters.begin();
           const int64_t start = steady_now_ns();
-          FABSCOPE_RETURN_IF_ERROR(runner.stream(mine, buffers.send(), buffers.recv(), size, o.iters));
+          FABSCOPE_RETURN_IF_ERROR(runner.stream(mine, buffers.send(), buffers.recv(), size, iters));
           for (const FlowRun& f : mine) {
             if (f.sending) continue;
             FlowBandwidth bw = flow_bandwidth(size, f.completions, start, o.window);
@@ -412,7 +495,7 @@ Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOption
             l.src_rank = f.flow.src;
             l.dst_rank = f.flow.dst;
             l.size_bytes = size;
-            l.iterations = o.iters;
+            l.iterations = iters;
             l.bw_gbps = bw.avg_gbps;
             l.bw_peak_gbps = bw.peak_gbps;
             l.msg_rate_mpps = bw.msg_rate_mpps;
@@ -421,8 +504,8 @@ Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOption
         }
         if (counters) {
           uint64_t tx = 0, rx = 0;
-          for (const FlowRun& f : mine) (f.sending ? tx : rx) += size * static_cast<uint64_t>(o.iters);
-          if (latency) tx = rx = mine.empty() ? 0 : size * static_cast<uint64_t>(o.iters);
+          for (const FlowRun& f : mine) (f.sending ? tx : rx) += size * static_cast<uint64_t>(iters);
+          if (latency) tx = rx = mine.empty() ? 0 : size * static_cast<uint64_t>(iters);
           FABSCOPE_RETURN_IF_ERROR(phase_counters.end(
               fmt::format("p2p {} {} {} round {} repeat {}", name(o.pattern), name(o.mode), format_size(size), ri, rep),
               tx, rx, *counters));
@@ -439,10 +522,18 @@ Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOption
   section.window = latency ? 1 : o.window;
   section.warmup_iters = o.warmup_iters;
   section.repeats = o.repeats;
+  section.method = std::string(name(o.method));
+  section.floor_us = *floor;
   auto all = ctx.gather_varying(packed);
   if (!all.ok()) return all.status();
   for (size_t i = 0; i + kLinkFields <= all->size(); i += kLinkFields)
     section.links.push_back(unpack(all->data() + i, ctx));
+  for (P2pLink& l : section.links) {
+    // Time per message: the one-way latency, or the receiver's time between messages.
+    std::optional<double> per_message_us = l.lat_us;
+    if (l.msg_rate_mpps && *l.msg_rate_mpps > 0) per_message_us = 1 / *l.msg_rate_mpps;
+    l.near_floor = per_message_us && *per_message_us < kNearFloorFactor * *floor;
+  }
   std::sort(section.links.begin(), section.links.end(), [](const P2pLink& a, const P2pLink& b) {
     return std::tie(a.size_bytes, a.round, a.src_rank, a.dst_rank) <
            std::tie(b.size_bytes, b.round, b.src_rank, b.dst_rank);

@@ -8,7 +8,9 @@
 
 #include "algo/transport.h"
 #include "comm/context.h"
+#include "core/method.h"
 #include "core/progress.h"
+#include "core/watchdog.h"
 #include "p2p/schedule.h"
 #include "report/report.h"
 
@@ -26,6 +28,13 @@ struct P2pOptions {
   double timeout_s = 300;  // no progress for this long ends the job (see Watchdog)
   // Rounds to run in place of the pattern's (a link schedule: plan_links, suspect_rounds).
   std::vector<Round> rounds;
+  // --method: perftest (a stamp per message; latency quoted as the median) or osu
+  // (latency quoted as the ping-pong loop's mean, as osu_latency).
+  TimingMethod method = TimingMethod::kPerftest;
+  // Timed (warm-up) messages per size from the method (osu_latency_loop,
+  // osu_bandwidth_loop) instead of iters (warmup_iters): --method osu without -n (-w).
+  bool iterations_by_method = false;
+  bool warmup_by_method = false;
 };
 
 // The rounds a run measures: the options' own, else the pattern's.
@@ -53,6 +62,11 @@ LatencyStats latency_stats(std::vector<double> one_way_us);
 // memory), agreed by all: the estimate per rank, or an error naming the need and what is
 // available.
 Result<uint64_t> check_p2p_memory(const RankContext& ctx, Transport& transport, const P2pOptions& options);
+
+// This run's floor (P2pSection::floor_us), mean over ranks: the latency loop (per half
+// round trip) or the bandwidth loop (per message) around a transport that completes
+// every message at once. Collective.
+Result<double> p2p_floor_us(const RankContext& ctx, const P2pOptions& options, Watchdog& watchdog);
 
 Result<P2pSection> run_p2p(const RankContext& ctx, Transport& transport, const P2pOptions& options, Progress* progress,
                            std::vector<CounterSample>* counters = nullptr);

@@ -25,12 +25,13 @@ Json to_json(const P2pLink& v) {
           {"src_host", v.src_host},
           {"dst_host", v.dst_host},
           {"size_bytes", v.size_bytes},
-          {"iterations", v.iterations},
+          {"iterations", known_or_null(v.iterations)},
           {"bw_gbps", to_json_opt(v.bw_gbps)},
           {"bw_peak_gbps", to_json_opt(v.bw_peak_gbps)},
           {"msg_rate_mpps", to_json_opt(v.msg_rate_mpps)},
           {"lat_us", to_json_opt(v.lat_us)},
-          {"lat", to_json_opt(v.lat)}};
+          {"lat", to_json_opt(v.lat)},
+          {"near_floor", v.near_floor}};
 }
 void read(const JsonIn& in, P2pLink& v) {
   in.field("round", v.round);
@@ -40,12 +41,13 @@ void read(const JsonIn& in, P2pLink& v) {
   in.field("src_host", v.src_host);
   in.field("dst_host", v.dst_host);
   in.field("size_bytes", v.size_bytes);
-  in.field("iterations", v.iterations);
+  in.field_or_unknown("iterations", v.iterations);  // null: imported (osu)
   in.field("bw_gbps", v.bw_gbps);
   in.field("bw_peak_gbps", v.bw_peak_gbps);
   in.field("msg_rate_mpps", v.msg_rate_mpps);
   in.field("lat_us", v.lat_us);
   in.field("lat", v.lat);
+  in.field_or_keep("near_floor", v.near_floor);  // absent before the floor: false
 }
 
 Json to_json(const LinkCoverage& v) {
@@ -94,6 +96,8 @@ Json to_json(const P2pSection& v) {
           {"window", v.window},
           {"warmup_iters", v.warmup_iters},
           {"repeats", v.repeats},
+          {"method", v.method},
+          {"floor_us", to_json_opt(v.floor_us)},
           {"links", to_json_array(v.links)},
           {"alone", to_json_array(v.alone)},
           {"coverage", to_json_opt(v.coverage)}};
@@ -105,6 +109,8 @@ void read(const JsonIn& in, P2pSection& v) {
   in.field("window", v.window);
   in.field("warmup_iters", v.warmup_iters);
   in.field("repeats", v.repeats);
+  in.field_or_keep("method", v.method);      // absent before --method: "perftest"
+  in.field_or_keep("floor_us", v.floor_us);  // absent before the floor: null
   in.field("links", v.links);
   in.field_or_keep("alone", v.alone);        // absent before --retest
   in.field_or_keep("coverage", v.coverage);  // absent before link schedules

@@ -16,6 +16,17 @@ std::string render_p2p(const Report& r) {
   std::string out =
       fmt::format("# fabscope {} ({}) p2p: pattern {}, mode {}, backend {}: {}, {} ranks\n", r.context.tool.version,
                   r.context.tool.git_id, p.pattern, p.mode, p.backend, r.context.backend_library, r.context.nranks);
+  out += fmt::format("# method {}: {}\n", p.method,
+                     lat ? (p.method == "osu" ? "latency is the ping-pong loop's mean half round trip (osu_latency)"
+                                              : "latency is the median half round trip of per-message stamps "
+                                                "(perftest's t_typical)")
+                         : "bandwidth from the receiver's per-message completion stamps");
+  if (p.floor_us) {
+    out += fmt::format(
+        "# Floor: {:.3f} us per {} (these loops around a transport that does nothing); '~' ends a link's row "
+        "whose time per message is within {:g}x of it\n",
+        *p.floor_us, lat ? "half round trip" : "message", kNearFloorFactor);
+  }
   if (lat) {
     out += fmt::format(
         "# {:>5} {:>5} {:>5} {:>12} {:>12} {:>10} {:>11} {:>11} {:>11} {:>15} {:>11} {:>13} {:>20} {:>22}\n", "round",
@@ -36,11 +47,14 @@ std::string render_p2p(const Report& r) {
       row +=
           fmt::format(" {:>11.2f} {:>11.2f} {:>15.2f} {:>11.2f} {:>13.2f} {:>20.2f} {:>22.2f}", l.lat->min_us,
                       l.lat->max_us, l.lat->typical_us, l.lat->avg_us, l.lat->stdev_us, l.lat->p99_us, l.lat->p999_us);
+    } else if (lat && l.lat_us) {  // imported (osu): only the loop's mean is known
+      row += fmt::format(" {:>11} {:>11} {:>15} {:>11.2f} {:>13} {:>20} {:>22}", "N/A", "N/A", "N/A", *l.lat_us, "N/A",
+                         "N/A", "N/A");
     } else if (!lat) {
       row += fmt::format(" {:>13.3f} {:>16.3f} {:>13.4f}", l.bw_peak_gbps.value_or(0), l.bw_gbps.value_or(0),
                          l.msg_rate_mpps.value_or(0));
     }
-    return row + "\n";
+    return row + (l.near_floor ? "  ~\n" : "\n");
   };
   for (const P2pLink& l : p.links) {
     out += link_row(l, p.repeats > 1 ? fmt::format("{}.{}", l.round, l.repeat) : fmt::format("{}", l.round));

@@ -137,6 +137,9 @@ struct PlacementResult {
   std::vector<double> samples_us;
   std::vector<RankTiming> per_rank;
   std::optional<ArrivalSplit> arrivals;  // sweep --arrivals only
+  // time_us is within kNearFloorFactor times the sweep's floor_us: a large share of it
+  // may be the timing loop's own cost, not the collective's. False where no floor is known.
+  bool near_floor = false;
 };
 
 struct SweepPoint {
@@ -158,8 +161,19 @@ struct Sweep {
   // host clock over the whole loop, as nccl-tests): "host", "cuda_event", or
   // "cuda_graph_launch" (events around each graph launch, divided by its iterations).
   std::string iteration_clock = "host";
+  // How the figures were taken (--method): "nccl-tests" (back-to-back loop over moving
+  // buffer offsets, loop time / iterations) or "osu" (each call between barriers on a
+  // fixed buffer, the mean of the calls' times).
+  std::string method = "nccl-tests";
+  // This run's per-iteration floor: the same timed loop, clock reads and barriers
+  // around an operation that does nothing, in microseconds (reduced over ranks as
+  // time_us). Null where not measured (imported reports, reports before it existed).
+  std::optional<double> floor_us;
   std::vector<SweepPoint> points;
 };
+
+// A figure within this many times its floor is marked near_floor.
+inline constexpr double kNearFloorFactor = 5;
 
 // Latency over ping-pong iterations, half the round trip, as perftest reports it.
 struct LatencyStats {
@@ -184,8 +198,13 @@ struct P2pLink {
   std::optional<double> bw_gbps;       // average, decimal GB/s (bandwidth modes)
   std::optional<double> bw_peak_gbps;  // best window of consecutive messages
   std::optional<double> msg_rate_mpps;
-  std::optional<double> lat_us;  // median one-way latency (latency mode)
+  // One-way latency (latency mode) as the method quotes it: the median of per-message
+  // half round trips (perftest's typical), or the loop's mean (osu).
+  std::optional<double> lat_us;
   std::optional<LatencyStats> lat;
+  // The time per message (latency: lat_us; bandwidth: 1 / message rate) is within
+  // kNearFloorFactor times the section's floor_us.
+  bool near_floor = false;
 };
 
 // A link's figure in its mode: median one-way latency in lat mode, else average bandwidth
@@ -218,6 +237,13 @@ struct P2pSection {
   int window = 0;  // messages in flight per flow (bandwidth modes)
   int warmup_iters = 0;
   int repeats = 1;  // each round measured this many times in a row
+  // --method: "perftest" (per-message stamps; typical = median) or "osu" (osu_latency's
+  // loop mean; osu_bw's window of 64).
+  std::string method = "perftest";
+  // This run's per-message floor, microseconds: the same loops and clock reads around a
+  // transport that completes every message at once (latency: per half round trip;
+  // bandwidth: per message). Null where not measured.
+  std::optional<double> floor_us;
   std::vector<P2pLink> links;
   // --retest: the suspects among `links` (slow links) measured again, each with no
   // other flow running: slow alone too is the link; fast alone is congestion.

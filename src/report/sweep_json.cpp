@@ -101,6 +101,7 @@ Json to_json(const PlacementResult& v) {
             {"iteration_samples_us", v.samples_us},
             {"per_rank", to_json_array(v.per_rank)}};
   if (v.arrivals) j["arrivals"] = to_json(*v.arrivals);
+  j["near_floor"] = v.near_floor;
   return j;
 }
 void read(const JsonIn& in, PlacementResult& v) {
@@ -113,7 +114,8 @@ void read(const JsonIn& in, PlacementResult& v) {
   in.field("iteration_us", v.iteration_us);
   in.field_or_keep("iteration_samples_us", v.samples_us);  // absent before compare existed
   in.field("per_rank", v.per_rank);
-  in.field_or_keep("arrivals", v.arrivals);  // sweep --arrivals only
+  in.field_or_keep("arrivals", v.arrivals);      // sweep --arrivals only
+  in.field_or_keep("near_floor", v.near_floor);  // absent before the floor: false
 }
 
 Json to_json(const SweepPoint& v) {
@@ -130,10 +132,16 @@ void read(const JsonIn& in, SweepPoint& v) {
 }
 
 Json to_json(const Sweep& v) {
-  return {{"collective", v.collective},       {"dtype", v.dtype},
-          {"op", to_json_opt(v.op)},          {"backend", v.backend},
-          {"root", to_json_opt(v.root)},      {"nranks", known_or_null(v.nranks)},
-          {"busbw_factor", v.busbw_factor},   {"iteration_clock", v.iteration_clock},
+  return {{"collective", v.collective},
+          {"dtype", v.dtype},
+          {"op", to_json_opt(v.op)},
+          {"backend", v.backend},
+          {"root", to_json_opt(v.root)},
+          {"nranks", known_or_null(v.nranks)},
+          {"busbw_factor", v.busbw_factor},
+          {"iteration_clock", v.iteration_clock},
+          {"method", v.method},
+          {"floor_us", to_json_opt(v.floor_us)},
           {"points", to_json_array(v.points)}};
 }
 void read(const JsonIn& in, Sweep& v) {
@@ -145,6 +153,8 @@ void read(const JsonIn& in, Sweep& v) {
   in.field_or_unknown("nranks", v.nranks);
   in.field("busbw_factor", v.busbw_factor);
   in.field_or_keep("iteration_clock", v.iteration_clock);  // absent before the nccl backend: "host"
+  in.field_or_keep("method", v.method);                    // absent before --method: "nccl-tests"
+  in.field_or_keep("floor_us", v.floor_us);                // absent before the floor: null
   in.field("points", v.points);
 }
 

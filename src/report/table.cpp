@@ -87,7 +87,16 @@ std::string render_row(const Sweep& s, const SweepPoint& p) {
                              s.dtype.c_str(), s.op ? s.op->c_str() : "none", root.c_str());
   line += placement_cells(p.out_of_place);
   line += placement_cells(p.in_place);
-  return line + "\n";
+  const bool near_floor = (p.out_of_place && p.out_of_place->near_floor) || (p.in_place && p.in_place->near_floor);
+  return line + (near_floor ? "  ~\n" : "\n");
+}
+
+std::string render_floor(const Sweep& s) {
+  if (!s.floor_us) return "";
+  return cformat(
+      "# Floor: %.3f us per iteration (%s method: this loop around calls that do nothing); '~' ends a row whose "
+      "time is within %gx of it\n",
+      *s.floor_us, s.method.c_str(), kNearFloorFactor);
 }
 
 void TableFooter::add(const SweepPoint& p) {
@@ -118,6 +127,7 @@ std::string render_tables(const Report& r) {
   size_t i = 0;
   while (i < r.sweeps.size()) {
     const std::string& coll = r.sweeps[i].collective;
+    out += render_floor(r.sweeps[i]);
     out += render_group_start(coll);
     TableFooter footer;
     for (; i < r.sweeps.size() && r.sweeps[i].collective == coll; ++i) {

@@ -14,7 +14,11 @@ std::string nccl_float(double value, int width);
 
 std::string render_preamble(const Report& report);
 std::string render_column_header();
+// A row ends with "~" where a placement's time is near the sweep's floor (near_floor).
 std::string render_row(const Sweep& sweep, const SweepPoint& point);
+// "# Floor: ..." before a sweep's table: its floor and how rows near it are marked;
+// nothing where no floor was measured.
+std::string render_floor(const Sweep& sweep);
 
 // Accumulates the footer of one collective's table while rows are printed.
 class TableFooter {

@@ -33,7 +33,7 @@ void TextReporter::on_sweep_begin(const Sweep& s) {
   if (s.collective == group_) return;
   end_group();
   group_ = s.collective;
-  emit(render_group_start(group_));
+  emit(render_floor(s) + render_group_start(group_));
 }
 
 void TextReporter::on_point(const Sweep& s, const SweepPoint& p) {

