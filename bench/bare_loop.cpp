@@ -1,7 +1,8 @@
 // The bare loop: what a collective costs with nothing around it, the reference that
 // fabscope's sweep (--method nccl-tests) is held to by bench/peer_parity.py.
 //
-// For each size: w untimed calls, MPI_Barrier, then N back-to-back calls with the same
+// First w untimed calls at every power-of-two size from MIN to MAX, out of place; then
+// for each size: w untimed calls, MPI_Barrier, then N back-to-back calls with the same
 // moving buffer offsets nccl-tests (and fabscope's sweep) use, out of place and then in
 // place; time = loop time / N by MPI_Wtime, mean over ranks. float, sum, root 0; buffers
 // sized for the largest point, page aligned, filled with small integers.
@@ -149,6 +150,11 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < rounded / sizeof(float); ++i) send[i] = static_cast<float>(static_cast<int>(i % 17) - 8);
   std::memset(recv, 0, rounded);
 
+  // Warm-up at every power-of-two size first, out of place, as nccl-tests and fabscope do.
+  for (uint64_t size = min_b; size <= max_b; size *= 2) {
+    const Counts k = counts(coll, size / sizeof(float), nranks);
+    for (long i = 0; i < warm; ++i) call(coll, send, recv, k, false, rank);
+  }
   for (uint64_t size = min_b; size <= max_b; size *= factor) {
     const Counts k = counts(coll, size / sizeof(float), nranks);
     const size_t total = std::max(k.send, k.recv) * sizeof(float);

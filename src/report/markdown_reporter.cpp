@@ -93,8 +93,11 @@ std::string comparison_markdown(const Comparison& c, const Budget& budget) {
 std::string sweeps_markdown(const Report& r, const Budget& budget) {
   std::string out;
   for (const Sweep& s : r.sweeps) {
-    out += fmt::format("**{} {}{}** ({}{})\n\n", s.collective, s.dtype, s.op ? " " + *s.op : "", s.backend,
-                       s.nranks > 0 ? fmt::format(", {} ranks", s.nranks) : "");
+    out += fmt::format("**{} {}{}** ({}{}, {} method{})\n\n", s.collective, s.dtype, s.op ? " " + *s.op : "", s.backend,
+                       s.nranks > 0 ? fmt::format(", {} ranks", s.nranks) : "", s.method,
+                       s.floor_us ? fmt::format("; floor {:.3f} us per iteration, ~ marks a time within {:g}x of it",
+                                                *s.floor_us, kNearFloorFactor)
+                                  : "");
     out +=
         "| Size | Time (us) | Bus bandwidth (GB/s) | In-place bus bandwidth (GB/s) | Wrong |\n"
         "|---:|---:|---:|---:|---:|\n";
@@ -113,8 +116,9 @@ std::string sweeps_markdown(const Report& r, const Budget& budget) {
         }
       }
       out += fmt::format("| {} | {} | {} | {} | {} |\n", format_size(p.size_bytes),
-                         o ? fmt::format("{:.2f}", o->time_us) : "-", o ? fmt::format("{:.2f}", o->busbw_gbps) : "-",
-                         i ? fmt::format("{:.2f}", i->busbw_gbps) : "-", checked ? std::to_string(wrong) : "-");
+                         o ? fmt::format("{:.2f}{}", o->time_us, o->near_floor ? " ~" : "") : "-",
+                         o ? fmt::format("{:.2f}", o->busbw_gbps) : "-", i ? fmt::format("{:.2f}", i->busbw_gbps) : "-",
+                         checked ? std::to_string(wrong) : "-");
     }
     out += "\n";
   }

@@ -14,7 +14,8 @@
                                 a slowdown inside the noise, differing settings, --strict,
                                 bad files; JUnit read by junitparser, Markdown as text
   cli_test.py import            every nccl-tests fixture imported, schema-valid, rendered back
-                                to the same numbers; bad pastes; --expect
+                                to the same numbers; bad pastes; --expect; every OSU fixture
+                                imported with OSU's figures; an OSU baseline gates --method osu
   cli_test.py faults            a stopped rank named by every survivor within --timeout + 5 s; a killed
                                 rank, SIGINT, SIGTERM: the job ends, the old report intact, nothing left
   cli_test.py memory --backend B  every rank's peak resident set within the memory estimate the run
@@ -29,6 +30,7 @@ import argparse
 import copy
 import concurrent.futures
 import json
+import re
 import os
 import shlex
 import socket
@@ -110,6 +112,22 @@ def cmd_sweep(args):
                         fail("per_rank entries")
                     if abs(r["busbw_gbps"] - r["algbw_gbps"] * s["busbw_factor"]) > 1e-9 * max(1, r["busbw_gbps"]):
                         fail("busbw != algbw * factor")
+                    if r["near_floor"] != (r["time_us"] < 5 * s["floor_us"]):
+                        fail(f"{s['collective']} {pt['size_bytes']} {pl}: near_floor {r['near_floor']} but time "
+                             f"{r['time_us']} us against 5 x floor {s['floor_us']} us")
+            if s["method"] != "nccl-tests" or not 0 < s["floor_us"] < 50:
+                fail(f"every sweep records its method and a measured floor: {s['method']}, {s['floor_us']}")
+        # The table marks the rows near the floor, and only those; its header says the floor.
+        rows = [l.split() for l in p.stdout.splitlines() if l[:12].strip().isdigit()]
+        points = [pt for s in doc["sweeps"] for pt in s["points"]]
+        if len(rows) != len(points):
+            fail(f"{len(rows)} table rows for {len(points)} points")
+        for row, pt in zip(rows, points):
+            near = pt["out_of_place"]["near_floor"] or pt["in_place"]["near_floor"]
+            if (row[-1] == "~") != near:
+                fail(f"row {' '.join(row)}: marked {row[-1] == '~'}, near_floor {near}")
+        if p.stdout.count("# Floor: ") != 9:
+            fail("each collective's table says the floor")
         # A clean run passes; the only findings it may have are notes on the curve's shape
         # (loopback on 2 shared cores is not a fabric).
         if doc["verdict"]["result"] != "pass" or any(f["code"] not in ("perf.dip", "perf.plateau")
@@ -166,6 +184,10 @@ BAD_SWEEPS = [
     (["p2p", "--repeats", "0"], "--repeats 0"),
     (["p2p", "-s", "4K", "-a"], "give either -s SIZE or -a, not both"),
     (["p2p", "--pattern", "pair"], "--pattern pair needs --pair A,B"),
+    (["sweep", "allreduce", "--method", "perftest"], "--method perftest does not apply here"),
+    (["sweep", "allreduce", "--method", "fast"], "--method 'fast' is not known; allowed: nccl-tests, osu"),
+    (["sweep", "allreduce", "--method", "osu", "-z", "1"], "-z 1 contradicts it"),
+    (["p2p", "--method", "nccl-tests"], "--method nccl-tests does not apply here"),
     (["sweep", "allreduce", "--backend", "mpi", "-d", "int8", "-b", "8", "-e", "4G"], "over this backend's limit of 2147483647"),
     (["sweep", "allreduce", "-d", "double", "-b", "8", "-e", "15G"], "lower the maximum size -e"),
     (["sweep", "allreduce", "-G", "-1"], "-G/--cudagraph -1 is not allowed"),
@@ -869,7 +891,8 @@ def cmd_import(args):
             (["nccl-tests", cut], "'" + cut + "' line"),
             (["nccl-tests", nothing], "no nccl-tests table found"),
             (["nccl-tests", os.path.join(tmp, "absent.log")], "absent.log"),
-            (["osu", cut], "import format 'osu' is not known"),
+            (["nosuch", cut], "import format 'nosuch' is not known"),
+            (["nccl-tests", cut, "--nranks", "2"], "--nranks is for import osu"),
             (["nccl-tests", os.path.join(args.fixtures, "nccl-tests", fixtures[0]), "--collective", "allrduce"],
              "--collective: "),
         ]
@@ -877,6 +900,7 @@ def cmd_import(args):
             p = run([args.fabscope, "import"] + argv + ["--json", keep])
             if p.returncode != 2 or want not in p.stderr or os.path.exists(keep):
                 fail(f"import {argv}: exit {p.returncode}, want 2, {want!r} and nothing written\n{p.stderr}")
+        import_osu(args, v, tmp)
         # Expectations on an import: the Dell table's bandwidth is below 500 GB/s.
         expect = write_json(os.path.join(tmp, "expect.json"), {"schema": "fabscope.expect/1", "expect": [
             {"collective": "allreduce", "from_bytes": "1G", "min_busbw_gbps": 500}]})
@@ -886,6 +910,89 @@ def cmd_import(args):
         if p.returncode != 1 or "perf.below_expected" not in p.stdout or "of the bar" not in p.stdout:
             fail(f"--expect on an import: exit {p.returncode}\n{p.stdout}{p.stderr}")
     print("ok")
+
+
+def osu_rows(text):
+    """OSU's printed rows: (size, first figure) in order."""
+    rows = []
+    for line in text.splitlines():
+        if "<stderr>" in line:
+            continue
+        f = re.sub(r"^\[\d+,\d+\]<stdout>:", "", line).split()  # mpirun --tag-output
+        if len(f) >= 2 and f[0].isdigit():
+            rows.append((int(f[0]), float(f[1])))
+    return rows
+
+
+def import_osu(args, v, tmp):
+    """Every real OSU output imports (schema-valid, marked, the figures as printed); bad
+    files exit 2 naming the line; an OSU baseline gates a fabscope --method osu run."""
+    folder = os.path.join(args.fixtures, "osu")
+    for name in sorted(n for n in os.listdir(folder) if n.startswith("osu_")):
+        src = os.path.join(folder, name)
+        out = os.path.join(tmp, name + ".json")
+        p = run([args.fabscope, "import", "osu", src, "--json", out])
+        failing = "validate_fail" in name  # OSU printed Fail: wrong results, verdict fail
+        if p.returncode != (1 if failing else 0):
+            fail(f"import osu {name}: exit {p.returncode}\n{p.stdout}{p.stderr}")
+        doc = check_valid(v, out)
+        if doc["context"]["imported"]["tool"] != "osu-micro-benchmarks":
+            fail(f"{name}: not marked as imported from OSU: {doc['context']['imported']}")
+        with open(src, errors="replace") as f:
+            printed = osu_rows(f.read())
+        if doc["p2p"]:
+            if doc["p2p"]["method"] != "osu" or doc["p2p"]["floor_us"] is not None:
+                fail(f"{name}: p2p method {doc['p2p']['method']}, floor {doc['p2p']['floor_us']}")
+            links = [l for l in doc["p2p"]["links"] if l["src_rank"] == 0]
+            got = [(l["size_bytes"], l["lat_us"] if doc["p2p"]["mode"] == "lat" else
+                    l["bw_gbps"] * 1000 * (2 if doc["p2p"]["mode"] == "bibw" else 1)) for l in links]
+        else:
+            got = []
+            for s in doc["sweeps"]:
+                if s["method"] != "osu" or s["floor_us"] is not None:
+                    fail(f"{name}: sweep method {s['method']}, floor {s['floor_us']}")
+                got += [(p["size_bytes"], p["out_of_place"]["time_us"]) for p in s["points"]]
+        if len(got) != len(printed) or any(a[0] != b[0] or abs(a[1] - b[1]) > 1e-6 * max(1, b[1])
+                                           for a, b in zip(got, printed)):
+            fail(f"{name}: imported {got[:4]}... where OSU printed {printed[:4]}...")
+        if failing and not any(f["code"].startswith("sweep.wrong") or "wrong" in f["code"] for f in doc["findings"]):
+            fail(f"{name}: OSU's Fail row gives no finding: {doc['findings']}")
+    # Bad files: exit 2 naming file and line, nothing written.
+    with open(os.path.join(folder, "osu_allreduce_float.txt")) as f:
+        text = f.read()
+    garbled = os.path.join(tmp, "garbled.txt")
+    with open(garbled, "w") as f:
+        f.write(text.replace("\n16 ", "\n16 x", 1))
+    cut = os.path.join(tmp, "cut_osu.txt")
+    with open(cut, "w") as f:
+        f.write(text[:text.rindex(".") - 1])
+    keep = os.path.join(tmp, "keep-osu.json")
+    for argv, want in [(["osu", garbled], "'" + garbled + "' line 6"), (["osu", cut], "'" + cut + "' line"),
+                       (["osu", os.path.join(args.fixtures, "nccl-tests", sorted(os.listdir(
+                           os.path.join(args.fixtures, "nccl-tests")))[0])], "no OSU"),
+                       (["osu", os.path.join(folder, "osu_latency.txt"), os.path.join(folder, "osu_bw.txt")],
+                        "one mode"),
+                       (["osu", garbled, "--nranks", "0"], "--nranks 0 is not allowed")]:
+        p = run([args.fabscope, "import"] + argv + ["--json", keep])
+        if p.returncode != 2 or want not in p.stderr or os.path.exists(keep):
+            fail(f"import {argv}: exit {p.returncode}, want 2, {want!r} and nothing written\n{p.stderr}")
+    # An OSU baseline gates a fabscope run timed the OSU way: the rows line up and compare.
+    base = os.path.join(tmp, "osu-base.json")
+    run([args.fabscope, "import", "osu", os.path.join(folder, "osu_allreduce_float.txt"), "--nranks", "2",
+         "--json", base])
+    cur = os.path.join(tmp, "osu-cur.json")
+    p = run(mpirun(args, 2, "sweep", "allreduce", "--backend", "mpi", "--method", "osu", "-b", "8", "-e", "64K",
+                   "-f", "2", "-c", "0", "--json", cur))
+    if p.returncode != 0:
+        fail(f"sweep --method osu: exit {p.returncode}\n{p.stdout}{p.stderr}")
+    doc = check_valid(v, cur)
+    if doc["sweeps"][0]["method"] != "osu" or doc["sweeps"][0]["points"][0]["out_of_place"]["iterations"] != 1000 \
+            or doc["sweeps"][0]["points"][-1]["out_of_place"]["iterations"] != 100:
+        fail(f"--method osu: method and OSU's iteration counts by size not in the report")
+    p = run([args.fabscope, "compare", base, cur])
+    rows = [l for l in p.stdout.splitlines() if re.match(r"^\s+\d+ (B|KiB)\s+(time_us|busbw_gbps)\s+[0-9.]+\s+[0-9.]+", l)]
+    if p.returncode not in (0, 1) or len(rows) < 14:
+        fail(f"compare of an OSU baseline and a --method osu run: exit {p.returncode}, {len(rows)} rows\n{p.stdout}")
 
 
 def fabscope_pids(marker):
