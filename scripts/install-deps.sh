@@ -13,7 +13,7 @@ packages=(
   python3 python3-jsonschema python3-junitparser python3-prometheus-client python3-yaml
   slurm-wlm munge
   chromium
-  iproute2 iperf3
+  iproute2 iperf3 sockperf
 )
 
 missing=()

@@ -59,6 +59,7 @@ class ForwardingBackend : public Backend {
     return inner_->inplace_output_offset(c, rank, e);
   }
   Status run(const CollCall& call) override { return inner_->run(call); }
+  Status prepare(const CollCall& call) override { return inner_->prepare(call); }
 
  protected:
   std::unique_ptr<Backend> inner_;
@@ -104,6 +105,7 @@ class StreamBackend final : public Backend {
  public:
   explicit StreamBackend(std::unique_ptr<Backend> inner) : inner_(std::move(inner)), clock_(*this) {}
   std::string_view name() const override { return inner_->name(); }
+  Status prepare(const CollCall& call) override { return inner_->prepare(call); }
   std::string library() const override { return inner_->library(); }
   Memory& memory() override { return inner_->memory(); }
   uint64_t max_count() const override { return inner_->max_count(); }
@@ -391,6 +393,44 @@ TEST_P(BackendSweep, GraphLaunchesNeedABackendThatCanCapture) {
   r = run_sweeps(*g_ctx, *backend, o, nullptr, nullptr);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("-G 2 cannot be combined with -z 1"), std::string::npos);
+}
+
+// --method osu: OSU's iteration counts by size (1000 up to 8 KiB, 100 above), each call
+// between barriers on a fixed buffer; the floor is measured and every result verifies,
+// out-of-place broadcast included (the mpi root's copy made once, in prepare()).
+TEST_P(BackendSweep, OsuMethodTakesOsusCountsAndTheFloorIsMeasured) {
+  auto backend = this->backend();
+  SweepOptions o = small_options({Collective::kAllReduce, Collective::kBroadcast});
+  o.sizes = {8, 16 * 1024, 0, 2048};  // 8 B and 16 KiB
+  o.method = TimingMethod::kOsu;
+  o.blocking = 3;
+  o.iterations_by_method = true;
+  o.warmup_by_method = true;
+  o.check_iters = 1;
+  auto sweeps = run_sweeps(*g_ctx, *backend, o, nullptr, nullptr);
+  ASSERT_TRUE(sweeps.ok()) << sweeps.status().message();
+  ASSERT_EQ(sweeps->size(), 2u);
+  for (const Sweep& s : *sweeps) {
+    EXPECT_EQ(s.method, "osu");
+    ASSERT_TRUE(s.floor_us.has_value());
+    EXPECT_GT(*s.floor_us, 0);
+    if (g_ctx->rank() != 0) continue;
+    ASSERT_EQ(s.points.size(), 2u);
+    for (const SweepPoint& p : s.points) {
+      for (const auto* pl : {&p.out_of_place, &p.in_place}) {
+        ASSERT_TRUE(pl->has_value());
+        EXPECT_EQ((*pl)->iterations, p.size_bytes > 8192 ? 100 : 1000) << s.collective << " " << p.size_bytes;
+        EXPECT_EQ((*pl)->wrong, 0) << s.collective << " " << p.size_bytes;
+        EXPECT_EQ((*pl)->near_floor, (*pl)->time_us < kNearFloorFactor * *s.floor_us);
+      }
+    }
+  }
+  // The method's discipline is -z 3; another -z, or perftest's method, is refused.
+  o.blocking = 0;
+  EXPECT_FALSE(run_sweeps(*g_ctx, *backend, o, nullptr, nullptr).ok());
+  o.blocking = 3;
+  o.method = TimingMethod::kPerftest;
+  EXPECT_FALSE(run_sweeps(*g_ctx, *backend, o, nullptr, nullptr).ok());
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, BackendSweep, ::testing::Values("mpi", "tcp"));

@@ -15,8 +15,10 @@
 
 #include "algo/collectives.h"
 #include "algo/exchange.h"
+#include "backend/mpi/mpi_transport.h"
 #include "backend/tcp/tcp_transport.h"
 #include "coll/pattern.h"
+#include "p2p/p2p.h"
 
 namespace fabscope {
 namespace {
@@ -187,6 +189,82 @@ TEST(TcpAlgorithms, RingAllReduceTraceShowsEveryByteOnTheRingLinks) {
   EXPECT_EQ(max_step, 2 * (n - 1) - 1);
   size_t expect_received = (count - chunk((r + n - 1) % n)) * 4 + (count - chunk(r)) * 4;
   EXPECT_EQ(received, expect_received);
+}
+
+// A transport with no latency loop of its own: Transport::ping_pong's default, posts and
+// polls, as verbs and nccl use it.
+class PostPollOnly final : public Transport {
+ public:
+  explicit PostPollOnly(Transport& t) : t_(t) {}
+  int rank() const override { return t_.rank(); }
+  int size() const override { return t_.size(); }
+  Result<uint64_t> post_send(int peer, const void* buf, size_t bytes) override {
+    return t_.post_send(peer, buf, bytes);
+  }
+  Result<uint64_t> post_recv(int peer, void* buf, size_t bytes) override { return t_.post_recv(peer, buf, bytes); }
+  Status poll(std::vector<Completion>& done, int timeout_ms) override { return t_.poll(done, timeout_ms); }
+  std::string describe_peer(int peer) const override { return t_.describe_peer(peer); }
+
+ private:
+  Transport& t_;
+};
+
+// p2p's latency loop on each transport (tcp's and mpi's own blocking loops, and the
+// default over posts and polls): every round trip completes, the figure is what the
+// method quotes (perftest: the median; osu: the loop's mean, which is the stamps' mean),
+// the floor is measured and below the figure, and a bandwidth stream on the same
+// transport afterwards is still in step (the loop left no byte behind, and tcp's socket
+// is non-blocking again).
+TEST(P2pLoops, EachTransportsLatencyLoopQuotesItsMethodAndLeavesTheStreamInStep) {
+  if (g_ctx->size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  auto tcp = transport();
+  auto mpi = create_mpi_transport(*g_ctx);
+  ASSERT_TRUE(mpi.ok()) << mpi.status().message();
+  PostPollOnly generic(*tcp);
+  const std::pair<const char*, Transport*> transports[] = {
+      {"tcp", tcp.get()}, {"mpi", mpi->get()}, {"posts", &generic}};
+  for (const auto& [what, t] : transports) {
+    for (TimingMethod method : {TimingMethod::kPerftest, TimingMethod::kOsu}) {
+      SCOPED_TRACE(std::string(what) + " " + std::string(name(method)));
+      P2pOptions o;
+      o.pattern = P2pPattern::kPair;
+      o.pair = {0, 1};
+      o.mode = P2pMode::kLatency;
+      o.sizes = {8, 70000};
+      o.iters = 300;
+      o.warmup_iters = 10;
+      o.method = method;
+      auto lat = run_p2p(*g_ctx, *t, o, nullptr, nullptr);
+      ASSERT_TRUE(lat.ok()) << lat.status().message();
+      EXPECT_EQ(lat->method, name(method));
+      ASSERT_TRUE(lat->floor_us.has_value());
+      EXPECT_GT(*lat->floor_us, 0);
+      if (g_ctx->rank() == 0) {
+        ASSERT_EQ(lat->links.size(), 2u);
+        for (const P2pLink& l : lat->links) {
+          ASSERT_TRUE(l.lat.has_value() && l.lat_us.has_value());
+          EXPECT_EQ(l.iterations, 300);
+          EXPECT_GT(l.lat->min_us, 0);
+          if (method == TimingMethod::kPerftest) {
+            EXPECT_EQ(*l.lat_us, l.lat->typical_us);
+          } else {
+            EXPECT_NEAR(*l.lat_us, l.lat->avg_us, 1e-6 * l.lat->avg_us);
+          }
+          if (l.size_bytes == 70000) EXPECT_LT(*lat->floor_us, *l.lat_us);
+        }
+      }
+      P2pOptions bw = o;
+      bw.mode = P2pMode::kBandwidth;
+      bw.sizes = {4096};
+      bw.iters = 200;
+      auto stream = run_p2p(*g_ctx, *t, bw, nullptr, nullptr);
+      ASSERT_TRUE(stream.ok()) << stream.status().message();
+      if (g_ctx->rank() == 0) {
+        ASSERT_EQ(stream->links.size(), 1u);
+        EXPECT_GT(stream->links[0].bw_gbps.value_or(0), 0);
+      }
+    }
+  }
 }
 
 }  // namespace
