@@ -32,8 +32,14 @@ std::string sweep_name(const Sweep& s) {
   return out;
 }
 
+// "allreduce float sum (mpi, 2 ranks; floor 0.011 us)": the method where it is not the
+// default, the run's floor where it was measured.
 std::string sweep_title(const Sweep& s) {
-  return fmt::format("{} ({}{})", sweep_name(s), s.backend, s.nranks > 0 ? fmt::format(", {} ranks", s.nranks) : "");
+  std::string notes;
+  if (s.method != "nccl-tests") notes += fmt::format("; {} method", s.method);
+  if (s.floor_us) notes += fmt::format("; floor {:.3f} us", *s.floor_us);
+  return fmt::format("{} ({}{}{})", sweep_name(s), s.backend, s.nranks > 0 ? fmt::format(", {} ranks", s.nranks) : "",
+                     notes);
 }
 
 // An integer the finding's evidence holds under `key`; none when absent or not an integer.

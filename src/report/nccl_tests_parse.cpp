@@ -10,51 +10,13 @@
 
 #include "core/text.h"
 #include "report/json_io.h"
+#include "report/text_fields.h"
 
 namespace fabscope {
 
 namespace {
 
 bool starts_with_digit(std::string_view s) { return !s.empty() && std::isdigit(static_cast<unsigned char>(s[0])); }
-
-// A launcher's prefix on an output line: Open MPI's --tag-output "[1,0]<stdout>:" or
-// srun --label's "  0: ".
-std::string_view strip_launcher_prefix(std::string_view line) {
-  if (line.starts_with("[")) {
-    const size_t close = line.find("]<std");
-    if (close != std::string_view::npos) {
-      const size_t colon = line.find(">:", close);
-      if (colon != std::string_view::npos) return line.substr(colon + 2);
-    }
-  }
-  std::string_view t = line;
-  while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
-  size_t digits = 0;
-  while (digits < t.size() && std::isdigit(static_cast<unsigned char>(t[digits]))) ++digits;
-  if (digits > 0 && digits + 1 < t.size() && t[digits] == ':' && t[digits + 1] == ' ') {
-    // "  0: #  Rank ..." or "  0:     1024 ..." (a row's own first field never ends in ':').
-    return t.substr(digits + 2);
-  }
-  return line;
-}
-
-std::optional<double> number(std::string_view s) {
-  if (s.empty()) return std::nullopt;
-  double v = 0;
-  const char* end = s.data() + s.size();
-  auto [ptr, ec] = std::from_chars(s.data(), end, v);
-  if (ec != std::errc() || ptr != end || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
-template <typename T>
-std::optional<T> integer(std::string_view s) {
-  T v{};
-  const char* end = s.data() + s.size();
-  auto [ptr, ec] = std::from_chars(s.data(), end, v);
-  if (ec != std::errc() || ptr != end || s.empty()) return std::nullopt;
-  return v;
-}
 
 // nccl-tests' type and redop names (every version).
 bool known_type(std::string_view t) {
@@ -136,7 +98,7 @@ struct Preamble {
 
 // "22602" -> "2.26.2" (NCCL_VERSION_CODE since 2.9: major*10000 + minor*100 + patch).
 std::optional<std::string> nccl_version_of_code(std::string_view code) {
-  auto v = integer<int>(code);
+  auto v = parse_integer<int>(code);
   if (!v || *v < 20900) return std::nullopt;
   return fmt::format("{}.{}.{}", *v / 10000, *v / 100 % 100, *v % 100);
 }
@@ -150,26 +112,26 @@ std::optional<NcclTestsParams> params_line(std::string_view body) {
   for (size_t i = 0; i + 1 < w.size(); ++i) {
     const std::string_view k = w[i], v = w[i + 1];
     if (k == "nThread") {
-      if (auto x = integer<int>(v)) p.nthreads = *x;
+      if (auto x = parse_integer<int>(v)) p.nthreads = *x;
     } else if (k == "nGpus") {
-      if (auto x = integer<int>(v)) p.ngpus = *x;
+      if (auto x = parse_integer<int>(v)) p.ngpus = *x;
     } else if (k == "minBytes") {
-      if (auto x = integer<uint64_t>(v)) p.min_bytes = *x;
+      if (auto x = parse_integer<uint64_t>(v)) p.min_bytes = *x;
     } else if (k == "maxBytes") {
-      if (auto x = integer<uint64_t>(v)) p.max_bytes = *x;
+      if (auto x = parse_integer<uint64_t>(v)) p.max_bytes = *x;
     } else if (k == "step:") {
       const size_t paren = v.find('(');
-      auto x = integer<uint64_t>(v.substr(0, paren));
+      auto x = parse_integer<uint64_t>(v.substr(0, paren));
       if (x && v.substr(paren == std::string_view::npos ? v.size() : paren) == "(factor)") p.step_factor = *x;
       if (x && v.substr(paren == std::string_view::npos ? v.size() : paren) == "(bytes)") p.step_bytes = *x;
     } else if (k == "iters:") {
       const bool warmup = i > 0 && w[i - 1] == "warmup";
       const bool agg = i > 0 && w[i - 1] == "agg";
-      if (auto x = integer<int>(v)) (warmup ? p.warmup_iters : agg ? p.agg_iters : p.iters) = *x;
+      if (auto x = parse_integer<int>(v)) (warmup ? p.warmup_iters : agg ? p.agg_iters : p.iters) = *x;
     } else if (k == "validation:") {
-      if (auto x = integer<int>(v)) p.validation = *x;
+      if (auto x = parse_integer<int>(v)) p.validation = *x;
     } else if (k == "graph:") {
-      if (auto x = integer<int>(v)) p.graph = *x;
+      if (auto x = parse_integer<int>(v)) p.graph = *x;
     }
   }
   return p;
@@ -181,21 +143,21 @@ std::optional<NcclTestsDevice> device_line(std::string_view body) {
   if (w.size() < 7 || w[0] != "Rank") return std::nullopt;
   NcclTestsDevice d;
   size_t i = 0;
-  auto rank = integer<int>(w[1]);
+  auto rank = parse_integer<int>(w[1]);
   if (!rank) return std::nullopt;
   d.rank = *rank;
   i = 2;
   if (w[i] == "Group" && i + 1 < w.size()) {
-    d.group = integer<int>(w[i + 1]);
+    d.group = parse_integer<int>(w[i + 1]);
     i += 2;
   }
   if (i + 5 > w.size() || w[i] != "Pid" || w[i + 2] != "on") return std::nullopt;
-  auto pid = integer<int>(w[i + 1]);
+  auto pid = parse_integer<int>(w[i + 1]);
   if (!pid) return std::nullopt;
   d.pid = *pid;
   d.host = std::string(w[i + 3]);
   if (w[i + 4] != "device" || i + 5 >= w.size()) return std::nullopt;
-  auto dev = integer<int>(w[i + 5]);
+  auto dev = parse_integer<int>(w[i + 5]);
   if (!dev) return std::nullopt;
   d.device = *dev;
   // The rest: "[0x18] NVIDIA H200".
@@ -280,7 +242,7 @@ class TextParser {
     if (body.starts_with("Avg bus bandwidth")) {
       if (!open_) return Status::Ok();
       const size_t colon = body.find(':');
-      auto v = colon == std::string_view::npos ? std::nullopt : number(trim(body.substr(colon + 1)));
+      auto v = colon == std::string_view::npos ? std::nullopt : parse_number(trim(body.substr(colon + 1)));
       if (!v) return error(line_, "'# Avg bus bandwidth' without a number");
       open_->avg_busbw_gbps = *v;
       if (open_->rows.empty()) return error(line_, "the table closes without any rows");
@@ -295,7 +257,7 @@ class TextParser {
       const size_t colon = body.find(':');
       std::vector<std::string_view> w =
           colon == std::string_view::npos ? std::vector<std::string_view>{} : split_ws(body.substr(colon + 1));
-      auto v = w.empty() ? std::nullopt : integer<int64_t>(w[0]);
+      auto v = w.empty() ? std::nullopt : parse_integer<int64_t>(w[0]);
       if (!v) return error(line_, "'# Out of bounds values' without a count");
       open_->out_of_bounds = *v;
       return Status::Ok();
@@ -345,8 +307,8 @@ class TextParser {
     }
     NcclTestsRow row;
     row.line = line_;
-    auto size = integer<uint64_t>(w[0]);
-    auto count = integer<uint64_t>(w[1]);
+    auto size = parse_integer<uint64_t>(w[0]);
+    auto count = parse_integer<uint64_t>(w[1]);
     if (!size) return error(line_, fmt::format("size '{}' is not a whole number of bytes", w[0]));
     if (!count) return error(line_, fmt::format("count '{}' is not a whole number of elements", w[1]));
     row.size_bytes = *size;
@@ -357,7 +319,7 @@ class TextParser {
     row.redop = std::string(w[3]);
     size_t i = 4;
     if (layout_.root) {
-      auto root = integer<int>(w[4]);
+      auto root = parse_integer<int>(w[4]);
       if (!root) return error(line_, fmt::format("root '{}' is not a rank", w[4]));
       row.root = *root;
       i = 5;
@@ -388,7 +350,7 @@ class TextParser {
     const char* names[] = {"time", "algbw", "busbw"};
     double* out[] = {&p.time_us, &p.algbw_gbps, &p.busbw_gbps};
     for (int k = 0; k < 3; ++k) {
-      auto v = number(w[i + k]);
+      auto v = parse_number(w[i + k]);
       if (!v || *v < 0) {
         return error(line_, fmt::format("{} '{}' is not a number", names[k], w[i + k]));
       }
@@ -397,7 +359,7 @@ class TextParser {
     size_t j = i + 3;
     if (g.wrong == Group::Wrong::kCount) {
       if (w[j] != "N/A") {
-        auto v = integer<int64_t>(w[j]);
+        auto v = parse_integer<int64_t>(w[j]);
         if (!v || *v < 0) return error(line_, fmt::format("#wrong '{}' is not a count", w[j]));
         p.wrong = *v;
       }
@@ -406,7 +368,7 @@ class TextParser {
       // Old versions print the largest error, not a count: 0 is right; anything else may be
       // within the type's tolerance, so the count is not known.
       if (w[j] != "N/A") {
-        auto v = number(w[j]);
+        auto v = parse_number(w[j]);
         if (!v) return error(line_, fmt::format("error '{}' is not a number", w[j]));
         if (*v == 0) p.wrong = 0;
       }
@@ -415,7 +377,7 @@ class TextParser {
     if (!g.per_iter.empty()) {
       NcclTestsPerIter pi;
       for (const std::string& name : g.per_iter) {
-        auto v = number(w[j]);
+        auto v = parse_number(w[j]);
         if (!v && w[j] != "N/A") return error(line_, fmt::format("{} '{}' is not a number", name, w[j]));
         if (v) {
           if (name == "i_min") pi.min_us = v;
@@ -460,7 +422,7 @@ class JsonReader {
   Result<double> num(const OJson& v, const std::string& path) const {
     if (v.is_number()) return v.get<double>();
     if (v.is_string()) {
-      auto x = number(trim(v.get<std::string>()));
+      auto x = parse_number(trim(v.get<std::string>()));
       if (x) return *x;
     }
     return fail(path, fmt::format("is not a number ({})", dump_json(v)));

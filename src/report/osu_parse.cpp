@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/text.h"
+#include "report/text_fields.h"
 
 namespace fabscope {
 
@@ -44,46 +45,6 @@ std::string known_programs() {
 // OSU's accelerator suffixes on "OSU MPI", longest first.
 constexpr std::string_view kAccels[] = {"-CUDA MANAGED", "-CUDA", "-MANAGED", "-OPENACC", "-ROCM"};
 
-// Open MPI's --tag-output prefix ("[1,0]<stdout>:") or srun --label's ("  0: "). A line
-// tagged as stderr is not OSU's table output at all: nullopt.
-std::optional<std::string_view> strip_launcher_prefix(std::string_view line) {
-  if (line.starts_with("[")) {
-    const size_t close = line.find("]<std");
-    if (close != std::string_view::npos) {
-      const size_t colon = line.find(">:", close);
-      if (colon != std::string_view::npos) {
-        if (line.substr(close + 2, 6) == "stderr") return std::nullopt;
-        return line.substr(colon + 2);
-      }
-    }
-  }
-  std::string_view t = line;
-  while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
-  size_t digits = 0;
-  while (digits < t.size() && std::isdigit(static_cast<unsigned char>(t[digits]))) ++digits;
-  // "  0: 8    0.54" (a row's own first field never ends in ':').
-  if (digits > 0 && digits + 1 < t.size() && t[digits] == ':' && t[digits + 1] == ' ') return t.substr(digits + 2);
-  return line;
-}
-
-std::optional<double> number(std::string_view s) {
-  if (s.empty()) return std::nullopt;
-  double v = 0;
-  const char* end = s.data() + s.size();
-  auto [ptr, ec] = std::from_chars(s.data(), end, v);
-  if (ec != std::errc() || ptr != end || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
-template <typename T>
-std::optional<T> integer(std::string_view s) {
-  T v{};
-  const char* end = s.data() + s.size();
-  auto [ptr, ec] = std::from_chars(s.data(), end, v);
-  if (ec != std::errc() || ptr != end || s.empty()) return std::nullopt;
-  return v;
-}
-
 // One column of a header, in the order printed.
 enum class Column { kAvgLatency, kBandwidth, kMin, kMax, kIterations, kValidation, kTail };
 struct Header {
@@ -118,7 +79,7 @@ Result<Header> parse_header(std::string_view body) {
     if (rest.starts_with("P")) {
       size_t digits = 1;
       while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits]))) ++digits;
-      auto p = integer<int>(rest.substr(1, digits - 1));
+      auto p = parse_integer<int>(rest.substr(1, digits - 1));
       const std::string_view after = rest.substr(digits);
       for (std::string_view unit : {" Tail Lat(us)", " Tail BW(MB/s)"}) {
         if (p && after.starts_with(unit)) {
@@ -144,9 +105,9 @@ Result<Header> parse_header(std::string_view body) {
 // Whether a line outside a table is a row that lost its header: every field a number
 // (or a validation word).
 bool looks_like_row(const std::vector<std::string_view>& w) {
-  if (w.empty() || !integer<uint64_t>(w[0])) return false;
+  if (w.empty() || !parse_integer<uint64_t>(w[0])) return false;
   for (std::string_view x : w) {
-    if (!number(x) && x != "Pass" && x != "Fail") return false;
+    if (!parse_number(x) && x != "Pass" && x != "Fail") return false;
   }
   return true;
 }
@@ -160,9 +121,8 @@ class Parser {
     std::string_view raw;
     while (lines.next(raw)) {
       line_ = lines.number();
-      const std::optional<std::string_view> stripped = strip_launcher_prefix(raw);
-      if (!stripped) continue;  // the launcher says it came from stderr
-      Status s = take(trim(*stripped));
+      if (launcher_says_stderr(raw)) continue;  // not OSU's table output
+      Status s = take(trim(strip_launcher_prefix(raw)));
       if (!s.ok()) return s;
     }
     FABSCOPE_RETURN_IF_ERROR(close_table());
@@ -199,7 +159,7 @@ class Parser {
       // after a whole-number size. Anything else ("2 total processes killed ...") may be
       // what the launcher or a later command printed after the table: an error only if
       // rows follow it.
-      if (looks_like_row(w) || (w.size() == 1 + header_.columns.size() && integer<uint64_t>(w[0]))) {
+      if (looks_like_row(w) || (w.size() == 1 + header_.columns.size() && parse_integer<uint64_t>(w[0]))) {
         return take_row(w);
       }
       return other_line(line);
@@ -319,7 +279,7 @@ class Parser {
     }
     OsuRow row;
     row.line = line_;
-    row.size_bytes = *integer<uint64_t>(w[0]);
+    row.size_bytes = *parse_integer<uint64_t>(w[0]);
     if (!open_->rows.empty() && row.size_bytes <= open_->rows.back().size_bytes) {
       return error(line_, fmt::format("size {} after {} at line {}: OSU's sizes increase within a table",
                                       row.size_bytes, open_->rows.back().size_bytes, open_->rows.back().line));
@@ -333,11 +293,11 @@ class Parser {
         }
         row.valid = x == "Pass";
       } else if (c == Column::kIterations) {
-        auto v = integer<int64_t>(x);
+        auto v = parse_integer<int64_t>(x);
         if (!v || *v < 0) return error(line_, fmt::format("iterations '{}' is not a count", x));
         row.iterations = *v;
       } else {
-        auto v = number(x);
+        auto v = parse_number(x);
         if (!v || *v < 0) return error(line_, fmt::format("'{}' is not a number", x));
         // OSU prints every figure with two decimals (FLOAT_PRECISION): fewer is a line cut off.
         const size_t dot = x.find('.');

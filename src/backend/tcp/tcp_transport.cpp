@@ -141,6 +141,20 @@ Status TcpTransport::poll(std::vector<Completion>& done, int timeout_ms) {
   return progress_all(done);
 }
 
+namespace {
+// What is left of a message (header, then payload) after `done` bytes, as iovecs.
+msghdr rest_of_message(iovec (&iov)[2], TcpHeader& header, void* buf, size_t bytes, size_t done) {
+  int n = 0;
+  if (done < sizeof(header)) iov[n++] = {reinterpret_cast<char*>(&header) + done, sizeof(header) - done};
+  const size_t off = done < sizeof(header) ? 0 : done - sizeof(header);
+  if (bytes > off) iov[n++] = {static_cast<char*>(buf) + off, bytes - off};
+  msghdr msg{};
+  msg.msg_iov = iov;
+  msg.msg_iovlen = static_cast<size_t>(n);
+  return msg;
+}
+}  // namespace
+
 // One whole message on a blocking socket: header and payload in one sendmsg where the
 // socket takes them (a signal or a full buffer may split it).
 Status TcpTransport::send_whole(int peer, const void* buf, size_t bytes) {
@@ -149,13 +163,7 @@ Status TcpTransport::send_whole(int peer, const void* buf, size_t bytes) {
   size_t done = 0;
   while (done < total) {
     iovec iov[2];
-    int n = 0;
-    if (done < sizeof(header)) iov[n++] = {reinterpret_cast<char*>(&header) + done, sizeof(header) - done};
-    const size_t off = done < sizeof(header) ? 0 : done - sizeof(header);
-    if (bytes > off) iov[n++] = {const_cast<char*>(static_cast<const char*>(buf)) + off, bytes - off};
-    msghdr msg{};
-    msg.msg_iov = iov;
-    msg.msg_iovlen = static_cast<size_t>(n);
+    msghdr msg = rest_of_message(iov, header, const_cast<void*>(buf), bytes, done);
     const ssize_t sent = ::sendmsg(conns_[peer].fd, &msg, MSG_NOSIGNAL);
     if (sent < 0) {
       if (errno == EINTR) continue;
@@ -175,13 +183,7 @@ Status TcpTransport::recv_whole(int peer, void* buf, size_t bytes) {
   size_t done = 0;
   while (done < total) {
     iovec iov[2];
-    int n = 0;
-    if (done < sizeof(header)) iov[n++] = {reinterpret_cast<char*>(&header) + done, sizeof(header) - done};
-    const size_t off = done < sizeof(header) ? 0 : done - sizeof(header);
-    if (bytes > off) iov[n++] = {static_cast<char*>(buf) + off, bytes - off};
-    msghdr msg{};
-    msg.msg_iov = iov;
-    msg.msg_iovlen = static_cast<size_t>(n);
+    msghdr msg = rest_of_message(iov, header, buf, bytes, done);
     const ssize_t got = ::recvmsg(conns_[peer].fd, &msg, MSG_WAITALL);
     if (got == 0) {
       return Status::Runtime(fmt::format("tcp: {} closed the connection while rank {} expected {} bytes from it",
