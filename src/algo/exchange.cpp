@@ -1,25 +1,48 @@
 #include "algo/exchange.h"
-#include "core/clock.h"
 
 namespace fabscope {
 
-Status Exchange::send(int peer, const void* buf, size_t bytes, int step) {
-  auto id = t_.post_send(peer, buf, bytes);
+namespace {
+// Storage of finished exchanges' lists, reused by the next ones on this thread: an
+// algorithm makes one Exchange per step, and none of them allocates once warm.
+struct Pool {
+  std::vector<std::vector<Exchange::Posted>> posted;
+  std::vector<std::vector<Completion>> done;
+};
+thread_local Pool pool;
+
+template <typename T>
+std::vector<T> from_pool(std::vector<std::vector<T>>& spare) {
+  if (spare.empty()) return {};
+  std::vector<T> v = std::move(spare.back());
+  spare.pop_back();
+  return v;
+}
+}  // namespace
+
+Exchange::Exchange(Transport& transport, Trace* trace, int step)
+    : t_(transport), trace_(trace), step_(step), posted_(from_pool(pool.posted)), done_(from_pool(pool.done)) {}
+
+Exchange::~Exchange() {
+  posted_.clear();
+  done_.clear();
+  pool.posted.push_back(std::move(posted_));
+  pool.done.push_back(std::move(done_));
+}
+
+Status Exchange::post(Result<uint64_t> id, int step, Callback on_done) {
   if (!id.ok()) return id.status();
-  if (trace_ && step >= 0) steps_.emplace(*id, step);
-  posted_.insert(*id);
+  posted_.push_back({*id, step, false, std::move(on_done)});
   ++pending_;
   return Status::Ok();
 }
 
-Status Exchange::recv(int peer, void* buf, size_t bytes, std::function<void()> on_done, int step) {
-  auto id = t_.post_recv(peer, buf, bytes);
-  if (!id.ok()) return id.status();
-  if (trace_ && step >= 0) steps_.emplace(*id, step);
-  if (on_done) callbacks_.emplace(*id, std::move(on_done));
-  posted_.insert(*id);
-  ++pending_;
-  return Status::Ok();
+Status Exchange::send(int peer, const void* buf, size_t bytes, int step) {
+  return post(t_.post_send(peer, buf, bytes), step, {});
+}
+
+Status Exchange::recv(int peer, void* buf, size_t bytes, Callback on_done, int step) {
+  return post(t_.post_recv(peer, buf, bytes), step, std::move(on_done));
 }
 
 Status Exchange::wait() {
@@ -27,23 +50,22 @@ Status Exchange::wait() {
     done_.clear();
     FABSCOPE_RETURN_IF_ERROR(t_.poll(done_, 100));
     for (const Completion& c : done_) {
-      if (posted_.erase(c.id) == 0) continue;  // left over from an exchange that failed
+      // Completions come nearly in posting order: search from the first open message.
+      size_t i = first_open_;
+      while (i < posted_.size() && (posted_[i].done || posted_[i].id != c.id)) ++i;
+      if (i == posted_.size()) continue;  // left over from an exchange that failed
+      Posted& p = posted_[i];
+      p.done = true;
       --pending_;
+      while (first_open_ < posted_.size() && posted_[first_open_].done) ++first_open_;
       if (trace_) {
-        int step = step_;
-        if (auto it = steps_.find(c.id); it != steps_.end()) {
-          step = it->second;
-          steps_.erase(it);
-        }
-        trace_->records.push_back({step, c.peer, c.bytes, c.is_send, c.posted_ns, c.completed_ns});
+        trace_->records.push_back(
+            {p.step >= 0 ? p.step : step_, c.peer, c.bytes, c.is_send, c.posted_ns, c.completed_ns});
       }
-      if (!c.is_send) {
-        auto it = callbacks_.find(c.id);
-        if (it != callbacks_.end()) {
-          auto fn = std::move(it->second);
-          callbacks_.erase(it);
-          fn();
-        }
+      if (!c.is_send && p.on_done) {
+        // The callback may post (posted_ may grow and move): run it from a local.
+        Callback fn = std::move(p.on_done);
+        fn();
       }
     }
   }

@@ -250,7 +250,9 @@ TEST(P2pLoops, EachTransportsLatencyLoopQuotesItsMethodAndLeavesTheStreamInStep)
           } else {
             EXPECT_NEAR(*l.lat_us, l.lat->avg_us, 1e-6 * l.lat->avg_us);
           }
-          if (l.size_bytes == 70000) EXPECT_LT(*lat->floor_us, *l.lat_us);
+          if (l.size_bytes == 70000) {
+            EXPECT_LT(*lat->floor_us, *l.lat_us);
+          }
         }
       }
       P2pOptions bw = o;
