@@ -143,6 +143,7 @@ class FloorBackend final : public Backend {
 
 // Iterations timed when measuring the floor: enough that the loop's mean is steady.
 constexpr size_t kFloorIterations = 2000;
+constexpr size_t kFloorIterationsMax = 20000;  // -n beyond this adds time, not precision
 
 struct PointSetup {
   Collective coll;
@@ -375,7 +376,8 @@ class SweepRunner {
     FloorBackend nothing(backend_);
     watchdog_.set_phase(describe(p, false, "floor (the timed loop around calls that do nothing)"));
     FABSCOPE_RETURN_IF_ERROR(ctx_.barrier());
-    auto t = timed_loop(nothing, p, false, std::max<size_t>(kFloorIterations, static_cast<size_t>(o_.iters)));
+    auto t = timed_loop(nothing, p, false,
+                        std::clamp<size_t>(static_cast<size_t>(o_.iters), kFloorIterations, kFloorIterationsMax));
     if (!t.ok()) return t.status();
     auto sec = ctx_.reduce(t->seconds, o_.average);
     if (!sec.ok()) return sec.status();
