@@ -1,7 +1,12 @@
 // `fabscope sweep`: nccl-tests' measurement over any backend, under mpirun.
 #include <fmt/format.h>
 
+#include <poll.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <mutex>
+#include <thread>
 
 #include "app/command.h"
 #include "app/nccl_profile_run.h"
@@ -11,24 +16,143 @@
 #include "core/clock.h"
 #include "core/dtype.h"
 #include "core/method.h"
+#include "core/stop_signal.h"
+#include "core/watchdog.h"
 #include "diag/expectations.h"
 #include "diag/findings.h"
+#include "diag/stall.h"
 #include "sweep/sweep.h"
+#include "sweep/timeline.h"
 
 namespace fabscope {
 
 namespace {
 
-// Tells the outputs about each result as it is measured.
-class ReportingObserver final : public SweepObserver {
+// Rank 0's report as it grows: the outputs told of each result as it is measured, and
+// the report so far (the first cycle's sweeps, the timeline at its last interval) kept
+// under a lock, so that a long run's files are rewritten at intervals and the thread
+// that acts on a signal, or an expiring watchdog, can write them while measuring goes on.
+class LiveReport final : public SweepObserver {
  public:
-  explicit ReportingObserver(Reporter& out) : out_(out) {}
-  void on_sweep_begin(const Sweep& s) override { out_.on_sweep_begin(s); }
-  void on_point(const Sweep& s, const SweepPoint& p) override { out_.on_point(s, p); }
+  LiveReport(Reporter& out, const Report& base) : out_(out), base_(base) {
+    if (base_.timeline) timeline_ = *base_.timeline;
+  }
+  void on_sweep_begin(const Sweep& s) override {
+    out_.on_sweep_begin(s);
+    if (cycle_ != 0) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    sweeps_.push_back(s);
+  }
+  void on_point(const Sweep& s, const SweepPoint& p) override {
+    out_.on_point(s, p);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!open_.is_open()) open_.open(cycle_);
+    if (p.out_of_place) open_.add(s, p, false, *p.out_of_place);
+    if (p.in_place) open_.add(s, p, true, *p.in_place);
+    if (cycle_ == 0) sweeps_.back().points.push_back(p);
+  }
   void on_sweep_end(const Sweep&) override {}
+  void on_cycle_begin(int cycle) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      cycle_ = cycle;
+      cycles_done_ = cycle;  // every rank agreed the cycles before it were complete
+    }
+    out_.on_cycle_begin(cycle);
+  }
+  void on_stall(const StallEvent& e) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!open_.is_open()) open_.open(cycle_);
+    open_.add_stall(e);
+    if (timeline_.stalls.size() < kMaxStallEvents) {
+      timeline_.stalls.push_back(e);
+    } else {
+      ++timeline_.stalls_dropped;
+    }
+  }
+  void on_interval(const Timeline& t) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      timeline_ = t;
+      open_ = TimelineBuilder();
+      open_.skip_to(static_cast<int>(t.intervals.size()));
+    }
+    // A long run's files, at most every kCheckpointS: a kill leaves the last one.
+    const double now = steady_now_s();
+    if (now - last_checkpoint_s_ >= kCheckpointS) {
+      last_checkpoint_s_ = now;
+      checkpoint("running");
+    }
+  }
+  // The report so far, its findings and verdict decided, written by the file outputs:
+  // the first cycle's sweeps, the closed intervals and the open one as it stands.
+  // `ended_by`: the timeline's (running, signal SIGTERM, watchdog); `hang`: the
+  // watchdog's message (run.hang).
+  void checkpoint(const std::string& ended_by, const std::string& hang = "") {
+    std::lock_guard<std::mutex> write_lock(write_mu_);
+    Report r;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      r = base_;
+      r.sweeps = sweeps_;
+      r.timeline = timeline_;
+      r.timeline->cycles_completed = std::max(r.timeline->cycles_completed, cycles_done_);
+      if (open_.is_open()) r.timeline->intervals.push_back(open_.peek(cycle_ - open_first_cycle() + 1));
+    }
+    r.timeline->ended_by = ended_by;
+    r.timeline->hang = hang;
+    add_sweep_findings(r);
+    r.context.end_time = utc_timestamp();
+    decide_verdict(r);
+    if (Status st = out_.checkpoint(r); !st.ok()) print_error(st.message());
+  }
 
  private:
+  int open_first_cycle() const { return open_.first_cycle(); }
+  static constexpr double kCheckpointS = 10;
   Reporter& out_;
+  Report base_;
+  std::mutex mu_;
+  std::mutex write_mu_;
+  int cycle_ = 0;
+  int cycles_done_ = 0;
+  std::vector<Sweep> sweeps_;
+  Timeline timeline_;
+  TimelineBuilder open_;  // the interval not closed yet, as the points arrive
+  double last_checkpoint_s_ = 0;
+};
+
+// Rank 0's thread that writes the report so far as soon as a first SIGINT/SIGTERM
+// arrives (the launcher may kill the job a second later), while the measuring thread
+// goes on to the next point, where every rank stops.
+class SignalWriter {
+ public:
+  explicit SignalWriter(LiveReport& live) : live_(live) {
+    if (pipe(wake_) != 0) return;
+    thread_ = std::thread([this] { run(); });
+  }
+  ~SignalWriter() {
+    if (thread_.joinable()) {
+      const char c = 0;
+      (void)!write(wake_[1], &c, 1);
+      thread_.join();
+    }
+    if (wake_[0] >= 0) close(wake_[0]);
+    if (wake_[1] >= 0) close(wake_[1]);
+  }
+
+ private:
+  void run() {
+    pollfd fds[2] = {{stop_signal_fd(), POLLIN, 0}, {wake_[0], POLLIN, 0}};
+    while (poll(fds, 2, -1) < 0) {
+    }
+    if (fds[1].revents) return;
+    const int sig = stop_signal();
+    live_.checkpoint(fmt::format("signal {}", stop_signal_name(sig)));
+  }
+  LiveReport& live_;
+  int wake_[2] = {-1, -1};
+  std::thread thread_;
 };
 
 class SweepCommand final : public Command {
@@ -65,6 +189,28 @@ class SweepCommand final : public Command {
     app.add_flag("--nccl-profile", nccl_profile_,
                  "nccl backend: load fabscope's NCCL profiler plugin and report, per collective and size, how long "
                  "each rank waited on the network per peer and NIC (nccl_profile)");
+    app.add_option("-N,--run_cycles", run_cycles_,
+                   "Measure every point this many times in turn, as nccl-tests (default 1; 0: until --duration or a "
+                   "signal ends the run)");
+    app.add_option("--duration", duration_,
+                   "Start cycles until this much time has passed: seconds, or 30m, 2h, 1d (the run ends at a cycle's "
+                   "end; without -N, cycles repeat)");
+    app.add_option(
+        "-S,--report_timestamps", timestamps_,
+        "1: end each table row with the time it was measured (UTC, ISO 8601), as nccl-tests' -S (default 0)");
+    app.add_option("--interval", interval_,
+                   "Timeline interval: one closes at the first cycle end this long after it opened (seconds or 30m; "
+                   "default: every cycle, or --duration / 240, or 60 s when -N 0 has no --duration)");
+    app.add_option("--stall-ms", stall_ms_,
+                   fmt::format("An iteration this much over its point's median, and {:g}x it, is a stall "
+                               "(sweep.stall; default {:g})",
+                               kStallFactor, kStallMinExcessMs));
+    app.add_option("--max-stalls", max_stalls_,
+                   "Fail the run with more stalls than this (default: stalls are warnings)");
+    app.add_option("--max-downtime", max_downtime_,
+                   "Fail the run when a link was down longer than this in all, seconds (default 0: any flap fails)");
+    app.add_flag("--no-link-watch", no_link_watch_,
+                 "Do not watch the links' carrier and link-down counters during the run (link.flap)");
     app.add_flag("--arrivals", arrivals_,
                  "Also time when each rank enters and leaves every iteration, on clocks synchronised to rank 0's "
                  "(backends timed by the host clock): who the others waited for (rank.straggler)");
@@ -94,6 +240,14 @@ class SweepCommand final : public Command {
   bool arrivals_ = false;        // --arrivals
   bool nccl_profile_ = false;    // --nccl-profile
   std::string expect_path_;
+  int run_cycles_ = 1;
+  std::string duration_;
+  int timestamps_ = 0;
+  std::string interval_;
+  double stall_ms_ = kStallMinExcessMs;
+  std::optional<int> max_stalls_;
+  double max_downtime_ = 0;
+  bool no_link_watch_ = false;
 };
 
 Result<SweepOptions> SweepCommand::build_options(double timeout_s) const {
@@ -139,6 +293,38 @@ Result<SweepOptions> SweepCommand::build_options(double timeout_s) const {
   o.graph_launches = graph_launches_;
   o.blocking = blocking_.value_or(osu ? 3 : 0);
   o.record_arrivals = arrivals_;
+  if (!duration_.empty()) {
+    auto d = parse_duration_s(duration_, "--duration");
+    if (!d.ok()) return d.status();
+    o.duration_s = *d;
+  }
+  // With a duration, cycles repeat until it is over unless -N says how many.
+  o.run_cycles = run_cycles_ == 1 && o.duration_s > 0 ? 0 : run_cycles_;
+  if (timestamps_ != 0 && timestamps_ != 1) {
+    return Status::Invalid(fmt::format("-S/--report_timestamps {} is not allowed; use 0 or 1", timestamps_));
+  }
+  if (!interval_.empty()) {
+    auto iv = parse_duration_s(interval_, "--interval");
+    if (!iv.ok()) return iv.status();
+    o.interval_s = *iv;
+  } else if (o.duration_s > 0) {
+    o.interval_s = o.duration_s / 240;
+  } else if (o.run_cycles == 0) {
+    o.interval_s = 60;
+  }
+  if (!(stall_ms_ >= 0) || std::isinf(stall_ms_)) {
+    return Status::Invalid(
+        fmt::format("--stall-ms {} is not allowed; use a finite number of milliseconds >= 0", stall_ms_));
+  }
+  o.stall_min_excess_us = stall_ms_ * 1e3;
+  if (max_stalls_ && *max_stalls_ < 0) {
+    return Status::Invalid(fmt::format("--max-stalls {} is not allowed; use 0 or more", *max_stalls_));
+  }
+  if (!(max_downtime_ >= 0) || std::isinf(max_downtime_)) {
+    return Status::Invalid(fmt::format(
+        "--max-downtime {} is not allowed; use a finite number of seconds >= 0 (0: any flap fails)", max_downtime_));
+  }
+  o.watch_links = !no_link_watch_;
   return o;
 }
 
@@ -189,14 +375,46 @@ CommandOutcome SweepCommand::run(const CommonOptions& common, int* argc, char***
                                         o.graph_launches,
                                         o.blocking};
 
+  report.sweep_settings->report_timestamps = timestamps_ == 1;
+  Timeline timeline;  // what the run is set to do; run_sweeps fills in what it did
+  timeline.run_cycles = o.run_cycles;
+  if (o.duration_s > 0) timeline.duration_s = o.duration_s;
+  timeline.interval_s = o.interval_s;
+  timeline.max_downtime_s = max_downtime_;
+  timeline.max_stalls = max_stalls_;
+  timeline.links_watched = o.watch_links;
+  report.timeline = timeline;
+
   Reporter& out = *job->out;
   out.on_start(report);
-  ReportingObserver observer(out);
+  report.context.memory_estimate_bytes = memory_estimate_bytes(**plan);
+  LiveReport live(out, report);
+  // A first SIGINT/SIGTERM ends the run at the next point, its report written; on rank
+  // 0 the report so far is written at once too. A watchdog that expires on rank 0 writes
+  // the report so far with a run.hang finding; on the other ranks it waits a moment, so
+  // rank 0 can write before the launcher ends the job.
+  install_stop_signals();
+  std::optional<SignalWriter> signal_writer;
+  if (ctx.rank() == 0) signal_writer.emplace(live);
+  const int my_rank = ctx.rank();
+  Watchdog::set_expire_hook([&live, my_rank](const std::string& message) {
+    if (my_rank != 0) {
+      std::this_thread::sleep_for(std::chrono::seconds(3));
+      return;
+    }
+    live.checkpoint("watchdog", message.substr(0, message.find_last_not_of('\n') + 1));
+  });
   Progress progress(ctx.rank() == 0 && Progress::wanted());
-  auto sweeps = run_sweeps(**plan, &observer, &progress, &report.counters);
+  auto sweeps = run_sweeps(**plan, &live, &progress, &report.counters, &timeline);
+  Watchdog::set_expire_hook({});
+  signal_writer.reset();
   if (!sweeps.ok()) end_job_on_failure(*job, progress, sweeps.status());
   report.sweeps = std::move(*sweeps);
-  report.context.memory_estimate_bytes = memory_estimate_bytes(**plan);
+  if (ctx.rank() == 0) {
+    timeline.max_downtime_s = max_downtime_;
+    timeline.max_stalls = max_stalls_;
+    report.timeline = std::move(timeline);
+  }
   if (nccl_profile_) {
     // NCCL finalizes the communicator, and the plugin writes what it gathered.
     const std::string library = b.library();

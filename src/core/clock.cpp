@@ -40,4 +40,9 @@ std::string utc_timestamp(std::chrono::system_clock::time_point t) {
                      tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
 }
 
+std::string utc_timestamp_ns(int64_t unix_ns) {
+  return utc_timestamp(std::chrono::system_clock::time_point(
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::nanoseconds(unix_ns))));
+}
+
 }  // namespace fabscope

@@ -14,6 +14,13 @@ using SteadyClock = std::chrono::steady_clock;
 inline int64_t steady_now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now().time_since_epoch()).count();
 }
+// The wall clock, nanoseconds since the Unix epoch (for UTC times in reports).
+inline int64_t system_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+// ISO 8601 UTC of a wall-clock time in nanoseconds since the epoch.
+std::string utc_timestamp_ns(int64_t unix_ns);
 inline double steady_now_s() { return std::chrono::duration<double>(SteadyClock::now().time_since_epoch()).count(); }
 
 inline double seconds_between(SteadyClock::time_point a, SteadyClock::time_point b) {

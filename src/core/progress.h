@@ -18,6 +18,7 @@ class Progress {
   // True when stderr is a terminal and the CI variable is unset.
   static bool wanted();
 
+  bool enabled() const { return enabled_; }
   void update(const std::string& text);
   void clear();
 

@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 #include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <numeric>
 
 namespace fabscope {
@@ -142,6 +145,46 @@ std::vector<uint64_t> expand(const SizeRange& r) {
     }
   }
   return sizes;
+}
+
+Result<double> parse_duration_s(std::string_view text, std::string_view what) {
+  auto bad = [&](std::string_view why) {
+    return Status::Invalid(fmt::format(
+        "invalid duration '{}' for {}: {}; expected seconds, or a number with s, m, h or d, e.g. 90, 30m, 2h", text,
+        what, why));
+  };
+  if (text.empty()) return bad("it is empty");
+  double unit = 1;
+  std::string_view number = text;
+  switch (text.back()) {
+    case 's':
+      number.remove_suffix(1);
+      break;
+    case 'm':
+      unit = 60;
+      number.remove_suffix(1);
+      break;
+    case 'h':
+      unit = 3600;
+      number.remove_suffix(1);
+      break;
+    case 'd':
+      unit = 86400;
+      number.remove_suffix(1);
+      break;
+    default:
+      break;
+  }
+  const std::string n(number);
+  char* end = nullptr;
+  errno = 0;
+  const double v = n.empty() ? 0 : std::strtod(n.c_str(), &end);
+  if (n.empty() || end != n.c_str() + n.size() || errno != 0 || !std::isfinite(v) ||
+      n.find_first_of("xXpP") != std::string::npos) {
+    return bad("not a number");
+  }
+  if (!(v > 0)) return bad("it must be above 0");
+  return v * unit;
 }
 
 }  // namespace fabscope

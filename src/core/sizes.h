@@ -15,6 +15,9 @@ namespace fabscope {
 // (powers of 1024) and an optional trailing "B" or "iB". The value must be a whole
 // number of bytes. `what` names the option in the error message.
 Result<uint64_t> parse_size(std::string_view text, std::string_view what);
+// A time span: seconds, or a number with s, m, h or d ("90", "90s", "30m", "2h",
+// "1.5h"); > 0 and finite. `what` names the option in the error.
+Result<double> parse_duration_s(std::string_view text, std::string_view what);
 
 // "64 MiB", "1 KiB", "12 B": exact binary units where the size divides, else bytes.
 std::string format_size(uint64_t bytes);

@@ -31,6 +31,16 @@ void Watchdog::set_phase(std::string phase) {
   beat();
 }
 
+namespace {
+std::mutex g_hook_mu;
+std::function<void(const std::string&)> g_expire_hook;
+}  // namespace
+
+void Watchdog::set_expire_hook(std::function<void(const std::string& message)> hook) {
+  std::lock_guard<std::mutex> lock(g_hook_mu);
+  g_expire_hook = std::move(hook);
+}
+
 void Watchdog::watch() {
   // beat() only counts, so the last beat is known to within one period: a short period
   // keeps ranks whose beats stopped together firing together (within half a second at
@@ -56,6 +66,15 @@ void Watchdog::watch() {
                                   prefix_, idle_s, timeout_s_, phase_, view);
     std::fputs(msg.c_str(), out_);
     std::fflush(out_);
+    std::function<void(const std::string&)> hook;
+    {
+      std::lock_guard<std::mutex> hook_lock(g_hook_mu);
+      hook = g_expire_hook;
+    }
+    if (hook) {
+      lock.unlock();
+      hook(msg);
+    }
     std::_Exit(kExitRuntime);
   }
 }

@@ -34,6 +34,10 @@ class Watchdog {
   // time it first sees a new count, so progress is known within one check period.
   void beat() { beats_.store(beats_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
   void set_phase(std::string phase);
+  // Called on the watchdog's thread of whichever watchdog expires in this process, with
+  // its message, before the process ends (rank 0 writes the report so far). Process-wide;
+  // an empty function removes it.
+  static void set_expire_hook(std::function<void(const std::string& message)> hook);
 
  private:
   void watch();

@@ -19,6 +19,11 @@ NetCounters read_net_counters(const std::string& root) {
       uint64_t v = 0;
       if (in >> v) out[iface][name] = v;
     }
+    // How often the carrier came and went (a link flap moves it by 2): beside the
+    // statistics, in the interface's own directory.
+    std::ifstream changes(entry.path() / "carrier_changes");
+    uint64_t v = 0;
+    if (changes >> v) out[iface]["carrier_changes"] = v;
   }
   return out;
 }

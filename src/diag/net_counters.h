@@ -21,6 +21,7 @@ namespace fabscope {
 using NetCounters = std::map<std::string, std::map<std::string, uint64_t>>;
 inline constexpr const char* kNetCounterNames[] = {"rx_bytes",  "tx_bytes",  "rx_packets", "tx_packets",
                                                    "rx_errors", "tx_errors", "rx_dropped", "tx_dropped"};
+// The statistics named here, and carrier_changes where the kernel has it.
 NetCounters read_net_counters(const std::string& root = "/sys/class/net");
 // after - before, per interface present in both (counters that went back count as 0).
 std::vector<InterfaceDelta> counter_deltas(const NetCounters& before, const NetCounters& after);

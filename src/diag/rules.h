@@ -32,6 +32,15 @@ inline constexpr double kPlateauBand = 0.05;
 inline constexpr double kWaitFactor = 2.0;
 inline constexpr double kMinWaitExcessUs = 20.0;
 
+// A link's down intervals from its edges (unix seconds): each down edge to the next up
+// edge, one still open to `end_unix_s`; an inferred flap is an instant.
+struct LinkDownInterval {
+  double from_unix_s = 0;
+  double to_unix_s = 0;
+  bool inferred = false;
+};
+std::vector<LinkDownInterval> link_down_intervals(const LinkRecord& link, double end_unix_s);
+
 struct SweepContext {
   const Report& report;                 // its sweeps and ranks
   std::string host_of(int rank) const;  // "?" for a rank the context does not list

@@ -17,6 +17,7 @@ class RenderedFileReporter final : public Reporter {
   RenderedFileReporter(std::string path, Render render) : path_(std::move(path)), render_(render) {}
   Status preflight() const override { return check_writable(path_); }
   Status finish(const Report& report) override { return write_file_atomically(path_, render_(report)); }
+  Status checkpoint(const Report& report) override { return finish(report); }
 
  private:
   std::string path_;

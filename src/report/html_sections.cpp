@@ -626,4 +626,93 @@ std::string comparison_section(const Report& r) {
   return out + "</section>";
 }
 
+std::string timeline_section(const Report& r) {
+  if (!r.timeline) return "";
+  const Timeline& t = *r.timeline;
+  const bool events = !t.stalls.empty() || std::any_of(t.links.begin(), t.links.end(), [](const LinkRecord& l) {
+    return l.flaps > 0 || (l.up_at_start && !l.up_at_end);
+  });
+  if (t.intervals.size() <= 1 && !events) return "";
+  std::string out = fmt::format(
+      "<section id=\"timeline\"><h2>Timeline</h2><p class=\"note\">{} cycles in {} intervals, ended by {}. Per "
+      "interval and point: nccl-tests' bus bandwidth over the interval, and the slowest iteration.</p>",
+      t.cycles_completed, t.intervals.size(), escape(t.ended_by));
+  // One series per point and placement, at most six (the largest sizes: where links show).
+  std::vector<std::pair<std::string, std::vector<const TimelinePoint*>>> keys;
+  std::map<std::string, size_t> where;
+  std::vector<double> x;
+  for (const TimelineInterval& iv : t.intervals) {
+    x.push_back(iv.index);
+    for (const TimelinePoint& p : iv.points) {
+      const std::string k = fmt::format("{} {} {}", p.collective, format_size(p.size_bytes),
+                                        p.placement == "in_place" ? "in place" : "out of place");
+      auto [it, fresh] = where.try_emplace(k, keys.size());
+      if (fresh) keys.push_back({k, std::vector<const TimelinePoint*>(t.intervals.size(), nullptr)});
+      keys[it->second].second[static_cast<size_t>(&iv - t.intervals.data())] = &p;
+    }
+  }
+  if (keys.size() > 6) keys.erase(keys.begin(), keys.end() - 6);
+  svg::Plot bw, slowest;
+  bw.css_class = "plot timeline";
+  bw.title = "Bus bandwidth per interval";
+  bw.x.label = "interval";
+  bw.y.label = "busbw (GB/s)";
+  slowest.css_class = "plot timeline";
+  slowest.title = "Slowest iteration per interval";
+  slowest.x.label = "interval";
+  slowest.y.label = "max (us)";
+  slowest.y.log = true;
+  for (size_t k = 0; k < keys.size(); ++k) {
+    svg::Series a, b;
+    a.label = b.label = keys[k].first;
+    a.style = b.style = fmt::format("s{}", k % 6);
+    for (size_t i = 0; i < keys[k].second.size(); ++i) {
+      const TimelinePoint* p = keys[k].second[i];
+      if (!p) continue;
+      const std::string when = t.intervals[i].start;
+      a.points.push_back({x[i], p->busbw_gbps});
+      a.tips.push_back(fmt::format("{}: {:.3f} GB/s ({})", keys[k].first, p->busbw_gbps, when));
+      if (p->max_us > 0) {
+        b.points.push_back({x[i], p->max_us});
+        b.tips.push_back(fmt::format("{}: max {:.1f} us, p99 {:.1f} us, {} stalls ({})", keys[k].first, p->max_us,
+                                     p->p99_us, p->stalls, when));
+      }
+    }
+    bw.series.push_back(std::move(a));
+    slowest.series.push_back(std::move(b));
+  }
+  out += svg::plot(bw) + svg::plot(slowest);
+  if (!t.stalls.empty()) {
+    out +=
+        "<h3>Stalls</h3><table class=\"data\"><thead><tr><th>time (UTC)</th><th>point</th><th>cycle</th>"
+        "<th>iteration</th><th>duration</th><th>median</th><th>late ranks</th></tr></thead><tbody>";
+    for (const StallEvent& s : t.stalls) {
+      std::string late;
+      for (int rk : s.late_ranks) late += (late.empty() ? "" : ", ") + std::to_string(rk);
+      out += "<tr>" + td(s.time) +
+             td(fmt::format("{} {}{}{} {} {}", s.collective, s.dtype, s.op ? " " : "", s.op.value_or(""),
+                            format_size(s.size_bytes), s.placement)) +
+             td(std::to_string(s.cycle), "num") + td(std::to_string(s.iteration), "num") +
+             td(fmt::format("{:.1f} ms", s.duration_us * 1e-3), "num bad") +
+             td(fmt::format("{:.1f} ms", s.median_us * 1e-3), "num") + td(late.empty() ? "none" : late) + "</tr>";
+    }
+    out += "</tbody></table>";
+  }
+  std::string links;
+  for (const LinkRecord& l : t.links) {
+    if (l.flaps == 0 && !(l.up_at_start && !l.up_at_end)) continue;
+    std::string edges;
+    for (const LinkEdgeRecord& e : l.edges) edges += fmt::format("{} {}; ", e.up ? "up" : "down", e.time);
+    links += "<tr>" + td(l.host) + td(l.link) + td(std::to_string(l.flaps), "num bad") +
+             td(fmt::format("{:.1f}", l.downtime_s), "num") + td(l.up_at_end ? "up" : "down") + td(edges) + "</tr>";
+  }
+  if (!links.empty()) {
+    out +=
+        "<h3>Links that went down</h3><table class=\"data\"><thead><tr><th>host</th><th>link</th><th>flaps</th>"
+        "<th>down (s)</th><th>at the end</th><th>edges</th></tr></thead><tbody>" +
+        links + "</tbody></table>";
+  }
+  return out + "</section>";
+}
+
 }  // namespace fabscope::html

@@ -19,6 +19,9 @@ std::string links_section(const Report& r);
 std::string topology_section(const Report& r);
 // Foreign bytes and congestion counters per host and phase; diagnose's noise phase.
 std::string counters_section(const Report& r);
+// sweep -N / --duration: bus bandwidth and the slowest iteration per interval, the
+// stalls, the links that went down. Empty for a run of one cycle with no event.
+std::string timeline_section(const Report& r);
 // NCCL's profiler plugin: per collective and size, each link's wait per state.
 std::string nccl_profile_section(const Report& r);
 // `compare`: the runs, their differences and the rows that moved.

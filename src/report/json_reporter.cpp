@@ -13,6 +13,7 @@ class JsonReporter final : public Reporter {
   explicit JsonReporter(std::string path) : path_(std::move(path)) {}
   Status preflight() const override { return check_writable(path_); }
   Status finish(const Report& report) override { return save_report(report, path_); }
+  Status checkpoint(const Report& report) override { return save_report(report, path_); }
 
  private:
   std::string path_;

@@ -36,6 +36,20 @@ void read(const JsonIn& in, SweepPoint& v);
 Json to_json(const Sweep& v);
 void read(const JsonIn& in, Sweep& v);
 
+// timeline
+Json to_json(const StallEvent& v);
+void read(const JsonIn& in, StallEvent& v);
+Json to_json(const LinkEdgeRecord& v);
+void read(const JsonIn& in, LinkEdgeRecord& v);
+Json to_json(const LinkRecord& v);
+void read(const JsonIn& in, LinkRecord& v);
+Json to_json(const TimelinePoint& v);
+void read(const JsonIn& in, TimelinePoint& v);
+Json to_json(const TimelineInterval& v);
+void read(const JsonIn& in, TimelineInterval& v);
+Json to_json(const Timeline& v);
+void read(const JsonIn& in, Timeline& v);
+
 // p2p
 Json to_json(const LatencyStats& v);
 void read(const JsonIn& in, LatencyStats& v);

@@ -300,7 +300,8 @@ class TextParser {
     std::vector<std::string_view> w = split_ws(line);
     const size_t fixed = layout_.fixed();
     // fabscope's own tables end a row whose time is near the loop's floor with "~".
-    if (w.size() == fixed + 1 && w.back() == "~") w.pop_back();
+    // (after the timestamp, where -S gave one)
+    if ((w.size() == fixed + 1 || layout_.timestamp) && w.size() > fixed && w.back() == "~") w.pop_back();
     if (w.size() < fixed || (!layout_.timestamp && w.size() > fixed)) {
       return error(line_, fmt::format("a table row with {} fields where the header has {}{}: cut off or garbled?",
                                       w.size(), fixed, layout_.timestamp ? " and a timestamp" : ""));

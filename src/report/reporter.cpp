@@ -47,6 +47,17 @@ void Reporters::on_sweep_begin(const Sweep& sweep) {
 void Reporters::on_point(const Sweep& sweep, const SweepPoint& point) {
   for (const auto& r : reporters_) r->on_point(sweep, point);
 }
+void Reporters::on_cycle_begin(int cycle) {
+  for (const auto& r : reporters_) r->on_cycle_begin(cycle);
+}
+Status Reporters::checkpoint(const Report& report) {
+  Status first = Status::Ok();
+  for (const auto& r : reporters_) {
+    Status s = r->checkpoint(report);
+    if (first.ok() && !s.ok()) first = s;
+  }
+  return first;
+}
 Status Reporters::finish(const Report& report) {
   Status first = Status::Ok();
   for (const auto& r : reporters_) {

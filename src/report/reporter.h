@@ -33,8 +33,13 @@ class Reporter {
   // A sweep of one (collective, dtype, op) begins; one size of it was measured.
   virtual void on_sweep_begin(const Sweep& /*sweep*/) {}
   virtual void on_point(const Sweep& /*sweep*/, const SweepPoint& /*point*/) {}
+  // A run cycle begins (sweep -N): 0 first.
+  virtual void on_cycle_begin(int /*cycle*/) {}
   // The finished report, findings and verdict included: write what is left.
   virtual Status finish(const Report& report) = 0;
+  // The report so far of a run still going (a long run's interval, a signal): the file
+  // formats write their files as finish would (atomically); stdout prints nothing.
+  virtual Status checkpoint(const Report& /*report*/) { return Status::Ok(); }
 };
 
 // A file format and the option that asks for it ("--json FILE").
@@ -58,7 +63,9 @@ class Reporters final : public Reporter {
   void on_start(const Report& report) override;
   void on_sweep_begin(const Sweep& sweep) override;
   void on_point(const Sweep& sweep, const SweepPoint& point) override;
+  void on_cycle_begin(int cycle) override;
   Status finish(const Report& report) override;
+  Status checkpoint(const Report& report) override;
 
  private:
   std::vector<std::unique_ptr<Reporter>> reporters_;

@@ -14,7 +14,8 @@ Json to_json(const SweepSettings& v) {
           {"average", known_or_null(v.average)},
           {"seed", to_json_opt(v.seed)},
           {"graph_launches", v.graph_launches},
-          {"blocking", to_json_opt(v.blocking)}};
+          {"blocking", to_json_opt(v.blocking)},
+          {"report_timestamps", v.report_timestamps}};
 }
 void read(const JsonIn& in, SweepSettings& v) {
   in.field("min_bytes", v.min_bytes);
@@ -26,8 +27,9 @@ void read(const JsonIn& in, SweepSettings& v) {
   in.field("check_iters", v.check_iters);
   in.field_or_unknown("average", v.average);
   in.field("seed", v.seed);
-  in.field_or_keep("graph_launches", v.graph_launches);  // absent before -G: 0
-  in.field_or_keep("blocking", v.blocking);              // absent before -z: 0
+  in.field_or_keep("graph_launches", v.graph_launches);        // absent before -G: 0
+  in.field_or_keep("blocking", v.blocking);                    // absent before -z: 0
+  in.field_or_keep("report_timestamps", v.report_timestamps);  // absent before -S: false
 }
 
 // iteration_us: {min, median, mean, max, p99}, the unit in the parent's key.
@@ -121,12 +123,14 @@ void read(const JsonIn& in, PlacementResult& v) {
 Json to_json(const SweepPoint& v) {
   return {{"size_bytes", v.size_bytes},
           {"count", v.count},
+          {"time", known_or_null(v.time)},
           {"out_of_place", to_json_opt(v.out_of_place)},
           {"in_place", to_json_opt(v.in_place)}};
 }
 void read(const JsonIn& in, SweepPoint& v) {
   in.field("size_bytes", v.size_bytes);
   in.field("count", v.count);
+  if (in.find("time")) in.field_or_unknown("time", v.time);  // absent before run cycles
   in.field("out_of_place", v.out_of_place);
   in.field("in_place", v.in_place);
 }

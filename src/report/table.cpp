@@ -56,12 +56,13 @@ std::string render_preamble(const Report& r) {
   return out;
 }
 
-std::string render_column_header() {
+std::string render_column_header(bool timestamps) {
   std::string out = "#\n";
   out += cformat("# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "",
                  "", "", "", "");
-  out += cformat("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "size", "count", "type",
-                 "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong", 0, "");
+  out += cformat("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s%s\n", "size", "count", "type",
+                 "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong", 0, "",
+                 timestamps ? " timestamp" : "");
   out += cformat("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "(B)", "(elements)", "",
                  "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", 0, "");
   return out;
@@ -81,12 +82,13 @@ std::string placement_cells(const std::optional<PlacementResult>& p) {
 }
 }  // namespace
 
-std::string render_row(const Sweep& s, const SweepPoint& p) {
+std::string render_row(const Sweep& s, const SweepPoint& p, bool timestamps) {
   std::string root = cformat("%6i", s.root ? *s.root : -1);
   std::string line = cformat("%12li  %12li  %8s  %6s  %6s", static_cast<long>(p.size_bytes), static_cast<long>(p.count),
                              s.dtype.c_str(), s.op ? s.op->c_str() : "none", root.c_str());
   line += placement_cells(p.out_of_place);
   line += placement_cells(p.in_place);
+  if (timestamps) line += "  " + (p.time.empty() ? std::string("-") : p.time);
   const bool near_floor = (p.out_of_place && p.out_of_place->near_floor) || (p.in_place && p.in_place->near_floor);
   return line + (near_floor ? "  ~\n" : "\n");
 }
@@ -117,8 +119,12 @@ std::string TableFooter::render(const std::string& collective) const {
   return out;
 }
 
-std::string render_group_start(const std::string& collective) {
-  return fmt::format("# Collective test starting: {}\n", collective) + render_column_header();
+std::string render_group_start(const std::string& collective, bool timestamps) {
+  return fmt::format("# Collective test starting: {}\n", collective) + render_column_header(timestamps);
+}
+
+std::string render_cycle_start(int cycle, int run_cycles) {
+  return fmt::format("# Run cycle {}{}\n", cycle + 1, run_cycles > 0 ? fmt::format(" of {}", run_cycles) : "");
 }
 
 std::string render_tables(const Report& r) {
@@ -128,11 +134,12 @@ std::string render_tables(const Report& r) {
   while (i < r.sweeps.size()) {
     const std::string& coll = r.sweeps[i].collective;
     out += render_floor(r.sweeps[i]);
-    out += render_group_start(coll);
+    const bool stamps = r.sweep_settings && r.sweep_settings->report_timestamps;
+    out += render_group_start(coll, stamps);
     TableFooter footer;
     for (; i < r.sweeps.size() && r.sweeps[i].collective == coll; ++i) {
       for (const SweepPoint& p : r.sweeps[i].points) {
-        out += render_row(r.sweeps[i], p);
+        out += render_row(r.sweeps[i], p, stamps);
         footer.add(p);
       }
     }

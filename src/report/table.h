@@ -13,9 +13,11 @@ namespace fabscope {
 std::string nccl_float(double value, int width);
 
 std::string render_preamble(const Report& report);
-std::string render_column_header();
-// A row ends with "~" where a placement's time is near the sweep's floor (near_floor).
-std::string render_row(const Sweep& sweep, const SweepPoint& point);
+// `timestamps` (-S): a last column with the time each row was measured, as nccl-tests'.
+std::string render_column_header(bool timestamps = false);
+// A row ends with "~" where a placement's time is near the sweep's floor (near_floor),
+// after its time with `timestamps`.
+std::string render_row(const Sweep& sweep, const SweepPoint& point, bool timestamps = false);
 // "# Floor: ..." before a sweep's table: its floor and how rows near it are marked;
 // nothing where no floor was measured.
 std::string render_floor(const Sweep& sweep);
@@ -34,7 +36,9 @@ class TableFooter {
   int out_of_bounds_ = 0;
 };
 
-std::string render_group_start(const std::string& collective);
+std::string render_group_start(const std::string& collective, bool timestamps = false);
+// A run cycle's first line (-N): "# Run cycle 2 of 10 (...)".
+std::string render_cycle_start(int cycle, int run_cycles);
 // The whole text output of a sweep run: preamble, then one table per collective;
 // nothing for a report without sweeps.
 std::string render_tables(const Report& report);

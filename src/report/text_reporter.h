@@ -18,6 +18,7 @@ class TextReporter final : public Reporter {
   void on_start(const Report& report) override;
   void on_sweep_begin(const Sweep& sweep) override;
   void on_point(const Sweep& sweep, const SweepPoint& point) override;
+  void on_cycle_begin(int cycle) override;
   Status finish(const Report& report) override;
 
  private:
@@ -27,6 +28,8 @@ class TextReporter final : public Reporter {
   bool streamed_ = false;  // the sweep table went out as it was measured
   std::string group_;      // the collective whose table is open
   TableFooter footer_;
+  bool timestamps_ = false;  // -S
+  int run_cycles_ = 1;
 };
 
 // The whole text of a finished report, as TextReporter prints it.

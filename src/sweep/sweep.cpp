@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "backend/host_memory.h"
 #include "coll/layout.h"
@@ -12,9 +13,14 @@
 #include "core/sizes.h"
 #include "core/stall_monitor.h"
 #include "core/stats.h"
+#include "core/stop_signal.h"
 #include "core/watchdog.h"
+#include "diag/link_watch.h"
 #include "diag/net_counters.h"
+#include "diag/stall.h"
+#include "report/model_json.h"
 #include "sweep/arrivals.h"
+#include "sweep/timeline.h"
 
 namespace fabscope {
 
@@ -64,6 +70,23 @@ Status validate(const SweepOptions& o, int nranks, uint64_t backend_max_count) {
   if (o.method == TimingMethod::kOsu && o.graph_launches > 0) {
     return Status::Invalid(fmt::format(
         "--method osu times each call between barriers; -G {} replays them without: drop one", o.graph_launches));
+  }
+  if (o.run_cycles < 0) {
+    return Status::Invalid(fmt::format(
+        "-N/--run_cycles {} is not allowed; use 0 (cycles until --duration or a signal ends the run) or more",
+        o.run_cycles));
+  }
+  if (!(o.duration_s >= 0) || std::isinf(o.duration_s)) {
+    return Status::Invalid(
+        fmt::format("--duration {} is not allowed; use a finite time >= 0 (0: no limit)", o.duration_s));
+  }
+  if (!(o.interval_s >= 0) || std::isinf(o.interval_s)) {
+    return Status::Invalid(fmt::format(
+        "--interval {} is not allowed; use a finite number of seconds >= 0 (0: one per cycle)", o.interval_s));
+  }
+  if (!(o.stall_min_excess_us >= 0) || std::isinf(o.stall_min_excess_us)) {
+    return Status::Invalid(fmt::format("--stall-ms {} is not allowed; use a finite number of milliseconds >= 0",
+                                       o.stall_min_excess_us * 1e-3));
   }
   FABSCOPE_RETURN_IF_ERROR(validate(o.sizes));
   bool rooted = std::any_of(o.collectives.begin(), o.collectives.end(), [](Collective c) { return info(c).rooted; });
@@ -283,6 +306,9 @@ class SweepRunner {
     std::vector<double> samples_us;
     std::vector<double> enter_ns, exit_ns;  // --arrivals, host-timed loops: steady clock
     std::vector<double> stalled_ns;         // --arrivals: time in each iteration the process did not run
+    // Rank 0: when the loop started (wall clock) and each iteration after it (stalls).
+    int64_t start_unix_ns = 0;
+    std::vector<double> starts_us;
   };
 
   // Iterations enqueued one after another; with -z, waited for (and a barrier) after
@@ -308,6 +334,7 @@ class SweepRunner {
     char* const recv0 = static_cast<char*>(c.recv);
     const Shifts sh = shifts(p);
     size_t at = 0;  // which shift
+    const int64_t unix_start = system_now_ns();
     const int64_t steady_start = steady_now_ns();
     const int64_t start = stamp_now(ticks);
     if (!paired) stamps[0] = start;
@@ -340,6 +367,11 @@ class SweepRunner {
     LoopTiming t;
     t.seconds =
         (static_cast<double>(steady_end - steady_start) * 1e-9 - scale.us(excluded) * 1e-6) / static_cast<double>(n);
+    if (ctx_.rank() == 0 && &be == &backend_) {
+      t.start_unix_ns = unix_start;
+      t.starts_us.resize(n);
+      for (size_t i = 0; i < n; ++i) t.starts_us[i] = scale.us((paired ? stamps[2 * i] : stamps[i]) - start);
+    }
     if (arrivals) {  // steady-clock nanoseconds; without -z a call starts where the last ended
       t.enter_ns.resize(n);
       t.exit_ns.resize(n);
@@ -452,7 +484,10 @@ class SweepRunner {
 
     auto all = ctx_.gather(timing->samples_us);
     if (!all.ok()) return all.status();
-    if (ctx_.rank() == 0) summarize_iterations(*all, timing->samples_us.size(), res);
+    if (ctx_.rank() == 0) {
+      summarize_iterations(*all, timing->samples_us.size(), res);
+      find_stalls(*all, *timing, in_place, res);
+    }
     if (arrival_times && !timing->enter_ns.empty()) {
       std::vector<double> mine = timing->enter_ns;
       mine.insert(mine.end(), timing->exit_ns.begin(), timing->exit_ns.end());
@@ -469,6 +504,26 @@ class SweepRunner {
     }
     return res;
   }
+
+  // Rank 0: the placement's stalled iterations (diag/stall.h), kept until take_stalls().
+  void find_stalls(const std::vector<double>& all, const LoopTiming& t, bool in_place, const PlacementResult& res) {
+    if (t.starts_us.size() != res.samples_us.size()) return;  // -G: no iteration's own start
+    const StallBound bound = stall_bound(res.samples_us, o_.stall_min_excess_us);
+    for (size_t i : stalled_iterations(res.samples_us, bound)) {
+      StallEvent e;
+      e.placement = in_place ? "in_place" : "out_of_place";
+      e.iteration = static_cast<int>(i);
+      const int64_t at_ns = t.start_unix_ns + static_cast<int64_t>(t.starts_us[i] * 1e3);
+      e.start_unix_s = static_cast<double>(at_ns) * 1e-9;
+      e.time = utc_timestamp_ns(at_ns);
+      e.duration_us = res.samples_us[i];
+      e.median_us = bound.median_us;
+      e.threshold_us = bound.threshold_us;
+      e.late_ranks = late_ranks(all, res.samples_us.size(), i);
+      stalls_found_.push_back(std::move(e));
+    }
+  }
+  std::vector<StallEvent> take_stalls() { return std::exchange(stalls_found_, {}); }
 
   // `all` holds `iters` samples of every rank, rank-major.
   void summarize_iterations(const std::vector<double>& all, size_t iters, PlacementResult& res) const {
@@ -522,6 +577,7 @@ class SweepRunner {
   Buffers& buf_;
   Watchdog& watchdog_;
   std::unique_ptr<StallMonitor> stalls_;  // --arrivals: when this process did not run
+  std::vector<StallEvent> stalls_found_;  // rank 0: since the last take_stalls()
 };
 
 }  // namespace
@@ -619,8 +675,77 @@ Result<std::vector<Sweep>> run_sweeps(const RankContext& ctx, Backend& backend, 
   return run_sweeps(**plan, observer, progress);
 }
 
+namespace {
+
+// A link's history as the report keeps it.
+LinkRecord link_record(const LinkHistory& h, const std::string& host) {
+  LinkRecord r;
+  r.host = host;
+  r.link = h.link;
+  r.rdma = h.rdma;
+  r.up_at_start = h.up_at_start;
+  r.up_at_end = h.up_at_end;
+  r.flaps = h.flaps;
+  r.downtime_s = h.downtime_s;
+  for (const LinkEdge& e : h.edges) {
+    r.edges.push_back({utc_timestamp_ns(e.utc_ns), static_cast<double>(e.utc_ns) * 1e-9, e.up, e.inferred});
+  }
+  r.edges_dropped = h.edges_dropped;
+  r.counter_deltas = h.counter_deltas;
+  return r;
+}
+
+// The links a host's flaps are judged on: its RDMA ports and its physical interfaces
+// (a `device` in sysfs); on a host with no physical interface (a container, a network
+// namespace), its interfaces that were up when the run began. Bridges and virtual
+// interfaces of other workloads beside physical NICs come and go without being the fabric.
+std::vector<LinkHistory> judged_links(std::vector<LinkHistory> all, const std::string& net_root) {
+  auto physical = [&](const LinkHistory& h) {
+    std::error_code ec;
+    return !h.rdma && std::filesystem::exists(std::filesystem::path(net_root) / h.link / "device", ec);
+  };
+  const bool any_physical = std::any_of(all.begin(), all.end(), physical);
+  std::erase_if(all, [&](const LinkHistory& h) {
+    if (h.rdma) return false;
+    return any_physical ? !physical(h) : !h.up_at_start;
+  });
+  return all;
+}
+
+// The hosts' links as every host's link watch saw them, gathered to rank 0 (collective).
+Status gather_links(const RankContext& ctx, const LinkWatch* watch, std::vector<LinkRecord>& out) {
+  Json mine = Json::array();
+  if (watch) {
+    for (const LinkHistory& h : judged_links(watch->histories(), LinkSources{}.net)) {
+      mine.push_back(to_json(link_record(h, ctx.host())));
+    }
+  }
+  auto all = ctx.gather_text(dump_json(mine));
+  if (!all.ok()) return all.status();
+  if (ctx.rank() != 0) return Status::Ok();
+  out.clear();
+  for (size_t r = 0; r < all->size(); ++r) {
+    try {
+      const Json j = Json::parse((*all)[r]);
+      std::vector<LinkRecord> links;
+      read(JsonIn(j, "", fmt::format("rank {}'s links", r)), links);
+      for (LinkRecord& l : links) out.push_back(std::move(l));
+    } catch (const std::exception& e) {  // not what the rank sent: a fabscope defect
+      return Status::Runtime(e.what());
+    }
+  }
+  return Status::Ok();
+}
+
+std::string format_hms(double seconds) {
+  const long s = static_cast<long>(std::max(0.0, seconds));
+  return fmt::format("{:02}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60);
+}
+
+}  // namespace
+
 Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, Progress* progress,
-                                      std::vector<CounterSample>* counters) {
+                                      std::vector<CounterSample>* counters, Timeline* timeline_out) {
   const RankContext& ctx = plan.ctx;
   Backend& backend = plan.backend;
   const SweepOptions& o = plan.options;
@@ -630,12 +755,53 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
   Watchdog watchdog(o.timeout_s > 0 ? o.timeout_s + backend.watchdog_grace_s() : 0,
                     fmt::format("[r{} {}]", ctx.rank(), ctx.host()), stderr, ctx.peer_view());
   SweepRunner runner(ctx, backend, o, plan.buffers, watchdog);
+  // One rank per host watches its links, off the timed path.
+  std::unique_ptr<LinkWatch> watch;
+  if (o.watch_links && ctx.local_rank() == 0) {
+    watch = std::make_unique<LinkWatch>(LinkSources{}, o.link_watch_period_s);
+  }
 
   std::vector<Sweep> sweeps;
-  size_t total_points = 0;
+  size_t points_per_cycle = 0;
   for (Collective c : o.collectives)
-    total_points += sizes.size() * o.dtypes.size() * (info(c).reduces ? o.ops.size() : 1);
-  size_t done_points = 0;
+    points_per_cycle += sizes.size() * o.dtypes.size() * (info(c).reduces ? o.ops.size() : 1);
+
+  Timeline timeline;
+  timeline.run_cycles = o.run_cycles;
+  if (o.duration_s > 0) timeline.duration_s = o.duration_s;
+  timeline.interval_s = o.interval_s;
+  timeline.links_watched = o.watch_links;
+  TimelineBuilder builder;
+  PhaseCounters interval_counters(ctx);
+  const int64_t run_start_ns = steady_now_ns();
+  auto elapsed_s = [&] { return static_cast<double>(steady_now_ns() - run_start_ns) * 1e-9; };
+  // A plain progress line a minute where no terminal shows the live one (long runs only).
+  const bool long_run = o.run_cycles != 1 || o.duration_s > 0;
+  double next_plain_s = 60;
+  int flaps_seen = 0;
+  auto show_progress = [&](int cycle, size_t done_in_cycle, const std::string& what) {
+    if (ctx.rank() != 0) return;
+    const double el = elapsed_s();
+    std::string remaining;
+    if (o.duration_s > 0) {
+      remaining = " / " + format_hms(std::max(0.0, o.duration_s - el)) + " left";
+    } else if (o.run_cycles > 0 && cycle > 0) {
+      remaining = " / " + format_hms(el / cycle * (o.run_cycles - cycle)) + " left";
+    }
+    const auto& latest = builder.latest();
+    const std::string line =
+        fmt::format("fabscope: {}{} cycle {}{} [{}/{}] {}  last {} busbw {:.2f} GB/s p99 {:.1f} us  stalls {} flaps {}",
+                    format_hms(el), remaining, cycle + 1, o.run_cycles > 0 ? fmt::format("/{}", o.run_cycles) : "",
+                    done_in_cycle + 1, points_per_cycle, what, latest.what.empty() ? "-" : latest.what,
+                    latest.busbw_gbps, latest.p99_us, timeline.stalls.size() + timeline.stalls_dropped, flaps_seen);
+    if (progress && progress->enabled()) {
+      progress->update(line);
+    } else if (long_run && el >= next_plain_s) {
+      std::fprintf(stderr, "%s\n", line.c_str());
+      std::fflush(stderr);
+      next_plain_s = el + 60;
+    }
+  };
 
   // The floor, once per run: the first sweep's first point, its loop around nothing.
   std::optional<double> floor;
@@ -652,99 +818,206 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
   auto mark_floor = [&](std::optional<PlacementResult>& r) {
     if (r && floor) r->near_floor = r->time_us < kNearFloorFactor * *floor;
   };
+  // Every rank agrees whether to stop: the largest of every rank's signal (0: none) and
+  // rank 0's own reason (kStopPlanned: the cycles or the duration are done).
+  constexpr double kStopPlanned = 1000;
+  auto agree_stop = [&](bool planned_on_rank0) -> Result<double> {
+    double mine = static_cast<double>(stop_signal());
+    if (ctx.rank() == 0 && planned_on_rank0) mine = std::max(mine, kStopPlanned);
+    return ctx.reduce(mine, RankReduction::kMax);
+  };
+  int stopped_by_signal = 0;
+  // Closes the open interval (collective: every host's counters and links).
+  auto close_interval = [&](int cycles) -> Status {
+    std::vector<CounterSample> hosts;
+    FABSCOPE_RETURN_IF_ERROR(interval_counters.end(fmt::format("interval {}", timeline.intervals.size()), std::nullopt,
+                                                   std::nullopt, hosts));
+    FABSCOPE_RETURN_IF_ERROR(gather_links(ctx, watch.get(), timeline.links));
+    if (ctx.rank() != 0) return Status::Ok();
+    // Only the hosts' interfaces and ports that moved or changed: the interval's record
+    // of a quiet interface is all zeros.
+    for (CounterSample& h : hosts) {
+      std::erase_if(h.interfaces, [](const InterfaceDelta& d) {
+        return std::all_of(d.deltas.begin(), d.deltas.end(), [](const auto& kv) { return kv.second == 0; });
+      });
+    }
+    timeline.intervals.push_back(builder.close(cycles, std::move(hosts)));
+    flaps_seen = 0;
+    for (const LinkRecord& l : timeline.links) flaps_seen += l.flaps;
+    if (observer) observer->on_interval(timeline);
+    return Status::Ok();
+  };
 
-  for (Collective c : o.collectives) {
-    const CollectiveInfo& ci = info(c);
-    for (DataType t : o.dtypes) {
-      std::vector<std::optional<ReduceOp>> ops;
-      if (ci.reduces) {
-        for (ReduceOp op : o.ops) ops.emplace_back(op);
-      } else {
-        ops.emplace_back(std::nullopt);
-      }
-      for (const auto& op : ops) {
-        Sweep s;
-        s.collective = std::string(ci.name);
-        s.dtype = std::string(name(t));
-        if (op) s.op = std::string(name(*op));
-        s.backend = std::string(backend.name());
-        if (ci.rooted) s.root = o.root;
-        s.nranks = ctx.size();
-        s.busbw_factor = busbw_factor(c, ctx.size());
-        s.method = std::string(name(o.method));
-        s.floor_us = floor;
-        if (o.graph_launches > 0) {
-          s.iteration_clock = "cuda_graph_launch";
-        } else if (IterationClock* clock = backend.iteration_clock()) {
-          s.iteration_clock = std::string(clock->name());
+  int interval_first_cycle = 0;
+  bool stop = false;
+  for (int cycle = 0; !stop; ++cycle) {
+    if (observer && ctx.rank() == 0) observer->on_cycle_begin(cycle);
+    if (!builder.is_open() && ctx.rank() == 0) builder.open(cycle);
+    if (cycle == interval_first_cycle) interval_counters.begin();
+    size_t done_in_cycle = 0;
+    bool cycle_complete = true;
+    for (Collective c : o.collectives) {
+      const CollectiveInfo& ci = info(c);
+      for (DataType t : o.dtypes) {
+        std::vector<std::optional<ReduceOp>> ops;
+        if (ci.reduces) {
+          for (ReduceOp op : o.ops) ops.emplace_back(op);
+        } else {
+          ops.emplace_back(std::nullopt);
         }
-        if (observer && ctx.rank() == 0) observer->on_sweep_begin(s);
-        PhaseCounters phase_counters(ctx);
-        if (counters) phase_counters.begin();
-        // --arrivals: the clocks against rank 0's before and after the sweep; each
-        // placement's times wait on rank 0 until both are known.
-        const bool arrivals = o.record_arrivals;  // host-timed loops only (plan_sweeps checks)
-        ClockSnapshot clocks_before;
-        if (arrivals) FABSCOPE_RETURN_IF_ERROR(clocks_before.take(ctx));
-        struct Pending {
-          size_t point;
-          bool in_place;
-          std::vector<double> times;
-        };
-        std::vector<Pending> pending;
-
-        PointSetup base{c, t, op, o.root, {}};
-        FABSCOPE_RETURN_IF_ERROR(runner.warm_up(base));
-        const size_t es = element_size(t);
-        for (uint64_t size : sizes) {
-          if (progress && ctx.rank() == 0) {
-            progress->update(fmt::format("fabscope: {} {}{}{} {} B  [{}/{}]", ci.name, name(t), op ? " " : "",
-                                         op ? name(*op) : "", size, done_points + 1, total_points));
+        for (const auto& op : ops) {
+          if (stop) break;
+          Sweep s;
+          s.collective = std::string(ci.name);
+          s.dtype = std::string(name(t));
+          if (op) s.op = std::string(name(*op));
+          s.backend = std::string(backend.name());
+          if (ci.rooted) s.root = o.root;
+          s.nranks = ctx.size();
+          s.busbw_factor = busbw_factor(c, ctx.size());
+          s.method = std::string(name(o.method));
+          s.floor_us = floor;
+          if (o.graph_launches > 0) {
+            s.iteration_clock = "cuda_graph_launch";
+          } else if (IterationClock* clock = backend.iteration_clock()) {
+            s.iteration_clock = std::string(clock->name());
           }
-          PointSetup p = base;
-          p.counts = element_counts(c, size / es, es, ctx.size());
-          SweepPoint point;
-          point.size_bytes = printed_size_bytes(p.counts, es);
-          point.count = p.counts.param;
-          std::vector<double> oop_times, ip_times;
-          auto oop = runner.measure(p, false, arrivals ? &oop_times : nullptr);
-          if (!oop.ok()) return oop.status();
-          point.out_of_place = std::move(*oop);
-          auto ip = runner.measure(p, true, arrivals ? &ip_times : nullptr);
-          if (!ip.ok()) return ip.status();
-          point.in_place = std::move(*ip);
-          mark_floor(point.out_of_place);
-          mark_floor(point.in_place);
-          if (!oop_times.empty()) pending.push_back({s.points.size(), false, std::move(oop_times)});
-          if (!ip_times.empty()) pending.push_back({s.points.size(), true, std::move(ip_times)});
-          if (progress && ctx.rank() == 0) progress->clear();
-          if (observer && ctx.rank() == 0) observer->on_point(s, point);
-          s.points.push_back(std::move(point));
-          ++done_points;
-        }
-        if (arrivals) {
-          ClockSnapshot clocks_after;
-          FABSCOPE_RETURN_IF_ERROR(clocks_after.take(ctx));
-          if (ctx.rank() == 0) {
-            const ClockMap map(clocks_before.at_ns, std::move(clocks_before.offsets), clocks_after.at_ns,
-                               std::move(clocks_after.offsets));
-            for (Pending& pd : pending) {
-              SweepPoint& pt = s.points[pd.point];
-              auto& placement = pd.in_place ? pt.in_place : pt.out_of_place;
-              placement->arrivals = arrival_split(map, pd.times, ctx.size());
+          if (observer && ctx.rank() == 0) observer->on_sweep_begin(s);
+          // The sweep's counters (the report's `counters`): the first cycle's.
+          PhaseCounters phase_counters(ctx);
+          const bool sweep_counters = counters && cycle == 0;
+          if (sweep_counters) phase_counters.begin();
+          // --arrivals: the clocks against rank 0's before and after the sweep; each
+          // placement's times wait on rank 0 until both are known.
+          const bool arrivals = o.record_arrivals;  // host-timed loops only (plan_sweeps checks)
+          ClockSnapshot clocks_before;
+          if (arrivals) FABSCOPE_RETURN_IF_ERROR(clocks_before.take(ctx));
+          struct Pending {
+            size_t point;
+            bool in_place;
+            std::vector<double> times;
+          };
+          std::vector<Pending> pending;
+
+          PointSetup base{c, t, op, o.root, {}};
+          if (cycle == 0) FABSCOPE_RETURN_IF_ERROR(runner.warm_up(base));
+          const size_t es = element_size(t);
+          for (uint64_t size : sizes) {
+            show_progress(
+                cycle, done_in_cycle,
+                fmt::format("{} {}{}{} {}", ci.name, name(t), op ? " " : "", op ? name(*op) : "", format_size(size)));
+            PointSetup p = base;
+            p.counts = element_counts(c, size / es, es, ctx.size());
+            SweepPoint point;
+            point.size_bytes = printed_size_bytes(p.counts, es);
+            point.count = p.counts.param;
+            std::vector<double> oop_times, ip_times;
+            auto oop = runner.measure(p, false, arrivals ? &oop_times : nullptr);
+            if (!oop.ok()) return oop.status();
+            point.out_of_place = std::move(*oop);
+            std::vector<StallEvent> found = runner.take_stalls();
+            auto ip = runner.measure(p, true, arrivals ? &ip_times : nullptr);
+            if (!ip.ok()) return ip.status();
+            point.in_place = std::move(*ip);
+            for (StallEvent& e : runner.take_stalls()) found.push_back(std::move(e));
+            point.time = utc_timestamp();
+            mark_floor(point.out_of_place);
+            mark_floor(point.in_place);
+            if (!oop_times.empty()) pending.push_back({s.points.size(), false, std::move(oop_times)});
+            if (!ip_times.empty()) pending.push_back({s.points.size(), true, std::move(ip_times)});
+            if (ctx.rank() == 0) {
+              builder.add(s, point, false, *point.out_of_place);
+              builder.add(s, point, true, *point.in_place);
+              for (StallEvent& e : found) {
+                e.collective = s.collective;
+                e.dtype = s.dtype;
+                e.op = s.op;
+                e.size_bytes = point.size_bytes;
+                e.cycle = cycle;
+                builder.add_stall(e);
+                if (observer) observer->on_stall(e);
+                if (timeline.stalls.size() < kMaxStallEvents) {
+                  timeline.stalls.push_back(std::move(e));
+                } else {
+                  ++timeline.stalls_dropped;
+                }
+              }
+            }
+            if (progress && ctx.rank() == 0) progress->clear();
+            if (observer && ctx.rank() == 0) observer->on_point(s, point);
+            s.points.push_back(std::move(point));
+            ++done_in_cycle;
+            // A signal ends the run here, on every rank alike.
+            auto agreed = agree_stop(false);
+            if (!agreed.ok()) return agreed.status();
+            if (*agreed > 0) {
+              stopped_by_signal = static_cast<int>(*agreed);
+              stop = true;
+              if (done_in_cycle < points_per_cycle) cycle_complete = false;
+              break;
             }
           }
+          if (arrivals) {
+            ClockSnapshot clocks_after;
+            FABSCOPE_RETURN_IF_ERROR(clocks_after.take(ctx));
+            if (ctx.rank() == 0) {
+              const ClockMap map(clocks_before.at_ns, std::move(clocks_before.offsets), clocks_after.at_ns,
+                                 std::move(clocks_after.offsets));
+              for (Pending& pd : pending) {
+                SweepPoint& pt = s.points[pd.point];
+                auto& placement = pd.in_place ? pt.in_place : pt.out_of_place;
+                placement->arrivals = arrival_split(map, pd.times, ctx.size());
+              }
+            }
+          }
+          if (sweep_counters) {
+            FABSCOPE_RETURN_IF_ERROR(phase_counters.end(
+                fmt::format("sweep {} {}{}{}", s.collective, s.dtype, s.op ? " " : "", s.op.value_or("")), std::nullopt,
+                std::nullopt, *counters));
+          }
+          if (observer && ctx.rank() == 0) observer->on_sweep_end(s);
+          if (cycle == 0) sweeps.push_back(std::move(s));
         }
-        if (counters) {
-          FABSCOPE_RETURN_IF_ERROR(phase_counters.end(
-              fmt::format("sweep {} {}{}{}", s.collective, s.dtype, s.op ? " " : "", s.op.value_or("")), std::nullopt,
-              std::nullopt, *counters));
-        }
-        if (observer && ctx.rank() == 0) observer->on_sweep_end(s);
-        sweeps.push_back(std::move(s));
+        if (stop) break;
+      }
+      if (stop) break;
+    }
+    if (cycle_complete) timeline.cycles_completed = cycle + 1;
+    // The cycle boundary: rank 0 says whether the cycles or the duration are done.
+    if (!stop) {
+      const bool done =
+          (o.run_cycles > 0 && cycle + 1 >= o.run_cycles) || (o.duration_s > 0 && elapsed_s() >= o.duration_s);
+      auto agreed = agree_stop(done);
+      if (!agreed.ok()) return agreed.status();
+      if (*agreed > 0) {
+        stop = true;
+        if (*agreed < kStopPlanned) stopped_by_signal = static_cast<int>(*agreed);
       }
     }
+    // The interval closes when its period is over, or the run is (every rank knows both:
+    // the period by rank 0's clock, agreed).
+    double close_now = stop || o.interval_s <= 0 ? 1.0 : 0.0;
+    if (!stop && o.interval_s > 0) {
+      double mine = ctx.rank() == 0 && builder.open_seconds() >= o.interval_s ? 1.0 : 0.0;
+      auto agreed = ctx.reduce(mine, RankReduction::kMax);
+      if (!agreed.ok()) return agreed.status();
+      close_now = *agreed;
+    }
+    if (close_now > 0) {
+      FABSCOPE_RETURN_IF_ERROR(close_interval(cycle - interval_first_cycle + 1));
+      interval_first_cycle = cycle + 1;
+    }
   }
+  if (stopped_by_signal > 0) {
+    timeline.ended_by = fmt::format("signal {}", stop_signal_name(stopped_by_signal));
+  } else if (o.duration_s > 0 && (o.run_cycles == 0 || timeline.cycles_completed < o.run_cycles)) {
+    timeline.ended_by = "duration";
+  } else {
+    timeline.ended_by = "cycles";
+  }
+  if (watch) watch->stop();
+  FABSCOPE_RETURN_IF_ERROR(gather_links(ctx, watch.get(), timeline.links));
+  if (timeline_out && ctx.rank() == 0) *timeline_out = std::move(timeline);
   return sweeps;
 }
 

@@ -48,6 +48,19 @@ struct SweepOptions {
   // iters (warmup_iters): --method osu without -n (-w).
   bool iterations_by_method = false;
   bool warmup_by_method = false;
+  // -N: how many times every point is measured in turn (0: until --duration, a signal or
+  // the watchdog ends the run); --duration: cycles start until this many seconds have
+  // passed (0: no limit). Every rank agrees on the cycle that is the last.
+  int run_cycles = 1;
+  double duration_s = 0;
+  // The timeline's intervals: one closes at the first cycle end at least this long
+  // after it opened (0: every cycle).
+  double interval_s = 0;
+  // sweep.stall: the least excess over a point's median that is a stall (diag/stall.h).
+  double stall_min_excess_us = 100e3;
+  // One rank per host watches its links' carrier and link-down counters (diag/link_watch.h).
+  bool watch_links = true;
+  double link_watch_period_s = 0.1;
 };
 
 // Checks the options against the rank count and the backend's limits, before any
@@ -62,6 +75,12 @@ class SweepObserver {
   virtual void on_sweep_begin(const Sweep& sweep) = 0;
   virtual void on_point(const Sweep& sweep, const SweepPoint& point) = 0;
   virtual void on_sweep_end(const Sweep& sweep) = 0;
+  // A run cycle begins (-N): 0 first; the points that follow are that cycle's.
+  virtual void on_cycle_begin(int /*cycle*/) {}
+  // An interval of the timeline closed: the timeline so far (stalls and links included).
+  virtual void on_interval(const Timeline& /*timeline*/) {}
+  // A stall was found in the point just measured (before on_point).
+  virtual void on_stall(const StallEvent& /*stall*/) {}
 };
 
 // A validated sweep with its buffers allocated. Planning fails alike on every rank
@@ -73,15 +92,19 @@ Result<std::shared_ptr<SweepPlan>> plan_sweeps(const RankContext& ctx, Backend& 
 // for host memory the backend's working memory and kRankBaseBytes.
 uint64_t memory_estimate_bytes(const SweepPlan& plan);
 
-// Runs every (collective, dtype, op) sweep of the plan. Results are complete on rank
-// 0; other ranks get the same sweeps with their own per-rank fields left empty. A
+// Runs every (collective, dtype, op) sweep of the plan, cycle after cycle (-N,
+// --duration); returns the first cycle's. Results are complete on rank 0; other ranks
+// get the same sweeps with their own per-rank fields left empty. `timeline` (rank 0)
+// gets every cycle interval by interval, the stalls and the links' events. A first
+// SIGINT/SIGTERM (core/stop_signal.h) ends the run after the point being measured,
+// every rank agreeing; the sweeps then hold the points measured. A
 // failure here may be on one rank only, with others waiting inside a collective: the
 // caller must end the job. With a timeout, a rank that sees no progress for that long
 // prints where it stopped and ends the process (exit code 4), which ends the job.
 // With `counters`, interface counters are sampled around each (collective, dtype, op)
 // sweep; fabscope's own bytes are not counted there (MPI's algorithms are opaque).
 Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, Progress* progress,
-                                      std::vector<CounterSample>* counters = nullptr);
+                                      std::vector<CounterSample>* counters = nullptr, Timeline* timeline = nullptr);
 
 // Both steps, for callers that treat every failure alike (tests, benchmarks).
 Result<std::vector<Sweep>> run_sweeps(const RankContext& ctx, Backend& backend, const SweepOptions& options,

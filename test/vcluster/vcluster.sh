@@ -5,7 +5,7 @@
 # namespace. Everything it creates carries this run's unique prefix and is removed
 # when the command ends, also on failure or interruption.
 #
-#   vcluster.sh run N [--slow HOST_INDEX RATE] [--slow-link A B RATE] [--noise A B] [--stop I]
+#   vcluster.sh run N [--slow HOST_INDEX RATE] [--slow-link A B RATE] [--noise A B] [--stop I] [--link-down I AT S]
 #                     [--same-hostname NAME] -- COMMAND...
 #       Brings up N hosts, runs COMMAND with these variables set, tears down:
 #         VC_MPIRUN   mpirun with the agent, one slot per host and Open MPI's settings
@@ -20,6 +20,10 @@
 #       --same-hostname NAME   every host's hostname is NAME (cloned images)
 #       --stop i        a straggler: host i's fabscope processes stopped (SIGSTOP) for 60 ms
 #                       and continued (SIGCONT) for 120 ms, over and over, from outside
+#       --link-down i AT SECONDS   host i's link taken down at its switch port (the bridge
+#                       side of its veth: the host sees its carrier go) AT seconds after
+#                       COMMAND starts, for SECONDS; "down EPOCH" and "up EPOCH" lines go to
+#                       $VC_EVENT_LOG when set
 #   vcluster.sh check   exits 0 if this machine can host the cluster, else says why
 #   vcluster.sh agent HOST CMD...   (mpirun's rsh agent; not for direct use)
 set -euo pipefail
@@ -51,12 +55,14 @@ run() {
   local n="$1"
   shift
   local slow_host="" slow_rate="" noise_a="" noise_b="" link_a="" link_b="" link_rate="" stop_host=""
+  local down_host="" down_at="" down_for=""
   while [ $# -gt 0 ] && [ "$1" != "--" ]; do
     case "$1" in
       --slow) slow_host="$2"; slow_rate="$3"; shift 3 ;;
       --slow-link) link_a="$2"; link_b="$3"; link_rate="$4"; shift 4 ;;
       --noise) noise_a="$2"; noise_b="$3"; shift 3 ;;
       --stop) stop_host="$2"; shift 2 ;;
+      --link-down) down_host="$2"; down_at="$3"; down_for="$4"; shift 4 ;;
       --same-hostname) export VC_SAME_HOSTNAME="$2"; shift 2 ;;
       *) echo "vcluster: unknown option $1" >&2; exit 2 ;;
     esac
@@ -161,6 +167,13 @@ run() {
     pids+=($!)
   fi
 
+  if [ -n "$down_host" ]; then
+    local vd="${prefix}v${down_host}" log="${VC_EVENT_LOG:-/dev/stderr}"
+    bash -c 'sleep "$1"; ip link set "$0" down; echo "down $(date +%s.%N)" >>"$3"
+             sleep "$2"; ip link set "$0" up; echo "up $(date +%s.%N)" >>"$3"' "$vd" "$down_at" "$down_for" "$log" &
+    pids+=($!)
+  fi
+
   # Every host has slots=1, so Open MPI thinks no node is oversubscribed and its waiting
   # ranks spin without yielding; but the hosts share this machine's cores. Spinning ranks
   # then starve the ones moving data, unevenly: on 2 cores one pair of an mpi link matrix
@@ -186,6 +199,6 @@ case "${1:-}" in
   check) check ;;
   agent) shift; agent "$@" ;;
   run) shift; run "$@" ;;
-  *) echo "usage: vcluster.sh run N [--slow I RATE] [--slow-link A B RATE] [--noise A B] [--stop I] [--same-hostname NAME] -- COMMAND... | check" >&2
+  *) echo "usage: vcluster.sh run N [--slow I RATE] [--slow-link A B RATE] [--noise A B] [--stop I] [--link-down I AT SECONDS] [--same-hostname NAME] -- COMMAND... | check" >&2
      exit 2 ;;
 esac

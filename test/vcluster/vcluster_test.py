@@ -61,11 +61,14 @@ class Cluster:
         with open(args.schema) as f:
             self.validator = jsonschema.Draft202012Validator(json.load(f))
 
-    def run(self, hosts, fabscope_runs, faults=(), verdict_fail=False, any_verdict=False, preamble=()):
+    def run(self, hosts, fabscope_runs, faults=(), verdict_fail=False, any_verdict=False, preamble=(), env=None,
+            lines=(), timeout=240):
         """Brings up `hosts`, runs each fabscope argument list under mpirun there, tears down.
         With verdict_fail, each run must end with exit 1 (ran, verdict fail); with
-        any_verdict, with 0 or 1 (a measurement whose judgement does not matter); else with 0."""
-        script = ['mapfile -t MPI < "$VC_MPIRUN_ARGS"', "set -e", *preamble]
+        any_verdict, with 0 or 1 (a measurement whose judgement does not matter); else with 0.
+        `lines`: shell lines run after those (\"$FABSCOPE\" is the binary, MPI the launcher)."""
+        script = ['mapfile -t MPI < "$VC_MPIRUN_ARGS"', "set -e", f"FABSCOPE={shlex.quote(self.a.fabscope)}",
+                  *preamble]
         for argv in fabscope_runs:
             line = '"${MPI[@]}" -np %d %s %s' % (hosts, shlex.quote(self.a.fabscope),
                                                  " ".join(shlex.quote(x) for x in argv))
@@ -76,9 +79,10 @@ class Cluster:
                 script.append(f"{line} || [ $? -eq 1 ]")
             else:
                 script.append(line)
+        script.extend(lines)
         cmd = ["bash", self.a.vcluster, "run", str(hosts), *faults, "--", "bash", "-c", "\n".join(script)]
         print("$ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})})
         if p.returncode != 0:
             fail(f"exit {p.returncode}\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
         return p.stdout
@@ -491,13 +495,105 @@ def same_hostname(c):
     print(f"ok ({took:.1f} s)")
 
 
+# A soak as an acceptance run does it, on the tcp backend across 4 hosts: one size, many
+# iterations per point (most of the wall time timed), cycles for SOAK_S seconds, rows
+# timestamped, the JSON report.
+SOAK_S = 60
+SOAK_ARGS = ["sweep", "allreduce", "-b", "1M", "-e", "1M", "-n", "400", "-c", "0", "--backend", "tcp", "-S", "1"]
+
+
+def codes(doc, code):
+    return [f for f in doc["findings"] if f["code"] == code]
+
+
+def soak_checks(doc, stdout):
+    """What every soak report holds: cycles, intervals with every host's counters, each host's link watched,
+    the table rows timestamped."""
+    t = doc["timeline"]
+    hosts = doc["context"]["hosts"]
+    if t["cycles_completed"] < 3 or not t["intervals"]:
+        fail(f"a {SOAK_S} s soak ran {t['cycles_completed']} cycles in {len(t['intervals'])} intervals")
+    if not t["links_watched"] or sorted(l["host"] for l in t["links"] if l["link"] == "eth0") != sorted(hosts):
+        fail(f"every host's eth0 must be watched: {[(l['host'], l['link']) for l in t['links']]}")
+    seen = {h["host"] for iv in t["intervals"] for h in iv["hosts"]}
+    if seen != set(hosts):
+        fail(f"the intervals must carry every host's counters: {sorted(seen)}")
+    rows = [l for l in stdout.splitlines() if l.strip() and not l.startswith("#") and l.split()[0] == "1048576"]
+    if len(rows) < t["cycles_completed"] or any(not l.rstrip(" ~").endswith("Z") for l in rows):
+        fail(f"-S: every cycle's row must end with its time: {rows[:3]}")
+    return t
+
+
+def soak_flap(c):
+    events = c.path("events.log")
+    down_at = 25
+    out = c.run(4, [SOAK_ARGS + ["--duration", f"{SOAK_S}s", "--json", c.path("soak.json")]],
+                faults=["--link-down", "2", str(down_at), "3"], env={"VC_EVENT_LOG": events}, verdict_fail=True)
+    doc = c.report("soak.json")
+    t = soak_checks(doc, out)
+    with open(events) as f:
+        ev = dict(line.split() for line in f if line.strip())
+    down, up = float(ev["down"]), float(ev["up"])
+    host2 = doc["context"]["ranks"][2]["host"]
+    flapped = [l for l in t["links"] if l["flaps"] > 0]
+    print(f"link down {down:.2f} .. {up:.2f}; flapped {[(l['host'], l['link'], l['flaps'], l['downtime_s']) for l in flapped]}")
+    if [(l["host"], l["link"]) for l in flapped] != [(host2, "eth0")]:
+        fail(f"one flap, on {host2} eth0 only: {flapped}")
+    if not 2.0 <= flapped[0]["downtime_s"] <= 4.5:
+        fail(f"{host2} eth0 down {flapped[0]['downtime_s']} s; 3 s were injected")
+    flaps = codes(doc, "link.flap")
+    if [(f["subject"], f["severity"]) for f in flaps] != [(f"{host2} eth0", "error")]:
+        fail(f"link.flap must name {host2} eth0 as an error: {flaps}")
+    stalls = codes(doc, "sweep.stall")
+    for s in stalls:
+        print(f"stall: {s['message']}")
+    starts = [st["start_unix_s"] for st in t["stalls"]]
+    if not any(abs(x - down) <= 2 for x in starts):
+        fail(f"no stall within 2 s of the link loss at {down:.2f}: stalls at {starts}")
+    if not any(f"while {host2} eth0 was down" in s["message"] for s in stalls):
+        fail("the stall must say which link was down")
+    if doc["verdict"]["result"] != "fail" or host2 not in doc["verdict"]["drain"]:
+        fail(f"verdict: {doc['verdict']}")
+    print("ok")
+
+
+def soak_healthy(c):
+    out = c.run(4, [SOAK_ARGS + ["--duration", f"{SOAK_S}s", "--json", c.path("soak.json")]])
+    doc = c.report("soak.json")
+    t = soak_checks(doc, out)
+    bad = codes(doc, "sweep.stall") + codes(doc, "link.flap")
+    if bad or t["stalls"] or any(l["flaps"] for l in t["links"]):
+        fail(f"a healthy soak has no stall or flap: {[f['message'] for f in bad]}")
+    if t["ended_by"] != "duration" or doc["verdict"]["result"] != "pass":
+        fail(f"ended by {t['ended_by']}, verdict {doc['verdict']}")
+    print(f"ok ({t['cycles_completed']} cycles, {len(t['intervals'])} intervals)")
+
+
+def soak_sigterm(c):
+    # mpirun passes SIGTERM on to every rank (and kills them a second or two later).
+    args = " ".join(shlex.quote(x) for x in SOAK_ARGS + ["-N", "0", "--json", c.path("soak.json")])
+    out = c.run(4, [], lines=[f'"${{MPI[@]}}" -np 4 "$FABSCOPE" {args} & pid=$!',
+                              "sleep 20", 'kill -TERM "$pid"', 'set +e', 'wait "$pid"', 'echo "mpirun exit $?"'])
+    print(out.strip().splitlines()[-1])
+    doc = c.report("soak.json")
+    t = doc["timeline"]
+    if not t["ended_by"].startswith("signal SIGTERM") or t["cycles_completed"] < 1:
+        fail(f"ended by {t['ended_by']} after {t['cycles_completed']} cycles")
+    if not doc["sweeps"] or not doc["sweeps"][0]["points"] or not t["intervals"]:
+        fail("the report must hold the first cycle and the intervals run")
+    if not codes(doc, "run.interrupted"):
+        fail(f"no run.interrupted finding: {[f['code'] for f in doc['findings']]}")
+    print(f"ok ({t['cycles_completed']} cycles, ended by {t['ended_by']})")
+
+
 def main():
     ap = argparse.ArgumentParser()
     tests = {"sweeps": sweeps, "slow": slow, "slowlink": slowlink, "noise": noise, "sample_schedule": sample_schedule,
              "diagnose_slowlink": diagnose_slowlink, "diagnose_slowhost": diagnose_slowhost,
              "diagnose_noise": diagnose_noise, "diagnose_straggler": diagnose_straggler,
              "diagnose_healthy": diagnose_healthy, "compare_gate": compare_gate,
-             "same_hostname": same_hostname}
+             "same_hostname": same_hostname, "soak_flap": soak_flap, "soak_healthy": soak_healthy,
+             "soak_sigterm": soak_sigterm}
     ap.add_argument("test", choices=sorted(tests))
     ap.add_argument("--fabscope", required=True)
     ap.add_argument("--vcluster", required=True)

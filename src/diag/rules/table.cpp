@@ -7,6 +7,10 @@ namespace fabscope {
 
 void check_sweep_wrong_results(const SweepContext&, FindingSink&);
 void check_rank_straggler(const SweepContext&, FindingSink&);
+void check_sweep_stall(const SweepContext&, FindingSink&);
+void check_link_flap(const SweepContext&, FindingSink&);
+void check_run_interrupted(const SweepContext&, FindingSink&);
+void check_run_hang(const SweepContext&, FindingSink&);
 void check_perf_dip(const SweepContext&, FindingSink&);
 void check_perf_plateau(const SweepContext&, FindingSink&);
 void check_nccl_link_wait(const SweepContext&, FindingSink&);
@@ -25,6 +29,11 @@ namespace {
 constexpr Rule<SweepContext> kSweepRules[] = {
     {"sweep.wrong_results", "a rank that received wrong data", check_sweep_wrong_results},
     {"rank.straggler", "a rank the others waited for (sweep --arrivals)", check_rank_straggler},
+    {"run.hang", "a run the watchdog ended: the points measured before, and what the rank waited on", check_run_hang},
+    {"run.interrupted", "a run a signal ended before its cycles or duration were done", check_run_interrupted},
+    {"link.flap", "an interface or RDMA port that went down during the run (--max-downtime)", check_link_flap},
+    {"sweep.stall", "a timed iteration far beyond its point's spread, with the links down then (--max-stalls)",
+     check_sweep_stall},
     {"perf.dip", "a size whose bandwidth falls well below both neighbours' in one sweep", check_perf_dip},
     {"perf.plateau", "bus bandwidth that stops growing before a sweep's largest sizes (a note)", check_perf_plateau},
     {"nccl.link_wait", "a link NCCL waited on the network for, far beyond the others (--nccl-profile)",
