@@ -33,7 +33,8 @@ struct Outcome {
   uint64_t stalls_dropped = 0;
 };
 
-// A run of `hours`, cycles of `cycle_s`, intervals closing every `interval_s`.
+// A run of `hours`, cycles of `cycle_s`, intervals closing every `interval_s` (doubled
+// when they fold, as run_sweeps does).
 Outcome simulate(double hours, double cycle_s, double interval_s, int points, int iters, int hosts) {
   TimelineBuilder b;
   Timeline t;
@@ -91,6 +92,11 @@ Outcome simulate(double hours, double cycle_s, double interval_s, int points, in
              {}});
       }
       t.intervals.push_back(b.close(1, std::move(hs)));
+      if (t.intervals.size() >= 2 * kMaxTimelineIntervals) {  // as run_sweeps does
+        fold_intervals(t.intervals);
+        interval_s *= 2;
+        b.skip_to(static_cast<int>(t.intervals.size()));
+      }
     }
   }
   Report rep;
@@ -128,6 +134,7 @@ int main(int argc, char** argv) {
       {"--duration 72h (interval 18 min)", 72, 72 * 3600.0 / 240},
       {"-N 0, 24 h (interval 60 s)", 24, 60},
       {"-N 0, 72 h (interval 60 s)", 72, 60},
+      {"-N 0, 30 days (interval 60 s)", 720, 60},
   };
   for (const Case& c : cases) {
     const Outcome r = simulate(c.hours, cycle_s, c.interval_s, points, iters, hosts);

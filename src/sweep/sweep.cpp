@@ -772,6 +772,7 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
   timeline.interval_s = o.interval_s;
   timeline.links_watched = o.watch_links;
   TimelineBuilder builder;
+  double interval_s = o.interval_s;  // rank 0's: doubled as intervals fold
   PhaseCounters interval_counters(ctx);
   const int64_t run_start_ns = steady_now_ns();
   auto elapsed_s = [&] { return static_cast<double>(steady_now_ns() - run_start_ns) * 1e-9; };
@@ -842,6 +843,15 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
       });
     }
     timeline.intervals.push_back(builder.close(cycles, std::move(hosts)));
+    if (timeline.intervals.size() >= 2 * kMaxTimelineIntervals) {
+      // A run longer than its intervals were set for: halve them, and double the period.
+      double seconds = 0;
+      for (const TimelineInterval& iv : timeline.intervals) seconds += iv.seconds;
+      fold_intervals(timeline.intervals);
+      interval_s = std::max(2 * interval_s, seconds / static_cast<double>(timeline.intervals.size()));
+      timeline.interval_s = interval_s;
+      builder.skip_to(static_cast<int>(timeline.intervals.size()));
+    }
     flaps_seen = 0;
     for (const LinkRecord& l : timeline.links) flaps_seen += l.flaps;
     if (observer) observer->on_interval(timeline);
@@ -996,9 +1006,9 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
     }
     // The interval closes when its period is over, or the run is (every rank knows both:
     // the period by rank 0's clock, agreed).
-    double close_now = stop || o.interval_s <= 0 ? 1.0 : 0.0;
-    if (!stop && o.interval_s > 0) {
-      double mine = ctx.rank() == 0 && builder.open_seconds() >= o.interval_s ? 1.0 : 0.0;
+    double close_now = 1.0;
+    if (!stop) {
+      const double mine = ctx.rank() == 0 && builder.open_seconds() >= interval_s ? 1.0 : 0.0;
       auto agreed = ctx.reduce(mine, RankReduction::kMax);
       if (!agreed.ok()) return agreed.status();
       close_now = *agreed;

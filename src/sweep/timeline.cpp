@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/clock.h"
 #include "core/sizes.h"
 #include "core/stats.h"
@@ -88,6 +90,83 @@ TimelineInterval TimelineBuilder::close(int cycles, std::vector<CounterSample> h
   where_.clear();
   open_ = false;
   return iv;
+}
+
+namespace {
+
+void merge_counters(std::vector<CounterSample>& into, const std::vector<CounterSample>& from) {
+  for (const CounterSample& f : from) {
+    auto it = std::find_if(into.begin(), into.end(), [&](const CounterSample& c) { return c.host == f.host; });
+    if (it == into.end()) {
+      into.push_back(f);
+      continue;
+    }
+    it->duration_s += f.duration_s;
+    for (const InterfaceDelta& d : f.interfaces) {
+      auto i = std::find_if(it->interfaces.begin(), it->interfaces.end(),
+                            [&](const InterfaceDelta& x) { return x.name == d.name; });
+      if (i == it->interfaces.end()) {
+        it->interfaces.push_back(d);
+        continue;
+      }
+      for (const auto& [k, v] : d.deltas) i->deltas[k] += v;
+      for (const auto& [k, v] : d.ethtool) i->ethtool[k] += v;
+    }
+    for (const PortDelta& d : f.ports) {
+      auto p = std::find_if(it->ports.begin(), it->ports.end(),
+                            [&](const PortDelta& x) { return x.device == d.device && x.port == d.port; });
+      if (p == it->ports.end()) {
+        it->ports.push_back(d);
+        continue;
+      }
+      for (const auto& [k, v] : d.counters) p->counters[k] += v;
+    }
+  }
+}
+
+void merge_point(TimelinePoint& a, const TimelinePoint& b) {
+  const int n = a.iterations + b.iterations;
+  if (n > 0) {
+    const double time = (a.time_us * a.iterations + b.time_us * b.iterations) / n;
+    const double bw_time = a.time_us > 0 ? a.busbw_gbps * a.time_us : b.busbw_gbps * b.time_us;
+    a.median_us = (a.median_us * a.iterations + b.median_us * b.iterations) / n;
+    a.time_us = time;
+    a.busbw_gbps = time > 0 ? bw_time / time : 0;
+  }
+  a.iterations = n;
+  a.p99_us = std::max(a.p99_us, b.p99_us);
+  a.max_us = std::max(a.max_us, b.max_us);
+  a.stalls += b.stalls;
+}
+
+}  // namespace
+
+void fold_intervals(std::vector<TimelineInterval>& intervals) {
+  std::vector<TimelineInterval> out;
+  for (size_t i = 0; i < intervals.size(); i += 2) {
+    TimelineInterval a = std::move(intervals[i]);
+    a.index = static_cast<int>(out.size());
+    if (i + 1 < intervals.size()) {
+      const TimelineInterval& b = intervals[i + 1];
+      a.cycles += b.cycles;
+      a.end = b.end;
+      a.seconds += b.seconds;
+      for (const TimelinePoint& p : b.points) {
+        auto it = std::find_if(a.points.begin(), a.points.end(), [&](const TimelinePoint& q) {
+          return q.collective == p.collective && q.dtype == p.dtype && q.op == p.op && q.size_bytes == p.size_bytes &&
+                 q.placement == p.placement;
+        });
+        if (it == a.points.end()) {
+          a.points.push_back(p);
+        } else {
+          merge_point(*it, p);
+        }
+      }
+      merge_counters(a.hosts, b.hosts);
+    }
+    out.push_back(std::move(a));
+  }
+  intervals = std::move(out);
 }
 
 }  // namespace fabscope

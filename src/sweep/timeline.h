@@ -15,6 +15,15 @@
 
 namespace fabscope {
 
+// At most this many intervals are kept: a run that reaches twice as many (-N 0 for days,
+// or a short --interval) has its intervals folded in pairs and its interval doubled.
+inline constexpr size_t kMaxTimelineIntervals = 240;
+// Folds adjacent intervals in pairs (0+1, 2+3, ...): cycles, seconds, iterations, time,
+// bus bandwidth, maximum, stalls and the hosts' counters add up exactly; a folded
+// point's median is its halves' iteration-weighted mean of medians and its p99 the larger
+// of theirs (the samples are gone).
+void fold_intervals(std::vector<TimelineInterval>& intervals);
+
 class TimelineBuilder {
  public:
   // An interval opens (on the first point of `cycle`, or after the last one closed).

@@ -1,5 +1,6 @@
 // The stall rule on recorded series (test/fixtures/stall), the timeline's aggregates,
 // and the sweep.stall, link.flap and run.interrupted findings on hand-built reports.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -144,6 +145,46 @@ TEST(Timeline, AnIntervalAggregatesItsCyclesPerPoint) {
   EXPECT_EQ(next.first_cycle, 2);
   ASSERT_EQ(next.points.size(), 1u);  // a closed interval's samples are gone
   EXPECT_EQ(next.points[0].iterations, 1);
+}
+
+TEST(Timeline, FoldingPairsKeepsWhatAddsUp) {
+  std::vector<TimelineInterval> ivs(5);
+  for (int i = 0; i < 5; ++i) {
+    TimelineInterval& iv = ivs[static_cast<size_t>(i)];
+    iv.index = i;
+    iv.cycles = 2;
+    iv.seconds = 10;
+    iv.start = fmt::format("s{}", i);
+    iv.end = fmt::format("e{}", i);
+    // 100 us per iteration in even intervals, 300 in odd ones; busbw 3 and 1.
+    const double t = i % 2 ? 300 : 100;
+    iv.points.push_back(
+        {"allreduce", "float", std::string("sum"), 8, "in_place", 10, t, 300 / t, t, t + 1, t + 2, i == 1 ? 1 : 0});
+    CounterSample h;
+    h.host = "h0";
+    h.duration_s = 10;
+    h.interfaces.push_back({"eth0", {{"carrier_changes", static_cast<uint64_t>(i)}, {"rx_bytes", 100}}, {}});
+    iv.hosts.push_back(h);
+  }
+  fold_intervals(ivs);
+  ASSERT_EQ(ivs.size(), 3u);
+  EXPECT_EQ(ivs[1].index, 1);
+  EXPECT_EQ(ivs[0].start, "s0");
+  EXPECT_EQ(ivs[0].end, "e1");
+  EXPECT_EQ(ivs[0].cycles, 4);
+  EXPECT_DOUBLE_EQ(ivs[0].seconds, 20);
+  const TimelinePoint& p = ivs[0].points[0];
+  EXPECT_EQ(p.iterations, 20);
+  EXPECT_DOUBLE_EQ(p.time_us, 200);
+  EXPECT_DOUBLE_EQ(p.busbw_gbps, 1.5);
+  EXPECT_DOUBLE_EQ(p.median_us, 200);
+  EXPECT_DOUBLE_EQ(p.p99_us, 301);
+  EXPECT_DOUBLE_EQ(p.max_us, 302);
+  EXPECT_EQ(p.stalls, 1);
+  EXPECT_EQ(ivs[0].hosts[0].interfaces[0].deltas.at("carrier_changes"), 1u);
+  EXPECT_EQ(ivs[0].hosts[0].interfaces[0].deltas.at("rx_bytes"), 200u);
+  EXPECT_EQ(ivs[2].cycles, 2);  // the odd one out stays as it was
+  EXPECT_EQ(ivs[2].index, 2);
 }
 
 LinkRecord flapped_link(const std::string& host, double down_at, double up_at) {
