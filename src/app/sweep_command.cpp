@@ -396,10 +396,12 @@ CommandOutcome SweepCommand::run(const CommonOptions& common, int* argc, char***
   install_stop_signals();
   std::optional<SignalWriter> signal_writer;
   if (ctx.rank() == 0) signal_writer.emplace(live);
-  const int my_rank = ctx.rank();
-  Watchdog::set_expire_hook([&live, my_rank](const std::string& message) {
-    if (my_rank != 0) {
-      std::this_thread::sleep_for(std::chrono::seconds(3));
+  const RankContext* context = &ctx;
+  Watchdog::set_expire_hook([&live, context](const std::string& message) {
+    if (context->rank() != 0) {
+      // Rank 0 writes the report as its own watchdog fires: give it that time, unless it
+      // is the one that went silent.
+      if (!context->rank0_silent()) std::this_thread::sleep_for(std::chrono::seconds(3));
       return;
     }
     live.checkpoint("watchdog", message.substr(0, message.find_last_not_of('\n') + 1));

@@ -127,6 +127,14 @@ std::function<std::string()> RankContext::peer_view() const {
   return [h] { return h->describe_silent(); };
 }
 
+bool RankContext::rank0_silent() const {
+  if (heartbeat_ == nullptr || rank_ == 0) return false;
+  for (const auto& [rank, seconds] : heartbeat_->silent_ranks()) {
+    if (rank == 0) return true;
+  }
+  return false;
+}
+
 RankContext::~RankContext() {
   heartbeat_.reset();
   if (world_ != MPI_COMM_NULL) MPI_Comm_free(&world_);

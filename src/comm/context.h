@@ -76,6 +76,9 @@ class RankContext {
   // For a watchdog's message: the ranks that stopped answering, named with their hosts;
   // "" without a heartbeat or a view. Valid while this context lives.
   std::function<std::string()> peer_view() const;
+  // True when this rank's heartbeat has not heard from rank 0 lately (stopped, dead or cut
+  // off); false without a heartbeat, or on rank 0.
+  bool rank0_silent() const;
 
   // The one place a fatal run error ends the job: every rank of it.
   [[noreturn]] void abort(int exit_code) const;

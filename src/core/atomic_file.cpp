@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "core/text.h"
@@ -138,9 +139,71 @@ Status check_writable(const std::string& path) {
   return Status::Ok();
 }
 
+namespace {
+
+// Writes all of `content` to `fd`; false with errno set on a failure.
+bool write_all(int fd, std::string_view content) {
+  size_t done = 0;
+  while (done < content.size()) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// The content written into an unnamed file in the target's directory (O_TMPFILE), then
+// given a temporary name and renamed over the target: a process killed while writing
+// (SIGKILL, as a launcher ends a job) leaves nothing behind; the named temporary exists
+// only between the link and the rename. nullopt where the file system has no O_TMPFILE
+// (the caller falls back to mkstemp).
+std::optional<Status> write_unnamed_then_rename(const std::string& path, std::string_view content) {
+  const int fd = ::open(parent_dir(path).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0) return std::nullopt;
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  auto fail = [&](const char* what) {
+    return Status::Runtime(fmt::format("cannot write '{}' ({} failed: {})", path, what, std::strerror(errno)));
+  };
+  if (!write_all(fd, content)) return fail("write");
+  if (::fchmod(fd, 0644) != 0) return fail("fchmod");
+  if (::fsync(fd) != 0) return fail("fsync");
+  const std::string self = fmt::format("/proc/self/fd/{}", fd);
+  static const char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  uint64_t r = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+               (static_cast<uint64_t>(::getpid()) << 32);
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    std::string tmp = temporary_prefix(path);
+    for (int i = 0; i < 6; ++i) {
+      r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+      tmp += kLetters[(r >> 33) % (sizeof(kLetters) - 1)];
+    }
+    InFlightGuard guard(tmp);
+    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, tmp.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+      if (errno == EEXIST) continue;
+      return std::nullopt;  // no /proc, or the link refused: the named way instead
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+      const int err = errno;
+      ::unlink(tmp.c_str());
+      return Status::Runtime(fmt::format("cannot write '{}' (rename failed: {})", path, std::strerror(err)));
+    }
+    return Status::Ok();
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Status write_file_atomically(const std::string& path, std::string_view content) {
   FABSCOPE_RETURN_IF_ERROR(check_writable(path));
   remove_stale_temporaries(path);
+  if (auto done = write_unnamed_then_rename(path, content)) return *done;
   std::string tmpl = temporary_prefix(path) + "XXXXXX";
   int fd = ::mkstemp(tmpl.data());
   if (fd < 0)
@@ -152,15 +215,7 @@ Status write_file_atomically(const std::string& path, std::string_view content) 
     ::unlink(tmpl.c_str());
     return Status::Runtime(fmt::format("cannot write '{}' ({} failed: {})", path, what, std::strerror(err)));
   };
-  size_t done = 0;
-  while (done < content.size()) {
-    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return fail("write");
-    }
-    done += static_cast<size_t>(n);
-  }
+  if (!write_all(fd, content)) return fail("write");
   if (::fchmod(fd, 0644) != 0) return fail("fchmod");
   if (::fsync(fd) != 0) return fail("fsync");
   if (::close(fd) != 0) {

@@ -20,7 +20,10 @@ extern "C" void on_stop_signal(int sig) {
   if (!g_signal.compare_exchange_strong(expected, sig)) _exit(128 + sig);  // the second: now
   const char c = 1;
   if (g_pipe[1] >= 0) (void)!write(g_pipe[1], &c, 1);
+  alarm(kStopGraceS);  // a point that does not end in time: end anyway
 }
+
+extern "C" void on_grace_over(int) { _exit(128 + g_signal.load()); }
 
 }  // namespace
 
@@ -34,6 +37,10 @@ void install_stop_signals() {
     sa.sa_flags = SA_RESTART;  // MPI's and the sockets' calls go on where they were
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
+    struct sigaction grace {};
+    grace.sa_handler = on_grace_over;
+    sigemptyset(&grace.sa_mask);
+    sigaction(SIGALRM, &grace, nullptr);
   });
 }
 
@@ -53,6 +60,7 @@ const char* stop_signal_name(int signal) {
 int stop_signal_fd() { return g_pipe[0]; }
 
 void reset_stop_signal() {
+  alarm(0);
   g_signal.store(0);
   char buf[16];
   if (g_pipe[0] >= 0) {

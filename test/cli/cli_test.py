@@ -188,6 +188,12 @@ BAD_SWEEPS = [
     (["sweep", "allreduce", "--method", "fast"], "--method 'fast' is not known; allowed: nccl-tests, osu"),
     (["sweep", "allreduce", "--method", "osu", "-z", "1"], "-z 1 contradicts it"),
     (["p2p", "--method", "nccl-tests"], "--method nccl-tests does not apply here"),
+    (["sweep", "allreduce", "-b", "8", "-e", "8", "-N", "-1"], "-N/--run_cycles -1 is not allowed"),
+    (["sweep", "allreduce", "--duration", "5x"], "invalid duration '5x' for --duration"),
+    (["sweep", "allreduce", "-S", "2"], "-S/--report_timestamps 2 is not allowed"),
+    (["sweep", "allreduce", "--interval", "0"], "invalid duration '0' for --interval"),
+    (["sweep", "allreduce", "--max-stalls", "-1"], "--max-stalls -1 is not allowed"),
+    (["sweep", "allreduce", "--max-downtime", "-2"], "--max-downtime -2 is not allowed"),
     (["sweep", "allreduce", "--backend", "mpi", "-d", "int8", "-b", "8", "-e", "4G"], "over this backend's limit of 2147483647"),
     (["sweep", "allreduce", "-d", "double", "-b", "8", "-e", "15G"], "lower the maximum size -e"),
     (["sweep", "allreduce", "-G", "-1"], "-G/--cudagraph -1 is not allowed"),
@@ -1032,8 +1038,11 @@ def leftovers(directory, keep):
 
 
 def cmd_faults(args):
-    """Faults under mpirun: a stopped rank is named by every survivor within --timeout + 5 s; a killed rank,
-    SIGINT and SIGTERM end the job; the previous report survives each, and nothing is left beside it."""
+    """Faults under mpirun: a stopped rank is named by every survivor within --timeout + 5 s, and rank 0, when
+    it is not the one stopped, writes the report so far with run.hang; a killed rank, SIGINT and SIGTERM end the
+    job, rank 0 writing the report so far as the signal reaches it. Each report is whole and valid (or, where
+    rank 0 could not write, the previous one survives), and nothing is left beside it."""
+    v = validator(args)
     timeout = 3
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "r.json")
@@ -1085,8 +1094,29 @@ def cmd_faults(args):
             elif took > 15:
                 fail(f"{what}: the job took {took:.1f} s to end")
             with open(report) as f:
-                if f.read() != previous:
-                    fail(f"{what}: the previous report was changed")
+                text = f.read()
+            if text == previous:
+                # Only where rank 0 could not write: it was the rank stopped, or the kill came first.
+                if not (sig == "STOP" and rank == 0) and sig != "KILL":
+                    fail(f"{what}: rank 0 wrote no report\n{out}")
+            else:
+                try:
+                    doc = json.loads(text)
+                except ValueError as e:
+                    fail(f"{what}: the report is not whole: {e}")
+                v.validate(doc)
+                ended = doc["timeline"]["ended_by"]
+                found = {f["code"] for f in doc["findings"]}
+                if sig == "STOP" and rank != 0:
+                    if ended != "watchdog" or "run.hang" not in found:
+                        fail(f"{what}: want rank 0's report ended by the watchdog with run.hang: {ended} {found}")
+                    if "no progress for" not in doc["timeline"]["hang"]:
+                        fail(f"{what}: run.hang must quote the watchdog: {doc['timeline']['hang']!r}")
+                # A stopped rank 0 is continued and terminated by the launcher (SIGCONT, then SIGTERM) once
+                # the others' watchdogs end the job: it then writes as for any signal.
+                elif not ended.startswith("signal SIG") or "run.interrupted" not in found:
+                    fail(f"{what}: want a report ended by the signal, with run.interrupted: {ended} {found}")
+                print(f"{what}: report written, ended by {ended}")
             left = leftovers(tmp, {"r.json", "job.log"})
             if left:
                 fail(f"{what}: files left beside the report: {left}")

@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -95,12 +96,20 @@ int write_and_signal(const std::string& path, int sig) {
     std::_Exit(write_file_atomically(path, big).ok() ? 0 : 1);
   }
   const std::string prefix = std::filesystem::path(path).filename().string() + ".tmp.";
+  const std::string dir = fs::path(path).parent_path().string();
   for (int i = 0; i < 20000; ++i) {  // up to 20 s
     bool found = false;
-    for (const auto& e : fs::directory_iterator(fs::path(path).parent_path())) {
-      // Written to already: the handlers are in place (they are before the first write).
+    for (const auto& e : fs::directory_iterator(dir)) {
+      // A named temporary written to already (the handlers are in place before the first write).
       std::error_code ec;
       found |= e.path().filename().string().rfind(prefix, 0) == 0 && fs::file_size(e.path(), ec) > 0;
+    }
+    // Or the unnamed file (O_TMPFILE) the child writes into: an open descriptor in the directory.
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(fmt::format("/proc/{}/fd", pid), ec)) {
+      std::error_code lec;
+      const std::string target = fs::read_symlink(e.path(), lec).string();
+      found |= target.rfind(dir + "/#", 0) == 0;
     }
     if (found) break;
     ::usleep(1000);
@@ -115,7 +124,9 @@ int write_and_signal(const std::string& path, int sig) {
 // the new file whole and no temporary (it came after the rename, before the exit).
 TEST_F(AtomicFile, SignalsDuringAWriteLeaveTheOldFileAndNoTemporary) {
   const std::string path = (dir_ / "r.json").string();
-  for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
+  // SIGKILL too: the content goes into an unnamed file (O_TMPFILE) until it is whole, so a
+  // launcher's kill leaves nothing (where the file system has O_TMPFILE, as here).
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGKILL}) {
     ASSERT_TRUE(write_file_atomically(path, "old").ok());
     const int status = write_and_signal(path, sig);
     const size_t size = read_file(path)->size();  // compared by size: the new one is 400 MiB

@@ -527,9 +527,19 @@ def soak_checks(doc, stdout):
 def soak_flap(c):
     events = c.path("events.log")
     down_at = 25
-    out = c.run(4, [SOAK_ARGS + ["--duration", f"{SOAK_S}s", "--json", c.path("soak.json")]],
+    out = c.run(4, [SOAK_ARGS + ["--duration", f"{SOAK_S}s", "--json", c.path("soak.json"),
+                                 "--html", c.path("soak.html")]],
                 faults=["--link-down", "2", str(down_at), "3"], env={"VC_EVENT_LOG": events}, verdict_fail=True)
     doc = c.report("soak.json")
+    # What the run printed at its end, and `fabscope report` of its JSON: the timeline table and the link.
+    again = subprocess.run([c.a.fabscope, "report", c.path("soak.json")], capture_output=True, text=True)
+    for text, where in ((out, "the run's output"), (again.stdout, "fabscope report")):
+        if "# Timeline:" not in text or " eth0: 1 flap, " not in text:
+            fail(f"{where} lacks the timeline or the flapped link:\n{text[-2000:]}")
+    with open(c.path("soak.html")) as f:
+        html = f.read()
+    if 'id="timeline"' not in html or "Links that went down" not in html or "Stalls" not in html:
+        fail("the HTML report lacks the timeline section, its stalls or its link")
     t = soak_checks(doc, out)
     with open(events) as f:
         ev = dict(line.split() for line in f if line.strip())
