@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/sizes.h"
 
 namespace fabscope {
@@ -30,7 +32,22 @@ std::string render_timeline(const Report& r) {
   out += fmt::format("# {:>4}  {:<24}  {:>6}  {:<14}  {:>9}  {:<12}  {:>9}  {:>9}  {:>9}  {:>9}  {:>6}\n", "int",
                      "start (UTC)", "cycles", "collective", "size", "placement", "busbw", "median", "p99", "max",
                      "stalls");
+  // Every interval of a short run; of a long one (more than kAllRows), the first and the
+  // last, and those with a stall (the HTML report plots them all).
+  constexpr size_t kAllRows = 24;
+  size_t skipped = 0;
   for (const TimelineInterval& iv : t.intervals) {
+    const bool edge = &iv == &t.intervals.front() || &iv == &t.intervals.back();
+    const bool stalled =
+        std::any_of(iv.points.begin(), iv.points.end(), [](const TimelinePoint& p) { return p.stalls > 0; });
+    if (t.intervals.size() > kAllRows && !edge && !stalled) {
+      ++skipped;
+      continue;
+    }
+    if (skipped > 0) {
+      out += fmt::format("  {:>4}  ({} interval{} without a stall)\n", "...", skipped, skipped == 1 ? "" : "s");
+      skipped = 0;
+    }
     for (const TimelinePoint& p : iv.points) {
       out += fmt::format("  {:>4}  {:<24}  {:>6}  {:<14}  {:>9}  {:<12}  {:>9.3f}  {:>9}  {:>9}  {:>9}  {:>6}\n",
                          iv.index, iv.start, iv.cycles, p.collective, format_size(p.size_bytes), p.placement,

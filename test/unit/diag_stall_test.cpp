@@ -13,6 +13,7 @@
 #include "report/nccl_tests_parse.h"
 #include "report/report_json.h"
 #include "report/table.h"
+#include "report/timeline_text.h"
 #include "sweep/timeline.h"
 
 namespace fabscope {
@@ -355,6 +356,34 @@ TEST(Timeline, TimestampedRowsReadBackAsNcclTestsRows) {
   ASSERT_EQ(parsed->size(), 1u);
   ASSERT_EQ((*parsed)[0].rows.size(), 1u);
   EXPECT_EQ((*parsed)[0].rows[0].timestamp.value_or(""), "2026-11-26T04:20:31.123Z");
+}
+
+TEST(Timeline, ALongRunsTableShowsItsEdgesAndItsStalls) {
+  Report r;
+  r.timeline = Timeline{};
+  r.timeline->cycles_completed = 30;
+  for (int i = 0; i < 30; ++i) {
+    TimelineInterval iv;
+    iv.index = i;
+    iv.cycles = 1;
+    iv.start = fmt::format("T{:02}", i);
+    iv.points.push_back(
+        {"allreduce", "float", std::string("sum"), 1 << 20, "in_place", 20, 5, 1, 4, 9, 10, i == 10 ? 1 : 0});
+    r.timeline->intervals.push_back(iv);
+  }
+  r.timeline->links.push_back(flapped_link("h2", 1000.5, 1003.5));
+  const std::string text = render_timeline(r);
+  EXPECT_NE(text.find("# Timeline: 30 cycles in 30 intervals"), std::string::npos) << text;
+  for (const char* shown : {" T00 ", " T10 ", " T29 "}) EXPECT_NE(text.find(shown), std::string::npos) << shown;
+  EXPECT_EQ(text.find(" T05 "), std::string::npos);
+  EXPECT_NE(text.find("(9 intervals without a stall)"), std::string::npos) << text;
+  EXPECT_NE(text.find("(18 intervals without a stall)"), std::string::npos) << text;
+  EXPECT_NE(text.find("# Link h2 eth0: 1 flap, 3.0 s down: down d up u"), std::string::npos) << text;
+  Report one;
+  one.timeline = Timeline{};
+  one.timeline->cycles_completed = 1;
+  one.timeline->intervals.resize(1);
+  EXPECT_EQ(render_timeline(one), "");  // a single cycle with no link event: nothing
 }
 
 TEST(Durations, SecondsAndUnits) {
