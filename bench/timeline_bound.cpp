@@ -75,11 +75,7 @@ Outcome simulate(double hours, double cycle_s, double interval_s, int points, in
     e.cycle = static_cast<int>(c);
     e.time = "2026-11-26T00:00:00.000Z";
     b.add_stall(e);
-    if (t.stalls.size() < kMaxStallEvents) {
-      t.stalls.push_back(e);
-    } else {
-      ++t.stalls_dropped;
-    }
+    record_stall(t, e);
     r.max_samples_held = std::max(r.max_samples_held, held);
     if (now + cycle_s - opened_at >= interval_s || c + 1 == cycles) {
       std::vector<CounterSample> hs(static_cast<size_t>(hosts));

@@ -64,11 +64,7 @@ class LiveReport final : public SweepObserver {
     std::lock_guard<std::mutex> lock(mu_);
     if (!open_.is_open()) open_.open(cycle_);
     open_.add_stall(e);
-    if (timeline_.stalls.size() < kMaxStallEvents) {
-      timeline_.stalls.push_back(e);
-    } else {
-      ++timeline_.stalls_dropped;
-    }
+    record_stall(timeline_, e);
   }
   void on_interval(const Timeline& t) override {
     {

@@ -187,4 +187,10 @@ Result<double> parse_duration_s(std::string_view text, std::string_view what) {
   return v * unit;
 }
 
+std::string format_duration_us(double us) {
+  if (us >= 1e6) return fmt::format("{:.2f} s", us / 1e6);
+  if (us >= 1e3) return fmt::format("{:.2f} ms", us / 1e3);
+  return fmt::format("{:.1f} us", us);
+}
+
 }  // namespace fabscope

@@ -21,6 +21,8 @@ Result<double> parse_duration_s(std::string_view text, std::string_view what);
 
 // "64 MiB", "1 KiB", "12 B": exact binary units where the size divides, else bytes.
 std::string format_size(uint64_t bytes);
+// A time in microseconds as people read it: "4.06 s", "16.80 ms", "21.9 us".
+std::string format_duration_us(double us);
 // "23.0 GiB": an amount of memory, rounded to one decimal in the largest binary unit.
 std::string format_capacity(uint64_t bytes);
 

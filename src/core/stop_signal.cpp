@@ -59,14 +59,4 @@ const char* stop_signal_name(int signal) {
 
 int stop_signal_fd() { return g_pipe[0]; }
 
-void reset_stop_signal() {
-  alarm(0);
-  g_signal.store(0);
-  char buf[16];
-  if (g_pipe[0] >= 0) {
-    while (read(g_pipe[0], buf, sizeof buf) > 0) {
-    }
-  }
-}
-
 }  // namespace fabscope

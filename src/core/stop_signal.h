@@ -17,7 +17,5 @@ const char* stop_signal_name(int signal);
 // The read end of a pipe that receives one byte on the first signal: a thread that polls
 // it acts at once (rank 0 writes the report so far). -1 before install_stop_signals().
 int stop_signal_fd();
-// For tests: forget the signal received.
-void reset_stop_signal();
 
 }  // namespace fabscope

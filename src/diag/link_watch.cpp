@@ -26,11 +26,6 @@ namespace fs = std::filesystem;
 constexpr const char* kNetCounterFiles[] = {"carrier_changes", "carrier_up_count", "carrier_down_count"};
 constexpr const char* kPortCounterFiles[] = {"link_downed", "link_error_recovery", "symbol_error", "port_rcv_errors"};
 
-int64_t utc_now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // A small file's text (a sysfs attribute: one short line), trimmed, read with one
 // open/read/close into `buf`. Returns 0, or the errno of open or read: ENOENT for a file
 // that is not there, EINVAL from `carrier` while the interface is administratively down.
@@ -266,7 +261,7 @@ void LinkWatch::run() {
 
 void LinkWatch::sample_locked() {
   // One time for every link of the sample: the edges it sees are at the same moment.
-  const int64_t utc_ns = utc_now_ns();
+  const int64_t utc_ns = system_now_ns();
   const int64_t steady_ns = steady_now_ns();
   for (Watched& w : links_) w.sample(utc_ns, steady_ns);
   last_sample_ns_ = steady_ns;

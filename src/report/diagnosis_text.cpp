@@ -9,12 +9,6 @@ namespace fabscope {
 
 namespace {
 
-std::string us_text(double us) {
-  if (us >= 1e6) return fmt::format("{:.2f} s", us / 1e6);
-  if (us >= 1e3) return fmt::format("{:.2f} ms", us / 1e3);
-  return fmt::format("{:.1f} us", us);
-}
-
 // One cause, in words: "link 2 -> 3 (node2 -> node3): 0.120 GB/s, 9.0x below the median, slow alone too".
 std::string cause_text(const AttributionEntry& e) {
   const auto& ev = e.evidence;
@@ -36,7 +30,8 @@ std::string cause_text(const AttributionEntry& e) {
     }
     if (ev.contains("busy_us")) {
       what += fmt::format(", busy {} per call in the collective against {} for the median link",
-                          us_text(ev["busy_us"].get<double>()), us_text(ev.value("median_busy_us", 0.0)));
+                          format_duration_us(ev["busy_us"].get<double>()),
+                          format_duration_us(ev.value("median_busy_us", 0.0)));
     }
     if (ev.contains("foreign_bytes")) {
       uint64_t bytes = 0;
@@ -69,21 +64,21 @@ std::string render_answer(const Report& r) {
       out += fmt::format(
           "#   {} {}: {} per call, bus bandwidth {:.3f} GB/s; the link matrix was not measured, so "
           "there is no link rate to compare with\n",
-          s.collective, format_size(s.points.back().size_bytes), us_text(p.time_us), p.busbw_gbps);
+          s.collective, format_size(s.points.back().size_bytes), format_duration_us(p.time_us), p.busbw_gbps);
     }
   }
   for (const Attribution& a : r.attribution) {
     const std::string head = fmt::format("{} {}", a.collective, format_size(a.size_bytes));
     if (a.excess_us <= 0) {
       out += fmt::format("#   {} ran at the link rate ({} against {} at {:.3f} GB/s, the median link): no time lost\n",
-                         head, us_text(a.measured_us), us_text(a.ideal_us), a.link_rate_gbps);
+                         head, format_duration_us(a.measured_us), format_duration_us(a.ideal_us), a.link_rate_gbps);
       continue;
     }
     out += fmt::format(
         "#   {} ran {:.1f}x slower than the link rate allows ({} against {} at {:.3f} GB/s, the median "
         "link; {})\n",
-        head, a.ideal_us > 0 ? a.measured_us / a.ideal_us : 0.0, us_text(a.measured_us), us_text(a.ideal_us),
-        a.link_rate_gbps, a.model);
+        head, a.ideal_us > 0 ? a.measured_us / a.ideal_us : 0.0, format_duration_us(a.measured_us),
+        format_duration_us(a.ideal_us), a.link_rate_gbps, a.model);
     for (const AttributionEntry& e : a.entries) {
       if (e.kind == "unexplained") {
         out += fmt::format("#   {:.0f}% of the excess is not explained by any one link, host or rank\n", 100 * e.share);
@@ -109,13 +104,13 @@ std::string render_attribution(const Report& r) {
     for (const Attribution& a : r.attribution) {
       if (a.entries.empty()) {
         out += fmt::format("  {:<14} {:>10} {:>12} {:>12} {:>12}  {:<12} {:>6}  {}\n", a.collective,
-                           format_size(a.size_bytes), us_text(a.measured_us), us_text(a.ideal_us), us_text(0), "-", "-",
-                           "at the link rate");
+                           format_size(a.size_bytes), format_duration_us(a.measured_us), format_duration_us(a.ideal_us),
+                           format_duration_us(0), "-", "-", "at the link rate");
       }
       for (const AttributionEntry& e : a.entries) {
         out += fmt::format("  {:<14} {:>10} {:>12} {:>12} {:>12}  {:<12} {:>5.0f}%  {}\n", a.collective,
-                           format_size(a.size_bytes), us_text(a.measured_us), us_text(a.ideal_us), us_text(e.excess_us),
-                           e.kind, 100 * e.share, e.subject);
+                           format_size(a.size_bytes), format_duration_us(a.measured_us), format_duration_us(a.ideal_us),
+                           format_duration_us(e.excess_us), e.kind, 100 * e.share, e.subject);
       }
     }
   }
@@ -124,7 +119,7 @@ std::string render_attribution(const Report& r) {
     out += "#\n# Noise: the collective again\n";
     for (const CollectiveRepeats& c : d.collective_noise) {
       std::string times;
-      for (double t : c.time_us) times += (times.empty() ? "" : ", ") + us_text(t);
+      for (double t : c.time_us) times += (times.empty() ? "" : ", ") + format_duration_us(t);
       out += fmt::format("#   {} {}: {} (variation {:.1f}%)\n", c.collective, format_size(c.size_bytes), times,
                          100 * c.cv);
     }

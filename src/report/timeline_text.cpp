@@ -8,16 +8,6 @@
 
 namespace fabscope {
 
-namespace {
-
-std::string us(double v) {
-  if (v >= 1e6) return fmt::format("{:.2f}s", v * 1e-6);
-  if (v >= 1e3) return fmt::format("{:.2f}ms", v * 1e-3);
-  return fmt::format("{:.1f}us", v);
-}
-
-}  // namespace
-
 std::string render_timeline(const Report& r) {
   if (!r.timeline) return "";
   const Timeline& t = *r.timeline;
@@ -51,7 +41,8 @@ std::string render_timeline(const Report& r) {
     for (const TimelinePoint& p : iv.points) {
       out += fmt::format("  {:>4}  {:<24}  {:>6}  {:<14}  {:>9}  {:<12}  {:>9.3f}  {:>9}  {:>9}  {:>9}  {:>6}\n",
                          iv.index, iv.start, iv.cycles, p.collective, format_size(p.size_bytes), p.placement,
-                         p.busbw_gbps, us(p.median_us), us(p.p99_us), us(p.max_us), p.stalls);
+                         p.busbw_gbps, format_duration_us(p.median_us), format_duration_us(p.p99_us),
+                         format_duration_us(p.max_us), p.stalls);
     }
   }
   for (const LinkRecord& l : t.links) {

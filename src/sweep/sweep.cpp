@@ -780,9 +780,11 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
   const bool long_run = o.run_cycles != 1 || o.duration_s > 0;
   double next_plain_s = 60;
   int flaps_seen = 0;
-  auto show_progress = [&](int cycle, size_t done_in_cycle, const std::string& what) {
+  auto show_progress = [&](int cycle, size_t done_in_cycle, const auto& what) {
     if (ctx.rank() != 0) return;
     const double el = elapsed_s();
+    const bool live = progress && progress->enabled();
+    if (!live && !(long_run && el >= next_plain_s)) return;  // nothing to show: format nothing
     std::string remaining;
     if (o.duration_s > 0) {
       remaining = " / " + format_hms(std::max(0.0, o.duration_s - el)) + " left";
@@ -793,11 +795,11 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
     const std::string line =
         fmt::format("fabscope: {}{} cycle {}{} [{}/{}] {}  last {} busbw {:.2f} GB/s p99 {:.1f} us  stalls {} flaps {}",
                     format_hms(el), remaining, cycle + 1, o.run_cycles > 0 ? fmt::format("/{}", o.run_cycles) : "",
-                    done_in_cycle + 1, points_per_cycle, what, latest.what.empty() ? "-" : latest.what,
+                    done_in_cycle + 1, points_per_cycle, what(), latest.what.empty() ? "-" : latest.what,
                     latest.busbw_gbps, latest.p99_us, timeline.stalls.size() + timeline.stalls_dropped, flaps_seen);
-    if (progress && progress->enabled()) {
+    if (live) {
       progress->update(line);
-    } else if (long_run && el >= next_plain_s) {
+    } else {
       std::fprintf(stderr, "%s\n", line.c_str());
       std::fflush(stderr);
       next_plain_s = el + 60;
@@ -913,9 +915,10 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
           if (cycle == 0) FABSCOPE_RETURN_IF_ERROR(runner.warm_up(base));
           const size_t es = element_size(t);
           for (uint64_t size : sizes) {
-            show_progress(
-                cycle, done_in_cycle,
-                fmt::format("{} {}{}{} {}", ci.name, name(t), op ? " " : "", op ? name(*op) : "", format_size(size)));
+            show_progress(cycle, done_in_cycle, [&] {
+              return fmt::format("{} {}{}{} {}", ci.name, name(t), op ? " " : "", op ? name(*op) : "",
+                                 format_size(size));
+            });
             PointSetup p = base;
             p.counts = element_counts(c, size / es, es, ctx.size());
             SweepPoint point;
@@ -946,11 +949,7 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
                 e.cycle = cycle;
                 builder.add_stall(e);
                 if (observer) observer->on_stall(e);
-                if (timeline.stalls.size() < kMaxStallEvents) {
-                  timeline.stalls.push_back(std::move(e));
-                } else {
-                  ++timeline.stalls_dropped;
-                }
+                record_stall(timeline, std::move(e));
               }
             }
             if (progress && ctx.rank() == 0) progress->clear();

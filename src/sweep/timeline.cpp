@@ -13,7 +13,7 @@ namespace fabscope {
 TimelineBuilder::Key TimelineBuilder::key_of(const std::string& coll, const std::string& dtype,
                                              const std::optional<std::string>& op, uint64_t size,
                                              const std::string& placement) {
-  return {coll, dtype + "/" + op.value_or(""), placement, size, ""};
+  return {coll, dtype, op.value_or(""), size, placement};
 }
 
 void TimelineBuilder::open(int cycle) {
@@ -140,6 +140,14 @@ void merge_point(TimelinePoint& a, const TimelinePoint& b) {
 }
 
 }  // namespace
+
+void record_stall(Timeline& timeline, StallEvent stall) {
+  if (timeline.stalls.size() < kMaxStallEvents) {
+    timeline.stalls.push_back(std::move(stall));
+  } else {
+    ++timeline.stalls_dropped;
+  }
+}
 
 void fold_intervals(std::vector<TimelineInterval>& intervals) {
   std::vector<TimelineInterval> out;

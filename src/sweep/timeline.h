@@ -23,6 +23,8 @@ inline constexpr size_t kMaxTimelineIntervals = 240;
 // point's median is its halves' iteration-weighted mean of medians and its p99 the larger
 // of theirs (the samples are gone).
 void fold_intervals(std::vector<TimelineInterval>& intervals);
+// Keeps a stall in the timeline: the first kMaxStallEvents, the rest counted.
+void record_stall(Timeline& timeline, StallEvent stall);
 
 class TimelineBuilder {
  public:
@@ -52,6 +54,7 @@ class TimelineBuilder {
   const Latest& latest() const { return latest_; }
 
  private:
+  // collective, dtype, op ("" none), size, placement
   using Key = std::tuple<std::string, std::string, std::string, uint64_t, std::string>;
   struct Accumulated {
     TimelinePoint point;

@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "core/clock.h"
 #include "diag/link_watch.h"
 
 namespace fabscope {
@@ -18,11 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
-
-int64_t utc_now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // A sysfs tree under a directory of its own: net/<iface>/<file> and
 // infiniband/<dev>/ports/<n>/<file>. Files are replaced whole (written aside, renamed),
@@ -117,7 +113,7 @@ TEST(LinkWatch, ADownThenUpIsOneFlapWithItsDowntime) {
   t.net("eth0", "carrier_down_count", "4");
   t.net("eth0", "carrier_up_count", "5");
   LinkWatch w(t.sources(), kNoPeriod);
-  const int64_t before_ns = utc_now_ns();
+  const int64_t before_ns = system_now_ns();
   t.net("eth0", "carrier", "0");
   t.net("eth0", "carrier_down_count", "5");
   w.sample_now();
@@ -125,7 +121,7 @@ TEST(LinkWatch, ADownThenUpIsOneFlapWithItsDowntime) {
   t.net("eth0", "carrier", "1");
   t.net("eth0", "carrier_up_count", "6");
   w.sample_now();
-  const int64_t after_ns = utc_now_ns();
+  const int64_t after_ns = system_now_ns();
 
   const auto hs = w.histories();
   ASSERT_EQ(hs.size(), 1u);

@@ -46,7 +46,7 @@ TEST(StallRule, NoStallOnTheHealthySeriesOfThisMachine) {
     EXPECT_GT(b.threshold_us, b.median_us) << s.name;
     EXPECT_TRUE(stalled_iterations(s.samples_us, b).empty()) << s.name << " median " << b.median_us;
     // Without the least excess, scheduler hiccups of a few milliseconds on this 2-core
-    // machine (up to 40x a small point's median) would be called stalls: the reason it exists.
+    // machine (up to 46x a small point's median) would be called stalls: the reason it exists.
     without_min_excess += stalled_iterations(s.samples_us, stall_bound(s.samples_us, 0)).size();
   }
   EXPECT_GT(without_min_excess, 0u);

@@ -14,12 +14,6 @@ namespace fabscope {
 
 namespace {
 
-std::string format_us(double us) {
-  if (us >= 1e6) return fmt::format("{:.2f} s", us * 1e-6);
-  if (us >= 1e3) return fmt::format("{:.1f} ms", us * 1e-3);
-  return fmt::format("{:.1f} us", us);
-}
-
 // A link down while the iteration ran (a down interval that overlaps it, within the
 // watch's period).
 struct Overlap {
@@ -76,8 +70,8 @@ void check_sweep_stall(const SweepContext& c, FindingSink& sink) {
              fmt::format("{}, cycle {} iteration {}", where, s.cycle, s.iteration), hosts,
              fmt::format(
                  "{} iteration {} (cycle {}) stalled {} at {}{}: {:.0f}x its point's median of {}{}{}", where,
-                 s.iteration, s.cycle, format_us(s.duration_us), s.time, links,
-                 s.median_us > 0 ? s.duration_us / s.median_us : 0.0, format_us(s.median_us), late,
+                 s.iteration, s.cycle, format_duration_us(s.duration_us), s.time, links,
+                 s.median_us > 0 ? s.duration_us / s.median_us : 0.0, format_duration_us(s.median_us), late,
                  over ? fmt::format("; {} stalls in the run, over the {} allowed (--max-stalls)", total, *t.max_stalls)
                       : ""),
              down.empty() ? "a stall no link event explains: look at the late ranks' hosts (CPU, memory, the "
