@@ -77,6 +77,9 @@ struct ExchangePosted {
   uint64_t id = 0;
   int step = -1;  // -1: the exchange's own
   bool done = false;
+  bool is_send = false;
+  int peer = -1;
+  size_t bytes = 0;
   ExchangeCallback on_done;
 };
 
@@ -90,13 +93,17 @@ class Exchange {
   // `step` labels the message in the trace; by default, the exchange's own step.
   Status send(int peer, const void* buf, size_t bytes, int step = -1);
   Status recv(int peer, void* buf, size_t bytes, Callback on_done = {}, int step = -1);
-  // Waits for every posted message; a callback may post more (pipelining).
+  // Waits for every posted message; a callback may post more (pipelining). A wait with
+  // nothing completing for kNoteWaitNs notes the oldest open message (core/wait_note.h)
+  // for a hang message to name.
   Status wait();
+  static constexpr int64_t kNoteWaitNs = 250'000'000;
 
   using Posted = ExchangePosted;
 
  private:
-  Status post(Result<uint64_t> id, int step, Callback on_done);
+  Status post(Result<uint64_t> id, int step, Callback on_done, int peer, size_t bytes, bool is_send);
+  void note_oldest_open(int64_t waited_ns) const;
 
   Transport& t_;
   Trace* trace_;

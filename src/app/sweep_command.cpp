@@ -28,10 +28,12 @@ namespace fabscope {
 
 namespace {
 
-// Rank 0's report as it grows: the outputs told of each result as it is measured, and
+// The report as it grows, on every rank (SweepOptions::mirror sends rank 0's points to
+// all): the outputs told of each result as it is measured (rank 0's; none elsewhere), and
 // the report so far (the first cycle's sweeps, the timeline at its last interval) kept
 // under a lock, so that a long run's files are rewritten at intervals and the thread
-// that acts on a signal, or an expiring watchdog, can write them while measuring goes on.
+// that acts on a signal, or an expiring watchdog, can write them while measuring goes on
+// (rank 0, or the rank that stands in for it when it is cut off).
 class LiveReport final : public SweepObserver {
  public:
   LiveReport(Reporter& out, const Report& base) : out_(out), base_(base) {
@@ -83,8 +85,9 @@ class LiveReport final : public SweepObserver {
   // The report so far, its findings and verdict decided, written by the file outputs:
   // the first cycle's sweeps, the closed intervals and the open one as it stands.
   // `ended_by`: the timeline's (running, signal SIGTERM, watchdog); `hang`: the
-  // watchdog's message (run.hang).
-  void checkpoint(const std::string& ended_by, const std::string& hang = "") {
+  // watchdog's message (run.hang). `to`: other outputs than the run's (a rank standing in
+  // for a silent rank 0 opens the files itself).
+  void checkpoint(const std::string& ended_by, const std::string& hang = "", Reporter* to = nullptr) {
     std::lock_guard<std::mutex> write_lock(write_mu_);
     Report r;
     {
@@ -100,7 +103,7 @@ class LiveReport final : public SweepObserver {
     add_sweep_findings(r);
     r.context.end_time = utc_timestamp();
     decide_verdict(r);
-    if (Status st = out_.checkpoint(r); !st.ok()) print_error(st.message());
+    if (Status st = (to ? *to : out_).checkpoint(r); !st.ok()) print_error(st.message());
   }
 
  private:
@@ -321,6 +324,7 @@ Result<SweepOptions> SweepCommand::build_options(double timeout_s) const {
         "--max-downtime {} is not allowed; use a finite number of seconds >= 0 (0: any flap fails)", max_downtime_));
   }
   o.watch_links = !no_link_watch_;
+  o.mirror = true;  // a cut-off rank 0's report is written by another rank
   return o;
 }
 
@@ -388,19 +392,32 @@ CommandOutcome SweepCommand::run(const CommonOptions& common, int* argc, char***
   // A first SIGINT/SIGTERM ends the run at the next point, its report written; on rank
   // 0 the report so far is written at once too. A watchdog that expires on rank 0 writes
   // the report so far with a run.hang finding; on the other ranks it waits a moment, so
-  // rank 0 can write before the launcher ends the job.
+  // rank 0 can write before the launcher ends the job. When rank 0 is the one silent, the
+  // rank that stands in for it (RankContext::writes_for_silent_rank0) writes the report
+  // from its copy of the points, to the same paths on its own host.
   install_stop_signals();
   std::optional<SignalWriter> signal_writer;
   if (ctx.rank() == 0) signal_writer.emplace(live);
   const RankContext* context = &ctx;
-  Watchdog::set_expire_hook([&live, context](const std::string& message) {
-    if (context->rank() != 0) {
-      // Rank 0 writes the report as its own watchdog fires: give it that time, unless it
-      // is the one that went silent.
-      if (!context->rank0_silent()) std::this_thread::sleep_for(std::chrono::seconds(3));
+  Watchdog::set_expire_hook([&live, context, files = common.output_files()](const std::string& message) {
+    const std::string text = message.substr(0, message.find_last_not_of('\n') + 1);
+    if (context->rank() == 0) {
+      live.checkpoint("watchdog", text);
       return;
     }
-    live.checkpoint("watchdog", message.substr(0, message.find_last_not_of('\n') + 1));
+    if (!context->rank0_silent()) {
+      // Rank 0 writes the report as its own watchdog fires: give it that time.
+      std::this_thread::sleep_for(std::chrono::seconds(3));
+      return;
+    }
+    if (!context->writes_for_silent_rank0()) return;
+    auto standby = make_reporters(files, nullptr);
+    std::fprintf(stderr, "[r%d %s] rank 0 does not answer: writing the report so far in its place\n", context->rank(),
+                 context->host().c_str());
+    live.checkpoint("watchdog",
+                    fmt::format("written by rank {} ({}) in rank 0's place, rank 0 ({}) not answering: {}",
+                                context->rank(), context->host(), context->ranks()[0].host, text),
+                    standby.get());
   });
   Progress progress(ctx.rank() == 0 && Progress::wanted());
   auto sweeps = run_sweeps(**plan, &live, &progress, &report.counters, &timeline);

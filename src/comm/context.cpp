@@ -135,6 +135,10 @@ bool RankContext::rank0_silent() const {
   return false;
 }
 
+bool RankContext::writes_for_silent_rank0() const {
+  return heartbeat_ != nullptr && heartbeat_->writes_for_silent_rank0();
+}
+
 RankContext::~RankContext() {
   heartbeat_.reset();
   if (world_ != MPI_COMM_NULL) MPI_Comm_free(&world_);

@@ -79,6 +79,10 @@ class RankContext {
   // True when this rank's heartbeat has not heard from rank 0 lately (stopped, dead or cut
   // off); false without a heartbeat, or on rank 0.
   bool rank0_silent() const;
+  // True on the one rank that writes the report in rank 0's place: rank 0 silent, this
+  // rank not cut off itself, and the lowest rank rank 0 last heard (Heartbeat::
+  // writes_for_silent_rank0); false without a heartbeat.
+  bool writes_for_silent_rank0() const;
 
   // The one place a fatal run error ends the job: every rank of it.
   [[noreturn]] void abort(int exit_code) const;

@@ -15,6 +15,7 @@
 
 #include "comm/mpi_check.h"
 #include "core/clock.h"
+#include "core/wait_note.h"
 
 namespace fabscope {
 
@@ -27,13 +28,14 @@ struct BeatHeader {
   uint32_t rank;
   uint64_t nonce;
   uint32_t count;
-  uint32_t pad;
+  uint32_t text_bytes;  // a wait's text after the entries (to rank 0)
 };
 struct BeatEntry {
   uint32_t rank;
   float silent_s;
 };
 constexpr size_t kMaxListed = 160;  // keeps a datagram under 1,400 bytes
+constexpr size_t kMaxWaitText = 400;
 
 }  // namespace
 
@@ -70,6 +72,8 @@ Result<std::unique_ptr<Heartbeat>> Heartbeat::start(const RankContext& ctx, cons
   }
   h->start_ns_ = steady_now_ns();
   h->heard_ns_.assign(static_cast<size_t>(ctx.size()), h->start_ns_);  // silence counts from the start
+  h->neighbour_heard_ns_ = h->start_ns_;
+  h->waits_.resize(static_cast<size_t>(ctx.size()));
   h->thread_ = std::thread([p = h.get()] { p->run(); });
   return h;
 }
@@ -87,11 +91,14 @@ Heartbeat::~Heartbeat() {
 
 void Heartbeat::send_beats(int64_t now_ns) {
   const int me = ctx_->rank();
-  auto send_to = [&](int r, const std::vector<BeatEntry>& entries) {
-    std::vector<char> buf(sizeof(BeatHeader) + entries.size() * sizeof(BeatEntry));
-    BeatHeader hdr{kBeatMagic, static_cast<uint32_t>(me), nonce_, static_cast<uint32_t>(entries.size()), 0};
+  auto send_to = [&](int r, const std::vector<BeatEntry>& entries, const std::string& text = {}) {
+    const size_t entry_bytes = entries.size() * sizeof(BeatEntry);
+    std::vector<char> buf(sizeof(BeatHeader) + entry_bytes + text.size());
+    BeatHeader hdr{kBeatMagic, static_cast<uint32_t>(me), nonce_, static_cast<uint32_t>(entries.size()),
+                   static_cast<uint32_t>(text.size())};
     std::memcpy(buf.data(), &hdr, sizeof(hdr));
-    if (!entries.empty()) std::memcpy(buf.data() + sizeof(hdr), entries.data(), entries.size() * sizeof(BeatEntry));
+    if (!entries.empty()) std::memcpy(buf.data() + sizeof(hdr), entries.data(), entry_bytes);
+    if (!text.empty()) std::memcpy(buf.data() + sizeof(hdr) + entry_bytes, text.data(), text.size());
     sockaddr_in to{};
     to.sin_family = AF_INET;
     to.sin_addr.s_addr = peers_[static_cast<size_t>(r)].addr;
@@ -100,7 +107,9 @@ void Heartbeat::send_beats(int64_t now_ns) {
     (void)::sendto(fd_, buf.data(), buf.size(), MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&to), sizeof(to));
   };
   if (me != 0) {
-    send_to(0, {});
+    send_to(0, {}, own_wait(now_ns).substr(0, kMaxWaitText));
+    if (me > 1) send_to(me - 1, {});
+    if (me + 1 < ctx_->size()) send_to(me + 1, {});
     return;
   }
   std::vector<BeatEntry> silent;
@@ -128,11 +137,17 @@ void Heartbeat::receive(int64_t now_ns) {
     if (hdr.magic != kBeatMagic || hdr.nonce != nonce_ || hdr.rank >= peers_.size()) continue;
     const Endpoint& p = peers_[hdr.rank];
     if (from.sin_addr.s_addr != p.addr || from.sin_port != p.port) continue;  // not that rank's socket
-    if (hdr.count > kMaxListed || static_cast<size_t>(n) != sizeof(hdr) + hdr.count * sizeof(BeatEntry)) continue;
+    if (hdr.count > kMaxListed || hdr.text_bytes > kMaxWaitText ||
+        static_cast<size_t>(n) != sizeof(hdr) + hdr.count * sizeof(BeatEntry) + hdr.text_bytes) {
+      continue;
+    }
     std::lock_guard<std::mutex> lock(mu_);
     if (ctx_->rank() == 0) {
       heard_ns_[hdr.rank] = now_ns;
-    } else if (hdr.rank == 0) {
+      waits_[hdr.rank] = {std::string(buf + sizeof(hdr) + hdr.count * sizeof(BeatEntry), hdr.text_bytes), now_ns};
+    } else if (hdr.rank != 0) {
+      neighbour_heard_ns_ = now_ns;
+    } else {
       rank0_heard_ns_ = now_ns;
       rank0_silent_.clear();
       for (uint32_t i = 0; i < hdr.count; ++i) {
@@ -186,6 +201,56 @@ std::vector<std::pair<int, double>> Heartbeat::silent_ranks() const {
   return out;
 }
 
+int rank0_standby(const std::vector<int>& nodes, const std::vector<int>& silent_to_rank0) {
+  int fallback = -1;
+  for (int r = 1; r < static_cast<int>(nodes.size()); ++r) {
+    if (std::find(silent_to_rank0.begin(), silent_to_rank0.end(), r) != silent_to_rank0.end()) continue;
+    if (nodes[static_cast<size_t>(r)] != nodes[0]) return r;
+    if (fallback < 0) fallback = r;
+  }
+  return fallback;
+}
+
+std::string Heartbeat::own_wait(int64_t now_ns) const {
+  // The engine renews its note every poll (100 ms) while it waits.
+  const auto w = current_wait(std::max(1.0, 2 * period_s_));
+  if (!w || w->peer < 0 || w->peer >= ctx_->size()) return "";
+  return describe_wait(*w, fmt::format("rank {} ({})", w->peer, ctx_->ranks()[static_cast<size_t>(w->peer)].host),
+                       now_ns);
+}
+
+std::vector<std::pair<int, std::string>> Heartbeat::waits() const {
+  std::vector<std::pair<int, std::string>> out;
+  if (ctx_->rank() != 0) return out;
+  const int64_t now = steady_now_ns();
+  if (std::string mine = own_wait(now); !mine.empty()) out.emplace_back(0, std::move(mine));
+  std::lock_guard<std::mutex> lock(mu_);
+  for (size_t r = 1; r < waits_.size(); ++r) {
+    const HeardWait& w = waits_[r];
+    if (w.text.empty() || static_cast<double>(now - w.heard_ns) * 1e-9 > silence_s_) continue;
+    out.emplace_back(static_cast<int>(r), w.text);
+  }
+  return out;
+}
+
+bool Heartbeat::writes_for_silent_rank0() const {
+  if (ctx_->rank() == 0) return false;
+  const int64_t now = steady_now_ns();
+  std::vector<int> listed;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const int64_t rank0_ns = rank0_heard_ns_ ? rank0_heard_ns_ : start_ns_;
+    if (static_cast<double>(now - rank0_ns) * 1e-9 <= silence_s_) return false;  // rank 0 answers
+    if (ctx_->size() > 2 && static_cast<double>(now - neighbour_heard_ns_) * 1e-9 > silence_s_) {
+      return false;  // this rank hears nobody: it is the one cut off
+    }
+    for (const auto& [r, seconds] : rank0_silent_) listed.push_back(r);
+  }
+  std::vector<int> nodes;
+  for (const RankInfo& r : ctx_->ranks()) nodes.push_back(r.node);
+  return rank0_standby(nodes, listed) == ctx_->rank();
+}
+
 std::string Heartbeat::describe_silent() const {
   {
     // This process itself did not run (stopped, frozen): it has no news of the others;
@@ -208,9 +273,32 @@ std::string Heartbeat::describe_silent() const {
     if (ctx_->rank() != 0 && rank0_heard_ns_ == 0) return "";  // never heard rank 0: no view
   }
   const auto silent = silent_ranks();
+  // What the ranks that answer wait on: rank 0 knows every rank's, the others their own.
+  std::string wait_text;
+  if (ctx_->rank() == 0) {
+    const auto all = waits();
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (i == 8) {
+        wait_text += fmt::format("; {} more ranks wait likewise", all.size() - i);
+        break;
+      }
+      const auto& [r, text] = all[i];
+      wait_text += fmt::format("; rank {} ({}) waits for {}", r, ctx_->ranks()[static_cast<size_t>(r)].host, text);
+    }
+    const size_t answering = static_cast<size_t>(ctx_->size()) - silent.size();
+    if (!all.empty() && all.size() < answering) {
+      wait_text += fmt::format(
+          "; {} other answering rank{} no message of fabscope's engine open (waiting inside the "
+          "backend's library, or between messages)",
+          answering - all.size(), answering - all.size() == 1 ? " has" : "s have");
+    }
+  } else if (std::string mine = own_wait(steady_now_ns()); !mine.empty()) {
+    wait_text = "; this rank waits for " + mine;
+  }
   if (silent.empty()) {
     return "every rank's process still runs (all answer the heartbeat): the ranks wait on each other inside the "
-           "backend or the fabric stalled";
+           "backend or the fabric stalled" +
+           wait_text;
   }
   std::string names;
   for (size_t i = 0; i < silent.size(); ++i) {
@@ -222,8 +310,8 @@ std::string Heartbeat::describe_silent() const {
     names += fmt::format("{}rank {} ({}, silent {:.1f} s)", i == 0 ? "" : ", ", r,
                          ctx_->ranks()[static_cast<size_t>(r)].host, s);
   }
-  return fmt::format("stopped progressing: {}; {} not answered the heartbeat: stopped, frozen, dead or cut off", names,
-                     silent.size() == 1 ? "it has" : "they have");
+  return fmt::format("stopped progressing: {}; {} not answered the heartbeat: stopped, frozen, dead or cut off{}",
+                     names, silent.size() == 1 ? "it has" : "they have", wait_text);
 }
 
 }  // namespace fabscope

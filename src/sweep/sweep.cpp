@@ -737,6 +737,48 @@ Status gather_links(const RankContext& ctx, const LinkWatch* watch, std::vector<
   return Status::Ok();
 }
 
+// SweepOptions::mirror: rank 0's `point` and the stalls found in it, to every rank
+// (collective); the other ranks' own are replaced by rank 0's.
+Status mirror_point(const RankContext& ctx, SweepPoint& point, std::vector<StallEvent>& stalls) {
+  std::string text;
+  if (ctx.rank() == 0) text = dump_json(Json{{"point", to_json(point)}, {"stalls", to_json_array(stalls)}});
+  auto got = ctx.broadcast(text, 0);
+  if (!got.ok()) return got.status();
+  if (ctx.rank() == 0) return Status::Ok();
+  try {
+    const Json j = Json::parse(*got);
+    const JsonIn in(j, "", "rank 0's point");
+    SweepPoint p;
+    std::vector<StallEvent> st;
+    in.field("point", p);
+    in.field("stalls", st);
+    point = std::move(p);
+    stalls = std::move(st);
+  } catch (const std::exception& e) {  // not what rank 0 sent: a fabscope defect
+    return Status::Runtime(e.what());
+  }
+  return Status::Ok();
+}
+
+// SweepOptions::mirror: the interval's host counters and the links, gathered on rank 0,
+// to every rank (collective).
+Status mirror_interval(const RankContext& ctx, std::vector<CounterSample>& hosts, std::vector<LinkRecord>& links) {
+  std::string text;
+  if (ctx.rank() == 0) text = dump_json(Json{{"hosts", to_json_array(hosts)}, {"links", to_json_array(links)}});
+  auto got = ctx.broadcast(text, 0);
+  if (!got.ok()) return got.status();
+  if (ctx.rank() == 0) return Status::Ok();
+  try {
+    const Json j = Json::parse(*got);
+    const JsonIn in(j, "", "rank 0's interval");
+    in.field("hosts", hosts);
+    in.field("links", links);
+  } catch (const std::exception& e) {
+    return Status::Runtime(e.what());
+  }
+  return Status::Ok();
+}
+
 std::string format_hms(double seconds) {
   const long s = static_cast<long>(std::max(0.0, seconds));
   return fmt::format("{:02}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60);
@@ -750,6 +792,9 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
   Backend& backend = plan.backend;
   const SweepOptions& o = plan.options;
   const std::vector<uint64_t>& sizes = plan.sizes;
+  // The ranks that keep the report as it grows: rank 0, and every rank with --mirror.
+  const bool mirror = o.mirror && ctx.size() > 1;
+  const bool keeper = ctx.rank() == 0 || mirror;
   // A backend that enforces --timeout itself (and aborts its communicator) gets to do
   // so before the watchdog ends the process.
   Watchdog watchdog(o.timeout_s > 0 ? o.timeout_s + backend.watchdog_grace_s() : 0,
@@ -836,7 +881,8 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
     FABSCOPE_RETURN_IF_ERROR(interval_counters.end(fmt::format("interval {}", timeline.intervals.size()), std::nullopt,
                                                    std::nullopt, hosts));
     FABSCOPE_RETURN_IF_ERROR(gather_links(ctx, watch.get(), timeline.links));
-    if (ctx.rank() != 0) return Status::Ok();
+    if (mirror) FABSCOPE_RETURN_IF_ERROR(mirror_interval(ctx, hosts, timeline.links));
+    if (!keeper) return Status::Ok();
     // Only the hosts' interfaces and ports that moved or changed: the interval's record
     // of a quiet interface is all zeros.
     for (CounterSample& h : hosts) {
@@ -863,8 +909,8 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
   int interval_first_cycle = 0;
   bool stop = false;
   for (int cycle = 0; !stop; ++cycle) {
-    if (observer && ctx.rank() == 0) observer->on_cycle_begin(cycle);
-    if (!builder.is_open() && ctx.rank() == 0) builder.open(cycle);
+    if (observer && keeper) observer->on_cycle_begin(cycle);
+    if (!builder.is_open() && keeper) builder.open(cycle);
     if (cycle == interval_first_cycle) interval_counters.begin();
     size_t done_in_cycle = 0;
     bool cycle_complete = true;
@@ -894,7 +940,7 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
           } else if (IterationClock* clock = backend.iteration_clock()) {
             s.iteration_clock = std::string(clock->name());
           }
-          if (observer && ctx.rank() == 0) observer->on_sweep_begin(s);
+          if (observer && keeper) observer->on_sweep_begin(s);
           // The sweep's counters (the report's `counters`): the first cycle's.
           PhaseCounters phase_counters(ctx);
           const bool sweep_counters = counters && cycle == 0;
@@ -938,7 +984,8 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
             mark_floor(point.in_place);
             if (!oop_times.empty()) pending.push_back({s.points.size(), false, std::move(oop_times)});
             if (!ip_times.empty()) pending.push_back({s.points.size(), true, std::move(ip_times)});
-            if (ctx.rank() == 0) {
+            if (mirror) FABSCOPE_RETURN_IF_ERROR(mirror_point(ctx, point, found));
+            if (keeper) {
               builder.add(s, point, false, *point.out_of_place);
               builder.add(s, point, true, *point.in_place);
               for (StallEvent& e : found) {
@@ -953,7 +1000,7 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
               }
             }
             if (progress && ctx.rank() == 0) progress->clear();
-            if (observer && ctx.rank() == 0) observer->on_point(s, point);
+            if (observer && keeper) observer->on_point(s, point);
             s.points.push_back(std::move(point));
             ++done_in_cycle;
             // A signal ends the run here, on every rank alike.
@@ -984,7 +1031,7 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
                 fmt::format("sweep {} {}{}{}", s.collective, s.dtype, s.op ? " " : "", s.op.value_or("")), std::nullopt,
                 std::nullopt, *counters));
           }
-          if (observer && ctx.rank() == 0) observer->on_sweep_end(s);
+          if (observer && keeper) observer->on_sweep_end(s);
           if (cycle == 0) sweeps.push_back(std::move(s));
         }
         if (stop) break;

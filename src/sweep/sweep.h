@@ -61,6 +61,11 @@ struct SweepOptions {
   // One rank per host watches its links' carrier and link-down counters (diag/link_watch.h).
   bool watch_links = true;
   double link_watch_period_s = 0.1;
+  // Rank 0 sends each point (and each interval's host counters and links) to every rank,
+  // and the observer is told of them on every rank, so that another rank can write the
+  // report so far when rank 0 is cut off. The same on every rank (it adds a broadcast
+  // after each point, outside the timed loops).
+  bool mirror = false;
 };
 
 // Checks the options against the rank count and the backend's limits, before any

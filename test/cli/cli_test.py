@@ -1039,9 +1039,11 @@ def leftovers(directory, keep):
 
 def cmd_faults(args):
     """Faults under mpirun: a stopped rank is named by every survivor within --timeout + 5 s, and rank 0, when
-    it is not the one stopped, writes the report so far with run.hang; a killed rank, SIGINT and SIGTERM end the
-    job, rank 0 writing the report so far as the signal reaches it. Each report is whole and valid (or, where
-    rank 0 could not write, the previous one survives), and nothing is left beside it."""
+    it is not the one stopped, writes the report so far with run.hang, naming what each rank that answers waits
+    on (tcp: the peer, the message and the link); a killed rank, SIGINT and SIGTERM end the job, rank 0 writing
+    the report so far as the signal reaches it. Rank 0 frozen (cgroup freezer, so the launcher cannot continue
+    it): rank 1 writes the report in its place, with the points measured. Each report is whole and valid (or,
+    where no rank could write, the previous one survives), and nothing is left beside it."""
     v = validator(args)
     timeout = 3
     with tempfile.TemporaryDirectory() as tmp:
@@ -1107,11 +1109,22 @@ def cmd_faults(args):
                 v.validate(doc)
                 ended = doc["timeline"]["ended_by"]
                 found = {f["code"] for f in doc["findings"]}
+                hang = doc["timeline"].get("hang", "")
                 if sig == "STOP" and rank != 0:
                     if ended != "watchdog" or "run.hang" not in found:
                         fail(f"{what}: want rank 0's report ended by the watchdog with run.hang: {ended} {found}")
-                    if "no progress for" not in doc["timeline"]["hang"]:
-                        fail(f"{what}: run.hang must quote the watchdog: {doc['timeline']['hang']!r}")
+                    if "no progress for" not in hang:
+                        fail(f"{what}: run.hang must quote the watchdog: {hang!r}")
+                    # The rank that still answers says what it waits on: over fabscope's engine (tcp) the
+                    # peer, the message and the link.
+                    if backend == "tcp" and not re.search(r"rank 1 \([^)]*\) waits for a .* (receive from|send to) "
+                                                          r"rank \d \(.*, open [\d.]+ s, over tcp ", hang):
+                        fail(f"{what}: run.hang must say what rank 1 waits on: {hang!r}")
+                elif sig == "STOP" and ended == "watchdog":
+                    # Rank 0 stopped: rank 1 stands in for it as the watchdogs fire (the launcher may then
+                    # continue and terminate rank 0, which writes as for any signal, below).
+                    if "run.hang" not in found or not hang.startswith("written by rank 1 "):
+                        fail(f"{what}: want rank 1's report in rank 0's place: {hang!r} {found}")
                 # A stopped rank 0 is continued and terminated by the launcher (SIGCONT, then SIGTERM) once
                 # the others' watchdogs end the job: it then writes as for any signal.
                 elif not ended.startswith("signal SIG") or "run.interrupted" not in found:
@@ -1120,7 +1133,68 @@ def cmd_faults(args):
             left = leftovers(tmp, {"r.json", "job.log"})
             if left:
                 fail(f"{what}: files left beside the report: {left}")
+        frozen_rank0(args, v, tmp, timeout)
     print("ok")
+
+
+def frozen_rank0(args, v, tmp, timeout):
+    """Rank 0 frozen in a cgroup (v1 freezer) for good: the launcher cannot continue or end it, so it writes
+    nothing; rank 1 writes the report so far in its place, from its copy of the points measured."""
+    freezer = "/sys/fs/cgroup/freezer"
+    if not os.path.isdir(freezer) or not os.access(freezer, os.W_OK):
+        print(f"rank 0 frozen: skipped, no writable cgroup v1 freezer at {freezer}")
+        return
+    group = os.path.join(freezer, f"fabscope-faults-{os.getpid()}")
+    os.mkdir(group)
+    report = os.path.join(tmp, "frozen.json")
+    argv = ["sweep", "allreduce", "-b", "64K", "-e", "64K", "-n", "20", "-w", "0", "-N", "0", "--backend", "tcp",
+            "--timeout", str(timeout), "--json", report]
+    pids = {}
+    try:
+        with open(os.path.join(tmp, "frozen.log"), "w") as log:
+            p, pids = start_job(args, 3, argv, f"{os.getpid()}-frozen", log)
+            time.sleep(2.5)  # a few cycles measured
+            with open(os.path.join(group, "cgroup.procs"), "w") as f:
+                f.write(str(pids[0]))
+            with open(os.path.join(group, "freezer.state"), "w") as f:
+                f.write("FROZEN")
+            deadline = time.monotonic() + timeout + 10
+            while time.monotonic() < deadline and not os.path.exists(report):
+                time.sleep(0.2)
+            time.sleep(1)
+            # Read before thawing: thawed, rank 0 ends by the launcher's signals.
+            text = open(report).read() if os.path.exists(report) else ""
+            with open(os.path.join(group, "freezer.state"), "w") as f:
+                f.write("THAWED")
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                fail("rank 0 frozen: the job did not end once rank 0 was thawed")
+    finally:
+        for pid in pids.values():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        with open(os.path.join(group, "freezer.state"), "w") as f:
+            f.write("THAWED")
+        time.sleep(0.2)
+        os.rmdir(group)
+    out = open(os.path.join(tmp, "frozen.log"), errors="replace").read()
+    if not text:
+        fail(f"rank 0 frozen: no report written within --timeout + 10 s\n{out}")
+    doc = json.loads(text)
+    v.validate(doc)
+    t = doc["timeline"]
+    points = sum(len(s["points"]) for s in doc["sweeps"])
+    print(f"rank 0 frozen: {t['hang'][:120]}... ({points} point(s), {t['cycles_completed']} cycles)")
+    if t["ended_by"] != "watchdog" or not t["hang"].startswith("written by rank 1 ") or \
+            "rank 0 (" not in t["hang"] or "run.hang" not in {f["code"] for f in doc["findings"]}:
+        fail(f"rank 0 frozen: want rank 1's report with run.hang naming rank 0: {t['ended_by']} {t['hang']!r}")
+    if points != 1 or t["cycles_completed"] < 1 or not t["intervals"]:
+        fail(f"rank 0 frozen: want the point and the cycles measured before: {points} point(s), "
+             f"{t['cycles_completed']} cycles, {len(t['intervals'])} intervals")
 
 
 def cmd_hostile_env(args):

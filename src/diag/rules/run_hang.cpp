@@ -1,7 +1,8 @@
 // run.hang: the watchdog ended the run (no progress for --timeout): the report of every
-// point measured before, written by rank 0 as its watchdog fired, with the watchdog's
-// own words: the rank, its host, the phase it was in, and which ranks stopped answering
-// as the heartbeat saw them.
+// point measured before, written by rank 0 as its watchdog fired (or, rank 0 cut off, by
+// the rank standing in for it), with the watchdog's own words: the rank, its host, the
+// phase it was in, which ranks stopped answering as the heartbeat saw them, and what each
+// rank that still answered waited on (peer, message, link).
 #include <fmt/format.h>
 
 #include "diag/rules.h"
