@@ -139,6 +139,15 @@ bool RankContext::writes_for_silent_rank0() const {
   return heartbeat_ != nullptr && heartbeat_->writes_for_silent_rank0();
 }
 
+std::vector<std::string> RankContext::waits_heard(int64_t from_ns, int64_t to_ns, int64_t after_ns) const {
+  std::vector<std::string> out;
+  if (heartbeat_ == nullptr) return out;
+  for (const auto& [r, text] : heartbeat_->waits_heard(from_ns, to_ns, after_ns)) {
+    out.push_back(fmt::format("rank {} ({}) waited for {}", r, ranks_[static_cast<size_t>(r)].host, text));
+  }
+  return out;
+}
+
 RankContext::~RankContext() {
   heartbeat_.reset();
   if (world_ != MPI_COMM_NULL) MPI_Comm_free(&world_);

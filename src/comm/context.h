@@ -83,6 +83,10 @@ class RankContext {
   // rank not cut off itself, and the lowest rank rank 0 last heard (Heartbeat::
   // writes_for_silent_rank0); false without a heartbeat.
   bool writes_for_silent_rank0() const;
+  // Rank 0: what the ranks said they waited on between two steady-clock times
+  // (Heartbeat::waits_heard), as "rank 3 (h3) waited for a 256 KiB receive from rank 2
+  // (h2), open 2.9 s, over tcp ..."; empty elsewhere or without a heartbeat.
+  std::vector<std::string> waits_heard(int64_t from_ns, int64_t to_ns, int64_t after_ns) const;
 
   // The one place a fatal run error ends the job: every rank of it.
   [[noreturn]] void abort(int exit_code) const;

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
 
 #include "comm/mpi_check.h"
 #include "core/clock.h"
@@ -113,9 +114,11 @@ void Heartbeat::send_beats(int64_t now_ns) {
     return;
   }
   std::vector<BeatEntry> silent;
+  std::string mine = own_wait(now_ns);
   {
     std::lock_guard<std::mutex> lock(mu_);
     heard_ns_[0] = now_ns;
+    if (!mine.empty()) remember_wait(0, std::move(mine), now_ns);
     for (size_t r = 1; r < heard_ns_.size() && silent.size() < kMaxListed; ++r) {
       const double s = static_cast<double>(now_ns - heard_ns_[r]) * 1e-9;
       if (s > silence_s_) silent.push_back({static_cast<uint32_t>(r), static_cast<float>(s)});
@@ -145,6 +148,7 @@ void Heartbeat::receive(int64_t now_ns) {
     if (ctx_->rank() == 0) {
       heard_ns_[hdr.rank] = now_ns;
       waits_[hdr.rank] = {std::string(buf + sizeof(hdr) + hdr.count * sizeof(BeatEntry), hdr.text_bytes), now_ns};
+      if (!waits_[hdr.rank].text.empty()) remember_wait(static_cast<int>(hdr.rank), waits_[hdr.rank].text, now_ns);
     } else if (hdr.rank != 0) {
       neighbour_heard_ns_ = now_ns;
     } else {
@@ -231,6 +235,26 @@ std::vector<std::pair<int, std::string>> Heartbeat::waits() const {
     out.emplace_back(static_cast<int>(r), w.text);
   }
   return out;
+}
+
+void Heartbeat::remember_wait(int rank, std::string text, int64_t now_ns) {
+  history_.push_back({rank, std::move(text), now_ns});
+  if (history_.size() > kWaitHistory) history_.pop_front();
+}
+
+std::vector<std::pair<int, std::string>> Heartbeat::waits_heard(int64_t from_ns, int64_t to_ns,
+                                                                int64_t after_ns) const {
+  std::map<int, std::string> during, after;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const WaitHeard& w : history_) {
+    if (w.heard_ns >= from_ns && w.heard_ns <= to_ns) {
+      during[w.rank] = w.text;
+    } else if (w.heard_ns > to_ns && w.heard_ns <= to_ns + after_ns) {
+      after.try_emplace(w.rank, w.text);
+    }
+  }
+  for (auto& [r, text] : after) during.try_emplace(r, std::move(text));
+  return {during.begin(), during.end()};
 }
 
 bool Heartbeat::writes_for_silent_rank0() const {

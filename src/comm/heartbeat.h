@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -45,6 +46,13 @@ class Heartbeat {
   // 9.8 s, over tcp ..."), this rank's own included; ranks with no open message of
   // fabscope's engine are left out. Empty elsewhere.
   std::vector<std::pair<int, std::string>> waits() const;
+  // Rank 0: each rank's latest wait heard between two steady-clock times (rank 0's own
+  // as it beat), in rank order: what the ranks waited on during a stall. A rank with none
+  // heard then gets the first heard within `after_ns` past the end (a stall shorter than
+  // a beat period is heard at the next beat). The last kWaitHistory waits heard are
+  // kept. Empty elsewhere.
+  std::vector<std::pair<int, std::string>> waits_heard(int64_t from_ns, int64_t to_ns, int64_t after_ns) const;
+  static constexpr size_t kWaitHistory = 1024;
   // True on the one rank that writes the report when rank 0 is silent: rank 0 went
   // silent, this rank still hears a neighbour (it is not the one cut off; with two ranks
   // there is none to hear), and it is the lowest rank that rank 0 last heard, on another
@@ -58,6 +66,7 @@ class Heartbeat {
   void receive(int64_t now_ns);
   // What this rank's measuring thread waits on, as a clause ("" when nothing is open).
   std::string own_wait(int64_t now_ns) const;
+  void remember_wait(int rank, std::string text, int64_t now_ns);  // under mu_
 
   const RankContext* ctx_ = nullptr;
   int fd_ = -1;
@@ -78,7 +87,13 @@ class Heartbeat {
     std::string text;
     int64_t heard_ns = 0;
   };
-  std::vector<HeardWait> waits_;                      // rank 0: what each rank last said it waits on
+  std::vector<HeardWait> waits_;  // rank 0: what each rank last said it waits on
+  struct WaitHeard {
+    int rank = 0;
+    std::string text;
+    int64_t heard_ns = 0;
+  };
+  std::deque<WaitHeard> history_;                     // rank 0: the waits heard, oldest first (kWaitHistory)
   std::vector<std::pair<int, double>> rank0_silent_;  // others: rank 0's last list of silent ranks
   int64_t start_ns_ = 0;
   // This process's own pauses: the heartbeat thread's last turn, and the last time it

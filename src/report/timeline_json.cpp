@@ -9,7 +9,7 @@ Json to_json(const StallEvent& v) {
           {"size_bytes", v.size_bytes},   {"placement", v.placement}, {"cycle", v.cycle},
           {"iteration", v.iteration},     {"time", v.time},           {"start_unix_s", v.start_unix_s},
           {"duration_us", v.duration_us}, {"median_us", v.median_us}, {"threshold_us", v.threshold_us},
-          {"late_ranks", v.late_ranks}};
+          {"late_ranks", v.late_ranks},   {"waits", v.waits}};
 }
 void read(const JsonIn& in, StallEvent& v) {
   in.field("collective", v.collective);
@@ -25,6 +25,7 @@ void read(const JsonIn& in, StallEvent& v) {
   in.field("median_us", v.median_us);
   in.field("threshold_us", v.threshold_us);
   in.field("late_ranks", v.late_ranks);
+  in.field_or_keep("waits", v.waits);  // absent before the heartbeat carried waits
 }
 
 Json to_json(const LinkEdgeRecord& v) {

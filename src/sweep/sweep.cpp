@@ -505,6 +505,7 @@ class SweepRunner {
     return res;
   }
 
+  static constexpr int64_t kWaitHeardSlackNs = 1'200'000'000;  // a heartbeat period (1 s) and some
   // Rank 0: the placement's stalled iterations (diag/stall.h), kept until take_stalls().
   void find_stalls(const std::vector<double>& all, const LoopTiming& t, bool in_place, const PlacementResult& res) {
     if (t.starts_us.size() != res.samples_us.size()) return;  // -G: no iteration's own start
@@ -520,6 +521,12 @@ class SweepRunner {
       e.median_us = bound.median_us;
       e.threshold_us = bound.threshold_us;
       e.late_ranks = late_ranks(all, res.samples_us.size(), i);
+      // What the ranks said they waited on while it lasted (their heartbeats carry the
+      // message of fabscope's engine open longest), on rank 0's steady clock; for a rank
+      // not heard then, the first heard within a heartbeat period after its end.
+      const int64_t at_steady_ns = at_ns + (steady_now_ns() - system_now_ns());
+      e.waits =
+          ctx_.waits_heard(at_steady_ns, at_steady_ns + static_cast<int64_t>(e.duration_us * 1e3), kWaitHeardSlackNs);
       stalls_found_.push_back(std::move(e));
     }
   }

@@ -256,6 +256,35 @@ TEST(StallFindings, AStallDuringAFlapNamesTheLinkAndTheFlapFails) {
   EXPECT_EQ(r.verdict.drain, std::vector<std::string>{"h2"});
 }
 
+TEST(StallFindings, WhatTheRanksWaitedOnIsQuotedThoseOnTheDownLinksHostFirst) {
+  Report r = soak_report();
+  r.timeline->links.push_back(flapped_link("h2", 1000.5, 1003.5));
+  r.timeline->stalls[0].waits = {
+      "rank 0 (h0) waited for a 256 KiB receive from rank 3 (h3), open 2.9 s, over tcp 198.18.4.4:5000 (rank 3)",
+      "rank 1 (h1) waited for a 256 KiB receive from rank 0 (h0), open 2.8 s, over tcp 198.18.4.1:5000 (rank 0)",
+      "rank 3 (h3) waited for a 256 KiB receive from rank 2 (h2), open 3.0 s, over tcp 198.18.4.3:5000 (rank 2)",
+      "rank 4 (h4) waited for a 8 B send to rank 5 (h5), open 0.3 s, over tcp 198.18.4.6:5000 (rank 5)",
+      "rank 5 (h5) waited for a 8 B receive from rank 4 (h4), open 0.3 s, over tcp 198.18.4.5:5000 (rank 4)"};
+  add_sweep_findings(r);
+  const auto stalls = with_code(r, "sweep.stall");
+  ASSERT_EQ(stalls.size(), 1u);
+  const std::string& m = stalls[0]->message;
+  // The wait on rank 2, whose host's link was down, first; then the others in rank order, four in all.
+  EXPECT_NE(m.find("time was spent in the transfer); rank 3 (h3) waited for a 256 KiB receive from rank 2 (h2), "
+                   "open 3.0 s, over tcp 198.18.4.3:5000 (rank 2), rank 0 (h0) waited for a 256 KiB receive from "
+                   "rank 3 (h3), open 2.9 s, over tcp 198.18.4.4"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find(", rank 4 (h4) waited for a 8 B send to rank 5 (h5)"), std::string::npos) << m;
+  EXPECT_NE(m.find(" and 1 more"), std::string::npos) << m;
+  EXPECT_EQ(m.find("rank 5 (h5) waited"), std::string::npos) << m;
+  EXPECT_EQ(stalls[0]->evidence.at("waits").size(), 5u);
+  // The waits survive the report's JSON.
+  auto back = report_from_json_text(to_json_text(r), "test");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->timeline->stalls[0].waits, r.timeline->stalls[0].waits);
+}
+
 TEST(StallFindings, ThresholdsSayWhatFails) {
   Report r = soak_report();
   r.timeline->stalls[0].late_ranks = {3};

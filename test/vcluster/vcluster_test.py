@@ -566,6 +566,11 @@ def soak_flap(c):
         fail(f"no stall within 2 s of the link loss at {down:.2f}: stalls at {starts}")
     if not any(f"while {host2} eth0 was down" in s["message"] for s in stalls):
         fail("the stall must say which link was down")
+    # Over the engine, the ranks' heartbeats said what they waited on: one of them on rank 2, over tcp.
+    waits = [w for st in t["stalls"] for w in st.get("waits", [])]
+    print(f"waits heard during the stalls: {waits}")
+    if not any(f"rank 2 ({host2}), open " in w and ", over tcp 198.18." in w for w in waits):
+        fail(f"a stall must name a rank's wait on rank 2 ({host2}) and its link: {waits}")
     if doc["verdict"]["result"] != "fail" or host2 not in doc["verdict"]["drain"]:
         fail(f"verdict: {doc['verdict']}")
     print("ok")
