@@ -36,7 +36,9 @@ namespace {
 // (rank 0, or the rank that stands in for it when it is cut off).
 class LiveReport final : public SweepObserver {
  public:
-  LiveReport(Reporter& out, const Report& base) : out_(out), base_(base) {
+  // `writes`: this rank writes the files at intervals (rank 0); the others keep the
+  // report only to write it in rank 0's place.
+  LiveReport(Reporter& out, const Report& base, bool writes) : out_(out), base_(base), writes_(writes) {
     if (base_.timeline) timeline_ = *base_.timeline;
   }
   void on_sweep_begin(const Sweep& s) override {
@@ -77,7 +79,7 @@ class LiveReport final : public SweepObserver {
     }
     // A long run's files, at most every kCheckpointS: a kill leaves the last one.
     const double now = steady_now_s();
-    if (now - last_checkpoint_s_ >= kCheckpointS) {
+    if (writes_ && now - last_checkpoint_s_ >= kCheckpointS) {
       last_checkpoint_s_ = now;
       checkpoint("running");
     }
@@ -111,6 +113,7 @@ class LiveReport final : public SweepObserver {
   static constexpr double kCheckpointS = 10;
   Reporter& out_;
   Report base_;
+  bool writes_;
   std::mutex mu_;
   std::mutex write_mu_;
   int cycle_ = 0;
@@ -388,7 +391,7 @@ CommandOutcome SweepCommand::run(const CommonOptions& common, int* argc, char***
   Reporter& out = *job->out;
   out.on_start(report);
   report.context.memory_estimate_bytes = memory_estimate_bytes(**plan);
-  LiveReport live(out, report);
+  LiveReport live(out, report, ctx.rank() == 0);
   // A first SIGINT/SIGTERM ends the run at the next point, its report written; on rank
   // 0 the report so far is written at once too. A watchdog that expires on rank 0 writes
   // the report so far with a run.hang finding; on the other ranks it waits a moment, so

@@ -75,6 +75,7 @@ Result<std::unique_ptr<Heartbeat>> Heartbeat::start(const RankContext& ctx, cons
   h->heard_ns_.assign(static_cast<size_t>(ctx.size()), h->start_ns_);  // silence counts from the start
   h->neighbour_heard_ns_ = h->start_ns_;
   h->waits_.resize(static_cast<size_t>(ctx.size()));
+  h->history_cap_ = std::max(kWaitHistory, 16 * static_cast<size_t>(ctx.size()));
   h->thread_ = std::thread([p = h.get()] { p->run(); });
   return h;
 }
@@ -239,7 +240,7 @@ std::vector<std::pair<int, std::string>> Heartbeat::waits() const {
 
 void Heartbeat::remember_wait(int rank, std::string text, int64_t now_ns) {
   history_.push_back({rank, std::move(text), now_ns});
-  if (history_.size() > kWaitHistory) history_.pop_front();
+  if (history_.size() > history_cap_) history_.pop_front();
 }
 
 std::vector<std::pair<int, std::string>> Heartbeat::waits_heard(int64_t from_ns, int64_t to_ns,

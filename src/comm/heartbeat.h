@@ -49,7 +49,8 @@ class Heartbeat {
   // Rank 0: each rank's latest wait heard between two steady-clock times (rank 0's own
   // as it beat), in rank order: what the ranks waited on during a stall. A rank with none
   // heard then gets the first heard within `after_ns` past the end (a stall shorter than
-  // a beat period is heard at the next beat). The last kWaitHistory waits heard are
+  // a beat period is heard at the next beat). The last waits heard are kept: 16 beats'
+  // worth per rank, and at least kWaitHistory.
   // kept. Empty elsewhere.
   std::vector<std::pair<int, std::string>> waits_heard(int64_t from_ns, int64_t to_ns, int64_t after_ns) const;
   static constexpr size_t kWaitHistory = 1024;
@@ -93,7 +94,8 @@ class Heartbeat {
     std::string text;
     int64_t heard_ns = 0;
   };
-  std::deque<WaitHeard> history_;                     // rank 0: the waits heard, oldest first (kWaitHistory)
+  std::deque<WaitHeard> history_;  // rank 0: the waits heard, oldest first
+  size_t history_cap_ = kWaitHistory;
   std::vector<std::pair<int, double>> rank0_silent_;  // others: rank 0's last list of silent ranks
   int64_t start_ns_ = 0;
   // This process's own pauses: the heartbeat thread's last turn, and the last time it
