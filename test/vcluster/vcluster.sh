@@ -5,7 +5,7 @@
 # namespace. Everything it creates carries this run's unique prefix and is removed
 # when the command ends, also on failure or interruption.
 #
-#   vcluster.sh run N [--slow HOST_INDEX RATE] [--slow-link A B RATE] [--noise A B] [--stop I] [--link-down I AT S]
+#   vcluster.sh run N [--slow HOST_INDEX RATE] [--rate-all RATE] [--slow-link A B RATE] [--noise A B] [--stop I] [--link-down I AT S]
 #                     [--same-hostname NAME] -- COMMAND...
 #       Brings up N hosts, runs COMMAND with these variables set, tears down:
 #         VC_MPIRUN   mpirun with the agent, one slot per host and Open MPI's settings
@@ -13,6 +13,7 @@
 #         VC_ADDR_i   host i's address; VC_PREFIX the run's prefix
 #       --slow i RATE   token-bucket rate limit (tc tbf, e.g. 100mbit) on host i's link,
 #                       both directions
+#       --rate-all RATE the same limit on every host's link (all links at one rate)
 #       --slow-link a b RATE   the same limit on the traffic between hosts a and b only
 #                       (tc htb with a u32 filter on the peer's address, on both hosts):
 #                       a slow link, not a slow host
@@ -55,10 +56,11 @@ run() {
   local n="$1"
   shift
   local slow_host="" slow_rate="" noise_a="" noise_b="" link_a="" link_b="" link_rate="" stop_host=""
-  local down_host="" down_at="" down_for=""
+  local down_host="" down_at="" down_for="" all_rate=""
   while [ $# -gt 0 ] && [ "$1" != "--" ]; do
     case "$1" in
       --slow) slow_host="$2"; slow_rate="$3"; shift 3 ;;
+      --rate-all) all_rate="$2"; shift 2 ;;
       --slow-link) link_a="$2"; link_b="$3"; link_rate="$4"; shift 4 ;;
       --noise) noise_a="$2"; noise_b="$3"; shift 3 ;;
       --stop) stop_host="$2"; shift 2 ;;
@@ -121,6 +123,13 @@ run() {
   done
   export VC_HOSTS="${hosts[*]}"
 
+  if [ -n "$all_rate" ]; then
+    # Every host's link at one rate, both directions: a switch whose ports all run at it.
+    for ((i = 0; i < n; i++)); do
+      tc qdisc add dev "${prefix}v${i}" root tbf rate "$all_rate" burst 256kb latency 400ms
+      ip netns exec "${prefix}h${i}" tc qdisc add dev eth0 root tbf rate "$all_rate" burst 256kb latency 400ms
+    done
+  fi
   if [ -n "$slow_host" ]; then
     local veth="${prefix}v${slow_host}" h="${prefix}h${slow_host}"
     # Into the host (the bridge side sends) and out of it (the host side sends).
@@ -199,6 +208,6 @@ case "${1:-}" in
   check) check ;;
   agent) shift; agent "$@" ;;
   run) shift; run "$@" ;;
-  *) echo "usage: vcluster.sh run N [--slow I RATE] [--slow-link A B RATE] [--noise A B] [--stop I] [--link-down I AT SECONDS] [--same-hostname NAME] -- COMMAND... | check" >&2
+  *) echo "usage: vcluster.sh run N [--slow I RATE] [--rate-all RATE] [--slow-link A B RATE] [--noise A B] [--stop I] [--link-down I AT SECONDS] [--same-hostname NAME] -- COMMAND... | check" >&2
      exit 2 ;;
 esac
