@@ -7,10 +7,17 @@ run at it), runs every collective of fabscope's own engine (tcp backend) and the
 through the mpi backend (Open MPI over TCP, for reference) at one size with verification
 on, and prints bus bandwidth / link rate per collective, out of place and in place. The
 limit is 1.0 for every collective: the bus-bandwidth factor counts what each host's one
-link must carry. Several rates show whether the ratio depends on the rate.
+link must carry. Several rates show whether the ratio depends on the rate. Over TCP
+the payload can reach at most 1448/1514 = 0.956 of a link's rate (Ethernet, IP and TCP
+headers with timestamps, 1500-byte MTU): that is the practical ceiling.
 
   sudo python3 bench/link_limit.py --fabscope build/release/fabscope \\
-      [--hosts 4,8] [--rates 400,200] [--backends tcp,mpi] [--size 16M] [--iters 10] [--json out.json]
+      [--hosts 4,8] [--rates 400,200] [--backends tcp,mpi] [--size 16M] [--iters 10] [--warmup 5]
+      [--tcp-cc cubic|host] [--json out.json]
+
+--tcp-cc picks the engine's TCP congestion control (fabscope's --tcp-cc; default cubic,
+the kernel's own default; `host` leaves the host's, which is bbr on the development
+machine: see bench/README). Open MPI's connections always use the host's.
 
 Each (hosts, rate) pair is one cluster; each collective one mpirun inside it.
 """
@@ -32,8 +39,10 @@ def measure(a, hosts, rate_mbit, tmp):
     for backend in a.backends:
         for coll in COLLECTIVES:
             out = os.path.join(tmp, f"{hosts}-{rate_mbit}-{backend}-{coll}.json")
-            argv = [a.fabscope, "sweep", coll, "-b", a.size, "-e", a.size, "-n", str(a.iters), "-w", "2",
+            argv = [a.fabscope, "sweep", coll, "-b", a.size, "-e", a.size, "-n", str(a.iters), "-w", str(a.warmup),
                     "--backend", backend, "--json", out]
+            if backend == "tcp" and a.tcp_cc != "host":
+                argv += ["--tcp-cc", a.tcp_cc]
             lines.append('"${MPI[@]}" -np %d %s >/dev/null' % (hosts, " ".join(shlex.quote(x) for x in argv)))
             runs.append((coll, backend, out))
     cmd = ["bash", a.vcluster, "run", str(hosts), "--rate-all", f"{rate_mbit}mbit", "--", "bash", "-c",
@@ -61,6 +70,8 @@ def main():
     ap.add_argument("--backends", default="tcp,mpi")
     ap.add_argument("--size", default="16M")
     ap.add_argument("--iters", type=int, default=10)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--tcp-cc", default="cubic", help="the engine's TCP congestion control, or host (default cubic)")
     ap.add_argument("--json", help="write the ratios here")
     a = ap.parse_args()
     try:
@@ -80,9 +91,10 @@ def main():
             for r in rates:
                 results[(n, r)] = measure(a, n, r, tmp)
     cols = [(n, r) for n in hosts for r in rates]
-    print(f"# bus bandwidth / link rate, {a.size}, {a.iters} iterations, verification on (out of place / in place)")
+    print(f"# bus bandwidth / link rate, {a.size}, {a.iters} iterations after {a.warmup} warm-up, verification on "
+          f"(out of place / in place); tcp congestion control: {a.tcp_cc}; ceiling over TCP: 0.956")
     print(f"# {'collective':<14} {'backend':<8}" + "".join(f"{f'{n} hosts {r} Mbit/s':>22}" for n, r in cols))
-    fmt = lambda v: "-" if v is None else f"{v:.2f}"
+    fmt = lambda v: "-" if v is None else f"{v:.3f}"
     for backend in a.backends:
         for coll in COLLECTIVES:
             cells = "".join(f"{fmt(results[c][(coll, backend)][0]) + ' / ' + fmt(results[c][(coll, backend)][1]):>22}"

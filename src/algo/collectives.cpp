@@ -231,6 +231,9 @@ class Algo {
     return pipelined_ring(nullptr, nullptr, out(), chunk, false, true);
   }
 
+  // Every rank sends chunk j of its buffer to rank j. Small chunks go to every peer at
+  // once (one exchange: the latency of one message). Chunks of two slices or more go in
+  // rounds granted by the receivers (all_to_all_rounds).
   Status all_to_all() {
     const size_t total = static_cast<size_t>(n_) * c_.count;
     const char* src = in();
@@ -241,14 +244,168 @@ class Algo {
     }
     const size_t c = c_.count;
     copy(out() + bytes(static_cast<size_t>(r_) * c), src + bytes(static_cast<size_t>(r_) * c), c);
-    for (int s = 1; s < n_; ++s) {
-      Exchange ex(t_, trace_, step_++);
-      FABSCOPE_RETURN_IF_ERROR(send_sliced(ex, peer(s), src + bytes(static_cast<size_t>(peer(s)) * c), c));
-      FABSCOPE_RETURN_IF_ERROR(recv_sliced(ex, peer(-s), out() + bytes(static_cast<size_t>(peer(-s)) * c), c));
-      FABSCOPE_RETURN_IF_ERROR(ex.wait());
+    if (n_ == 1) return Status::Ok();
+    if (c > slice_elems_) return all_to_all_rounds(src);
+    Exchange ex(t_, trace_, step_);
+    Status error;
+    for (int s = 1; s < n_; ++s) {  // labelled as the rounds would be: step s-1 to peer(s), from peer(-s)
+      const char* p = src + bytes(static_cast<size_t>(peer(s)) * c);
+      char* q = out() + bytes(static_cast<size_t>(peer(-s)) * c);
+      for_slices(c, [&](size_t off, size_t len) {
+        Status st = ex.send(peer(s), p + bytes(off), bytes(len), step_ + s - 1);
+        if (st.ok()) st = ex.recv(peer(-s), q + bytes(off), bytes(len), {}, step_ + s - 1);
+        if (!st.ok() && error.ok()) error = std::move(st);
+      });
     }
-    return Status::Ok();
+    step_ += n_ - 1;
+    FABSCOPE_RETURN_IF_ERROR(error);
+    return ex.wait();
   }
+
+  // Round s (1..n-1) sends to peer(s) and receives from peer(-s), so that each link carries
+  // one flow each way at a time. A sender does not start round s by itself: the receiver
+  // grants it with a token (a zero-byte message) once its round s-1 is down to its last
+  // slice, and the sender's own round s-1 has been taken by the transport. Without the
+  // grant, a sender whose earlier sends completed into its socket buffer runs ahead and its
+  // data meets the receiver's previous round at the receiver's port, which then serves two
+  // flows at half rate each while another port idles; on rate-limited links that left
+  // all-to-all at two thirds of the link rate. Sends and receives advance on their own
+  // (a rank's receive of round s does not hold back its send of round s+1), and the
+  // messages of one connection are posted in the same order on both ends:
+  //   on the connection from rank x to rank y = x + d, x's data goes in its round d and
+  //   x's token grants y's round n-d; the data goes first when 2d <= n-1, else the token.
+  // Every token and slice is an Exchange message, so the trace records each of them.
+  Status all_to_all_rounds(const char* src) {
+    Rounds st(*this, src);
+    return st.run();
+  }
+
+  struct Rounds {
+    Rounds(Algo& a, const char* src)
+        : a(a),
+          src(src),
+          n(a.n_),
+          c(a.c_.count),
+          per((c + a.slice_elems_ - 1) / a.slice_elems_),
+          first(a.step_),
+          ex(a.t_, a.trace_, a.step_) {
+      RoundState& s = state();
+      s.assign(static_cast<size_t>(n) + 1);
+      granted = s.granted.data();
+      granting = s.granting.data();
+      sent_round = s.sent_round.data();
+      sent_slices = s.sent_slices.data();
+      a.step_ += n - 1;
+    }
+    static bool data_first(int n, int d) { return 2 * d <= n - 1; }
+    Status run() {
+      for (int d = 1; d < n; ++d) {  // what arrives from peer(-d): its data (round d) and its token (round n-d)
+        if (data_first(n, d)) {
+          post_data_recv(d);
+          post_token_recv(n - d);
+        } else {
+          post_token_recv(n - d);
+          post_data_recv(d);
+        }
+      }
+      want_token(1);
+      fail(ex.wait());
+      return error;
+    }
+    void fail(Status st) {
+      if (!st.ok() && error.ok()) error = std::move(st);
+    }
+    int step(int s) const { return first + s - 1; }
+    void post_data_recv(int s) {
+      const int from = a.peer(-s);
+      char* dst = a.out() + a.bytes(static_cast<size_t>(from) * c);
+      for (size_t k = 0; k < per; ++k) {
+        const size_t off = k * a.slice_elems_, len = std::min(a.slice_elems_, c - off);
+        Rounds* self = this;
+        fail(ex.recv(
+            from, dst + a.bytes(off), a.bytes(len),
+            [self, s, k] {
+              if (k + 2 == self->per && s + 1 < self->n) self->want_token(s + 1);
+            },
+            step(s)));
+      }
+    }
+    void post_token_recv(int s) {  // peer(s) grants this rank's round s
+      Rounds* self = this;
+      fail(ex.recv(
+          a.peer(s), &token, 0,
+          [self, s] {
+            self->granted[s] = 1;
+            self->advance();
+          },
+          step(s)));
+    }
+    // Grants round s to peer(-s), whose data this rank sends in round n-s on the same connection.
+    void want_token(int s) {
+      if (!data_first(n, n - s) || sent_round[n - s]) {
+        send_token(s);
+      } else {
+        granting[s] = 1;  // after that data
+      }
+    }
+    void send_token(int s) {
+      granting[s] = 2;
+      fail(ex.send(a.peer(-s), &token, 0, step(s)));
+      advance();
+    }
+    void advance() {
+      while (next < n) {
+        const int s = next;
+        if (!granted[s] || (s > 1 && sent_slices[s - 1] < per)) return;
+        if (!data_first(n, s) && granting[n - s] != 2) return;  // that token goes first on this connection
+        ++next;
+        sent_round[s] = 1;
+        const int to = a.peer(s);
+        const char* p = src + a.bytes(static_cast<size_t>(to) * c);
+        for (size_t k = 0; k < per; ++k) {
+          const size_t off = k * a.slice_elems_, len = std::min(a.slice_elems_, c - off);
+          Rounds* self = this;
+          fail(ex.send(
+              to, p + a.bytes(off), a.bytes(len),
+              [self, s] {
+                if (++self->sent_slices[s] == self->per) self->advance();
+              },
+              step(s)));
+        }
+        if (data_first(n, s) && granting[n - s] == 1) send_token(n - s);
+      }
+    }
+
+    // Per-round flags, kept between calls on this thread (no allocation once warm).
+    struct RoundState {
+      std::vector<char> granted, granting, sent_round;
+      std::vector<size_t> sent_slices;
+      void assign(size_t m) {
+        granted.assign(m, 0);
+        granting.assign(m, 0);
+        sent_round.assign(m, 0);
+        sent_slices.assign(m, 0);
+      }
+    };
+    static RoundState& state() {
+      thread_local RoundState s;
+      return s;
+    }
+
+    Algo& a;
+    const char* src;
+    const int n;
+    const size_t c, per;
+    const int first;
+    Exchange ex;
+    Status error;
+    char token = 0;
+    int next = 1;                   // the next round to send
+    char* granted = nullptr;        // [s]: peer(s) granted round s
+    char* granting = nullptr;       // [s]: token for round s to peer(-s): 1 due, 2 sent
+    char* sent_round = nullptr;     // [s]: round s's data posted
+    size_t* sent_slices = nullptr;  // [s]: slices of round s the transport has taken
+  };
 
   // Chain from the root: each rank forwards a slice as soon as it has it.
   Status broadcast() {

@@ -44,6 +44,10 @@ Status Exchange::send(int peer, const void* buf, size_t bytes, int step) {
   return post(t_.post_send(peer, buf, bytes), step, {}, peer, bytes, true);
 }
 
+Status Exchange::send(int peer, const void* buf, size_t bytes, Callback on_done, int step) {
+  return post(t_.post_send(peer, buf, bytes), step, std::move(on_done), peer, bytes, true);
+}
+
 Status Exchange::recv(int peer, void* buf, size_t bytes, Callback on_done, int step) {
   return post(t_.post_recv(peer, buf, bytes), step, std::move(on_done), peer, bytes, false);
 }
@@ -87,7 +91,7 @@ Status Exchange::wait() {
         trace_->records.push_back(
             {p.step >= 0 ? p.step : step_, c.peer, c.bytes, c.is_send, c.posted_ns, c.completed_ns});
       }
-      if (!c.is_send && p.on_done) {
+      if (p.on_done) {
         // The callback may post (posted_ may grow and move): run it from a local.
         Callback fn = std::move(p.on_done);
         fn();

@@ -92,6 +92,8 @@ class Exchange {
   Exchange& operator=(const Exchange&) = delete;
   // `step` labels the message in the trace; by default, the exchange's own step.
   Status send(int peer, const void* buf, size_t bytes, int step = -1);
+  // The same, running `on_done` once the transport has taken the whole message.
+  Status send(int peer, const void* buf, size_t bytes, Callback on_done, int step = -1);
   Status recv(int peer, void* buf, size_t bytes, Callback on_done = {}, int step = -1);
   // Waits for every posted message; a callback may post more (pipelining). A wait with
   // nothing completing for kNoteWaitNs notes the oldest open message (core/wait_note.h)

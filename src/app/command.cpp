@@ -62,6 +62,10 @@ void add_common_options(CLI::App& app, unsigned which, CommonOptions& v) {
     app.add_option("--tcp-if", o.tcp_interface, "tcp backend: use this network interface's IPv4 address")
         ->each(given("--tcp-if"));
     app.add_option("--tcp-addr", o.tcp_address, "tcp backend: use this local IPv4 address")->each(given("--tcp-addr"));
+    app.add_option("--tcp-cc", o.tcp_congestion,
+                   "tcp backend: TCP congestion control of every connection, e.g. cubic or bbr (default: the host's, "
+                   "net.ipv4.tcp_congestion_control)")
+        ->each(given("--tcp-cc"));
     app.add_option("--verbs-device", o.verbs_device, "verbs backend: RDMA device, e.g. mlx5_0 (perftest -d)")
         ->each(given("--verbs-device"));
     app.add_option("--verbs-port", o.verbs_port, "verbs backend: port (perftest -i; default 1)")

@@ -163,9 +163,14 @@ CommandOutcome finish_job(const JobStart& job, Report& report) {
 
 Status check_backend_options(const BackendEntry& backend, const BackendOptions& options) {
   // Each backend's own options: given with another backend, they would be ignored.
-  static const std::map<std::string, std::string_view> kOwner = {
-      {"--tcp-if", "tcp"}, {"--tcp-addr", "tcp"},          {"--verbs-device", "verbs"}, {"--verbs-port", "verbs"},
-      {"--qps", "verbs"},  {"--verbs-gid-index", "verbs"}, {"--nccl-debug-dir", "nccl"}};
+  static const std::map<std::string, std::string_view> kOwner = {{"--tcp-if", "tcp"},
+                                                                 {"--tcp-addr", "tcp"},
+                                                                 {"--tcp-cc", "tcp"},
+                                                                 {"--verbs-device", "verbs"},
+                                                                 {"--verbs-port", "verbs"},
+                                                                 {"--qps", "verbs"},
+                                                                 {"--verbs-gid-index", "verbs"},
+                                                                 {"--nccl-debug-dir", "nccl"}};
   for (const std::string& name : options.given) {
     auto it = kOwner.find(name);
     if (it != kOwner.end() && it->second != backend.name) {

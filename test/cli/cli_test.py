@@ -169,6 +169,8 @@ BAD_SWEEPS = [
     (["sweep", "allreduce", "--backend", "carrier-pigeon"], "unknown backend 'carrier-pigeon'"),
     (["sweep", "allreduce", "-b", "8", "-e", "8", "--backend", "tcp", "--tcp-if", "nosuchif0"], "--tcp-if nosuchif0 has no IPv4 address"),
     (["sweep", "allreduce", "-b", "8", "-e", "8", "--backend", "tcp", "--tcp-addr", "203.0.113.77"], "--tcp-addr 203.0.113.77 is not an IPv4 address of this host"),
+    (["sweep", "alltoall", "-b", "8", "-e", "8", "--backend", "tcp", "--tcp-cc", "warp9"],
+     "--tcp-cc warp9: this host does not let fabscope use it"),
     (["sweep", "allreduce", "-b", "8", "-e", "8", "--json", "/nonexistent-dir/run.json"], "directory '/nonexistent-dir' does not exist"),
     (["sweep", "allreduce", "--log-level", "loud"], "unknown log level 'loud'"),
     (["sweep", "allreduce", "-n", "many"], "many"),
@@ -232,6 +234,7 @@ BAD_SWEEPS = [
     (["sweep", "allreduce", "-b", "8", "-e", "8", "--backend", "mpi", "--tcp-if", "lo"],
      "--tcp-if is an option of the tcp backend; this job uses backend 'mpi'"),
     (["p2p", "--backend", "tcp", "--tcp-if", "lo", "--tcp-addr", "127.0.0.1"], "give either --tcp-if lo or --tcp-addr"),
+    (["p2p", "--backend", "mpi", "--tcp-cc", "cubic"], "--tcp-cc is an option of the tcp backend; this job uses backend 'mpi'"),
     (["diagnose", "--budget", "nan"], "--budget nan: give the seconds"),
     # A budget too small for one measurement: found by the calibration pass, said once.
     (["diagnose", "--budget", "0.01", "-b", "1M", "-e", "4M", "--backend", "tcp"], "is too small to measure"),
@@ -1280,7 +1283,7 @@ FUZZ_COMMANDS = ["sweep", "p2p", "topo", "report", "compare", "import", "diagnos
 FUZZ_OPTIONS = ["-b", "-e", "-f", "-i", "-n", "-w", "-c", "-d", "-o", "-r", "-s", "-a", "-z", "-m", "-G",
                 "--minbytes", "--maxbytes", "--iters", "--warmup_iters", "--check", "--datatype", "--op",
                 "--root", "--backend", "--timeout", "--log-level", "--json", "--expect", "--pattern", "--pair",
-                "--mode", "--seed", "--qps", "--tcp-if", "--tcp-addr", "--nccl-ib-hca", "--nccl-debug-dir",
+                "--mode", "--seed", "--qps", "--tcp-if", "--tcp-addr", "--tcp-cc", "--nccl-ib-hca", "--nccl-debug-dir",
                 "--hwloc-xml", "--nccl-topo", "--nvidia-smi-topo", "--host", "--budget", "--threshold",
                 "--baseline", "--help", "--version", "--", "-", "--=", "---x"]
 FUZZ_VALUES = ["8", "0", "1", "-1", "1K", "64K", "1M", "1.5K", "1e3", "8X", "", " ", "nan", "inf", "-inf",

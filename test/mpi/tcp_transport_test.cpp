@@ -1,6 +1,7 @@
 // The tcp transport and fabscope's algorithms over it, under mpirun: message order,
 // zero-byte and large messages, a header that does not match the posted receive, and
 // the per-step trace of a ring all-reduce.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
@@ -11,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <numeric>
 
 #include "algo/collectives.h"
@@ -189,6 +191,74 @@ TEST(TcpAlgorithms, RingAllReduceTraceShowsEveryByteOnTheRingLinks) {
   EXPECT_EQ(max_step, 2 * (n - 1) - 1);
   size_t expect_received = (count - chunk((r + n - 1) % n)) * 4 + (count - chunk(r)) * 4;
   EXPECT_EQ(received, expect_received);
+}
+
+// All-to-all: every chunk arrives, in place and out of place, for chunks under a slice
+// (every peer at once) and of several slices (rounds granted by the receivers). The trace
+// holds every message: each chunk to its rank in slices, and in rounds one zero-byte
+// grant to and from each peer; no slice of round s leaves before peer(s)'s grant arrived.
+TEST(TcpAlgorithms, AllToAllGoesInRoundsTheReceiversGrant) {
+  auto t = transport();
+  const int n = g_ctx->size(), r = g_ctx->rank();
+  AlgoOptions o;
+  o.slice_bytes = 16 * 1024;
+  for (const size_t per_rank : {size_t{1000}, size_t{4096}, size_t{4097}, size_t{50001}}) {
+    for (const bool in_place : {false, true}) {
+      SCOPED_TRACE(fmt::format("{} floats per rank, {}", per_rank, in_place ? "in place" : "out of place"));
+      const size_t total = per_rank * static_cast<size_t>(n);
+      std::vector<float> send(total), recv(total, -1.0f);
+      PatternSpec spec{DataType::kFloat, ReduceOp::kSum, 11, n};
+      // Chunk j of rank r's input is what rank j expects from r at offset r * per_rank.
+      std::vector<Segment> mine, want;
+      for (int j = 0; j < n; ++j) {
+        mine.push_back({static_cast<size_t>(j) * per_rank, per_rank, r, static_cast<uint64_t>(j) * 1000003});
+        want.push_back({static_cast<size_t>(j) * per_rank, per_rank, j, static_cast<uint64_t>(r) * 1000003});
+      }
+      host_fill(send.data(), spec, mine);
+      if (in_place) recv = send;
+      CollCall call;
+      call.coll = Collective::kAllToAll;
+      call.send = in_place ? recv.data() : send.data();
+      call.recv = recv.data();
+      call.count = per_rank;
+      Scratch scratch;
+      Trace trace;
+      const Status s = run_collective(call, *t, scratch, o, &trace);
+      ASSERT_TRUE(s.ok()) << s.message();
+      EXPECT_EQ(host_count_wrong(recv.data(), spec, want), 0u);
+      std::map<int, size_t> sent, received;
+      std::map<int, int> grants_sent, grants_received;
+      std::map<int, int64_t> grant_at, first_slice_at;
+      for (const StepRecord& rec : trace.records) {
+        EXPECT_LE(rec.bytes, o.slice_bytes);
+        EXPECT_LE(rec.posted_ns, rec.completed_ns);
+        EXPECT_GE(rec.step, 0);
+        EXPECT_LE(rec.step, n - 2);
+        if (rec.bytes == 0) {
+          ++(rec.is_send ? grants_sent : grants_received)[rec.peer];
+          if (!rec.is_send) grant_at[rec.peer] = rec.completed_ns;
+          continue;
+        }
+        (rec.is_send ? sent : received)[rec.peer] += rec.bytes;
+        if (rec.is_send && !first_slice_at.count(rec.peer)) first_slice_at[rec.peer] = rec.posted_ns;
+        if (rec.is_send) {
+          EXPECT_EQ(rec.step, (rec.peer - r + n) % n - 1) << "round s sends to rank r+s";
+        } else {
+          EXPECT_EQ(rec.step, (r - rec.peer + n) % n - 1) << "round s receives from rank r-s";
+        }
+      }
+      const bool rounds = per_rank * sizeof(float) > o.slice_bytes;
+      for (int j = 0; j < n; ++j) {
+        if (j == r) continue;
+        EXPECT_EQ(sent[j], per_rank * sizeof(float)) << "to rank " << j;
+        EXPECT_EQ(received[j], per_rank * sizeof(float)) << "from rank " << j;
+        EXPECT_EQ(grants_sent[j], rounds ? 1 : 0) << "grant to rank " << j;
+        EXPECT_EQ(grants_received[j], rounds ? 1 : 0) << "grant from rank " << j;
+        if (rounds) EXPECT_GE(first_slice_at[j], grant_at[j]) << "a slice to rank " << j << " before its grant";
+      }
+      if (n == 1) EXPECT_TRUE(trace.records.empty());
+    }
+  }
 }
 
 // A transport with no latency loop of its own: Transport::ping_pong's default, posts and

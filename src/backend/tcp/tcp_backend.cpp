@@ -1,6 +1,5 @@
 #include "backend/tcp/tcp_backend.h"
 
-
 #include "backend/algo_backend.h"
 #include "backend/tcp/tcp_transport.h"
 
@@ -19,6 +18,7 @@ TcpOptions tcp_options(const BackendOptions& options) {
   TcpOptions o;
   o.interface = options.tcp_interface;
   o.address = options.tcp_address;
+  o.congestion = options.tcp_congestion;
   return o;
 }
 }  // namespace

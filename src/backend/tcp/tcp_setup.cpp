@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <map>
 
@@ -146,9 +147,40 @@ Result<Fd> connect_to(const std::string& addr, uint16_t port, std::chrono::stead
   return Status::Runtime(fmt::format("cannot connect to {}:{}: {}", addr, port, last));
 }
 
-void tune(int fd) {
+std::string proc_line(const char* path) {
+  FILE* f = std::fopen(path, "r");
+  if (!f) return "(unreadable)";
+  char buf[512] = {};
+  const bool got = std::fgets(buf, sizeof(buf), f) != nullptr;
+  std::fclose(f);
+  std::string s = got ? buf : "";
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+// The congestion control the connections will use: `wanted` (--tcp-cc) if this process
+// may set it, else an error naming what the host offers; empty: the host's default.
+Result<std::string> congestion_control(const std::string& wanted) {
+  Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (fd.get() < 0) return Status::Runtime(fmt::format("socket() failed: {}", errno_text()));
+  if (!wanted.empty() && ::setsockopt(fd.get(), IPPROTO_TCP, TCP_CONGESTION, wanted.data(), wanted.size()) != 0) {
+    const std::string why = errno_text();
+    return Status::Invalid(fmt::format(
+        "--tcp-cc {}: this host does not let fabscope use it ({}); available: {}; allowed without CAP_NET_ADMIN: {}",
+        wanted, why, proc_line("/proc/sys/net/ipv4/tcp_available_congestion_control"),
+        proc_line("/proc/sys/net/ipv4/tcp_allowed_congestion_control")));
+  }
+  char name[32] = {};
+  socklen_t len = sizeof(name) - 1;
+  if (::getsockopt(fd.get(), IPPROTO_TCP, TCP_CONGESTION, name, &len) != 0) return std::string("(unknown)");
+  return std::string(name, ::strnlen(name, len));
+}
+
+void tune(int fd, const std::string& congestion) {
   int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  // Checked once on this host (congestion_control); the same call on a connection.
+  if (!congestion.empty()) ::setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, congestion.data(), congestion.size());
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
@@ -200,6 +232,9 @@ Result<std::unique_ptr<TcpTransport>> TcpTransport::create(const RankContext& ct
   auto addr = choose_tcp_address(o, ctx.all_on_one_node());
   FABSCOPE_RETURN_IF_ERROR(ctx.agree(addr.ok() ? Status::Ok() : addr.status()));
   t->local_address_ = *addr;
+  auto cc = congestion_control(o.congestion);
+  FABSCOPE_RETURN_IF_ERROR(ctx.agree(cc.ok() ? Status::Ok() : cc.status()));
+  t->congestion_ = *cc;
 
   // Listen on the chosen address only, on a port the kernel picks.
   Fd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
@@ -386,7 +421,7 @@ Result<std::unique_ptr<TcpTransport>> TcpTransport::create(const RankContext& ct
   }
   FABSCOPE_RETURN_IF_ERROR(ctx.agree(local));
   for (Conn& c : t->conns_) {
-    if (c.fd >= 0) tune(c.fd);
+    if (c.fd >= 0) tune(c.fd, o.congestion);
   }
   FABSCOPE_RETURN_IF_ERROR(ctx.barrier());
   log.info("tcp transport on {}, {} connections", t->local_address_, ctx.size() - 1);

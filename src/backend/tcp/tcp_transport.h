@@ -21,8 +21,9 @@
 namespace fabscope {
 
 struct TcpOptions {
-  std::string interface;  // --tcp-if: use this interface's IPv4 address
-  std::string address;    // --tcp-addr: use this local IPv4 address
+  std::string interface;   // --tcp-if: use this interface's IPv4 address
+  std::string address;     // --tcp-addr: use this local IPv4 address
+  std::string congestion;  // --tcp-cc: every connection's congestion control (TCP_CONGESTION); empty: the host's
   double setup_timeout_s = 60;
   // Called once this rank listens, with its address and port (tests aim stray
   // connections at it; diagnostics may log it).
@@ -56,7 +57,9 @@ class TcpTransport final : public Transport {
   Status ping_pong(int peer, bool initiator, const void* send, void* recv, size_t bytes, int count, int64_t* stamps,
                    bool ticks, Watchdog& wd) override;
   std::string describe_peer(int peer) const override;
-  std::string library() const override { return "TCP sockets on " + local_address_; }
+  std::string library() const override {
+    return "TCP sockets on " + local_address_ + ", congestion control " + congestion_;
+  }
   const std::string& local_address() const { return local_address_; }
 
  private:
@@ -93,6 +96,7 @@ class TcpTransport final : public Transport {
   int rank_ = 0;
   int size_ = 1;
   std::string local_address_;
+  std::string congestion_;  // every connection's congestion control
   std::vector<Conn> conns_;
   std::vector<pollfd> pollfds_;
   uint64_t next_id_ = 1;
