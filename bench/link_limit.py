@@ -13,11 +13,15 @@ headers with timestamps, 1500-byte MTU): that is the practical ceiling.
 
   sudo python3 bench/link_limit.py --fabscope build/release/fabscope \\
       [--hosts 4,8] [--rates 400,200] [--backends tcp,mpi] [--size 16M] [--iters 10] [--warmup 5]
-      [--tcp-cc cubic|host] [--json out.json]
+      [--tcp-cc cubic|host] [--idle-restart off|on] [--json out.json]
 
 --tcp-cc picks the engine's TCP congestion control (fabscope's --tcp-cc; default cubic,
 the kernel's own default; `host` leaves the host's, which is bbr on the development
 machine: see bench/README). Open MPI's connections always use the host's.
+--idle-restart off (the default) sets net.ipv4.tcp_slow_start_after_idle=0 in every host,
+as HPC hosts are commonly tuned: all-to-all's rounds leave each connection idle for most of
+an iteration, and with the kernel's default (on) each round restarts in slow start against
+the round trip of a loaded port (bench/README).
 
 Each (hosts, rate) pair is one cluster; each collective one mpirun inside it.
 """
@@ -45,8 +49,10 @@ def measure(a, hosts, rate_mbit, tmp):
                 argv += ["--tcp-cc", a.tcp_cc]
             lines.append('"${MPI[@]}" -np %d %s >/dev/null' % (hosts, " ".join(shlex.quote(x) for x in argv)))
             runs.append((coll, backend, out))
-    cmd = ["bash", a.vcluster, "run", str(hosts), "--rate-all", f"{rate_mbit}mbit", "--", "bash", "-c",
-           "\n".join(lines)]
+    cmd = ["bash", a.vcluster, "run", str(hosts), "--rate-all", f"{rate_mbit}mbit"]
+    if a.idle_restart == "off":
+        cmd += ["--sysctl", "net.ipv4.tcp_slow_start_after_idle=0"]
+    cmd += ["--", "bash", "-c", "\n".join(lines)]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
     if p.returncode != 0:
         sys.exit(f"the cluster run failed ({p.returncode}):\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}")
@@ -72,6 +78,8 @@ def main():
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--tcp-cc", default="cubic", help="the engine's TCP congestion control, or host (default cubic)")
+    ap.add_argument("--idle-restart", default="off", choices=["off", "on"],
+                    help="net.ipv4.tcp_slow_start_after_idle in every host (default off: 0)")
     ap.add_argument("--json", help="write the ratios here")
     a = ap.parse_args()
     try:
@@ -92,7 +100,8 @@ def main():
                 results[(n, r)] = measure(a, n, r, tmp)
     cols = [(n, r) for n in hosts for r in rates]
     print(f"# bus bandwidth / link rate, {a.size}, {a.iters} iterations after {a.warmup} warm-up, verification on "
-          f"(out of place / in place); tcp congestion control: {a.tcp_cc}; ceiling over TCP: 0.956")
+          f"(out of place / in place); tcp congestion control: {a.tcp_cc}, slow start after idle: {a.idle_restart}; "
+          f"ceiling over TCP: 0.956")
     print(f"# {'collective':<14} {'backend':<8}" + "".join(f"{f'{n} hosts {r} Mbit/s':>22}" for n, r in cols))
     fmt = lambda v: "-" if v is None else f"{v:.3f}"
     for backend in a.backends:

@@ -281,9 +281,9 @@ class Algo {
   }
 
   struct Rounds {
-    Rounds(Algo& a, const char* src)
-        : a(a),
-          src(src),
+    Rounds(Algo& algo, const char* source)
+        : a(algo),
+          src(source),
           n(a.n_),
           c(a.c_.count),
           per((c + a.slice_elems_ - 1) / a.slice_elems_),

@@ -6,7 +6,7 @@
 # when the command ends, also on failure or interruption.
 #
 #   vcluster.sh run N [--slow HOST_INDEX RATE] [--rate-all RATE] [--slow-link A B RATE] [--noise A B] [--stop I] [--link-down I AT S]
-#                     [--same-hostname NAME] -- COMMAND...
+#                     [--same-hostname NAME] [--sysctl KEY=VALUE]... -- COMMAND...
 #       Brings up N hosts, runs COMMAND with these variables set, tears down:
 #         VC_MPIRUN   mpirun with the agent, one slot per host and Open MPI's settings
 #         VC_HOSTS    host names (also their hostnames), space separated
@@ -19,6 +19,8 @@
 #                       a slow link, not a slow host
 #       --noise a b     bursty iperf3 traffic from host a to host b while COMMAND runs
 #       --same-hostname NAME   every host's hostname is NAME (cloned images)
+#       --sysctl KEY=VALUE   set this network-namespace sysctl in every host, e.g.
+#                       net.ipv4.tcp_slow_start_after_idle=0 (repeatable)
 #       --stop i        a straggler: host i's fabscope processes stopped (SIGSTOP) for 60 ms
 #                       and continued (SIGCONT) for 120 ms, over and over, from outside
 #       --link-down i AT SECONDS   host i's link taken down at its switch port (the bridge
@@ -57,6 +59,7 @@ run() {
   shift
   local slow_host="" slow_rate="" noise_a="" noise_b="" link_a="" link_b="" link_rate="" stop_host=""
   local down_host="" down_at="" down_for="" all_rate=""
+  local sysctls=()
   while [ $# -gt 0 ] && [ "$1" != "--" ]; do
     case "$1" in
       --slow) slow_host="$2"; slow_rate="$3"; shift 3 ;;
@@ -66,6 +69,9 @@ run() {
       --stop) stop_host="$2"; shift 2 ;;
       --link-down) down_host="$2"; down_at="$3"; down_for="$4"; shift 4 ;;
       --same-hostname) export VC_SAME_HOSTNAME="$2"; shift 2 ;;
+      --sysctl)
+        [[ "$2" =~ ^[a-z0-9_.]+=[^[:space:]]+$ ]] || { echo "vcluster: --sysctl '$2' is not KEY=VALUE" >&2; exit 2; }
+        sysctls+=("$2"); shift 2 ;;
       *) echo "vcluster: unknown option $1" >&2; exit 2 ;;
     esac
   done
@@ -116,6 +122,9 @@ run() {
     ip -n "$h" addr add "$addr/24" dev eth0
     ip -n "$h" link set eth0 up
     ip -n "$h" link set lo up
+    for kv in "${sysctls[@]}"; do
+      ip netns exec "$h" sysctl -qw "$kv" >/dev/null || { echo "vcluster: cannot set $kv in $h" >&2; exit 2; }
+    done
     ip link set "$veth" master "$bridge"
     ip link set "$veth" up
     echo "$h slots=1" >>"$hostfile"

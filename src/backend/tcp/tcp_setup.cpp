@@ -163,7 +163,8 @@ std::string proc_line(const char* path) {
 Result<std::string> congestion_control(const std::string& wanted) {
   Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (fd.get() < 0) return Status::Runtime(fmt::format("socket() failed: {}", errno_text()));
-  if (!wanted.empty() && ::setsockopt(fd.get(), IPPROTO_TCP, TCP_CONGESTION, wanted.data(), wanted.size()) != 0) {
+  if (!wanted.empty() &&
+      ::setsockopt(fd.get(), IPPROTO_TCP, TCP_CONGESTION, wanted.data(), static_cast<socklen_t>(wanted.size())) != 0) {
     const std::string why = errno_text();
     return Status::Invalid(fmt::format(
         "--tcp-cc {}: this host does not let fabscope use it ({}); available: {}; allowed without CAP_NET_ADMIN: {}",
@@ -180,7 +181,8 @@ void tune(int fd, const std::string& congestion) {
   int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   // Checked once on this host (congestion_control); the same call on a connection.
-  if (!congestion.empty()) ::setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, congestion.data(), congestion.size());
+  if (!congestion.empty())
+    ::setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, congestion.data(), static_cast<socklen_t>(congestion.size()));
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
@@ -235,6 +237,11 @@ Result<std::unique_ptr<TcpTransport>> TcpTransport::create(const RankContext& ct
   auto cc = congestion_control(o.congestion);
   FABSCOPE_RETURN_IF_ERROR(ctx.agree(cc.ok() ? Status::Ok() : cc.status()));
   t->congestion_ = *cc;
+  // The kernel's restart of an idle connection's window (RFC 2861): on, a connection idle
+  // for a retransmission timeout starts slow again. All-to-all's rounds leave each
+  // connection idle for most of an iteration, so the report says which it was.
+  const std::string idle = proc_line("/proc/sys/net/ipv4/tcp_slow_start_after_idle");
+  t->idle_restart_ = idle == "0" ? "off" : idle == "1" ? "on" : "unknown";
 
   // Listen on the chosen address only, on a port the kernel picks.
   Fd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));

@@ -58,7 +58,8 @@ class TcpTransport final : public Transport {
                    bool ticks, Watchdog& wd) override;
   std::string describe_peer(int peer) const override;
   std::string library() const override {
-    return "TCP sockets on " + local_address_ + ", congestion control " + congestion_;
+    return "TCP sockets on " + local_address_ + ", congestion control " + congestion_ + ", slow start after idle " +
+           idle_restart_;
   }
   const std::string& local_address() const { return local_address_; }
 
@@ -96,7 +97,8 @@ class TcpTransport final : public Transport {
   int rank_ = 0;
   int size_ = 1;
   std::string local_address_;
-  std::string congestion_;  // every connection's congestion control
+  std::string congestion_;    // every connection's congestion control
+  std::string idle_restart_;  // net.ipv4.tcp_slow_start_after_idle: on, off or unknown
   std::vector<Conn> conns_;
   std::vector<pollfd> pollfds_;
   uint64_t next_id_ = 1;
