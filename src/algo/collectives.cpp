@@ -275,6 +275,9 @@ class Algo {
   //   on the connection from rank x to rank y = x + d, x's data goes in its round d and
   //   x's token grants y's round n-d; the data goes first when 2d <= n-1, else the token.
   // Every token and slice is an Exchange message, so the trace records each of them.
+  // Over TCP each connection then idles for most of a call: a host with the kernel's
+  // net.ipv4.tcp_slow_start_after_idle=1 restarts every round in slow start, and with bbr
+  // as congestion control rounds stall on its model of the path (bench/README, issue 23).
   Status all_to_all_rounds(const char* src) {
     Rounds st(*this, src);
     return st.run();
