@@ -231,6 +231,15 @@ void apply_gpu_direct_rdma(const LogLine& line, ParseState& /*state*/) {
   if (q2 != std::string_view::npos) h.add_nic(msg.substr(q1 + 1, q2 - q1 - 1)).gdr = enabled;
 }
 
+// NCCL's LOC_BW: the bandwidth it gives a link it did not measure, such as the PCI link
+// of a NIC that is not a PCI device (virtio), which it attaches to the first CPU. Not a
+// speed of any slot: such links stay out of the comparison.
+constexpr double kNcclLocBw = 5000.0;
+
+// Whether a link of the GRAPH dump is a measured PCI link: only PCI links are compared
+// (the pattern below matches no NVL, NET, SYS or C2C link), and never a LOC_BW one.
+bool measured_pci_link(double gbytes) { return gbytes >= 0 && gbytes < kNcclLocBw; }
+
 // GRAPH system dump: "+ PCI[0.2] - PCI/0-65000 (...)", one PCI link and its bandwidth.
 std::string_view without_leading_spaces(std::string_view m) {
   while (!m.empty() && m.front() == ' ') m.remove_prefix(1);
@@ -245,7 +254,7 @@ void apply_graph_pci_link(const LogLine& line, ParseState& state) {
   double bw = 0;
   std::string_view num = m.substr(6, close - 6);
   auto r = std::from_chars(num.data(), num.data() + num.size(), bw);
-  if (r.ec != std::errc() || bw < 0) return;
+  if (r.ec != std::errc() || !measured_pci_link(bw)) return;
   std::string_view node = m.substr(dash + 3);
   node = node.substr(0, node.find(' '));
   state.pci_links[line.host].push_back({std::string(node), bw});
@@ -297,6 +306,7 @@ Status parse_lines(std::string_view text, std::string_view source, TopologySet& 
   if (nccl_lines == 0)
     return Status::Invalid(fmt::format("{}: no NCCL INFO lines found (HOST:PID:TID [DEV] NCCL INFO ...)", source));
   for (const auto& [host, links] : state.pci_links) {
+    if (links.size() < 2) continue;  // one link has no neighbours to be slower than
     std::vector<double> bws;
     for (const PciLink& l : links) bws.push_back(l.gbytes);
     double med = median(bws);

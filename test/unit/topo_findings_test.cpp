@@ -225,6 +225,21 @@ TEST(TopoFixtures, VmWithMisdetectedPciLinks) {
   EXPECT_EQ(count(o.findings, "topo.pcie_degraded", "warning"), 1) << dump(o.findings);
 }
 
+// A healthy one-GPU H200 VM, NCCL 2.28.9: the virtio NIC's PCI link is NCCL's LOC_BW
+// (5000), no slot's speed; the GPU's PCI[48.0] is compared with nothing, so no finding.
+TEST(TopoFixtures, HealthyVmLocLinkIsNoPcieFinding) {
+  const std::string stem =
+      "nccl-logs/fabscope-g4_H200x1-KVM-VM-2rank-NCCL_HOSTID_NCCL-2.28.9_Socket-virtio-NIC-LOC_BW_";
+  for (const std::vector<Input>& inputs : std::vector<std::vector<Input>>{
+           {{Kind::kLog, stem + "fakehost0.log"}},
+           {{Kind::kLog, stem + "fakehost1.log"}},
+           {{Kind::kLog, stem + "fakehost0.log"}, {Kind::kLog, stem + "fakehost1.log"}},
+           {{Kind::kLog, "nccl-logs/fabscope-g3_H200x1-KVM-VM-1rank_NCCL-2.28.9_Socket-virtio-NIC-LOC_BW.log"}}}) {
+    Outcome o = run(inputs);
+    EXPECT_EQ(count(o.findings, "topo.pcie_degraded"), 0) << inputs[0].file << dump(o.findings);
+  }
+}
+
 TEST(TopoFixtures, PerHostRailNamingDiffers) {
   Outcome o =
       run({{Kind::kRdma,

@@ -353,6 +353,38 @@ TEST(TopoNcclLog, EightRailsAndGraphDump) {
   EXPECT_NE(parse_nccl_log("hello\nworld\n", "l.log", none).message().find("no NCCL INFO lines"), std::string::npos);
 }
 
+// Only measured PCI links are compared: NCCL's LOC_BW link (5000, a virtio NIC attached
+// to the CPU) and NET, NVL, SYS links never are; one link left has nothing to be below.
+TEST(TopoNcclLog, LocAndNonPciLinksAreNotCompared) {
+  HostTopology vm =
+      read_one(read_nccl_log, "nccl-logs/fabscope-g3_H200x1-KVM-VM-1rank_NCCL-2.28.9_Socket-virtio-NIC-LOC_BW.log");
+  EXPECT_EQ(vm.host, "vm");
+  EXPECT_TRUE(vm.slow_pci_links.empty());
+  // Were the LOC_BW, SYS, NVL or NET links compared, their 900s and 5000s would make
+  // both PCI links slow; between themselves 48 and 24 are not.
+  std::string dump =
+      "h:1:1 [0] NCCL INFO CPU/0-0 (1/2/-1)\n"
+      "h:1:1 [0] NCCL INFO + SYS[900.0] - CPU/0-1\n"
+      "h:1:1 [0] NCCL INFO + PCI[5000.0] - NIC/0-0\n"
+      "h:1:1 [0] NCCL INFO                 + NET[900.0] - NET/0-0 (0/0/0/900.0)\n"
+      "h:1:1 [0] NCCL INFO + PCI[5000.0] - NIC/0-1\n"
+      "h:1:1 [0] NCCL INFO + PCI[48.0] - GPU/0-60 (0)\n"
+      "h:1:1 [0] NCCL INFO                 + NVL[900.0] - NVS/0-0\n"
+      "h:1:1 [0] NCCL INFO + PCI[24.0] - GPU/0-70 (1)\n"
+      "h:1:1 [0] NCCL INFO                 + NVL[900.0] - NVS/0-0\n";
+  TopologySet set;
+  ASSERT_TRUE(parse_nccl_log(dump, "d.log", set).ok());
+  EXPECT_TRUE(set.host("h").slow_pci_links.empty());
+  // A PCI link far below the measured ones still is one.
+  dump += "h:1:1 [0] NCCL INFO + PCI[2.0] - GPU/0-80 (2)\n";
+  TopologySet slow;
+  ASSERT_TRUE(parse_nccl_log(dump, "d.log", slow).ok());
+  const HostTopology& h = slow.host("h");
+  ASSERT_EQ(h.slow_pci_links.size(), 1u);
+  EXPECT_EQ(h.slow_pci_links[0].node, "GPU/0-80");
+  EXPECT_DOUBLE_EQ(h.slow_pci_links[0].peer_median_gbytes, 24.0);
+}
+
 // Every kind of line the parser reads is one the real logs have (a kind no fixture has
 // is listed here, with a line of its form, until a fixture brings one).
 TEST(TopoNcclLog, EveryLineKindIsInTheRealLogs) {

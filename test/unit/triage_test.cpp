@@ -531,6 +531,9 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheReadme) {
   for (const std::string& c : listed) EXPECT_NE(readme.str().find("`" + c + "`"), std::string::npos) << c;
   auto files = list_files({kDir + "/triage", kDir + "/nccl-logs", kDir + "/ib-counters", kDir + "/nccl-tests"});
   ASSERT_TRUE(files.ok());
+  // A table that names no hosts is judged against the slowest host of all the files: the
+  // one-GPU VMs' logs (fabscope-g*, a 10 Gb/s socket NIC) stay out of this one pile.
+  std::erase_if(*files, [](const std::string& f) { return f.find("/nccl-logs/fabscope-g") != std::string::npos; });
   Report r;
   ASSERT_TRUE(triage_paths(*files, r).ok());
   std::set<std::string> produced;

@@ -1,6 +1,7 @@
 // topo.pcie_degraded: a GPU or NIC whose PCIe link is below 0.75 of its identical peers'
 // median (same vendor and device), or PCI links NCCL measured far below their
-// neighbours (its GRAPH dump).
+// neighbours (its GRAPH dump; the reader compares measured PCI links only, never NCCL's
+// LOC_BW stand-in nor NVL, NET, SYS or C2C links: topo/nccl_log.cpp).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
