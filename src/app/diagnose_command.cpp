@@ -3,7 +3,8 @@
 // around each, the collective and the links again for noise), then the analysis:
 // findings, where the collective's excess time went (diag/attribution.h), the verdict
 // and the hosts to drain. Each measuring phase gets a share of --budget; the number of
-// iterations follows from a calibration pass over the sizes.
+// iterations follows from a calibration pass over the sizes. One rank runs what it can
+// (topology, the collective, counters); the verdict names what needs two (not_judged).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +12,10 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "algo/trace.h"
 #include "app/command.h"
@@ -236,6 +241,59 @@ Result<int> agree_number(const RankContext& ctx, const Result<int>& mine) {
   return Status::Invalid(*shared);
 }
 
+// The fewest ranks the phases between ranks need: the link matrix measures pairs of
+// ranks, the noise phase repeats it, and the attribution weighs the collective against it.
+constexpr int kMinRanksBetween = 2;
+
+// On fewer than kMinRanksBetween ranks the phases between ranks (links, noise) leave
+// `phases`; the topology, the collective and the counters run as on more. Returns what
+// that leaves unjudged, and why, one sentence each: the verdict's not_judged.
+std::vector<std::string> drop_phases_between_ranks(int nranks, std::vector<std::string>& phases) {
+  std::vector<std::string> not_judged;
+  if (nranks >= kMinRanksBetween) return not_judged;
+  const std::string why = fmt::format("needs {} or more ranks; this job has {}", kMinRanksBetween, nranks);
+  constexpr std::pair<std::string_view, std::string_view> kBetweenRanks[] = {
+      {"links", "the link matrix (every pair of ranks, both ways)"},
+      {"noise", "the noise between ranks (the collective and the link matrix again)"}};
+  for (const auto& [phase, what] : kBetweenRanks) {
+    auto it = std::find(phases.begin(), phases.end(), phase);
+    if (it == phases.end()) continue;
+    phases.erase(it);
+    not_judged.push_back(fmt::format("{}: {} {}", phase, what, why));
+  }
+  if (std::find(phases.begin(), phases.end(), "collective") != phases.end()) {
+    not_judged.push_back(
+        fmt::format("attribution: where the collective's time went is weighed against the link matrix, which {}", why));
+  }
+  return not_judged;
+}
+
+// The noise phase's repeat of the collective `s` at its largest size, added to its
+// figures (the collective phase's first) and their coefficient of variation.
+void add_collective_repeat(Report& report, const Sweep& s) {
+  if (s.points.empty() || !s.points.back().out_of_place) return;
+  auto& reps = report.diagnosis->collective_noise;
+  auto it = std::find_if(reps.begin(), reps.end(), [&](const CollectiveRepeats& r) {
+    return r.collective == s.collective && r.size_bytes == s.points.back().size_bytes;
+  });
+  if (it == reps.end()) {
+    CollectiveRepeats r;
+    r.collective = s.collective;
+    r.size_bytes = s.points.back().size_bytes;
+    for (const Sweep& first : report.sweeps) {  // the collective phase's figure comes first
+      if (first.collective == s.collective && !first.points.empty() && first.points.back().out_of_place) {
+        r.time_us.push_back(first.points.back().out_of_place->time_us);
+        break;
+      }
+    }
+    reps.push_back(std::move(r));
+    it = reps.end() - 1;
+  }
+  it->time_us.push_back(s.points.back().out_of_place->time_us);
+  const Summary sum = summarize(it->time_us);
+  it->cv = sum.stddev && sum.mean > 0 ? *sum.stddev / sum.mean : 0;
+}
+
 // The engine's trace (tcp, verbs): a few calls of each collective at `size`, message by
 // message, each rank's on its own clock, put on rank 0's there (diag/link_trace.h).
 // Backends without a trace are left alone.
@@ -427,6 +485,7 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
 
   Report report;
   report.diagnosis = Diagnosis();
+  report.verdict.not_judged = drop_phases_between_ranks(ctx.size(), phases_run_);  // one rank: no links
   report.diagnosis->phases = phases_run_;
   report.diagnosis->budget_s = budget_s_;
   Progress progress(ctx.rank() == 0 && Progress::wanted());
@@ -635,29 +694,7 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
         if (!plan.ok()) end_job_on_failure(*job, progress, plan.status());
         auto sweeps = run_sweeps(**plan, nullptr, &progress, phases.counters());
         if (!sweeps.ok()) end_job_on_failure(*job, progress, sweeps.status());
-        for (const Sweep& s : *sweeps) {
-          if (s.points.empty() || !s.points.back().out_of_place) continue;
-          auto& reps = report.diagnosis->collective_noise;
-          auto it = std::find_if(reps.begin(), reps.end(), [&](const CollectiveRepeats& r) {
-            return r.collective == s.collective && r.size_bytes == s.points.back().size_bytes;
-          });
-          if (it == reps.end()) {
-            CollectiveRepeats r;
-            r.collective = s.collective;
-            r.size_bytes = s.points.back().size_bytes;
-            for (const Sweep& first : report.sweeps) {  // the collective phase's figure comes first
-              if (first.collective == s.collective && !first.points.empty() && first.points.back().out_of_place) {
-                r.time_us.push_back(first.points.back().out_of_place->time_us);
-                break;
-              }
-            }
-            reps.push_back(std::move(r));
-            it = reps.end() - 1;
-          }
-          it->time_us.push_back(s.points.back().out_of_place->time_us);
-          const Summary sum = summarize(it->time_us);
-          it->cv = sum.stddev && sum.mean > 0 ? *sum.stddev / sum.mean : 0;
-        }
+        for (const Sweep& s : *sweeps) add_collective_repeat(report, s);
       }
     }
     if (transport && report.p2p) {

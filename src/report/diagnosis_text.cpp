@@ -62,9 +62,10 @@ std::string render_answer(const Report& r) {
       if (s.points.empty() || !s.points.back().out_of_place) continue;
       const PlacementResult& p = *s.points.back().out_of_place;
       out += fmt::format(
-          "#   {} {}: {} per call, bus bandwidth {:.3f} GB/s; the link matrix was not measured, so "
+          "#   {} {}: {} per call, bus bandwidth {:.3f} GB/s; the link matrix was not measured{}, so "
           "there is no link rate to compare with\n",
-          s.collective, format_size(s.points.back().size_bytes), format_duration_us(p.time_us), p.busbw_gbps);
+          s.collective, format_size(s.points.back().size_bytes), format_duration_us(p.time_us), p.busbw_gbps,
+          r.context.nranks == 1 ? " (one rank has no links)" : "");
     }
   }
   for (const Attribution& a : r.attribution) {

@@ -26,18 +26,21 @@ void read(const JsonIn& in, Finding& v) {
 }
 
 Json to_json(const Verdict& v) {
-  return {{"result", v.result},
-          {"failed_codes", v.failed_codes},
-          {"drain", v.drain},
-          {"drain_hostlist", v.drain_hostlist},
-          {"missing", v.missing}};
+  Json out = {{"result", v.result},
+              {"failed_codes", v.failed_codes},
+              {"drain", v.drain},
+              {"drain_hostlist", v.drain_hostlist},
+              {"missing", v.missing}};
+  if (!v.not_judged.empty()) out["not_judged"] = v.not_judged;  // absent when all asked for was judged
+  return out;
 }
 void read(const JsonIn& in, Verdict& v) {
   in.field("result", v.result);
   in.field("failed_codes", v.failed_codes);
   in.field_or_keep("drain", v.drain);  // absent before drain lists
   in.field_or_keep("drain_hostlist", v.drain_hostlist);
-  in.field_or_keep("missing", v.missing);  // absent before triage
+  in.field_or_keep("missing", v.missing);        // absent before triage
+  in.field_or_keep("not_judged", v.not_judged);  // absent when all asked for was judged
   if (v.result != "pass" && v.result != "fail" && v.result != "inconclusive")
     in.at("result").fail(fmt::format("'{}' is not pass, fail or inconclusive", v.result));
 }

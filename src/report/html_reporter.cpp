@@ -145,6 +145,11 @@ std::string answer_section(const Report& r) {
     for (const std::string& m : v.missing) out += "<li>" + escape(m) + "</li>";
     out += "</ul>";
   }
+  if (!v.not_judged.empty()) {
+    out += "<p>Not judged:</p><ul>";
+    for (const std::string& m : v.not_judged) out += "<li>" + escape(m) + "</li>";
+    out += "</ul>";
+  }
   if (r.triage && !r.triage->answer_code.empty()) {
     out += "<p>Most likely cause: <code>" + escape(r.triage->answer_code) + "</code> " +
            escape(r.triage->answer_subject) + "</p>";

@@ -216,6 +216,11 @@ std::string render_markdown(const Report& r, const Budget& budget) {
     for (const std::string& m : r.verdict.missing) out += fmt::format("- {}\n", m);
     out += "\n";
   }
+  if (!r.verdict.not_judged.empty()) {
+    out += "Not judged:\n\n";
+    for (const std::string& m : r.verdict.not_judged) out += fmt::format("- {}\n", m);
+    out += "\n";
+  }
   if (r.comparison) {
     out += comparison_markdown(*r.comparison, budget);
   } else {

@@ -519,6 +519,10 @@ struct Verdict {
   // What a judgement needs and the inputs lack ("no `NET/IB : Using` line: cannot tell
   // which NIC NET/IB/1 is"); set before decide_verdict.
   std::vector<std::string> missing;
+  // What this run's shape left unjudged, and why ("links: ... needs 2 or more ranks; this
+  // job has 1"), one sentence each: diagnose on one rank. Unlike `missing`, it leaves
+  // the verdict pass or fail.
+  std::vector<std::string> not_judged;
 };
 
 // NCCL's profiler plugin (libnccl-profiler-fabscope.so, src/nccl_profiler): how long each

@@ -32,6 +32,7 @@ std::string render_summary(const Report& r) {
   out += fmt::format("# Verdict: {}{}\n", r.verdict.result,
                      r.findings.empty() ? " (no findings)" : fmt::format(" ({} findings)", r.findings.size()));
   for (const std::string& m : r.verdict.missing) out += fmt::format("#   missing: {}\n", m);
+  for (const std::string& m : r.verdict.not_judged) out += fmt::format("#   not judged: {}\n", m);
   if (!r.verdict.drain.empty()) {
     out += fmt::format("# Drain: {} ({} host{})\n", r.verdict.drain_hostlist, r.verdict.drain.size(),
                        r.verdict.drain.size() == 1 ? "" : "s");

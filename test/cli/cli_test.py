@@ -681,6 +681,53 @@ def cmd_diagnose(args):
     print("ok")
 
 
+def cmd_diagnose_one_rank(args):
+    """diagnose on one rank, under mpirun and run directly: exit 0, the phases one rank can run
+    (topology, the collective, counters), no link matrix and no attribution, and a verdict
+    whose not_judged (JSON) and "not judged" lines (text) say links, noise and attribution
+    need 2 or more ranks."""
+    v = validator(args)
+    between = ["links", "noise", "attribution"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for how, launch in (("mpirun -np 1", lambda *a: mpirun(args, 1, *a)),
+                            ("direct", lambda *a: [args.fabscope] + list(a))):
+            path = os.path.join(tmp, "one.json")
+            p = run(launch("diagnose", "-b", "256K", "-e", "1M", "--budget", "6", "--backend", args.backend,
+                           "--json", path))
+            if p.returncode != 0:
+                fail(f"{how}: exit {p.returncode}, expected 0\n{p.stdout}\n{p.stderr}")
+            doc = check_valid(v, path)
+            d = doc["diagnosis"]
+            if d["phases"] != ["topology", "collective", "counters"]:
+                fail(f"{how}: one rank runs the topology, the collective and the counters: {d['phases']}")
+            if [t["name"] for t in d["timings"]] != ["topology", "collective"] or d["link_noise"]:
+                fail(f"{how}: timings {d['timings']}, link noise {d['link_noise']}")
+            if doc["p2p"] is not None or doc["attribution"] or not doc["sweeps"] or not doc["topology"]["hosts"]:
+                fail(f"{how}: the topology and the collective, no link matrix, no attribution")
+            verdict = doc["verdict"]
+            notes = verdict.get("not_judged", [])
+            if verdict["result"] == "inconclusive" or [n.split(":")[0] for n in notes] != between or \
+                    not all("needs 2 or more ranks; this job has 1" in n for n in notes):
+                fail(f"{how}: the verdict names what one rank cannot judge: {verdict}")
+            said = [line for line in p.stdout.splitlines() if line.startswith("#   not judged: ")]
+            if [line.split(": ")[1] for line in said] != between or "2 or more ranks" not in said[0]:
+                fail(f"{how}: the text says what was not judged:\n{p.stdout[-800:]}")
+            if "(one rank has no links)" not in p.stdout:
+                fail(f"{how}: the answer says why there is no link rate:\n{p.stdout[:400]}")
+            again = run([args.fabscope, "report", path])
+            if again.returncode != 0 or again.stdout != p.stdout:
+                fail(f"{how}: `fabscope report` does not print the run's text again:\n{again.stdout}")
+        # Only phases between ranks asked for: nothing to run, still a valid command.
+        path = os.path.join(tmp, "links.json")
+        p = run(mpirun(args, 1, "diagnose", "--phases", "links,noise", "--budget", "4", "--backend", args.backend,
+                       "--json", path))
+        doc = check_valid(v, path) if p.returncode == 0 else None
+        if doc is None or doc["diagnosis"]["phases"] != [] or \
+                [n.split(":")[0] for n in doc["verdict"].get("not_judged", [])] != ["links", "noise"]:
+            fail(f"--phases links,noise on one rank: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+    print("ok")
+
+
 def slowed(doc, collective, size, placement, factor, samples=True):
     """A copy of `doc` with one placement slowed by `factor` (its samples too when `samples`)."""
     d = copy.deepcopy(doc)
@@ -1629,7 +1676,7 @@ def cmd_nccl_profile(args):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("command", choices=["sweep", "bad-input", "schema", "p2p", "topo", "report-mutations",
-                                           "diagnose", "compare", "import", "faults", "hostile-env", "memory", "cli-fuzz",
+                                           "diagnose", "diagnose-one-rank", "compare", "import", "faults", "hostile-env", "memory", "cli-fuzz",
                                            "triage", "render", "nccl-profile"])
     ap.add_argument("--fabscope", required=True)
     ap.add_argument("--mpirun", required=True)
@@ -1643,7 +1690,8 @@ def main():
     ap.add_argument("--fixtures", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
     args = ap.parse_args()
     {"sweep": cmd_sweep, "bad-input": cmd_bad_input, "schema": cmd_schema, "p2p": cmd_p2p, "topo": cmd_topo,
-     "report-mutations": cmd_report_mutations, "diagnose": cmd_diagnose, "compare": cmd_compare,
+     "report-mutations": cmd_report_mutations, "diagnose": cmd_diagnose,
+     "diagnose-one-rank": cmd_diagnose_one_rank, "compare": cmd_compare,
      "import": cmd_import, "faults": cmd_faults, "hostile-env": cmd_hostile_env,
      "memory": cmd_memory, "cli-fuzz": cmd_cli_fuzz, "triage": cmd_triage,
      "render": cmd_render, "nccl-profile": cmd_nccl_profile}[args.command](args)

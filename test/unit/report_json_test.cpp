@@ -72,6 +72,23 @@ TEST(ReportJson, RoundTripIsLossless) {
   EXPECT_EQ(render_tables(*back), render_tables(r));
 }
 
+// What one rank's diagnose did not judge: in the JSON when there is any, read back, and
+// no reason for an inconclusive verdict.
+TEST(ReportJson, NotJudgedRoundTripsAndIsAbsentWhenEmpty) {
+  Report r = sample_report();
+  EXPECT_FALSE(nlohmann::json::parse(to_json_text(r))["verdict"].contains("not_judged"));
+  r.verdict.not_judged = {"links: the link matrix needs 2 or more ranks; this job has 1"};
+  decide_verdict(r);
+  EXPECT_NE(r.verdict.result, "inconclusive");
+  const std::string text = to_json_text(r);
+  EXPECT_EQ(nlohmann::json::parse(text)["verdict"]["not_judged"][0],
+            "links: the link matrix needs 2 or more ranks; this job has 1");
+  auto back = report_from_json_text(text, "one rank");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->verdict.not_judged, r.verdict.not_judged);
+  EXPECT_EQ(to_json_text(*back), text);
+}
+
 TEST(ReportJson, PublicKeyPathsAndNulls) {
   auto j = nlohmann::json::parse(to_json_text(sample_report()));
   EXPECT_EQ(j["schema"], "fabscope.report/1");
