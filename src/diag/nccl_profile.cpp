@@ -19,7 +19,7 @@ namespace fabscope {
 namespace {
 
 constexpr std::string_view kFormat = "fabscope-nccl-profile";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;  // 2: the wall-clock time per state ("wall_ns", "peers")
 
 int state_index(std::string_view name) {
   for (int s = 0; s < kProfileStates; ++s) {
@@ -32,6 +32,72 @@ std::string state_list() {
   std::string s;
   for (std::string_view n : kProfileStateNames) s += (s.empty() ? "" : ", ") + std::string(n);
   return s;
+}
+
+void check_key(const JsonIn& at, const RankProfile& p, int key, int peer) {
+  if (std::none_of(p.keys.begin(), p.keys.end(), [&](const ProfileKeyEntry& k) { return k.id == key; })) {
+    at.at("key").fail(fmt::format("key {} is not among the file's keys", key));
+  }
+  if (peer < 0 || peer >= p.nranks) {
+    at.at("peer").fail(fmt::format("peer {} outside the communicator's 0..{}", peer, p.nranks - 1));
+  }
+}
+
+bool parse_direction(const JsonIn& at) {
+  std::string direction;
+  at.field("direction", direction);
+  if (direction != "send" && direction != "recv") {
+    at.at("direction").fail(fmt::format("'{}'; expected send or recv", direction));
+  }
+  return direction == "send";
+}
+
+ProfileBinEntry parse_bin(const JsonIn& b, const RankProfile& p, int buckets) {
+  ProfileBinEntry e;
+  b.field("key", e.key);
+  b.field("peer", e.peer);
+  b.field("channel", e.channel);
+  e.send = parse_direction(b);
+  b.field("ops", e.ops);
+  b.field("steps", e.steps);
+  b.field("done_steps", e.done_steps);
+  b.field("bytes", e.bytes);
+  if (e.done_steps > e.steps) {
+    b.at("done_steps").fail(fmt::format("{} steps done of {} started", e.done_steps, e.steps));
+  }
+  check_key(b, p, e.key, e.peer);
+  for (const auto& [name, st] : b.at("states").members()) {
+    const int s = state_index(name);
+    if (s < 0) st.fail(fmt::format("unknown step state '{}'; known: {}", name, state_list()));
+    st.field("ns", e.ns[s]);
+    st.field("wall_ns", e.wall_ns[s]);
+    st.field("max_ns", e.max_ns[s]);
+    std::vector<uint64_t> hist;
+    st.field("hist", hist);
+    if (static_cast<int>(hist.size()) != buckets) {
+      st.at("hist").fail(fmt::format("{} buckets; the file's histogram has {}", hist.size(), buckets));
+    }
+    if (e.ns[s] < 0 || e.max_ns[s] < 0 || e.wall_ns[s] < 0) st.fail("a negative time");
+    // The union of the steps' intervals is no longer than their sum; the plugin's may be,
+    // by a race (a thread held between reading the clock and counting the step).
+    e.wall_ns[s] = std::min(e.wall_ns[s], e.ns[s]);
+  }
+  return e;
+}
+
+ProfilePeerEntry parse_peer(const JsonIn& g, const RankProfile& p) {
+  ProfilePeerEntry e;
+  g.field("key", e.key);
+  g.field("peer", e.peer);
+  e.send = parse_direction(g);
+  check_key(g, p, e.key, e.peer);
+  for (const auto& [name, st] : g.at("wall_ns").members()) {
+    const int s = state_index(name);
+    if (s < 0) st.fail(fmt::format("unknown step state '{}'; known: {}", name, state_list()));
+    read(st, e.wall_ns[s]);
+    if (e.wall_ns[s] < 0) st.fail("a negative time");
+  }
+  return e;
 }
 
 // What a collected section holds, in words.
@@ -111,7 +177,10 @@ Result<RankProfile> parse_rank_profile(std::string_view text, const std::string&
     int version = 0;
     in.field("version", version);
     if (version != kVersion) {
-      in.at("version").fail(fmt::format("version {}; this fabscope reads version {}", version, kVersion));
+      in.at("version").fail(fmt::format("{}; this fabscope reads version {}{}", version, kVersion,
+                                        version < kVersion ? " (an older plugin's, without the wall-clock time per "
+                                                             "state: profile again with this fabscope's plugin)"
+                                                           : ""));
     }
     RankProfile p;
     p.file = source;
@@ -147,44 +216,8 @@ Result<RankProfile> parse_rank_profile(std::string_view text, const std::string&
       }
       p.keys.push_back(std::move(e));
     }
-    for (const JsonIn& b : in.at("bins").elements()) {
-      ProfileBinEntry e;
-      b.field("key", e.key);
-      b.field("peer", e.peer);
-      b.field("channel", e.channel);
-      std::string direction;
-      b.field("direction", direction);
-      if (direction != "send" && direction != "recv") {
-        b.at("direction").fail(fmt::format("'{}'; expected send or recv", direction));
-      }
-      e.send = direction == "send";
-      b.field("ops", e.ops);
-      b.field("steps", e.steps);
-      b.field("done_steps", e.done_steps);
-      b.field("bytes", e.bytes);
-      if (e.done_steps > e.steps) {
-        b.at("done_steps").fail(fmt::format("{} steps done of {} started", e.done_steps, e.steps));
-      }
-      if (std::none_of(p.keys.begin(), p.keys.end(), [&](const ProfileKeyEntry& k) { return k.id == e.key; })) {
-        b.at("key").fail(fmt::format("key {} is not among the file's keys", e.key));
-      }
-      if (e.peer < 0 || e.peer >= p.nranks) {
-        b.at("peer").fail(fmt::format("peer {} outside the communicator's 0..{}", e.peer, p.nranks - 1));
-      }
-      for (const auto& [name, st] : b.at("states").members()) {
-        const int s = state_index(name);
-        if (s < 0) st.fail(fmt::format("unknown step state '{}'; known: {}", name, state_list()));
-        st.field("ns", e.ns[s]);
-        st.field("max_ns", e.max_ns[s]);
-        std::vector<uint64_t> hist;
-        st.field("hist", hist);
-        if (static_cast<int>(hist.size()) != buckets) {
-          st.at("hist").fail(fmt::format("{} buckets; the file's histogram has {}", hist.size(), buckets));
-        }
-        if (e.ns[s] < 0 || e.max_ns[s] < 0) st.fail("a negative time");
-      }
-      p.bins.push_back(std::move(e));
-    }
+    for (const JsonIn& b : in.at("bins").elements()) p.bins.push_back(parse_bin(b, p, buckets));
+    for (const JsonIn& g : in.at("peers").elements()) p.peers.push_back(parse_peer(g, p));
     return p;
   } catch (const JsonInputError& e) {
     return Status::Invalid(e.what());
@@ -229,6 +262,92 @@ Result<std::vector<RankProfile>> read_rank_profiles(const std::string& path) {
   return out;
 }
 
+namespace {
+
+using PointKey = std::tuple<std::string, std::string, std::string, uint64_t, std::string, std::string>;
+using LinkKey = std::tuple<int, int, bool, std::string>;
+
+// The section's points and links as the ranks' files are added, and the NICs of the
+// log's channels.
+struct SectionBuilder {
+  std::map<PointKey, ProfilePoint> points;
+  std::map<PointKey, std::map<LinkKey, ProfileLink>> links;
+  std::map<std::tuple<std::string, std::string, int, int, int, bool>, std::string> by_process;
+  std::map<std::tuple<std::string, int, int, int, bool>, std::string> by_host;
+
+  // The NIC of a channel: the same process's line first, then any of this host and rank.
+  std::string nic_of(const RankProfile& p, const ProfileBinEntry& b) const {
+    if (auto it = by_process.find({p.host, std::to_string(p.pid), p.rank, b.peer, b.channel, b.send});
+        it != by_process.end()) {
+      return it->second;
+    }
+    if (auto h = by_host.find({p.host, p.rank, b.peer, b.channel, b.send}); h != by_host.end()) return h->second;
+    return "";
+  }
+  void add(const RankProfile& p, const std::string& comm);
+};
+
+// One rank's file. A link's wall-clock time per state, per key: the union across every
+// channel to or from its peer (the file's "peers") when the link holds them all, and at
+// most that and at most the sum of its channels' own unions when the peer's channels go
+// over more than one NIC (the smaller of the two: the union of those channels alone is
+// not in the file).
+void SectionBuilder::add(const RankProfile& p, const std::string& comm) {
+  std::map<int, const ProfileKeyEntry*> keys;
+  for (const ProfileKeyEntry& k : p.keys) keys[k.id] = &k;
+  std::map<std::tuple<int, int, bool>, const ProfilePeerEntry*> peers;
+  for (const ProfilePeerEntry& g : p.peers) peers[{g.key, g.peer, g.send}] = &g;
+  std::map<PointKey, uint64_t> calls;  // this rank's, per point (p2p keys differ by peer)
+  // Per link and key: the sum of its channels' unions.
+  std::map<std::tuple<PointKey, LinkKey, int, int>, std::vector<double>> channel_wall;
+  for (const ProfileBinEntry& b : p.bins) {
+    const ProfileKeyEntry& k = *keys.at(b.key);
+    const PointKey pk{comm, k.func, k.datatype, k.count, k.algo, k.proto};
+    ProfilePoint& pt = points[pk];
+    if (pt.func.empty()) {
+      pt.comm = comm;
+      pt.func = k.func;
+      pt.collective = collective_of_nccl_func(k.func);
+      pt.datatype = k.datatype;
+      pt.count = k.count;
+      pt.size_bytes = nccl_tests_size(k.func, k.datatype, k.count, p.nranks);
+      pt.algo = k.algo;
+      pt.proto = k.proto;
+    }
+    const std::string nic = nic_of(p, b);
+    const LinkKey lk{p.rank, b.peer, b.send, nic};
+    ProfileLink& l = links[pk][lk];
+    l.rank = p.rank;
+    l.peer = b.peer;
+    l.direction = b.send ? "send" : "recv";
+    l.nic = nic;
+    ++l.channels;
+    l.ops += b.ops;
+    l.steps += b.steps;
+    l.open_steps += b.steps - b.done_steps;
+    l.bytes += b.bytes;
+    std::vector<double>& w = channel_wall[{pk, lk, b.key, b.peer}];
+    w.resize(kProfileStates, 0.0);
+    for (int st = 0; st < kProfileStates; ++st) {
+      w[st] += b.wall_ns[st];
+      l.max_us[st] = std::max(l.max_us[st], b.max_ns[st] / 1e3);
+    }
+    calls[pk] = std::max(calls[pk], k.calls);
+  }
+  for (const auto& [at, w] : channel_wall) {
+    const auto& [pk, lk, key, peer] = at;
+    auto g = peers.find({key, peer, std::get<2>(lk)});
+    ProfileLink& l = links[pk][lk];
+    for (int st = 0; st < kProfileStates; ++st) {
+      const double wall = g != peers.end() ? std::min(g->second->wall_ns[st], w[st]) : w[st];
+      l.wait_us[st] += wall / 1e3;
+    }
+  }
+  for (const auto& [pk, c] : calls) points[pk].calls = std::max(points[pk].calls, c);
+}
+
+}  // namespace
+
 NcclProfileSection build_profile_section(const std::vector<RankProfile>& profiles,
                                          const std::vector<ChannelNic>& channels, const std::string& why) {
   NcclProfileSection s;
@@ -238,64 +357,18 @@ NcclProfileSection build_profile_section(const std::vector<RankProfile>& profile
     return s;
   }
   s.status = std::string(kProfileCollected);
-  using PointKey = std::tuple<std::string, std::string, std::string, uint64_t, std::string, std::string>;
-  using LinkKey = std::tuple<int, int, bool, std::string>;
-  std::map<PointKey, ProfilePoint> points;
-  std::map<PointKey, std::map<LinkKey, ProfileLink>> links;
-  std::map<std::tuple<std::string, std::string, int, int, int, bool>, std::string> by_process;
-  std::map<std::tuple<std::string, int, int, int, bool>, std::string> by_host;
+  SectionBuilder sb;
   for (const ChannelNic& c : channels) {
-    by_process.emplace(std::make_tuple(c.host, c.pid, c.rank, c.peer, c.channel, c.send), c.nic);
-    by_host.emplace(std::make_tuple(c.host, c.rank, c.peer, c.channel, c.send), c.nic);
+    sb.by_process.emplace(std::make_tuple(c.host, c.pid, c.rank, c.peer, c.channel, c.send), c.nic);
+    sb.by_host.emplace(std::make_tuple(c.host, c.rank, c.peer, c.channel, c.send), c.nic);
   }
   for (const RankProfile& p : profiles) {
     const std::string comm = p.comm_name.empty() ? p.comm_id : fmt::format("{} ({})", p.comm_name, p.comm_id);
     s.ranks.push_back({comm, p.rank, p.host, p.pid, p.api, p.file, p.complete, p.dropped_events});
-    const std::string pid = std::to_string(p.pid);
-    std::map<int, const ProfileKeyEntry*> keys;
-    for (const ProfileKeyEntry& k : p.keys) keys[k.id] = &k;
-    std::map<PointKey, uint64_t> calls;  // this rank's, per point (p2p keys differ by peer)
-    for (const ProfileBinEntry& b : p.bins) {
-      const ProfileKeyEntry& k = *keys.at(b.key);
-      const PointKey pk{comm, k.func, k.datatype, k.count, k.algo, k.proto};
-      ProfilePoint& pt = points[pk];
-      if (pt.func.empty()) {
-        pt.comm = comm;
-        pt.func = k.func;
-        pt.collective = collective_of_nccl_func(k.func);
-        pt.datatype = k.datatype;
-        pt.count = k.count;
-        pt.size_bytes = nccl_tests_size(k.func, k.datatype, k.count, p.nranks);
-        pt.algo = k.algo;
-        pt.proto = k.proto;
-      }
-      // The NIC of this channel: the same process's line first, then any of this host and rank.
-      std::string nic;
-      if (auto it = by_process.find({p.host, pid, p.rank, b.peer, b.channel, b.send}); it != by_process.end()) {
-        nic = it->second;
-      } else if (auto h = by_host.find({p.host, p.rank, b.peer, b.channel, b.send}); h != by_host.end()) {
-        nic = h->second;
-      }
-      ProfileLink& l = links[pk][{p.rank, b.peer, b.send, nic}];
-      l.rank = p.rank;
-      l.peer = b.peer;
-      l.direction = b.send ? "send" : "recv";
-      l.nic = nic;
-      ++l.channels;
-      l.ops += b.ops;
-      l.steps += b.steps;
-      l.open_steps += b.steps - b.done_steps;
-      l.bytes += b.bytes;
-      for (int st = 0; st < kProfileStates; ++st) {
-        l.wait_us[st] += b.ns[st] / 1e3;
-        l.max_us[st] = std::max(l.max_us[st], b.max_ns[st] / 1e3);
-      }
-      calls[pk] = std::max(calls[pk], k.calls);
-    }
-    for (const auto& [pk, c] : calls) points[pk].calls = std::max(points[pk].calls, c);
+    sb.add(p, comm);
   }
-  for (auto& [pk, pt] : points) {
-    for (auto& [lk, l] : links[pk]) pt.links.push_back(std::move(l));
+  for (auto& [pk, pt] : sb.points) {
+    for (auto& [lk, l] : sb.links[pk]) pt.links.push_back(std::move(l));
     s.points.push_back(std::move(pt));
   }
   std::stable_sort(s.points.begin(), s.points.end(), [](const ProfilePoint& a, const ProfilePoint& b) {

@@ -2,7 +2,8 @@
 // back: one file per rank and communicator, checked field by field, then joined with
 // NCCL's log (the "Channel c : r -> p [send] via NET/IB/k" lines: which NIC carries which
 // channel) into the report's nccl_profile section: per collective and size, each rank's
-// wait per peer, direction and NIC, per step state. The join is an inference: NCCL does
+// wall-clock wait per peer, direction and NIC, per step state (the union of the intervals
+// of the steps and channels in that state, never more than the calls took). The join is an inference: NCCL does
 // not say which NIC a proxy step used, the log says which NIC its channel was set up on.
 #pragma once
 
@@ -37,8 +38,16 @@ struct ProfileBinEntry {
   int channel = 0;
   bool send = false;
   uint64_t ops = 0, steps = 0, done_steps = 0, bytes = 0;
-  std::vector<double> ns = std::vector<double>(kProfileStates, 0.0);
+  std::vector<double> ns = std::vector<double>(kProfileStates, 0.0);       // summed over the steps
+  std::vector<double> wall_ns = std::vector<double>(kProfileStates, 0.0);  // the union of the steps' intervals
   std::vector<double> max_ns = std::vector<double>(kProfileStates, 0.0);
+};
+// Every channel of one key to or from one peer: the union of their steps' intervals.
+struct ProfilePeerEntry {
+  int key = 0;
+  int peer = 0;
+  bool send = false;
+  std::vector<double> wall_ns = std::vector<double>(kProfileStates, 0.0);
 };
 // One file as the plugin wrote it.
 struct RankProfile {
@@ -54,6 +63,7 @@ struct RankProfile {
   uint64_t dropped_events = 0;
   std::vector<ProfileKeyEntry> keys;
   std::vector<ProfileBinEntry> bins;
+  std::vector<ProfilePeerEntry> peers;
 };
 
 // The NIC of one channel of one rank towards one peer, from NCCL's log.

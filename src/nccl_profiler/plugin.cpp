@@ -2,13 +2,23 @@
 // to what attributes GPU wait to the network: for every proxy step (one network
 // transfer of one channel to or from one peer), the time it spent in each state
 // (SendGPUWait, SendPeerWait, SendWait, RecvWait, RecvFlushWait, RecvGPUWait), summed
-// per (collective and size, peer, channel, direction, state) with a log2 histogram.
+// per (collective and size, peer, channel, direction, state) with a log2 histogram, and
+// the wall-clock time in each state: the union of the intervals of the steps in flight
+// together, per channel and across the channels of each (collective and size, peer,
+// direction) (busy_time.h). The sum counts 8 steps in flight on 4 channels 32 times;
+// the wall-clock time never exceeds the calls'.
 //
 // The event path neither allocates nor locks: event records come from a fixed ring per
 // thread (a record stopped on another thread is handed back by one atomic store), and the
 // sums are relaxed atomic adds into a per-communicator table that is allocated zeroed at
 // init (its pages are touched only where a bin is used). When a ring or a table is full,
-// the event is dropped and counted ("dropped_events"), never waited for.
+// the event is dropped and counted ("dropped_events"), never waited for. They are sized
+// for a sweep of every collective at the default size over up to 256 ranks with its 22
+// calls enqueued back to back (`fabscope_profile_replay sweep`): the proxy starts the
+// operations of every enqueued call at once (an all-to-all's 22 calls over 256 ranks hold
+// some 30,000 records, its p2p calls 510 keys), and a free record is looked for in the
+// whole ring, so a run of long-lived operations' records does not drop the step that
+// meets it (with 64 records tried, 8 ranks and 16 channels dropped 2 events).
 //
 // At finalize (the communicator destroyed), and at process exit for a communicator never
 // destroyed, it writes one JSON file per communicator into $FABSCOPE_PROFILE_DIR
@@ -23,16 +33,16 @@
 #include <cstring>
 #include <ctime>
 
+#include "nccl_profiler/busy_time.h"
 #include "nccl_profiler/profiler_api.h"
 
 namespace fabscope::ncclprof {
 namespace {
 
-constexpr int kMaxKeys = 512;               // collective/size/algorithm combinations per communicator
+constexpr int kMaxKeys = 2048;              // collective/size/algorithm combinations per communicator (p2p: per peer)
 constexpr int kMaxBins = 16384;             // (key, peer, channel, direction) per communicator
-constexpr int kCollRing = 4096;             // collective and p2p events kept for their proxy operations
-constexpr int kPoolRecords = 4096;          // proxy-op and proxy-step records per thread
-constexpr int kProbe = 64;                  // records tried before an event is dropped
+constexpr int kCollRing = 16384;            // collective and p2p events kept for their proxy operations
+constexpr int kPoolRecords = 32768;         // proxy-op and proxy-step records per thread (1.5 MiB)
 constexpr int kMaxContexts = 256;           // communicators alive at once, for the exit flush
 constexpr uint32_t kOtherKey = 0;           // steps whose collective is unknown (PXN, table full)
 constexpr uint32_t kKindColl = 0x436f6c6c;  // handle kinds
@@ -80,8 +90,10 @@ int bucket_of(uint64_t ns) {
 }
 
 struct StateSum {  // the count is the histogram's sum, one atomic add fewer per state
-  uint64_t ns;
+  uint64_t ns;     // summed over the steps
   uint64_t max_ns;
+  uint64_t busy;     // BusyClock's word: the steps in this state now
+  uint64_t wall_ns;  // the union of the steps' intervals in this state
   uint32_t hist[kBuckets];
 };
 uint64_t count_of(const StateSum& s) {
@@ -90,8 +102,9 @@ uint64_t count_of(const StateSum& s) {
   return n;
 }
 
+// One channel's steps to or from one peer, or (kGroup) every channel's: its wall_ns alone.
 struct Bin {
-  uint64_t tag;  // 0: free; else (key+1)<<40 | (peer+1)<<16 | channel<<8 | is_send
+  uint64_t tag;  // 0: free; else (key+1)<<40 | (peer+1)<<16 | channel<<8 | group<<1 | is_send
   uint64_t ops;
   uint64_t steps;
   uint64_t done_steps;
@@ -149,6 +162,7 @@ struct Record {
   int used;   // 1 while started and not stopped; cleared by stopEvent on any thread
   int state;  // the current state's index, -1 before the first
   Bin* bin;
+  Bin* group;  // the bin of every channel to or from the same peer
   uint64_t since_ns;
   uint64_t trans_size;
 };
@@ -161,14 +175,16 @@ thread_local Pool t_pool;
 
 Context* g_contexts[kMaxContexts];
 
+// The next free record from the cursor on; none free in the whole ring: the event is dropped.
 Record* take_record(uint32_t kind) {
   Pool& p = t_pool;
-  for (int i = 0; i < kProbe; ++i) {
+  for (int i = 0; i < kPoolRecords; ++i) {
     Record& r = p.records[p.cursor++ % kPoolRecords];
     if (load(r.used) == 0) {
       r.kind = kind;
       r.state = -1;
       r.bin = nullptr;
+      r.group = nullptr;
       r.trans_size = 0;
       __atomic_store_n(&r.used, 1, __ATOMIC_RELAXED);
       return &r;
@@ -236,9 +252,11 @@ uint32_t find_key(Context* c, bool p2p, const char* func, const char* datatype, 
   return kOtherKey;
 }
 
-Bin* find_bin(Context* c, uint32_t key, int peer, int channel, bool send) {
+constexpr uint64_t kGroup = 2;  // a tag's bit: the bin of every channel
+
+Bin* find_bin(Context* c, uint32_t key, int peer, int channel, bool send, uint64_t group = 0) {
   const uint64_t tag = (static_cast<uint64_t>(key) + 1) << 40 | (static_cast<uint64_t>(peer + 1) & 0xffffff) << 16 |
-                       (static_cast<uint64_t>(channel) & 0xff) << 8 | (send ? 1 : 0);
+                       (static_cast<uint64_t>(channel) & 0xff) << 8 | group | (send ? 1 : 0);
   const uint64_t h = mix(tag);
   for (int i = 0; i < kMaxBins; ++i) {
     Bin& b = c->bins[(h + static_cast<uint64_t>(i)) % kMaxBins];
@@ -253,11 +271,25 @@ Bin* find_bin(Context* c, uint32_t key, int peer, int channel, bool send) {
   return nullptr;
 }
 
-// The time since the step entered its current state goes to that state.
+// The step enters state `idx` at `t`: one more in it, on its channel and across channels.
+void open_state(Record* r, int idx, uint64_t t) {
+  r->state = idx;
+  r->since_ns = t;
+  BusyClock::enter(&r->bin->states[idx].busy, t);
+  if (r->group != nullptr) BusyClock::enter(&r->group->states[idx].busy, t);
+}
+
+// The time since the step entered its current state goes to that state: summed, and to
+// the wall-clock time when it was the last step in that state.
 void close_state(Record* r, uint64_t t) {
   if (r->state < 0 || r->bin == nullptr) return;
   const uint64_t d = t > r->since_ns ? t - r->since_ns : 0;
   StateSum& s = r->bin->states[r->state];
+  if (const uint64_t w = BusyClock::leave(&s.busy, t); w > 0) add(s.wall_ns, w);
+  if (r->group != nullptr) {
+    StateSum& g = r->group->states[r->state];
+    if (const uint64_t w = BusyClock::leave(&g.busy, t); w > 0) add(g.wall_ns, w);
+  }
   add(s.ns, d);
   add(s.hist[bucket_of(d)], uint32_t{1});
   uint64_t m = __atomic_load_n(&s.max_ns, __ATOMIC_RELAXED);
@@ -296,12 +328,14 @@ Result start(void* context, void** handle, uint64_t type, void* parent, const vo
       add(c->foreign_parents, uint64_t{1});  // PXN: the collective is another process's
     }
     Bin* bin = find_bin(c, key, d->peer, d->channel_id, d->is_send != 0);
-    Record* r = bin != nullptr ? take_record(kKindOp) : nullptr;
+    Bin* group = find_bin(c, key, d->peer, 0, d->is_send != 0, kGroup);
+    Record* r = bin != nullptr && group != nullptr ? take_record(kKindOp) : nullptr;
     if (r == nullptr) {
       add(c->dropped, uint64_t{1});
       return kSuccess;
     }
     r->bin = bin;
+    r->group = group;
     add(bin->ops, uint64_t{1});
     *handle = r;
     return kSuccess;
@@ -315,6 +349,7 @@ Result start(void* context, void** handle, uint64_t type, void* parent, const vo
       return kSuccess;
     }
     r->bin = op->bin;  // its time starts with its first state (record)
+    r->group = op->group;
     add(op->bin->steps, uint64_t{1});
     *handle = r;
     return kSuccess;
@@ -345,8 +380,7 @@ Result record(void* handle, int state, StateArgs* args) {
   if (idx < 0 || idx == r->state) return kSuccess;  // SendPeerWait repeats while the peer has no credit
   const uint64_t t = now_ns();
   close_state(r, t);
-  r->state = idx;
-  r->since_ns = t;
+  open_state(r, idx, t);
   return kSuccess;
 }
 
@@ -375,24 +409,7 @@ void utc_now(char* out, size_t n) {
   strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &t);
 }
 
-void write_body(FILE* f, const Context* c, bool complete) {
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  char when[64] = {};
-  utc_now(when, sizeof when);
-  fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"plugin_api\": %d,\n  \"host\": ", kFormat,
-          kFormatVersion, c->api);
-  json_string(f, host);
-  fprintf(f, ",\n  \"pid\": %d,\n  \"comm_id\": \"0x%016" PRIx64 "\",\n  \"comm_name\": ", static_cast<int>(c->pid),
-          c->comm_id);
-  json_string(f, c->comm_name);
-  fprintf(f,
-          ",\n  \"rank\": %d,\n  \"nranks\": %d,\n  \"nnodes\": %d,\n  \"written_utc\": \"%s\",\n"
-          "  \"complete\": %s,\n  \"clock\": \"CLOCK_MONOTONIC\",\n  \"start_ns\": %" PRIu64 ",\n  \"end_ns\": %" PRIu64
-          ",\n  \"dropped_events\": %" PRIu64 ",\n  \"foreign_parent_ops\": %" PRIu64
-          ",\n  \"histogram\": {\"first_ns\": %d, \"factor\": 2, \"buckets\": %d},\n  \"keys\": [",
-          c->rank, c->n_ranks, c->n_nodes, when, complete ? "true" : "false", c->start_ns, now_ns(), load(c->dropped),
-          load(c->foreign_parents), 1 << kFirstBucketLog2Ns, kBuckets);
+void write_keys(FILE* f, const Context* c) {
   bool first = true;
   for (int k = 0; k < kMaxKeys; ++k) {
     const Key& key = c->keys[k];
@@ -411,34 +428,85 @@ void write_body(FILE* f, const Context* c, bool complete) {
     fprintf(f, ", \"peer\": %d, \"channels\": %d, \"calls\": %" PRIu64 "}", key.peer, key.channels, load(key.calls));
     first = false;
   }
-  fputs("\n  ],\n  \"bins\": [", f);
-  first = true;
+}
+
+// One channel's states: the summed time, the steps, the longest, the histogram, the
+// wall-clock time.
+void write_states(FILE* f, const Bin& b) {
+  bool first = true;
+  for (int s = 0; s < kStates; ++s) {
+    const StateSum& st = b.states[s];
+    const uint64_t count = count_of(st);
+    if (count == 0) continue;
+    fprintf(f,
+            "%s\"%s\": {\"ns\": %" PRIu64 ", \"wall_ns\": %" PRIu64 ", \"count\": %" PRIu64 ", \"max_ns\": %" PRIu64
+            ", \"hist\": [",
+            first ? "" : ", ", kStateNames[s], load(st.ns), load(st.wall_ns), count, load(st.max_ns));
+    for (int h = 0; h < kBuckets; ++h) fprintf(f, "%s%u", h ? "," : "", load(st.hist[h]));
+    fputs("]}", f);
+    first = false;
+  }
+}
+
+// The bins of one channel each ("bins"), or those of every channel to or from a peer
+// ("peers": the wall-clock time per state alone).
+void write_bins(FILE* f, const Context* c, bool groups) {
+  bool first = true;
   for (int i = 0; i < kMaxBins; ++i) {
     const Bin& b = c->bins[i];
     const uint64_t tag = load(b.tag);
-    if (tag == 0) continue;
+    if (tag == 0 || ((tag & kGroup) != 0) != groups) continue;
     const int key = static_cast<int>((tag >> 40) - 1);
     const int peer = static_cast<int>((tag >> 16) & 0xffffff) - 1;
     const int channel = static_cast<int>((tag >> 8) & 0xff);
-    fprintf(f,
-            "%s\n    {\"key\": %d, \"peer\": %d, \"channel\": %d, \"direction\": \"%s\", \"ops\": %" PRIu64
-            ", \"steps\": %" PRIu64 ", \"done_steps\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"states\": {",
-            first ? "" : ",", key, peer, channel, (tag & 1) ? "send" : "recv", load(b.ops), load(b.steps),
-            load(b.done_steps), load(b.bytes));
-    bool first_state = true;
-    for (int s = 0; s < kStates; ++s) {
-      const StateSum& st = b.states[s];
-      const uint64_t count = count_of(st);
-      if (count == 0) continue;
-      fprintf(f, "%s\"%s\": {\"ns\": %" PRIu64 ", \"count\": %" PRIu64 ", \"max_ns\": %" PRIu64 ", \"hist\": [",
-              first_state ? "" : ", ", kStateNames[s], load(st.ns), count, load(st.max_ns));
-      for (int h = 0; h < kBuckets; ++h) fprintf(f, "%s%u", h ? "," : "", load(st.hist[h]));
-      fputs("]}", f);
-      first_state = false;
+    const char* direction = (tag & 1) ? "send" : "recv";
+    if (groups) {
+      fprintf(f, "%s\n    {\"key\": %d, \"peer\": %d, \"direction\": \"%s\", \"wall_ns\": {", first ? "" : ",", key,
+              peer, direction);
+      bool first_state = true;
+      for (int s = 0; s < kStates; ++s) {
+        const uint64_t w = load(b.states[s].wall_ns);
+        if (w == 0) continue;
+        fprintf(f, "%s\"%s\": %" PRIu64, first_state ? "" : ", ", kStateNames[s], w);
+        first_state = false;
+      }
+      fputs("}}", f);
+    } else {
+      fprintf(f,
+              "%s\n    {\"key\": %d, \"peer\": %d, \"channel\": %d, \"direction\": \"%s\", \"ops\": %" PRIu64
+              ", \"steps\": %" PRIu64 ", \"done_steps\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"states\": {",
+              first ? "" : ",", key, peer, channel, direction, load(b.ops), load(b.steps), load(b.done_steps),
+              load(b.bytes));
+      write_states(f, b);
+      fputs("}}", f);
     }
-    fputs("}}", f);
     first = false;
   }
+}
+
+void write_body(FILE* f, const Context* c, bool complete) {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  char when[64] = {};
+  utc_now(when, sizeof when);
+  fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"plugin_api\": %d,\n  \"host\": ", kFormat,
+          kFormatVersion, c->api);
+  json_string(f, host);
+  fprintf(f, ",\n  \"pid\": %d,\n  \"comm_id\": \"0x%016" PRIx64 "\",\n  \"comm_name\": ", static_cast<int>(c->pid),
+          c->comm_id);
+  json_string(f, c->comm_name);
+  fprintf(f,
+          ",\n  \"rank\": %d,\n  \"nranks\": %d,\n  \"nnodes\": %d,\n  \"written_utc\": \"%s\",\n"
+          "  \"complete\": %s,\n  \"clock\": \"CLOCK_MONOTONIC\",\n  \"start_ns\": %" PRIu64 ",\n  \"end_ns\": %" PRIu64
+          ",\n  \"dropped_events\": %" PRIu64 ",\n  \"foreign_parent_ops\": %" PRIu64
+          ",\n  \"histogram\": {\"first_ns\": %d, \"factor\": 2, \"buckets\": %d},\n  \"keys\": [",
+          c->rank, c->n_ranks, c->n_nodes, when, complete ? "true" : "false", c->start_ns, now_ns(), load(c->dropped),
+          load(c->foreign_parents), 1 << kFirstBucketLog2Ns, kBuckets);
+  write_keys(f, c);
+  fputs("\n  ],\n  \"bins\": [", f);
+  write_bins(f, c, false);
+  fputs("\n  ],\n  \"peers\": [", f);
+  write_bins(f, c, true);
   fputs("\n  ]\n}\n", f);
 }
 

@@ -176,7 +176,7 @@ static_assert(offsetof(CollDescr, count) == 32 && offsetof(CollDescr, datatype) 
 // Where the plugin writes, and what (the file's "format" and "version").
 inline constexpr const char* kDirVariable = "FABSCOPE_PROFILE_DIR";
 inline constexpr const char* kFormat = "fabscope-nccl-profile";
-inline constexpr int kFormatVersion = 1;
+inline constexpr int kFormatVersion = 2;  // 2: the wall-clock time per state ("wall_ns", "peers")
 // The step states, in the order of the file's "states" arrays.
 inline constexpr int kStates = 6;
 inline constexpr const char* kStateNames[kStates] = {"SendGPUWait", "SendPeerWait",  "SendWait",

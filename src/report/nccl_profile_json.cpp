@@ -33,8 +33,8 @@ Json to_json(const ProfileLink& v) {
           {"steps", v.steps},
           {"open_steps", v.open_steps},
           {"bytes", v.bytes},
-          {"network_us_per_call", v.network_us_per_call()},
-          {"wait_us", states_json(v.wait_us)},
+          {"network_wall_us_per_call", v.network_us_per_call()},
+          {"wall_us", states_json(v.wait_us)},
           {"max_us", states_json(v.max_us)}};
 }
 void read(const JsonIn& in, ProfileLink& v) {
@@ -47,7 +47,7 @@ void read(const JsonIn& in, ProfileLink& v) {
   in.field("steps", v.steps);
   in.field("open_steps", v.open_steps);
   in.field("bytes", v.bytes);
-  read_states(in, "wait_us", v.wait_us);
+  read_states(in, "wall_us", v.wait_us);
   read_states(in, "max_us", v.max_us);
 }
 

@@ -1,5 +1,6 @@
 // The nccl_profile section as text: per communicator and collective, at its largest
-// size, the links whose sends waited longest on the network, per call.
+// size, the links whose sends waited longest on the network, per call, in wall-clock time
+// (the union of the steps and channels in flight, never more than the call took).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -19,7 +20,8 @@ constexpr size_t kRowsShown = 8;
 std::string render_nccl_profile(const Report& r) {
   if (!r.nccl_profile) return "";
   const NcclProfileSection& s = *r.nccl_profile;
-  std::string out = fmt::format("#\n# NCCL network wait (fabscope's profiler plugin): {}; {}\n", s.status, s.detail);
+  std::string out =
+      fmt::format("#\n# NCCL network wait, wall-clock (fabscope's profiler plugin): {}; {}\n", s.status, s.detail);
   std::map<std::pair<std::string, std::string>, const ProfilePoint*> largest;
   std::map<std::pair<std::string, std::string>, int> sizes;
   for (const ProfilePoint& p : s.points) {
@@ -35,7 +37,7 @@ std::string render_nccl_profile(const Report& r) {
       sends.push_back(&l);
       waits.push_back(l.network_us_per_call());
     }
-    out += fmt::format("#   {} {}{}, {} calls{}: {} sending links, median network wait {:.1f} us per call\n",
+    out += fmt::format("#   {} {}{}, {} calls{}: {} sending links, median network wait {:.1f} us per call (wall)\n",
                        p->collective, p->size_bytes ? format_size(p->size_bytes) : fmt::format("{} el", p->count),
                        p->algo.empty() ? "" : fmt::format(" ({}/{})", p->algo, p->proto), p->calls,
                        sizes[key] > 1 ? fmt::format(" (the largest of {} profiled)", sizes[key]) : std::string(),
@@ -44,12 +46,13 @@ std::string render_nccl_profile(const Report& r) {
     std::sort(sends.begin(), sends.end(), [](const ProfileLink* a, const ProfileLink* b) {
       return a->network_us_per_call() > b->network_us_per_call();
     });
-    out += fmt::format("#   {:<14} {:<10} {:>3} {:>12} {:>12} {:>12} {:>6}\n", "link", "NIC", "ch", "SendWait us",
-                       "PeerWait us", "GPUWait us", "open");
+    out +=
+        fmt::format("#   {:<14} {:<10} {:>3} {:>24} {:>28} {:>27} {:>6}\n", "link", "NIC", "ch",
+                    "SendWait (wall, us/call)", "SendPeerWait (wall, us/call)", "SendGPUWait (wall, us/call)", "open");
     for (size_t i = 0; i < sends.size() && i < kRowsShown; ++i) {
       const ProfileLink& l = *sends[i];
       const double calls = l.calls();
-      out += fmt::format("    {:<14} {:<10} {:>3} {:>12.1f} {:>12.1f} {:>12.1f} {:>6}\n",
+      out += fmt::format("    {:<14} {:<10} {:>3} {:>24.1f} {:>28.1f} {:>27.1f} {:>6}\n",
                          fmt::format("{} -> {}", l.rank, l.peer), l.nic.empty() ? "?" : l.nic, l.channels,
                          l.wait_us[2] / calls, l.wait_us[1] / calls, l.wait_us[0] / calls, l.open_steps);
     }

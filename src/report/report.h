@@ -535,8 +535,10 @@ inline constexpr int kProfileStates = 6;
 // memory, the GPU consuming what arrived.
 inline constexpr std::string_view kProfileStateNames[kProfileStates] = {"SendGPUWait", "SendPeerWait",  "SendWait",
                                                                         "RecvWait",    "RecvFlushWait", "RecvGPUWait"};
-// One rank's traffic with one peer in one direction over one NIC, summed over the
-// channels that use it and over every call profiled.
+// One rank's traffic with one peer in one direction over one NIC, over the channels that
+// use it and every call profiled. Its wait is wall-clock time: the length of the union of
+// the intervals its steps and channels spent in a state (steps in flight together count
+// once), so that per call it is never more than a call took.
 struct ProfileLink {
   int rank = 0;
   int peer = 0;
@@ -547,12 +549,12 @@ struct ProfileLink {
   uint64_t steps = 0;       // network transfers started
   uint64_t open_steps = 0;  // started and never completed (a transfer that hung)
   uint64_t bytes = 0;
-  std::vector<double> wait_us = std::vector<double>(kProfileStates, 0.0);  // per state, summed
+  std::vector<double> wait_us = std::vector<double>(kProfileStates, 0.0);  // per state, wall-clock (JSON wall_us)
   std::vector<double> max_us = std::vector<double>(kProfileStates, 0.0);   // the longest single step per state
   // Calls profiled: operations per channel.
   double calls() const { return channels > 0 ? static_cast<double>(ops) / channels : 0; }
   // The network's part: SendWait for a send (posted until complete), RecvWait for a
-  // receive (posted until the data arrived), per call.
+  // receive (posted until the data arrived), wall-clock per call.
   double network_us_per_call() const;
 };
 struct ProfilePoint {

@@ -6,19 +6,37 @@
 //   profile_replay replay PLUGIN DIR NRANKS [SLOW_SRC SLOW_DST FACTOR]
 //     writes each rank's profile into DIR; sends of SLOW_SRC to SLOW_DST wait FACTOR
 //     times longer in SendWait (a slow link).
+//   profile_replay overlap PLUGIN DIR CHANNELS STEPS WAIT_US CALLS
+//     rank 0 of 2: per call, STEPS steps on each of CHANNELS channels in flight together,
+//     to and from rank 1, each in SendWait (RecvWait) for about WAIT_US, entering and
+//     leaving a few us apart, as NCCL's proxy keeps 8 steps of every channel posted. Prints
+//     one JSON object: what the driver's own clock saw (the calls' durations, the union
+//     of the steps' intervals bracketed from inside and outside, their sum), in us.
+//   profile_replay sweep PLUGIN DIR NRANKS CHANNELS
+//     every collective at the default size (32 MiB, 22 calls: warm-up, 20 timed, check)
+//     as NCCL's proxy sees them with the calls enqueued back to back: the operations of
+//     every call started first, then each call's steps, 8 in flight per operation; ring
+//     collectives over CHANNELS channels, p2p ones over 2 per peer. Ranks 0 (the root)
+//     and 1 of NRANKS are driven. Prints the operations and steps driven per rank.
 //   profile_replay cost PLUGIN STEPS
 //     the plugin's cost per proxy step (start, three states, stop) and per proxy
 //     operation, in ns, on this machine: bench/nccl_profiler_overhead.sh.
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <deque>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "nccl_profiler/busy_time.h"
 #include "nccl_profiler/profiler_api.h"
 
 using namespace fabscope::ncclprof;
@@ -27,6 +45,12 @@ namespace {
 
 // NCCL's string constants: the plugin keys calls by these pointers, as NCCL's are.
 const char* const kAllReduce = "AllReduce";
+const char* const kAllGather = "AllGather";
+const char* const kReduceScatter = "ReduceScatter";
+const char* const kBroadcast = "Broadcast";
+const char* const kReduce = "Reduce";
+const char* const kSend = "Send";
+const char* const kRecv = "Recv";
 const char* const kFloat = "ncclFloat32";
 const char* const kRing = "RING";
 const char* const kSimple = "SIMPLE";
@@ -45,14 +69,26 @@ ProfilerV5* load(const char* path) {
   return p;
 }
 
-void* start_coll(ProfilerV5* p, void* ctx, int rank, size_t count) {
+void* start_coll(ProfilerV5* p, void* ctx, int rank, size_t count, const char* func = kAllReduce,
+                 uint8_t channels = 2) {
   DescrV5 d{};
   d.type = kColl;
   d.rank = rank;
-  d.coll = {0, kAllReduce, nullptr, nullptr, count, 0, kFloat, 2, 16, kRing, kSimple};
+  d.coll = {0, func, nullptr, nullptr, count, 0, kFloat, channels, 16, kRing, kSimple};
   void* h = nullptr;
   p->start_event(ctx, &h, &d);
   p->stop_event(h);  // enqueued; its proxy operations follow
+  return h;
+}
+
+void* start_p2p(ProfilerV5* p, void* ctx, int rank, size_t count, int peer, bool send, uint8_t channels) {
+  DescrV5 d{};
+  d.type = kP2p;
+  d.rank = rank;
+  d.p2p = {send ? kSend : kRecv, nullptr, kFloat, count, peer, channels};
+  void* h = nullptr;
+  p->start_event(ctx, &h, &d);
+  p->stop_event(h);
   return h;
 }
 
@@ -124,6 +160,235 @@ int replay(const char* plugin, const char* dir, int nranks, int slow_src, int sl
   return 0;
 }
 
+uint64_t mono_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);  // the plugin's clock
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// When the driver asked a step into its network state and out of it: the plugin's own
+// times lie inside [before, after] of each.
+struct Bracket {
+  uint64_t enter_before = 0, enter_after = 0, leave_before = 0, leave_after = 0;
+};
+
+// What one overlapping call's steps did, by the driver's clock (index 0 send, 1 receive).
+struct OverlapTotals {
+  double call_us = 0, call_min_us = 1e300;
+  double lo_us[2] = {0, 0}, hi_us[2] = {0, 0}, sum_us[2] = {0, 0};
+};
+
+void add_call(const std::vector<Bracket>& br, const std::vector<int>& dir, OverlapTotals& t) {
+  for (int d = 0; d < 2; ++d) {
+    std::vector<Interval> lo, hi;
+    for (size_t i = 0; i < br.size(); ++i) {
+      if (dir[i] != d) continue;
+      lo.push_back({br[i].enter_after, br[i].leave_before});
+      hi.push_back({br[i].enter_before, br[i].leave_after});
+      t.sum_us[d] += static_cast<double>(br[i].leave_before - br[i].enter_after) / 1e3;
+    }
+    t.lo_us[d] += static_cast<double>(union_length_ns(lo)) / 1e3;
+    t.hi_us[d] += static_cast<double>(union_length_ns(hi)) / 1e3;
+  }
+}
+
+int overlap(const char* plugin, const char* dir, int channels, int steps, int wait_us, int calls) {
+  ProfilerV5* p = load(plugin);
+  setenv(kDirVariable, dir, 1);
+  void* ctx = nullptr;
+  int mask = 0;
+  if (p->init(&ctx, 0x0e1a, &mask, "overlap", 1, 2, 0, nullptr) != kSuccess) return 1;
+  constexpr size_t kChunk = 1 << 19;
+  constexpr int kStaggerUs = 20;
+  OverlapTotals t;
+  for (int call = 0; call < calls; ++call) {
+    const uint64_t start = mono_ns();
+    void* coll = start_coll(p, ctx, 0, 1u << 20, kAllReduce, static_cast<uint8_t>(channels));
+    std::vector<void*> ops, hs;
+    std::vector<int> dirs;
+    for (int ch = 0; ch < channels; ++ch) {
+      for (int d = 0; d < 2; ++d) ops.push_back(start_op(p, ctx, coll, 0, 1, ch, d == 0));
+    }
+    for (size_t o = 0; o < ops.size(); ++o) {  // every step posted at once
+      for (int s = 0; s < steps; ++s) {
+        hs.push_back(start_step(p, ctx, ops[o], 0, s));
+        dirs.push_back(static_cast<int>(o % 2));
+        if (o % 2 == 0) state(p, hs.back(), kSendGpuWait, kChunk, 0);
+      }
+    }
+    std::vector<Bracket> br(hs.size());
+    for (size_t i = 0; i < hs.size(); ++i) {  // into the network a little apart
+      br[i].enter_before = mono_ns();
+      state(p, hs[i], dirs[i] == 0 ? kSendWait : kRecvWait, kChunk, 0);
+      br[i].enter_after = mono_ns();
+      std::this_thread::sleep_for(std::chrono::microseconds(kStaggerUs));
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(wait_us));
+    for (size_t i = 0; i < hs.size(); ++i) {  // and out, in the same order
+      br[i].leave_before = mono_ns();
+      p->stop_event(hs[i]);
+      br[i].leave_after = mono_ns();
+      std::this_thread::sleep_for(std::chrono::microseconds(kStaggerUs));
+    }
+    for (void* o : ops) p->stop_event(o);
+    const double us = static_cast<double>(mono_ns() - start) / 1e3;
+    t.call_us += us;
+    t.call_min_us = std::min(t.call_min_us, us);
+    add_call(br, dirs, t);
+  }
+  p->finalize(ctx);
+  std::printf(
+      "{\"calls\": %d, \"channels\": %d, \"steps\": %d, \"call_us\": %.3f, \"call_min_us\": %.3f, "
+      "\"send_wall_lo_us\": %.3f, \"send_wall_hi_us\": %.3f, \"send_sum_us\": %.3f, "
+      "\"recv_wall_lo_us\": %.3f, \"recv_wall_hi_us\": %.3f, \"recv_sum_us\": %.3f}\n",
+      calls, channels, steps, t.call_us, t.call_min_us, t.lo_us[0], t.hi_us[0], t.sum_us[0], t.lo_us[1], t.hi_us[1],
+      t.sum_us[1]);
+  return 0;
+}
+
+// ---- sweep ---------------------------------------------------------------------------
+
+// One collective as NCCL's proxy moves it: ring collectives over kCollChannels channels
+// to rank+1 and from rank-1, the others (p2p) over kP2pChannels channels per peer.
+enum class Shape { kRing, kAllToAll, kGather, kScatter, kSendRecv };
+struct SweepColl {
+  const char* func;  // ring shapes' collective; p2p shapes' events are Send and Recv
+  Shape shape;
+  double ring_factor;  // ring: bytes moved each way per byte of the call
+  int channels;        // ring: the channels
+};
+struct OpPlan {
+  int peer;
+  int channel;
+  bool send;
+  int steps;
+};
+constexpr int kP2pChannels = 2, kInFlight = 8, kSweepCalls = 22;
+constexpr uint64_t kSweepBytes = 32ull << 20, kSweepChunk = 1 << 19;
+
+int steps_for(double bytes, int channels) {
+  return std::max(1, static_cast<int>((bytes / channels + kSweepChunk - 1) / kSweepChunk));
+}
+
+std::vector<OpPlan> plan_call(const SweepColl& c, int rank, int n) {
+  std::vector<OpPlan> ops;
+  const auto peer_ops = [&](int peer, bool send, double bytes) {
+    for (int ch = 0; ch < kP2pChannels; ++ch) ops.push_back({peer, ch, send, steps_for(bytes, kP2pChannels)});
+  };
+  const double b = static_cast<double>(kSweepBytes);
+  switch (c.shape) {
+    case Shape::kRing:
+      for (int ch = 0; ch < c.channels; ++ch) {
+        const int steps = steps_for(b * c.ring_factor, c.channels);
+        ops.push_back({(rank + 1) % n, ch, true, steps});
+        ops.push_back({(rank + n - 1) % n, ch, false, steps});
+      }
+      break;
+    case Shape::kAllToAll:
+      for (int q = 0; q < n; ++q) {
+        if (q == rank) continue;
+        peer_ops(q, true, b / n);
+        peer_ops(q, false, b / n);
+      }
+      break;
+    case Shape::kGather:
+    case Shape::kScatter:
+      for (int q = 0; q < n; ++q) {
+        if (q == rank || (rank != 0 && q != 0)) continue;
+        peer_ops(q, (c.shape == Shape::kGather) == (rank != 0), b / n);
+      }
+      break;
+    case Shape::kSendRecv:
+      peer_ops((rank + 1) % n, true, b);
+      peer_ops((rank + n - 1) % n, false, b);
+      break;
+  }
+  return ops;
+}
+
+// One operation's steps, kInFlight posted at a time, through their states.
+struct ActiveOp {
+  void* op;
+  OpPlan plan;
+  int started = 0;
+  std::deque<void*> posted;
+};
+
+void post_steps(ProfilerV5* p, void* ctx, int rank, ActiveOp& a) {
+  while (a.started < a.plan.steps && static_cast<int>(a.posted.size()) < kInFlight) {
+    void* h = start_step(p, ctx, a.op, rank, a.started++);
+    state(p, h, a.plan.send ? kSendGpuWait : kRecvWait, kSweepChunk, 0);
+    if (a.plan.send) state(p, h, kSendWait, kSweepChunk, 0);
+    a.posted.push_back(h);
+  }
+}
+
+// The operations of one call progressed together until every step is done.
+long progress_call(ProfilerV5* p, void* ctx, int rank, std::vector<ActiveOp>& ops) {
+  long steps = 0;
+  for (bool busy = true; busy;) {
+    busy = false;
+    for (ActiveOp& a : ops) {
+      post_steps(p, ctx, rank, a);
+      if (a.posted.empty()) continue;
+      busy = true;
+      void* h = a.posted.front();
+      a.posted.pop_front();
+      if (!a.plan.send) state(p, h, kRecvGpuWait, kSweepChunk, 0);
+      p->stop_event(h);
+      ++steps;
+    }
+  }
+  for (ActiveOp& a : ops) p->stop_event(a.op);
+  return steps;
+}
+
+// One call's events (the collective, or a Send and a Recv per peer) and its operations.
+std::vector<ActiveOp> start_call(ProfilerV5* p, void* ctx, const SweepColl& c, int rank, int n) {
+  std::vector<ActiveOp> ops;
+  const bool ring = c.shape == Shape::kRing;
+  void* parent = ring ? start_coll(p, ctx, rank, kSweepBytes / 4, c.func, static_cast<uint8_t>(c.channels)) : nullptr;
+  for (const OpPlan& o : plan_call(c, rank, n)) {
+    // A p2p call per peer and direction, its channels' operations after it.
+    if (!ring && o.channel == 0) parent = start_p2p(p, ctx, rank, kSweepBytes / 4 / n, o.peer, o.send, kP2pChannels);
+    ops.push_back({start_op(p, ctx, parent, rank, o.peer, o.channel, o.send), o});
+  }
+  return ops;
+}
+
+int sweep(const char* plugin, const char* dir, int nranks, int channels) {
+  ProfilerV5* p = load(plugin);
+  setenv(kDirVariable, dir, 1);
+  const double ring = 1.0 * (nranks - 1) / nranks;
+  const SweepColl colls[] = {{kAllReduce, Shape::kRing, 2 * ring, channels},
+                             {kAllGather, Shape::kRing, ring, channels},
+                             {kReduceScatter, Shape::kRing, ring, channels},
+                             {kBroadcast, Shape::kRing, 1.0, channels},
+                             {kReduce, Shape::kRing, 1.0, channels},
+                             {nullptr, Shape::kAllToAll, 0, 0},
+                             {nullptr, Shape::kGather, 0, 0},
+                             {nullptr, Shape::kScatter, 0, 0},
+                             {nullptr, Shape::kSendRecv, 0, 0}};
+  for (int rank = 0; rank < 2; ++rank) {
+    void* ctx = nullptr;
+    int mask = 0;
+    if (p->init(&ctx, 0x5eeb, &mask, "sweep", 1, nranks, rank, nullptr) != kSuccess) return 1;
+    long ops = 0, steps = 0;
+    for (const SweepColl& c : colls) {
+      // Enqueued back to back: the proxy has every call's operations before the first ends.
+      std::vector<std::vector<ActiveOp>> calls;
+      for (int i = 0; i < kSweepCalls; ++i) calls.push_back(start_call(p, ctx, c, rank, nranks));
+      for (auto& call : calls) {
+        ops += static_cast<long>(call.size());
+        steps += progress_call(p, ctx, rank, call);
+      }
+    }
+    p->finalize(ctx);
+    std::printf("rank %d ops %ld steps %ld\n", rank, ops, steps);
+  }
+  return 0;
+}
+
 int cost(const char* plugin, long steps) {
   ProfilerV5* p = load(plugin);
   unsetenv(kDirVariable);  // nothing written: only the event path is timed
@@ -164,9 +429,28 @@ int main(int argc, char** argv) {
     return replay(argv[2], argv[3], n, argc > 6 ? std::atoi(argv[5]) : -1, argc > 6 ? std::atoi(argv[6]) : -1,
                   argc > 7 ? std::atof(argv[7]) : 1.0);
   }
+  if (argc == 8 && std::strcmp(argv[1], "overlap") == 0) {
+    const int channels = std::atoi(argv[4]), steps = std::atoi(argv[5]), wait = std::atoi(argv[6]),
+              calls = std::atoi(argv[7]);
+    if (channels < 1 || channels > 64 || steps < 1 || steps > 64 || wait < 0 || calls < 1) {
+      std::fprintf(stderr, "profile_replay overlap: CHANNELS 1-64, STEPS 1-64, WAIT_US >= 0, CALLS >= 1\n");
+      return 2;
+    }
+    return overlap(argv[2], argv[3], channels, steps, wait, calls);
+  }
+  if (argc == 6 && std::strcmp(argv[1], "sweep") == 0) {
+    const int n = std::atoi(argv[4]), channels = std::atoi(argv[5]);
+    if (n < 2 || n > 1024 || channels < 1 || channels > 64) {
+      std::fprintf(stderr, "profile_replay sweep: NRANKS 2-1024, CHANNELS 1-64\n");
+      return 2;
+    }
+    return sweep(argv[2], argv[3], n, channels);
+  }
   if (argc == 4 && std::strcmp(argv[1], "cost") == 0) return cost(argv[2], std::atol(argv[3]));
   std::fprintf(stderr,
                "usage: profile_replay replay PLUGIN DIR NRANKS [SLOW_SRC SLOW_DST FACTOR]\n"
+               "       profile_replay overlap PLUGIN DIR CHANNELS STEPS WAIT_US CALLS\n"
+               "       profile_replay sweep PLUGIN DIR NRANKS CHANNELS\n"
                "       profile_replay cost PLUGIN STEPS\n");
   return 2;
 }

@@ -9,12 +9,14 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <thread>
 
 #include "core/atomic_file.h"
 #include "diag/findings.h"
 #include "diag/nccl_profile.h"
+#include "nccl_profiler/busy_time.h"
 #include "nccl_profiler/profiler_api.h"
 #include "report/diagnosis_text.h"
 #include "report/json_io.h"
@@ -203,7 +205,9 @@ TEST(NcclProfilerPlugin, SumsEachStepsStatesPerPeerChannelAndDirection) {
   EXPECT_EQ(s->steps, 4u);
   EXPECT_EQ(s->done_steps, 4u);
   EXPECT_EQ(s->bytes, 4u << 19);
-  EXPECT_GE(s->ns[2], 4 * 2e6);        // SendWait: each step at least the 2 ms slept
+  EXPECT_GE(s->ns[2], 4 * 2e6);   // SendWait: each step at least the 2 ms slept
+  EXPECT_GE(s->wall_ns[2], 2e6);  // ... in flight together: their union, once
+  EXPECT_LT(s->wall_ns[2], 4e6);
   EXPECT_LT(s->ns[0], s->ns[2] / 10);  // SendGPUWait: a few calls' time
   EXPECT_GE(s->max_ns[2], 2e6);
   EXPECT_EQ(s->ns[3], 0);  // no receive state on a send
@@ -244,7 +248,9 @@ TEST(NcclProfilerPlugin, SumsEachStepsStatesPerPeerChannelAndDirection) {
   EXPECT_EQ(ar->calls, 1u);
   ASSERT_EQ(ar->links.size(), 2u);
   EXPECT_EQ(ar->links[1].direction, "send");
-  EXPECT_GE(ar->links[1].network_us_per_call(), 8000);
+  // The four sends waited together: 2 ms and a little of wall-clock time, not their 8 ms sum.
+  EXPECT_GE(ar->links[1].network_us_per_call(), 2000);
+  EXPECT_LT(ar->links[1].network_us_per_call(), 4000);
   EXPECT_EQ(ar->links[0].open_steps, 1u);
   EXPECT_NE(sec.detail.find("no NCCL log joined"), std::string::npos) << sec.detail;
 }
@@ -307,15 +313,111 @@ TEST(NcclProfilerPlugin, AFullRingDropsEventsAndCountsThemWithoutWaiting) {
   ASSERT_EQ(p->init(&ctx, 0x99, &mask, "full", 1, 2, 0, nullptr), kSuccess);
   void* c = coll(p, ctx, kAllReduce, 64);
   // On a fresh thread: its ring is empty, and nothing is ever stopped.
+  constexpr int kSteps = 40000;  // more than a thread's 32768 records
   int handed = 0;
   std::thread([&] {
     void* o = op(p, ctx, c, 1, 0, true);
-    for (int s = 0; s < 5000; ++s) handed += step(p, ctx, o, s) != nullptr;
+    for (int s = 0; s < kSteps; ++s) handed += step(p, ctx, o, s) != nullptr;
   }).join();
   ASSERT_EQ(p->finalize(ctx), kSuccess);
   const RankProfile r = read_only_file(dir);
-  EXPECT_LT(handed, 5000);
-  EXPECT_EQ(r.dropped_events, static_cast<uint64_t>(5000 - handed));
+  EXPECT_EQ(handed, 32768 - 1);  // every record but the operation's
+  EXPECT_EQ(r.dropped_events, static_cast<uint64_t>(kSteps - handed));
+}
+
+// Steps of four channels in flight together, as NCCL's proxy keeps up to 8 per channel:
+// the sum over steps is four times the call, the wall-clock time is the call's.
+TEST(NcclProfilerPlugin, StepsInFlightTogetherCountOnceInWallClockTime) {
+  ProfileDir dir("overlap");
+  ProfilerV5* p = plugin().v5;
+  ASSERT_NE(p, nullptr);
+  void* ctx = nullptr;
+  int mask = 0;
+  ASSERT_EQ(p->init(&ctx, 0x0e, &mask, "overlap", 1, 2, 0, nullptr), kSuccess);
+  const auto t0 = std::chrono::steady_clock::now();
+  void* c = coll(p, ctx, kAllReduce, 1 << 18);
+  std::vector<void*> ops, steps;
+  for (int ch = 0; ch < 4; ++ch) {
+    ops.push_back(op(p, ctx, c, 1, ch, true));
+    steps.push_back(step(p, ctx, ops.back(), 0));
+    state(p, steps.back(), kSendWait);
+    sleep_us(500);  // entering 0.5 ms apart
+  }
+  sleep_us(3000);
+  for (void* h : steps) p->stop_event(h);
+  for (void* o : ops) p->stop_event(o);
+  const double call_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(p->finalize(ctx), kSuccess);
+
+  const RankProfile r = read_only_file(dir);
+  double summed_ns = 0;
+  for (const ProfileBinEntry& b : r.bins) summed_ns += b.ns[2];
+  ASSERT_EQ(r.peers.size(), 1u);
+  EXPECT_GT(summed_ns / 1e3, 3 * 3000.0);               // the old figure: 4 steps of 3 to 4.5 ms
+  EXPECT_GE(r.peers[0].wall_ns[2] / 1e3, 1500 + 3000);  // the first in until the last out
+  EXPECT_LE(r.peers[0].wall_ns[2] / 1e3, call_us);
+  const NcclProfileSection sec = build_profile_section({r}, {});
+  ASSERT_EQ(sec.points.size(), 1u);
+  ASSERT_EQ(sec.points[0].links.size(), 1u);
+  const ProfileLink& l = sec.points[0].links[0];
+  EXPECT_EQ(l.channels, 4);
+  EXPECT_DOUBLE_EQ(l.network_us_per_call(), r.peers[0].wall_ns[2] / 1e3);
+  EXPECT_LE(l.network_us_per_call(), call_us);
+  Report rep;
+  rep.nccl_profile = sec;
+  EXPECT_NE(render_nccl_profile(rep).find("SendWait (wall, us/call)"), std::string::npos) << render_nccl_profile(rep);
+}
+
+// ---- Wall-clock time: the union of intervals ------------------------------------------
+
+TEST(BusyTime, UnionLengthOfIntervals) {
+  EXPECT_EQ(union_length_ns({}), 0u);
+  EXPECT_EQ(union_length_ns({{10, 20}}), 10u);
+  EXPECT_EQ(union_length_ns({{10, 20}, {30, 45}}), 25u);             // apart: the sum
+  EXPECT_EQ(union_length_ns({{10, 20}, {15, 30}}), 20u);             // overlapping
+  EXPECT_EQ(union_length_ns({{0, 100}, {10, 20}, {30, 40}}), 100u);  // nested
+  EXPECT_EQ(union_length_ns({{30, 40}, {10, 20}, {20, 30}}), 30u);   // touching, out of order
+  EXPECT_EQ(union_length_ns({{10, 10}, {20, 15}, {1, 2}}), 1u);      // empty and reversed add nothing
+  // 8 steps in flight on 4 channels, each 1000 ns, the same 1000 ns: 1000, not 32000.
+  std::vector<Interval> same(32, Interval{5000, 6000});
+  EXPECT_EQ(union_length_ns(same), 1000u);
+}
+
+// The plugin's online clock, fed the intervals' ends in time order, gives their union.
+TEST(BusyTime, TheOnlineClockIsTheUnion) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<Interval> v;
+    const int n = 1 + static_cast<int>(rng() % 40);
+    for (int i = 0; i < n; ++i) {
+      const uint64_t a = rng() % 10000, d = 1 + rng() % 800;  // an interval closes after it opens
+      v.push_back({a, a + d});
+    }
+    std::vector<std::pair<uint64_t, int>> events;  // (time, +1 enter / -1 leave)
+    for (const Interval& i : v) {
+      events.push_back({i.start, +1});
+      events.push_back({i.end, -1});
+    }
+    std::sort(events.begin(), events.end());  // at one time, leaves first
+    uint64_t word = 0, busy = 0;
+    for (const auto& [t, e] : events) {
+      if (e > 0) {
+        BusyClock::enter(&word, t);
+      } else {
+        busy += BusyClock::leave(&word, t);
+      }
+    }
+    EXPECT_EQ(word, 0u);
+    EXPECT_EQ(busy, union_length_ns(v)) << "round " << round;
+  }
+  // Across the 48-bit wrap of the clock's word, and a leave read before its enter.
+  uint64_t word = 0;
+  const uint64_t t = (uint64_t{1} << 48) - 100;
+  BusyClock::enter(&word, t);
+  EXPECT_EQ(BusyClock::leave(&word, t + 300), 300u);
+  BusyClock::enter(&word, 1000);
+  EXPECT_EQ(BusyClock::leave(&word, 990), 0u);
+  EXPECT_EQ(BusyClock::leave(&word, 2000), 0u);  // none open: nothing
 }
 
 TEST(NcclProfilerPlugin, TheV4TableOfNccl227WritesTheSameFile) {
@@ -361,14 +463,16 @@ TEST(NcclProfilerPlugin, TheV4TableOfNccl227WritesTheSameFile) {
 // ---- Reading profiles --------------------------------------------------------------
 
 std::string good_profile() {
-  return R"({"format": "fabscope-nccl-profile", "version": 1, "plugin_api": 5, "host": "h1", "pid": 7,
+  return R"({"format": "fabscope-nccl-profile", "version": 2, "plugin_api": 5, "host": "h1", "pid": 7,
   "comm_id": "0x01", "comm_name": "c", "rank": 0, "nranks": 2, "nnodes": 2, "written_utc": "2026-11-25T00:00:00Z",
   "complete": true, "clock": "CLOCK_MONOTONIC", "start_ns": 1, "end_ns": 2, "dropped_events": 0,
   "foreign_parent_ops": 0, "histogram": {"first_ns": 1024, "factor": 2, "buckets": 2},
   "keys": [{"id": 3, "kind": "collective", "func": "AllReduce", "datatype": "ncclFloat32", "count": 1024,
             "algo": "RING", "proto": "SIMPLE", "peer": -1, "channels": 1, "calls": 2}],
   "bins": [{"key": 3, "peer": 1, "channel": 0, "direction": "send", "ops": 2, "steps": 2, "done_steps": 2,
-            "bytes": 8192, "states": {"SendWait": {"ns": 4000, "count": 2, "max_ns": 3000, "hist": [0, 2]}}}]})";
+            "bytes": 8192, "states": {"SendWait": {"ns": 4000, "wall_ns": 3500, "count": 2, "max_ns": 3000,
+                                                   "hist": [0, 2]}}}],
+  "peers": [{"key": 3, "peer": 1, "direction": "send", "wall_ns": {"SendWait": 3500}}]})";
 }
 
 std::string replaced(std::string s, const std::string& from, const std::string& to) {
@@ -381,16 +485,26 @@ TEST(NcclProfileRead, AGoodFileAndEveryKindOfBadOne) {
   auto good = parse_rank_profile(good_profile(), "good.json");
   ASSERT_TRUE(good.ok()) << good.status().message();
   EXPECT_EQ(good->bins.at(0).ns[2], 4000);
+  EXPECT_EQ(good->bins.at(0).wall_ns[2], 3500);
+  ASSERT_EQ(good->peers.size(), 1u);
+  EXPECT_EQ(good->peers[0].wall_ns[2], 3500);
+  EXPECT_TRUE(good->peers[0].send);
 
   const std::vector<std::pair<std::string, std::string>> bad = {
       {R"({"results": [], "config": {}})", "not a profile of fabscope's NCCL profiler plugin"},
       {replaced(good_profile(), "fabscope-nccl-profile", "other-tool"), "format 'other-tool'"},
-      {replaced(good_profile(), R"("version": 1)", R"("version": 9)"), "this fabscope reads version 1"},
+      {replaced(good_profile(), R"("version": 2)", R"("version": 9)"), "this fabscope reads version 2"},
+      {replaced(good_profile(), R"("version": 2)", R"("version": 1)"), "without the wall-clock time per state"},
+      {replaced(good_profile(), R"("wall_ns": 3500, )", ""), "wall_ns"},
+      {replaced(good_profile(), R"([{"key": 3, "peer": 1, "direction": "send", "wall_ns")",
+                R"([{"key": 5, "peer": 1, "direction": "send", "wall_ns")"),
+       "key 5 is not among"},
+      {replaced(good_profile(), R"("SendWait": 3500})", R"("SendNap": 3500})"), "unknown step state 'SendNap'"},
       {replaced(good_profile(), R"("rank": 0)", R"("rank": 5)"), "rank 5 outside"},
       {replaced(good_profile(), R"("key": 3)", R"("key": 4)"), "key 4 is not among"},
-      {replaced(good_profile(), R"("peer": 1)", R"("peer": 2)"), "peer 2 outside"},
+      {replaced(good_profile(), R"("peer": 1, "channel")", R"("peer": 2, "channel")"), "peer 2 outside"},
       {replaced(good_profile(), R"("direction": "send")", R"("direction": "up")"), "'up'; expected send or recv"},
-      {replaced(good_profile(), R"("SendWait")", R"("SendNap")"), "unknown step state 'SendNap'"},
+      {replaced(good_profile(), R"("SendWait": {)", R"("SendNap": {)"), "unknown step state 'SendNap'"},
       {replaced(good_profile(), R"("hist": [0, 2])", R"("hist": [2])"), "1 buckets"},
       {replaced(good_profile(), R"("done_steps": 2)", R"("done_steps": 3)"), "3 steps done of 2"},
       {replaced(good_profile(), R"("pid": 7,)", ""), "pid"},
@@ -473,6 +587,36 @@ TEST(NcclProfileJoin, ARealLogNamesTheNicOfEachChannel) {
   ASSERT_EQ(s.points[0].links.size(), 1u);
   EXPECT_EQ(s.points[0].links[0].nic, "mlx5_8");
   EXPECT_EQ(s.points[0].size_bytes, 4096u);
+}
+
+// A peer's two channels over two NICs: each link's wall-clock time is at most the peer's
+// union and at most its own channel's; over one NIC, the peer's union.
+TEST(NcclProfileJoin, APeersChannelsOverTwoNicsAreBoundedByTheirOwnUnions) {
+  RankProfile p = *parse_rank_profile(good_profile(), "r0.json");
+  ProfileBinEntry second = p.bins[0];
+  second.channel = 1;
+  second.wall_ns[2] = 3000;
+  p.bins[0].wall_ns[2] = 4000;
+  p.bins[0].ns[2] = second.ns[2] = 4000;
+  p.bins.push_back(second);
+  p.peers[0].wall_ns[2] = 5000;  // the two channels' union
+  const NcclProfileSection one = build_profile_section({p}, {});
+  ASSERT_EQ(one.points[0].links.size(), 1u);
+  EXPECT_DOUBLE_EQ(one.points[0].links[0].wait_us[2], 5.0);
+  const std::vector<ChannelNic> nics = {{"h1", "7", 0, 1, 0, true, "mlx5_0"}, {"h1", "7", 0, 1, 1, true, "mlx5_1"}};
+  const NcclProfileSection two = build_profile_section({p}, nics);
+  ASSERT_EQ(two.points[0].links.size(), 2u);
+  EXPECT_EQ(two.points[0].links[0].nic, "mlx5_0");
+  EXPECT_DOUBLE_EQ(two.points[0].links[0].wait_us[2], 4.0);
+  EXPECT_DOUBLE_EQ(two.points[0].links[1].wait_us[2], 3.0);
+  // A union that a race made longer than the steps' sum is held to the sum.
+  auto text = good_profile();
+  const size_t at = text.find(R"("wall_ns": 3500, )");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 17, R"("wall_ns": 9000, )");
+  auto raced = parse_rank_profile(text, "raced.json");
+  ASSERT_TRUE(raced.ok()) << raced.status().message();
+  EXPECT_EQ(raced->bins[0].wall_ns[2], 4000);
 }
 
 // ---- Merging ranks, findings, attribution -------------------------------------------
