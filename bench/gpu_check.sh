@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# fabscope's GPU check in one call of a lent GPU machine (one H100 or H200, CUDA 13, NCCL
+# from the nvidia-nccl-cu13 Python package, no Open MPI, no network). Run from the project
+# root there:
+#
+#   bash bench/gpu_check.sh [--dry-run] [--carry DIR]
+#
+# DIR (default carry) is the bundle made here: scripts/carry-openmpi.sh DIR build/release/fabscope
+# build/release/fabscope_gpu_tests build/release/fabscope_nccl_gpu_tests
+# build/release/fabscope_bench_kernel_bandwidth build/release/libnccl-profiler-fabscope.so
+# (env.sh, bin/), and bench/build-nccl-tests.sh SRC DIR/nccl-tests.
+#
+# Every step has its own timeout and the script goes on after a failure. Logs, JSON
+# reports and NCCL logs are written under $GPU_CHECK_WORK (default /tmp/gpu-check-work) and
+# packed into $OUT/gpu-check.tgz after every step, so that $OUT (default /tmp/gpu-out)
+# only ever holds steps.txt (one line per step: rc, seconds) and that archive: the device
+# machine gives back at most 8 files, and a call cut short still returns what was done.
+# --dry-run prints every step (name, timeout, command) and the sum of the timeouts (at most
+# 480 s, the call's length) and runs nothing.
+set -u
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+self=$here/gpu_check.sh
+LIMIT=480
+# Two ranks with mpirun's default binding (no --bind-to); the environment travels with -x.
+MPIRUN_BASE=(mpirun --allow-run-as-root -x LD_LIBRARY_PATH -x PATH -x FABSCOPE_NCCL_PROFILER)
+MPIRUN=("${MPIRUN_BASE[@]}" -np 2)
+
+# --- internal steps (run by `step` through this script, so that they have a timeout) ---
+
+# Environment: GPU, driver, CUDA, NCCL, cores, the carried binaries' libraries.
+internal_env() {
+  nvidia-smi --query-gpu=name,driver_version,memory.total,pci.bus_id --format=csv 2>&1
+  nvidia-smi topo -m 2>&1 | head -20
+  echo "NCCL_LIB=${NCCL_LIB:-}"
+  python3 -m pip show nvidia-nccl-cu13 2>/dev/null | grep -E '^(Name|Version|Location)'
+  strings "${NCCL_LIB:-/nonexistent}/libnccl.so.2" 2>/dev/null | grep -m1 'NCCL version'
+  { nvcc --version 2>/dev/null || /usr/local/cuda/bin/nvcc --version 2>/dev/null; } | tail -2
+  grep -m1 -o '"cuda" : {[^}]*' /usr/local/cuda/version.json 2>/dev/null | tr -s ' \n' ' '; echo
+  echo "nproc: $(nproc)"
+  grep -m1 'model name' /proc/cpuinfo
+  free -g | head -2
+  echo "mpirun: $(command -v mpirun) ($(mpirun --version 2>&1 | head -1))"
+  echo "RDMA devices: $(echo /sys/class/infiniband/*); NICs: $(echo /sys/class/net/*)"
+  echo "--- ldd $F"
+  ldd "$F" 2>&1
+}
+
+# Profiler overhead: two ranks sharing the GPU, sweep allreduce without and with
+# --nccl-profile, alternating 3 times (the first swaps), paired busbw ratio on / off.
+internal_profiler_overhead() {
+  local d=$W/profiler-overhead i mode order
+  mkdir -p "$d"
+  for i in 0 1 2; do
+    order="off on"
+    [ $((i % 2)) = 1 ] && order="on off"
+    for mode in $order; do
+      local flag=()
+      [ "$mode" = on ] && flag=(--nccl-profile)
+      echo "$ ${MPIRUN[*]} $F sweep allreduce -b 1M -e 64M -f 4 -n 10 -w 2 --backend nccl --share-gpus ${flag[*]}"
+      "${MPIRUN[@]}" "$F" sweep allreduce -b 1M -e 64M -f 4 -n 10 -w 2 --backend nccl --share-gpus "${flag[@]}" \
+        --json "$d/$mode-$i.json" > "$d/$mode-$i.log" 2>&1
+      echo "  rc=$?"
+      tail -3 "$d/$mode-$i.log"
+    done
+  done
+  python3 - "$d" <<'PY'
+import json, os, statistics, sys
+d = sys.argv[1]
+def busbw(path):
+    try:
+        doc = json.load(open(path))
+        return {p["size_bytes"]: p["out_of_place"]["busbw_gbps"] for p in doc["sweeps"][0]["points"]}
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+pairs = [(busbw(f"{d}/off-{i}.json"), busbw(f"{d}/on-{i}.json")) for i in range(3)]
+pairs = [(a, b) for a, b in pairs if a and b]
+if not pairs:
+    sys.exit("no complete pair of runs")
+print(f"busbw with / without --nccl-profile, 2 ranks sharing the GPU, {len(pairs)} pair(s); target >= 0.98")
+print(f"{'size':>12} {'off GB/s':>9} {'on GB/s':>9} {'median':>7} {'min':>6} {'max':>6}")
+low = []
+for size in sorted(set.intersection(*(set(a) & set(b) for a, b in pairs))):
+    r = [b[size] / a[size] for a, b in pairs if a[size] > 0]
+    med = statistics.median(r)
+    low.append(med < 0.98)
+    print(f"{size:>12} {statistics.median(a[size] for a, _ in pairs):>9.3f} "
+          f"{statistics.median(b[size] for _, b in pairs):>9.3f} {med:>7.3f} {min(r):>6.3f} {max(r):>6.3f}")
+print(f"{sum(low)} size(s) below 0.98")
+sys.exit(1 if any(low) else 0)
+PY
+}
+
+if [ "${1:-}" = __env ]; then internal_env 2>&1 | tee "$W/env.txt"; exit; fi
+if [ "${1:-}" = __profiler_overhead ]; then internal_profiler_overhead; exit; fi
+
+# --- arguments ---
+dry=0
+C=carry
+while [ $# -gt 0 ]; do
+  case $1 in
+    --dry-run) dry=1 ;;
+    --carry) C=${2:?--carry needs a directory}; shift ;;
+    --carry=*) C=${1#--carry=} ;;
+    -h|--help) sed -n '2,19p' "$self" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "gpu_check: unknown argument $1 (--dry-run, --carry DIR)" >&2; exit 2 ;;
+  esac
+  shift
+done
+OUT=${OUT:-/tmp/gpu-out}
+W=${GPU_CHECK_WORK:-/tmp/gpu-check-work}
+F=$C/bin/fabscope
+NT=$C/nccl-tests
+PARITY=$here/nccl_vs_nccl_tests.py
+export W F
+
+# --- the steps ---
+total=0
+T0=$(date +%s%N)
+step() { # NAME TIMEOUT CMD...: CMD's output in $W/NAME.log, one line in steps.txt, the archive refreshed
+  local name=$1 t=$2
+  shift 2
+  total=$((total + t))
+  if [ "$dry" = 1 ]; then
+    printf '%-18s %4ss  %s\n' "$name" "$t" "$(printf '%q ' "$@")"
+    return
+  fi
+  local s e rc
+  s=$(date +%s%N)
+  timeout -k 5 "$t" "$@" > "$W/$name.log" 2>&1
+  rc=$?
+  e=$(date +%s%N)
+  printf '%-18s rc=%-4s %7.1fs  (limit %4ss, t=%4ss)\n' "$name" "$rc" "$(((e - s) / 1000000))e-3" "$t" \
+    "$(((e - T0) / 1000000000))" | tee -a "$OUT/steps.txt"
+  cp "$OUT/steps.txt" "$W/steps.txt"
+  tar -C "$W" -czf "$OUT/gpu-check.tgz.part" . && mv -f "$OUT/gpu-check.tgz.part" "$OUT/gpu-check.tgz"
+}
+
+if [ "$dry" = 0 ]; then
+  for f in "$C/env.sh" "$F" "$C/bin/fabscope_gpu_tests" "$C/bin/fabscope_nccl_gpu_tests" \
+           "$C/bin/fabscope_bench_kernel_bandwidth" "$C/bin/libnccl-profiler-fabscope.so" "$NT/all_reduce_perf"; do
+    [ -e "$f" ] || echo "gpu_check: missing $f (the step that needs it will fail)" >&2
+  done
+  mkdir -p "$OUT" "$W/nccl-logs/sweep-all-np1" "$W/nccl-logs/p2p-np2"
+  rm -f "$OUT/steps.txt" "$OUT/gpu-check.tgz"
+  NCCL_LIB=$(python3 -c "import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], 'lib'))" 2>/dev/null)
+  if [ ! -e "$NCCL_LIB/libnccl.so.2" ]; then
+    NCCL_LIB=$(dirname "$(find / -xdev -name 'libnccl.so.2' 2>/dev/null | head -1)")
+  fi
+  export NCCL_LIB
+  # shellcheck disable=SC1091
+  source "$C/env.sh"
+  export LD_LIBRARY_PATH=$NCCL_LIB:$NT/verifiable${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  export FABSCOPE_NCCL_PROFILER=$C/bin/libnccl-profiler-fabscope.so
+  export PYTHONUNBUFFERED=1
+  # The parity runs keep every run's output; each run of them has its own limit.
+fi
+
+# a. the machine (also into env.txt)
+step env               10 bash "$self" __env
+# b. the GPU tests
+step gtest-kernels     15 "$C/bin/fabscope_gpu_tests"
+step gtest-nccl        25 "$C/bin/fabscope_nccl_gpu_tests"
+# c. fill/verify kernels against a device copy, per data type
+step kernel-bw         10 "$C/bin/fabscope_bench_kernel_bandwidth"
+# d. parity with nccl-tests at one rank: nine collectives, 1 MiB-1 GiB, 5 alternations.
+#    One run of either tool takes ~1.5 s there (mostly CUDA and NCCL start): 9 nccl-tests
+#    runs and one fabscope run of all nine per alternation, ~80 s; --budget keeps it in.
+step parity-np1       100 python3 "$PARITY" --nccl-tests "$NT" --fabscope "$F" --collective all \
+  -b 1M -e 1G -n 20 -w 5 --reps 5 --batch --budget 88 --timeout 30 --keep "$W/parity-np1" --json "$W/parity-np1.json"
+# e. parity at two ranks sharing the GPU (mpirun's default binding), NCCL's Socket
+#    transport (~1.9 GB/s: 64 MiB allreduce ~36 ms per iteration), 1-64 MiB, 3 alternations:
+#    ~3.5 s of start per two-rank run, ~40 s per alternation of nine collectives.
+step parity-np2       150 python3 "$PARITY" --nccl-tests "$NT" --fabscope "$F" --collective all \
+  --np 2 --share-gpus --mpirun "${MPIRUN_BASE[*]}" -b 1M -e 64M -n 5 -w 2 --reps 3 --batch \
+  --budget 138 --timeout 45 --keep "$W/parity-np2" --json "$W/parity-np2.json"
+# f. what the profiler plugin costs, two ranks sharing the GPU
+step profiler-overhead 35 bash "$self" __profiler_overhead
+# g. diagnose over nccl (two ranks sharing the GPU, then one), p2p, every collective verified
+step diagnose-np2      50 "${MPIRUN[@]}" "$F" diagnose --backend nccl --share-gpus --budget 40 \
+  --json "$W/diagnose-np2.json" --html "$W/diagnose-np2.html"
+step diagnose-np1      28 "$F" diagnose --backend nccl --budget 20 --json "$W/diagnose-np1.json"
+step p2p-np2           15 "${MPIRUN[@]}" "$F" p2p --backend nccl --share-gpus --pattern pairs -s 4M \
+  --nccl-debug-dir "$W/nccl-logs/p2p-np2" --json "$W/p2p-np2.json"
+step sweep-all-np1     15 "$F" sweep all -b 8 -e 64M -f 8 -n 5 --backend nccl \
+  --nccl-debug-dir "$W/nccl-logs/sweep-all-np1" --json "$W/sweep-all-np1.json"
+# h. topology, live and from the NCCL logs p2p-np2 wrote (Socket over eth0)
+step topo-live          8 "$F" topo --json "$W/topo-live.json"
+step topo-ncclog        8 "$F" topo --nccl-log "$W/nccl-logs/p2p-np2" --json "$W/topo-ncclog.json"
+
+if [ "$dry" = 1 ]; then
+  echo "total ${total}s (limit ${LIMIT}s)"
+  [ "$total" -le "$LIMIT" ] || { echo "gpu_check: the timeouts add up to more than ${LIMIT}s" >&2; exit 1; }
+  exit 0
+fi
+echo "total $(( ($(date +%s%N) - T0) / 1000000000 ))s (timeouts ${total}s)" | tee -a "$OUT/steps.txt"
+cp "$OUT/steps.txt" "$W/steps.txt"
+tar -C "$W" -czf "$OUT/gpu-check.tgz.part" . && mv -f "$OUT/gpu-check.tgz.part" "$OUT/gpu-check.tgz"
+ls -l "$OUT"
