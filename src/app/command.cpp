@@ -79,6 +79,12 @@ void add_common_options(CLI::App& app, unsigned which, CommonOptions& v) {
     app.add_option("--nccl-debug-dir", o.nccl_debug_dir,
                    "nccl backend: NCCL_DEBUG=INFO log (INIT,NET,GRAPH) of each rank into this existing directory")
         ->each(given("--nccl-debug-dir"));
+    app.add_flag(
+           "--share-gpus", o.share_gpus,
+           "nccl backend: let several ranks share a GPU (rank i of a node takes GPU i mod the GPUs visible); each "
+           "rank presents its own NCCL host id, so NCCL connects every pair through its network transport "
+           "(Socket, or IB through the NIC): the network path on a one-GPU machine, a node's NICs in loopback")
+        ->each(given("--share-gpus"));
   }
 }
 

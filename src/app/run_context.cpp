@@ -170,7 +170,8 @@ Status check_backend_options(const BackendEntry& backend, const BackendOptions& 
                                                                  {"--verbs-port", "verbs"},
                                                                  {"--qps", "verbs"},
                                                                  {"--verbs-gid-index", "verbs"},
-                                                                 {"--nccl-debug-dir", "nccl"}};
+                                                                 {"--nccl-debug-dir", "nccl"},
+                                                                 {"--share-gpus", "nccl"}};
   for (const std::string& name : options.given) {
     auto it = kOwner.find(name);
     if (it != kOwner.end() && it->second != backend.name) {

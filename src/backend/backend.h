@@ -85,6 +85,9 @@ class Backend {
   virtual size_t inplace_output_offset(Collective, int rank, const ElementCounts& counts) const {
     return static_cast<size_t>(rank) * counts.recv_inplace_offset;
   }
+  // The library API a collective is issued as, for the report ("ncclAlltoAll",
+  // "ncclSend/ncclRecv (grouped)"); "" where the backend does not say.
+  virtual std::string api(Collective /*coll*/) const { return {}; }
   // Whether an in-place call of `coll` gives a defined result. nccl's all-to-all and
   // sendrecv are grouped send/recv on one buffer, which race: nccl-tests times them
   // in place but reports no errors, and so does the sweep (#wrong N/A).

@@ -33,6 +33,9 @@ struct BackendOptions {
   int verbs_gid_index = -1;    // --verbs-gid-index (perftest -x; -1: LID on InfiniBand, perftest's GID choice on RoCE)
   uint32_t verbs_qps = 1;      // --qps (perftest -q)
   std::string nccl_debug_dir;  // --nccl-debug-dir: NCCL INFO logs, one file per rank
+  // --share-gpus: more ranks on a node than GPUs, each rank presenting its own NCCL host
+  // id (NCCL_HOSTID), so that NCCL connects them through its network transport.
+  bool share_gpus = false;
   // --nccl-profile (app/nccl_profile_run.h): NCCL loads this profiler plugin, which writes
   // into this rank's own directory; empty: no profiling.
   std::string nccl_profiler_plugin;

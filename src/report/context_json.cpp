@@ -52,6 +52,7 @@ Json to_json(const RunContext& v) {
           {"ranks", to_json_array(v.ranks)},
           {"environment", env},
           {"nccl_debug", to_json_opt(v.nccl_debug)},
+          {"gpus_shared", v.gpus_shared},
           {"imported", to_json_opt(v.imported)},
           {"memory_estimate_bytes", to_json_opt(v.memory_estimate_bytes)}};
 }
@@ -72,6 +73,7 @@ void read(const JsonIn& in, RunContext& v) {
   in.field("ranks", v.ranks);
   in.field("environment", v.environment);
   in.field_or_keep("nccl_debug", v.nccl_debug);                        // absent before --nccl-debug-dir existed
+  in.field_or_keep("gpus_shared", v.gpus_shared);                      // absent before --share-gpus: false
   in.field_or_keep("imported", v.imported);                            // absent before `fabscope import` existed
   in.field_or_keep("memory_estimate_bytes", v.memory_estimate_bytes);  // absent before it existed
 }

@@ -64,7 +64,9 @@ struct RunContext {
   std::vector<RankEntry> ranks;
   std::map<std::string, std::string> environment;  // NCCL_*, UCX_*, OMPI_*, CUDA_* only
   std::optional<NcclDebugLog> nccl_debug;          // --nccl-debug-dir
-  std::optional<ImportInfo> imported;              // `fabscope import`; null for measured runs
+  // --share-gpus: ranks shared GPUs, each its own NCCL host id (backend_library says how many)
+  bool gpus_shared = false;
+  std::optional<ImportInfo> imported;  // `fabscope import`; null for measured runs
   // The memory per rank the run was admitted with (sweep, p2p; host or GPU as `memory`
   // says); null where not estimated.
   std::optional<uint64_t> memory_estimate_bytes;
@@ -130,10 +132,13 @@ struct PlacementResult {
   double time_us = 0;  // nccl-tests' figure: loop time / iterations, reduced over ranks
   double algbw_gbps = 0;
   double busbw_gbps = 0;
-  std::optional<int64_t> wrong;           // elements wrong, summed over ranks; null when not checked
-  std::vector<int> wrong_ranks;           // ranks that saw wrong elements
-  int iterations = 0;                     // 0: unknown (imported)
-  std::optional<TimeStats> iteration_us;  // per iteration: the slowest rank's time; null where not known
+  std::optional<int64_t> wrong;  // elements wrong, summed over ranks; null when not checked
+  std::vector<int> wrong_ranks;  // ranks that saw wrong elements
+  int iterations = 0;            // 0: unknown (imported)
+  // Consecutive iterations each sample is the mean of: 1 but where per-iteration device
+  // markers would cost the loop more than kDeviceMarkerShare (short iterations on a GPU).
+  int iterations_per_sample = 1;
+  std::optional<TimeStats> iteration_us;  // per sample: the slowest rank's time; null where not known
   // Every timed iteration's time of the slowest rank, in order: the samples `compare`
   // tests for noise. Empty in reports from before it existed and where not known.
   std::vector<double> samples_us;
@@ -164,6 +169,10 @@ struct Sweep {
   // host clock over the whole loop, as nccl-tests): "host", "cuda_event", or
   // "cuda_graph_launch" (events around each graph launch, divided by its iterations).
   std::string iteration_clock = "host";
+  // The library API the collective was issued as ("ncclAlltoAll", "ncclSend/ncclRecv
+  // (grouped)"); null where the backend does not say (fabscope's own algorithms, MPI)
+  // and in reports from before it existed.
+  std::optional<std::string> api;
   // How the figures were taken (--method): "nccl-tests" (back-to-back loop over moving
   // buffer offsets, loop time / iterations) or "osu" (each call between barriers on a
   // fixed buffer, the mean of the calls' times).

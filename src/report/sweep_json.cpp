@@ -101,6 +101,7 @@ Json to_json(const PlacementResult& v) {
             {"iterations", known_or_null(v.iterations)},
             {"iteration_us", to_json_opt(v.iteration_us)},
             {"iteration_samples_us", v.samples_us},
+            {"iterations_per_sample", v.iterations_per_sample},
             {"per_rank", to_json_array(v.per_rank)}};
   if (v.arrivals) j["arrivals"] = to_json(*v.arrivals);
   j["near_floor"] = v.near_floor;
@@ -114,7 +115,8 @@ void read(const JsonIn& in, PlacementResult& v) {
   in.field("wrong_ranks", v.wrong_ranks);
   in.field_or_unknown("iterations", v.iterations);
   in.field("iteration_us", v.iteration_us);
-  in.field_or_keep("iteration_samples_us", v.samples_us);  // absent before compare existed
+  in.field_or_keep("iteration_samples_us", v.samples_us);              // absent before compare existed
+  in.field_or_keep("iterations_per_sample", v.iterations_per_sample);  // absent before it existed: 1
   in.field("per_rank", v.per_rank);
   in.field_or_keep("arrivals", v.arrivals);      // sweep --arrivals only
   in.field_or_keep("near_floor", v.near_floor);  // absent before the floor: false
@@ -144,6 +146,7 @@ Json to_json(const Sweep& v) {
           {"nranks", known_or_null(v.nranks)},
           {"busbw_factor", v.busbw_factor},
           {"iteration_clock", v.iteration_clock},
+          {"api", to_json_opt(v.api)},
           {"method", v.method},
           {"floor_us", to_json_opt(v.floor_us)},
           {"points", to_json_array(v.points)}};
@@ -157,6 +160,7 @@ void read(const JsonIn& in, Sweep& v) {
   in.field_or_unknown("nranks", v.nranks);
   in.field("busbw_factor", v.busbw_factor);
   in.field_or_keep("iteration_clock", v.iteration_clock);  // absent before the nccl backend: "host"
+  in.field_or_keep("api", v.api);                          // absent before it existed: null
   in.field_or_keep("method", v.method);                    // absent before --method: "nccl-tests"
   in.field_or_keep("floor_us", v.floor_us);                // absent before the floor: null
   in.field("points", v.points);

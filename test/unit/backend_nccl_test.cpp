@@ -50,6 +50,26 @@ TEST(NcclPlan, AllToAllGatherScatterAndSendRecvAreGroupedSendRecvAsNcclTestsIssu
   EXPECT_EQ(plan_nccl_call(Collective::kSendRecv, 0, 1, 0, 7).ops, want);
 }
 
+TEST(NcclPlan, NcclsOwnAllToAllGatherAndScatterFrom2_28CheckedAtRunTime) {
+  EXPECT_FALSE(nccl_has_alltoall_gather_scatter(0));      // ncclGetVersion failed
+  EXPECT_FALSE(nccl_has_alltoall_gather_scatter(2804));   // 2.8.4, the old encoding
+  EXPECT_FALSE(nccl_has_alltoall_gather_scatter(22709));  // 2.27.9
+  EXPECT_TRUE(nccl_has_alltoall_gather_scatter(22800));
+  EXPECT_TRUE(nccl_has_alltoall_gather_scatter(22809));
+  for (auto [coll, call] :
+       {std::pair{Collective::kAllToAll, NcclCall::kAllToAll}, std::pair{Collective::kGather, NcclCall::kGather},
+        std::pair{Collective::kScatter, NcclCall::kScatter}}) {
+    NcclPlan p = plan_nccl_call(coll, 1, 4, 2, 10, /*native=*/true);
+    EXPECT_EQ(p.call, call);
+    EXPECT_TRUE(p.ops.empty());
+    EXPECT_EQ(plan_nccl_call(coll, 1, 4, 2, 10, /*native=*/false).call, NcclCall::kGroupedSendRecv);
+  }
+  // Sendrecv has no collective of NCCL's own: grouped either way, as nccl-tests.
+  EXPECT_EQ(plan_nccl_call(Collective::kSendRecv, 1, 4, 0, 10, true).call, NcclCall::kGroupedSendRecv);
+  EXPECT_EQ(nccl_api_name(NcclCall::kAllToAll), "ncclAlltoAll");
+  EXPECT_EQ(nccl_api_name(NcclCall::kGroupedSendRecv), "ncclSend/ncclRecv (grouped)");
+}
+
 // One rank's buffers and call, exactly as the sweep builds them.
 struct SimRank {
   std::vector<char> send;
@@ -170,9 +190,20 @@ TEST(NcclDevice, MoreRanksThanGpusIsAnErrorThatSaysHowToFixIt) {
             std::string::npos)
       << m;
   EXPECT_NE(m.find("ppr:1:node"), std::string::npos) << m;
+  EXPECT_NE(m.find("--share-gpus"), std::string::npos) << "the error names the option that allows it: " << m;
   r = choose_device(0, 1, 0, "cpu-node", nullptr);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("no CUDA GPU visible (CUDA_VISIBLE_DEVICES unset)"), std::string::npos);
+}
+
+TEST(NcclDevice, SharedGpusTakeLocalRankModuloTheVisibleOnesEachWithItsOwnHostId) {
+  EXPECT_EQ(*choose_device(0, 2, 1, "node1", nullptr, /*share=*/true), 0);
+  EXPECT_EQ(*choose_device(1, 2, 1, "node1", nullptr, true), 0);
+  EXPECT_EQ(*choose_device(5, 8, 2, "node1", "0,1", true), 1);
+  EXPECT_EQ(*choose_device(1, 2, 4, "node1", nullptr, true), 1);  // enough GPUs: one each, as without it
+  EXPECT_FALSE(choose_device(0, 2, 0, "cpu-node", nullptr, true).ok()) << "sharing needs a GPU to share";
+  EXPECT_EQ(shared_gpu_host_id("node1", 3), "node1-fabscope-r3");
+  EXPECT_NE(shared_gpu_host_id("node1", 0), shared_gpu_host_id("node1", 1));
 }
 
 TEST(NcclVersion, BothEncodingsOfTheVersionCode) {

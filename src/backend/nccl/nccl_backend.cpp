@@ -1,6 +1,6 @@
-// The nccl backend: each collective as its NCCL call (or a group of ncclSend/ncclRecv,
-// nccl_plan.h) on the communicator of nccl_comm.h, with GPU memory and CUDA event
-// timing (nccl_device.h); and the probe that says whether NCCL can run here.
+// The nccl backend: each collective as its NCCL call (or a group of ncclSend/ncclRecv
+// where the NCCL loaded has no call of its own, nccl_plan.h) on the communicator of nccl_comm.h, with GPU memory and
+// CUDA event timing (nccl_device.h); and the probe that says whether NCCL can run here.
 #include "backend/nccl/nccl_backend.h"
 
 #include <cuda_runtime.h>
@@ -15,14 +15,30 @@
 #include "backend/nccl/nccl_util.h"
 #include "kernels/device_pattern.h"
 
+// NCCL 2.28's all-to-all, gather and scatter, weak as nccl-tests declares them: null
+// where the NCCL loaded at run time is older and lacks them.
+#pragma weak ncclAlltoAll
+#pragma weak ncclGather
+#pragma weak ncclScatter
+
 namespace fabscope {
 
 namespace {
 
+// Whether the NCCL loaded has its own all-to-all, gather and scatter: its version at
+// run time, and the symbols themselves.
+bool nccl_native_alltoall_gather_scatter() {
+  return nccl_has_alltoall_gather_scatter(nccl_version_code()) && &ncclAlltoAll != nullptr && &ncclGather != nullptr &&
+         &ncclScatter != nullptr;
+}
+
 class NcclBackend final : public Backend {
  public:
   explicit NcclBackend(std::unique_ptr<NcclComm> comm)
-      : comm_(std::move(comm)), memory_(*comm_), clock_(comm_->stream()) {}
+      : comm_(std::move(comm)),
+        memory_(*comm_),
+        clock_(comm_->stream()),
+        native_(nccl_native_alltoall_gather_scatter()) {}
   ~NcclBackend() override = default;
 
   std::string_view name() const override { return "nccl"; }
@@ -33,8 +49,11 @@ class NcclBackend final : public Backend {
   Result<std::unique_ptr<CapturedWork>> capture(const std::function<Status()>& enqueue) override {
     return comm_->capture(enqueue);
   }
-  double watchdog_grace_s() const override { return 30; }
+  double watchdog_grace_s() const override { return kNcclHostGraceS; }
   Status inject_delay(uint64_t microseconds) override { return kernels::device_delay(microseconds, comm_->stream()); }
+  std::string api(Collective c) const override {
+    return std::string(nccl_api_name(plan_nccl_call(c, comm_->rank(), comm_->size(), 0, 0, native_).call));
+  }
   bool in_place_checkable(Collective c) const override {
     return c != Collective::kAllToAll && c != Collective::kSendRecv;
   }
@@ -48,7 +67,7 @@ class NcclBackend final : public Backend {
     // The plan depends only on the call's shape: made when that changes, not every
     // iteration (a grouped call's plan is a vector).
     if (!plan_ || plan_key_.coll != c.coll || plan_key_.root != c.root || plan_key_.count != c.count) {
-      plan_ = plan_nccl_call(c.coll, comm_->rank(), comm_->size(), c.root, c.count);
+      plan_ = plan_nccl_call(c.coll, comm_->rank(), comm_->size(), c.root, c.count, native_);
       plan_key_ = c;
     }
     const NcclPlan& plan = *plan_;
@@ -63,6 +82,12 @@ class NcclBackend final : public Backend {
         return comm_->check(ncclBroadcast(c.send, c.recv, c.count, type, c.root, comm, stream), "ncclBroadcast");
       case NcclCall::kReduce:
         return comm_->check(ncclReduce(c.send, c.recv, c.count, type, op, c.root, comm, stream), "ncclReduce");
+      case NcclCall::kAllToAll:
+        return comm_->check(ncclAlltoAll(c.send, c.recv, c.count, type, comm, stream), "ncclAlltoAll");
+      case NcclCall::kGather:
+        return comm_->check(ncclGather(c.send, c.recv, c.count, type, c.root, comm, stream), "ncclGather");
+      case NcclCall::kScatter:
+        return comm_->check(ncclScatter(c.send, c.recv, c.count, type, c.root, comm, stream), "ncclScatter");
       case NcclCall::kGroupedSendRecv:
         break;
     }
@@ -94,6 +119,7 @@ class NcclBackend final : public Backend {
   CollCall last_;
   std::optional<NcclPlan> plan_;
   CollCall plan_key_;  // the call plan_ was made for (its collective, root and count)
+  bool native_;        // NCCL's own all-to-all, gather and scatter (2.28 and later)
 };
 
 }  // namespace

@@ -2,11 +2,12 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <thread>
 
 #include "backend/nccl/nccl_plan.h"
 #include "backend/nccl/nccl_util.h"
 #include "core/clock.h"
+#include "core/idle_wait.h"
+#include "core/watchdog.h"
 #include "kernels/device_pattern.h"
 
 namespace fabscope {
@@ -17,10 +18,12 @@ NcclComm::~NcclComm() {
     if (r == ncclInProgress) {
       const double start = steady_now_s();
       ncclResult_t state = ncclInProgress;
-      while (ncclCommGetAsyncError(comm_, &state) == ncclSuccess && state == ncclInProgress &&
-             steady_now_s() - start < 30) {
-        std::this_thread::yield();
-      }
+      (void)wait_yielding(
+          [&]() -> Result<bool> {
+            if (ncclCommGetAsyncError(comm_, &state) != ncclSuccess) return true;
+            return state != ncclInProgress;
+          },
+          [&]() -> Result<bool> { return steady_now_s() - start >= 30; });
       r = state;
     }
     if (r == ncclSuccess) {
@@ -44,41 +47,51 @@ Status NcclComm::check(ncclResult_t r, std::string_view what) {
   if (r == ncclSuccess) return Status::Ok();
   if (r != ncclInProgress) return failed(r, what);
   const double start = steady_now_s();
-  for (;;) {
-    ncclResult_t state = ncclSuccess;
-    ncclResult_t q = ncclCommGetAsyncError(comm_, &state);
-    if (q != ncclSuccess) return failed(q, what);
-    if (state == ncclSuccess) return Status::Ok();
-    if (state != ncclInProgress) return failed(state, what);
-    if (timeout_s_ > 0 && steady_now_s() - start > timeout_s_) {
-      return abort_with(fmt::format("{} did not finish within --timeout {} s on {}; the NCCL communicator was aborted",
-                                    what, timeout_s_, where()));
-    }
-    std::this_thread::yield();
+  return wait_yielding(
+      [&]() -> Result<bool> {
+        ncclResult_t state = ncclSuccess;
+        ncclResult_t q = ncclCommGetAsyncError(comm_, &state);
+        if (q != ncclSuccess) return failed(q, what);
+        if (state == ncclSuccess) return true;
+        if (state != ncclInProgress) return failed(state, what);
+        return false;
+      },
+      [&]() -> Result<bool> {
+        if (timeout_s_ <= 0 || steady_now_s() - start <= timeout_s_) return false;
+        return abort_with(
+            fmt::format("{} did not finish within --timeout {} s on {}; the NCCL communicator was aborted", what,
+                        timeout_s_, where()));
+      });
+}
+
+Status NcclComm::async_error(const std::function<std::string()>& what) {
+  ncclResult_t state = ncclSuccess;
+  if (ncclCommGetAsyncError(comm_, &state) != ncclSuccess || state == ncclSuccess || state == ncclInProgress) {
+    return Status::Ok();
   }
+  return abort_with(fmt::format("{} failed on {}: NCCL error {} ({}); the NCCL communicator was aborted", what(),
+                                where(), ncclGetErrorString(state), ncclGetLastError(comm_)));
 }
 
 Status NcclComm::wait(const std::function<std::string()>& what) {
-  const double start = steady_now_s();
-  for (unsigned spins = 1;; ++spins) {
-    cudaError_t e = cudaStreamQuery(stream_);
-    if (e == cudaSuccess) return Status::Ok();
-    if (e != cudaErrorNotReady) {
-      return abort_with(fmt::format("{} failed on {}: CUDA error {}", what(), where(), cuda_text(e)));
-    }
-    if (spins % 256 != 0) continue;
-    ncclResult_t state = ncclSuccess;
-    if (ncclCommGetAsyncError(comm_, &state) == ncclSuccess && state != ncclSuccess && state != ncclInProgress) {
-      return abort_with(fmt::format("{} failed on {}: NCCL error {} ({}); the NCCL communicator was aborted", what(),
-                                    where(), ncclGetErrorString(state), ncclGetLastError(comm_)));
-    }
-    if (timeout_s_ > 0 && steady_now_s() - start > timeout_s_) {
-      return abort_with(fmt::format(
-          "{} did not complete within {} s on {} (--timeout); the NCCL communicator was aborted. A rank that "
-          "never reached this collective, a dead peer or a stalled link keeps the others waiting",
-          what(), timeout_s_, where()));
-    }
-  }
+  double start = -1;  // read at the first check: a wait that ends at once reads no clock
+  return wait_yielding(
+      [&]() -> Result<bool> {
+        cudaError_t e = cudaStreamQuery(stream_);
+        if (e == cudaSuccess) return true;
+        if (e == cudaErrorNotReady) return false;
+        return abort_with(fmt::format("{} failed on {}: CUDA error {}", what(), where(), cuda_text(e)));
+      },
+      [&]() -> Result<bool> {
+        FABSCOPE_RETURN_IF_ERROR(async_error(what));
+        const double now = steady_now_s();
+        if (start < 0) start = now;
+        if (timeout_s_ <= 0 || now - start <= timeout_s_) return false;
+        return abort_with(fmt::format(
+            "{} did not complete within {} s on {} (--timeout); the NCCL communicator was aborted. A rank that "
+            "never reached this collective, a dead peer or a stalled link keeps the others waiting",
+            what(), timeout_s_, where()));
+      });
 }
 
 Status NcclComm::failed(ncclResult_t r, std::string_view what) {
@@ -101,8 +114,8 @@ Result<std::unique_ptr<NcclComm>> NcclComm::create(const RankContext& ctx, const
   if (!count.ok()) {
     local = Status::Unavailable(fmt::format("host {}: {}", ctx.host(), count.status().message()));
   } else {
-    auto dev =
-        choose_device(ctx.local_rank(), ctx.local_size(), *count, ctx.host(), std::getenv("CUDA_VISIBLE_DEVICES"));
+    auto dev = choose_device(ctx.local_rank(), ctx.local_size(), *count, ctx.host(),
+                             std::getenv("CUDA_VISIBLE_DEVICES"), o.share_gpus);
     if (!dev.ok()) {
       local = dev.status();
     } else {
@@ -153,6 +166,14 @@ Result<std::unique_ptr<NcclComm>> NcclComm::create(const RankContext& ctx, const
   c->library_ =
       fmt::format("NCCL {} (CUDA runtime {}, driver {}; rank 0 on {})", nccl_version_string(nccl_version_code()),
                   cuda_version_string(runtime), cuda_version_string(driver), c->device_name_);
+  if (o.share_gpus) {
+    // Read by NCCL at its start: each rank a host of its own to NCCL.
+    setenv("NCCL_HOSTID", shared_gpu_host_id(ctx.host(), ctx.rank()).c_str(), 1);
+    c->library_ += fmt::format(
+        "; --share-gpus: {} rank{} on {} GPU{} of rank 0's host, each its own NCCL host id (NCCL's network transport "
+        "between every pair)",
+        ctx.local_size(), ctx.local_size() == 1 ? "" : "s", *count, *count == 1 ? "" : "s");
+  }
 
   // The communicator's id, made by rank 0 and sent over MPI.
   ncclUniqueId id{};
@@ -175,12 +196,26 @@ Result<std::unique_ptr<NcclComm>> NcclComm::create(const RankContext& ctx, const
   }
   std::memcpy(id.internal, shared->data(), sizeof(id.internal));
 
+  // A blocking communicator, as nccl-tests uses: a non-blocking one runs every grouped
+  // call's host work on a thread of its own (35-45 us a call). Work that hangs on the
+  // device is aborted by wait() from this thread, NCCL's documented pattern; a call
+  // that hangs inside NCCL on the host (a peer gone during set-up) cannot be aborted
+  // from another thread without a use after free (NCCL 2.28's ncclCommAbort frees what
+  // the blocked call still reads), so there a watchdog ends the process and says where.
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  config.blocking = 0;  // every call returns at once; fabscope polls, with a timeout
+  config.blocking = 1;
   config.commName = "fabscope";
   log.debug("ncclCommInitRankConfig: {} ranks, this one on GPU {} ({} {})", ctx.size(), c->device_, c->device_name_,
             c->bus_id_);
-  local = c->check(ncclCommInitRankConfig(&c->comm_, ctx.size(), id, ctx.rank(), &config), "ncclCommInitRankConfig");
+  {
+    Watchdog init_guard(o.timeout_s > 0 ? o.timeout_s + kNcclHostGraceS : 0,
+                        fmt::format("[r{} {}]", ctx.rank(), ctx.host()), stderr, ctx.peer_view());
+    init_guard.set_phase(
+        fmt::format("ncclCommInitRankConfig on {} (NCCL's set-up of the communicator, which every "
+                    "rank must reach)",
+                    c->where()));
+    local = c->check(ncclCommInitRankConfig(&c->comm_, ctx.size(), id, ctx.rank(), &config), "ncclCommInitRankConfig");
+  }
   if (Status agreed = ctx.agree(local); !agreed.ok()) {
     (void)c->abort_with(agreed.message());  // a communicator another rank lacks is never used
     return agreed;

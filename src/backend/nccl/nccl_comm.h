@@ -1,7 +1,8 @@
 // One rank's GPU, stream and NCCL communicator, shared by the nccl backend and the
 // nccl p2p transport: set-up (the GPU agreed by every rank, the unique id sent over
-// MPI, a non-blocking communicator), polling of NCCL calls and of the stream with
-// --timeout, abort, and capture of the stream's work as a CUDA graph.
+// MPI, a blocking communicator under a watchdog), polling of the stream with --timeout
+// (yielding the core to NCCL's proxy thread), abort, and capture of the stream's work
+// as a CUDA graph.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -19,6 +20,11 @@
 #include "core/log.h"
 
 namespace fabscope {
+
+// Beyond --timeout, how long a call inside NCCL on the host (set-up, a first call's
+// connections) may take before the watchdog ends the process: NCCL's own timeouts
+// come first.
+inline constexpr double kNcclHostGraceS = 30;
 
 class NcclComm {
  public:
@@ -43,11 +49,16 @@ class NcclComm {
   Status abort_with(const std::string& message);
 
   // The result of an NCCL call: on ncclInProgress (a non-blocking communicator still
-  // doing the call's host-side work) polls until NCCL is done with it, as NCCL
-  // requires before the next call.
+  // doing the call's host-side work) polls, yielding while idle, until NCCL is done
+  // with it, as NCCL requires before the next call.
   Status check(ncclResult_t r, std::string_view what);
 
-  // Polls until everything enqueued on the stream has run, NCCL reports an error, or
+  // An error NCCL reports asynchronously (a peer gone, a network failure) aborts the
+  // communicator and is returned, `what` naming the work; Ok otherwise.
+  Status async_error(const std::function<std::string()>& what);
+
+  // Polls, yielding the core while idle (core/idle_wait.h), until everything enqueued on the stream has run, NCCL
+  // reports an error, or
   // --timeout passes without completion; then aborts the communicator, so that no
   // rank hangs. `what` names the work waited for, in the error.
   Status wait(const std::function<std::string()>& what);

@@ -9,8 +9,43 @@
 
 namespace fabscope {
 
-NcclPlan plan_nccl_call(Collective coll, int rank, int nranks, int root, size_t count) {
+bool nccl_has_alltoall_gather_scatter(int version_code) {
+  // NCCL_VERSION(2,28,0) is 22800; codes of the old encoding (2.8.4 is 2804) are older.
+  return version_code >= 22800;
+}
+
+std::string_view nccl_api_name(NcclCall call) {
+  switch (call) {
+    case NcclCall::kAllReduce:
+      return "ncclAllReduce";
+    case NcclCall::kAllGather:
+      return "ncclAllGather";
+    case NcclCall::kReduceScatter:
+      return "ncclReduceScatter";
+    case NcclCall::kBroadcast:
+      return "ncclBroadcast";
+    case NcclCall::kReduce:
+      return "ncclReduce";
+    case NcclCall::kAllToAll:
+      return "ncclAlltoAll";
+    case NcclCall::kGather:
+      return "ncclGather";
+    case NcclCall::kScatter:
+      return "ncclScatter";
+    case NcclCall::kGroupedSendRecv:
+      break;
+  }
+  return "ncclSend/ncclRecv (grouped)";
+}
+
+NcclPlan plan_nccl_call(Collective coll, int rank, int nranks, int root, size_t count, bool native) {
   NcclPlan p;
+  if (native && (coll == Collective::kAllToAll || coll == Collective::kGather || coll == Collective::kScatter)) {
+    p.call = coll == Collective::kAllToAll ? NcclCall::kAllToAll
+             : coll == Collective::kGather ? NcclCall::kGather
+                                           : NcclCall::kScatter;
+    return p;
+  }
   auto add = [&](bool send, int peer, size_t offset) { p.ops.push_back({send, peer, offset, count}); };
   switch (coll) {
     case Collective::kAllReduce:
@@ -61,16 +96,18 @@ NcclPlan plan_nccl_call(Collective coll, int rank, int nranks, int root, size_t 
 }
 
 Result<int> choose_device(int local_rank, int local_size, int visible_devices, std::string_view host,
-                          const char* cuda_visible_devices) {
+                          const char* cuda_visible_devices, bool share) {
   const std::string visible = cuda_visible_devices ? fmt::format("CUDA_VISIBLE_DEVICES={}", cuda_visible_devices)
                                                    : std::string("CUDA_VISIBLE_DEVICES unset");
   if (visible_devices < 1) {
     return Status::Unavailable(fmt::format("host {} has no CUDA GPU visible ({})", host, visible));
   }
+  if (share && local_rank >= 0) return local_rank % visible_devices;
   if (local_size > visible_devices) {
     return Status::Unavailable(fmt::format(
         "host {} runs {} ranks but has only {} CUDA GPU{} visible ({}); the nccl backend needs one GPU per rank: "
-        "start at most {} rank{} per node (mpirun --map-by ppr:{}:node) or make more GPUs visible",
+        "start at most {} rank{} per node (mpirun --map-by ppr:{}:node), make more GPUs visible, or give "
+        "--share-gpus to let ranks share a GPU through NCCL's network transport",
         host, local_size, visible_devices, visible_devices == 1 ? "" : "s", visible, visible_devices,
         visible_devices == 1 ? "" : "s", visible_devices));
   }
@@ -80,6 +117,8 @@ Result<int> choose_device(int local_rank, int local_size, int visible_devices, s
   }
   return local_rank;
 }
+
+std::string shared_gpu_host_id(std::string_view host, int rank) { return fmt::format("{}-fabscope-r{}", host, rank); }
 
 std::string nccl_version_string(int code) {
   if (code <= 0) return "unknown";

@@ -1,7 +1,8 @@
 // The parts of the nccl backend that need no GPU, kept apart so that they are tested
-// everywhere: how each collective maps onto NCCL calls (all-to-all, gather, scatter
-// and sendrecv as grouped send/recv, as nccl-tests issues them), which GPU a rank
-// takes, and where --nccl-debug-dir puts each rank's NCCL log.
+// everywhere: how each collective maps onto NCCL calls (all-to-all, gather and scatter
+// as NCCL 2.28's own calls where the NCCL loaded has them, else as grouped send/recv;
+// sendrecv always grouped: as nccl-tests issues them), which GPU a rank takes, and where
+// --nccl-debug-dir puts each rank's NCCL log.
 #pragma once
 
 #include <cstddef>
@@ -16,7 +17,24 @@
 namespace fabscope {
 
 // The NCCL entry point one collective becomes.
-enum class NcclCall { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kGroupedSendRecv };
+enum class NcclCall {
+  kAllReduce,
+  kAllGather,
+  kReduceScatter,
+  kBroadcast,
+  kReduce,
+  kAllToAll,  // NCCL 2.28's ncclAlltoAll, ncclGather, ncclScatter
+  kGather,
+  kScatter,
+  kGroupedSendRecv
+};
+
+// Whether the NCCL of this version code (ncclGetVersion, read at run time) has
+// ncclAlltoAll, ncclGather and ncclScatter: 2.28 and later, as nccl-tests checks.
+bool nccl_has_alltoall_gather_scatter(int version_code);
+
+// The API a plan issues, for the report: "ncclAlltoAll", "ncclSend/ncclRecv (grouped)".
+std::string_view nccl_api_name(NcclCall call);
 
 // One ncclSend or ncclRecv of a grouped call: `offset` elements into the call's send
 // buffer (a send) or receive buffer (a receive).
@@ -35,12 +53,19 @@ struct NcclPlan {
 
 // `count` is the call's parameter count (nccl-tests' count): per peer for all-to-all,
 // gather and scatter; the whole message for sendrecv (to rank+1, from rank-1).
-NcclPlan plan_nccl_call(Collective coll, int rank, int nranks, int root, size_t count);
+// `native` (nccl_has_alltoall_gather_scatter): all-to-all, gather and scatter as NCCL's
+// own calls.
+NcclPlan plan_nccl_call(Collective coll, int rank, int nranks, int root, size_t count, bool native = false);
 
 // The GPU of a rank: its local rank, among the devices CUDA makes visible. More ranks
-// on a node than visible GPUs is an error that says how to fix it.
+// on a node than visible GPUs is an error that says how to fix it, unless `share`
+// (--share-gpus): then local rank i takes GPU i mod the visible ones.
 Result<int> choose_device(int local_rank, int local_size, int visible_devices, std::string_view host,
-                          const char* cuda_visible_devices);
+                          const char* cuda_visible_devices, bool share = false);
+
+// --share-gpus: the NCCL host id each rank presents (NCCL_HOSTID), its own, so that NCCL
+// takes every pair of ranks for two hosts and connects them through its network transport.
+std::string shared_gpu_host_id(std::string_view host, int rank);
 
 // "2.28.9" from an NCCL version code (both encodings: 2.8.4 is 2804, 2.28.9 is 22809).
 std::string nccl_version_string(int code);

@@ -12,6 +12,7 @@
 #include "backend/nccl/nccl_device.h"
 #include "backend/nccl/nccl_util.h"
 #include "core/clock.h"
+#include "core/idle_wait.h"
 
 namespace fabscope {
 
@@ -43,48 +44,29 @@ class NcclTransport final : public Transport {
   }
   Result<uint64_t> post_recv(int peer, void* buf, size_t bytes) override { return post(false, peer, buf, bytes); }
 
+  // Completed batches, as they complete; yields the core while none does (NCCL's proxy
+  // thread may share it). No clock read while batches complete: one per completed batch
+  // (its completion time), and the poll's start only at its first check.
   Status poll(std::vector<Completion>& done, int timeout_ms) override {
     if (!pending_.empty()) FABSCOPE_RETURN_IF_ERROR(flush());
-    // No clock read while batches complete: one per completed batch (its completion
-    // time), and the poll's start only once it has spun 256 times without one.
     double start = -1;
     const size_t before = done.size();
-    for (unsigned spins = 1;; ++spins) {
-      while (!in_flight_.empty()) {
-        cudaError_t e = cudaEventQuery(in_flight_.front().event);
-        if (e == cudaErrorNotReady) break;
-        if (e != cudaSuccess)
-          return comm_->abort_with(fmt::format("NCCL p2p on {}: CUDA error {}", comm_->where(), cuda_text(e)));
-        const int64_t now = steady_now_ns();
-        Batch& b = in_flight_.front();
-        for (Completion& c : b.ops) {
-          c.completed_ns = now;
-          done.push_back(c);
-        }
-        spare_.push_back(b.event);
-        b.ops.clear();
-        spare_ops_.push_back(std::move(b.ops));  // its storage serves a later batch
-        in_flight_.pop_front();
-        last_progress_s_ = static_cast<double>(now) * 1e-9;
-      }
-      if (done.size() > before || in_flight_.empty()) return Status::Ok();
-      if (spins % 256 != 0) continue;
-      const double now = steady_now_s();
-      if (start < 0) start = now;
-      ncclResult_t state = ncclSuccess;
-      if (ncclCommGetAsyncError(comm_->comm(), &state) == ncclSuccess && state != ncclSuccess &&
-          state != ncclInProgress) {
-        return comm_->abort_with(fmt::format("NCCL p2p failed on {}: {} ({}); the NCCL communicator was aborted",
-                                             comm_->where(), ncclGetErrorString(state),
-                                             ncclGetLastError(comm_->comm())));
-      }
-      if (comm_->timeout_s() > 0 && now - last_progress_s_ > comm_->timeout_s()) {
-        return comm_->abort_with(fmt::format(
-            "NCCL p2p on {}: {} messages made no progress for {} s (--timeout); the NCCL communicator was aborted",
-            comm_->where(), in_flight_.front().ops.size(), comm_->timeout_s()));
-      }
-      if ((now - start) * 1e3 >= timeout_ms) return Status::Ok();
-    }
+    return wait_yielding(
+        [&]() -> Result<bool> {
+          FABSCOPE_RETURN_IF_ERROR(take_completed(done));
+          return done.size() > before || in_flight_.empty();
+        },
+        [&]() -> Result<bool> {
+          FABSCOPE_RETURN_IF_ERROR(comm_->async_error([] { return std::string("NCCL p2p"); }));
+          const double now = steady_now_s();
+          if (start < 0) start = now;
+          if (comm_->timeout_s() > 0 && now - last_progress_s_ > comm_->timeout_s()) {
+            return comm_->abort_with(fmt::format(
+                "NCCL p2p on {}: {} messages made no progress for {} s (--timeout); the NCCL communicator was aborted",
+                comm_->where(), in_flight_.front().ops.size(), comm_->timeout_s()));
+          }
+          return (now - start) * 1e3 >= timeout_ms;
+        });
   }
 
  private:
@@ -96,6 +78,28 @@ class NcclTransport final : public Transport {
     Completion c;
     void* buf = nullptr;
   };
+
+  // Moves the batches whose events have fired, in order, to `done`.
+  Status take_completed(std::vector<Completion>& done) {
+    while (!in_flight_.empty()) {
+      cudaError_t e = cudaEventQuery(in_flight_.front().event);
+      if (e == cudaErrorNotReady) return Status::Ok();
+      if (e != cudaSuccess)
+        return comm_->abort_with(fmt::format("NCCL p2p on {}: CUDA error {}", comm_->where(), cuda_text(e)));
+      const int64_t now = steady_now_ns();
+      Batch& b = in_flight_.front();
+      for (Completion& c : b.ops) {
+        c.completed_ns = now;
+        done.push_back(c);
+      }
+      spare_.push_back(b.event);
+      b.ops.clear();
+      spare_ops_.push_back(std::move(b.ops));  // its storage serves a later batch
+      in_flight_.pop_front();
+      last_progress_s_ = static_cast<double>(now) * 1e-9;
+    }
+    return Status::Ok();
+  }
 
   Result<uint64_t> post(bool send, int peer, void* buf, size_t bytes) {
     if (peer < 0 || peer >= size() || peer == rank()) {
