@@ -116,6 +116,13 @@ Status validate(const SweepOptions& o, int nranks, uint64_t backend_max_count) {
   return Status::Ok();
 }
 
+size_t device_marker_stride(double iteration_us, size_t iterations) {
+  const size_t n = std::max<size_t>(iterations, 1);
+  if (!(iteration_us > 0)) return n;
+  const double stride = std::ceil(kDeviceMarkerCostUs / (kDeviceMarkerShare * iteration_us));
+  return stride >= static_cast<double>(n) ? n : std::max<size_t>(1, static_cast<size_t>(stride));
+}
+
 namespace {
 
 // Buffers sized for the largest point, owned for the whole run.
@@ -320,11 +327,17 @@ class SweepRunner {
   // no allocation, no formatting, no lock. Stamps are time-stamp-counter ticks where
   // those are invariant (ticks_invariant), converted with the steady clock read at the
   // loop's two ends; steady-clock nanoseconds with --arrivals (times across ranks).
-  Result<LoopTiming> timed_loop(Backend& be, const PointSetup& p, bool in_place, size_t n) {
+  // `stride`: without -z, a device marker after every stride-th iteration only (and the
+  // last), each sample the mean of the iterations since the one before
+  // (device_marker_stride); with -z, markers around every iteration.
+  Result<LoopTiming> timed_loop(Backend& be, const PointSetup& p, bool in_place, size_t n, size_t stride = 1) {
     IterationClock* clock = be.iteration_clock();
     const bool paired = o_.blocking != 0;  // markers around each iteration, not between
     const bool barrier = o_.blocking == 1 || o_.blocking == 3;
-    if (clock) FABSCOPE_RETURN_IF_ERROR(clock->reset(paired ? 2 * n : n + 1));
+    stride = paired ? 1 : std::clamp<size_t>(stride, 1, std::max<size_t>(n, 1));
+    const size_t spans = (n + stride - 1) / stride;
+    if (clock) FABSCOPE_RETURN_IF_ERROR(clock->reset(paired ? 2 * n : spans + 1));
+    size_t next_mark = stride;                                     // iterations done at the next marker
     const bool arrivals = o_.record_arrivals && &be == &backend_;  // plan_sweeps refuses it with a device clock
     const bool ticks = !arrivals && ticks_invariant();
     std::vector<int64_t> stamps(paired ? 2 * n : n + 1);
@@ -347,7 +360,11 @@ class SweepRunner {
       if (paired) stamps[2 * i] = stamp_now(ticks);
       if (clock && paired) FABSCOPE_RETURN_IF_ERROR(clock->mark(2 * i));
       FABSCOPE_RETURN_IF_ERROR(be.run(c));
-      if (clock) FABSCOPE_RETURN_IF_ERROR(clock->mark(paired ? 2 * i + 1 : i + 1));
+      if (clock && paired) FABSCOPE_RETURN_IF_ERROR(clock->mark(2 * i + 1));
+      if (clock && !paired && (i + 1 == next_mark || i + 1 == n)) {
+        FABSCOPE_RETURN_IF_ERROR(clock->mark((i + stride) / stride));
+        next_mark += stride;
+      }
       if (paired) {
         FABSCOPE_RETURN_IF_ERROR(be.wait());
         stamps[2 * i + 1] = stamp_now(ticks);
@@ -394,10 +411,20 @@ class SweepRunner {
       }
       return t;
     }
-    for (size_t i = 0; i < n; ++i) {
-      auto us = paired ? clock->elapsed_us(2 * i, 2 * i + 1) : clock->elapsed_us(i, i + 1);
+    if (paired) {
+      for (size_t i = 0; i < n; ++i) {
+        auto us = clock->elapsed_us(2 * i, 2 * i + 1);
+        if (!us.ok()) return us.status();
+        t.samples_us[i] = *us;
+      }
+      return t;
+    }
+    t.samples_us.resize(spans);
+    for (size_t k = 0; k < spans; ++k) {
+      auto us = clock->elapsed_us(k, k + 1);
       if (!us.ok()) return us.status();
-      t.samples_us[i] = *us;
+      const size_t iterations = std::min(stride, n - k * stride);
+      t.samples_us[k] = *us / static_cast<double>(iterations);
     }
     return t;
   }
@@ -408,8 +435,10 @@ class SweepRunner {
     FloorBackend nothing(backend_);
     watchdog_.set_phase(describe(p, false, "floor (the timed loop around calls that do nothing)"));
     FABSCOPE_RETURN_IF_ERROR(ctx_.barrier());
-    auto t = timed_loop(nothing, p, false,
-                        std::clamp<size_t>(static_cast<size_t>(o_.iters), kFloorIterations, kFloorIterationsMax));
+    const size_t n = std::clamp<size_t>(static_cast<size_t>(o_.iters), kFloorIterations, kFloorIterationsMax);
+    // Device markers at the loop's ends only, as the real loop has them at the sizes
+    // where the floor matters (device_marker_stride).
+    auto t = timed_loop(nothing, p, false, n, /*stride=*/n);
     if (!t.ok()) return t.status();
     auto sec = ctx_.reduce(t->seconds, o_.average);
     if (!sec.ok()) return sec.status();
@@ -466,12 +495,24 @@ class SweepRunner {
     res.iterations = iters;
     watchdog_.set_phase(describe(p, in_place, "timed iterations"));
     FABSCOPE_RETURN_IF_ERROR(prepare(p, in_place, o_.seed));
+    const int64_t once_start_ns = steady_now_ns();
     FABSCOPE_RETURN_IF_ERROR(run_once(p, in_place, 0));
+    const double once_us = static_cast<double>(steady_now_ns() - once_start_ns) * 1e-3;
     if (o_.method == TimingMethod::kOsu) FABSCOPE_RETURN_IF_ERROR(warm_up_point(p, in_place));
-    FABSCOPE_RETURN_IF_ERROR(ctx_.barrier());
+    size_t stride = 1;
+    if (backend_.iteration_clock() != nullptr && o_.blocking == 0 && o_.graph_launches == 0) {
+      // Every rank the same stride (their samples are compared by index): from the
+      // fastest rank's single call, which also serves as the barrier.
+      auto fastest = ctx_.reduce(once_us, RankReduction::kMin);
+      if (!fastest.ok()) return fastest.status();
+      stride = device_marker_stride(*fastest, static_cast<size_t>(iters));
+    } else {
+      FABSCOPE_RETURN_IF_ERROR(ctx_.barrier());
+    }
+    res.iterations_per_sample = static_cast<int>(stride);
 
     auto timing = o_.graph_launches > 0 ? timed_graph(p, in_place)
-                                        : timed_loop(backend_, p, in_place, static_cast<size_t>(iters));
+                                        : timed_loop(backend_, p, in_place, static_cast<size_t>(iters), stride);
     if (!timing.ok()) return timing.status();
 
     auto sec = ctx_.reduce(timing->seconds, o_.average);
@@ -937,6 +978,7 @@ Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, 
           s.nranks = ctx.size();
           s.busbw_factor = busbw_factor(c, ctx.size());
           s.method = std::string(name(o.method));
+          if (std::string api = backend.api(c); !api.empty()) s.api = std::move(api);
           s.floor_us = floor;
           if (o.graph_launches > 0) {
             s.iteration_clock = "cuda_graph_launch";

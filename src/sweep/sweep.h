@@ -73,6 +73,18 @@ struct SweepOptions {
 // (Whether the backend can capture -G is checked by plan_sweeps.)
 Status validate(const SweepOptions& options, int nranks, uint64_t backend_max_count);
 
+// A device marker (a CUDA event recorded on the stream) costs the timed loop this much
+// per marker, host and device together: one per iteration was the 1.2-1.7 us by which
+// one-rank allreduce trailed nccl-tests (H200, NCCL 2.28.9), and all of the nccl floor.
+inline constexpr double kDeviceMarkerCostUs = 2.0;
+// The share of an iteration the markers may cost at most.
+inline constexpr double kDeviceMarkerShare = 0.005;
+// Iterations between two device markers of a timed loop of `iterations` whose calls take
+// about `iteration_us` each: 1 (every iteration its own sample) where an iteration is
+// long enough that a marker costs at most kDeviceMarkerShare of it, more below that,
+// and all of them (the loop's two ends only) for the shortest.
+size_t device_marker_stride(double iteration_us, size_t iterations);
+
 // Told about each result as soon as it is measured (on rank 0), e.g. to print a row.
 class SweepObserver {
  public:

@@ -1,4 +1,5 @@
 // What keeps fabscope's own cost out of its figures: the stamp clock and its scale, the
+// device markers' stride,
 // watchdog's beat (a counter, no clock), the timing methods' names and OSU's counts, and
 // how the floor shows in the table (and is read back by the nccl-tests reader).
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include "core/watchdog.h"
 #include "report/nccl_tests_parse.h"
 #include "report/table.h"
+#include "sweep/sweep.h"
 
 namespace fabscope {
 namespace {
@@ -150,6 +152,23 @@ TEST(FloorInTheTable, HeaderSaysTheFloorAndRowsNearItEndWithATilde) {
   ASSERT_EQ(tables->size(), 1u);
   ASSERT_EQ(tables->front().rows.size(), 1u);
   EXPECT_DOUBLE_EQ(tables->front().rows[0].out_of_place->time_us, 0.04);
+}
+
+TEST(DeviceMarkers, EveryIterationOnlyWhereAMarkerCostsAtMostHalfAPercentOfIt) {
+  // 2 us a marker, at most 0.5% of the loop: iterations of 400 us and more get their own.
+  EXPECT_EQ(device_marker_stride(400, 20), 1u);
+  EXPECT_EQ(device_marker_stride(36'000, 20), 1u);
+  EXPECT_EQ(device_marker_stride(100, 1000), 4u);
+  EXPECT_EQ(device_marker_stride(10, 1000), 40u);
+  // Shorter than that for the whole loop: its two ends only (the floor's case).
+  EXPECT_EQ(device_marker_stride(5, 20), 20u);
+  EXPECT_EQ(device_marker_stride(0, 20), 20u);
+  EXPECT_EQ(device_marker_stride(-1, 0), 1u);
+  // What the markers then cost stays within the share, for any iteration time.
+  for (double us : {1.0, 3.0, 7.5, 40.0, 399.0, 1e4}) {
+    const size_t s = device_marker_stride(us, 1'000'000);
+    EXPECT_LE(kDeviceMarkerCostUs / (static_cast<double>(s) * us), kDeviceMarkerShare * 1.000001) << us;
+  }
 }
 
 }  // namespace
