@@ -1,13 +1,13 @@
-// Fill and verify kernel bandwidth against a device-to-device copy on the same GPU:
-// the kernels must not be what limits a sweep (target: at least 80% of the copy's
-// bandwidth). Bandwidth is bytes written (fill), read (verify) or read+written
-// (copy: 2x the size, as CUDA's bandwidthTest counts it) over the median of 20 timed
-// runs, by CUDA events. Prints why and exits 0
-// where no GPU is visible.
+// Fill and verify kernel bandwidth against a device-to-device copy on the same GPU, for
+// every data type, kind of values and reduction: the kernels must not be what limits a
+// sweep (target: at least 80% of the copy's bandwidth). Bandwidth is bytes written (fill), read (verify) or
+// read+written (copy: 2x the size, as CUDA's bandwidthTest counts it) over the median of 20 timed runs, by CUDA events.
+// Prints why and exits 0 where no GPU is visible.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,8 +49,7 @@ int main() {
   }
   cudaDeviceProp prop{};
   cudaGetDeviceProperties(&prop, 0);
-  std::printf("# %s\n# %-10s %12s %14s %14s %14s %10s %10s\n", prop.name, "dtype", "bytes", "copy GB/s", "fill GB/s",
-              "verify GB/s", "fill/copy", "verify/copy");
+  std::printf("# %s, %zu MiB buffers\n", prop.name, static_cast<size_t>(1) << 10);
   const size_t bytes = 1ull << 30;
   void* a = nullptr;
   void* b = nullptr;
@@ -61,25 +60,54 @@ int main() {
   double copy_ms = median_ms([&] { cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice); });
   // A copy reads and writes every byte.
   double copy_gbps = 2.0 * bytes / copy_ms / 1e6;
-  for (DataType t : {DataType::kInt8, DataType::kHalf, DataType::kFloat, DataType::kDouble}) {
-    PatternSpec s;
-    s.dtype = t;
-    s.nranks = 8;
-    s.op = ReduceOp::kSum;
+  // All are memory traffic over time: the copy reads and writes each byte, fill writes
+  // it, verify reads it. At the same memory throughput the ratios are 1. Fill and verify
+  // of one rank's input with each kind of values (sum, product, wide: no operator);
+  // verify of the reduced result over kReducedRanks ranks for every operator.
+  constexpr int kReducedRanks = 2;
+  std::printf("# copy %.1f GB/s (read + written); ratios to it; reduced: the expected result over %d ranks\n",
+              copy_gbps, kReducedRanks);
+  std::printf("# %-9s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "dtype", "fill.sum", "fill.prod", "fill.wide",
+              "chk.sum", "chk.wide", "red.sum", "red.prod", "red.min", "red.max", "red.avg");
+  double worst = 1e9;
+  for (DataType t : {DataType::kInt8, DataType::kUint8, DataType::kInt32, DataType::kUint32, DataType::kInt64,
+                     DataType::kUint64, DataType::kHalf, DataType::kFloat, DataType::kDouble, DataType::kBfloat16}) {
     const size_t count = bytes / element_size(t);
-    const Segment fill_seg{0, count, 3, 0};
-    const Segment check_seg{0, count, 3, 0};
-    double fill_ms =
-        median_ms([&] { (void)kernels::device_fill(a, s, std::span<const Segment>(&fill_seg, 1), nullptr); });
-    double verify_ms =
-        median_ms([&] { (void)kernels::device_count_wrong(a, s, std::span<const Segment>(&check_seg, 1), nullptr); });
-    double fill_gbps = bytes / fill_ms / 1e6;
-    double verify_gbps = bytes / verify_ms / 1e6;
-    // All three are memory traffic over time: the copy reads and writes each byte, fill
-    // writes it, verify reads it. At the same memory throughput the ratios are 1.
-    std::printf("  %-10s %12zu %14.1f %14.1f %14.1f %10.2f %10.2f\n", std::string(name(t)).c_str(), bytes, copy_gbps,
-                fill_gbps, verify_gbps, fill_gbps / copy_gbps, verify_gbps / copy_gbps);
+    std::vector<double> ratios;
+    auto spec = [&](std::optional<ReduceOp> op, int nranks) {
+      PatternSpec s;
+      s.dtype = t;
+      s.nranks = nranks;
+      s.op = op;
+      return s;
+    };
+    auto ratio = [&](double ms) { return bytes / ms / 1e6 / copy_gbps; };
+    const Segment input{0, count, 0, 0};
+    const Segment reduced{0, count, kAllRanks, 0};
+    for (std::optional<ReduceOp> op :
+         {std::optional(ReduceOp::kSum), std::optional(ReduceOp::kProd), std::optional<ReduceOp>()}) {
+      const PatternSpec s = spec(op, 8);
+      ratios.push_back(
+          ratio(median_ms([&] { (void)kernels::device_fill(a, s, std::span<const Segment>(&input, 1), nullptr); })));
+    }
+    for (std::optional<ReduceOp> op : {std::optional(ReduceOp::kSum), std::optional<ReduceOp>()}) {
+      const PatternSpec s = spec(op, 8);
+      ratios.push_back(ratio(
+          median_ms([&] { (void)kernels::device_count_wrong(a, s, std::span<const Segment>(&input, 1), nullptr); })));
+    }
+    for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin, ReduceOp::kMax, ReduceOp::kAvg}) {
+      const PatternSpec s = spec(op, kReducedRanks);
+      ratios.push_back(ratio(
+          median_ms([&] { (void)kernels::device_count_wrong(a, s, std::span<const Segment>(&reduced, 1), nullptr); })));
+    }
+    std::printf("  %-9s", std::string(name(t)).c_str());
+    for (double r : ratios) {
+      std::printf(" %9.2f", r);
+      worst = std::min(worst, r);
+    }
+    std::printf("\n");
   }
+  std::printf("# lowest ratio %.2f (target 0.80)\n", worst);
   cudaFree(a);
   cudaFree(b);
   return 0;

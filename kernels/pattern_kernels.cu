@@ -1,7 +1,14 @@
-// The pattern kernels: one thread per element (grid-stride), the host's arithmetic
-// from coll/pattern_math.h, per-block sums of mismatches folded into one counter.
+// The pattern kernels: one thread per 16-byte chunk (grid-stride), one hash per chunk
+// and the host's arithmetic per lane from coll/pattern_math.h, 16-byte stores and loads
+// where the chunk is whole and aligned; per-block sums of mismatches folded into one
+// counter. Specialised by storage type and by the kind of values (sum, product, wide).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
+
+#include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "coll/pattern_math.h"
 #include "kernels/device_pattern.h"
@@ -17,10 +24,16 @@ enum class Conv { kInt, kFloat, kHalf, kBf16 };
 
 template <typename S, Conv C>
 struct DevOps {
-  // A generated number (int64_t) or a folded result (double) as an element.
+  // A generated number (int64_t) or a folded result (double) as an element. Generated
+  // numbers of the 16-bit floats are small integers, exact in them: the hardware's
+  // conversion gives the host's bits.
   template <typename V>
   __device__ static S from_number(V v) {
-    if constexpr (C == Conv::kHalf) {
+    if constexpr (C == Conv::kHalf && std::is_integral_v<V>) {
+      return __half_as_ushort(__int2half_rn(static_cast<int>(v)));
+    } else if constexpr (C == Conv::kBf16 && std::is_integral_v<V>) {
+      return __bfloat16_as_ushort(__float2bfloat16_rn(static_cast<float>(v)));
+    } else if constexpr (C == Conv::kHalf) {
       return pm::float_to_half_bits(static_cast<float>(v));
     } else if constexpr (C == Conv::kBf16) {
       return pm::float_to_bfloat16_bits(static_cast<float>(v));
@@ -62,28 +75,66 @@ struct Spec {
   int op;  // ReduceOp as int; -1 none
 };
 
-template <typename S, Conv C>
-__device__ S value_at(const Spec& s, uint64_t key, int rank, uint64_t index) {
-  return DevOps<S, C>::from_number(pm::number(s.params, key, rank, index));
+// Elements of one type in a 16-byte chunk.
+template <typename S>
+constexpr unsigned kLanes = 16 / sizeof(S);
+
+template <typename S>
+struct Chunk {
+  S v[kLanes<S>];
+};
+
+// The lanes of chunk `c` of `rank` (key = rank_key(seed, rank)), as number() makes them.
+template <typename S, Conv C, pm::Kind K>
+__device__ __forceinline__ void chunk_values(const Spec& s, uint64_t key, int rank, uint64_t c, Chunk<S>& out) {
+  const pm::ChunkBits b = pm::chunk_bits(key, c);
+  if constexpr (sizeof(S) == 1 && K != pm::Kind::kProd) {
+    const pm::ChunkBits v = pm::byte_lanes<K>(b, std::is_signed_v<S>);  // eight lanes a word
+    memcpy(out.v, &v, sizeof(v));
+  } else {
+#pragma unroll
+    for (unsigned j = 0; j < kLanes<S>; ++j) {
+      const uint64_t bits = pm::lane_bits(b, j, sizeof(S));
+      out.v[j] = DevOps<S, C>::from_number(pm::lane_number<K>(s.params, bits, rank, c * kLanes<S> + j));
+    }
+  }
 }
 
-// The reduction over every rank, folded as the host folds it (pattern_math.h).
-template <typename S, Conv C>
-__device__ S reduced_at(const Spec& s, uint64_t index) {
+// The reduction over every rank of chunk `c`, folded per lane as the host folds it.
+template <typename S, Conv C, pm::Kind K>
+__device__ __forceinline__ void chunk_reduced(const Spec& s, uint64_t c, Chunk<S>& out) {
   using Ops = DevOps<S, C>;
   const ReduceOp op = static_cast<ReduceOp>(s.op);
   if constexpr (C != Conv::kInt) {
-    pm::FloatFold fold(op);
-    for (int r = 0; r < s.nranks; ++r) fold.add(Ops::to_double(value_at<S, C>(s, pm::rank_key(s.seed, r), r, index)));
-    S result = Ops::from_number(fold.result());
-    if (op == ReduceOp::kAvg) result = Ops::divide(result, s.nranks);
-    return result;
+    pm::FloatFold fold[kLanes<S>];
+#pragma unroll
+    for (unsigned j = 0; j < kLanes<S>; ++j) fold[j] = pm::FloatFold(op);
+    for (int r = 0; r < s.nranks; ++r) {
+      Chunk<S> mine;
+      chunk_values<S, C, K>(s, pm::rank_key(s.seed, r), r, c, mine);
+#pragma unroll
+      for (unsigned j = 0; j < kLanes<S>; ++j) fold[j].add(Ops::to_double(mine.v[j]));
+    }
+#pragma unroll
+    for (unsigned j = 0; j < kLanes<S>; ++j) {
+      S result = Ops::from_number(fold[j].result());
+      out.v[j] = op == ReduceOp::kAvg ? Ops::divide(result, s.nranks) : result;
+    }
   } else {
-    pm::IntFold<S> fold(op);
-    for (int r = 0; r < s.nranks; ++r) fold.add(value_at<S, C>(s, pm::rank_key(s.seed, r), r, index));
-    S acc = fold.result();
-    if (op == ReduceOp::kAvg) acc = Ops::divide(acc, s.nranks);
-    return acc;
+    pm::IntFold<S> fold[kLanes<S>];
+#pragma unroll
+    for (unsigned j = 0; j < kLanes<S>; ++j) fold[j] = pm::IntFold<S>(op);
+    for (int r = 0; r < s.nranks; ++r) {
+      Chunk<S> mine;
+      chunk_values<S, C, K>(s, pm::rank_key(s.seed, r), r, c, mine);
+#pragma unroll
+      for (unsigned j = 0; j < kLanes<S>; ++j) fold[j].add(mine.v[j]);
+    }
+#pragma unroll
+    for (unsigned j = 0; j < kLanes<S>; ++j) {
+      S acc = fold[j].result();
+      out.v[j] = op == ReduceOp::kAvg ? Ops::divide(acc, s.nranks) : acc;
+    }
   }
 }
 
@@ -98,26 +149,87 @@ __device__ bool equal_at(const Spec& s, S got, S want) {
   }
 }
 
-template <typename S, Conv C>
+// Where a segment's chunks lie in its buffer: element e of the segment has index
+// index_base + e, in chunk (index_base + e) / lanes; chunk c's lane 0 is element
+// c * lanes - index_base. `aligned`: every chunk's lane 0 is 16-byte aligned.
+template <typename S>
+struct ChunkRange {
+  uint64_t first;  // first chunk
+  uint64_t end;    // one past the last
+  bool aligned;
+  __device__ ChunkRange(const S* p, uint64_t index_base, size_t count)
+      : first(index_base / kLanes<S>),
+        end((index_base + count + kLanes<S> - 1) / kLanes<S>),
+        aligned((reinterpret_cast<uintptr_t>(p) - (index_base % kLanes<S>)*sizeof(S)) % 16 == 0) {}
+};
+
+template <typename S, Conv C, pm::Kind K>
 __global__ void fill_kernel(S* out, Spec s, uint64_t key, int rank, uint64_t index_base, size_t count) {
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
-    out[i] = value_at<S, C>(s, key, rank, index_base + i);
+  const ChunkRange<S> range(out, index_base, count);
+  for (uint64_t c = range.first + blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; c < range.end;
+       c += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+    Chunk<S> v;
+    chunk_values<S, C, K>(s, key, rank, c, v);
+    const int64_t e0 = static_cast<int64_t>(c * kLanes<S> - index_base);  // lane 0's element; < 0 in the first
+    if (range.aligned && e0 >= 0 && static_cast<uint64_t>(e0) + kLanes<S> <= count) {
+      uint4 word;
+      memcpy(&word, v.v, sizeof(word));
+      *reinterpret_cast<uint4*>(out + e0) = word;
+    } else {
+#pragma unroll
+      for (unsigned j = 0; j < kLanes<S>; ++j) {
+        const int64_t e = e0 + j;
+        if (e >= 0 && static_cast<uint64_t>(e) < count) out[e] = v.v[j];
+      }
+    }
   }
 }
 
 constexpr int kThreads = 256;
 
-template <typename S, Conv C>
+// src_rank >= 0: the elements of that rank's input; -1: the reduction over every rank.
+template <typename S, Conv C, pm::Kind K>
 __global__ void count_kernel(const S* in, Spec s, int src_rank, uint64_t index_base, size_t count,
                              unsigned long long* wrong) {
   __shared__ unsigned long long block_sum[kThreads];
   unsigned long long mine = 0;
   const uint64_t key = src_rank >= 0 ? pm::rank_key(s.seed, src_rank) : 0;
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
-    S want = src_rank >= 0 ? value_at<S, C>(s, key, src_rank, index_base + i) : reduced_at<S, C>(s, index_base + i);
-    mine += equal_at<S, C>(s, in[i], want) ? 0 : 1;
+  const ChunkRange<S> range(in, index_base, count);
+  for (uint64_t c = range.first + blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; c < range.end;
+       c += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+    const int64_t e0 = static_cast<int64_t>(c * kLanes<S> - index_base);
+    const bool whole = range.aligned && e0 >= 0 && static_cast<uint64_t>(e0) + kLanes<S> <= count;
+    Chunk<S> got;
+    if (whole) {
+      const uint4 word = *reinterpret_cast<const uint4*>(in + e0);
+      memcpy(got.v, &word, sizeof(word));
+    } else {
+#pragma unroll
+      for (unsigned j = 0; j < kLanes<S>; ++j) {
+        const int64_t e = e0 + j;
+        got.v[j] = e >= 0 && static_cast<uint64_t>(e) < count ? in[e] : S{};
+      }
+    }
+    Chunk<S> want;
+    if (src_rank >= 0) {
+      chunk_values<S, C, K>(s, key, src_rank, c, want);
+    } else {
+      chunk_reduced<S, C, K>(s, c, want);
+    }
+    if (sizeof(S) == 1 && whole) {  // exact equality: the bytes that differ, eight a word
+      uint64_t g[2], w[2];
+      memcpy(g, got.v, sizeof(g));
+      memcpy(w, want.v, sizeof(w));
+      mine += static_cast<unsigned long long>(__popcll(pm::differing_bytes_mask(g[0], w[0])) +
+                                              __popcll(pm::differing_bytes_mask(g[1], w[1])));
+      continue;
+    }
+#pragma unroll
+    for (unsigned j = 0; j < kLanes<S>; ++j) {
+      const int64_t e = e0 + j;
+      const bool inside = whole || (e >= 0 && static_cast<uint64_t>(e) < count);
+      mine += inside && !equal_at<S, C>(s, got.v[j], want.v[j]) ? 1 : 0;
+    }
   }
   block_sum[threadIdx.x] = mine;
   __syncthreads();
@@ -140,8 +252,10 @@ Status cuda_status(cudaError_t e, const char* what) {
   return Status::Runtime(std::string("CUDA ") + what + ": " + cudaGetErrorString(e) + " (" + cudaGetErrorName(e) + ")");
 }
 
-unsigned blocks_for(size_t count) {
-  size_t b = (count + kThreads - 1) / kThreads;
+// Blocks for the chunks of a segment of `count` elements of `elem_bytes` bytes.
+unsigned blocks_for(size_t count, size_t elem_bytes) {
+  const size_t chunks = (count * elem_bytes + 15) / 16 + 1;
+  size_t b = (chunks + kThreads - 1) / kThreads;
   return static_cast<unsigned>(b < 1 ? 1 : (b > 8192 ? 8192 : b));
 }
 
@@ -149,7 +263,20 @@ Spec make_spec(const PatternSpec& p) {
   return Spec{pm::params_for(p.dtype, p.op, p.seed, p.nranks), p.seed, p.nranks, p.op ? static_cast<int>(*p.op) : -1};
 }
 
-// Calls f.template operator()<S, C>() for the spec's storage type.
+// Calls f.template operator()<S, C, K>() for the spec's storage type and kind of values.
+template <typename S, Conv C, typename F>
+Status with_kind(pm::Kind k, F&& f) {
+  switch (k) {
+    case pm::Kind::kSum:
+      return f.template operator()<S, C, pm::Kind::kSum>();
+    case pm::Kind::kProd:
+      return f.template operator()<S, C, pm::Kind::kProd>();
+    case pm::Kind::kWide:
+      return f.template operator()<S, C, pm::Kind::kWide>();
+  }
+  return Status::Invalid("unknown kind of pattern values");
+}
+
 template <typename F>
 Status with_type(DataType t, F&& f) {
   switch (t) {
@@ -182,16 +309,18 @@ Status with_type(DataType t, F&& f) {
 Status device_fill(void* buffer, const PatternSpec& spec, std::span<const Segment> segments, void* stream) {
   const Spec s = make_spec(spec);
   auto st = static_cast<cudaStream_t>(stream);
-  return with_type(spec.dtype, [&]<typename S, Conv C>() -> Status {
-    for (const Segment& seg : segments) {
-      if (seg.count == 0) continue;
-      if (seg.src_rank < 0) return Status::Invalid("device_fill: an input segment must name its rank");
-      fill_kernel<S, C><<<blocks_for(seg.count), kThreads, 0, st>>>(static_cast<S*>(buffer) + seg.offset, s,
-                                                                    pm::rank_key(spec.seed, seg.src_rank), seg.src_rank,
-                                                                    seg.index_base, seg.count);
-      FABSCOPE_RETURN_IF_ERROR(cuda_status(cudaGetLastError(), "fill kernel launch"));
-    }
-    return Status::Ok();
+  return with_type(spec.dtype, [&]<typename S0, Conv C0>() -> Status {
+    return with_kind<S0, C0>(s.params.kind, [&]<typename S, Conv C, pm::Kind K>() -> Status {
+      for (const Segment& seg : segments) {
+        if (seg.count == 0) continue;
+        if (seg.src_rank < 0) return Status::Invalid("device_fill: an input segment must name its rank");
+        fill_kernel<S, C, K><<<blocks_for(seg.count, sizeof(S)), kThreads, 0, st>>>(
+            static_cast<S*>(buffer) + seg.offset, s, pm::rank_key(spec.seed, seg.src_rank), seg.src_rank,
+            seg.index_base, seg.count);
+        FABSCOPE_RETURN_IF_ERROR(cuda_status(cudaGetLastError(), "fill kernel launch"));
+      }
+      return Status::Ok();
+    });
   });
 }
 
@@ -204,14 +333,16 @@ Result<uint64_t> device_count_wrong(const void* buffer, const PatternSpec& spec,
       cuda_status(cudaMallocAsync(reinterpret_cast<void**>(&counter), sizeof(*counter), st), "counter allocation"));
   Status launched = cuda_status(cudaMemsetAsync(counter, 0, sizeof(*counter), st), "counter reset");
   if (launched.ok()) {
-    launched = with_type(spec.dtype, [&]<typename S, Conv C>() -> Status {
-      for (const Segment& seg : segments) {
-        if (seg.count == 0) continue;
-        count_kernel<S, C><<<blocks_for(seg.count), kThreads, 0, st>>>(
-            static_cast<const S*>(buffer) + seg.offset, s, seg.src_rank, seg.index_base, seg.count, counter);
-        FABSCOPE_RETURN_IF_ERROR(cuda_status(cudaGetLastError(), "verify kernel launch"));
-      }
-      return Status::Ok();
+    launched = with_type(spec.dtype, [&]<typename S0, Conv C0>() -> Status {
+      return with_kind<S0, C0>(s.params.kind, [&]<typename S, Conv C, pm::Kind K>() -> Status {
+        for (const Segment& seg : segments) {
+          if (seg.count == 0) continue;
+          count_kernel<S, C, K><<<blocks_for(seg.count, sizeof(S)), kThreads, 0, st>>>(
+              static_cast<const S*>(buffer) + seg.offset, s, seg.src_rank, seg.index_base, seg.count, counter);
+          FABSCOPE_RETURN_IF_ERROR(cuda_status(cudaGetLastError(), "verify kernel launch"));
+        }
+        return Status::Ok();
+      });
     });
   }
   unsigned long long wrong = 0;

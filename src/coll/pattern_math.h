@@ -34,6 +34,41 @@ FABSCOPE_HD inline uint64_t elem_hash(uint64_t key, uint64_t index) {
   return mix64(key ^ (index * 0xd1b54a32d192ed03ull));
 }
 
+// One hash per 16 bytes of a buffer, so that the GPU kernels write and check at the
+// memory's speed (a hash per element held 1-byte types to a tenth of a copy's): element
+// `index` of a type of `elem_bytes` bytes lies in chunk index / (16 / elem_bytes), at
+// lane index % (16 / elem_bytes); the chunk's 128 bits are cut into lanes of
+// 8 * elem_bytes bits, lane 0 the lowest bits of `lo`.
+struct ChunkBits {
+  uint64_t lo;
+  uint64_t hi;
+};
+FABSCOPE_HD inline ChunkBits chunk_bits(uint64_t key, uint64_t chunk) {
+  const uint64_t lo = elem_hash(key, chunk);
+  return {lo, (lo ^ (lo >> 29)) * 0xbf58476d1ce4e5b9ull};
+}
+FABSCOPE_HD inline uint64_t lane_bits(const ChunkBits& b, unsigned lane, unsigned elem_bytes) {
+  if (elem_bytes >= 8) return lane == 0 ? b.lo : b.hi;
+  const unsigned bits = 8 * elem_bytes;
+  const unsigned at = lane * bits;
+  const uint64_t word = at < 64 ? b.lo : b.hi;
+  return (word >> (at & 63)) & ((1ull << bits) - 1);
+}
+// A value in [0, m) from the low 16 bits of `bits` (multiply-high, not a division).
+FABSCOPE_HD inline uint64_t range16(uint64_t bits, uint64_t m) { return ((bits & 0xffff) * m) >> 16; }
+// Which rank carries a product's factor 2 or 3 at `index`: one hash per 16 elements,
+// spread over them by a 32-bit mix of the lane, in [0, nranks).
+FABSCOPE_HD inline uint64_t special_rank(uint64_t special_key, uint64_t index, uint64_t nranks) {
+  uint32_t x =
+      static_cast<uint32_t>(elem_hash(special_key, index >> 4) >> 32) + static_cast<uint32_t>(index & 15) * 0x9e3779b9u;
+  x ^= x >> 15;
+  x *= 0x2c1b3c6du;
+  x ^= x >> 12;
+  x *= 0x297a2d39u;
+  x ^= x >> 15;
+  return (static_cast<uint64_t>(x) * nranks) >> 32;
+}
+
 // How values are generated for one (data type, operator, rank count): sums of small
 // integers, products of +-1 with a single factor 2 or 3 per index, wide values for
 // min/max and copies. Floating types stay within their exact-integer range.
@@ -41,6 +76,8 @@ enum class Kind : int { kSum = 0, kProd = 1, kWide = 2 };
 
 struct Params {
   Kind kind = Kind::kWide;
+  unsigned elem_bytes = 8;  // the element type's size: 16 / elem_bytes lanes per chunk
+  unsigned lane_shift = 1;  // log2 of the lanes per chunk
   bool is_float = false;
   bool is_signed = false;
   uint64_t nranks = 1;
@@ -52,9 +89,11 @@ struct Params {
 
 // `exact_limit`: 2^24 float, 2^53 double, 2048 half, 256 bfloat16 (unused for integers).
 FABSCOPE_HD inline Params make_params(Kind kind, bool is_float, bool is_signed, uint64_t exact_limit, uint64_t seed,
-                                      int nranks) {
+                                      int nranks, unsigned elem_bytes) {
   Params p;
   p.kind = kind;
+  p.elem_bytes = elem_bytes;
+  p.lane_shift = elem_bytes >= 8 ? 1 : elem_bytes == 4 ? 2 : elem_bytes == 2 ? 3 : 4;
   p.is_float = is_float;
   p.is_signed = is_signed;
   p.nranks = static_cast<uint64_t>(nranks);
@@ -147,32 +186,72 @@ inline uint64_t exact_limit(DataType t) {
 }
 
 inline Params params_for(DataType t, const std::optional<ReduceOp>& op, uint64_t seed, int nranks) {
-  return make_params(kind_of(op), is_floating(t), is_signed(t), exact_limit(t), seed, nranks);
+  return make_params(kind_of(op), is_floating(t), is_signed(t), exact_limit(t), seed, nranks,
+                     static_cast<unsigned>(element_size(t)));
+}
+
+// The number a lane of `bits` (lane_bits) holds for element `index` of `rank`, by kind.
+template <Kind K>
+FABSCOPE_HD inline int64_t lane_number(const Params& p, uint64_t bits, int rank, uint64_t index) {
+  if constexpr (K == Kind::kSum) {
+    if (p.is_float) {
+      if (p.sum_amp > 0)
+        return static_cast<int64_t>(range16(bits, static_cast<uint64_t>(2 * p.sum_amp + 1))) - p.sum_amp;
+      return (static_cast<uint64_t>(rank) % p.sparse_group == index % p.sparse_group) ? static_cast<int64_t>(bits & 1)
+                                                                                      : 0;
+    }
+    return p.is_signed ? static_cast<int64_t>(bits & 15) - 8 : static_cast<int64_t>(bits & 15);
+  } else if constexpr (K == Kind::kProd) {
+    const bool special = special_rank(p.special_key, index, p.nranks) == static_cast<uint64_t>(rank);
+    int64_t v = special ? 2 + static_cast<int64_t>(bits & 1) : 1;
+    if (p.is_signed && ((bits >> 1) & 1)) v = -v;
+    return v;
+  } else {
+    if (p.is_float) return static_cast<int64_t>(range16(bits, static_cast<uint64_t>(2 * p.wide_amp + 1))) - p.wide_amp;
+    return static_cast<int64_t>(bits);  // all 8 * elem_bytes bits
+  }
+}
+
+FABSCOPE_HD inline int64_t lane_number(const Params& p, uint64_t bits, int rank, uint64_t index) {
+  switch (p.kind) {
+    case Kind::kSum:
+      return lane_number<Kind::kSum>(p, bits, rank, index);
+    case Kind::kProd:
+      return lane_number<Kind::kProd>(p, bits, rank, index);
+    case Kind::kWide:
+      return lane_number<Kind::kWide>(p, bits, rank, index);
+  }
+  return 0;
+}
+
+// The lanes of a chunk of a 1-byte integer type as two words, eight lanes a word,
+// without going lane by lane (what the GPU kernels write): wide values are the bytes
+// themselves; sums their low nibbles, minus 8 for a signed type (+ 0x78 cannot carry
+// out of a byte, and the flip of bit 7 then makes it (b & 15) - 8 in two's complement).
+// Equal, lane for lane, to lane_number<K> (a unit test holds them to it).
+template <Kind K>
+FABSCOPE_HD inline ChunkBits byte_lanes(const ChunkBits& b, bool is_signed) {
+  static_assert(K != Kind::kProd, "products go lane by lane");
+  if constexpr (K == Kind::kWide) return b;
+  constexpr uint64_t kNibbles = 0x0f0f0f0f0f0f0f0full;
+  ChunkBits v{b.lo & kNibbles, b.hi & kNibbles};
+  if (is_signed) {
+    v.lo = (v.lo + 0x7878787878787878ull) ^ 0x8080808080808080ull;
+    v.hi = (v.hi + 0x7878787878787878ull) ^ 0x8080808080808080ull;
+  }
+  return v;
+}
+// Bytes that differ between two words: bit 7 of each byte of the mask says so.
+FABSCOPE_HD inline uint64_t differing_bytes_mask(uint64_t a, uint64_t b) {
+  const uint64_t d = a ^ b;
+  return (d | ((d & 0x7f7f7f7f7f7f7f7full) + 0x7f7f7f7f7f7f7f7full)) & 0x8080808080808080ull;
 }
 
 // The number element `index` of `rank` holds (before conversion to its type);
-// `key` = rank_key(seed, rank). Integers of kWide carry all 64 bits.
+// `key` = rank_key(seed, rank). Integers of kWide carry all their bits.
 FABSCOPE_HD inline int64_t number(const Params& p, uint64_t key, int rank, uint64_t index) {
-  uint64_t h = elem_hash(key, index);
-  switch (p.kind) {
-    case Kind::kSum:
-      if (p.is_float) {
-        if (p.sum_amp > 0) return static_cast<int64_t>(h % static_cast<uint64_t>(2 * p.sum_amp + 1)) - p.sum_amp;
-        return (static_cast<uint64_t>(rank) % p.sparse_group == index % p.sparse_group) ? static_cast<int64_t>(h & 1)
-                                                                                        : 0;
-      }
-      return p.is_signed ? static_cast<int64_t>(h & 15) - 8 : static_cast<int64_t>(h & 15);
-    case Kind::kProd: {
-      bool special = elem_hash(p.special_key, index) % p.nranks == static_cast<uint64_t>(rank);
-      int64_t v = special ? 2 + static_cast<int64_t>(h & 1) : 1;
-      if (p.is_signed && ((h >> 1) & 1)) v = -v;
-      return v;
-    }
-    case Kind::kWide:
-      if (p.is_float) return static_cast<int64_t>(h % static_cast<uint64_t>(2 * p.wide_amp + 1)) - p.wide_amp;
-      return static_cast<int64_t>(h);
-  }
-  return 0;
+  const unsigned lane = static_cast<unsigned>(index & ((1u << p.lane_shift) - 1));
+  return lane_number(p, lane_bits(chunk_bits(key, index >> p.lane_shift), lane, p.elem_bytes), rank, index);
 }
 
 // The reduction of every rank's value at one index, folded in rank order: the
@@ -181,6 +260,7 @@ FABSCOPE_HD inline int64_t number(const Params& p, uint64_t key, int rank, uint6
 // associative and commutative. An average's division is left to the caller.
 class FloatFold {
  public:
+  FABSCOPE_HD FloatFold() : op_(ReduceOp::kSum) {}  // for arrays of folds (one per lane)
   FABSCOPE_HD explicit FloatFold(ReduceOp op) : op_(op) {}
   FABSCOPE_HD void add(double v) {
     if (first_) {
@@ -207,6 +287,7 @@ class FloatFold {
 template <typename S>
 class IntFold {
  public:
+  FABSCOPE_HD IntFold() : op_(ReduceOp::kSum) {}
   FABSCOPE_HD explicit IntFold(ReduceOp op) : op_(op) {}
   FABSCOPE_HD void add(S v) {
     const uint64_t bits = static_cast<uint64_t>(static_cast<std::make_unsigned_t<S>>(v));

@@ -52,8 +52,10 @@ TEST(GpuKernels, FillEqualsHostFill) {
       s.nranks = 5;
       if (o >= 0) s.op = static_cast<ReduceOp>(o);
       const size_t es = element_size(t);
-      const Segment segs[] = {{0, n, 3, 1000}, {n, 17, 0, 5}};
-      std::vector<unsigned char> host((n + 17) * es), back((n + 17) * es);
+      // Whole 16-byte chunks (the vector path), then chunks cut by the segments' ends and
+      // by an index that is not at the buffer's phase (the lane-by-lane path).
+      const Segment segs[] = {{0, n, 3, 0}, {n, 4099, 1, 1000}, {n + 4099, 17, 0, 5}, {n + 4116, 33, 4, 48}};
+      std::vector<unsigned char> host((n + 4149) * es), back((n + 4149) * es);
       host_fill(host.data(), s, segs);
       DeviceBuffer d(host.size());
       ASSERT_TRUE(kernels::device_fill(d.p, s, segs, nullptr).ok());
@@ -69,6 +71,7 @@ TEST(GpuKernels, VerifyAgreesWithHost) {
   for (DataType t : kTypes) {
     for (int o = 0; o < 5; ++o) {
       for (int ranks : {1, 3, 8}) {
+        const uint64_t index_base = ranks == 3 ? 0 : 11;  // whole chunks, and lanes cut at both ends
         PatternSpec s;
         s.dtype = t;
         s.seed = 7;
@@ -78,12 +81,12 @@ TEST(GpuKernels, VerifyAgreesWithHost) {
         // The reduction over every rank, computed on the host as a backend would.
         std::vector<unsigned char> acc(n * es), part(n * es);
         for (int r = 0; r < ranks; ++r) {
-          const Segment in{0, n, r, 11};
+          const Segment in{0, n, r, index_base};
           host_fill(r == 0 ? acc.data() : part.data(), s, std::span<const Segment>(&in, 1));
           if (r > 0) host_reduce(acc.data(), part.data(), n, t, *s.op);
         }
         if (*s.op == ReduceOp::kAvg) host_divide(acc.data(), n, t, ranks);
-        const Segment want{0, n, kAllRanks, 11};
+        const Segment want{0, n, kAllRanks, index_base};
         ASSERT_EQ(host_count_wrong(acc.data(), s, std::span<const Segment>(&want, 1)), 0u);
         DeviceBuffer d(acc.size());
         ASSERT_EQ(cudaMemcpy(d.p, acc.data(), acc.size(), cudaMemcpyHostToDevice), cudaSuccess);

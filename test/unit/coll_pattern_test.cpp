@@ -1,6 +1,7 @@
 // The verification pattern: reducing host_fill's per-rank inputs in any order, with
 // the element type's own arithmetic, must give what host_count_wrong expects.
 #include "coll/pattern.h"
+#include "coll/pattern_math.h"
 
 #include <gtest/gtest.h>
 
@@ -477,9 +478,72 @@ TEST(Pattern, Int8AverageOverManyRanksIsTheTruncatedMean) {
 }  // namespace
 
 // The pattern is pinned: a digest of what host_fill writes and of the expected
-// reductions, per (type, operator, ranks), recorded before the per-element math moved
-// to coll/pattern_math.h (shared with the GPU kernels). A change here changes what
-// every verification of every backend expects.
+// reductions, per (type, operator, ranks). Recorded anew when the pattern went to one
+// hash per 16-byte chunk (coll/pattern_math.h, shared with the GPU kernels, which then
+// write at the memory's speed). A change here changes what every verification of
+// every backend expects.
+// One hash per 16 bytes: the lanes of a chunk are the chunk hash's bits, lane 0 lowest,
+// 16 / size lanes for every type; the GPU kernels generate a chunk at a time from these.
+TEST(Pattern, OneHashPerSixteenByteChunkCutIntoLanes) {
+  for (DataType t : {DataType::kInt8, DataType::kUint8, DataType::kInt32, DataType::kUint32, DataType::kInt64,
+                     DataType::kUint64, DataType::kHalf, DataType::kBfloat16, DataType::kFloat, DataType::kDouble}) {
+    const pattern_math::Params p = pattern_math::params_for(t, std::nullopt, 1, 4);
+    EXPECT_EQ(p.elem_bytes, element_size(t));
+    EXPECT_EQ(1u << p.lane_shift, 16 / element_size(t)) << name(t);
+  }
+  const pattern_math::ChunkBits b{0x0123456789abcdefull, 0xfedcba9876543210ull};
+  EXPECT_EQ(pattern_math::lane_bits(b, 0, 1), 0xefu);
+  EXPECT_EQ(pattern_math::lane_bits(b, 7, 1), 0x01u);
+  EXPECT_EQ(pattern_math::lane_bits(b, 8, 1), 0x10u);
+  EXPECT_EQ(pattern_math::lane_bits(b, 15, 1), 0xfeu);
+  EXPECT_EQ(pattern_math::lane_bits(b, 1, 2), 0x89abu);
+  EXPECT_EQ(pattern_math::lane_bits(b, 5, 2), 0x7654u);
+  EXPECT_EQ(pattern_math::lane_bits(b, 1, 4), 0x01234567u);
+  EXPECT_EQ(pattern_math::lane_bits(b, 2, 4), 0x76543210u);
+  EXPECT_EQ(pattern_math::lane_bits(b, 1, 8), 0xfedcba9876543210ull);
+  // Wide integers carry every bit of their lane; one chunk's int8 lanes are its 16 bytes.
+  const pattern_math::Params p8 = pattern_math::params_for(DataType::kUint8, std::nullopt, 9, 2);
+  const pattern_math::ChunkBits c = pattern_math::chunk_bits(pattern_math::rank_key(9, 1), 5);
+  for (unsigned j = 0; j < 16; ++j) {
+    const uint64_t word = j < 8 ? c.lo : c.hi;
+    EXPECT_EQ(pattern_math::number(p8, pattern_math::rank_key(9, 1), 1, 5 * 16 + j), (word >> (8 * (j % 8))) & 0xff);
+  }
+  // The kernels' word-at-a-time bytes equal the lanes one by one, for every kind but products.
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 2000; ++i) {
+    const pattern_math::ChunkBits r{rng(), rng()};
+    for (bool is_signed : {false, true}) {
+      const DataType t = is_signed ? DataType::kInt8 : DataType::kUint8;
+      const auto sum = pattern_math::byte_lanes<pattern_math::Kind::kSum>(r, is_signed);
+      const auto wide = pattern_math::byte_lanes<pattern_math::Kind::kWide>(r, is_signed);
+      const auto ps = pattern_math::params_for(t, ReduceOp::kSum, 1, 4);
+      const auto pw = pattern_math::params_for(t, std::nullopt, 1, 4);
+      for (unsigned j = 0; j < 16; ++j) {
+        const uint64_t bits = pattern_math::lane_bits(r, j, 1);
+        EXPECT_EQ(pattern_math::lane_bits(sum, j, 1),
+                  static_cast<uint8_t>(pattern_math::lane_number<pattern_math::Kind::kSum>(ps, bits, 0, j)));
+        EXPECT_EQ(pattern_math::lane_bits(wide, j, 1),
+                  static_cast<uint8_t>(pattern_math::lane_number<pattern_math::Kind::kWide>(pw, bits, 0, j)));
+      }
+    }
+    // The verify kernel's count of differing bytes.
+    const uint64_t a = rng();
+    uint64_t changed = a;
+    int planted = 0;
+    for (int k = 0; k < 8; ++k) {
+      if (rng() & 1) {
+        changed ^= (static_cast<uint64_t>(1 + rng() % 255)) << (8 * k);
+        ++planted;
+      }
+    }
+    EXPECT_EQ(std::popcount(pattern_math::differing_bytes_mask(a, changed)), planted);
+  }
+  // A product's special rank is spread evenly over the ranks.
+  std::vector<int> hits(7, 0);
+  for (uint64_t i = 0; i < 70000; ++i) ++hits[pattern_math::special_rank(0x1234, i, 7)];
+  for (int h : hits) EXPECT_NEAR(h, 10000, 500);
+}
+
 TEST(Pattern, PinnedDigests) {
   struct Golden {
     int dtype;
@@ -488,86 +552,86 @@ TEST(Pattern, PinnedDigests) {
     uint64_t digest;
   };
   const Golden golden[] = {
-      {0, -1, 1, 0x775f61d21ad687bbull},   {0, -1, 3, 0x639f6a2e67f5ba5aull},  {0, -1, 8, 0x39dadb4d11631c14ull},
-      {0, -1, 300, 0x453b34cc00b4e68eull}, {0, 0, 1, 0x9145bb8f442c0e9bull},   {0, 0, 3, 0xb87db6f33c13ad8aull},
-      {0, 0, 8, 0x1b223503d5401344ull},    {0, 0, 300, 0xc0cf811fc83da2beull}, {0, 1, 1, 0x5bb8dbeb10735d83ull},
-      {0, 1, 3, 0x2f4e28affcb3c0c3ull},    {0, 1, 8, 0x6ec667bdf23c0949ull},   {0, 1, 300, 0xf0d17c59c0d510fcull},
-      {0, 2, 1, 0xd388cc8290c267bbull},    {0, 2, 3, 0xe3af02bb4934925aull},   {0, 2, 8, 0x9c71b92d6c23c414ull},
-      {0, 2, 300, 0xb06d4e7e69bd5e8eull},  {0, 3, 1, 0xd388cc8290c267bbull},   {0, 3, 3, 0xb81d02bb4934925aull},
-      {0, 3, 8, 0x6751392d6c23c414ull},    {0, 3, 300, 0xe3464e7e69bd5e8eull}, {0, 4, 1, 0x9145bb8f442c0e9bull},
-      {0, 4, 3, 0x0d8bb6f33c13ad8aull},    {0, 4, 8, 0xf3973503d5401344ull},   {0, 4, 300, 0xf218011fc83da2beull},
-      {1, -1, 1, 0x775f61d21ad687bbull},   {1, -1, 3, 0x639f6a2e67f5ba5aull},  {1, -1, 8, 0x39dadb4d11631c14ull},
-      {1, -1, 300, 0x453b34cc00b4e68eull}, {1, 0, 1, 0x57ca4a66e17ac71bull},   {1, 0, 3, 0xbef8b2d73704d73aull},
-      {1, 0, 8, 0x8c7eef68396c1624ull},    {1, 0, 300, 0xa17a343654d2eabeull}, {1, 1, 1, 0xc466b7b1afa5688bull},
-      {1, 1, 3, 0x1b1d71209270e305ull},    {1, 1, 8, 0x800d541d074712c7ull},   {1, 1, 300, 0xab570b6c4b8d80ecull},
-      {1, 2, 1, 0x8096cc8290c267bbull},    {1, 2, 3, 0x9c9cc2bb4934925aull},   {1, 2, 8, 0xd9abb92d6c23c414ull},
-      {1, 2, 300, 0xe0234e7e69bd5e8eull},  {1, 3, 1, 0x8096cc8290c267bbull},   {1, 3, 3, 0x420882bb4934925aull},
-      {1, 3, 8, 0xc4f8f92d6c23c414ull},    {1, 3, 300, 0x7bf7ce7e69bd5e8eull}, {1, 4, 1, 0x57ca4a66e17ac71bull},
-      {1, 4, 3, 0xb8f2b2d73704d73aull},    {1, 4, 8, 0x43056f68396c1624ull},   {1, 4, 300, 0xbd24b43654d2eabeull},
-      {2, -1, 1, 0x8d64c9caffcb2b03ull},   {2, -1, 3, 0xdfa634f8595f4aa1ull},  {2, -1, 8, 0xf91283a9d7b51b28ull},
-      {2, -1, 300, 0x47f075bb79e5f0faull}, {2, 0, 1, 0xbcf476384f90f223ull},   {2, 0, 3, 0x8e36620470f61984ull},
-      {2, 0, 8, 0xed3012ad501d9977ull},    {2, 0, 300, 0x7829e6e4bfaaff70ull}, {2, 1, 1, 0x0ac54ac06df02b9bull},
-      {2, 1, 3, 0x9b4c1cdf454b8794ull},    {2, 1, 8, 0x543166e9207f9266ull},   {2, 1, 300, 0x9d666397bbd25a1dull},
-      {2, 2, 1, 0x8039ff5e3c6bd303ull},    {2, 2, 3, 0xc6ee25bb6c38e2a1ull},   {2, 2, 8, 0x569627efc520eb28ull},
-      {2, 2, 300, 0xa691b5de5a2450faull},  {2, 3, 1, 0x8039ff5e3c6bd303ull},   {2, 3, 3, 0x07bfdc61a8b8e2a1ull},
-      {2, 3, 8, 0xfef85516ee20eb28ull},    {2, 3, 300, 0x5314c234622450faull}, {2, 4, 1, 0xbcf476384f90f223ull},
-      {2, 4, 3, 0xd614620470f61984ull},    {2, 4, 8, 0x909c12ad501d9977ull},   {2, 4, 300, 0x534c26e4bfaaff70ull},
-      {3, -1, 1, 0x8d64c9caffcb2b03ull},   {3, -1, 3, 0xdfa634f8595f4aa1ull},  {3, -1, 8, 0xf91283a9d7b51b28ull},
-      {3, -1, 300, 0x47f075bb79e5f0faull}, {3, 0, 1, 0x3262d2bb708bd9c3ull},   {3, 0, 3, 0x3cd95a525f923354ull},
-      {3, 0, 8, 0xce24f0168325728cull},    {3, 0, 300, 0x28af766f60f42a10ull}, {3, 1, 1, 0x6cfa4d164d7bb7c3ull},
-      {3, 1, 3, 0x3568198f84da9421ull},    {3, 1, 8, 0x28e35bcfdd594d23ull},   {3, 1, 300, 0x8bb0866007f8dc32ull},
-      {3, 2, 1, 0x4f114b6533abd303ull},    {3, 2, 3, 0xae7bdb24a4f8e2a1ull},   {3, 2, 8, 0xc574f6ab82a0eb28ull},
-      {3, 2, 300, 0xf473907a7da450faull},  {3, 3, 1, 0x4f114b6533abd303ull},   {3, 3, 3, 0x7904a3162eb8e2a1ull},
-      {3, 3, 8, 0x35b186d8ffa0eb28ull},    {3, 3, 300, 0x001a3ab03f6450faull}, {3, 4, 1, 0x3262d2bb708bd9c3ull},
-      {3, 4, 3, 0xea075a525f923354ull},    {3, 4, 8, 0x498670168325728cull},   {3, 4, 300, 0x9cbb826f60f42a10ull},
-      {4, -1, 1, 0x9358ce89da8e81abull},   {4, -1, 3, 0x677292411da3cac1ull},  {4, -1, 8, 0x45629bc67b4d34adull},
-      {4, -1, 300, 0x7baef65e37af2b01ull}, {4, 0, 1, 0x5c4590f101bc14e3ull},   {4, 0, 3, 0x88d80367648920f4ull},
-      {4, 0, 8, 0xd7238c32d091035bull},    {4, 0, 300, 0x515d89cb20a56b80ull}, {4, 1, 1, 0x2d4c60c829519633ull},
-      {4, 1, 3, 0xce3f18f19989c968ull},    {4, 1, 8, 0x611d4c03d8539a0aull},   {4, 1, 300, 0xcb42c9fb52663879ull},
-      {4, 2, 1, 0xa0321059db31939full},    {4, 2, 3, 0x840e44b3c6660919ull},   {4, 2, 8, 0x06c1cb6d3a86d751ull},
-      {4, 2, 300, 0x28f3fb8fe79252f5ull},  {4, 3, 1, 0xa0321059db31939full},   {4, 3, 3, 0x0a236ae6adc8dc71ull},
-      {4, 3, 8, 0x3af1571eebc7a38dull},    {4, 3, 300, 0xff9702bab0c577ddull}, {4, 4, 1, 0x5c4590f101bc14e3ull},
-      {4, 4, 3, 0x66200367648920f4ull},    {4, 4, 8, 0xec6e8c32d091035bull},   {4, 4, 300, 0xc70929cb20a56b80ull},
-      {5, -1, 1, 0x9358ce89da8e81abull},   {5, -1, 3, 0x677292411da3cac1ull},  {5, -1, 8, 0x45629bc67b4d34adull},
-      {5, -1, 300, 0x7baef65e37af2b01ull}, {5, 0, 1, 0x1d6db932c8baf403ull},   {5, 0, 3, 0xb746fbc019e20e24ull},
-      {5, 0, 8, 0x7a966dd5926f818cull},    {5, 0, 300, 0x28341143291e51a0ull}, {5, 1, 1, 0x130f854913c9a003ull},
-      {5, 1, 3, 0xb02e82d1ffaa7cc1ull},    {5, 1, 8, 0x2e33c71994a834c3ull},   {5, 1, 300, 0x0319c8825f0ff7e2ull},
-      {5, 2, 1, 0xb695d3e2d07c827bull},    {5, 2, 3, 0xda7c89f04b70e78dull},   {5, 2, 8, 0xcc58f2dca6d30565ull},
-      {5, 2, 300, 0x3b4e563c01b202bdull},  {5, 3, 1, 0xb695d3e2d07c827bull},   {5, 3, 3, 0x4d2d054eb6960045ull},
-      {5, 3, 8, 0x20e0cf33f476261dull},    {5, 3, 300, 0x636d85754497c439ull}, {5, 4, 1, 0x1d6db932c8baf403ull},
-      {5, 4, 3, 0xa1bdfbc019e20e24ull},    {5, 4, 8, 0xf91d6dd5926f818cull},   {5, 4, 300, 0x0997f143291e51a0ull},
-      {6, -1, 1, 0x2be20625ecdc046bull},   {6, -1, 3, 0xf5f8f782ce9c988cull},  {6, -1, 8, 0xe03a188022d20d3dull},
-      {6, -1, 300, 0x81595f673c1d3dafull}, {6, 0, 1, 0x3de7dc10973d37e3ull},   {6, 0, 3, 0xfd9aec87c8e92f02ull},
-      {6, 0, 8, 0x97c1219a61239e6dull},    {6, 0, 300, 0xa83ea3daf095c5c0ull}, {6, 1, 1, 0x989be01638fa4843ull},
-      {6, 1, 3, 0xb6f64fc1539b075dull},    {6, 1, 8, 0x1a9ea4ae6af693c3ull},   {6, 1, 300, 0x42a600cd7da7aa89ull},
-      {6, 2, 1, 0xd0bc0b718339d46bull},    {6, 2, 3, 0x532faa38255d708cull},   {6, 2, 8, 0xcdb583409a1a6d3dull},
-      {6, 2, 300, 0xfa14de603ccd2dafull},  {6, 3, 1, 0xd0bc0b718339d46bull},   {6, 3, 3, 0xbc5c4a38255d708cull},
-      {6, 3, 8, 0xe19df3409a1a6d3dull},    {6, 3, 300, 0xf09dce603ccd2dafull}, {6, 4, 1, 0x3de7dc10973d37e3ull},
-      {6, 4, 3, 0x11ed9c87c8e92f02ull},    {6, 4, 8, 0xade1219a61239e6dull},   {6, 4, 300, 0x3e8d5bdaf095c5c0ull},
-      {7, -1, 1, 0xd9222bf1154dc47full},   {7, -1, 3, 0xa806976fdd0fa2ceull},  {7, -1, 8, 0xafd976462546d699ull},
-      {7, -1, 300, 0xfe641158aac2e4dfull}, {7, 0, 1, 0x93877d950d949093ull},   {7, 0, 3, 0x99dbd845514d6ea2ull},
-      {7, 0, 8, 0xf784fd3d9f7a6403ull},    {7, 0, 300, 0xf47448a8401d166aull}, {7, 1, 1, 0x566c5c3ad7ffcf83ull},
-      {7, 1, 3, 0xa1e40823d97c3ff2ull},    {7, 1, 8, 0xb91f6b04aaf0c32bull},   {7, 1, 300, 0x54097745c5063e0bull},
-      {7, 2, 1, 0x2f17c44ce4fb3c7full},    {7, 2, 3, 0x927f1c916ccd92ceull},   {7, 2, 8, 0x5af651367cb91e99ull},
-      {7, 2, 300, 0x6b6e6d47b4335cdfull},  {7, 3, 1, 0x2f17c44ce4fb3c7full},   {7, 3, 3, 0xdddf1c916ccd92ceull},
-      {7, 3, 8, 0xcddc51367cb91e99ull},    {7, 3, 300, 0x6a73ad47b4335cdfull}, {7, 4, 1, 0x93877d950d949093ull},
-      {7, 4, 3, 0x5539d845514d6ea2ull},    {7, 4, 8, 0xcd04fd3d9f7a6403ull},   {7, 4, 300, 0x32e0c8a8401d166aull},
-      {8, -1, 1, 0xcf25ed49b762a813ull},   {8, -1, 3, 0xd578615b54b20d56ull},  {8, -1, 8, 0x7a1b938d89ef44a4ull},
-      {8, -1, 300, 0x6f9aa1fd172e9e6full}, {8, 0, 1, 0xee2695eaf1d05863ull},   {8, 0, 3, 0x9733bfeba453919aull},
-      {8, 0, 8, 0x43a81de3986747c3ull},    {8, 0, 300, 0x1779048f78f2b25dull}, {8, 1, 1, 0xbec7685d3c3dc383ull},
-      {8, 1, 3, 0xf0660693490ce89aull},    {8, 1, 8, 0xfb2ddcb90c50cf93ull},   {8, 1, 300, 0x9dcfee53e933ff93ull},
-      {8, 2, 1, 0x486e416802e09813ull},    {8, 2, 3, 0x4c3cf07db0601556ull},   {8, 2, 8, 0xb57f5c5f8ef3bca4ull},
-      {8, 2, 300, 0x838b861b71176e6full},  {8, 3, 1, 0x486e416802e09813ull},   {8, 3, 3, 0xffb6907db0601556ull},
-      {8, 3, 8, 0x7d1acc5f8ef3bca4ull},    {8, 3, 300, 0xbbaf561b71176e6full}, {8, 4, 1, 0xee2695eaf1d05863ull},
-      {8, 4, 3, 0x725a4c09a453919aull},    {8, 4, 8, 0xcce81de3986747c3ull},   {8, 4, 300, 0xb53575c1b8f2b25dull},
-      {9, -1, 1, 0xb16817be813062a3ull},   {9, -1, 3, 0x04764dc7c4494e3bull},  {9, -1, 8, 0xd5f44009681bdef5ull},
-      {9, -1, 300, 0x97192a328a0cb059ull}, {9, 0, 1, 0x8c01a516ed9c1523ull},   {9, 0, 3, 0xa7710c159c1319beull},
-      {9, 0, 8, 0x78bdb80bee3cdbfbull},    {9, 0, 300, 0x5ac4d97aeec39032ull}, {9, 1, 1, 0x4db798ff52dc6d83ull},
-      {9, 1, 3, 0x4702646ab1a34232ull},    {9, 1, 8, 0xef40f639feaf8fe3ull},   {9, 1, 300, 0xa7a13629e5c3897bull},
-      {9, 2, 1, 0xa6bb054ac7c372a3ull},    {9, 2, 3, 0x5b157fca3d691e3bull},   {9, 2, 8, 0x83bbcc0162357ef5ull},
-      {9, 2, 300, 0xaa9e87650b797059ull},  {9, 3, 1, 0xa6bb054ac7c372a3ull},   {9, 3, 3, 0x65601fca3d691e3bull},
-      {9, 3, 8, 0x27b9ac0162357ef5ull},    {9, 3, 300, 0x345477650b797059ull}, {9, 4, 1, 0x8c01a516ed9c1523ull},
-      {9, 4, 3, 0xbacc89174d0d36eaull},    {9, 4, 8, 0x353db80bee3cdbfbull},   {9, 4, 300, 0xceb60bf85494248aull},
+      {0, -1, 1, 0xdd4eea90683c2ae3ull},   {0, -1, 3, 0xc9671deb0774f58full},  {0, -1, 8, 0x71cce4c96c5a3d9aull},
+      {0, -1, 300, 0xb13cd69564f4271cull}, {0, 0, 1, 0x63e515d958052583ull},   {0, 0, 3, 0x7b4898d1140419ffull},
+      {0, 0, 8, 0xe3e5c02ea3cbcbdaull},    {0, 0, 300, 0x291953023d8d5d0cull}, {0, 1, 1, 0xde7e023e869a98a7ull},
+      {0, 1, 3, 0xb35af7cdc8339d90ull},    {0, 1, 8, 0x75ba32b119ab1996ull},   {0, 1, 300, 0x51ee9f3bb60c02c0ull},
+      {0, 2, 1, 0x7506c88b1dee1ae3ull},    {0, 2, 3, 0x7e8c352bf2d4458full},   {0, 2, 8, 0x6db603e9988fe59aull},
+      {0, 2, 300, 0xa3adff2fba79df1cull},  {0, 3, 1, 0x7506c88b1dee1ae3ull},   {0, 3, 3, 0x33d5352bf2d4458full},
+      {0, 3, 8, 0x4fa683e9988fe59aull},    {0, 3, 300, 0x6621ff2fba79df1cull}, {0, 4, 1, 0x63e515d958052583ull},
+      {0, 4, 3, 0x3c6698d1140419ffull},    {0, 4, 8, 0x6ca9c02ea3cbcbdaull},   {0, 4, 300, 0xf9bf53023d8d5d0cull},
+      {1, -1, 1, 0xdd4eea90683c2ae3ull},   {1, -1, 3, 0xc9671deb0774f58full},  {1, -1, 8, 0x71cce4c96c5a3d9aull},
+      {1, -1, 300, 0xb13cd69564f4271cull}, {1, 0, 1, 0x502bb29f2765d323ull},   {1, 0, 3, 0xd646a968b5f2271full},
+      {1, 0, 8, 0x1fcd53a25caf1d0aull},    {1, 0, 300, 0x158ad19227611d6cull}, {1, 1, 1, 0xe7f3bbdba26b8cd7ull},
+      {1, 1, 3, 0x60683c04d3064b98ull},    {1, 1, 8, 0x7d0b69df3530ce7cull},   {1, 1, 300, 0xf6fda553299c8c74ull},
+      {1, 2, 1, 0x71cac88b1dee1ae3ull},    {1, 2, 3, 0x79dbf52bf2d4458full},   {1, 2, 8, 0x619103e9988fe59aull},
+      {1, 2, 300, 0x74937f2fba79df1cull},  {1, 3, 1, 0x71cac88b1dee1ae3ull},   {1, 3, 3, 0xd3c3752bf2d4458full},
+      {1, 3, 8, 0xc7b5c3e9988fe59aull},    {1, 3, 300, 0xed0fbf2fba79df1cull}, {1, 4, 1, 0x502bb29f2765d323ull},
+      {1, 4, 3, 0x7913a968b5f2271full},    {1, 4, 8, 0x2c9fd3a25caf1d0aull},   {1, 4, 300, 0xd425119227611d6cull},
+      {2, -1, 1, 0x8b9bc14c43ae0777ull},   {2, -1, 3, 0x8863680f07a822adull},  {2, -1, 8, 0x160fd4995574c8ffull},
+      {2, -1, 300, 0x838b2ac5006dabc5ull}, {2, 0, 1, 0x08b77fa6869dc65bull},   {2, 0, 3, 0x04ba2e8edca7f908ull},
+      {2, 0, 8, 0x7fdf83ffab9dea03ull},    {2, 0, 300, 0x481eb89b4e72223aull}, {2, 1, 1, 0x2e349f28864ac5cbull},
+      {2, 1, 3, 0xdf810eb76d7c4a76ull},    {2, 1, 8, 0x48118443ac0b1350ull},   {2, 1, 300, 0xfea8a4be97630ce3ull},
+      {2, 2, 1, 0xcb65f73e49cc0f77ull},    {2, 2, 3, 0x8b0f9979e58bdaadull},   {2, 2, 8, 0xb1ae3b096a2f10ffull},
+      {2, 2, 300, 0x2ec7d6b1a5ca23c5ull},  {2, 3, 1, 0xcb65f73e49cc0f77ull},   {2, 3, 3, 0xdf198886f50bdaadull},
+      {2, 3, 8, 0xc07062ab0c2f10ffull},    {2, 3, 300, 0xdaae4909704a23c5ull}, {2, 4, 1, 0x08b77fa6869dc65bull},
+      {2, 4, 3, 0x3da82e8edca7f908ull},    {2, 4, 8, 0xd0ee83ffab9dea03ull},   {2, 4, 300, 0x0a3e189b4e72223aull},
+      {3, -1, 1, 0x8b9bc14c43ae0777ull},   {3, -1, 3, 0x8863680f07a822adull},  {3, -1, 8, 0x160fd4995574c8ffull},
+      {3, -1, 300, 0x838b2ac5006dabc5ull}, {3, 0, 1, 0x87eb64e54dcf7b83ull},   {3, 0, 3, 0x9e9fcf36eb962cc0ull},
+      {3, 0, 8, 0x65173a0ec9edf5d3ull},    {3, 0, 300, 0xb0a9b00453740902ull}, {3, 1, 1, 0xbedbb70302412b83ull},
+      {3, 1, 3, 0x839ffe1bab9e80d3ull},    {3, 1, 8, 0xe299c26b8061f312ull},   {3, 1, 300, 0x37f5c4db57934211ull},
+      {3, 2, 1, 0x5ca6e173cd4c0f77ull},    {3, 2, 3, 0xa6ecafe57e4bdaadull},   {3, 2, 8, 0x2935178bffaf10ffull},
+      {3, 2, 300, 0x8b2f3da864ca23c5ull},  {3, 3, 1, 0x5ca6e173cd4c0f77ull},   {3, 3, 3, 0x02f87162db0bdaadull},
+      {3, 3, 8, 0x06844623f26f10ffull},    {3, 3, 300, 0x553f7db3580a23c5ull}, {3, 4, 1, 0x87eb64e54dcf7b83ull},
+      {3, 4, 3, 0x4740cf36eb962cc0ull},    {3, 4, 8, 0x7aa0ba0ec9edf5d3ull},   {3, 4, 300, 0xc5e8280453740902ull},
+      {4, -1, 1, 0xfb4347d744a519b3ull},   {4, -1, 3, 0x9c8a2e2b42a9de66ull},  {4, -1, 8, 0xb14f72eaec6e57f2ull},
+      {4, -1, 300, 0x1cc96807b4525cb2ull}, {4, 0, 1, 0xbf905c73383b7713ull},   {4, 0, 3, 0x6909d776a64ff591ull},
+      {4, 0, 8, 0x08c937c5d356714cull},    {4, 0, 300, 0x7d2d3bf91d70f000ull}, {4, 1, 1, 0xf81e617153ee7693ull},
+      {4, 1, 3, 0xe43f40bc1887bfcbull},    {4, 1, 8, 0xec11e5123a1b8c33ull},   {4, 1, 300, 0x82df016de3918158ull},
+      {4, 2, 1, 0xca390ac25082c1b7ull},    {4, 2, 3, 0x1a211c0a054bb2d2ull},   {4, 2, 8, 0x5f2d9be27375a66eull},
+      {4, 2, 300, 0x89f3084d6de6e132ull},  {4, 3, 1, 0xca390ac25082c1b7ull},   {4, 3, 3, 0xc4319d07f9736386ull},
+      {4, 3, 8, 0x346efb958a7feb72ull},    {4, 3, 300, 0xcf4fb7a0b94aae0eull}, {4, 4, 1, 0xbf905c73383b7713ull},
+      {4, 4, 3, 0x73d5d776a64ff591ull},    {4, 4, 8, 0xe42337c5d356714cull},   {4, 4, 300, 0xfb789bf91d70f000ull},
+      {5, -1, 1, 0xfb4347d744a519b3ull},   {5, -1, 3, 0x9c8a2e2b42a9de66ull},  {5, -1, 8, 0xb14f72eaec6e57f2ull},
+      {5, -1, 300, 0x1cc96807b4525cb2ull}, {5, 0, 1, 0x569a7683ad34c583ull},   {5, 0, 3, 0x3d27ab6c343e2ea1ull},
+      {5, 0, 8, 0x797c8cc781a1a3ebull},    {5, 0, 300, 0xce22e17812029900ull}, {5, 1, 1, 0xc444bb9934440583ull},
+      {5, 1, 3, 0xcf40bf1f91c0cca2ull},    {5, 1, 8, 0x16a77ec342836523ull},   {5, 1, 300, 0x1e8f1efb8e47b1c1ull},
+      {5, 2, 1, 0x6cb49579bff40a9bull},    {5, 2, 3, 0x3c9d259c0b06d0eaull},   {5, 2, 8, 0xb6fc048e88005dbeull},
+      {5, 2, 300, 0xbff4c33e96d141feull},  {5, 3, 1, 0x6cb49579bff40a9bull},   {5, 3, 3, 0x59c780b3d4015e82ull},
+      {5, 3, 8, 0x60d898885662892eull},    {5, 3, 300, 0x59d724f6c58647c2ull}, {5, 4, 1, 0x569a7683ad34c583ull},
+      {5, 4, 3, 0x278dab6c343e2ea1ull},    {5, 4, 8, 0xfb200cc781a1a3ebull},   {5, 4, 300, 0xa93b3d7812029900ull},
+      {6, -1, 1, 0xda2e27c2e4492e1bull},   {6, -1, 3, 0x1e97b7e3cd917f8eull},  {6, -1, 8, 0xfb70e3d3b03d801bull},
+      {6, -1, 300, 0x98130c11f3dc8d81ull}, {6, 0, 1, 0x95b7c382f0112c23ull},   {6, 0, 3, 0x4849c2e35219a05aull},
+      {6, 0, 8, 0xb8905a5816b07999ull},    {6, 0, 300, 0xf7575fd43d0a4d59ull}, {6, 1, 1, 0xd21583d04eff3a43ull},
+      {6, 1, 3, 0x67167986fac31ac3ull},    {6, 1, 8, 0x728d96d93328d359ull},   {6, 1, 300, 0x69313cef91d9dc8dull},
+      {6, 2, 1, 0x47006c3627ca2e1bull},    {6, 2, 3, 0xe5148d6d6904178eull},   {6, 2, 8, 0xe00cd7ee3a4e801bull},
+      {6, 2, 300, 0x0fde0fc33624bd81ull},  {6, 3, 1, 0x47006c3627ca2e1bull},   {6, 3, 3, 0x9bc01d6d6904178eull},
+      {6, 3, 8, 0x2a7477ee3a4e801bull},    {6, 3, 300, 0x0c25cfc33624bd81ull}, {6, 4, 1, 0x95b7c382f0112c23ull},
+      {6, 4, 3, 0xecc98ae35219a05aull},    {6, 4, 8, 0x91b05a5816b07999ull},   {6, 4, 300, 0xc165ffd43d0a4d59ull},
+      {7, -1, 1, 0xb7efa9a7909ff94bull},   {7, -1, 3, 0x2599c5c5236bfcadull},  {7, -1, 8, 0x6cbd886e319bd13cull},
+      {7, -1, 300, 0xd18f9f1ab7dbc394ull}, {7, 0, 1, 0x366e6f74c1571cb3ull},   {7, 0, 3, 0xb8ef768a2745373dull},
+      {7, 0, 8, 0x41c4a404b157a75bull},    {7, 0, 300, 0x052854a03cb13873ull}, {7, 1, 1, 0x9665f2cbbfbc9783ull},
+      {7, 1, 3, 0xfebdb089b1992e93ull},    {7, 1, 8, 0x82845370527e422bull},   {7, 1, 300, 0x962abbe164579d4aull},
+      {7, 2, 1, 0xe93d9611ac4f994bull},    {7, 2, 3, 0xd89c8575bcfaacadull},   {7, 2, 8, 0x7029c799c76cf93cull},
+      {7, 2, 300, 0xe451c89365efab94ull},  {7, 3, 1, 0xe93d9611ac4f994bull},   {7, 3, 3, 0x31874575bcfaacadull},
+      {7, 3, 8, 0x2df34799c76cf93cull},    {7, 3, 300, 0x06c8889365efab94ull}, {7, 4, 1, 0x366e6f74c1571cb3ull},
+      {7, 4, 3, 0x0f19f68a2745373dull},    {7, 4, 8, 0x3884a404b157a75bull},   {7, 4, 300, 0xcece54a03cb13873ull},
+      {8, -1, 1, 0x46972c803459fb8bull},   {8, -1, 3, 0xf943b55bbb578f72ull},  {8, -1, 8, 0xce38b667fab147b2ull},
+      {8, -1, 300, 0x9e60c33c4d385547ull}, {8, 0, 1, 0x36c77e1d105daa03ull},   {8, 0, 3, 0xe3a7d7f6ac9b57b0ull},
+      {8, 0, 8, 0xa62b9378de3a22b3ull},    {8, 0, 300, 0x81d6728c143b839dull}, {8, 1, 1, 0x03135ca11f44cf83ull},
+      {8, 1, 3, 0xb58d4a95498119a3ull},    {8, 1, 8, 0x65dc76652c858bd3ull},   {8, 1, 300, 0xdaff5658b337ae8aull},
+      {8, 2, 1, 0x251a0c30cfeee38bull},    {8, 2, 3, 0x79dbdd71f3d9af72ull},   {8, 2, 8, 0x61a3f439517567b2ull},
+      {8, 2, 300, 0x4f2545a221131d47ull},  {8, 3, 1, 0x251a0c30cfeee38bull},   {8, 3, 3, 0x349add71f3d9af72ull},
+      {8, 3, 8, 0x2af9b439517567b2ull},    {8, 3, 300, 0x14f5b5a221131d47ull}, {8, 4, 1, 0x36c77e1d105daa03ull},
+      {8, 4, 3, 0x3d1b408cac9b57b0ull},    {8, 4, 8, 0x7a2b9378de3a22b3ull},   {8, 4, 300, 0x66ca6561d43b839dull},
+      {9, -1, 1, 0xc76c39df040f583bull},   {9, -1, 3, 0x530c88e7f5d97600ull},  {9, -1, 8, 0x36bccfb28b1586adull},
+      {9, -1, 300, 0xab7095513fd9d66cull}, {9, 0, 1, 0x469100599c04bb03ull},   {9, 0, 3, 0xb4ec86f816afa99bull},
+      {9, 0, 8, 0xdf8b306e90052cb7ull},    {9, 0, 300, 0x25629301533de06eull}, {9, 1, 1, 0xd2f1ec468b8dd183ull},
+      {9, 1, 3, 0x499c4294da3bf66bull},    {9, 1, 8, 0x2acb9e3528f89463ull},   {9, 1, 300, 0xe28c92dfe4fd4b32ull},
+      {9, 2, 1, 0x65b00a51d016383bull},    {9, 2, 3, 0x57b9cd2e1fd87e00ull},   {9, 2, 8, 0xd64a717ab473f6adull},
+      {9, 2, 300, 0xf702170727b43e6cull},  {9, 3, 1, 0x65b00a51d016383bull},   {9, 3, 3, 0xe90aed2e1fd87e00ull},
+      {9, 3, 8, 0x2e15117ab473f6adull},    {9, 3, 300, 0xbecda70727b43e6cull}, {9, 4, 1, 0x469100599c04bb03ull},
+      {9, 4, 3, 0xce40ccf8635b9e7bull},    {9, 4, 8, 0xafcb306e90052cb7ull},   {9, 4, 300, 0x061f542a1a81934aull},
   };
   for (const Golden& g : golden) {
     PatternSpec s;
