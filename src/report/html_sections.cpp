@@ -553,8 +553,9 @@ std::string nccl_profile_section(const Report& r) {
   const NcclProfileSection& s = *r.nccl_profile;
   std::string out = "<section id=\"nccl-profile\"><h2>NCCL network wait</h2><p class=\"note\">" +
                     escape(fmt::format("fabscope's NCCL profiler plugin: {}; {}.", s.status, s.detail)) +
-                    " Per call: how long each rank's network transfers to (send) or from (recv) a peer spent in "
-                    "each state, summed over the channels on one NIC. SendWait and RecvWait are the network's part; "
+                    " Per call, wall clock: how long each rank's network transfers to (send) or from (recv) a peer "
+                    "spent in each state, the union of the intervals of the steps and channels in flight on one NIC "
+                    "(never more than the call). SendWait and RecvWait are the network's part; "
                     "GPUWait the GPU's; SendPeerWait the receiver's credit.</p>";
   for (const ProfilePoint& p : s.points) {
     std::vector<double> waits;
@@ -569,7 +570,7 @@ std::string nccl_profile_section(const Report& r) {
                               s.points.size() > 1 && p.comm != s.points.front().comm ? " of " + p.comm : "")) +
            "</summary><table class=\"data\"><thead><tr><th>rank</th><th>peer</th><th>direction</th><th>NIC</th>"
            "<th>channels</th>";
-    for (std::string_view st : kProfileStateNames) out += "<th>" + escape(std::string(st)) + " us</th>";
+    for (std::string_view st : kProfileStateNames) out += "<th>" + escape(std::string(st)) + " wall us</th>";
     out += "<th>open</th></tr></thead><tbody>";
     for (const ProfileLink& l : p.links) {
       const double calls = l.calls();

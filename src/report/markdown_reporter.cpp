@@ -167,7 +167,8 @@ std::string nccl_profile_markdown(const Report& r) {
     if (l == nullptr || p.size_bytes > l->size_bytes) l = &p;
   }
   std::string out =
-      "**NCCL network wait** (profiler plugin, per call)\n\n| Collective | Size | Median link (us) | Longest link | "
+      "**NCCL network wait** (profiler plugin, wall-clock us per call)\n\n| Collective | Size | Median link (us) | "
+      "Longest link | "
       "NIC | Its wait (us) |\n|---|---:|---:|---|---|---:|\n";
   for (const auto& [key, p] : largest) {
     std::vector<double> waits;

@@ -669,6 +669,20 @@ Report with_section(NcclProfileSection s) {
   return r;
 }
 
+// Wall-clock wait does not grow with a link's channels (their steps overlap): links
+// that waited as long per call are alike, whatever their channel counts.
+TEST(NcclProfileJudge, AChannelCountDoesNotMakeALinkSlow) {
+  NcclProfileSection s = ring_section(-1, 1.0);
+  for (ProfilePoint& p : s.points) {
+    for (ProfileLink& l : p.links) {
+      if (l.direction == "send") l.channels = l.rank == 1 ? 1 : 4;
+    }
+  }
+  Report r = with_section(s);
+  add_sweep_findings(r);
+  for (const Finding& f : r.findings) EXPECT_NE(f.code, "nccl.link_wait") << f.subject << ": " << f.message;
+}
+
 TEST(NcclProfileJudge, MergedRanksAndTheSlowLinkNamedWithItsNic) {
   const NcclProfileSection s = ring_section(2, 3.0);
   EXPECT_EQ(s.status, kProfileCollected);
@@ -686,7 +700,7 @@ TEST(NcclProfileJudge, MergedRanksAndTheSlowLinkNamedWithItsNic) {
   EXPECT_EQ(f.subject, "rank 2 (h2) -> rank 3 (h3) over mlx5_2");
   EXPECT_EQ(f.hosts, (std::vector<std::string>{"h2", "h3"}));
   EXPECT_NEAR(f.evidence["factor"].get<double>(), 3.0, 1e-9);
-  EXPECT_NEAR(f.evidence["network_us_per_call"].get<double>(), 300.0, 1e-9);
+  EXPECT_NEAR(f.evidence["network_wall_us_per_call"].get<double>(), 300.0, 1e-9);
   EXPECT_NEAR(f.evidence["reference_us"].get<double>(), 100.0, 1e-9);
 
   // Round trip through the report's JSON.

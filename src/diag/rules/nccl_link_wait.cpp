@@ -1,6 +1,7 @@
 // nccl.link_wait (NCCL's profiler plugin, --nccl-profile or --import-profile): a rank's
 // sends to one peer (over one NIC) that waited on the network (SendWait: posted until
-// the network completed them), per channel and call, at least kWaitFactor times the
+// the network completed them), wall-clock time per call (the union over the link's
+// channels and steps in flight, so a link's channel count does not scale it), at least kWaitFactor times the
 // median of the other links of the same collective and size, and by at least
 // kMinWaitExcessUs per call. One finding per link, at the point where it stood out most.
 // SendWait is the sender's own view of its link; a late receiver shows as SendPeerWait,
@@ -39,22 +40,22 @@ void check_nccl_link_wait(const SweepContext& c, FindingSink& sink) {
   std::map<std::tuple<std::string, int, int, std::string>, Worst> worst;
   for (const ProfilePoint& p : c.report.nccl_profile->points) {
     std::vector<const ProfileLink*> rows;
-    std::vector<double> per_channel;
+    std::vector<double> wall;  // us per call
     for (const ProfileLink& l : p.links) {
       if (l.direction != "send" || l.calls() <= 0 || l.channels <= 0) continue;
       rows.push_back(&l);
-      per_channel.push_back(l.network_us_per_call() / l.channels);
+      wall.push_back(l.network_us_per_call());
     }
     if (rows.size() < 2) continue;
     for (size_t i = 0; i < rows.size(); ++i) {
       std::vector<double> others;
       for (size_t j = 0; j < rows.size(); ++j) {
-        if (j != i) others.push_back(per_channel[j]);
+        if (j != i) others.push_back(wall[j]);
       }
       const double ref = median(others);
       if (!(ref > 0)) continue;
-      const double factor = per_channel[i] / ref;
-      const double excess = (per_channel[i] - ref) * rows[i]->channels;
+      const double factor = wall[i] / ref;
+      const double excess = wall[i] - ref;
       if (factor < kWaitFactor || excess < kMinWaitExcessUs) continue;
       Worst& w = worst[{p.comm, rows[i]->rank, rows[i]->peer, rows[i]->nic}];
       ++w.points;
@@ -62,8 +63,8 @@ void check_nccl_link_wait(const SweepContext& c, FindingSink& sink) {
       w.factor = factor;
       w.point = &p;
       w.link = rows[i];
-      w.value = per_channel[i] * rows[i]->channels;
-      w.reference = ref * rows[i]->channels;
+      w.value = wall[i];
+      w.reference = ref;
     }
   }
   for (const auto& [key, w] : worst) {
@@ -78,31 +79,32 @@ void check_nccl_link_wait(const SweepContext& c, FindingSink& sink) {
     for (int s = 0; s < kProfileStates; ++s) {
       if (l.wait_us[s] > 0) states[std::string(kProfileStateNames[s])] = l.wait_us[s] / l.calls();
     }
-    sink.add(
-        Severity::kWarning, fmt::format("rank {} ({}) -> rank {} ({}){}", l.rank, src, l.peer, dst, over), {src, dst},
-        fmt::format("at {}, rank {}'s sends to rank {}{} waited {:.1f} us per call on the network (SendWait, "
-                    "{} channel{}), {:.1f}x what the other links of that call waited ({:.1f} us){}",
-                    what, l.rank, l.peer, over, w.value, l.channels, l.channels == 1 ? "" : "s", w.factor, w.reference,
-                    w.points > 1 ? fmt::format("; {} sizes or collectives like this", w.points) : std::string()),
-        "the network path between these ranks is slow for NCCL: measure the pair alone (fabscope p2p --pair), "
-        "then look at the NIC's port (speed, errors, congestion counters) and the switch port; the NIC is the "
-        "one NCCL's log set the channel up on",
-        {{"comm", p.comm},
-         {"collective", p.collective},
-         {"size_bytes", p.size_bytes},
-         {"algo", p.algo},
-         {"proto", p.proto},
-         {"rank", l.rank},
-         {"peer", l.peer},
-         {"src_host", src},
-         {"dst_host", dst},
-         {"nic", l.nic},
-         {"channels", l.channels},
-         {"network_us_per_call", w.value},
-         {"reference_us", w.reference},
-         {"factor", w.factor},
-         {"wait_us_per_call", states},
-         {"points_flagged", w.points}});
+    sink.add(Severity::kWarning, fmt::format("rank {} ({}) -> rank {} ({}){}", l.rank, src, l.peer, dst, over),
+             {src, dst},
+             fmt::format(
+                 "at {}, rank {}'s sends to rank {}{} waited {:.1f} us per call on the network (SendWait, wall clock, "
+                 "{} channel{}), {:.1f}x what the other links of that call waited ({:.1f} us){}",
+                 what, l.rank, l.peer, over, w.value, l.channels, l.channels == 1 ? "" : "s", w.factor, w.reference,
+                 w.points > 1 ? fmt::format("; {} sizes or collectives like this", w.points) : std::string()),
+             "the network path between these ranks is slow for NCCL: measure the pair alone (fabscope p2p --pair), "
+             "then look at the NIC's port (speed, errors, congestion counters) and the switch port; the NIC is the "
+             "one NCCL's log set the channel up on",
+             {{"comm", p.comm},
+              {"collective", p.collective},
+              {"size_bytes", p.size_bytes},
+              {"algo", p.algo},
+              {"proto", p.proto},
+              {"rank", l.rank},
+              {"peer", l.peer},
+              {"src_host", src},
+              {"dst_host", dst},
+              {"nic", l.nic},
+              {"channels", l.channels},
+              {"network_wall_us_per_call", w.value},
+              {"reference_us", w.reference},
+              {"factor", w.factor},
+              {"wall_us_per_call", states},
+              {"points_flagged", w.points}});
   }
 }
 
