@@ -56,9 +56,10 @@ struct PciLink {
 
 // What one log's lines build up across lines.
 struct ParseState {
-  std::map<std::string, std::vector<std::string>> nets_of;  // "host:pid" -> NET/IB list
-  std::map<std::string, std::vector<PciLink>> pci_links;    // host -> links of its GRAPH dump
-  std::vector<ChannelNic>* channels = nullptr;              // nccl_log_channels: every channel's NIC
+  std::map<std::string, std::vector<std::string>> nets_of;         // "host:pid" -> NET/IB list
+  std::map<std::string, std::vector<std::string>> socket_nets_of;  // "host:pid" -> NET/Socket list
+  std::map<std::string, std::vector<PciLink>> pci_links;           // host -> links of its GRAPH dump
+  std::vector<ChannelNic>* channels = nullptr;                     // nccl_log_channels: every channel's NIC
 };
 
 // One NCCL line, its prefix "HOST:PID:TID [DEV]" split.
@@ -146,6 +147,27 @@ void apply_net_ib_using(const LogLine& line, ParseState& state) {
   if (h.nccl_nets.empty()) h.nccl_nets = list;
 }
 
+// "NET/Socket : Using [0]eth0:192.0.2.2<0> [1]eth1:...": the process's NET/Socket list
+// (NCCL's TCP transport, where no RDMA device is used), its interfaces by index.
+bool is_net_socket_using(std::string_view msg) { return msg.starts_with("NET/Socket : Using "); }
+void apply_net_socket_using(const LogLine& line, ParseState& state) {
+  std::vector<std::string> list;
+  std::string_view rest = line.msg.substr(19);
+  for (size_t lbk = rest.find('['); lbk != std::string_view::npos; lbk = rest.find('[', lbk + 1)) {
+    const size_t rbk = rest.find(']', lbk);
+    int idx = 0;
+    if (rbk == std::string_view::npos || !to_int(rest.substr(lbk + 1, rbk - lbk - 1), idx) || idx < 0 || idx >= 1024) {
+      continue;
+    }
+    const std::string_view spec = rest.substr(rbk + 1, rest.find_first_of(": ", rbk + 1) - rbk - 1);  // eth0
+    if (spec.empty()) continue;
+    if (list.size() <= static_cast<size_t>(idx)) list.resize(idx + 1);
+    list[idx] = std::string(spec);
+    line.h.add_nic(spec);
+  }
+  state.socket_nets_of[line.proc] = list;
+}
+
 // "ncclCommInitRank comm 0x5654997a1f80 rank 9 nranks 16 cudaDev 1 nvmlDev 1 busId
 // 2a000 ...": a rank's GPU and its bus id.
 bool is_comm_init_rank(std::string_view msg) {
@@ -197,7 +219,11 @@ void apply_channel_via_net(const LogLine& line, ParseState& state) {
   while (end < idx_s.size() && std::isdigit(static_cast<unsigned char>(idx_s[end]))) ++end;
   int k = -1;
   if (!to_int(idx_s.substr(0, end), k)) return;
-  const std::vector<std::string>* list = state.nets_of.count(line.proc) ? &state.nets_of[line.proc] : &h.nccl_nets;
+  const bool socket = path.starts_with("Socket/");  // NET/Socket/k: NCCL's own TCP transport
+  static const std::vector<std::string> kNone;
+  const std::vector<std::string>* list =
+      socket ? (state.socket_nets_of.count(line.proc) ? &state.socket_nets_of[line.proc] : &kNone)
+             : (state.nets_of.count(line.proc) ? &state.nets_of[line.proc] : &h.nccl_nets);
   std::string nic = k >= 0 && k < static_cast<int>(list->size()) ? (*list)[k] : std::string();
   auto u = std::find_if(h.uses.begin(), h.uses.end(), [&](const NicUse& x) {
     return x.gpu == gpu && x.rank == rank && x.net_index == k && x.gdr == gdr && x.nic == nic;
@@ -265,6 +291,7 @@ void apply_graph_pci_link(const LogLine& line, ParseState& state) {
 constexpr LinePattern kLinePatterns[] = {
     {"ib_hca", is_ib_hca, apply_ib_hca},
     {"net_ib_using", is_net_ib_using, apply_net_ib_using},
+    {"net_socket_using", is_net_socket_using, apply_net_socket_using},
     {"comm_init_rank", is_comm_init_rank, apply_comm_init_rank},
     {"channel_via_net", is_channel_via_net, apply_channel_via_net},
     {"gpu_direct_rdma", is_gpu_direct_rdma, apply_gpu_direct_rdma},

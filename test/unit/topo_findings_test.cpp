@@ -240,6 +240,20 @@ TEST(TopoFixtures, HealthyVmLocLinkIsNoPcieFinding) {
   }
 }
 
+// NCCL's own TCP transport (two ranks sharing a GPU, no IB device): channels via
+// NET/Socket/k name the k-th interface of the `NET/Socket : Using` list, not NET/IB's.
+TEST(TopoFixtures, SocketChannelsNameTheirInterface) {
+  const std::string stem = "nccl-logs/fabscope-gc1_H100x1-VM-2rank-share-gpus_NCCL-2.28.9_Socket-eth0_r";
+  Outcome o = run({{Kind::kLog, stem + "0.log"}, {Kind::kLog, stem + "1.log"}});
+  ASSERT_EQ(o.set.hosts.size(), 1u);
+  const HostTopology& h = o.set.hosts[0];
+  ASSERT_FALSE(h.uses.empty());
+  for (const NicUse& u : h.uses) EXPECT_EQ(u.nic, "eth0") << "rank " << u.rank << " NET index " << u.net_index;
+  for (const std::string& m : missing_inputs(o.set, o.analyses)) {
+    EXPECT_EQ(m.find("NET/IB : Using"), std::string::npos) << m;
+  }
+}
+
 TEST(TopoFixtures, PerHostRailNamingDiffers) {
   Outcome o =
       run({{Kind::kRdma,
