@@ -91,15 +91,32 @@ sys.exit(1 if any(low) else 0)
 PY
 }
 
+# Nsight Compute on the first launches of the fill and the verify kernel (int8, a sum's
+# values: the benchmark's first), then of the reduced verification's: DRAM and SM
+# throughput as a share of peak, and each kernel's time.
+internal_ncu() {
+  local ncu k
+  ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+  for k in fill_kernel count_kernel; do
+    "$ncu" --kernel-name "$k" --launch-count 2 \
+      --metrics dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum \
+      "$KB"
+  done
+}
+
+if [ "${1:-}" = __ncu ]; then internal_ncu; exit; fi
 if [ "${1:-}" = __env ]; then internal_env 2>&1 | tee "$W/env.txt"; exit; fi
 if [ "${1:-}" = __profiler_overhead ]; then internal_profiler_overhead; exit; fi
 
 # --- arguments ---
 dry=0
+only=""  # --only a,b: just those steps (a second call for what the first left open)
 C=carry
 while [ $# -gt 0 ]; do
   case $1 in
     --dry-run) dry=1 ;;
+    --only) only=",${2:?--only needs step names, comma-separated},"; shift ;;
+    --only=*) only=",${1#--only=},," ;;
     --carry) C=${2:?--carry needs a directory}; shift ;;
     --carry=*) C=${1#--carry=} ;;
     -h|--help) sed -n '2,19p' "$self" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -112,7 +129,8 @@ W=${GPU_CHECK_WORK:-/tmp/gpu-check-work}
 F=$C/bin/fabscope
 NT=$C/nccl-tests
 PARITY=$here/nccl_vs_nccl_tests.py
-export W F
+KB=$C/bin/fabscope_bench_kernel_bandwidth
+export W F KB
 
 # --- the steps ---
 total=0
@@ -120,6 +138,7 @@ T0=$(date +%s%N)
 step() { # NAME TIMEOUT CMD...: CMD's output in $W/NAME.log, one line in steps.txt, the archive refreshed
   local name=$1 t=$2
   shift 2
+  if [ -n "$only" ] && [[ "$only" != *",$name,"* ]]; then return; fi
   total=$((total + t))
   if [ "$dry" = 1 ]; then
     printf '%-18s %4ss  %s\n' "$name" "$t" "$(printf '%q ' "$@")"
@@ -158,36 +177,39 @@ if [ "$dry" = 0 ]; then
 fi
 
 # a. the machine (also into env.txt)
-step env               10 bash "$self" __env
+step env                5 bash "$self" __env
 # b. the GPU tests
 step gtest-kernels     15 "$C/bin/fabscope_gpu_tests"
-step gtest-nccl        25 "$C/bin/fabscope_nccl_gpu_tests"
+step gtest-nccl        15 "$C/bin/fabscope_nccl_gpu_tests"
 # c. fill/verify kernels against a device copy, per data type
 step kernel-bw         10 "$C/bin/fabscope_bench_kernel_bandwidth"
+#    Nsight Compute on a few fill and verify launches: DRAM and SM throughput against peak.
+step kernel-ncu        25 bash "$self" __ncu
 # d. parity with nccl-tests at one rank: nine collectives, 1 MiB-1 GiB, 5 alternations.
-#    One run of either tool takes ~1.5 s there (mostly CUDA and NCCL start): 9 nccl-tests
-#    runs and one fabscope run of all nine per alternation, ~80 s; --budget keeps it in.
-step parity-np1       100 python3 "$PARITY" --nccl-tests "$NT" --fabscope "$F" --collective all \
-  -b 1M -e 1G -n 20 -w 5 --reps 5 --batch --budget 88 --timeout 30 --keep "$W/parity-np1" --json "$W/parity-np1.json"
+#    One run of either tool takes ~1.5 s there (mostly CUDA and NCCL start), a fabscope
+#    run of all nine ~6 s at -n 60: ~20 s an alternation; --budget keeps it in. Below
+#    8 MiB an iteration is ~6 us and launch-bound: 60 iterations steady the ratio there.
+step parity-np1       110 python3 "$PARITY" --nccl-tests "$NT" --fabscope "$F" --collective all \
+  -b 1M -e 1G -n 60 -w 10 --reps 5 --batch --budget 100 --timeout 30 --keep "$W/parity-np1" --json "$W/parity-np1.json"
 # e. parity at two ranks sharing the GPU (mpirun's default binding), NCCL's Socket
 #    transport (~1.9 GB/s: 64 MiB allreduce ~36 ms per iteration), 1-64 MiB, 3 alternations:
-#    ~3.5 s of start per two-rank run, ~40 s per alternation of nine collectives.
-step parity-np2       150 python3 "$PARITY" --nccl-tests "$NT" --fabscope "$F" --collective all \
-  --np 2 --share-gpus --mpirun "${MPIRUN_BASE[*]}" -b 1M -e 64M -n 5 -w 2 --reps 3 --batch \
-  --budget 138 --timeout 45 --keep "$W/parity-np2" --json "$W/parity-np2.json"
+#    ~3.5 s of start per two-rank run, ~65 s an alternation of nine collectives at -n 10.
+step parity-np2       195 python3 "$PARITY" --nccl-tests "$NT" --fabscope "$F" --collective all \
+  --np 2 --share-gpus --mpirun "${MPIRUN_BASE[*]}" -b 1M -e 64M -n 10 -w 2 --reps 3 --batch \
+  --budget 185 --timeout 60 --keep "$W/parity-np2" --json "$W/parity-np2.json"
 # f. what the profiler plugin costs, two ranks sharing the GPU
-step profiler-overhead 35 bash "$self" __profiler_overhead
+step profiler-overhead 25 bash "$self" __profiler_overhead
 # g. diagnose over nccl (two ranks sharing the GPU, then one), p2p, every collective verified
-step diagnose-np2      50 "${MPIRUN[@]}" "$F" diagnose --backend nccl --share-gpus --budget 40 \
+step diagnose-np2      30 "${MPIRUN[@]}" "$F" diagnose --backend nccl --share-gpus --budget 20 \
   --json "$W/diagnose-np2.json" --html "$W/diagnose-np2.html"
-step diagnose-np1      28 "$F" diagnose --backend nccl --budget 20 --json "$W/diagnose-np1.json"
-step p2p-np2           15 "${MPIRUN[@]}" "$F" p2p --backend nccl --share-gpus --pattern pairs -s 4M \
+step diagnose-np1      15 "$F" diagnose --backend nccl --budget 10 --json "$W/diagnose-np1.json"
+step p2p-np2           10 "${MPIRUN[@]}" "$F" p2p --backend nccl --share-gpus --pattern pairs -s 4M \
   --nccl-debug-dir "$W/nccl-logs/p2p-np2" --json "$W/p2p-np2.json"
-step sweep-all-np1     15 "$F" sweep all -b 8 -e 64M -f 8 -n 5 --backend nccl \
+step sweep-all-np1     10 "$F" sweep all -b 8 -e 64M -f 8 -n 5 --backend nccl \
   --nccl-debug-dir "$W/nccl-logs/sweep-all-np1" --json "$W/sweep-all-np1.json"
 # h. topology, live and from the NCCL logs p2p-np2 wrote (Socket over eth0)
-step topo-live          8 "$F" topo --json "$W/topo-live.json"
-step topo-ncclog        8 "$F" topo --nccl-log "$W/nccl-logs/p2p-np2" --json "$W/topo-ncclog.json"
+step topo-live          5 "$F" topo --json "$W/topo-live.json"
+step topo-ncclog        5 "$F" topo --nccl-log "$W/nccl-logs/p2p-np2" --json "$W/topo-ncclog.json"
 
 if [ "$dry" = 1 ]; then
   echo "total ${total}s (limit ${LIMIT}s)"

@@ -38,7 +38,7 @@ fi
 
 out=$(bash bench/gpu_check.sh --dry-run) || fail "gpu_check.sh --dry-run exited $?"
 echo "$out"
-expected=(env gtest-kernels gtest-nccl kernel-bw parity-np1 parity-np2 profiler-overhead diagnose-np2
+expected=(env gtest-kernels gtest-nccl kernel-bw kernel-ncu parity-np1 parity-np2 profiler-overhead diagnose-np2
           diagnose-np1 p2p-np2 sweep-all-np1 topo-live topo-ncclog)
 listed=$(echo "$out" | awk '/^[a-z0-9-]+ +[0-9]+s  /{print $1}' | tr '\n' ' ')
 [ "$listed" = "${expected[*]} " ] || fail "steps listed: '$listed'; expected: '${expected[*]} '"
@@ -50,9 +50,9 @@ total=$(echo "$out" | sed -n 's/^total \([0-9]*\)s.*/\1/p')
 # What each step runs.
 grep -q '^parity-np1 .*--collective all -b 1M -e 1G .*--reps 5' <<<"$out" || fail "parity-np1's command"
 grep -q '^parity-np2 .*--np 2 --share-gpus .*-b 1M -e 64M .*--reps 3' <<<"$out" || fail "parity-np2's command"
-grep -q '^diagnose-np2 .*mpirun.*-np 2 .*diagnose --backend nccl --share-gpus --budget 40 --json' <<<"$out" \
+grep -q '^diagnose-np2 .*mpirun.*-np 2 .*diagnose --backend nccl --share-gpus --budget 20 --json' <<<"$out" \
   || fail "diagnose-np2's command"
-grep -q '^diagnose-np1 .*diagnose --backend nccl --budget 20 --json' <<<"$out" || fail "diagnose-np1's command"
+grep -q '^diagnose-np1 .*diagnose --backend nccl --budget 10 --json' <<<"$out" || fail "diagnose-np1's command"
 grep -q '^p2p-np2 .*p2p --backend nccl --share-gpus --pattern pairs -s 4M .*--json' <<<"$out" || fail "p2p-np2's command"
 grep -q '^sweep-all-np1 .*sweep all -b 8 -e 64M -f 8 -n 5 --backend nccl .*--json' <<<"$out" || fail "sweep-all-np1's command"
 grep -q '^topo-ncclog .*topo --nccl-log ' <<<"$out" || fail "topo-ncclog's command"
@@ -62,6 +62,10 @@ moved=$(bash bench/gpu_check.sh --dry-run --carry /elsewhere)
 grep -q '^gtest-nccl .*/elsewhere/bin/fabscope_nccl_gpu_tests' <<<"$moved" \
   || fail "--carry DIR is not where the binaries are taken from"
 if bash bench/gpu_check.sh --no-such-flag >/dev/null 2>&1; then fail "an unknown argument is accepted"; fi
+# --only runs (and counts) just the steps named.
+some=$(bash bench/gpu_check.sh --dry-run --only gtest-kernels,parity-np1)
+[ "$(echo "$some" | awk '/^[a-z0-9-]+ +[0-9]+s  /{print $1}' | tr '\n' ' ')" = "gtest-kernels parity-np1 " ] \
+  || fail "--only gtest-kernels,parity-np1 lists: $some"
 
 help=$(python3 bench/nccl_vs_nccl_tests.py --help) || fail "nccl_vs_nccl_tests.py --help exited $?"
 for word in --collective --np --share-gpus --reps --batch --budget --json allreduce allgather reducescatter \
