@@ -187,16 +187,18 @@ step kernel-bw         10 "$C/bin/fabscope_bench_kernel_bandwidth"
 step kernel-ncu        25 bash "$self" __ncu
 # d. parity with nccl-tests at one rank: nine collectives, 1 MiB-1 GiB, 5 alternations.
 #    One run of either tool takes ~1.5 s there (mostly CUDA and NCCL start), a fabscope
-#    run of all nine ~6 s at -n 60: ~20 s an alternation; --budget keeps it in. Below
+#    run of all nine ~6 s at -n 60: ~23 s an alternation (4 in 91 s on an H100, so the
+#    fifth needs ~115 s); --budget keeps it in. Below
 #    8 MiB an iteration is ~6 us and launch-bound: 60 iterations steady the ratio there.
-step parity-np1       110 python3 "$PARITY" --nccl-tests "$NT" --fabscope "$F" --collective all \
-  -b 1M -e 1G -n 60 -w 10 --reps 5 --batch --budget 100 --timeout 30 --keep "$W/parity-np1" --json "$W/parity-np1.json"
+step parity-np1       125 python3 "$PARITY" --nccl-tests "$NT" --fabscope "$F" --collective all \
+  -b 1M -e 1G -n 60 -w 10 --reps 5 --batch --budget 118 --timeout 30 --keep "$W/parity-np1" --json "$W/parity-np1.json"
 # e. parity at two ranks sharing the GPU (mpirun's default binding), NCCL's Socket
 #    transport (~1.9 GB/s: 64 MiB allreduce ~36 ms per iteration), 1-64 MiB, 3 alternations:
-#    ~3.5 s of start per two-rank run, ~65 s an alternation of nine collectives at -n 10.
-step parity-np2       195 python3 "$PARITY" --nccl-tests "$NT" --fabscope "$F" --collective all \
+#    ~3.5 s of start per two-rank run, ~47 s an alternation of nine collectives at -n 10
+#    (3 in 141 s on an H100).
+step parity-np2       175 python3 "$PARITY" --nccl-tests "$NT" --fabscope "$F" --collective all \
   --np 2 --share-gpus --mpirun "${MPIRUN_BASE[*]}" -b 1M -e 64M -n 10 -w 2 --reps 3 --batch \
-  --budget 185 --timeout 60 --keep "$W/parity-np2" --json "$W/parity-np2.json"
+  --budget 165 --timeout 60 --keep "$W/parity-np2" --json "$W/parity-np2.json"
 # f. what the profiler plugin costs, two ranks sharing the GPU
 step profiler-overhead 25 bash "$self" __profiler_overhead
 # g. diagnose over nccl (two ranks sharing the GPU, then one), p2p, every collective verified

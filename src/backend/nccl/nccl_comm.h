@@ -69,6 +69,10 @@ class NcclComm {
  private:
   NcclComm() = default;
   Status failed(ncclResult_t r, std::string_view what);
+  // The steps of create().
+  Status open_gpu(const RankContext& ctx, const BackendOptions& o, int& visible);
+  Result<ncclUniqueId> shared_unique_id(const RankContext& ctx) const;
+  Status init_communicator(const RankContext& ctx, const ncclUniqueId& id, const Logger& log);
 
   ncclComm_t comm_ = nullptr;
   cudaStream_t stream_ = nullptr;
