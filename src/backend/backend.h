@@ -88,9 +88,10 @@ class Backend {
   // The library API a collective is issued as, for the report ("ncclAlltoAll",
   // "ncclSend/ncclRecv (grouped)"); "" where the backend does not say.
   virtual std::string api(Collective /*coll*/) const { return {}; }
-  // Whether an in-place call of `coll` gives a defined result. nccl's all-to-all and
-  // sendrecv are grouped send/recv on one buffer, which race: nccl-tests times them
-  // in place but reports no errors, and so does the sweep (#wrong N/A).
+  // Whether an in-place call of `coll` gives a defined result. nccl's all-to-all
+  // (ncclAlltoAll, or grouped send/recv before NCCL 2.28) and sendrecv on one buffer
+  // race: nccl-tests times them in place but reports no errors, and so does the sweep
+  // (#wrong N/A).
   virtual bool in_place_checkable(Collective) const { return true; }
   // A device clock when run() only enqueues work; none (host timing) otherwise.
   // Records every message of the calls that follow into `trace` (nullptr stops): true

@@ -1,6 +1,7 @@
 // The nccl backend: each collective as its NCCL call (or a group of ncclSend/ncclRecv
-// where the NCCL loaded has no call of its own, nccl_plan.h) on the communicator of nccl_comm.h, with GPU memory and
-// CUDA event timing (nccl_device.h); and the probe that says whether NCCL can run here.
+// where the NCCL loaded has no call of its own, nccl_plan.h) on the communicator of
+// nccl_comm.h, with GPU memory and CUDA event timing (nccl_device.h); and the probe that
+// says whether NCCL can run here.
 #include "backend/nccl/nccl_backend.h"
 
 #include <cuda_runtime.h>
@@ -97,7 +98,7 @@ class NcclBackend final : public Backend {
       ncclResult_t r =
           p.send ? ncclSend(static_cast<const char*>(c.send) + p.offset * es, p.count, type, p.peer, comm, stream)
                  : ncclRecv(static_cast<char*>(c.recv) + p.offset * es, p.count, type, p.peer, comm, stream);
-      if (r != ncclSuccess && r != ncclInProgress) {
+      if (r != ncclSuccess) {
         Status s = comm_->check(r, p.send ? "ncclSend" : "ncclRecv");
         (void)ncclGroupEnd();
         return s;

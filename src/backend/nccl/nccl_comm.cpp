@@ -13,20 +13,9 @@
 namespace fabscope {
 
 NcclComm::~NcclComm() {
+  // A blocking communicator: finalize returns once NCCL's outstanding work is done.
   if (comm_ != nullptr && !aborted_) {
-    ncclResult_t r = ncclCommFinalize(comm_);
-    if (r == ncclInProgress) {
-      const double start = steady_now_s();
-      ncclResult_t state = ncclInProgress;
-      (void)wait_yielding(
-          [&]() -> Result<bool> {
-            if (ncclCommGetAsyncError(comm_, &state) != ncclSuccess) return true;
-            return state != ncclInProgress;
-          },
-          [&]() -> Result<bool> { return steady_now_s() - start >= 30; });
-      r = state;
-    }
-    if (r == ncclSuccess) {
+    if (ncclCommFinalize(comm_) == ncclSuccess) {
       ncclCommDestroy(comm_);
     } else {
       ncclCommAbort(comm_);
@@ -44,24 +33,7 @@ Status NcclComm::abort_with(const std::string& message) {
 }
 
 Status NcclComm::check(ncclResult_t r, std::string_view what) {
-  if (r == ncclSuccess) return Status::Ok();
-  if (r != ncclInProgress) return failed(r, what);
-  const double start = steady_now_s();
-  return wait_yielding(
-      [&]() -> Result<bool> {
-        ncclResult_t state = ncclSuccess;
-        ncclResult_t q = ncclCommGetAsyncError(comm_, &state);
-        if (q != ncclSuccess) return failed(q, what);
-        if (state == ncclSuccess) return true;
-        if (state != ncclInProgress) return failed(state, what);
-        return false;
-      },
-      [&]() -> Result<bool> {
-        if (timeout_s_ <= 0 || steady_now_s() - start <= timeout_s_) return false;
-        return abort_with(
-            fmt::format("{} did not finish within --timeout {} s on {}; the NCCL communicator was aborted", what,
-                        timeout_s_, where()));
-      });
+  return r == ncclSuccess ? Status::Ok() : failed(r, what);
 }
 
 Status NcclComm::async_error(const std::function<std::string()>& what) {

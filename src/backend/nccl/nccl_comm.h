@@ -48,9 +48,8 @@ class NcclComm {
   // Aborts the communicator (once) and returns `message` as the error.
   Status abort_with(const std::string& message);
 
-  // The result of an NCCL call: on ncclInProgress (a non-blocking communicator still
-  // doing the call's host-side work) polls, yielding while idle, until NCCL is done
-  // with it, as NCCL requires before the next call.
+  // The result of an NCCL call as a Status naming it and this rank. The communicator is
+  // blocking, so a call has done its host-side work when it returns (no ncclInProgress).
   Status check(ncclResult_t r, std::string_view what);
 
   // An error NCCL reports asynchronously (a peer gone, a network failure) aborts the

@@ -123,7 +123,7 @@ class NcclTransport final : public Transport {
     for (const Pending& p : pending_) {
       ncclResult_t r = p.c.is_send ? ncclSend(p.buf, p.c.bytes, ncclUint8, p.c.peer, comm, stream)
                                    : ncclRecv(p.buf, p.c.bytes, ncclUint8, p.c.peer, comm, stream);
-      if (r != ncclSuccess && r != ncclInProgress) {
+      if (r != ncclSuccess) {
         Status s = comm_->check(r, p.c.is_send ? "ncclSend" : "ncclRecv");
         (void)ncclGroupEnd();
         return s;
