@@ -728,8 +728,7 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
 
   report.context = make_run_context(ctx, backend ? backend->name() : std::string_view(entry->name), library,
                                     memory_kind, common.command_line);
-  report.context.nccl_debug = nccl_debug_log(ctx, common.backend_options);
-  report.context.gpus_shared = common.backend_options.share_gpus;
+  record_nccl_options(report.context, ctx, common.backend_options);
   report.fabric = fabric;
   analyze_diagnosis(report);
   if (expectations) add_expectation_findings(report, *expectations);

@@ -194,8 +194,7 @@ CommandOutcome P2pCommand::run(const CommonOptions& common, int* argc, char*** a
   Memory* memory = (*transport)->memory();
   report.context = make_run_context(ctx, entry->name, (*transport)->library(), memory ? memory->kind() : "host",
                                     common.command_line);
-  report.context.nccl_debug = nccl_debug_log(ctx, common.backend_options);
-  report.context.gpus_shared = common.backend_options.share_gpus;
+  record_nccl_options(report.context, ctx, common.backend_options);
   report.context.memory_estimate_bytes = *estimate;
   job->out->on_start(report);
   Progress progress(ctx.rank() == 0 && Progress::wanted());

@@ -192,13 +192,14 @@ Status check_backend_options(const BackendEntry& backend, const BackendOptions& 
   return check_nccl_debug_dir(options.nccl_debug_dir);
 }
 
-std::optional<NcclDebugLog> nccl_debug_log(const RankContext& ctx, const BackendOptions& options) {
-  if (options.nccl_debug_dir.empty()) return std::nullopt;
+void record_nccl_options(RunContext& context, const RankContext& ctx, const BackendOptions& options) {
+  context.gpus_shared = options.share_gpus;
+  if (options.nccl_debug_dir.empty()) return;
   NcclDebugLog log;
   log.dir = options.nccl_debug_dir;
   log.subsys = std::string(kNcclDebugSubsys);
   for (const RankInfo& r : ctx.ranks()) log.files.push_back(nccl_debug_file(options.nccl_debug_dir, r.host, r.rank));
-  return log;
+  context.nccl_debug = std::move(log);
 }
 
 RunContext make_run_context(const RankContext& ctx, std::string_view backend, const std::string& library,

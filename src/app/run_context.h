@@ -63,8 +63,9 @@ Status agree_or_report(const RankContext& ctx, const Status& local);
 // Options that only one backend takes, checked against the backend the job uses, and
 // --nccl-debug-dir's directory on this rank's host. Every rank calls it (and agrees).
 Status check_backend_options(const BackendEntry& backend, const BackendOptions& options);
-// The report's record of --nccl-debug-dir: each rank's file, as that rank named it.
-std::optional<NcclDebugLog> nccl_debug_log(const RankContext& ctx, const BackendOptions& options);
+// The report's record of the nccl backend's options: --nccl-debug-dir (each rank's file,
+// as that rank named it) and --share-gpus.
+void record_nccl_options(RunContext& context, const RankContext& ctx, const BackendOptions& options);
 
 RunContext make_run_context(const RankContext& ctx, std::string_view backend, const std::string& library,
                             std::string_view memory, const std::vector<std::string>& command_line);

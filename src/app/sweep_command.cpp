@@ -364,8 +364,7 @@ CommandOutcome SweepCommand::run(const CommonOptions& common, int* argc, char***
 
   Report report;
   report.context = make_run_context(ctx, b.name(), b.library(), b.memory().kind(), common.command_line);
-  report.context.nccl_debug = nccl_debug_log(ctx, common.backend_options);
-  report.context.gpus_shared = common.backend_options.share_gpus;
+  record_nccl_options(report.context, ctx, common.backend_options);
   const SweepOptions& o = *options;
   report.sweep_settings = SweepSettings{o.sizes.min_bytes,
                                         o.sizes.max_bytes,
