@@ -114,9 +114,7 @@ template <typename S, Conv C, ReduceOp Op>
 __device__ __forceinline__ void chunk_reduced(const Spec& s, const uint64_t* keys, uint64_t c, Chunk<S>& out) {
   using Ops = DevOps<S, C>;
   constexpr ReduceOp op = Op;
-  constexpr pm::Kind K = Op == ReduceOp::kProd                          ? pm::Kind::kProd
-                         : Op == ReduceOp::kSum || Op == ReduceOp::kAvg ? pm::Kind::kSum
-                                                                        : pm::Kind::kWide;
+  constexpr pm::Kind K = pm::kind_of(Op);
   if constexpr (C != Conv::kInt) {
     pm::FloatFold fold[kLanes<S>];
 #pragma unroll
@@ -248,9 +246,9 @@ __global__ void fill_kernel(S* out, Spec s, uint64_t key, int rank, uint64_t ind
 
 constexpr int kThreads = 256;
 
-// Reduced: the reduction over every rank (src_rank -1); else the elements of rank
-// src_rank's input. Apart, so that the input's check carries none of the reduction's
-// registers.
+// ROp >= 0: the reduction over every rank (src_rank -1) with that operator, whose kind of
+// values K then is; -1: the elements of rank src_rank's input, of kind K. Apart, so that
+// the input's check carries none of the reduction's registers.
 template <typename S, Conv C, pm::Kind K, int ROp>
 __global__ void __launch_bounds__(256)
     count_kernel(const S* in, Spec s, int src_rank, uint64_t index_base, size_t count, unsigned long long* wrong) {
@@ -373,6 +371,24 @@ Status with_kind(pm::Kind k, F&& f) {
   return Status::Invalid("unknown kind of pattern values");
 }
 
+// Calls f.template operator()<Op>() for the reduction's operator.
+template <typename F>
+Status with_op(ReduceOp op, F&& f) {
+  switch (op) {
+    case ReduceOp::kSum:
+      return f.template operator()<ReduceOp::kSum>();
+    case ReduceOp::kProd:
+      return f.template operator()<ReduceOp::kProd>();
+    case ReduceOp::kMin:
+      return f.template operator()<ReduceOp::kMin>();
+    case ReduceOp::kMax:
+      return f.template operator()<ReduceOp::kMax>();
+    case ReduceOp::kAvg:
+      return f.template operator()<ReduceOp::kAvg>();
+  }
+  return Status::Invalid("unknown reduction operator");
+}
+
 template <typename F>
 Status with_type(DataType t, F&& f) {
   switch (t) {
@@ -429,44 +445,31 @@ Result<uint64_t> device_count_wrong(const void* buffer, const PatternSpec& spec,
   unsigned long long* counter = kept->device;
   Status launched = cuda_status(cudaMemsetAsync(counter, 0, sizeof(*counter), st), "counter reset");
   if (launched.ok()) {
-    launched = with_type(spec.dtype, [&]<typename S0, Conv C0>() -> Status {
-      return with_kind<S0, C0>(s.params.kind, [&]<typename S, Conv C, pm::Kind K>() -> Status {
-        for (const Segment& seg : segments) {
-          if (seg.count == 0) continue;
-          const S* at = static_cast<const S*>(buffer) + seg.offset;
-          const unsigned blocks = blocks_for(seg.count, sizeof(S));
-          if (seg.src_rank >= 0) {
+    launched = with_type(spec.dtype, [&]<typename S, Conv C>() -> Status {
+      for (const Segment& seg : segments) {
+        if (seg.count == 0) continue;
+        const S* at = static_cast<const S*>(buffer) + seg.offset;
+        const unsigned blocks = blocks_for(seg.count, sizeof(S));
+        Status launch = Status::Ok();
+        if (seg.src_rank >= 0) {  // a rank's input, of the spec's kind of values
+          launch = with_kind<S, C>(s.params.kind, [&]<typename, Conv, pm::Kind K>() -> Status {
             count_kernel<S, C, K, -1>
                 <<<blocks, kThreads, 0, st>>>(at, s, seg.src_rank, seg.index_base, seg.count, counter);
-            FABSCOPE_RETURN_IF_ERROR(cuda_status(cudaGetLastError(), "verify kernel launch"));
-            continue;
-          }
-          if (s.op < 0) return Status::Invalid("device_count_wrong: a reduced segment needs an operator");
-          // The reduction's kernel for the operator, whose kind of values K then is.
-          auto reduced = [&]<int Op>() {
-            count_kernel<S, C, K, Op>
+            return Status::Ok();
+          });
+        } else if (s.op < 0) {
+          launch = Status::Invalid("device_count_wrong: a reduced segment needs an operator");
+        } else {  // the reduction: its kernel for the operator
+          launch = with_op(static_cast<ReduceOp>(s.op), [&]<ReduceOp Op>() -> Status {
+            count_kernel<S, C, pm::kind_of(Op), static_cast<int>(Op)>
                 <<<blocks, kThreads, 0, st>>>(at, s, seg.src_rank, seg.index_base, seg.count, counter);
-          };
-          const ReduceOp op = static_cast<ReduceOp>(s.op);
-          if constexpr (K == pm::Kind::kSum) {
-            if (op == ReduceOp::kAvg) {
-              reduced.template operator()<static_cast<int>(ReduceOp::kAvg)>();
-            } else {
-              reduced.template operator()<static_cast<int>(ReduceOp::kSum)>();
-            }
-          } else if constexpr (K == pm::Kind::kProd) {
-            reduced.template operator()<static_cast<int>(ReduceOp::kProd)>();
-          } else {
-            if (op == ReduceOp::kMin) {
-              reduced.template operator()<static_cast<int>(ReduceOp::kMin)>();
-            } else {
-              reduced.template operator()<static_cast<int>(ReduceOp::kMax)>();
-            }
-          }
-          FABSCOPE_RETURN_IF_ERROR(cuda_status(cudaGetLastError(), "verify kernel launch"));
+            return Status::Ok();
+          });
         }
-        return Status::Ok();
-      });
+        FABSCOPE_RETURN_IF_ERROR(launch);
+        FABSCOPE_RETURN_IF_ERROR(cuda_status(cudaGetLastError(), "verify kernel launch"));
+      }
+      return Status::Ok();
     });
   }
   Status copied = launched.ok()

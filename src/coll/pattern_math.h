@@ -153,10 +153,10 @@ FABSCOPE_HD inline uint64_t ulp_distance(int64_t x, int64_t y) {
 // Host code from here to number(): the parameters of one pattern, chosen once for
 // the host generator (coll/pattern.cpp) and the GPU kernels (which take the result).
 
-// The kind of values an operator needs (none: a collective that does not reduce).
-inline Kind kind_of(const std::optional<ReduceOp>& op) {
-  if (!op) return Kind::kWide;
-  switch (*op) {
+// The kind of values an operator needs; a constant expression, so that the GPU's
+// reduced verification takes it from its operator at compile time.
+FABSCOPE_HD constexpr Kind kind_of(ReduceOp op) {
+  switch (op) {
     case ReduceOp::kSum:
     case ReduceOp::kAvg:
       return Kind::kSum;
@@ -168,6 +168,8 @@ inline Kind kind_of(const std::optional<ReduceOp>& op) {
   }
   return Kind::kWide;
 }
+// None: a collective that does not reduce, whose values are wide.
+inline Kind kind_of(const std::optional<ReduceOp>& op) { return op ? kind_of(*op) : Kind::kWide; }
 
 // make_params' `exact_limit` of an element type (0 for integers, where it is unused).
 inline uint64_t exact_limit(DataType t) {
