@@ -136,7 +136,8 @@ struct PlacementResult {
   std::vector<int> wrong_ranks;  // ranks that saw wrong elements
   int iterations = 0;            // 0: unknown (imported)
   // Consecutive iterations each sample is the mean of: 1 but where per-iteration device
-  // markers would cost the loop more than kDeviceMarkerShare (short iterations on a GPU).
+  // markers would cost the loop more than kDeviceMarkerShare (short iterations on a GPU),
+  // and with -G the iterations of one graph launch.
   int iterations_per_sample = 1;
   std::optional<TimeStats> iteration_us;  // per sample: the slowest rank's time; null where not known
   // Every timed iteration's time of the slowest rank, in order: the samples `compare`

@@ -509,7 +509,8 @@ class SweepRunner {
     } else {
       FABSCOPE_RETURN_IF_ERROR(ctx_.barrier());
     }
-    res.iterations_per_sample = static_cast<int>(stride);
+    // -G: each sample is a graph launch's time over the iterations it holds.
+    res.iterations_per_sample = o_.graph_launches > 0 ? iters : static_cast<int>(stride);
 
     auto timing = o_.graph_launches > 0 ? timed_graph(p, in_place)
                                         : timed_loop(backend_, p, in_place, static_cast<size_t>(iters), stride);

@@ -102,6 +102,7 @@ TEST(NcclBackend, BlockingModesAndGraphLaunchesVerify) {
       if (g_ctx->rank() == 0) {
         EXPECT_GT(p.out_of_place->iteration_us->median_us, 0);
       }
+      EXPECT_EQ(p.out_of_place->iterations_per_sample, o.iters);
     }
   }
 }

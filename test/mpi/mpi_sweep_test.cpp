@@ -442,7 +442,7 @@ TEST(StreamSweep, DeviceClockTimesEachIterationInEveryBlockingMode) {
     StreamBackend backend(make_backend("mpi"));
     SweepOptions o = small_options({Collective::kAllReduce, Collective::kSendRecv});
     o.blocking = z;
-    o.iters = 6;
+    o.iters = 20;
     auto sweeps = run_sweeps(*g_ctx, backend, o, nullptr, nullptr);
     ASSERT_TRUE(sweeps.ok()) << "-z " << z << ": " << sweeps.status().message();
     EXPECT_EQ(backend.queued(), 0u);
@@ -455,6 +455,15 @@ TEST(StreamSweep, DeviceClockTimesEachIterationInEveryBlockingMode) {
           ASSERT_EQ((*pl)->per_rank.size(), static_cast<size_t>(g_ctx->size()));
           EXPECT_GE((*pl)->iteration_us->min_us, 0);
           EXPECT_LE((*pl)->iteration_us->min_us, (*pl)->iteration_us->max_us);
+          // Markers every iterations_per_sample iterations without -z (device_marker_stride:
+          // these calls are short, so more than one), around every iteration with it; one
+          // sample per span, the same spans on every rank.
+          const int per = (*pl)->iterations_per_sample;
+          EXPECT_GE(per, 1);
+          EXPECT_LE(per, o.iters);
+          if (z != 0) EXPECT_EQ(per, 1);
+          EXPECT_EQ((*pl)->samples_us.size(), static_cast<size_t>((o.iters + per - 1) / per))
+              << "-z " << z << " " << s.collective << " " << p.size_bytes;
         }
       }
     }
@@ -497,6 +506,7 @@ TEST(StreamSweep, GraphCaptureReplaysTheIterationsAndVerifies) {
     const PlacementResult& r = *s.points[0].out_of_place;
     EXPECT_EQ(r.wrong, 0);
     EXPECT_GT(r.time_us, 0);
+    EXPECT_EQ(r.iterations_per_sample, 5) << "a sample is a launch's time over the 5 iterations it holds";
     if (g_ctx->rank() == 0) {
       EXPECT_EQ(r.per_rank.size(), static_cast<size_t>(g_ctx->size()));
     }
