@@ -116,14 +116,24 @@ while [ $# -gt 0 ]; do
   case $1 in
     --dry-run) dry=1 ;;
     --only) only=",${2:?--only needs step names, comma-separated},"; shift ;;
-    --only=*) only=",${1#--only=},," ;;
+    --only=*) only=",${1#--only=}," ;;
     --carry) C=${2:?--carry needs a directory}; shift ;;
     --carry=*) C=${1#--carry=} ;;
     -h|--help) sed -n '2,19p' "$self" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "gpu_check: unknown argument $1 (--dry-run, --carry DIR)" >&2; exit 2 ;;
+    *) echo "gpu_check: unknown argument $1 (--dry-run, --only STEP,..., --carry DIR)" >&2; exit 2 ;;
   esac
   shift
 done
+# --only names steps that exist: the names the full dry run lists.
+if [ -n "$only" ]; then
+  known=$(bash "$self" --dry-run | awk '/^[a-z0-9-]+ +[0-9]+s  /{print $1}' | tr '\n' ' ')
+  IFS=, read -r -a wanted <<<"${only#,}"
+  for name in "${wanted[@]}"; do
+    [[ " $known" == *" $name "* ]] && continue
+    echo "gpu_check: --only: no step '$name'; the steps: $known" >&2
+    exit 2
+  done
+fi
 OUT=${OUT:-/tmp/gpu-out}
 W=${GPU_CHECK_WORK:-/tmp/gpu-check-work}
 F=$C/bin/fabscope

@@ -209,6 +209,8 @@ BAD_SWEEPS = [
      "--nccl-debug-dir is an option of the nccl backend; this job uses backend 'mpi'"),
     (["p2p", "--backend", "tcp", "--nccl-debug-dir", "/tmp"],
      "--nccl-debug-dir is an option of the nccl backend; this job uses backend 'tcp'"),
+    (["sweep", "allreduce", "-b", "8", "-e", "8", "--backend", "mpi", "--share-gpus"],
+     "--share-gpus is an option of the nccl backend; this job uses backend 'mpi'"),
     (["diagnose", "--phases", "collective,bogus"], "--phases: unknown phase 'bogus'; allowed: topology, collective"),
     (["diagnose", "--phases", "noise"], "noise repeats the collective and the link matrix"),
     (["diagnose", "--budget", "0"], "--budget 0: give the seconds"),

@@ -66,6 +66,8 @@ if bash bench/gpu_check.sh --no-such-flag >/dev/null 2>&1; then fail "an unknown
 some=$(bash bench/gpu_check.sh --dry-run --only gtest-kernels,parity-np1)
 [ "$(echo "$some" | awk '/^[a-z0-9-]+ +[0-9]+s  /{print $1}' | tr '\n' ' ')" = "gtest-kernels parity-np1 " ] \
   || fail "--only gtest-kernels,parity-np1 lists: $some"
+bad=$(bash bench/gpu_check.sh --dry-run --only gtest-kernels,no-such-step 2>&1) && fail "--only accepts an unknown step"
+grep -q "no step 'no-such-step'; the steps: env gtest-kernels" <<<"$bad" || fail "--only's error: $bad"
 
 help=$(python3 bench/nccl_vs_nccl_tests.py --help) || fail "nccl_vs_nccl_tests.py --help exited $?"
 for word in --collective --np --share-gpus --reps --batch --budget --json allreduce allgather reducescatter \
