@@ -250,7 +250,68 @@ class SweepCommand final : public Command {
   std::optional<int> max_stalls_;
   double max_downtime_ = 0;
   bool no_link_watch_ = false;
+
+  Report starting_report(const RankContext& ctx, Backend& b, const SweepOptions& o, const CommonOptions& common) const;
+  static void write_report_when_the_watchdog_fires(LiveReport& live, const RankContext& ctx, OutputFiles files);
 };
+
+// The report as the run starts: its context, settings and the timeline it is set to run.
+Report SweepCommand::starting_report(const RankContext& ctx, Backend& b, const SweepOptions& o,
+                                     const CommonOptions& common) const {
+  Report report;
+  report.context = make_run_context(ctx, b.name(), b.library(), b.memory().kind(), common.command_line);
+  record_nccl_options(report.context, ctx, common.backend_options);
+  report.sweep_settings = SweepSettings{o.sizes.min_bytes,
+                                        o.sizes.max_bytes,
+                                        o.sizes.step_bytes,
+                                        o.sizes.step_factor,
+                                        o.iters,
+                                        o.warmup_iters,
+                                        o.check_iters,
+                                        std::string(name(o.average)),
+                                        o.seed,
+                                        o.graph_launches,
+                                        o.blocking};
+  report.sweep_settings->report_timestamps = timestamps_ == 1;
+  Timeline timeline;
+  timeline.run_cycles = o.run_cycles;
+  if (o.duration_s > 0) timeline.duration_s = o.duration_s;
+  timeline.interval_s = o.interval_s;
+  timeline.max_downtime_s = max_downtime_;
+  timeline.max_stalls = max_stalls_;
+  timeline.links_watched = o.watch_links;
+  report.timeline = timeline;
+  return report;
+}
+
+// A watchdog that expires on rank 0 writes the report so far with a run.hang finding; on
+// the other ranks it waits a moment, so rank 0 can write before the launcher ends the
+// job. When rank 0 is the one silent, the rank that stands in for it
+// (RankContext::writes_for_silent_rank0) writes the report from its copy of the points,
+// to the same paths on its own host.
+void SweepCommand::write_report_when_the_watchdog_fires(LiveReport& live, const RankContext& ctx, OutputFiles files) {
+  const RankContext* context = &ctx;
+  Watchdog::set_expire_hook([&live, context, files = std::move(files)](const std::string& message) {
+    const std::string text = message.substr(0, message.find_last_not_of('\n') + 1);
+    if (context->rank() == 0) {
+      live.checkpoint("watchdog", text);
+      return;
+    }
+    if (!context->rank0_silent()) {
+      // Rank 0 writes the report as its own watchdog fires: give it that time.
+      std::this_thread::sleep_for(std::chrono::seconds(3));
+      return;
+    }
+    if (!context->writes_for_silent_rank0()) return;
+    auto standby = make_reporters(files, nullptr);
+    std::fprintf(stderr, "[r%d %s] rank 0 does not answer: writing the report so far in its place\n", context->rank(),
+                 context->host().c_str());
+    live.checkpoint("watchdog",
+                    fmt::format("written by rank {} ({}) in rank 0's place, rank 0 ({}) not answering: {}",
+                                context->rank(), context->host(), context->ranks()[0].host, text),
+                    standby.get());
+  });
+}
 
 Result<SweepOptions> SweepCommand::build_options(double timeout_s) const {
   SweepOptions o;
@@ -362,66 +423,19 @@ CommandOutcome SweepCommand::run(const CommonOptions& common, int* argc, char***
   }
   log.info("backend {} ({}), {} ranks on {} hosts", b.name(), b.library(), ctx.size(), ctx.ranks().size());
 
-  Report report;
-  report.context = make_run_context(ctx, b.name(), b.library(), b.memory().kind(), common.command_line);
-  record_nccl_options(report.context, ctx, common.backend_options);
-  const SweepOptions& o = *options;
-  report.sweep_settings = SweepSettings{o.sizes.min_bytes,
-                                        o.sizes.max_bytes,
-                                        o.sizes.step_bytes,
-                                        o.sizes.step_factor,
-                                        o.iters,
-                                        o.warmup_iters,
-                                        o.check_iters,
-                                        std::string(name(o.average)),
-                                        o.seed,
-                                        o.graph_launches,
-                                        o.blocking};
-
-  report.sweep_settings->report_timestamps = timestamps_ == 1;
-  Timeline timeline;  // what the run is set to do; run_sweeps fills in what it did
-  timeline.run_cycles = o.run_cycles;
-  if (o.duration_s > 0) timeline.duration_s = o.duration_s;
-  timeline.interval_s = o.interval_s;
-  timeline.max_downtime_s = max_downtime_;
-  timeline.max_stalls = max_stalls_;
-  timeline.links_watched = o.watch_links;
-  report.timeline = timeline;
+  Report report = starting_report(ctx, b, *options, common);
+  Timeline timeline = *report.timeline;  // what the run is set to do; run_sweeps fills in what it did
 
   Reporter& out = *job->out;
   out.on_start(report);
   report.context.memory_estimate_bytes = memory_estimate_bytes(**plan);
   LiveReport live(out, report, ctx.rank() == 0);
   // A first SIGINT/SIGTERM ends the run at the next point, its report written; on rank
-  // 0 the report so far is written at once too. A watchdog that expires on rank 0 writes
-  // the report so far with a run.hang finding; on the other ranks it waits a moment, so
-  // rank 0 can write before the launcher ends the job. When rank 0 is the one silent, the
-  // rank that stands in for it (RankContext::writes_for_silent_rank0) writes the report
-  // from its copy of the points, to the same paths on its own host.
+  // 0 the report so far is written at once too. So does a watchdog that expires.
   install_stop_signals();
   std::optional<SignalWriter> signal_writer;
   if (ctx.rank() == 0) signal_writer.emplace(live);
-  const RankContext* context = &ctx;
-  Watchdog::set_expire_hook([&live, context, files = common.output_files()](const std::string& message) {
-    const std::string text = message.substr(0, message.find_last_not_of('\n') + 1);
-    if (context->rank() == 0) {
-      live.checkpoint("watchdog", text);
-      return;
-    }
-    if (!context->rank0_silent()) {
-      // Rank 0 writes the report as its own watchdog fires: give it that time.
-      std::this_thread::sleep_for(std::chrono::seconds(3));
-      return;
-    }
-    if (!context->writes_for_silent_rank0()) return;
-    auto standby = make_reporters(files, nullptr);
-    std::fprintf(stderr, "[r%d %s] rank 0 does not answer: writing the report so far in its place\n", context->rank(),
-                 context->host().c_str());
-    live.checkpoint("watchdog",
-                    fmt::format("written by rank {} ({}) in rank 0's place, rank 0 ({}) not answering: {}",
-                                context->rank(), context->host(), context->ranks()[0].host, text),
-                    standby.get());
-  });
+  write_report_when_the_watchdog_fires(live, ctx, common.output_files());
   Progress progress(ctx.rank() == 0 && Progress::wanted());
   auto sweeps = run_sweeps(**plan, &live, &progress, &report.counters, &timeline);
   Watchdog::set_expire_hook({});

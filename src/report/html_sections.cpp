@@ -269,6 +269,24 @@ int ratio_bin(double ratio) {
 
 }  // namespace
 
+namespace {
+
+// p2p --retest: the suspect links measured alone; "" without them.
+std::string retest_table(const P2pSection& p, bool lat) {
+  if (p.alone.empty()) return "";
+  std::string out =
+      "<h3>Suspects measured alone (--retest)</h3><table class=\"data\"><thead><tr><th>link</th><th>size</th>"
+      "<th>alone</th></tr></thead><tbody>";
+  for (const P2pLink& l : p.alone) {
+    out += "<tr>" + td(fmt::format("{} -> {} ({} -> {})", l.src_rank, l.dst_rank, l.src_host, l.dst_host)) +
+           td(format_size(l.size_bytes), "num") +
+           td(fmt::format("{:.4g} {}", link_value(l, lat), lat ? "us" : "GB/s"), "num") + "</tr>";
+  }
+  return out + "</tbody></table>";
+}
+
+}  // namespace
+
 std::string links_section(const Report& r) {
   if (!r.p2p || r.p2p->links.empty()) return "";
   const P2pSection& p = *r.p2p;
@@ -361,18 +379,7 @@ std::string links_section(const Report& r) {
            td(fmt::format("{:.0f}%", 100 * row.ratio), "num") + "</tr>";
   }
   out += "</tbody></table></details>";
-  if (!p.alone.empty()) {
-    out +=
-        "<h3>Suspects measured alone (--retest)</h3><table class=\"data\"><thead><tr><th>link</th><th>size</th>"
-        "<th>alone</th></tr></thead><tbody>";
-    for (const P2pLink& l : p.alone) {
-      out += "<tr>" + td(fmt::format("{} -> {} ({} -> {})", l.src_rank, l.dst_rank, l.src_host, l.dst_host)) +
-             td(format_size(l.size_bytes), "num") +
-             td(fmt::format("{:.4g} {}", link_value(l, lat), lat ? "us" : "GB/s"), "num") + "</tr>";
-    }
-    out += "</tbody></table>";
-  }
-  return out + "</section>";
+  return out + retest_table(p, lat) + "</section>";
 }
 
 std::string topology_section(const Report& r) {
