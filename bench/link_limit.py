@@ -13,15 +13,16 @@ headers with timestamps, 1500-byte MTU): that is the practical ceiling.
 
   sudo python3 bench/link_limit.py --fabscope build/release/fabscope \\
       [--hosts 4,8] [--rates 400,200] [--backends tcp,mpi] [--size 16M] [--iters 10] [--warmup 5]
-      [--tcp-cc cubic|host] [--idle-restart off|on] [--json out.json]
+      [--tcp-cc default|host|NAME] [--idle-restart on|off] [--json out.json]
 
---tcp-cc picks the engine's TCP congestion control (fabscope's --tcp-cc; default cubic,
-the kernel's own default; `host` leaves the host's, which is bbr on the development
-machine: see bench/README). Open MPI's connections always use the host's.
---idle-restart off (the default) sets net.ipv4.tcp_slow_start_after_idle=0 in every host,
-as HPC hosts are commonly tuned: all-to-all's rounds leave each connection idle for most of
-an iteration, and with the kernel's default (on) each round restarts in slow start against
-the round trip of a loaded port (bench/README).
+--tcp-cc is passed to fabscope's --tcp-cc: `default` (the default) passes nothing, so the
+engine runs fabscope's own default (cubic, since issue 36); `host` keeps the host's, which
+is bbr on the development machine (see bench/README); a name sets that one. Open MPI's
+connections always use the host's.
+--idle-restart on (the default, the kernel's) leaves net.ipv4.tcp_slow_start_after_idle=1
+in every host, as a user's hosts have it; off sets it to 0, as HPC hosts are often tuned:
+all-to-all's rounds leave each connection idle for most of an iteration, and with it on
+each round may restart in slow start against the round trip of a loaded port (bench/README).
 
 Each (hosts, rate) pair is one cluster; each collective one mpirun inside it.
 """
@@ -45,7 +46,7 @@ def measure(a, hosts, rate_mbit, tmp):
             out = os.path.join(tmp, f"{hosts}-{rate_mbit}-{backend}-{coll}.json")
             argv = [a.fabscope, "sweep", coll, "-b", a.size, "-e", a.size, "-n", str(a.iters), "-w", str(a.warmup),
                     "--backend", backend, "--json", out]
-            if backend == "tcp" and a.tcp_cc != "host":
+            if backend == "tcp" and a.tcp_cc != "default":
                 argv += ["--tcp-cc", a.tcp_cc]
             lines.append('"${MPI[@]}" -np %d %s >/dev/null' % (hosts, " ".join(shlex.quote(x) for x in argv)))
             runs.append((coll, backend, out))
@@ -77,9 +78,10 @@ def main():
     ap.add_argument("--size", default="16M")
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--tcp-cc", default="cubic", help="the engine's TCP congestion control, or host (default cubic)")
-    ap.add_argument("--idle-restart", default="off", choices=["off", "on"],
-                    help="net.ipv4.tcp_slow_start_after_idle in every host (default off: 0)")
+    ap.add_argument("--tcp-cc", default="default",
+                    help="fabscope's --tcp-cc: default (pass nothing: fabscope's default, cubic), host, or a name")
+    ap.add_argument("--idle-restart", default="on", choices=["on", "off"],
+                    help="net.ipv4.tcp_slow_start_after_idle in every host (default on: 1, the kernel's)")
     ap.add_argument("--json", help="write the ratios here")
     a = ap.parse_args()
     try:

@@ -63,8 +63,9 @@ void add_common_options(CLI::App& app, unsigned which, CommonOptions& v) {
         ->each(given("--tcp-if"));
     app.add_option("--tcp-addr", o.tcp_address, "tcp backend: use this local IPv4 address")->each(given("--tcp-addr"));
     app.add_option("--tcp-cc", o.tcp_congestion,
-                   "tcp backend: TCP congestion control of every connection, e.g. cubic or bbr (default: the host's, "
-                   "net.ipv4.tcp_congestion_control)")
+                   "tcp backend: TCP congestion control of every connection, e.g. cubic or bbr, or host for the "
+                   "host's net.ipv4.tcp_congestion_control (default cubic where this process may use it, else the "
+                   "host's; backend_library says which ran and why)")
         ->each(given("--tcp-cc"));
     app.add_option("--verbs-device", o.verbs_device, "verbs backend: RDMA device, e.g. mlx5_0 (perftest -d)")
         ->each(given("--verbs-device"));

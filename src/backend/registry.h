@@ -27,7 +27,7 @@ struct Availability {
 struct BackendOptions {
   std::string tcp_interface;   // --tcp-if
   std::string tcp_address;     // --tcp-addr
-  std::string tcp_congestion;  // --tcp-cc: TCP congestion control of every connection; empty: the host's default
+  std::string tcp_congestion;  // --tcp-cc: congestion control of every connection; "host": the host's; empty: cubic
   std::string verbs_device;    // --verbs-device (perftest -d); empty: the first with an ACTIVE port
   int verbs_port = 1;          // --verbs-port (perftest -i)
   int verbs_gid_index = -1;    // --verbs-gid-index (perftest -x; -1: LID on InfiniBand, perftest's GID choice on RoCE)

@@ -14,6 +14,8 @@ def norm_text(text, mode, src, build):
     text = text.replace(build, "BUILD").replace(src, "SRC")
     text = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z?", "TIME", text)
     text = re.sub(r"git [0-9a-f]{7,40}(-dirty)?", "git GIT", text)
+    text = re.sub(r'(git_id"?[:=] ?")[0-9a-f]{7,40}(-dirty)?"', r'\1GIT"', text)
+    text = re.sub(r"\([0-9a-f]{12}(-dirty)?\)", "(GIT)", text)
     text = re.sub(r"fabscope \d+\.\d+\.\d+", "fabscope VERSION", text)
     text = re.sub(r"/tmp/tmp\.\w+", "TMP", text)
     text = re.sub(r"(_timestamp_seconds(\{[^}]*\})?) [0-9.e+]+", r"\1 TIME", text)

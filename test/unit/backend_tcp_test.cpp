@@ -1,8 +1,12 @@
-// The tcp transport's pure parts: which peers the handshake admits, and which local
-// address it listens on.
+// The tcp transport's pure parts: which peers the handshake admits, which local
+// address it listens on, and which congestion control its connections run.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstring>
+#include <fstream>
 
 #include "algo/collectives.h"
 #include "backend/tcp/tcp_transport.h"
@@ -93,6 +97,78 @@ TEST(TcpAddress, UnknownChoicesAreErrorsThatListTheAlternatives) {
   auto b = choose_tcp_address(bad_if, true);
   ASSERT_FALSE(b.ok());
   EXPECT_NE(b.status().message().find("--tcp-if nosuchif0 has no IPv4 address"), std::string::npos);
+}
+
+std::string proc_word(const char* path) {
+  std::ifstream in(path);
+  std::string w;
+  in >> w;
+  return w;
+}
+
+bool allowed_unprivileged(const std::string& name) {
+  std::ifstream in("/proc/sys/net/ipv4/tcp_allowed_congestion_control");
+  for (std::string w; in >> w;) {
+    if (w == name) return true;
+  }
+  return false;
+}
+
+// The default is cubic where this process may set it, the host's with --tcp-cc host, a
+// name the host lacks an error that lists what it has.
+TEST(TcpCongestion, DefaultsToCubicKeepsTheHostsOnAskingAndRefusesUnknown) {
+  const std::string host = proc_word("/proc/sys/net/ipv4/tcp_congestion_control");
+  auto kept = choose_tcp_congestion(kTcpCongestionHost);
+  ASSERT_TRUE(kept.ok()) << kept.status().message();
+  EXPECT_EQ(kept->name, host);
+  EXPECT_EQ(kept->set, "");
+  EXPECT_EQ(kept->why, "the host's, by --tcp-cc host");
+
+  auto chosen = choose_tcp_congestion("");
+  ASSERT_TRUE(chosen.ok()) << chosen.status().message();
+  if (::geteuid() == 0 || allowed_unprivileged("cubic") || host == "cubic") {
+    EXPECT_EQ(chosen->name, "cubic");
+    EXPECT_NE(chosen->why.find("fabscope's default"), std::string::npos) << chosen->why;
+    if (host != "cubic") EXPECT_NE(chosen->why.find("the host's is " + host), std::string::npos) << chosen->why;
+  } else {
+    EXPECT_EQ(chosen->name, host);
+    EXPECT_NE(chosen->why.find("not available to this process"), std::string::npos) << chosen->why;
+  }
+
+  auto bad = choose_tcp_congestion("warp9");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("--tcp-cc warp9: this host does not let fabscope use it"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("--tcp-cc host"), std::string::npos);
+}
+
+// A process without CAP_NET_ADMIN where cubic is not in tcp_allowed_congestion_control
+// (Debian's default list is the host's default and reno) runs the host's and says why.
+TEST(TcpCongestion, UnprivilegedProcessFallsBackToTheHostsAndSaysWhy) {
+  const std::string host = proc_word("/proc/sys/net/ipv4/tcp_congestion_control");
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to drop to an unprivileged user";
+  if (host == "cubic" || allowed_unprivileged("cubic")) GTEST_SKIP() << "cubic is open to every process here";
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {  // the child drops root, chooses, and writes name and why
+    ::close(fds[0]);
+    if (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0) ::_exit(3);
+    auto c = choose_tcp_congestion("");
+    const std::string out = c.ok() ? c->name + "\n" + c->why : "error: " + c.status().message();
+    if (::write(fds[1], out.data(), out.size()) != static_cast<ssize_t>(out.size())) ::_exit(4);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string got;
+  char buf[512];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof(buf))) > 0;) got.append(buf, static_cast<size_t>(n));
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(got.substr(0, got.find('\n')), host) << got;
+  EXPECT_NE(got.find("fabscope's default cubic is not available to this process"), std::string::npos) << got;
 }
 
 }  // namespace

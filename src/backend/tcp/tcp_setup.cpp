@@ -158,29 +158,77 @@ std::string proc_line(const char* path) {
   return s;
 }
 
-// The congestion control the connections will use: `wanted` (--tcp-cc) if this process
-// may set it, else an error naming what the host offers; empty: the host's default.
-Result<std::string> congestion_control(const std::string& wanted) {
-  Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (fd.get() < 0) return Status::Runtime(fmt::format("socket() failed: {}", errno_text()));
-  if (!wanted.empty() &&
-      ::setsockopt(fd.get(), IPPROTO_TCP, TCP_CONGESTION, wanted.data(), static_cast<socklen_t>(wanted.size())) != 0) {
-    const std::string why = errno_text();
-    return Status::Invalid(fmt::format(
-        "--tcp-cc {}: this host does not let fabscope use it ({}); available: {}; allowed without CAP_NET_ADMIN: {}",
-        wanted, why, proc_line("/proc/sys/net/ipv4/tcp_available_congestion_control"),
-        proc_line("/proc/sys/net/ipv4/tcp_allowed_congestion_control")));
-  }
+// The congestion control of this host's new connections, as a socket reports it.
+Result<std::string> socket_congestion(int fd) {
   char name[32] = {};
   socklen_t len = sizeof(name) - 1;
-  if (::getsockopt(fd.get(), IPPROTO_TCP, TCP_CONGESTION, name, &len) != 0) return std::string("(unknown)");
+  if (::getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, &len) != 0) return std::string("(unknown)");
   return std::string(name, ::strnlen(name, len));
 }
+
+// Whether this process may give a socket `name`: empty if so, else why not.
+std::string cannot_set_congestion(int fd, const std::string& name) {
+  if (::setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name.data(), static_cast<socklen_t>(name.size())) == 0) return "";
+  return errno_text();
+}
+
+}  // namespace
+
+Result<TcpCongestion> choose_tcp_congestion(const std::string& wanted) {
+  Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (fd.get() < 0) return Status::Runtime(fmt::format("socket() failed: {}", errno_text()));
+  auto host = socket_congestion(fd.get());
+  if (!host.ok()) return host.status();
+  TcpCongestion c;
+  if (wanted == kTcpCongestionHost) {
+    c.name = *host;
+    c.why = "the host's, by --tcp-cc host";
+    return c;
+  }
+  if (!wanted.empty()) {
+    const std::string why = cannot_set_congestion(fd.get(), wanted);
+    if (!why.empty()) {
+      return Status::Invalid(fmt::format(
+          "--tcp-cc {}: this host does not let fabscope use it ({}); available: {}; allowed without CAP_NET_ADMIN: "
+          "{}; or --tcp-cc host for the host's default",
+          wanted, why, proc_line("/proc/sys/net/ipv4/tcp_available_congestion_control"),
+          proc_line("/proc/sys/net/ipv4/tcp_allowed_congestion_control")));
+    }
+    c.name = wanted;
+    c.set = wanted;
+    c.why = "--tcp-cc";
+    return c;
+  }
+  // fabscope's engine measures the links, not the host's TCP tuning: cubic, the kernel's
+  // own default, holds a loaded link where bbr's model of the path does not (bench/README,
+  // issues 23 and 36). Where this process may not use it, the host's, saying why.
+  if (*host == kTcpCongestionDefault) {
+    c.name = *host;
+    c.why = "fabscope's default, also the host's";
+    return c;
+  }
+  const std::string why = cannot_set_congestion(fd.get(), kTcpCongestionDefault);
+  if (why.empty()) {
+    c.name = kTcpCongestionDefault;
+    c.set = kTcpCongestionDefault;
+    c.why = fmt::format("fabscope's default for measuring links; the host's is {}, kept by --tcp-cc host", *host);
+  } else {
+    c.name = *host;
+    c.why = fmt::format(
+        "the host's: fabscope's default {} is not available to this process ({}; available: {}, "
+        "allowed without CAP_NET_ADMIN: {})",
+        kTcpCongestionDefault, why, proc_line("/proc/sys/net/ipv4/tcp_available_congestion_control"),
+        proc_line("/proc/sys/net/ipv4/tcp_allowed_congestion_control"));
+  }
+  return c;
+}
+
+namespace {
 
 void tune(int fd, const std::string& congestion) {
   int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-  // Checked once on this host (congestion_control); the same call on a connection.
+  // Checked once on this host (choose_tcp_congestion); the same call on a connection.
   if (!congestion.empty())
     ::setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, congestion.data(), static_cast<socklen_t>(congestion.size()));
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -234,7 +282,7 @@ Result<std::unique_ptr<TcpTransport>> TcpTransport::create(const RankContext& ct
   auto addr = choose_tcp_address(o, ctx.all_on_one_node());
   FABSCOPE_RETURN_IF_ERROR(ctx.agree(addr.ok() ? Status::Ok() : addr.status()));
   t->local_address_ = *addr;
-  auto cc = congestion_control(o.congestion);
+  auto cc = choose_tcp_congestion(o.congestion);
   FABSCOPE_RETURN_IF_ERROR(ctx.agree(cc.ok() ? Status::Ok() : cc.status()));
   t->congestion_ = *cc;
   // The kernel's restart of an idle connection's window (RFC 2861): on, a connection idle
@@ -428,7 +476,7 @@ Result<std::unique_ptr<TcpTransport>> TcpTransport::create(const RankContext& ct
   }
   FABSCOPE_RETURN_IF_ERROR(ctx.agree(local));
   for (Conn& c : t->conns_) {
-    if (c.fd >= 0) tune(c.fd, o.congestion);
+    if (c.fd >= 0) tune(c.fd, t->congestion_.set);
   }
   FABSCOPE_RETURN_IF_ERROR(ctx.barrier());
   log.info("tcp transport on {}, {} connections", t->local_address_, ctx.size() - 1);

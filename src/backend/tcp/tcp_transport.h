@@ -23,12 +23,29 @@ namespace fabscope {
 struct TcpOptions {
   std::string interface;   // --tcp-if: use this interface's IPv4 address
   std::string address;     // --tcp-addr: use this local IPv4 address
-  std::string congestion;  // --tcp-cc: every connection's congestion control (TCP_CONGESTION); empty: the host's
+  std::string congestion;  // --tcp-cc: every connection's congestion control (TCP_CONGESTION); "host": the
+                           // host's default; empty: kTcpCongestionDefault where this process may use it
   double setup_timeout_s = 60;
   // Called once this rank listens, with its address and port (tests aim stray
   // connections at it; diagnostics may log it).
   std::function<void(const std::string& address, uint16_t port)> on_listening;
 };
+
+// The engine's congestion control when --tcp-cc is not given, and the word that keeps the host's.
+inline constexpr const char* kTcpCongestionDefault = "cubic";
+inline constexpr const char* kTcpCongestionHost = "host";
+
+// The congestion control every connection runs, and why that one.
+struct TcpCongestion {
+  std::string name;  // what the connections run
+  std::string set;   // what fabscope sets on each connection (TCP_CONGESTION); empty: leave the host's
+  std::string why;   // "--tcp-cc", "fabscope's default ...", "the host's: ..."
+};
+
+// --tcp-cc's value (TcpOptions::congestion) made a choice on this host: the named one if
+// this process may set it (else an error listing what the host offers), the host's for
+// "host", and for none kTcpCongestionDefault where it may be set, else the host's and why.
+Result<TcpCongestion> choose_tcp_congestion(const std::string& wanted);
 
 // The local IPv4 address to listen on: --tcp-addr, else --tcp-if's address, else
 // 127.0.0.1 when every rank is on this host, else the first interface that is up
@@ -58,8 +75,8 @@ class TcpTransport final : public Transport {
                    bool ticks, Watchdog& wd) override;
   std::string describe_peer(int peer) const override;
   std::string library() const override {
-    return "TCP sockets on " + local_address_ + ", congestion control " + congestion_ + ", slow start after idle " +
-           idle_restart_;
+    return "TCP sockets on " + local_address_ + ", congestion control " + congestion_.name + " (" + congestion_.why +
+           "), slow start after idle " + idle_restart_;
   }
   const std::string& local_address() const { return local_address_; }
 
@@ -97,7 +114,7 @@ class TcpTransport final : public Transport {
   int rank_ = 0;
   int size_ = 1;
   std::string local_address_;
-  std::string congestion_;    // every connection's congestion control
+  TcpCongestion congestion_;  // every connection's congestion control, and why
   std::string idle_restart_;  // net.ipv4.tcp_slow_start_after_idle: on, off or unknown
   std::vector<Conn> conns_;
   std::vector<pollfd> pollfds_;
