@@ -15,13 +15,13 @@
 #include "report/reporter.h"
 #include "report/summary.h"
 #include "report/svg.h"
+#include "report/xml_escape.h"
 
 namespace fabscope {
 
 namespace {
 
 using html::td;
-using svg::escape;
 
 constexpr const char* kStyle = R"(
 :root{--fg:#1d2330;--muted:#5b6475;--line:#d5d9e0;--bg:#fff;--panel:#f6f7f9}
@@ -98,15 +98,15 @@ std::string findings_table(const std::vector<const Finding*>& findings, bool wit
       "<table class=\"data findings\"><thead><tr><th>severity</th><th>code</th><th>subject</th>"
       "<th>what</th></tr></thead><tbody>";
   for (const Finding* f : findings) {
-    std::string what = "<td>" + escape(f->message);
-    if (!f->hint.empty()) what += "<br><span class=\"note\">" + escape(f->hint) + "</span>";
+    std::string what = "<td>" + xml_escape(f->message);
+    if (!f->hint.empty()) what += "<br><span class=\"note\">" + xml_escape(f->hint) + "</span>";
     if (with_evidence && !f->evidence.empty()) {
       what += "<details><summary>evidence</summary><pre>" +
-              escape(f->evidence.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)) +
+              xml_escape(f->evidence.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)) +
               "</pre></details>";
     }
     out += fmt::format("<tr><td class=\"sev-{}\">{}</td><td><code>{}</code></td>{}{}</td></tr>", name(f->severity),
-                       name(f->severity), escape(f->code), td(f->subject), what);
+                       name(f->severity), xml_escape(f->code), td(f->subject), what);
   }
   return out + "</tbody></table>";
 }
@@ -122,9 +122,9 @@ std::string attribution_bars(const Report& r) {
     }
     out += "<figure>" + svg::share_bar(fmt::format("{} at {}", a.collective, format_size(a.size_bytes)), shares) +
            "<figcaption class=\"note\">" +
-           escape(fmt::format("{:.1f} us measured against {:.1f} us ideal ({}, at the median link's {:.3g} GB/s): "
-                              "{:.1f} us excess, found by {}",
-                              a.measured_us, a.ideal_us, a.model, a.link_rate_gbps, a.excess_us, a.method)) +
+           xml_escape(fmt::format("{:.1f} us measured against {:.1f} us ideal ({}, at the median link's {:.3g} GB/s): "
+                                  "{:.1f} us excess, found by {}",
+                                  a.measured_us, a.ideal_us, a.model, a.link_rate_gbps, a.excess_us, a.method)) +
            "</figcaption></figure>";
   }
   return out;
@@ -134,25 +134,25 @@ std::string answer_section(const Report& r) {
   const Verdict& v = r.verdict;
   std::string out = "<section id=\"answer\"><h2>Answer</h2>";
   if (v.result == "fail" && !v.failed_codes.empty()) {
-    out += "<p>Failed on " + escape(join(v.failed_codes)) + ".</p>";
+    out += "<p>Failed on " + xml_escape(join(v.failed_codes)) + ".</p>";
   }
   if (!v.drain.empty()) {
-    out +=
-        "<p><b>Hosts to drain</b>: <code>" + escape(v.drain_hostlist) + "</code> (" + escape(join(v.drain)) + ")</p>";
+    out += "<p><b>Hosts to drain</b>: <code>" + xml_escape(v.drain_hostlist) + "</code> (" + xml_escape(join(v.drain)) +
+           ")</p>";
   }
   if (!v.missing.empty()) {
     out += "<p>What the inputs lack for a verdict:</p><ul>";
-    for (const std::string& m : v.missing) out += "<li>" + escape(m) + "</li>";
+    for (const std::string& m : v.missing) out += "<li>" + xml_escape(m) + "</li>";
     out += "</ul>";
   }
   if (!v.not_judged.empty()) {
     out += "<p>Not judged:</p><ul>";
-    for (const std::string& m : v.not_judged) out += "<li>" + escape(m) + "</li>";
+    for (const std::string& m : v.not_judged) out += "<li>" + xml_escape(m) + "</li>";
     out += "</ul>";
   }
   if (r.triage && !r.triage->answer_code.empty()) {
-    out += "<p>Most likely cause: <code>" + escape(r.triage->answer_code) + "</code> " +
-           escape(r.triage->answer_subject) + "</p>";
+    out += "<p>Most likely cause: <code>" + xml_escape(r.triage->answer_code) + "</code> " +
+           xml_escape(r.triage->answer_subject) + "</p>";
   }
   std::vector<const Finding*> top;
   for (const Finding& f : r.findings) top.push_back(&f);
@@ -257,8 +257,9 @@ std::string render_html(const Report& r, std::span<const LabelledReport> beside)
       "<meta name=\"generator\" content=\"fabscope {}\"><title>fabscope {}: {}</title><style>{}</style></head>\n"
       "<body><header><h1>fabscope {}</h1><div id=\"verdict\" class=\"verdict {}\" data-verdict=\"{}\">{}</div>"
       "<span class=\"note\">{}</span><nav>{}</nav></header>\n",
-      escape(r.context.tool.version), escape(command), escape(verdict_text(result)), kStyle, escape(command),
-      escape(result), escape(result), escape(verdict_text(result)), escape(summary), nav);
+      xml_escape(r.context.tool.version), xml_escape(command), xml_escape(verdict_text(result)), kStyle,
+      xml_escape(command), xml_escape(result), xml_escape(result), xml_escape(verdict_text(result)),
+      xml_escape(summary), nav);
   for (const std::string& s : sections) {
     if (!s.empty()) out += s + "\n";
   }

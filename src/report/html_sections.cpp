@@ -14,13 +14,13 @@
 #include "report/compare.h"
 #include "report/compare_text.h"
 #include "report/svg.h"
+#include "report/xml_escape.h"
 
 namespace fabscope::html {
 
-using svg::escape;
-
 std::string td(const std::string& text, const char* css_class) {
-  return css_class ? fmt::format("<td class=\"{}\">{}</td>", css_class, escape(text)) : "<td>" + escape(text) + "</td>";
+  return css_class ? fmt::format("<td class=\"{}\">{}</td>", css_class, xml_escape(text))
+                   : "<td>" + xml_escape(text) + "</td>";
 }
 
 namespace {
@@ -348,14 +348,14 @@ std::string links_section(const Report& r) {
     const uint64_t at = static_cast<uint64_t>(int_evidence(f, "size_bytes").value_or(static_cast<int64_t>(size)));
     // Outlined where the finding is about the size shown; every finding listed below.
     if (at == size && outlined.insert(link).second) m.outline.push_back(link);
-    flagged_list += "<li>" + escape(fmt::format("{} at {}: {}", f.code, format_size(at), f.subject)) + "</li>";
+    flagged_list += "<li>" + xml_escape(fmt::format("{} at {}: {}", f.code, format_size(at), f.subject)) + "</li>";
   }
   std::string out = fmt::format(
       "<section id=\"links\"><h2>Link matrix</h2><p class=\"note\">{} of every link at {} (pattern {}, mode {}, {} "
       "links{}), coloured by its figure against the median link ({}). Outlined: links a finding names slow or "
       "congested at this size.</p>",
-      lat ? "Median one-way latency" : "Average bandwidth", format_size(size), escape(p.pattern), escape(p.mode),
-      per_link.size(), p.repeats > 1 ? fmt::format(", median of {} repeats", p.repeats) : "",
+      lat ? "Median one-way latency" : "Average bandwidth", format_size(size), xml_escape(p.pattern),
+      xml_escape(p.mode), per_link.size(), p.repeats > 1 ? fmt::format(", median of {} repeats", p.repeats) : "",
       lat ? fmt::format("{:.3g} us", mid) : fmt::format("{:.3g} GB/s", mid));
   out += "<div class=\"legend-bins\">";
   const char* bins[] = {"&ge; 95%", "90-95%", "75-90%", "50-75%", "25-50%", "&lt; 25%"};
@@ -389,17 +389,17 @@ std::string topology_section(const Report& r) {
       "GPU and NIC, from PIX (one switch) to SYS (across sockets); framed: the NIC NCCL's rules pick for "
       "the GPU; dashed red: a NIC its log says it used, where that differs.</p>";
   for (const TopoHostEntry& h : r.topology->hosts) {
-    out += fmt::format("<h3>{}</h3>", escape(h.host));
+    out += fmt::format("<h3>{}</h3>", xml_escape(h.host));
     if (!h.sources.empty()) {
       std::string sources;
       for (const std::string& s : h.sources) sources += (sources.empty() ? "" : ", ") + s;
-      out += "<p class=\"note\">From " + escape(sources) + ".</p>";
+      out += "<p class=\"note\">From " + xml_escape(sources) + ".</p>";
     }
     std::map<int, const TopoMappingEntry*> mapping;
     for (const TopoMappingEntry& e : h.mapping) mapping[e.gpu] = &e;
     if (!h.paths.gpus.empty() && !h.paths.nics.empty()) {
       out += "<table class=\"paths\"><thead><tr><th>GPU</th>";
-      for (const std::string& nic : h.paths.nics) out += "<th>" + escape(nic) + "</th>";
+      for (const std::string& nic : h.paths.nics) out += "<th>" + xml_escape(nic) + "</th>";
       out += "<th>NCCL picks</th><th>used (its log)</th></tr></thead><tbody>";
       for (size_t g = 0; g < h.paths.gpus.size(); ++g) {
         const int gpu = h.paths.gpus[g];
@@ -419,8 +419,9 @@ std::string topology_section(const Report& r) {
               std::find(e->used_nics.begin(), e->used_nics.end(), h.paths.nics[k]) != e->used_nics.end()) {
             css += " used";
           }
-          out += fmt::format("<td class=\"{}\" title=\"GPU {} to {}: {}\">{}</td>", escape(css), gpu,
-                             escape(h.paths.nics[k]), escape(cls.value_or("unknown")), escape(cls.value_or("?")));
+          out += fmt::format("<td class=\"{}\" title=\"GPU {} to {}: {}\">{}</td>", xml_escape(css), gpu,
+                             xml_escape(h.paths.nics[k]), xml_escape(cls.value_or("unknown")),
+                             xml_escape(cls.value_or("?")));
         }
         std::string picks =
             e && e->nccl_choice ? *e->nccl_choice + " (" + e->nccl_choice_path.value_or("?") + ")" : "-";
@@ -451,7 +452,7 @@ std::string topology_section(const Report& r) {
         const bool slow = port.rate_gbits && *port.rate_gbits < fastest;
         if (!down && !slow) continue;
         ports += "<li class=\"bad\">" +
-                 escape(fmt::format(
+                 xml_escape(fmt::format(
                      "{} port {}: {}{}", nic.name, port.port, port.state.value_or("state unknown"),
                      port.rate_gbits ? fmt::format(", {:g} Gb/s of the host's {:g}", *port.rate_gbits, fastest) : "")) +
                  "</li>";
@@ -461,10 +462,10 @@ std::string topology_section(const Report& r) {
     if (!h.nccl.selected.empty()) {
       std::string sel;
       for (const std::string& s : h.nccl.selected) sel += (sel.empty() ? "" : ", ") + s;
-      out += "<p>NCCL would use: " + escape(sel) +
-             (h.nccl.ib_hca ? escape(" (NCCL_IB_HCA=" + *h.nccl.ib_hca + ")") : std::string()) + "</p>";
+      out += "<p>NCCL would use: " + xml_escape(sel) +
+             (h.nccl.ib_hca ? xml_escape(" (NCCL_IB_HCA=" + *h.nccl.ib_hca + ")") : std::string()) + "</p>";
     }
-    for (const std::string& note : h.notes) out += "<p class=\"note\">" + escape(note) + "</p>";
+    for (const std::string& note : h.notes) out += "<p class=\"note\">" + xml_escape(note) + "</p>";
   }
   return out + "</section>";
 }
@@ -559,7 +560,7 @@ std::string nccl_profile_section(const Report& r) {
   if (!r.nccl_profile) return "";
   const NcclProfileSection& s = *r.nccl_profile;
   std::string out = "<section id=\"nccl-profile\"><h2>NCCL network wait</h2><p class=\"note\">" +
-                    escape(fmt::format("fabscope's NCCL profiler plugin: {}; {}.", s.status, s.detail)) +
+                    xml_escape(fmt::format("fabscope's NCCL profiler plugin: {}; {}.", s.status, s.detail)) +
                     " Per call, wall clock: how long each rank's network transfers to (send) or from (recv) a peer "
                     "spent in each state, the union of the intervals of the steps and channels in flight on one NIC "
                     "(never more than the call). SendWait and RecvWait are the network's part; "
@@ -570,14 +571,15 @@ std::string nccl_profile_section(const Report& r) {
       if (l.direction == "send" && l.calls() > 0) waits.push_back(l.network_us_per_call());
     }
     const double med = waits.empty() ? 0 : median(waits);
-    out += "<details" + std::string(&p == &s.points.back() ? " open" : "") + "><summary>" +
-           escape(fmt::format("{} {}{}, {} calls, {} links{}", p.collective,
-                              p.size_bytes ? format_size(p.size_bytes) : fmt::format("{} elements", p.count),
-                              p.algo.empty() ? "" : fmt::format(" ({}/{})", p.algo, p.proto), p.calls, p.links.size(),
-                              s.points.size() > 1 && p.comm != s.points.front().comm ? " of " + p.comm : "")) +
-           "</summary><table class=\"data\"><thead><tr><th>rank</th><th>peer</th><th>direction</th><th>NIC</th>"
-           "<th>channels</th>";
-    for (std::string_view st : kProfileStateNames) out += "<th>" + escape(std::string(st)) + " wall us</th>";
+    out +=
+        "<details" + std::string(&p == &s.points.back() ? " open" : "") + "><summary>" +
+        xml_escape(fmt::format("{} {}{}, {} calls, {} links{}", p.collective,
+                               p.size_bytes ? format_size(p.size_bytes) : fmt::format("{} elements", p.count),
+                               p.algo.empty() ? "" : fmt::format(" ({}/{})", p.algo, p.proto), p.calls, p.links.size(),
+                               s.points.size() > 1 && p.comm != s.points.front().comm ? " of " + p.comm : "")) +
+        "</summary><table class=\"data\"><thead><tr><th>rank</th><th>peer</th><th>direction</th><th>NIC</th>"
+        "<th>channels</th>";
+    for (std::string_view st : kProfileStateNames) out += "<th>" + xml_escape(std::string(st)) + " wall us</th>";
     out += "<th>open</th></tr></thead><tbody>";
     for (const ProfileLink& l : p.links) {
       const double calls = l.calls();
@@ -608,11 +610,11 @@ std::string comparison_section(const Report& r) {
   if (!c.differences.empty()) {
     out += "<p>The runs differ in:</p><ul>";
     for (const SettingDifference& d : c.differences) {
-      out += "<li>" + escape(fmt::format("{}: {} → {}", d.setting, d.baseline, d.current)) + "</li>";
+      out += "<li>" + xml_escape(fmt::format("{}: {} → {}", d.setting, d.baseline, d.current)) + "</li>";
     }
     out += "</ul>";
   }
-  out += fmt::format("<p>{} rows: {} (threshold {:.1f}%, alpha {}).</p>", c.rows.size(), escape(counts_text(c)),
+  out += fmt::format("<p>{} rows: {} (threshold {:.1f}%, alpha {}).</p>", c.rows.size(), xml_escape(counts_text(c)),
                      100 * c.threshold, c.alpha);
   auto table = [&](bool moved_only) {
     std::string t =
@@ -644,7 +646,7 @@ std::string timeline_section(const Report& r) {
   std::string out = fmt::format(
       "<section id=\"timeline\"><h2>Timeline</h2><p class=\"note\">{} cycles in {} intervals, ended by {}. Per "
       "interval and point: nccl-tests' bus bandwidth over the interval, and the slowest iteration.</p>",
-      t.cycles_completed, t.intervals.size(), escape(t.ended_by));
+      t.cycles_completed, t.intervals.size(), xml_escape(t.ended_by));
   // One series per point and placement, at most six (the largest sizes: where links show).
   std::vector<std::pair<std::string, std::vector<const TimelinePoint*>>> keys;
   std::map<std::string, size_t> where;

@@ -10,40 +10,11 @@
 #include "report/compare_text.h"
 #include "report/file_reporter.h"
 #include "report/reporter.h"
+#include "report/xml_escape.h"
 
 namespace fabscope {
 
 namespace {
-
-// Text fit for an XML attribute or element: markup escaped, characters XML 1.0 does not
-// allow dropped.
-std::string xml_escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        if (c >= 0x20 || ch == '\n' || ch == '\t' || ch == '\r') out += ch;
-    }
-  }
-  return out;
-}
 
 struct Case {
   std::string classname;

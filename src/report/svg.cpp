@@ -6,37 +6,9 @@
 #include <cmath>
 
 #include "core/sizes.h"
-#include "core/utf8.h"
+#include "report/xml_escape.h"
 
 namespace fabscope::svg {
-
-std::string escape(std::string_view raw) {
-  const std::string text = valid_utf8(raw);
-  std::string out;
-  out.reserve(text.size());
-  for (char ch : text) {
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += ch;
-    }
-  }
-  return out;
-}
 
 std::string num(double v, int digits) {
   if (!std::isfinite(v)) return "0";
@@ -112,8 +84,8 @@ std::vector<std::pair<double, std::string>> ticks(const Axis& a, double lo, doub
   return out;
 }
 
-std::string title_child(const std::string& tip) { return tip.empty() ? "" : "<title>" + escape(tip) + "</title>"; }
-std::string tip_attr(const std::string& tip) { return tip.empty() ? "" : " data-tip=\"" + escape(tip) + "\""; }
+std::string title_child(const std::string& tip) { return tip.empty() ? "" : "<title>" + xml_escape(tip) + "</title>"; }
+std::string tip_attr(const std::string& tip) { return tip.empty() ? "" : " data-tip=\"" + xml_escape(tip) + "\""; }
 
 constexpr int kLeft = 64, kRight = 12, kTop = 34, kBottom = 44;
 
@@ -126,33 +98,33 @@ std::string axes(const Axis& xa, const Scale& x, const std::vector<std::pair<dou
     out += fmt::format("<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>", kLeft, width - kRight, num(py),
                        num(py));
     out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", kLeft - 4, num(py + 4),
-                       escape(label));
+                       xml_escape(label));
   }
   for (const auto& [v, label] : xt) {
     const double px = x(v);
     out += fmt::format("<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>", num(px), num(px), kTop,
                        height - kBottom);
     out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", num(px),
-                       height - kBottom + 14, escape(label));
+                       height - kBottom + 14, xml_escape(label));
   }
   out += fmt::format("<rect class=\"frame\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>", kLeft, kTop,
                      width - kLeft - kRight, height - kTop - kBottom);
   out += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-                     (kLeft + width - kRight) / 2, height - 8, escape(xa.label));
+                     (kLeft + width - kRight) / 2, height - 8, xml_escape(xa.label));
   out += fmt::format("<text class=\"axis\" transform=\"translate(14 {}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
-                     (kTop + height - kBottom) / 2, escape(ya.label));
+                     (kTop + height - kBottom) / 2, xml_escape(ya.label));
   return out;
 }
 
 std::string open_svg(const std::string& css_class, const std::vector<std::pair<std::string, std::string>>& data,
                      int width, int height, const std::string& title, const std::string& id = "") {
   std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\"";
-  if (!id.empty()) out += " id=\"" + escape(id) + "\"";
-  out += fmt::format(" class=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\"", escape(css_class),
-                     width, height, width, height);
-  for (const auto& [k, v] : data) out += fmt::format(" data-{}=\"{}\"", k, escape(v));
-  out += fmt::format(" aria-label=\"{}\"><text class=\"title\" x=\"{}\" y=\"16\">{}</text>", escape(title), kLeft,
-                     escape(title));
+  if (!id.empty()) out += " id=\"" + xml_escape(id) + "\"";
+  out += fmt::format(" class=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\"",
+                     xml_escape(css_class), width, height, width, height);
+  for (const auto& [k, v] : data) out += fmt::format(" data-{}=\"{}\"", k, xml_escape(v));
+  out += fmt::format(" aria-label=\"{}\"><text class=\"title\" x=\"{}\" y=\"16\">{}</text>", xml_escape(title), kLeft,
+                     xml_escape(title));
   return out;
 }
 
@@ -199,10 +171,10 @@ std::string plot(const Plot& p) {
       marks +=
           fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3\"{}>{}</circle>", px, py, tip_attr(tip), title_child(tip));
     }
-    out += fmt::format("<g class=\"series {}\"><polyline points=\"{}\"/>{}</g>", escape(s.style), line, marks);
+    out += fmt::format("<g class=\"series {}\"><polyline points=\"{}\"/>{}</g>", xml_escape(s.style), line, marks);
     out += fmt::format(
         "<g class=\"legend {}\"><line x1=\"{}\" x2=\"{}\" y1=\"26\" y2=\"26\"/><text x=\"{}\" y=\"30\">{}</text></g>",
-        escape(s.style), legend_x, legend_x + 16, legend_x + 20, escape(s.label));
+        xml_escape(s.style), legend_x, legend_x + 16, legend_x + 20, xml_escape(s.label));
     legend_x += 28 + 7 * static_cast<int>(s.label.size());
   }
   return out + "</svg>";
@@ -228,14 +200,14 @@ std::string strip(const std::string& css_class, const std::string& title, const 
     out += fmt::format("<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>", num(x(v)), num(x(v)), kTop,
                        height - kBottom);
     out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", num(x(v)),
-                       height - kBottom + 14, escape(label));
+                       height - kBottom + 14, xml_escape(label));
   }
   out += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", (kLabel + kWidth) / 2,
-                     height - 8, escape(a.label));
+                     height - 8, xml_escape(a.label));
   for (size_t i = 0; i < rows.size(); ++i) {
     const double cy = kTop + kRow * (static_cast<double>(i) + 0.5);
     out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", kLabel, num(cy + 4),
-                       escape(rows[i].label));
+                       xml_escape(rows[i].label));
     for (const StripDot& d : rows[i].dots) {
       out += fmt::format("<circle class=\"dot{}\" cx=\"{}\" cy=\"{}\" r=\"4\"{}>{}</circle>", d.hot ? " hot" : "",
                          num(x(std::clamp(d.x, x0, x1))), num(cy), tip_attr(d.tip), title_child(d.tip));
@@ -252,8 +224,8 @@ std::string share_bar(const std::string& title, const std::vector<Share>& shares
   const double span = kWidth - kLeft - kRight;
   for (const Share& s : shares) {
     const double w = std::max(0.0, std::min(1.0, s.share)) * span;
-    out += fmt::format("<rect class=\"{}\" x=\"{}\" y=\"24\" width=\"{}\" height=\"{}\"{}>{}</rect>", escape(s.style),
-                       num(at), num(w), kBar, tip_attr(s.tip), title_child(s.tip));
+    out += fmt::format("<rect class=\"{}\" x=\"{}\" y=\"24\" width=\"{}\" height=\"{}\"{}>{}</rect>",
+                       xml_escape(s.style), num(at), num(w), kBar, tip_attr(s.tip), title_child(s.tip));
     at += w;
   }
   out += fmt::format("<rect class=\"frame\" x=\"{}\" y=\"24\" width=\"{}\" height=\"{}\"/>", kLeft, num(span), kBar);
@@ -261,7 +233,7 @@ std::string share_bar(const std::string& title, const std::vector<Share>& shares
     const int y = 24 + kBar + 10 + kLine * static_cast<int>(i);
     out += fmt::format(
         "<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"10\" height=\"10\"/><text x=\"{}\" y=\"{}\">{:.1f}% {}</text>",
-        escape(shares[i].style), kLeft, y, kLeft + 16, y + 9, 100.0 * shares[i].share, escape(shares[i].label));
+        xml_escape(shares[i].style), kLeft, y, kLeft + 16, y + 9, 100.0 * shares[i].share, xml_escape(shares[i].label));
   }
   return out + "</svg>";
 }
@@ -300,9 +272,9 @@ std::string heatmap(const std::string& id, const Matrix& m) {
       const std::string label = i < static_cast<int>(m.labels.size()) ? m.labels[i] : std::to_string(i);
       const double c = margin + cell * (i + 0.5);
       out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", margin - 4, num(c + 4),
-                         escape(label));
+                         xml_escape(label));
       out += fmt::format("<text class=\"tick\" transform=\"translate({} {}) rotate(-60)\">{}</text>", num(c + 3),
-                         margin - 4, escape(label));
+                         margin - 4, xml_escape(label));
     }
   }
   auto at = [&](int i, int j) { return static_cast<size_t>(i) * m.n + j; };

@@ -13,9 +13,6 @@
 
 namespace fabscope::svg {
 
-// Text and attribute values escaped for HTML and XML (& < > " '), bytes that are not
-// UTF-8 replaced (core/utf8.h).
-std::string escape(std::string_view text);
 // A coordinate or value, short: at most `digits` decimals, trailing zeros dropped.
 std::string num(double v, int digits = 1);
 

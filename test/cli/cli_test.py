@@ -1352,9 +1352,15 @@ def cmd_triage(args):
     tdir = os.path.join(args.fixtures, "triage")
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "t.json")
-        p = run([args.fabscope, "triage", tdir, "--json", out])
+        junit_all = os.path.join(tmp, "all.xml")
+        p = run([args.fabscope, "triage", tdir, "--json", out, "--junit", junit_all])
         if p.returncode != 1:
             fail(f"triage of the written ticket must fail (errors planted): exit {p.returncode}\n{p.stdout}{p.stderr}")
+        # Its findings quote versions in apostrophes ('2.21.5+cuda12.4'): written as &#39;, the JUnit file parses.
+        import xml.etree.ElementTree as ET
+        messages = [f.get("message") for f in ET.parse(junit_all).getroot().iter("failure")]
+        if not any("'" in m for m in messages):
+            fail(f"JUnit of the written ticket: a finding with an apostrophe, parsed back: {messages}")
         doc = check_valid(v, out)
         files = doc["triage"]["files"]
         if len(files) != len(os.listdir(tdir)):

@@ -11,6 +11,7 @@
 
 #include "report/report_json.h"
 #include "report/reporter.h"
+#include "report/xml_escape.h"
 
 namespace fabscope {
 namespace {
@@ -105,6 +106,45 @@ TEST(HtmlRenderer, ReportTextCannotBecomeMarkup) {
   EXPECT_EQ(render_html(r).find("node\xFF"), std::string::npos);
   r.context.backend_library = "lib\xC0";
   EXPECT_NE(render_prometheus(r).find("backend_library=\"lib\xEF\xBF\xBD\""), std::string::npos);
+}
+
+TEST(XmlEscape, WritesTheFiveMarkupCharactersAsEntities) {
+  EXPECT_EQ(xml_escape("&"), "&amp;");
+  EXPECT_EQ(xml_escape("<"), "&lt;");
+  EXPECT_EQ(xml_escape(">"), "&gt;");
+  EXPECT_EQ(xml_escape("\""), "&quot;");
+  EXPECT_EQ(xml_escape("'"), "&#39;");  // not &apos;, which HTML 4 does not know
+  EXPECT_EQ(xml_escape("<a href=\"x\">Tom's & Jerry's</a>"),
+            "&lt;a href=&quot;x&quot;&gt;Tom&#39;s &amp; Jerry&#39;s&lt;/a&gt;");
+}
+
+TEST(XmlEscape, PassesPlainTextAndUtf8Through) {
+  EXPECT_EQ(xml_escape(""), "");
+  EXPECT_EQ(xml_escape("allreduce 1 MiB: 12.5 GB/s"), "allreduce 1 MiB: 12.5 GB/s");
+  EXPECT_EQ(xml_escape("\u00e9t\u00e9 \u2192 \u6e2c\u5b9a \U0001F680"), "\u00e9t\u00e9 \u2192 \u6e2c\u5b9a \U0001F680");
+  EXPECT_EQ(xml_escape("a\tb\nc\r"), "a\tb\nc\r");
+}
+
+TEST(XmlEscape, ReplacesBadBytesAndDropsWhatXmlDoesNotAllow) {
+  EXPECT_EQ(xml_escape("node\xFF"), "node\xEF\xBF\xBD");
+  EXPECT_EQ(xml_escape(std::string_view("a\x01"
+                                        "b\x1B"
+                                        "[0mc\0d",
+                                        10)),
+            "ab[0mcd");
+}
+
+TEST(JunitRenderer, ApostrophesAreWrittenAsNumericReferences) {
+  Report r = fixture("diagnose-tcp-np3.json");
+  Finding f;
+  f.code = "x.y";
+  f.severity = Severity::kError;
+  f.subject = "rank 'zero'";
+  f.message = "the fabric's <slowest> link & \"more\"";
+  r.findings.push_back(f);
+  const std::string xml = render_junit(r);
+  EXPECT_EQ(xml.find("&apos;"), std::string::npos);
+  EXPECT_NE(xml.find("the fabric&#39;s &lt;slowest&gt; link &amp; &quot;more&quot;"), std::string::npos);
 }
 
 TEST(HtmlRenderer, BaselinesAreDrawnBesideTheRun) {
