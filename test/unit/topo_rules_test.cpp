@@ -1,5 +1,5 @@
 // Each finding rule alone, on a hand-built host or context: the rule tables are the
-// only list of findings, every code is unique and documented in the README.
+// only list of findings, every code is unique and documented in docs/findings.md.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -121,8 +121,8 @@ TEST(TopoRules, EveryRuleOfAHealthyHostIsQuiet) {
   }
 }
 
-// The codes of every rule table, and the README's findings table, are one list.
-TEST(FindingRules, CodesAreUniqueAndEachIsDocumentedInTheReadme) {
+// The codes of every rule table, and the findings table of docs/findings.md, are one list.
+TEST(FindingRules, CodesAreUniqueAndEachIsDocumentedInTheFindingsDoc) {
   std::vector<std::pair<std::string, std::string>> rules;  // code, detects
   auto add = [&](auto table) {
     for (const auto& r : table) rules.emplace_back(std::string(r.code), std::string(r.detects));
@@ -141,15 +141,15 @@ TEST(FindingRules, CodesAreUniqueAndEachIsDocumentedInTheReadme) {
     EXPECT_TRUE(std::regex_match(code, code_form)) << code;
     EXPECT_FALSE(detects.empty()) << code;
   }
-  std::ifstream in(FABSCOPE_README);
-  ASSERT_TRUE(in) << FABSCOPE_README;
+  std::ifstream in(FABSCOPE_FINDINGS_DOC);
+  ASSERT_TRUE(in) << FABSCOPE_FINDINGS_DOC;
   std::stringstream text;
   text << in.rdbuf();
   // Rows of the findings table: "| `code` ... | when |".
   std::set<std::string> documented;
   const std::regex row("\\n\\| `([a-z0-9]+\\.[a-z0-9_]+)`");
-  const std::string readme = text.str();
-  for (std::sregex_iterator it(readme.begin(), readme.end(), row), end; it != end; ++it) documented.insert((*it)[1]);
+  const std::string doc = text.str();
+  for (std::sregex_iterator it(doc.begin(), doc.end(), row), end; it != end; ++it) documented.insert((*it)[1]);
   EXPECT_EQ(documented, codes);
 }
 

@@ -517,18 +517,18 @@ TEST(TriageFiles, RepeatedLinesAreKeptOnce) {
 }
 
 // The signature table lists every code a triage finding carries (topo's own aside), and the
-// README's triage table documents each of them.
-TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheReadme) {
+// triage table of docs/triage.md documents each of them.
+TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
   std::set<std::string> listed;
   for (const Signature& s : signatures()) {
     EXPECT_FALSE(s.what.empty());
     for (std::string_view c : s.codes) EXPECT_TRUE(listed.insert(std::string(c)).second) << c << " listed twice";
   }
-  std::ifstream in(FABSCOPE_README);
-  ASSERT_TRUE(in) << FABSCOPE_README;
-  std::stringstream readme;
-  readme << in.rdbuf();
-  for (const std::string& c : listed) EXPECT_NE(readme.str().find("`" + c + "`"), std::string::npos) << c;
+  std::ifstream in(FABSCOPE_TRIAGE_DOC);
+  ASSERT_TRUE(in) << FABSCOPE_TRIAGE_DOC;
+  std::stringstream doc;
+  doc << in.rdbuf();
+  for (const std::string& c : listed) EXPECT_NE(doc.str().find("`" + c + "`"), std::string::npos) << c;
   auto files = list_files({kDir + "/triage", kDir + "/nccl-logs", kDir + "/ib-counters", kDir + "/nccl-tests"});
   ASSERT_TRUE(files.ok());
   // A table that names no hosts is judged against the slowest host of all the files: the
