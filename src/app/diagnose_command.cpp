@@ -19,6 +19,7 @@
 
 #include "algo/trace.h"
 #include "app/command.h"
+#include "app/measuring_job.h"
 #include "app/nccl_profile_run.h"
 #include "app/p2p_retest.h"
 #include "app/run_context.h"
@@ -68,6 +69,37 @@ std::string phase_names() {
   for (std::string_view p : kPhases) s += (s.empty() ? "" : ", ") + std::string(p);
   return s;
 }
+
+// Phase bookkeeping: the progress line, each phase's seconds, and the counter samples
+// it took (named after it).
+class Phases {
+ public:
+  Phases(Progress& progress, Report& report, bool counters, size_t total)
+      : progress_(progress), report_(report), counters_(counters), total_(total) {}
+  std::vector<CounterSample>* counters() { return counters_ ? &report_.counters : nullptr; }
+  void begin(const std::string& name, const std::string& what) {
+    name_ = name;
+    start_ = steady_now_s();
+    first_sample_ = report_.counters.size();
+    progress_.update(fmt::format("diagnose: phase {}/{} {}: {}", ++index_, total_, name, what));
+  }
+  void end() {
+    for (size_t i = first_sample_; i < report_.counters.size(); ++i) {
+      report_.counters[i].phase = name_ + ": " + report_.counters[i].phase;
+    }
+    report_.diagnosis->timings.push_back({name_, steady_now_s() - start_});
+  }
+
+ private:
+  Progress& progress_;
+  Report& report_;
+  bool counters_;
+  size_t total_;
+  size_t index_ = 0;
+  std::string name_;
+  double start_ = 0;
+  size_t first_sample_ = 0;
+};
 
 class DiagnoseCommand final : public Command {
  public:
@@ -139,10 +171,42 @@ class DiagnoseCommand final : public Command {
   std::vector<std::string> nccl_logs_;
 
   CommandOutcome run_import(const CommonOptions& common);
+  // A live diagnose, phase by phase (each returns a failure every rank met alike).
+  Status prepare_profile();
+  Status topology_phase();
+  Status collective_phase();
+  Result<int> calibrate();
+  Status links_phase();
+  Result<LinkPlan> plan_link_rounds(const std::vector<RankPlace>& places, uint64_t chunk,
+                                    LinkPlanOptions& plan_options);
+  Status noise_phase();
+  void repeat_collective(double seconds);
+  void repeat_links(double seconds);
+  Status read_profile();
+  CommandOutcome finish();
+
   std::vector<std::string> phases_run_;
   SweepOptions sweep_;
   double start_s_ = 0;      // when the command started
   double measuring_s_ = 0;  // what the measuring phases share
+
+  // What the phases hand on to each other.
+  MeasuringJob* job_ = nullptr;
+  const CommonOptions* common_ = nullptr;
+  BackendOptions backend_options_;
+  std::optional<Expectations> expectations_;  // rank 0's
+  std::optional<FabricDescription> fabric_;   // every rank's
+  std::string profile_unavailable_;           // why the default --nccl-profile could not be
+  Report report_;
+  std::optional<Phases> phase_log_;  // each phase's progress line, seconds and counter samples
+  uint64_t largest_ = 0;             // the size attributed
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Transport> transport_;
+  std::string library_;
+  std::string memory_kind_ = "host";
+  double busbw_estimate_ = 0;  // GB/s at the largest size: what the link matrix can expect
+  P2pOptions links_;
+  double links_s_ = 0;  // the link phase's seconds
 };
 
 Status DiagnoseCommand::parse(double timeout_s) {
@@ -196,37 +260,6 @@ Status DiagnoseCommand::parse(double timeout_s) {
   sweep_.timeout_s = timeout_s;
   return Status::Ok();
 }
-
-// Phase bookkeeping: the progress line, each phase's seconds, and the counter samples
-// it took (named after it).
-class Phases {
- public:
-  Phases(Progress& progress, Report& report, bool counters, size_t total)
-      : progress_(progress), report_(report), counters_(counters), total_(total) {}
-  std::vector<CounterSample>* counters() { return counters_ ? &report_.counters : nullptr; }
-  void begin(const std::string& name, const std::string& what) {
-    name_ = name;
-    start_ = steady_now_s();
-    first_sample_ = report_.counters.size();
-    progress_.update(fmt::format("diagnose: phase {}/{} {}: {}", ++index_, total_, name, what));
-  }
-  void end() {
-    for (size_t i = first_sample_; i < report_.counters.size(); ++i) {
-      report_.counters[i].phase = name_ + ": " + report_.counters[i].phase;
-    }
-    report_.diagnosis->timings.push_back({name_, steady_now_s() - start_});
-  }
-
- private:
-  Progress& progress_;
-  Report& report_;
-  bool counters_;
-  size_t total_;
-  size_t index_ = 0;
-  std::string name_;
-  double start_ = 0;
-  size_t first_sample_ = 0;
-};
 
 // Rank 0 decides from its own measurement and every rank gets the same number, or the
 // same error.
@@ -454,285 +487,282 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
     return {bad};
   }
   const Status parsed = parse(common.timeout_s);
-  std::optional<Expectations> expectations;  // rank 0's
-  std::optional<FabricDescription> fabric;   // every rank's
-  auto job = start_job(
+  auto started = MeasuringJob::start(
       argc, argv,
       [&](const RankContext& ctx) {
         if (!parsed.ok()) return parsed;
-        if (Status s = load_fabric(ctx, fabric_path_, fabric); !s.ok()) return s;
-        return load_expectations_on_rank0(ctx, expect_path_, expectations);
+        if (Status s = load_fabric(ctx, fabric_path_, fabric_); !s.ok()) return s;
+        return load_expectations_on_rank0(ctx, expect_path_, expectations_);
       },
-      common.backend, common);
-  if (!job.ok()) return {job.status()};
-  const RankContext& ctx = *job->ctx;
-  const Logger& log = job->log;
-  const BackendEntry* entry = job->backend;
-  BackendOptions backend_options = common.backend_options;
-  std::string profile_unavailable;  // why the default --nccl-profile could not be
-  const bool profile_asked = nccl_profile_option_ != nullptr && nccl_profile_option_->count() > 0;
-  if (nccl_profile_ && (entry->name == "nccl" || profile_asked)) {
-    const Status s = prepare_nccl_profile(ctx, entry->name, backend_options);
-    if (!s.ok() && !profile_asked && entry->name == "nccl") {
-      // On by default, not asked for: the diagnosis goes on without it, and says why.
-      if (ctx.rank() == 0) log.warn("{}; diagnosing without NCCL's profile", s.message());
-      profile_unavailable = s.message();
-    } else if (!s.ok()) {
-      if (ctx.rank() == 0) print_error(s.message());
-      return {s};
-    }
+      common);
+  if (!started.ok()) return {started.status()};
+  job_ = started->get();
+  common_ = &common;
+  backend_options_ = common.backend_options;
+  // The phases in order; a failure every rank met alike was printed by rank 0 and ends
+  // the command here, one in the middle of measuring ended the job (MeasuringJob::measured).
+  for (Status (DiagnoseCommand::*step)() :
+       {&DiagnoseCommand::prepare_profile, &DiagnoseCommand::topology_phase, &DiagnoseCommand::collective_phase,
+        &DiagnoseCommand::links_phase, &DiagnoseCommand::noise_phase, &DiagnoseCommand::read_profile}) {
+    if (Status s = (this->*step)(); !s.ok()) return {s};
   }
+  return finish();
+}
 
-  Report report;
-  report.diagnosis = Diagnosis();
-  report.verdict.not_judged = drop_phases_between_ranks(ctx.size(), phases_run_);  // one rank: no links
-  report.diagnosis->phases = phases_run_;
-  report.diagnosis->budget_s = budget_s_;
-  Progress progress(ctx.rank() == 0 && Progress::wanted());
-  Phases phases(progress, report, wants("counters"),
-                phases_run_.size() - (wants("counters") ? 1 : 0));  // counters run around the others
+// --nccl-profile: on by default with the nccl backend, where the diagnosis goes on
+// without it if it cannot be had (and says why); asked for, its failure ends the command.
+Status DiagnoseCommand::prepare_profile() {
+  const RankContext& ctx = job_->ctx();
+  const std::string_view backend = job_->backend_entry().name;
+  const bool asked = nccl_profile_option_ != nullptr && nccl_profile_option_->count() > 0;
+  if (!nccl_profile_ || (backend != "nccl" && !asked)) return Status::Ok();
+  const Status s = prepare_nccl_profile(ctx, backend, backend_options_);
+  if (s.ok() || asked || backend != "nccl") return job_->alike(s);
+  if (ctx.rank() == 0) job_->log().warn("{}; diagnosing without NCCL's profile", s.message());
+  profile_unavailable_ = s.message();
+  return Status::Ok();
+}
 
-  if (wants("topology")) {
-    phases.begin("topology", "every node's GPUs, NICs and paths");
-    if (Status s = gather_topology(ctx, topo::AnalysisOptions(), report); !s.ok()) return {s};
-    phases.end();
-  }
-
-  measuring_s_ = std::max(0.0, left());
-  // The collective: a calibration pass decides the iterations that fit the budget.
-  std::unique_ptr<Backend> backend;
-  std::string library;
-  std::string memory_kind = "host";
-  double busbw_estimate = 0;  // GB/s at the largest size: what the link matrix can expect
+Status DiagnoseCommand::topology_phase() {
+  report_.diagnosis = Diagnosis();
+  report_.verdict.not_judged = drop_phases_between_ranks(job_->ctx().size(), phases_run_);  // one rank: no links
+  report_.diagnosis->phases = phases_run_;
+  report_.diagnosis->budget_s = budget_s_;
+  phase_log_.emplace(job_->progress(), report_, wants("counters"),
+                     phases_run_.size() - (wants("counters") ? 1 : 0));  // counters run around the others
   const std::vector<uint64_t> sizes = expand(sweep_.sizes);
-  const uint64_t largest = sizes.empty() ? sweep_.sizes.max_bytes : sizes.back();  // the size attributed
-  if (wants("collective")) {
-    auto created = entry->create(ctx, backend_options, log);
-    if (Status s = agree_or_report(ctx, created.ok() ? Status::Ok() : created.status()); !s.ok()) return {s};
-    backend = std::move(*created);
-    library = backend->library();
-    memory_kind = std::string(backend->memory().kind());
-    SweepOptions calibration = sweep_;
-    calibration.iters = 1;
-    calibration.warmup_iters = 1;
-    calibration.check_iters = 1;  // verification costs as much as the collective, or more
-    auto cal_plan = plan_sweeps(ctx, *backend, calibration);
-    if (!cal_plan.ok()) {
-      if (ctx.rank() == 0) print_error(cal_plan.status().message());
-      return {cal_plan.status()};
-    }
-    phases.begin("collective", "calibrating");
-    const double t0 = steady_now_s();
-    auto cal = run_sweeps(**cal_plan, nullptr, &progress, nullptr);
-    if (!cal.ok()) end_job_on_failure(*job, progress, cal.status());
-    cal_plan->reset();
-    // The calibration is a whole phase with one timed iteration: the real one costs that
-    // again plus each further iteration (both placements of every size, as timed).
-    const double calibration_s = steady_now_s() - t0;
-    double iteration_s = 0;
-    for (const Sweep& s : *cal) {
-      for (const SweepPoint& p : s.points) {
-        for (const auto* pl : {&p.out_of_place, &p.in_place}) {
-          if (pl->has_value()) iteration_s += (*pl)->time_us / 1e6;
-        }
-      }
-      if (!s.points.empty() && s.points.back().out_of_place) {
-        busbw_estimate = std::max(busbw_estimate, s.points.back().out_of_place->busbw_gbps);
-      }
-    }
-    iteration_s = std::max(iteration_s, 1e-6);
-    const double collective_share = share(kCollectiveWeight);
-    const double room = collective_share - 2 * calibration_s;  // the calibration, then the phase's fixed part
-    Result<int> iters = std::min(kMaxIters, 1 + static_cast<int>(room / iteration_s));
-    if (room < (kMinIters - 1) * iteration_s) {
-      const double need = 2 * calibration_s + (kMinIters - 1) * iteration_s;
-      iters = Status::Invalid(fmt::format(
-          "--budget {:g} s is too small to measure: calibrating over the sizes ({} to {}) took {:.2f} s, and the "
-          "collective phase gets {:.2f} s of the budget where it needs {:.2f} s for {} iterations; give --budget "
-          "{:.0f} or more, or smaller sizes (-e)",
-          budget_s_, format_size(sweep_.sizes.min_bytes), format_size(largest), calibration_s, collective_share, need,
-          kMinIters, std::ceil(budget_s_ * need / std::max(collective_share, 1e-9))));
-    }
-    auto agreed = agree_number(ctx, iters);
-    if (!agreed.ok()) {
-      if (ctx.rank() == 0) print_error(agreed.status().message());
-      return {agreed.status()};
-    }
-    SweepOptions o = sweep_;
-    o.iters = *agreed;
-    o.warmup_iters = 1;
-    o.check_iters = 1;
-    o.record_arrivals = backend->iteration_clock() == nullptr;  // host-timed backends
-    auto plan = plan_sweeps(ctx, *backend, o);
-    if (!plan.ok()) {
-      if (ctx.rank() == 0) print_error(plan.status().message());
-      return {plan.status()};
-    }
-    progress.update(fmt::format("diagnose: collective: {} iterations per size", o.iters));
-    auto sweeps = run_sweeps(**plan, nullptr, &progress, phases.counters());
-    if (!sweeps.ok()) end_job_on_failure(*job, progress, sweeps.status());
-    report.sweeps = std::move(*sweeps);
-    report.sweep_settings = SweepSettings{o.sizes.min_bytes,
-                                          o.sizes.max_bytes,
-                                          o.sizes.step_bytes,
-                                          o.sizes.step_factor,
-                                          o.iters,
-                                          o.warmup_iters,
-                                          o.check_iters,
-                                          std::string(name(o.average)),
-                                          o.seed,
-                                          0,
-                                          0};
-    sweep_ = o;
-    progress.update(fmt::format("diagnose: collective: tracing {} calls message by message", kTracedCalls));
-    if (Status st = trace_calls(ctx, *backend, o, largest, common.timeout_s, *report.diagnosis); !st.ok()) {
-      end_job_on_failure(*job, progress, st);
-    }
-    phases.end();
+  largest_ = sizes.empty() ? sweep_.sizes.max_bytes : sizes.back();  // the size attributed
+  if (wants("topology")) {
+    phase_log_->begin("topology", "every node's GPUs, NICs and paths");
+    FABSCOPE_RETURN_IF_ERROR(gather_topology(job_->ctx(), topo::AnalysisOptions(), report_));
+    phase_log_->end();
   }
+  measuring_s_ = std::max(0.0, left());
+  return Status::Ok();
+}
 
-  // The link matrix: every pair, both directions at once, at the collective's chunk size.
-  std::unique_ptr<Transport> transport;
-  P2pOptions links;
-  double links_s = 0;  // the link phase's seconds
-  if (wants("links")) {
-    auto created = entry->create_transport(ctx, backend_options, log);
-    if (Status s = agree_or_report(ctx, created.ok() ? Status::Ok() : created.status()); !s.ok()) return {s};
-    transport = std::move(*created);
-    if (library.empty()) library = transport->library();
-    if (Memory* m = transport->memory()) memory_kind = std::string(m->kind());
-    uint64_t chunk = std::bit_floor(std::max<uint64_t>(largest / std::max(1, ctx.size()), 1));
-    chunk = std::clamp<uint64_t>(chunk, 64 << 10, 4 << 20);
-    links.pattern = P2pPattern::kPairs;
-    links.mode = P2pMode::kBidirectional;
-    links.sizes = {chunk};
-    links.window = 8;
-    links.warmup_iters = 4;
-    links.timeout_s = common.timeout_s;
-    const double bw = busbw_estimate > 0 ? busbw_estimate : 1.0;
-    // The schedule: the rounds that fit three quarters of the share at the fewest
-    // iterations (a quarter is kept for suspects: more partners, then alone).
-    std::vector<RankPlace> places;
-    for (const RankInfo& ri : ctx.ranks()) places.push_back({ri.host, ri.local_rank});
-    const double min_round_s = kMinLinkIters * static_cast<double>(chunk) / (bw * 1e9) + kRoundOverheadS;
-    auto fit = agree_number(ctx, static_cast<int>(std::clamp(0.75 * share(kLinksWeight) / min_round_s, 1.0, 1e6)));
-    if (!fit.ok()) end_job_on_failure(*job, progress, fit.status());
-    LinkPlanOptions plan_options;
-    plan_options.schedule = schedule_ == "auto" ? pick_link_schedule(places, static_cast<size_t>(*fit))
-                                                : *link_schedule_from_name(schedule_);
-    plan_options.max_rounds = static_cast<size_t>(*fit);
-    const std::map<std::string, std::string> leaf_of =
-        fabric ? leaf_of_hosts(*fabric) : std::map<std::string, std::string>();
-    plan_options.leaf_of = fabric ? &leaf_of : nullptr;
-    auto plan = plan_links(places, plan_options);
-    if (Status s = agree_or_report(ctx, plan.ok() ? Status::Ok() : plan.status()); !s.ok()) return {s};
-    links.rounds = std::move(plan->rounds);
-    const size_t nrounds = std::max<size_t>(links.rounds.size(), 1);
-    const double per_round_s = 0.75 * share(kLinksWeight) / static_cast<double>(nrounds);
-    // Rank 0's figures decide (the others' clocks and results differ), so every rank runs as many.
-    auto iters =
-        agree_number(ctx, std::clamp(static_cast<int>(per_round_s * bw * 1e9 / static_cast<double>(chunk)), 16, 1000));
-    if (!iters.ok()) end_job_on_failure(*job, progress, iters.status());
-    links.iters = *iters;
-    report.diagnosis->link_size_bytes = chunk;
-    if (Status s = validate(links, ctx.size()); !s.ok()) {
-      if (ctx.rank() == 0) print_error(s.message());
-      return {s};
+// A pass over the sizes with one timed iteration: the iterations per size that fit the
+// collective's share of the budget, agreed by every rank (rank 0's figure decides), or
+// an error saying what budget would do. Also the bus bandwidth the link matrix can expect.
+Result<int> DiagnoseCommand::calibrate() {
+  SweepOptions calibration = sweep_;
+  calibration.iters = 1;
+  calibration.warmup_iters = 1;
+  calibration.check_iters = 1;  // verification costs as much as the collective, or more
+  auto cal_plan = plan_sweeps(job_->ctx(), *backend_, calibration);
+  FABSCOPE_RETURN_IF_ERROR(job_->alike(cal_plan));
+  phase_log_->begin("collective", "calibrating");
+  const double t0 = steady_now_s();
+  const std::vector<Sweep> cal = job_->measured(run_sweeps(**cal_plan, nullptr, &job_->progress(), nullptr));
+  cal_plan->reset();
+  // The calibration is a whole phase with one timed iteration: the real one costs that
+  // again plus each further iteration (both placements of every size, as timed).
+  const double calibration_s = steady_now_s() - t0;
+  double iteration_s = 0;
+  for (const Sweep& s : cal) {
+    for (const SweepPoint& p : s.points) {
+      for (const auto* pl : {&p.out_of_place, &p.in_place}) {
+        if (pl->has_value()) iteration_s += (*pl)->time_us / 1e6;
+      }
     }
-    phases.begin("links", fmt::format("{} rounds of pairs ({}), {} x {}", nrounds, name(plan_options.schedule),
-                                      links.iters, format_size(chunk)));
-    auto section = run_p2p(ctx, *transport, links, &progress, phases.counters());
-    if (!section.ok()) end_job_on_failure(*job, progress, section.status());
-    LinkCoverage coverage;
-    coverage.schedule = std::string(name(plan_options.schedule));
-    coverage.rounds = static_cast<int>(links.rounds.size());
-    coverage.intra_leaf_rounds = static_cast<int>(plan->intra_leaf_rounds);
-    const FabricDescription* fabric_ptr = fabric ? &*fabric : nullptr;
-    std::vector<CounterSample> scratch;
-    if (plan_options.schedule == LinkSchedule::kSample) {
-      auto added = measure_suspects(ctx, *transport, links, places, fabric_ptr, progress, phases.counters(), *section);
-      if (!added.ok()) end_job_on_failure(*job, progress, added.status());
-      coverage.adaptive_rounds = *added;
+    if (!s.points.empty() && s.points.back().out_of_place) {
+      busbw_estimate_ = std::max(busbw_estimate_, s.points.back().out_of_place->busbw_gbps);
     }
-    if (Status s = retest_alone(ctx, *transport, links, progress, phases.counters() ? report.counters : scratch,
-                                *section, fabric_ptr);
-        !s.ok()) {
-      end_job_on_failure(*job, progress, s);
-    }
-    section->coverage = coverage;
-    section->backend = std::string(entry->name);
-    report.p2p = std::move(*section);
-    phases.end();
-    links_s = report.diagnosis->timings.back().seconds;
   }
+  iteration_s = std::max(iteration_s, 1e-6);
+  const double collective_share = share(kCollectiveWeight);
+  const double room = collective_share - 2 * calibration_s;  // the calibration, then the phase's fixed part
+  Result<int> iters = std::min(kMaxIters, 1 + static_cast<int>(room / iteration_s));
+  if (room < (kMinIters - 1) * iteration_s) {
+    const double need = 2 * calibration_s + (kMinIters - 1) * iteration_s;
+    iters = Status::Invalid(fmt::format(
+        "--budget {:g} s is too small to measure: calibrating over the sizes ({} to {}) took {:.2f} s, and the "
+        "collective phase gets {:.2f} s of the budget where it needs {:.2f} s for {} iterations; give --budget "
+        "{:.0f} or more, or smaller sizes (-e)",
+        budget_s_, format_size(sweep_.sizes.min_bytes), format_size(largest_), calibration_s, collective_share, need,
+        kMinIters, std::ceil(budget_s_ * need / std::max(collective_share, 1e-9))));
+  }
+  auto agreed = agree_number(job_->ctx(), iters);
+  FABSCOPE_RETURN_IF_ERROR(job_->alike(agreed));
+  return agreed;
+}
 
-  // Noise: the collective at its largest size, and the link matrix, once more each.
-  if (wants("noise")) {
-    phases.begin("noise", "the collective and the links again");
-    // Half the share for the collective's two repeats, half for the links' one.
-    const double half = 0.5 * std::min(share(kNoiseWeight), std::max(0.0, left()));
-    if (backend) {
-      SweepOptions again = sweep_;
-      again.sizes = {largest, largest, 1, 2};
-      again.record_arrivals = false;
-      again.check_iters = 0;
-      double per_iter_s = 0;  // both placements of every collective at the largest size
-      for (const Sweep& s : report.sweeps) {
-        if (s.points.empty()) continue;
-        for (const auto* pl : {&s.points.back().out_of_place, &s.points.back().in_place}) {
-          if (pl->has_value()) per_iter_s += (*pl)->time_us / 1e6;
-        }
-      }
-      // Rank 0's figure decides, so every rank runs as many.
-      auto iters =
-          agree_number(ctx, per_iter_s > 0 ? std::clamp(static_cast<int>(half / 2 / per_iter_s) - 1, 2, sweep_.iters)
-                                           : sweep_.iters);
-      if (!iters.ok()) end_job_on_failure(*job, progress, iters.status());
-      again.iters = *iters;
-      for (int repeat = 0; repeat < 2; ++repeat) {
-        auto plan = plan_sweeps(ctx, *backend, again);
-        if (!plan.ok()) end_job_on_failure(*job, progress, plan.status());
-        auto sweeps = run_sweeps(**plan, nullptr, &progress, phases.counters());
-        if (!sweeps.ok()) end_job_on_failure(*job, progress, sweeps.status());
-        for (const Sweep& s : *sweeps) add_collective_repeat(report, s);
-      }
-    }
-    if (transport && report.p2p) {
-      P2pOptions repeat = links;
-      if (links_s > 0) {
-        repeat.iters = std::clamp(static_cast<int>(links.iters * half / links_s), 16, links.iters);
-      }
-      auto agreed = agree_number(ctx, repeat.iters);
-      if (!agreed.ok()) end_job_on_failure(*job, progress, agreed.status());
-      repeat.iters = *agreed;
-      auto again = run_p2p(ctx, *transport, repeat, &progress, phases.counters());
-      if (!again.ok()) end_job_on_failure(*job, progress, again.status());
-      // Kept apart from the link matrix, whose findings judge its first measurement and the retests.
-      report.diagnosis->link_noise = link_variation(*report.p2p, again->links);
-    }
-    phases.end();
-  }
-  if (!profile_unavailable.empty() && ctx.rank() == 0) {
-    report.nccl_profile = build_profile_section({}, {}, profile_unavailable);
-  }
-  if (!backend_options.nccl_profile_dir.empty()) {
-    // NCCL finalizes its communicators, and the plugin writes what it gathered.
-    progress.update("diagnose: reading NCCL's profile");
-    transport.reset();
-    backend.reset();
-    if (Status st = collect_nccl_profile(ctx, backend_options, library, report); !st.ok()) {
-      end_job_on_failure(*job, progress, st);
-    }
-  }
-  progress.clear();
+// The collective: calibrated, then every size with each rank's arrivals, then a few
+// calls traced message by message at the largest size.
+Status DiagnoseCommand::collective_phase() {
+  if (!wants("collective")) return Status::Ok();
+  const RankContext& ctx = job_->ctx();
+  auto created = job_->create_backend(backend_options_);
+  if (!created.ok()) return created.status();
+  backend_ = std::move(*created);
+  library_ = backend_->library();
+  memory_kind_ = std::string(backend_->memory().kind());
+  auto iters = calibrate();
+  if (!iters.ok()) return iters.status();
+  SweepOptions o = sweep_;
+  o.iters = *iters;
+  o.warmup_iters = 1;
+  o.check_iters = 1;
+  o.record_arrivals = backend_->iteration_clock() == nullptr;  // host-timed backends
+  auto plan = plan_sweeps(ctx, *backend_, o);
+  FABSCOPE_RETURN_IF_ERROR(job_->alike(plan));
+  job_->progress().update(fmt::format("diagnose: collective: {} iterations per size", o.iters));
+  report_.sweeps = job_->measured(run_sweeps(**plan, nullptr, &job_->progress(), phase_log_->counters()));
+  report_.sweep_settings = sweep_settings(o);
+  sweep_ = o;
+  job_->progress().update(fmt::format("diagnose: collective: tracing {} calls message by message", kTracedCalls));
+  job_->measured(trace_calls(ctx, *backend_, o, largest_, common_->timeout_s, *report_.diagnosis));
+  phase_log_->end();
+  return Status::Ok();
+}
 
-  report.context = make_run_context(ctx, backend ? backend->name() : std::string_view(entry->name), library,
-                                    memory_kind, common.command_line);
-  record_nccl_options(report.context, ctx, common.backend_options);
-  report.fabric = fabric;
-  analyze_diagnosis(report);
-  if (expectations) add_expectation_findings(report, *expectations);
-  return finish_job(*job, report);
+// The link matrix's rounds: the schedule that fits three quarters of the links' share at
+// the fewest iterations (a quarter is kept for suspects: more partners, then alone).
+Result<LinkPlan> DiagnoseCommand::plan_link_rounds(const std::vector<RankPlace>& places, uint64_t chunk,
+                                                   LinkPlanOptions& plan_options) {
+  const RankContext& ctx = job_->ctx();
+  const double bw = busbw_estimate_ > 0 ? busbw_estimate_ : 1.0;
+  const double min_round_s = kMinLinkIters * static_cast<double>(chunk) / (bw * 1e9) + kRoundOverheadS;
+  const int fit = job_->measured(
+      agree_number(ctx, static_cast<int>(std::clamp(0.75 * share(kLinksWeight) / min_round_s, 1.0, 1e6))));
+  plan_options.schedule =
+      schedule_ == "auto" ? pick_link_schedule(places, static_cast<size_t>(fit)) : *link_schedule_from_name(schedule_);
+  plan_options.max_rounds = static_cast<size_t>(fit);
+  const std::map<std::string, std::string> leaf_of =
+      fabric_ ? leaf_of_hosts(*fabric_) : std::map<std::string, std::string>();
+  plan_options.leaf_of = fabric_ ? &leaf_of : nullptr;
+  auto plan = plan_links(places, plan_options);
+  plan_options.leaf_of = nullptr;  // leaf_of ends here
+  FABSCOPE_RETURN_IF_ERROR(agree_or_report(ctx, plan.ok() ? Status::Ok() : plan.status()));
+  return plan;
+}
+
+// The link matrix: every pair, both directions at once, at the collective's chunk size;
+// suspects measured with more partners (sample schedule), then alone.
+Status DiagnoseCommand::links_phase() {
+  if (!wants("links")) return Status::Ok();
+  const RankContext& ctx = job_->ctx();
+  auto created = job_->create_transport(backend_options_);
+  if (!created.ok()) return created.status();
+  transport_ = std::move(*created);
+  if (library_.empty()) library_ = transport_->library();
+  if (Memory* m = transport_->memory()) memory_kind_ = std::string(m->kind());
+  uint64_t chunk = std::bit_floor(std::max<uint64_t>(largest_ / std::max(1, ctx.size()), 1));
+  chunk = std::clamp<uint64_t>(chunk, 64 << 10, 4 << 20);
+  links_.pattern = P2pPattern::kPairs;
+  links_.mode = P2pMode::kBidirectional;
+  links_.sizes = {chunk};
+  links_.window = 8;
+  links_.warmup_iters = 4;
+  links_.timeout_s = common_->timeout_s;
+  std::vector<RankPlace> places;
+  for (const RankInfo& ri : ctx.ranks()) places.push_back({ri.host, ri.local_rank});
+  LinkPlanOptions plan_options;
+  auto plan = plan_link_rounds(places, chunk, plan_options);
+  if (!plan.ok()) return plan.status();
+  links_.rounds = std::move(plan->rounds);
+  const size_t nrounds = std::max<size_t>(links_.rounds.size(), 1);
+  const double per_round_s = 0.75 * share(kLinksWeight) / static_cast<double>(nrounds);
+  const double bw = busbw_estimate_ > 0 ? busbw_estimate_ : 1.0;
+  // Rank 0's figures decide (the others' clocks and results differ), so every rank runs as many.
+  links_.iters = job_->measured(
+      agree_number(ctx, std::clamp(static_cast<int>(per_round_s * bw * 1e9 / static_cast<double>(chunk)), 16, 1000)));
+  report_.diagnosis->link_size_bytes = chunk;
+  FABSCOPE_RETURN_IF_ERROR(job_->alike(validate(links_, ctx.size())));
+  phase_log_->begin("links", fmt::format("{} rounds of pairs ({}), {} x {}", nrounds, name(plan_options.schedule),
+                                         links_.iters, format_size(chunk)));
+  Progress& progress = job_->progress();
+  P2pSection section = job_->measured(run_p2p(ctx, *transport_, links_, &progress, phase_log_->counters()));
+  LinkCoverage coverage;
+  coverage.schedule = std::string(name(plan_options.schedule));
+  coverage.rounds = static_cast<int>(links_.rounds.size());
+  coverage.intra_leaf_rounds = static_cast<int>(plan->intra_leaf_rounds);
+  const FabricDescription* fabric = fabric_ ? &*fabric_ : nullptr;
+  std::vector<CounterSample> scratch;
+  if (plan_options.schedule == LinkSchedule::kSample) {
+    coverage.adaptive_rounds = job_->measured(
+        measure_suspects(ctx, *transport_, links_, places, fabric, progress, phase_log_->counters(), section));
+  }
+  job_->measured(retest_alone(ctx, *transport_, links_, progress, phase_log_->counters() ? report_.counters : scratch,
+                              section, fabric));
+  section.coverage = coverage;
+  section.backend = std::string(job_->backend_entry().name);
+  report_.p2p = std::move(section);
+  phase_log_->end();
+  links_s_ = report_.diagnosis->timings.back().seconds;
+  return Status::Ok();
+}
+
+// Noise: the collective at its largest size twice more, with `seconds` for both.
+void DiagnoseCommand::repeat_collective(double seconds) {
+  SweepOptions again = sweep_;
+  again.sizes = {largest_, largest_, 1, 2};
+  again.record_arrivals = false;
+  again.check_iters = 0;
+  double per_iter_s = 0;  // both placements of every collective at the largest size
+  for (const Sweep& s : report_.sweeps) {
+    if (s.points.empty()) continue;
+    for (const auto* pl : {&s.points.back().out_of_place, &s.points.back().in_place}) {
+      if (pl->has_value()) per_iter_s += (*pl)->time_us / 1e6;
+    }
+  }
+  // Rank 0's figure decides, so every rank runs as many.
+  again.iters = job_->measured(agree_number(
+      job_->ctx(),
+      per_iter_s > 0 ? std::clamp(static_cast<int>(seconds / 2 / per_iter_s) - 1, 2, sweep_.iters) : sweep_.iters));
+  for (int repeat = 0; repeat < 2; ++repeat) {
+    auto plan = job_->measured(plan_sweeps(job_->ctx(), *backend_, again));
+    const std::vector<Sweep> sweeps =
+        job_->measured(run_sweeps(*plan, nullptr, &job_->progress(), phase_log_->counters()));
+    for (const Sweep& s : sweeps) add_collective_repeat(report_, s);
+  }
+}
+
+// Noise: the link matrix once more, with `seconds`; kept apart from the link matrix,
+// whose findings judge its first measurement and the retests.
+void DiagnoseCommand::repeat_links(double seconds) {
+  P2pOptions repeat = links_;
+  if (links_s_ > 0) repeat.iters = std::clamp(static_cast<int>(links_.iters * seconds / links_s_), 16, links_.iters);
+  repeat.iters = job_->measured(agree_number(job_->ctx(), repeat.iters));
+  const P2pSection again =
+      job_->measured(run_p2p(job_->ctx(), *transport_, repeat, &job_->progress(), phase_log_->counters()));
+  report_.diagnosis->link_noise = link_variation(*report_.p2p, again.links);
+}
+
+// Noise: the collective at its largest size, and the link matrix, once more each.
+Status DiagnoseCommand::noise_phase() {
+  if (!wants("noise")) return Status::Ok();
+  phase_log_->begin("noise", "the collective and the links again");
+  // Half the share for the collective's two repeats, half for the links' one.
+  const double half = 0.5 * std::min(share(kNoiseWeight), std::max(0.0, left()));
+  if (backend_) repeat_collective(half);
+  if (transport_ && report_.p2p) repeat_links(half);
+  phase_log_->end();
+  return Status::Ok();
+}
+
+// NCCL's profile: NCCL finalizes its communicators, and the plugin writes what it gathered.
+Status DiagnoseCommand::read_profile() {
+  const RankContext& ctx = job_->ctx();
+  if (!profile_unavailable_.empty() && ctx.rank() == 0) {
+    report_.nccl_profile = build_profile_section({}, {}, profile_unavailable_);
+  }
+  if (backend_options_.nccl_profile_dir.empty()) return Status::Ok();
+  job_->progress().update("diagnose: reading NCCL's profile");
+  transport_.reset();
+  backend_.reset();
+  job_->measured(collect_nccl_profile(ctx, backend_options_, library_, report_));
+  return Status::Ok();
+}
+
+// The run context, the analysis (findings, attribution, verdict), then the outputs.
+CommandOutcome DiagnoseCommand::finish() {
+  job_->progress().clear();
+  report_.context = job_->run_context(backend_ ? backend_->name() : std::string_view(job_->backend_entry().name),
+                                      library_, memory_kind_, *common_);
+  report_.fabric = fabric_;
+  analyze_diagnosis(report_);
+  return job_->finish(report_, expectations_);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "app/command.h"
+#include "app/measuring_job.h"
 #include "app/p2p_retest.h"
 #include "app/run_context.h"
 #include "core/method.h"
@@ -154,7 +155,7 @@ CommandOutcome P2pCommand::run(const CommonOptions& common, int* argc, char*** a
   std::optional<FabricDescription> fabric;   // every rank's
   std::vector<RankPlace> places;
   LinkCoverage coverage;
-  auto job = start_job(
+  auto started = MeasuringJob::start(
       argc, argv,
       [&](const RankContext& c) {
         Status s = options.ok() ? Status::Ok() : options.status();
@@ -177,49 +178,37 @@ CommandOutcome P2pCommand::run(const CommonOptions& common, int* argc, char*** a
         if (s.ok()) s = validate(*options, c.size());
         return s.ok() ? load_expectations_on_rank0(c, expect_path_, expectations) : s;
       },
-      common.backend, common);
-  if (!job.ok()) return {job.status()};
-  const RankContext& ctx = *job->ctx;
-  const Logger& log = job->log;
-  const BackendEntry* entry = job->backend;
-  auto transport = entry->create_transport(ctx, common.backend_options, log);
-  if (Status s = agree_or_report(ctx, transport.ok() ? Status::Ok() : transport.status()); !s.ok()) return {s};
+      common);
+  if (!started.ok()) return {started.status()};
+  MeasuringJob& job = **started;
+  const RankContext& ctx = job.ctx();
+  auto transport = job.create_transport(common.backend_options);
+  if (!transport.ok()) return {transport.status()};
   auto estimate = check_p2p_memory(ctx, **transport, *options);
-  if (!estimate.ok()) {
-    if (ctx.rank() == 0) print_error(estimate.status().message());
-    return {estimate.status()};
-  }
+  if (Status s = job.alike(estimate); !s.ok()) return {s};
 
   Report report;
   Memory* memory = (*transport)->memory();
-  report.context = make_run_context(ctx, entry->name, (*transport)->library(), memory ? memory->kind() : "host",
-                                    common.command_line);
-  record_nccl_options(report.context, ctx, common.backend_options);
+  report.context =
+      job.run_context(job.backend_entry().name, (*transport)->library(), memory ? memory->kind() : "host", common);
   report.context.memory_estimate_bytes = *estimate;
-  job->out->on_start(report);
-  Progress progress(ctx.rank() == 0 && Progress::wanted());
-  auto section = run_p2p(ctx, **transport, *options, &progress, &report.counters);
-  if (!section.ok()) end_job_on_failure(*job, progress, section.status());
+  job.out().on_start(report);
+  Progress& progress = job.progress();
+  P2pSection section = job.measured(run_p2p(ctx, **transport, *options, &progress, &report.counters));
   const FabricDescription* fabric_ptr = fabric ? &*fabric : nullptr;
   if (schedule_ && *schedule_ == "sample") {
-    auto added = measure_suspects(ctx, **transport, *options, places, fabric_ptr, progress, &report.counters, *section);
-    if (!added.ok()) end_job_on_failure(*job, progress, added.status());
-    coverage.adaptive_rounds = *added;
+    coverage.adaptive_rounds = job.measured(
+        measure_suspects(ctx, **transport, *options, places, fabric_ptr, progress, &report.counters, section));
   }
-  if (retest_) {
-    if (Status s = retest_alone(ctx, **transport, *options, progress, report.counters, *section, fabric_ptr); !s.ok()) {
-      end_job_on_failure(*job, progress, s);
-    }
-  }
-  section->backend = std::string(entry->name);
-  if (schedule_) section->coverage = coverage;
-  report.p2p = std::move(*section);
+  if (retest_) job.measured(retest_alone(ctx, **transport, *options, progress, report.counters, section, fabric_ptr));
+  section.backend = std::string(job.backend_entry().name);
+  if (schedule_) section.coverage = coverage;
+  report.p2p = std::move(section);
   report.fabric = fabric;
   add_p2p_findings(report);
   add_counter_findings(report);
   judge_link_coverage(report);
-  if (expectations) add_expectation_findings(report, *expectations);
-  return finish_job(*job, report);
+  return job.finish(report, expectations);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "app/command.h"
+#include "app/measuring_job.h"
 #include "app/nccl_profile_run.h"
 #include "app/run_context.h"
 #include "coll/collective.h"
@@ -251,27 +252,16 @@ class SweepCommand final : public Command {
   double max_downtime_ = 0;
   bool no_link_watch_ = false;
 
-  Report starting_report(const RankContext& ctx, Backend& b, const SweepOptions& o, const CommonOptions& common) const;
+  Report starting_report(const MeasuringJob& job, Backend& b, const SweepOptions& o, const CommonOptions& common) const;
   static void write_report_when_the_watchdog_fires(LiveReport& live, const RankContext& ctx, OutputFiles files);
 };
 
 // The report as the run starts: its context, settings and the timeline it is set to run.
-Report SweepCommand::starting_report(const RankContext& ctx, Backend& b, const SweepOptions& o,
+Report SweepCommand::starting_report(const MeasuringJob& job, Backend& b, const SweepOptions& o,
                                      const CommonOptions& common) const {
   Report report;
-  report.context = make_run_context(ctx, b.name(), b.library(), b.memory().kind(), common.command_line);
-  record_nccl_options(report.context, ctx, common.backend_options);
-  report.sweep_settings = SweepSettings{o.sizes.min_bytes,
-                                        o.sizes.max_bytes,
-                                        o.sizes.step_bytes,
-                                        o.sizes.step_factor,
-                                        o.iters,
-                                        o.warmup_iters,
-                                        o.check_iters,
-                                        std::string(name(o.average)),
-                                        o.seed,
-                                        o.graph_launches,
-                                        o.blocking};
+  report.context = job.run_context(b.name(), b.library(), b.memory().kind(), common);
+  report.sweep_settings = sweep_settings(o);
   report.sweep_settings->report_timestamps = timestamps_ == 1;
   Timeline timeline;
   timeline.run_cycles = o.run_cycles;
@@ -395,53 +385,42 @@ Result<SweepOptions> SweepCommand::build_options(double timeout_s) const {
 CommandOutcome SweepCommand::run(const CommonOptions& common, int* argc, char*** argv) {
   auto options = build_options(common.timeout_s);
   std::optional<Expectations> expectations;  // rank 0's
-  auto job = start_job(
+  auto started = MeasuringJob::start(
       argc, argv,
       [&](const RankContext& ctx) {
         if (!options.ok()) return options.status();
         return load_expectations_on_rank0(ctx, expect_path_, expectations);
       },
-      common.backend, common);
-  if (!job.ok()) return {job.status()};
-  const RankContext& ctx = *job->ctx;
-  const Logger& log = job->log;
+      common);
+  if (!started.ok()) return {started.status()};
+  MeasuringJob& job = **started;
+  const RankContext& ctx = job.ctx();
   BackendOptions backend_options = common.backend_options;
   if (nccl_profile_) {
-    const Status s = prepare_nccl_profile(ctx, job->backend->name, backend_options);
-    if (!s.ok()) {
-      if (ctx.rank() == 0) print_error(s.message());
-      return {s};
-    }
+    if (Status s = job.alike(prepare_nccl_profile(ctx, job.backend_entry().name, backend_options)); !s.ok()) return {s};
   }
-  auto backend = job->backend->create(ctx, backend_options, log);
-  if (Status s = agree_or_report(ctx, backend.ok() ? Status::Ok() : backend.status()); !s.ok()) return {s};
+  auto backend = job.create_backend(backend_options);
+  if (!backend.ok()) return {backend.status()};
   Backend& b = **backend;
   auto plan = plan_sweeps(ctx, b, *options);
-  if (!plan.ok()) {
-    if (ctx.rank() == 0) print_error(plan.status().message());  // planning fails alike on every rank
-    return {plan.status()};
-  }
-  log.info("backend {} ({}), {} ranks on {} hosts", b.name(), b.library(), ctx.size(), ctx.ranks().size());
+  if (Status s = job.alike(plan); !s.ok()) return {s};  // planning fails alike on every rank
+  job.log().info("backend {} ({}), {} ranks on {} hosts", b.name(), b.library(), ctx.size(), ctx.ranks().size());
 
-  Report report = starting_report(ctx, b, *options, common);
+  Report report = starting_report(job, b, *options, common);
   Timeline timeline = *report.timeline;  // what the run is set to do; run_sweeps fills in what it did
-
-  Reporter& out = *job->out;
-  out.on_start(report);
+  job.out().on_start(report);
   report.context.memory_estimate_bytes = memory_estimate_bytes(**plan);
-  LiveReport live(out, report, ctx.rank() == 0);
+  LiveReport live(job.out(), report, ctx.rank() == 0);
   // A first SIGINT/SIGTERM ends the run at the next point, its report written; on rank
   // 0 the report so far is written at once too. So does a watchdog that expires.
   install_stop_signals();
   std::optional<SignalWriter> signal_writer;
   if (ctx.rank() == 0) signal_writer.emplace(live);
   write_report_when_the_watchdog_fires(live, ctx, common.output_files());
-  Progress progress(ctx.rank() == 0 && Progress::wanted());
-  auto sweeps = run_sweeps(**plan, &live, &progress, &report.counters, &timeline);
+  auto sweeps = run_sweeps(**plan, &live, &job.progress(), &report.counters, &timeline);
   Watchdog::set_expire_hook({});
   signal_writer.reset();
-  if (!sweeps.ok()) end_job_on_failure(*job, progress, sweeps.status());
-  report.sweeps = std::move(*sweeps);
+  report.sweeps = job.measured(std::move(sweeps));
   if (ctx.rank() == 0) {
     timeline.max_downtime_s = max_downtime_;
     timeline.max_stalls = max_stalls_;
@@ -452,13 +431,10 @@ CommandOutcome SweepCommand::run(const CommonOptions& common, int* argc, char***
     const std::string library = b.library();
     plan->reset();
     backend->reset();
-    if (Status st = collect_nccl_profile(ctx, backend_options, library, report); !st.ok()) {
-      end_job_on_failure(*job, progress, st);
-    }
+    job.measured(collect_nccl_profile(ctx, backend_options, library, report));
   }
   add_sweep_findings(report);
-  if (expectations) add_expectation_findings(report, *expectations);
-  return finish_job(*job, report);
+  return job.finish(report, expectations);
 }
 
 }  // namespace
