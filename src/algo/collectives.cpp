@@ -145,19 +145,16 @@ class Algo {
     size_t max_chunk = 0;
     for (int j = 0; j < n_; ++j) max_chunk = std::max(max_chunk, chunk(j).count);
     Exchange ex(t_, trace_, step_);
-    Status error;
-    auto fail = [&error](Status st) {
-      if (!st.ok() && error.ok()) error = std::move(st);
-    };
+    FirstError error;  // the callbacks of messages in flight run on after a failure
     // All-gather step s sends chunk r-s: its slice at `off` is ready in ag_buf.
     auto ag_send = [&, next](int s, size_t off, size_t len) {
       const Chunk c = chunk(peer(-s));
-      fail(ex.send(next, ag_buf + bytes(c.offset + off), bytes(len), ag_step0 + s));
+      error.keep(ex.send(next, ag_buf + bytes(c.offset + off), bytes(len), ag_step0 + s));
     };
     if (do_rs) {
       const Chunk first = chunk(peer(-1));
       for_slices(first.count, [&](size_t off, size_t len) {
-        fail(ex.send(next, src + bytes(first.offset + off), bytes(len), step_));
+        error.keep(ex.send(next, src + bytes(first.offset + off), bytes(len), step_));
       });
       char* landing = scratch_.get(bytes(max_chunk) * static_cast<size_t>(steps), 0);
       for (int s = 0; s < steps; ++s) {
@@ -168,12 +165,12 @@ class Algo {
         const char* mine = src + bytes(rc.offset);
         const int step = step_ + s;
         for_slices(rc.count, [&, s, last, land, result, mine, step](size_t off, size_t len) {
-          fail(ex.recv(
+          error.keep(ex.recv(
               prev, land + bytes(off), bytes(len),
               [&, s, last, land, result, mine, off, len] {
                 host_reduce_to(result + bytes(off), land + bytes(off), mine + bytes(off), len, c_.dtype, op);
                 if (!last) {
-                  fail(ex.send(next, result + bytes(off), bytes(len), step_ + s + 1));
+                  error.keep(ex.send(next, result + bytes(off), bytes(len), step_ + s + 1));
                   return;
                 }
                 average(result + bytes(off), len);
@@ -189,7 +186,7 @@ class Algo {
       for (int s = 0; s < steps; ++s) {
         const Chunk rc = chunk(peer(-s - 1));
         for_slices(rc.count, [&, s, rc](size_t off, size_t len) {
-          fail(ex.recv(
+          error.keep(ex.recv(
               prev, ag_buf + bytes(rc.offset + off), bytes(len),
               [&, s, off, len] {
                 if (s < steps - 1) ag_send(s + 1, off, len);
@@ -198,9 +195,9 @@ class Algo {
         });
       }
     }
-    fail(ex.wait());
+    error.keep(ex.wait());
     step_ = ag_step0 + (do_ag ? steps : 0);
-    return error;
+    return error.status();
   }
 
   Status all_reduce() {
@@ -247,18 +244,18 @@ class Algo {
     if (n_ == 1) return Status::Ok();
     if (c > slice_elems_) return all_to_all_rounds(src);
     Exchange ex(t_, trace_, step_);
-    Status error;
+    FirstError error;
     for (int s = 1; s < n_; ++s) {  // labelled as the rounds would be: step s-1 to peer(s), from peer(-s)
       const char* p = src + bytes(static_cast<size_t>(peer(s)) * c);
       char* q = out() + bytes(static_cast<size_t>(peer(-s)) * c);
       for_slices(c, [&](size_t off, size_t len) {
         Status st = ex.send(peer(s), p + bytes(off), bytes(len), step_ + s - 1);
         if (st.ok()) st = ex.recv(peer(-s), q + bytes(off), bytes(len), {}, step_ + s - 1);
-        if (!st.ok() && error.ok()) error = std::move(st);
+        error.keep(std::move(st));
       });
     }
     step_ += n_ - 1;
-    FABSCOPE_RETURN_IF_ERROR(error);
+    FABSCOPE_RETURN_IF_ERROR(error.status());
     return ex.wait();
   }
 
@@ -312,11 +309,8 @@ class Algo {
         }
       }
       want_token(1);
-      fail(ex.wait());
-      return error;
-    }
-    void fail(Status st) {
-      if (!st.ok() && error.ok()) error = std::move(st);
+      error.keep(ex.wait());
+      return error.status();
     }
     int step(int s) const { return first + s - 1; }
     void post_data_recv(int s) {
@@ -325,7 +319,7 @@ class Algo {
       for (size_t k = 0; k < per; ++k) {
         const size_t off = k * a.slice_elems_, len = std::min(a.slice_elems_, c - off);
         Rounds* self = this;
-        fail(ex.recv(
+        error.keep(ex.recv(
             from, dst + a.bytes(off), a.bytes(len),
             [self, s, k] {
               if (k + 2 == self->per && s + 1 < self->n) self->want_token(s + 1);
@@ -335,7 +329,7 @@ class Algo {
     }
     void post_token_recv(int s) {  // peer(s) grants this rank's round s
       Rounds* self = this;
-      fail(ex.recv(
+      error.keep(ex.recv(
           a.peer(s), &token, 0,
           [self, s] {
             self->granted[s] = 1;
@@ -353,7 +347,7 @@ class Algo {
     }
     void send_token(int s) {
       granting[s] = 2;
-      fail(ex.send(a.peer(-s), &token, 0, step(s)));
+      error.keep(ex.send(a.peer(-s), &token, 0, step(s)));
       advance();
     }
     void advance() {
@@ -368,7 +362,7 @@ class Algo {
         for (size_t k = 0; k < per; ++k) {
           const size_t off = k * a.slice_elems_, len = std::min(a.slice_elems_, c - off);
           Rounds* self = this;
-          fail(ex.send(
+          error.keep(ex.send(
               to, p + a.bytes(off), a.bytes(len),
               [self, s] {
                 if (++self->sent_slices[s] == self->per) self->advance();
@@ -401,7 +395,7 @@ class Algo {
     const size_t c, per;
     const int first;
     Exchange ex;
-    Status error;
+    FirstError error;  // the callbacks of messages in flight run on after a failure
     char token = 0;
     int next = 1;                   // the next round to send
     char* granted = nullptr;        // [s]: peer(s) granted round s
@@ -421,14 +415,13 @@ class Algo {
     if (pos == 0) {
       FABSCOPE_RETURN_IF_ERROR(send_sliced(ex, next, out(), c_.count));
     } else {
-      Status forward_error;
+      FirstError forward_error;
       FABSCOPE_RETURN_IF_ERROR(recv_sliced(ex, peer(-1), out(), c_.count, [&](size_t off, size_t len) {
         if (!has_next) return;
-        Status s = ex.send(next, out() + bytes(off), bytes(len));
-        if (!s.ok() && forward_error.ok()) forward_error = s;
+        forward_error.keep(ex.send(next, out() + bytes(off), bytes(len)));
       }));
       FABSCOPE_RETURN_IF_ERROR(ex.wait());
-      return forward_error;
+      return forward_error.status();
     }
     return ex.wait();
   }
@@ -451,15 +444,14 @@ class Algo {
     }
     char* partial = scratch_.get(bytes(c_.count), 0);
     char* result = pos == 0 ? out() : partial;
-    Status forward_error;
+    FirstError forward_error;
     FABSCOPE_RETURN_IF_ERROR(recv_sliced(ex, peer(1), partial, c_.count, [&](size_t off, size_t len) {
       host_reduce_to(result + bytes(off), partial + bytes(off), in() + bytes(off), len, c_.dtype, op);
       if (pos == 0) return;
-      Status s = ex.send(toward_root, result + bytes(off), bytes(len));
-      if (!s.ok() && forward_error.ok()) forward_error = s;
+      forward_error.keep(ex.send(toward_root, result + bytes(off), bytes(len)));
     }));
     FABSCOPE_RETURN_IF_ERROR(ex.wait());
-    FABSCOPE_RETURN_IF_ERROR(forward_error);
+    FABSCOPE_RETURN_IF_ERROR(forward_error.status());
     if (pos == 0) average(out(), c_.count);
     return Status::Ok();
   }

@@ -33,6 +33,22 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
+// The first failure of work that goes on after one of its steps failed (the callbacks
+// of messages already in flight, the writers of one report): later failures are mostly
+// consequences of the first, which names the cause.
+class FirstError {
+ public:
+  // Keeps `next` when it failed and nothing kept has.
+  void keep(Status next) {
+    if (first_.ok() && !next.ok()) first_ = std::move(next);
+  }
+  bool ok() const { return first_.ok(); }
+  const Status& status() const { return first_; }
+
+ private:
+  Status first_;
+};
+
 // A value or the status that explains why there is none.
 template <typename T>
 class [[nodiscard]] Result {
