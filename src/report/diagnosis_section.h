@@ -1,0 +1,82 @@
+// The report model's diagnosis section (report/report.h holds the whole report).
+// `fabscope diagnose`: its phases, the noise and trace figures, and where the collective's excess time went
+// (attribution).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fabscope {
+
+// `fabscope diagnose`: which phases ran, in how long, and what the noise phase saw.
+struct PhaseTiming {
+  std::string name;  // topology, collective, links, noise
+  double seconds = 0;
+};
+// One collective at one size measured again and again (noise phase): nccl-tests'
+// time of each run, the first being the collective phase's.
+struct CollectiveRepeats {
+  std::string collective;
+  uint64_t size_bytes = 0;
+  std::vector<double> time_us;
+  double cv = 0;  // coefficient of variation of time_us
+};
+// One link measured under load more than once (the link matrix and its noise repeat).
+struct LinkVariation {
+  int src_rank = 0;
+  int dst_rank = 0;
+  std::string src_host;
+  std::string dst_host;
+  std::vector<double> bw_gbps;  // under load, per repeat
+  double cv = 0;
+  std::optional<double> impact;  // alone bandwidth / loaded median (p2p --retest); null where not retested
+};
+// A directed link's busy time per call of a collective, from the engine's per-step
+// trace (diag/link_trace.h; tcp and verbs).
+struct LinkBusy {
+  std::string collective;
+  int src_rank = 0;
+  int dst_rank = 0;
+  int messages = 0;  // traced messages matched on both ends
+  double busy_us = 0;
+};
+struct Diagnosis {
+  std::vector<std::string> phases;  // asked for, in the order they ran
+  double budget_s = 0;
+  std::vector<PhaseTiming> timings;
+  uint64_t link_size_bytes = 0;  // the link matrix's message size (the collective's chunk)
+  std::vector<CollectiveRepeats> collective_noise;
+  std::vector<LinkVariation> link_noise;  // links with more than one loaded measurement
+  int traced_calls = 0;                   // calls of each collective traced (engine backends)
+  std::vector<LinkBusy> link_busy;        // from the trace, per collective and link
+};
+
+// Where one collective's excess time went (diag/attribution.h): each cause's share of
+// the time beyond what the median link allows; the shares and `unexplained` add to 1.
+struct AttributionEntry {
+  std::string kind;  // link, host, rank, nic, noise, unexplained
+  std::string subject;
+  std::vector<std::string> hosts;
+  std::vector<int> ranks;
+  double share = 0;
+  double excess_us = 0;
+  nlohmann::ordered_json evidence = nlohmann::ordered_json::object();
+};
+struct Attribution {
+  std::string collective;
+  uint64_t size_bytes = 0;
+  int nranks = 0;
+  double measured_us = 0;                 // nccl-tests' time of the collective at this size
+  double ideal_us = 0;                    // what the median link allows under `model`
+  std::string model;                      // "ring: 2(n-1)/n * S / B"
+  double link_rate_gbps = 0;              // B: the median link of the link matrix
+  double excess_us = 0;                   // measured - ideal (0 when it ran at the link rate)
+  std::string method;                     // how the links' part was found: link_matrix, engine_trace or nccl_profile
+  std::vector<AttributionEntry> entries;  // largest share first; unexplained last
+};
+
+}  // namespace fabscope
