@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace fabscope {
 
 // `fabscope diagnose`: which phases ran, in how long, and what the noise phase saw.
