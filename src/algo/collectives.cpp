@@ -10,8 +10,8 @@
 
 namespace fabscope {
 
-char* Scratch::get(size_t bytes, int which) {
-  auto& b = buffers_[which];
+char* Scratch::get(size_t bytes, Slot slot) {
+  auto& b = buffers_[static_cast<size_t>(slot)];
   if (b.size() < bytes) {
     if (forget_ && !b.empty()) forget_->forget_memory(b.data(), b.size());
     // The old buffer goes first: growing must not hold both (1.5 times the largest).
@@ -38,6 +38,13 @@ Scratch::~Scratch() {
   for (auto& b : buffers_) {
     if (forget_ && !b.empty()) forget_->forget_memory(b.data(), b.size());
   }
+}
+
+void RoundFlags::reset(size_t size) {
+  granted.assign(size, 0);
+  granting.assign(size, 0);
+  sent_round.assign(size, 0);
+  sent_slices.assign(size, 0);
 }
 
 namespace {
@@ -144,7 +151,7 @@ class Algo {
     const ReduceOp op = c_.op.value_or(ReduceOp::kSum);  // outlives the callbacks, which run in wait()
     size_t max_chunk = 0;
     for (int j = 0; j < n_; ++j) max_chunk = std::max(max_chunk, chunk(j).count);
-    Exchange ex(t_, trace_, step_);
+    Exchange ex(t_, trace_, step_, scratch_.exchange_lists());
     FirstError error;  // the callbacks of messages in flight run on after a failure
     // All-gather step s sends chunk r-s: its slice at `off` is ready in ag_buf.
     auto ag_send = [&, next](int s, size_t off, size_t len) {
@@ -156,7 +163,7 @@ class Algo {
       for_slices(first.count, [&](size_t off, size_t len) {
         error.keep(ex.send(next, src + bytes(first.offset + off), bytes(len), step_));
       });
-      char* landing = scratch_.get(bytes(max_chunk) * static_cast<size_t>(steps), 0);
+      char* landing = scratch_.get(bytes(max_chunk) * static_cast<size_t>(steps), Scratch::Slot::kIncoming);
       for (int s = 0; s < steps; ++s) {
         const Chunk rc = chunk(peer(-s - 2));
         const bool last = s == steps - 1;
@@ -235,7 +242,7 @@ class Algo {
     const size_t total = static_cast<size_t>(n_) * c_.count;
     const char* src = in();
     if (in() == out() && n_ > 1 && total > 0) {  // in place: keep the outgoing data apart from what arrives
-      char* saved = scratch_.get(bytes(total), 2);
+      char* saved = scratch_.get(bytes(total), Scratch::Slot::kOutgoing);
       std::memcpy(saved, in(), bytes(total));
       src = saved;
     }
@@ -243,7 +250,7 @@ class Algo {
     copy(out() + bytes(static_cast<size_t>(r_) * c), src + bytes(static_cast<size_t>(r_) * c), c);
     if (n_ == 1) return Status::Ok();
     if (c > slice_elems_) return all_to_all_rounds(src);
-    Exchange ex(t_, trace_, step_);
+    Exchange ex(t_, trace_, step_, scratch_.exchange_lists());
     FirstError error;
     for (int s = 1; s < n_; ++s) {  // labelled as the rounds would be: step s-1 to peer(s), from peer(-s)
       const char* p = src + bytes(static_cast<size_t>(peer(s)) * c);
@@ -288,13 +295,9 @@ class Algo {
           c(a.c_.count),
           per((c + a.slice_elems_ - 1) / a.slice_elems_),
           first(a.step_),
-          ex(a.t_, a.trace_, a.step_) {
-      RoundState& s = state();
-      s.assign(static_cast<size_t>(n) + 1);
-      granted = s.granted.data();
-      granting = s.granting.data();
-      sent_round = s.sent_round.data();
-      sent_slices = s.sent_slices.data();
+          ex(a.t_, a.trace_, a.step_, a.scratch_.exchange_lists()),
+          flags(a.scratch_.round_flags()) {
+      flags.reset(static_cast<size_t>(n) + 1);
       a.step_ += n - 1;
     }
     static bool data_first(int n, int d) { return 2 * d <= n - 1; }
@@ -332,31 +335,31 @@ class Algo {
       error.keep(ex.recv(
           a.peer(s), &token, 0,
           [self, s] {
-            self->granted[s] = 1;
+            self->flags.granted[s] = 1;
             self->advance();
           },
           step(s)));
     }
     // Grants round s to peer(-s), whose data this rank sends in round n-s on the same connection.
     void want_token(int s) {
-      if (!data_first(n, n - s) || sent_round[n - s]) {
+      if (!data_first(n, n - s) || flags.sent_round[n - s]) {
         send_token(s);
       } else {
-        granting[s] = 1;  // after that data
+        flags.granting[s] = 1;  // after that data
       }
     }
     void send_token(int s) {
-      granting[s] = 2;
+      flags.granting[s] = 2;
       error.keep(ex.send(a.peer(-s), &token, 0, step(s)));
       advance();
     }
     void advance() {
       while (next < n) {
         const int s = next;
-        if (!granted[s] || (s > 1 && sent_slices[s - 1] < per)) return;
-        if (!data_first(n, s) && granting[n - s] != 2) return;  // that token goes first on this connection
+        if (!flags.granted[s] || (s > 1 && flags.sent_slices[s - 1] < per)) return;
+        if (!data_first(n, s) && flags.granting[n - s] != 2) return;  // that token goes first on this connection
         ++next;
-        sent_round[s] = 1;
+        flags.sent_round[s] = 1;
         const int to = a.peer(s);
         const char* p = src + a.bytes(static_cast<size_t>(to) * c);
         for (size_t k = 0; k < per; ++k) {
@@ -365,28 +368,12 @@ class Algo {
           error.keep(ex.send(
               to, p + a.bytes(off), a.bytes(len),
               [self, s] {
-                if (++self->sent_slices[s] == self->per) self->advance();
+                if (++self->flags.sent_slices[s] == self->per) self->advance();
               },
               step(s)));
         }
-        if (data_first(n, s) && granting[n - s] == 1) send_token(n - s);
+        if (data_first(n, s) && flags.granting[n - s] == 1) send_token(n - s);
       }
-    }
-
-    // Per-round flags, kept between calls on this thread (no allocation once warm).
-    struct RoundState {
-      std::vector<char> granted, granting, sent_round;
-      std::vector<size_t> sent_slices;
-      void assign(size_t m) {
-        granted.assign(m, 0);
-        granting.assign(m, 0);
-        sent_round.assign(m, 0);
-        sent_slices.assign(m, 0);
-      }
-    };
-    static RoundState& state() {
-      thread_local RoundState s;
-      return s;
     }
 
     Algo& a;
@@ -397,11 +384,8 @@ class Algo {
     Exchange ex;
     FirstError error;  // the callbacks of messages in flight run on after a failure
     char token = 0;
-    int next = 1;                   // the next round to send
-    char* granted = nullptr;        // [s]: peer(s) granted round s
-    char* granting = nullptr;       // [s]: token for round s to peer(-s): 1 due, 2 sent
-    char* sent_round = nullptr;     // [s]: round s's data posted
-    size_t* sent_slices = nullptr;  // [s]: slices of round s the transport has taken
+    RoundFlags& flags;  // the Scratch's, kept between calls (no allocation once warm)
+    int next = 1;       // the next round to send
   };
 
   // Chain from the root: each rank forwards a slice as soon as it has it.
@@ -411,7 +395,7 @@ class Algo {
     const int next = peer(1);
     if (pos == 0) copy(out(), in(), c_.count);
     if (n_ == 1) return Status::Ok();
-    Exchange ex(t_, trace_, step_++);
+    Exchange ex(t_, trace_, step_++, scratch_.exchange_lists());
     if (pos == 0) {
       FABSCOPE_RETURN_IF_ERROR(send_sliced(ex, next, out(), c_.count));
     } else {
@@ -436,13 +420,13 @@ class Algo {
       average(out(), c_.count);
       return Status::Ok();
     }
-    Exchange ex(t_, trace_, step_++);
+    Exchange ex(t_, trace_, step_++, scratch_.exchange_lists());
     const int toward_root = peer(-1);
     if (pos == n_ - 1) {
       FABSCOPE_RETURN_IF_ERROR(send_sliced(ex, toward_root, in(), c_.count));
       return ex.wait();
     }
-    char* partial = scratch_.get(bytes(c_.count), 0);
+    char* partial = scratch_.get(bytes(c_.count), Scratch::Slot::kIncoming);
     char* result = pos == 0 ? out() : partial;
     FirstError forward_error;
     FABSCOPE_RETURN_IF_ERROR(recv_sliced(ex, peer(1), partial, c_.count, [&](size_t off, size_t len) {
@@ -458,7 +442,7 @@ class Algo {
 
   Status gather() {
     const size_t c = c_.count;
-    Exchange ex(t_, trace_, step_++);
+    Exchange ex(t_, trace_, step_++, scratch_.exchange_lists());
     if (r_ == c_.root) {
       copy(out() + bytes(static_cast<size_t>(r_) * c), in(), c);
       for (int j = 0; j < n_; ++j) {
@@ -472,7 +456,7 @@ class Algo {
 
   Status scatter() {
     const size_t c = c_.count;
-    Exchange ex(t_, trace_, step_++);
+    Exchange ex(t_, trace_, step_++, scratch_.exchange_lists());
     if (r_ == c_.root) {
       copy(out(), in() + bytes(static_cast<size_t>(r_) * c), c);
       for (int j = 0; j < n_; ++j) {
@@ -491,11 +475,11 @@ class Algo {
     }
     const char* src = in();
     if (in() == out()) {  // in place: the outgoing data must survive the arrival
-      char* saved = scratch_.get(bytes(c_.count), 2);
+      char* saved = scratch_.get(bytes(c_.count), Scratch::Slot::kOutgoing);
       std::memcpy(saved, in(), bytes(c_.count));
       src = saved;
     }
-    Exchange ex(t_, trace_, step_++);
+    Exchange ex(t_, trace_, step_++, scratch_.exchange_lists());
     FABSCOPE_RETURN_IF_ERROR(send_sliced(ex, peer(1), src, c_.count));
     FABSCOPE_RETURN_IF_ERROR(recv_sliced(ex, peer(-1), out(), c_.count));
     return ex.wait();

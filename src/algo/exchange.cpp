@@ -6,16 +6,8 @@
 namespace fabscope {
 
 namespace {
-// Storage of finished exchanges' lists, reused by the next ones on this thread: an
-// algorithm makes one Exchange per step, and none of them allocates once warm.
-struct Pool {
-  std::vector<std::vector<Exchange::Posted>> posted;
-  std::vector<std::vector<Completion>> done;
-};
-thread_local Pool pool;
-
 template <typename T>
-std::vector<T> from_pool(std::vector<std::vector<T>>& spare) {
+std::vector<T> take_spare(std::vector<std::vector<T>>& spare) {
   if (spare.empty()) return {};
   std::vector<T> v = std::move(spare.back());
   spare.pop_back();
@@ -23,14 +15,19 @@ std::vector<T> from_pool(std::vector<std::vector<T>>& spare) {
 }
 }  // namespace
 
-Exchange::Exchange(Transport& transport, Trace* trace, int step)
-    : t_(transport), trace_(trace), step_(step), posted_(from_pool(pool.posted)), done_(from_pool(pool.done)) {}
+Exchange::Exchange(Transport& transport, Trace* trace, int step, ExchangeLists* spare)
+    : t_(transport), trace_(trace), step_(step), spare_(spare) {
+  if (!spare_) return;
+  posted_ = take_spare(spare_->posted);
+  done_ = take_spare(spare_->done);
+}
 
 Exchange::~Exchange() {
+  if (!spare_) return;
   posted_.clear();
   done_.clear();
-  pool.posted.push_back(std::move(posted_));
-  pool.done.push_back(std::move(done_));
+  spare_->posted.push_back(std::move(posted_));
+  spare_->done.push_back(std::move(done_));
 }
 
 Status Exchange::post(Result<uint64_t> id, int step, Callback on_done, int peer, size_t bytes, bool is_send) {

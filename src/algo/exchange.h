@@ -4,8 +4,8 @@
 //
 // Nothing here allocates per message: a callback is stored inline (Callback, up to
 // Callback::kBytes of captures, checked at compile time), the posted messages are one
-// flat list, and that list's storage is kept between exchanges (per thread) rather
-// than allocated for every step.
+// flat list, and that list's storage is kept between exchanges (ExchangeLists, which
+// the engine owns) rather than allocated for every step.
 #pragma once
 
 #include <cstddef>
@@ -83,10 +83,19 @@ struct ExchangePosted {
   ExchangeCallback on_done;
 };
 
+// The storage of finished exchanges' lists, reused by the next ones: an algorithm makes
+// one Exchange per step, and none of them allocates once warm.
+struct ExchangeLists {
+  std::vector<std::vector<ExchangePosted>> posted;
+  std::vector<std::vector<Completion>> done;
+};
+
 class Exchange {
  public:
   using Callback = ExchangeCallback;
-  Exchange(Transport& transport, Trace* trace, int step);
+  // The lists come from `spare` and go back to it at the end; without it, this
+  // exchange's lists are its own (allocated as messages are posted, freed at the end).
+  Exchange(Transport& transport, Trace* trace, int step, ExchangeLists* spare = nullptr);
   ~Exchange();
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;
@@ -110,9 +119,10 @@ class Exchange {
   Transport& t_;
   Trace* trace_;
   int step_;
+  ExchangeLists* spare_;
   size_t pending_ = 0;
   size_t first_open_ = 0;       // posted_[i] for i < first_open_ are all done
-  std::vector<Posted> posted_;  // in posting order; storage from the thread's pool
+  std::vector<Posted> posted_;  // in posting order; storage from spare_
   std::vector<Completion> done_;
 };
 
