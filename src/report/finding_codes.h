@@ -1,0 +1,146 @@
+// Every finding code fabscope reports, as named constants: the rule tables that make
+// the findings and the code that looks for them (attribution, the simulator's scoring,
+// the HTML report, triage) name the same constant, so a code renamed here is renamed
+// everywhere and a misspelt one does not compile. A code is stable once released (the
+// JSON, JUnit and Prometheus outputs carry it); docs/findings.md and docs/triage.md
+// explain each. Grouped like the tables that make them; a new rule adds its constant
+// here, in its group's list below, and uses it in its table row.
+#pragma once
+
+#include <string_view>
+
+namespace fabscope::code {
+
+// --- sweep, run and rank (diag/rules/table.cpp, kSweepRules) -------------------------
+inline constexpr std::string_view kSweepWrongResults = "sweep.wrong_results";
+inline constexpr std::string_view kRankStraggler = "rank.straggler";
+inline constexpr std::string_view kRunHang = "run.hang";
+inline constexpr std::string_view kRunInterrupted = "run.interrupted";
+inline constexpr std::string_view kLinkFlap = "link.flap";
+inline constexpr std::string_view kSweepStall = "sweep.stall";
+inline constexpr std::string_view kPerfDip = "perf.dip";
+inline constexpr std::string_view kPerfPlateau = "perf.plateau";
+inline constexpr std::string_view kNcclLinkWait = "nccl.link_wait";
+inline constexpr std::string_view kNcclOpenSteps = "nccl.open_steps";
+
+// --- p2p links of one message size (diag/rules/table.cpp, kP2pRules) ------------------
+inline constexpr std::string_view kP2pSlowHost = "p2p.slow_host";
+inline constexpr std::string_view kP2pSlowNic = "p2p.slow_nic";
+inline constexpr std::string_view kP2pCongestedUplink = "p2p.congested_uplink";
+inline constexpr std::string_view kP2pSlowLink = "p2p.slow_link";
+inline constexpr std::string_view kP2pCongestedLink = "p2p.congested_link";
+
+// --- interface, port and NIC counters (diag/rules/table.cpp, kCounterRules) -----------
+inline constexpr std::string_view kCountersForeignTraffic = "counters.foreign_traffic";
+// Also a triage signature's code (the counters of a gathered bundle).
+inline constexpr std::string_view kCountersLinkErrors = "counters.link_errors";
+inline constexpr std::string_view kCountersCongestionRose = "counters.congestion_rose";
+
+// --- an --expect file's bars (diag/expectations.cpp) -----------------------------------
+inline constexpr std::string_view kPerfBelowExpected = "perf.below_expected";
+inline constexpr std::string_view kPerfNotMeasured = "perf.not_measured";
+
+// --- one host's topology (topo/rules/table.cpp, kHostRules) ----------------------------
+inline constexpr std::string_view kTopoGpuWithoutNearNic = "topo.gpu_without_near_nic";
+inline constexpr std::string_view kTopoNicFar = "topo.nic_far";
+inline constexpr std::string_view kTopoNicShared = "topo.nic_shared";
+inline constexpr std::string_view kTopoGdrOff = "topo.gdr_off";
+inline constexpr std::string_view kTopoPortDown = "topo.port_down";
+inline constexpr std::string_view kTopoPortDegraded = "topo.port_degraded";
+inline constexpr std::string_view kTopoPcieDegraded = "topo.pcie_degraded";
+inline constexpr std::string_view kTopoNumaMismatch = "topo.numa_mismatch";
+inline constexpr std::string_view kTopoNumaAffinity = "topo.numa_affinity";
+inline constexpr std::string_view kTopoNvlinkMismatch = "topo.nvlink_mismatch";
+inline constexpr std::string_view kTopoHcaFilter = "topo.hca_filter";
+
+// --- hosts compared (topo/rules/table.cpp, kFleetRules) --------------------------------
+inline constexpr std::string_view kTopoHostDiffers = "topo.host_differs";
+
+// --- two runs compared (report/compare.cpp, kCompareRules) -----------------------------
+inline constexpr std::string_view kCompareSettingsDiffer = "compare.settings_differ";
+inline constexpr std::string_view kCompareRegression = "compare.regression";
+inline constexpr std::string_view kCompareImprovement = "compare.improvement";
+inline constexpr std::string_view kCompareMissing = "compare.missing";
+
+// --- triage of logs and gathered files (triage/signatures.cpp, kSignatures) ------------
+// NCCL's choice of transport, GPUDirect RDMA, NICs, and settings across ranks.
+inline constexpr std::string_view kNcclNoIbDevice = "nccl.no_ib_device";
+inline constexpr std::string_view kNcclSocketFallback = "nccl.socket_fallback";
+inline constexpr std::string_view kNcclGdrOff = "nccl.gdr_off";
+inline constexpr std::string_view kNcclGdrPartial = "nccl.gdr_partial";
+inline constexpr std::string_view kNcclSharedNic = "nccl.shared_nic";
+inline constexpr std::string_view kNcclVersionMismatch = "nccl.version_mismatch";
+inline constexpr std::string_view kNcclSettingMismatch = "nccl.setting_mismatch";
+inline constexpr std::string_view kNcclIbListMismatch = "nccl.ib_list_mismatch";
+// NCCL WARN lines and a framework's NCCL errors.
+inline constexpr std::string_view kNcclKernelSharedMem = "nccl.kernel_shared_mem";
+inline constexpr std::string_view kNcclShmExhausted = "nccl.shm_exhausted";
+inline constexpr std::string_view kNcclIbRetryExceeded = "nccl.ib_retry_exceeded";
+inline constexpr std::string_view kNcclIbvFailed = "nccl.ibv_failed";
+inline constexpr std::string_view kNcclSystemError = "nccl.system_error";
+inline constexpr std::string_view kNcclPeerLost = "nccl.peer_lost";
+inline constexpr std::string_view kNcclTimeout = "nccl.timeout";
+inline constexpr std::string_view kNcclSocketAccept = "nccl.socket_accept";
+inline constexpr std::string_view kNcclSocketConnect = "nccl.socket_connect";
+inline constexpr std::string_view kNcclWarn = "nccl.warn";
+// nccl-tests tables.
+inline constexpr std::string_view kNcclTestsWrong = "nccl_tests.wrong";
+inline constexpr std::string_view kNcclTestsDip = "nccl_tests.dip";
+inline constexpr std::string_view kNcclTestsSingleRank = "nccl_tests.single_rank";
+inline constexpr std::string_view kNcclTestsBelowNics = "nccl_tests.below_nics";
+// The kernel's log.
+inline constexpr std::string_view kKernelGpuXid = "kernel.gpu_xid";
+inline constexpr std::string_view kKernelPcieAer = "kernel.pcie_aer";
+inline constexpr std::string_view kKernelLinkFlap = "kernel.link_flap";
+inline constexpr std::string_view kKernelMlx5Cmd = "kernel.mlx5_cmd";
+inline constexpr std::string_view kKernelOomKill = "kernel.oom_kill";
+// Port and NIC counters of a bundle (and kCountersLinkErrors above).
+inline constexpr std::string_view kCountersSaturated = "counters.saturated";
+inline constexpr std::string_view kCountersCongestion = "counters.congestion";
+
+// --- areas: a code's prefix up to and including its dot --------------------------------
+inline constexpr std::string_view kAreaP2p = "p2p.";
+inline constexpr std::string_view kAreaRank = "rank.";
+inline constexpr std::string_view kAreaCounters = "counters.";
+inline constexpr std::string_view kAreaTopo = "topo.";
+
+// Whether `code` is in `area` ("p2p.slow_link" is in kAreaP2p).
+constexpr bool in_area(std::string_view code, std::string_view area) { return code.starts_with(area); }
+
+// Every constant above by the table that uses it, each in the order of its table: the
+// unit test holds each table to its list (test/unit/finding_codes_test.cpp).
+inline constexpr std::string_view kSweepCodes[] = {
+    kSweepWrongResults, kRankStraggler, kRunHang,     kRunInterrupted, kLinkFlap,
+    kSweepStall,        kPerfDip,       kPerfPlateau, kNcclLinkWait,   kNcclOpenSteps,
+};
+inline constexpr std::string_view kP2pCodes[] = {
+    kP2pSlowHost, kP2pSlowNic, kP2pCongestedUplink, kP2pSlowLink, kP2pCongestedLink,
+};
+inline constexpr std::string_view kCounterCodes[] = {
+    kCountersForeignTraffic,
+    kCountersLinkErrors,
+    kCountersCongestionRose,
+};
+inline constexpr std::string_view kExpectationCodes[] = {kPerfBelowExpected, kPerfNotMeasured};
+inline constexpr std::string_view kTopoHostCodes[] = {
+    kTopoGpuWithoutNearNic, kTopoNicFar,         kTopoNicShared,    kTopoGdrOff,
+    kTopoPortDown,          kTopoPortDegraded,   kTopoPcieDegraded, kTopoNumaMismatch,
+    kTopoNumaAffinity,      kTopoNvlinkMismatch, kTopoHcaFilter,
+};
+inline constexpr std::string_view kTopoFleetCodes[] = {kTopoHostDiffers};
+inline constexpr std::string_view kCompareCodes[] = {
+    kCompareSettingsDiffer,
+    kCompareRegression,
+    kCompareImprovement,
+    kCompareMissing,
+};
+inline constexpr std::string_view kTriageCodes[] = {
+    kNcclNoIbDevice,      kNcclSocketFallback,  kNcclGdrOff,         kNcclGdrPartial,      kNcclSharedNic,
+    kNcclVersionMismatch, kNcclSettingMismatch, kNcclIbListMismatch, kNcclKernelSharedMem, kNcclShmExhausted,
+    kNcclIbRetryExceeded, kNcclIbvFailed,       kNcclSystemError,    kNcclPeerLost,        kNcclTimeout,
+    kNcclSocketAccept,    kNcclSocketConnect,   kNcclWarn,           kNcclTestsWrong,      kNcclTestsDip,
+    kNcclTestsSingleRank, kNcclTestsBelowNics,  kKernelGpuXid,       kKernelPcieAer,       kKernelLinkFlap,
+    kKernelMlx5Cmd,       kKernelOomKill,       kCountersLinkErrors, kCountersSaturated,   kCountersCongestion,
+};
+
+}  // namespace fabscope::code
