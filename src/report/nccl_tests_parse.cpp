@@ -491,6 +491,123 @@ Result<std::optional<NcclTestsPlacement>> json_placement(const JsonReader& j, co
   return std::optional<NcclTestsPlacement>(std::move(out));
 }
 
+// The program (args[0], its base name) and the NCCL version (a string, or NCCL's integer
+// code). The file's own "version" is its format's, not the tool's: not tests_version.
+void json_header(const OJson& doc, NcclTestsTable& t) {
+  if (doc.contains("args") && doc["args"].is_array() && !doc["args"].empty() && doc["args"][0].is_string()) {
+    std::string p = doc["args"][0].get<std::string>();
+    const size_t slash = p.find_last_of('/');
+    t.program = slash == std::string::npos ? p : p.substr(slash + 1);
+  }
+  if (doc.contains("nccl_version")) {
+    const OJson& v = doc["nccl_version"];
+    if (v.is_string()) t.nccl_version = v.get<std::string>();
+    if (v.is_number_integer()) t.nccl_version = nccl_version_of_code(std::to_string(v.get<int64_t>()));
+  }
+}
+
+// The run's parameters from "config": numbers, or "true"/"false" and booleans for flags.
+NcclTestsParams json_params(const JsonReader& j, const OJson& c) {
+  NcclTestsParams p;
+  auto geti = [&](const char* key) -> std::optional<int64_t> {
+    auto v = j.opt_num(c, key);
+    if (!v && c.contains(key) && c[key].is_string()) {
+      const std::string s = c[key].get<std::string>();
+      if (s == "true") return 1;
+      if (s == "false") return 0;
+    }
+    if (!v && c.contains(key) && c[key].is_boolean()) return c[key].get<bool>() ? 1 : 0;
+    return v ? std::optional<int64_t>(static_cast<int64_t>(*v)) : std::nullopt;
+  };
+  p.nthreads = static_cast<int>(geti("nthreads").value_or(1));
+  p.ngpus = static_cast<int>(geti("ngpus").value_or(1));
+  p.min_bytes = static_cast<uint64_t>(geti("minimum_bytes").value_or(0));
+  p.max_bytes = static_cast<uint64_t>(geti("maximum_bytes").value_or(0));
+  if (auto v = geti("step_factor")) p.step_factor = static_cast<uint64_t>(*v);
+  if (auto v = geti("step_bytes")) p.step_bytes = static_cast<uint64_t>(*v);
+  if (auto v = geti("warmup_iters")) p.warmup_iters = static_cast<int>(*v);
+  if (auto v = geti("iterations")) p.iters = static_cast<int>(*v);
+  if (auto v = geti("aggregated_iterations")) p.agg_iters = static_cast<int>(*v);
+  if (auto v = geti("validation")) p.validation = static_cast<int>(*v);
+  if (auto v = geti("graph")) p.graph = static_cast<int>(*v);
+  return p;
+}
+
+// One of "config"'s "devices": a process's first GPU.
+NcclTestsDevice json_device(const JsonReader& j, const OJson& d) {
+  NcclTestsDevice dev;
+  dev.rank = static_cast<int>(j.opt_num(d, "rank").value_or(0));
+  if (auto g = j.opt_num(d, "group")) dev.group = static_cast<int>(*g);
+  dev.pid = static_cast<int>(j.opt_num(d, "pid").value_or(0));
+  if (d.contains("hostname") && d["hostname"].is_string())
+    dev.host = std::string(trim(d["hostname"].get<std::string>()));
+  dev.device = static_cast<int>(j.opt_num(d, "device").value_or(0));
+  if (d.contains("device_hex") && d["device_hex"].is_string()) dev.bus_id = d["device_hex"].get<std::string>();
+  if (d.contains("device_info") && d["device_info"].is_string()) {
+    dev.device_name = d["device_info"].get<std::string>();
+  }
+  return dev;
+}
+
+void json_config(const JsonReader& j, const OJson& doc, NcclTestsTable& t) {
+  if (!doc.contains("config") || !doc["config"].is_object()) return;
+  const OJson& c = doc["config"];
+  t.params = json_params(j, c);
+  if (c.contains("devices") && c["devices"].is_array()) {
+    for (const OJson& d : c["devices"]) {
+      if (d.is_object()) t.devices.push_back(json_device(j, d));
+    }
+  }
+}
+
+// One of "results" (at `path`, for messages): size, count, type, redop, root and its
+// placements, each checked.
+Result<NcclTestsRow> json_row(const JsonReader& j, const OJson& r, const std::string& path) {
+  if (!r.is_object()) return j.fail(path, "is not an object");
+  NcclTestsRow row;
+  for (auto [key, dst] : {std::pair<const char*, uint64_t*>{"size", &row.size_bytes}, {"count", &row.count}}) {
+    auto m = j.member(r, key, path + ".");
+    if (!m.ok()) return m.status();
+    auto v = j.num(**m, path + "." + key);
+    if (!v.ok()) return v.status();
+    if (*v < 0 || *v != std::floor(*v)) return j.fail(path + "." + key, "is not a whole number");
+    *dst = static_cast<uint64_t>(*v);
+  }
+  for (auto [key, dst] : {std::pair<const char*, std::string*>{"type", &row.type}, {"redop", &row.redop}}) {
+    auto m = j.member(r, key, path + ".");
+    if (!m.ok()) return m.status();
+    if (!(*m)->is_string()) return j.fail(path + "." + key, "is not a string");
+    *dst = std::string(trim((*m)->get<std::string>()));
+  }
+  if (!known_type(row.type)) return j.fail(path + ".type", fmt::format("'{}' is not an nccl-tests type", row.type));
+  if (!known_redop(row.redop)) {
+    return j.fail(path + ".redop", fmt::format("'{}' is not an nccl-tests redop", row.redop));
+  }
+  if (r.contains("root") && !r["root"].is_null()) {
+    auto v = j.num(r["root"], path + ".root");
+    if (!v.ok()) return v.status();
+    row.root = static_cast<int>(*v);
+  }
+  auto oop = json_placement(j, r, "out_of_place", path);
+  if (!oop.ok()) return oop.status();
+  auto ip = json_placement(j, r, "in_place", path);
+  if (!ip.ok()) return ip.status();
+  if (!*oop && !*ip) return j.fail(path, "has neither out_of_place nor in_place");
+  row.out_of_place = std::move(*oop);
+  row.in_place = std::move(*ip);
+  return row;
+}
+
+// The summary after the rows: average bus bandwidth and out-of-bounds count.
+void json_summary(const JsonReader& j, const OJson& doc, NcclTestsTable& t) {
+  if (doc.contains("average_bus_bandwidth") && doc["average_bus_bandwidth"].is_object()) {
+    t.avg_busbw_gbps = j.opt_num(doc["average_bus_bandwidth"], "bandwidth");
+  }
+  if (doc.contains("out_of_bounds") && doc["out_of_bounds"].is_object()) {
+    if (auto v = j.opt_num(doc["out_of_bounds"], "count")) t.out_of_bounds = static_cast<int64_t>(*v);
+  }
+}
+
 }  // namespace
 
 Result<std::vector<NcclTestsTable>> parse_nccl_tests_text(std::string_view text, const std::string& source) {
@@ -508,109 +625,19 @@ Result<NcclTestsTable> parse_nccl_tests_json(std::string_view text, const std::s
   NcclTestsTable t;
   t.source = source;
   t.json = true;
-  if (doc.contains("args") && doc["args"].is_array() && !doc["args"].empty() && doc["args"][0].is_string()) {
-    std::string p = doc["args"][0].get<std::string>();
-    const size_t slash = p.find_last_of('/');
-    t.program = slash == std::string::npos ? p : p.substr(slash + 1);
-  }
-  if (doc.contains("version") && (doc["version"].is_string() || doc["version"].is_number())) {
-    // The file format's version, not the tool's: kept out of tests_version.
-  }
-  if (doc.contains("nccl_version")) {
-    const OJson& v = doc["nccl_version"];
-    if (v.is_string()) t.nccl_version = v.get<std::string>();
-    if (v.is_number_integer()) t.nccl_version = nccl_version_of_code(std::to_string(v.get<int64_t>()));
-  }
-  if (doc.contains("config") && doc["config"].is_object()) {
-    const OJson& c = doc["config"];
-    NcclTestsParams p;
-    auto geti = [&](const char* key) -> std::optional<int64_t> {
-      auto v = j.opt_num(c, key);
-      if (!v && c.contains(key) && c[key].is_string()) {
-        const std::string s = c[key].get<std::string>();
-        if (s == "true") return 1;
-        if (s == "false") return 0;
-      }
-      if (!v && c.contains(key) && c[key].is_boolean()) return c[key].get<bool>() ? 1 : 0;
-      return v ? std::optional<int64_t>(static_cast<int64_t>(*v)) : std::nullopt;
-    };
-    p.nthreads = static_cast<int>(geti("nthreads").value_or(1));
-    p.ngpus = static_cast<int>(geti("ngpus").value_or(1));
-    p.min_bytes = static_cast<uint64_t>(geti("minimum_bytes").value_or(0));
-    p.max_bytes = static_cast<uint64_t>(geti("maximum_bytes").value_or(0));
-    if (auto v = geti("step_factor")) p.step_factor = static_cast<uint64_t>(*v);
-    if (auto v = geti("step_bytes")) p.step_bytes = static_cast<uint64_t>(*v);
-    if (auto v = geti("warmup_iters")) p.warmup_iters = static_cast<int>(*v);
-    if (auto v = geti("iterations")) p.iters = static_cast<int>(*v);
-    if (auto v = geti("aggregated_iterations")) p.agg_iters = static_cast<int>(*v);
-    if (auto v = geti("validation")) p.validation = static_cast<int>(*v);
-    if (auto v = geti("graph")) p.graph = static_cast<int>(*v);
-    t.params = p;
-    if (c.contains("devices") && c["devices"].is_array()) {
-      for (const OJson& d : c["devices"]) {
-        if (!d.is_object()) continue;
-        NcclTestsDevice dev;
-        dev.rank = static_cast<int>(j.opt_num(d, "rank").value_or(0));
-        if (auto g = j.opt_num(d, "group")) dev.group = static_cast<int>(*g);
-        dev.pid = static_cast<int>(j.opt_num(d, "pid").value_or(0));
-        if (d.contains("hostname") && d["hostname"].is_string())
-          dev.host = std::string(trim(d["hostname"].get<std::string>()));
-        dev.device = static_cast<int>(j.opt_num(d, "device").value_or(0));
-        if (d.contains("device_hex") && d["device_hex"].is_string()) dev.bus_id = d["device_hex"].get<std::string>();
-        if (d.contains("device_info") && d["device_info"].is_string()) {
-          dev.device_name = d["device_info"].get<std::string>();
-        }
-        t.devices.push_back(std::move(dev));
-      }
-    }
-  }
+  json_header(doc, t);
+  json_config(j, doc, t);
   const OJson& results = doc["results"];
   if (!results.is_array()) return j.fail("results", "is not an array");
   size_t k = 0;
   for (const OJson& r : results) {
-    const std::string path = fmt::format("results[{}]", k++);
-    if (!r.is_object()) return j.fail(path, "is not an object");
-    NcclTestsRow row;
-    for (auto [key, dst] : {std::pair<const char*, uint64_t*>{"size", &row.size_bytes}, {"count", &row.count}}) {
-      auto m = j.member(r, key, path + ".");
-      if (!m.ok()) return m.status();
-      auto v = j.num(**m, path + "." + key);
-      if (!v.ok()) return v.status();
-      if (*v < 0 || *v != std::floor(*v)) return j.fail(path + "." + key, "is not a whole number");
-      *dst = static_cast<uint64_t>(*v);
-    }
-    for (auto [key, dst] : {std::pair<const char*, std::string*>{"type", &row.type}, {"redop", &row.redop}}) {
-      auto m = j.member(r, key, path + ".");
-      if (!m.ok()) return m.status();
-      if (!(*m)->is_string()) return j.fail(path + "." + key, "is not a string");
-      *dst = std::string(trim((*m)->get<std::string>()));
-    }
-    if (!known_type(row.type)) return j.fail(path + ".type", fmt::format("'{}' is not an nccl-tests type", row.type));
-    if (!known_redop(row.redop)) {
-      return j.fail(path + ".redop", fmt::format("'{}' is not an nccl-tests redop", row.redop));
-    }
-    if (r.contains("root") && !r["root"].is_null()) {
-      auto v = j.num(r["root"], path + ".root");
-      if (!v.ok()) return v.status();
-      row.root = static_cast<int>(*v);
-    }
-    auto oop = json_placement(j, r, "out_of_place", path);
-    if (!oop.ok()) return oop.status();
-    auto ip = json_placement(j, r, "in_place", path);
-    if (!ip.ok()) return ip.status();
-    if (!*oop && !*ip) return j.fail(path, "has neither out_of_place nor in_place");
-    row.out_of_place = std::move(*oop);
-    row.in_place = std::move(*ip);
-    if (row.out_of_place && r.contains("out_of_place") && r["out_of_place"].contains("cpu_time")) t.cpu_time = true;
-    t.rows.push_back(std::move(row));
+    auto row = json_row(j, r, fmt::format("results[{}]", k++));
+    if (!row.ok()) return row.status();
+    if (row->out_of_place && r.contains("out_of_place") && r["out_of_place"].contains("cpu_time")) t.cpu_time = true;
+    t.rows.push_back(std::move(*row));
   }
   if (t.rows.empty()) return j.fail("results", "is empty");
-  if (doc.contains("average_bus_bandwidth") && doc["average_bus_bandwidth"].is_object()) {
-    t.avg_busbw_gbps = j.opt_num(doc["average_bus_bandwidth"], "bandwidth");
-  }
-  if (doc.contains("out_of_bounds") && doc["out_of_bounds"].is_object()) {
-    if (auto v = j.opt_num(doc["out_of_bounds"], "count")) t.out_of_bounds = static_cast<int64_t>(*v);
-  }
+  json_summary(j, doc, t);
   return t;
 }
 

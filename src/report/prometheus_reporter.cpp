@@ -84,9 +84,8 @@ std::optional<double> epoch_seconds(const std::string& iso) {
   return static_cast<double>(t) + seconds;
 }
 
-}  // namespace
-
-std::string render_prometheus(const Report& r) {
+// The run's identity: command, version, backend, when it ran and on how many ranks.
+std::string run_families(const Report& r) {
   const RunContext& c = r.context;
   Family info("fabscope_run_info", "The run this file describes: command, tool version, backend (value always 1).");
   info.add({{"command", command_name(r)},
@@ -101,7 +100,11 @@ std::string render_prometheus(const Report& r) {
   if (auto t = epoch_seconds(c.end_time)) end.add({}, *t);
   Family ranks("fabscope_ranks", "Ranks in the run.");
   if (c.nranks > 0) ranks.add({}, c.nranks);
+  return info.text() + start.text() + end.text() + ranks.text();
+}
 
+// The verdict, the findings by severity and the hosts to drain.
+std::string verdict_families(const Report& r) {
   Family verdict("fabscope_verdict", "The run's verdict: 1 for the one it reached, 0 for the others.");
   for (const char* v : {"pass", "fail", "inconclusive"}) verdict.add({{"result", v}}, r.verdict.result == v ? 1 : 0);
   Family findings("fabscope_findings", "Findings of the run by severity.");
@@ -110,15 +113,54 @@ std::string render_prometheus(const Report& r) {
   for (const auto& [sev, count] : by_severity) findings.add({{"severity", sev}}, count);
   Family drain("fabscope_drain", "Hosts the error findings implicate (1 per host to drain).");
   for (const std::string& h : r.verdict.drain) drain.add({{"host", h}}, 1);
+  return verdict.text() + findings.text() + drain.text();
+}
 
-  // Per collective: bus bandwidth at the largest size, and each host's slowest rank there.
-  Family busbw("fabscope_busbw_bytes_per_second",
-               "Bus bandwidth at the largest size measured, as nccl-tests computes it, in bytes per second.");
-  Family size("fabscope_busbw_size_bytes", "The message size the bus bandwidth was measured at.");
-  Family host_busbw("fabscope_host_busbw_bytes_per_second",
-                    "Per host: bus bandwidth over its slowest rank's median iteration time at the largest size.");
-  Family host_time("fabscope_host_time_seconds",
-                   "Per host: the median iteration time of its slowest rank at the largest size.");
+// The families of the sweeps: per collective, bus bandwidth at the largest size, and each
+// host's slowest rank there.
+struct SweepFamilies {
+  Family busbw{"fabscope_busbw_bytes_per_second",
+               "Bus bandwidth at the largest size measured, as nccl-tests computes it, in bytes per second."};
+  Family size{"fabscope_busbw_size_bytes", "The message size the bus bandwidth was measured at."};
+  Family host_busbw{"fabscope_host_busbw_bytes_per_second",
+                    "Per host: bus bandwidth over its slowest rank's median iteration time at the largest size."};
+  Family host_time{"fabscope_host_time_seconds",
+                   "Per host: the median iteration time of its slowest rank at the largest size."};
+};
+
+// Each host's slowest rank: the largest median iteration time (us) of its ranks.
+std::map<std::string, double> slowest_per_host(const PlacementResult& res, const RunContext& c) {
+  std::map<std::string, double> slowest;
+  for (const RankTiming& t : res.per_rank) {
+    std::string host;
+    for (const RankEntry& e : c.ranks) {
+      if (e.rank == t.rank) host = e.host;
+    }
+    if (host.empty()) continue;
+    slowest[host] = std::max(slowest[host], t.median_us);
+  }
+  return slowest;
+}
+
+// One placement of a sweep's largest point: its bus bandwidth and its hosts' slowest ranks.
+void add_largest_point(SweepFamilies& fam, const Labels& l, uint64_t size_bytes, const PlacementResult& res,
+                       const RunContext& c) {
+  fam.busbw.add(l, res.busbw_gbps * 1e9);
+  fam.size.add(l, static_cast<double>(size_bytes));
+  for (const auto& [host, us] : slowest_per_host(res, c)) {
+    Labels hl = l;
+    hl.emplace_back("host", host);
+    fam.host_time.add(hl, us / 1e6);
+    // The bus bandwidth this host's slowest rank saw: the size over its median time, times
+    // the run's own bus factor (busbw / algbw), as nccl-tests computes the job's.
+    if (us > 0 && res.algbw_gbps > 0) {
+      fam.host_busbw.add(hl, static_cast<double>(size_bytes) / (us / 1e6) * (res.busbw_gbps / res.algbw_gbps));
+    }
+  }
+}
+
+std::string sweep_families(const Report& r) {
+  SweepFamilies fam;
   for (const Sweep& s : r.sweeps) {
     const SweepPoint* largest = nullptr;
     for (const SweepPoint& p : s.points) {
@@ -128,38 +170,20 @@ std::string render_prometheus(const Report& r) {
     for (const bool in_place : {false, true}) {
       const auto& res = in_place ? largest->in_place : largest->out_of_place;
       if (!res) continue;
-      Labels l = {{"collective", s.collective},
-                  {"dtype", s.dtype},
-                  {"op", s.op.value_or("")},
-                  {"root", s.root ? std::to_string(*s.root) : ""},
-                  {"placement", in_place ? "in_place" : "out_of_place"},
-                  {"backend", s.backend}};
-      busbw.add(l, res->busbw_gbps * 1e9);
-      size.add(l, static_cast<double>(largest->size_bytes));
-      std::map<std::string, double> slowest;
-      for (const RankTiming& t : res->per_rank) {
-        std::string host;
-        for (const RankEntry& e : c.ranks) {
-          if (e.rank == t.rank) host = e.host;
-        }
-        if (host.empty()) continue;
-        slowest[host] = std::max(slowest[host], t.median_us);
-      }
-      for (const auto& [host, us] : slowest) {
-        Labels hl = l;
-        hl.emplace_back("host", host);
-        host_time.add(hl, us / 1e6);
-        // The bus bandwidth this host's slowest rank saw: the size over its median time, times
-        // the run's own bus factor (busbw / algbw), as nccl-tests computes the job's.
-        if (us > 0 && res->algbw_gbps > 0) {
-          host_busbw.add(hl,
-                         static_cast<double>(largest->size_bytes) / (us / 1e6) * (res->busbw_gbps / res->algbw_gbps));
-        }
-      }
+      const Labels l = {{"collective", s.collective},
+                        {"dtype", s.dtype},
+                        {"op", s.op.value_or("")},
+                        {"root", s.root ? std::to_string(*s.root) : ""},
+                        {"placement", in_place ? "in_place" : "out_of_place"},
+                        {"backend", s.backend}};
+      add_largest_point(fam, l, largest->size_bytes, *res, r.context);
     }
   }
+  return fam.busbw.text() + fam.size.text() + fam.host_time.text() + fam.host_busbw.text();
+}
 
-  // Per link: the median over repeats at each size.
+// Per link (p2p): the median over repeats at each size.
+std::string link_families(const Report& r) {
   Family link_bw("fabscope_link_bandwidth_bytes_per_second",
                  "Point-to-point bandwidth of a link (p2p), median of its measurements.");
   Family link_lat("fabscope_link_latency_seconds",
@@ -184,13 +208,21 @@ std::string render_prometheus(const Report& r) {
       }
     }
   }
+  return link_bw.text() + link_lat.text();
+}
 
+std::string attribution_family(const Report& r) {
   Family share("fabscope_attribution_share", "Share of a collective's excess time a cause explains (0 to 1).");
   for (const Attribution& a : r.attribution) {
     for (const AttributionEntry& e : a.entries) {
       share.add({{"collective", a.collective}, {"kind", e.kind}, {"subject", e.subject}}, e.share);
     }
   }
+  return share.text();
+}
+
+// From the interface counters: what a host sent beyond fabscope's own payload.
+std::string foreign_traffic_family(const Report& r) {
   Family foreign("fabscope_foreign_tx_bytes",
                  "Bytes a host's interfaces sent in a phase beyond fabscope's own payload.");
   for (const CounterSample& s : r.counters) {
@@ -202,8 +234,12 @@ std::string render_prometheus(const Report& r) {
     foreign.add({{"host", s.host}, {"phase", s.phase}},
                 static_cast<double>(tx > *s.fabscope_tx_bytes ? tx - *s.fabscope_tx_bytes : 0));
   }
-  // NCCL's profiler plugin, at each collective's largest size: the network's part per call
-  // of each sending link (SendWait), and transfers never finished.
+  return foreign.text();
+}
+
+// NCCL's profiler plugin, at each collective's largest size: the network's part per call
+// of each sending link (SendWait), and transfers never finished.
+std::string nccl_profile_families(const Report& r) {
   Family nccl_wait("fabscope_nccl_network_wait_seconds",
                    "Per call, how long a rank's sends to a peer over a NIC waited on the network inside NCCL "
                    "(SendWait of its proxy steps, fabscope's profiler plugin), at the collective's largest size.");
@@ -227,6 +263,11 @@ std::string render_prometheus(const Report& r) {
       }
     }
   }
+  return nccl_wait.text() + nccl_open.text();
+}
+
+// fabscope compare: the compared rows by verdict, every verdict written (0 where none).
+std::string compare_family(const Report& r) {
   Family rows("fabscope_compare_rows", "Compared rows by verdict (fabscope compare).");
   if (r.comparison) {
     std::map<std::string, int> counts;
@@ -237,12 +278,14 @@ std::string render_prometheus(const Report& r) {
     for (const ComparisonRow& row : r.comparison->rows) ++counts[row.verdict];
     for (const auto& [v, n] : counts) rows.add({{"verdict", v}}, n);
   }
-  std::string out;
-  for (const Family* f : {&info, &start, &end, &ranks, &verdict, &findings, &drain, &busbw, &size, &host_time,
-                          &host_busbw, &link_bw, &link_lat, &share, &foreign, &nccl_wait, &nccl_open, &rows}) {
-    out += f->text();
-  }
-  return out;
+  return rows.text();
+}
+
+}  // namespace
+
+std::string render_prometheus(const Report& r) {
+  return run_families(r) + verdict_families(r) + sweep_families(r) + link_families(r) + attribution_family(r) +
+         foreign_traffic_family(r) + nccl_profile_families(r) + compare_family(r);
 }
 
 std::unique_ptr<Reporter> make_prometheus_reporter(const std::string& path) {
