@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <tuple>
@@ -13,6 +14,7 @@
 #include "coll/collective.h"
 #include "core/sizes.h"
 #include "core/stats.h"
+#include "report/finding_codes.h"
 
 namespace fabscope {
 
@@ -38,19 +40,20 @@ struct Flags {
   explicit Flags(const std::vector<Finding>& findings) {
     for (const Finding& f : findings) {
       auto link = [&] { return LinkKey{f.evidence.value("src_rank", -1), f.evidence.value("dst_rank", -1)}; };
-      if (f.code == "p2p.slow_host") {
+      if (f.code == code::kP2pSlowHost) {
         slow_hosts.insert(f.hosts.begin(), f.hosts.end());
-      } else if (f.code == "p2p.slow_link") {
+      } else if (f.code == code::kP2pSlowLink) {
         slow_links.insert(link());
-      } else if (f.code == "p2p.congested_link") {
+      } else if (f.code == code::kP2pCongestedLink) {
         congested[link()] = f.evidence.value("impact_factor", 1.0);
-      } else if ((f.code == "topo.nic_far" || f.code == "topo.gpu_without_near_nic" || f.code == "topo.nic_shared" ||
-                  f.code == "topo.port_degraded" || f.code == "topo.pcie_degraded") &&
+      } else if ((f.code == code::kTopoNicFar || f.code == code::kTopoGpuWithoutNearNic ||
+                  f.code == code::kTopoNicShared || f.code == code::kTopoPortDegraded ||
+                  f.code == code::kTopoPcieDegraded) &&
                  f.severity != Severity::kInfo) {
         for (const std::string& h : f.hosts) nic_paths.emplace(h, &f);
-      } else if (f.code == "rank.straggler") {
+      } else if (f.code == code::kRankStraggler) {
         stragglers.insert(f.evidence.value("rank", -1));
-      } else if (f.code == "counters.foreign_traffic" && !f.hosts.empty()) {
+      } else if (f.code == code::kCountersForeignTraffic && !f.hosts.empty()) {
         foreign_bytes[f.hosts.front()] = f.evidence.value("excess_bytes", uint64_t{0});
       }
     }
@@ -256,8 +259,16 @@ double link_cv(const Report& report, const std::vector<std::string>& hosts) {
   return cv;
 }
 
-Attribution attribute_one(const Report& report, const Sweep& s, const SweepPoint& p, const LinkRates& rates,
-                          const Flags& flags) {
+// The host a rank ran on, "?" for a rank the report does not list.
+std::string host_of_rank(const Report& report, int rank) {
+  return rank >= 0 && rank < static_cast<int>(report.context.ranks.size()) ? report.context.ranks[rank].host
+                                                                           : std::string("?");
+}
+
+// The attribution's frame: the time measured against the ideal one, the time at which
+// the bus bandwidth would equal the median link (busbw scales as 1/time).
+Attribution time_against_ideal(const Report& report, const Sweep& s, const SweepPoint& p,
+                               const std::optional<Collective>& c, const LinkRates& rates) {
   const PlacementResult& r = *p.out_of_place;
   Attribution a;
   a.collective = s.collective;
@@ -266,179 +277,233 @@ Attribution attribute_one(const Report& report, const Sweep& s, const SweepPoint
   a.measured_us = measured_time(report, s.collective, p.size_bytes, r.time_us);
   a.link_rate_gbps = rates.median;
   a.method = "link_matrix";
-  auto c = collective_from_name(s.collective);
-  a.model = c.ok() ? model_of(*c) : "S / B";
-  // The time at which the bus bandwidth would equal the median link: busbw scales as 1/time.
+  a.model = c ? model_of(*c) : "S / B";
   a.ideal_us = rates.median > 0 ? r.time_us * r.busbw_gbps / rates.median : 0;
   a.excess_us = std::max(0.0, a.measured_us - a.ideal_us);
-  if (a.excess_us <= 0 || rates.median <= 0) return a;
-  const double excess = a.excess_us;
-  Entries entries(excess);
-  auto host_of = [&](int rank) {
-    return rank >= 0 && rank < static_cast<int>(report.context.ranks.size()) ? report.context.ranks[rank].host
-                                                                             : std::string("?");
-  };
+  return a;
+}
 
-  // The link that bounds the collective, when the findings say why it is slow.
-  if (c.ok()) {
-    const LinkKey* worst = nullptr;
-    double worst_bw = 0;
-    std::vector<LinkKey> used = links_used(*c, s.nranks);
-    for (LinkKey& k : used) {
-      const LinkRates::Row* row = rates.find(k);
-      if (!row) {
-        // Not measured rank to rank (a matrix of one rank per host, or rail by rail): the
-        // hosts' slowest link.
-        row = rates.between(host_of(k.first), host_of(k.second));
-        if (!row) continue;
-        k = row->key;
-      }
-      if (!worst || row->loaded < worst_bw) {
-        worst = &k;
-        worst_bw = row->loaded;
-      }
+// The links the collective uses, each as the matrix measured it, and the slowest of them.
+struct UsedLinks {
+  std::vector<LinkKey> keys;
+  std::optional<LinkKey> slowest;
+  double slowest_bw = 0;
+};
+
+UsedLinks used_links(const Report& report, Collective c, int nranks, const LinkRates& rates) {
+  UsedLinks u;
+  u.keys = links_used(c, nranks);
+  for (LinkKey& k : u.keys) {
+    const LinkRates::Row* row = rates.find(k);
+    if (!row) {
+      // Not measured rank to rank (a matrix of one rank per host, or rail by rail): the
+      // hosts' slowest link.
+      row = rates.between(host_of_rank(report, k.first), host_of_rank(report, k.second));
+      if (!row) continue;
+      k = row->key;
     }
-    // The engine's trace, where there is one: the link busiest per call bounds it, by its
-    // busy time beyond the median link's.
-    std::map<LinkKey, double> busy;
-    if (report.diagnosis) {
-      for (const LinkBusy& b : report.diagnosis->link_busy) {
-        if (b.collective == s.collective) busy[{b.src_rank, b.dst_rank}] = b.busy_us;
-      }
-    }
-    // NCCL's profiler plugin, where there is no trace: each link's network wait per call
-    // (the sender's SendWait), on the links NCCL's own rings and trees used.
-    std::string busy_method = "engine_trace";
-    std::vector<LinkKey> busy_used = used;
-    if (busy.empty() && report.nccl_profile) {
-      for (const ProfilePoint& pp : report.nccl_profile->points) {
-        if (pp.collective != s.collective || pp.size_bytes != p.size_bytes) continue;
-        for (const ProfileLink& l : pp.links) {
-          if (l.direction == "send" && l.calls() > 0) busy[{l.rank, l.peer}] += l.network_us_per_call();
-        }
-      }
-      if (!busy.empty()) {
-        busy_method = "nccl_profile";
-        busy_used.clear();
-        for (const auto& [k, us] : busy) busy_used.push_back(k);
-      }
-    }
-    double traced_us = -1, median_busy = 0;
-    if (!busy.empty()) {
-      std::vector<double> used_busy;
-      const LinkKey* busiest = nullptr;
-      for (const LinkKey& k : busy_used) {
-        auto it = busy.find(k);
-        if (it == busy.end()) continue;
-        used_busy.push_back(it->second);
-        if (!busiest || it->second > busy[*busiest]) busiest = &k;
-      }
-      if (busiest && rates.find(*busiest)) {
-        a.method = busy_method;
-        median_busy = median(used_busy);
-        worst = busiest;
-        worst_bw = rates.find(*busiest)->loaded;
-        traced_us = std::max(0.0, busy[*busiest] - median_busy);
-      }
-    }
-    if (worst && worst_bw > 0 && (traced_us > 0 || (traced_us < 0 && worst_bw < rates.median))) {
-      const LinkKey k = *worst;
-      const std::string& src_host = *rates.find(k)->src_host;
-      const std::string& dst_host = *rates.find(k)->dst_host;
-      // Without a trace, the model: the bytes per rank it moves over each link took the
-      // ideal time at the median rate, and this link's rate is lower.
-      const double link_us = traced_us >= 0 ? traced_us : a.ideal_us * (rates.median / worst_bw - 1);
-      Ev ev{{"link", link_subject(k, rates)},
-            {"bw_gbps", worst_bw},
-            {"median_gbps", rates.median},
-            {"times_below_median", rates.median / worst_bw}};
-      if (traced_us >= 0) {
-        ev["busy_us"] = busy[k];
-        ev["median_busy_us"] = median_busy;
-      }
-      if (auto al = rates.alone.find(k); al != rates.alone.end()) ev["alone_gbps"] = al->second;
-      // Foreign traffic on either end: the noise is named by every host that carries some.
-      std::vector<std::string> noisy;
-      if ((flags.foreign_bytes.count(src_host) || flags.foreign_bytes.count(dst_host)) &&
-          worst_bw < kNoiseSlowdown * rates.median) {
-        for (const auto& [h, bytes] : flags.foreign_bytes) noisy.push_back(h);
-      }
-      const bool flagged_slow =
-          flags.slow_hosts.count(src_host) || flags.slow_hosts.count(dst_host) || flags.slow_links.count(k);
-      const auto nic =
-          flags.nic_paths.count(src_host) ? flags.nic_paths.find(src_host) : flags.nic_paths.find(dst_host);
-      if (flagged_slow && nic != flags.nic_paths.end()) {
-        // The topology says why: a GPU on a far NIC, a degraded port or PCIe link.
-        ev["topology"] = {{"code", nic->second->code}, {"subject", nic->second->subject}};
-        entries.add("nic", fmt::format("NIC path of host {} ({})", nic->first, nic->second->code), {nic->first}, {},
-                    link_us, ev);
-      } else if (flags.slow_hosts.count(src_host) || flags.slow_hosts.count(dst_host)) {
-        const std::string h = flags.slow_hosts.count(src_host) ? src_host : dst_host;
-        entries.add("host", "host " + h, {h}, {}, link_us, ev);
-      } else if (!noisy.empty() || flags.congested.count(k)) {
-        if (auto cg = flags.congested.find(k); cg != flags.congested.end()) ev["impact_factor"] = cg->second;
-        for (const std::string& h : noisy) ev["foreign_bytes"][h] = flags.foreign_bytes.at(h);
-        ev["cause"] = noisy.empty() ? "congestion: slow beside other flows, fast alone" : "traffic not fabscope's";
-        if (const double cv = link_cv(report, noisy.empty() ? std::vector<std::string>{src_host, dst_host} : noisy);
-            cv > 0) {
-          ev["link_cv"] = cv;
-        }
-        std::vector<std::string> hosts = noisy.empty() ? std::vector<std::string>{src_host, dst_host} : noisy;
-        std::sort(hosts.begin(), hosts.end());
-        hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
-        entries.add("noise", hosts_subject(hosts), hosts, {k.first, k.second}, link_us, ev);
-      } else if (flags.slow_links.count(k)) {
-        entries.add("link", link_subject(k, rates), {src_host, dst_host}, {k.first, k.second}, link_us, ev);
-      }
+    if (!u.slowest || row->loaded < u.slowest_bw) {
+      u.slowest = k;
+      u.slowest_bw = row->loaded;
     }
   }
+  return u;
+}
 
-  // Ranks the others waited for: their share of each iteration's span.
-  if (r.arrivals) {
-    std::vector<const RankArrival*> late;
-    for (const RankArrival& ra : r.arrivals->ranks) late.push_back(&ra);
-    auto held_share = [](const RankArrival* x) { return x->held_share + x->stalled_share; };
-    std::sort(late.begin(), late.end(), [&](auto* x, auto* y) { return held_share(x) > held_share(y); });
-    for (const RankArrival* ra : late) {
-      const double held = held_share(ra) * r.arrivals->span_us;
-      if (held < kMinRankShare * excess) break;
-      // A rank at an end of the slow link or on the slow host enters late because its
-      // data came late: that wait is the link's.
-      if (AttributionEntry* e = entries.implicating(host_of(ra->rank))) {
-        const double before = e->evidence.value("downstream_wait_us", 0.0);
-        entries.add(e->kind, e->subject, {}, {}, held, Ev{{"downstream_wait_us", before + held}});
-        continue;
-      }
-      if (!flags.stragglers.count(ra->rank)) continue;  // named only where rank.straggler flags it
-      entries.add("rank", fmt::format("rank {} on {}", ra->rank, host_of(ra->rank)), {host_of(ra->rank)}, {ra->rank},
-                  held,
-                  Ev{{"held_share", held_share(ra)},
-                     {"stalled_share", ra->stalled_share},
-                     {"held_us", held},
-                     {"last_count", ra->last_count},
-                     {"iterations", r.arrivals->iterations},
-                     {"clock_bound_us", r.arrivals->clock_bound_us}});
-    }
-  }
+// Each link's busy time per call, where a trace gives one, and the links it covers.
+struct LinkBusyTimes {
+  std::map<LinkKey, double> busy_us;
+  std::string method = "engine_trace";
+  std::vector<LinkKey> links;
+};
 
-  // Run-to-run variance: the measured time beyond the best repeat.
+LinkBusyTimes link_busy_times(const Report& report, const Sweep& s, const SweepPoint& p,
+                              const std::vector<LinkKey>& used) {
+  LinkBusyTimes t;
+  t.links = used;
+  // The engine's trace, where there is one.
   if (report.diagnosis) {
-    for (const CollectiveRepeats& rep : report.diagnosis->collective_noise) {
-      if (rep.collective != s.collective || rep.size_bytes != p.size_bytes || rep.time_us.size() < 2) continue;
-      const double best = *std::min_element(rep.time_us.begin(), rep.time_us.end());
-      if (rep.cv < kNoiseCv || a.measured_us <= best) continue;
-      std::vector<std::string> hosts;
-      Ev ev{{"time_us", rep.time_us}, {"cv", rep.cv}, {"best_us", best}};
-      for (const auto& [h, bytes] : flags.foreign_bytes) {
-        hosts.push_back(h);
-        ev["foreign_bytes"][h] = bytes;
-      }
-      if (const double cv = link_cv(report, hosts); cv > 0) ev["link_cv"] = cv;
-      entries.add("noise", hosts.empty() ? std::string("run-to-run variance") : hosts_subject(hosts), hosts, {},
-                  a.measured_us - best, ev);
+    for (const LinkBusy& b : report.diagnosis->link_busy) {
+      if (b.collective == s.collective) t.busy_us[{b.src_rank, b.dst_rank}] = b.busy_us;
     }
   }
-  a.entries = entries.finish(excess);
+  if (!t.busy_us.empty() || !report.nccl_profile) return t;
+  // NCCL's profiler plugin, where there is no trace: each link's network wait per call
+  // (the sender's SendWait), on the links NCCL's own rings and trees used.
+  for (const ProfilePoint& pp : report.nccl_profile->points) {
+    if (pp.collective != s.collective || pp.size_bytes != p.size_bytes) continue;
+    for (const ProfileLink& l : pp.links) {
+      if (l.direction == "send" && l.calls() > 0) t.busy_us[{l.rank, l.peer}] += l.network_us_per_call();
+    }
+  }
+  if (!t.busy_us.empty()) {
+    t.method = "nccl_profile";
+    t.links.clear();
+    for (const auto& [k, us] : t.busy_us) t.links.push_back(k);
+  }
+  return t;
+}
+
+// The link that bounds the collective: the busiest per call where a trace says, by its
+// busy time beyond the median link's; otherwise the slowest link it uses.
+struct BoundingLink {
+  LinkKey key;
+  double bw = 0;          // its rate under load
+  double traced_us = -1;  // its busy time beyond the median link's; -1: no trace
+  double busy_us = 0;     // with a trace: its busy time, and the median link's
+  double median_busy_us = 0;
+  std::string method;  // with a trace: how it was traced (Attribution::method)
+
+  // Whether the link explains part of the excess: busier than the median link, or,
+  // without a trace, slower than it.
+  bool explains(double median_gbps) const { return bw > 0 && (traced_us > 0 || (traced_us < 0 && bw < median_gbps)); }
+};
+
+std::optional<BoundingLink> bounding_link(const Report& report, const Sweep& s, const SweepPoint& p, Collective c,
+                                          const LinkRates& rates) {
+  const UsedLinks used = used_links(report, c, s.nranks, rates);
+  std::optional<BoundingLink> bound;
+  if (used.slowest) {
+    bound.emplace();
+    bound->key = *used.slowest;
+    bound->bw = used.slowest_bw;
+  }
+  const LinkBusyTimes t = link_busy_times(report, s, p, used.keys);
+  if (t.busy_us.empty()) return bound;
+  std::vector<double> used_busy;
+  const LinkKey* busiest = nullptr;
+  for (const LinkKey& k : t.links) {
+    auto it = t.busy_us.find(k);
+    if (it == t.busy_us.end()) continue;
+    used_busy.push_back(it->second);
+    if (!busiest || it->second > t.busy_us.at(*busiest)) busiest = &k;
+  }
+  if (!busiest || !rates.find(*busiest)) return bound;
+  const double busy = t.busy_us.at(*busiest), median_busy = median(used_busy);
+  return BoundingLink{.key = *busiest,
+                      .bw = rates.find(*busiest)->loaded,
+                      .traced_us = std::max(0.0, busy - median_busy),
+                      .busy_us = busy,
+                      .median_busy_us = median_busy,
+                      .method = t.method};
+}
+
+// The bounding link's share of the excess, named by what the findings say makes it slow:
+// its NIC path, a slow host, congestion or foreign traffic, or the link itself.
+void attribute_link(const Report& report, const LinkRates& rates, const Flags& flags, const BoundingLink& bound,
+                    double ideal_us, Entries& entries) {
+  const LinkKey k = bound.key;
+  const std::string& src_host = *rates.find(k)->src_host;
+  const std::string& dst_host = *rates.find(k)->dst_host;
+  // Without a trace, the model: the bytes per rank it moves over each link took the
+  // ideal time at the median rate, and this link's rate is lower.
+  const double link_us = bound.traced_us >= 0 ? bound.traced_us : ideal_us * (rates.median / bound.bw - 1);
+  Ev ev{{"link", link_subject(k, rates)},
+        {"bw_gbps", bound.bw},
+        {"median_gbps", rates.median},
+        {"times_below_median", rates.median / bound.bw}};
+  if (bound.traced_us >= 0) {
+    ev["busy_us"] = bound.busy_us;
+    ev["median_busy_us"] = bound.median_busy_us;
+  }
+  if (auto al = rates.alone.find(k); al != rates.alone.end()) ev["alone_gbps"] = al->second;
+  // Foreign traffic on either end: the noise is named by every host that carries some.
+  std::vector<std::string> noisy;
+  if ((flags.foreign_bytes.count(src_host) || flags.foreign_bytes.count(dst_host)) &&
+      bound.bw < kNoiseSlowdown * rates.median) {
+    for (const auto& [h, bytes] : flags.foreign_bytes) noisy.push_back(h);
+  }
+  const bool flagged_slow =
+      flags.slow_hosts.count(src_host) || flags.slow_hosts.count(dst_host) || flags.slow_links.count(k);
+  const auto nic = flags.nic_paths.count(src_host) ? flags.nic_paths.find(src_host) : flags.nic_paths.find(dst_host);
+  if (flagged_slow && nic != flags.nic_paths.end()) {
+    // The topology says why: a GPU on a far NIC, a degraded port or PCIe link.
+    ev["topology"] = {{"code", nic->second->code}, {"subject", nic->second->subject}};
+    entries.add("nic", fmt::format("NIC path of host {} ({})", nic->first, nic->second->code), {nic->first}, {},
+                link_us, ev);
+  } else if (flags.slow_hosts.count(src_host) || flags.slow_hosts.count(dst_host)) {
+    const std::string h = flags.slow_hosts.count(src_host) ? src_host : dst_host;
+    entries.add("host", "host " + h, {h}, {}, link_us, ev);
+  } else if (!noisy.empty() || flags.congested.count(k)) {
+    if (auto cg = flags.congested.find(k); cg != flags.congested.end()) ev["impact_factor"] = cg->second;
+    for (const std::string& h : noisy) ev["foreign_bytes"][h] = flags.foreign_bytes.at(h);
+    ev["cause"] = noisy.empty() ? "congestion: slow beside other flows, fast alone" : "traffic not fabscope's";
+    std::vector<std::string> hosts = noisy.empty() ? std::vector<std::string>{src_host, dst_host} : noisy;
+    if (const double cv = link_cv(report, hosts); cv > 0) ev["link_cv"] = cv;
+    std::sort(hosts.begin(), hosts.end());
+    hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+    entries.add("noise", hosts_subject(hosts), hosts, {k.first, k.second}, link_us, ev);
+  } else if (flags.slow_links.count(k)) {
+    entries.add("link", link_subject(k, rates), {src_host, dst_host}, {k.first, k.second}, link_us, ev);
+  }
+}
+
+// Ranks the others waited for: their share of each iteration's span.
+void attribute_late_ranks(const Report& report, const ArrivalSplit& arrivals, const Flags& flags, double excess,
+                          Entries& entries) {
+  std::vector<const RankArrival*> late;
+  for (const RankArrival& ra : arrivals.ranks) late.push_back(&ra);
+  auto held_share = [](const RankArrival* x) { return x->held_share + x->stalled_share; };
+  std::sort(late.begin(), late.end(), [&](auto* x, auto* y) { return held_share(x) > held_share(y); });
+  for (const RankArrival* ra : late) {
+    const double held = held_share(ra) * arrivals.span_us;
+    if (held < kMinRankShare * excess) break;
+    const std::string host = host_of_rank(report, ra->rank);
+    // A rank at an end of the slow link or on the slow host enters late because its
+    // data came late: that wait is the link's.
+    if (AttributionEntry* e = entries.implicating(host)) {
+      const double before = e->evidence.value("downstream_wait_us", 0.0);
+      entries.add(e->kind, e->subject, {}, {}, held, Ev{{"downstream_wait_us", before + held}});
+      continue;
+    }
+    if (!flags.stragglers.count(ra->rank)) continue;  // named only where rank.straggler flags it
+    entries.add("rank", fmt::format("rank {} on {}", ra->rank, host), {host}, {ra->rank}, held,
+                Ev{{"held_share", held_share(ra)},
+                   {"stalled_share", ra->stalled_share},
+                   {"held_us", held},
+                   {"last_count", ra->last_count},
+                   {"iterations", arrivals.iterations},
+                   {"clock_bound_us", arrivals.clock_bound_us}});
+  }
+}
+
+// Run-to-run variance: the measured time beyond the best repeat.
+void attribute_run_variance(const Report& report, const Attribution& a, const Flags& flags, Entries& entries) {
+  if (!report.diagnosis) return;
+  for (const CollectiveRepeats& rep : report.diagnosis->collective_noise) {
+    if (rep.collective != a.collective || rep.size_bytes != a.size_bytes || rep.time_us.size() < 2) continue;
+    const double best = *std::min_element(rep.time_us.begin(), rep.time_us.end());
+    if (rep.cv < kNoiseCv || a.measured_us <= best) continue;
+    std::vector<std::string> hosts;
+    Ev ev{{"time_us", rep.time_us}, {"cv", rep.cv}, {"best_us", best}};
+    for (const auto& [h, bytes] : flags.foreign_bytes) {
+      hosts.push_back(h);
+      ev["foreign_bytes"][h] = bytes;
+    }
+    if (const double cv = link_cv(report, hosts); cv > 0) ev["link_cv"] = cv;
+    entries.add("noise", hosts.empty() ? std::string("run-to-run variance") : hosts_subject(hosts), hosts, {},
+                a.measured_us - best, ev);
+  }
+}
+
+// One collective's time beyond the ideal, split over the bounding link, late ranks and
+// run-to-run variance; what none of them explains is left "unexplained".
+Attribution attribute_one(const Report& report, const Sweep& s, const SweepPoint& p, const LinkRates& rates,
+                          const Flags& flags) {
+  auto parsed = collective_from_name(s.collective);
+  const std::optional<Collective> c = parsed.ok() ? std::optional<Collective>(*parsed) : std::nullopt;
+  Attribution a = time_against_ideal(report, s, p, c, rates);
+  if (a.excess_us <= 0 || rates.median <= 0) return a;
+  Entries entries(a.excess_us);
+  if (c) {
+    if (const std::optional<BoundingLink> bound = bounding_link(report, s, p, *c, rates)) {
+      if (!bound->method.empty()) a.method = bound->method;
+      if (bound->explains(rates.median)) attribute_link(report, rates, flags, *bound, a.ideal_us, entries);
+    }
+  }
+  if (p.out_of_place->arrivals) attribute_late_ranks(report, *p.out_of_place->arrivals, flags, a.excess_us, entries);
+  attribute_run_variance(report, a, flags, entries);
+  a.entries = entries.finish(a.excess_us);
   return a;
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "report/finding_codes.h"
 #include "report/json_io.h"
 
 #include <map>
@@ -343,8 +344,8 @@ void check_not_measured(const ExpectationContext& c, FindingSink& sink) {
 }
 
 constexpr Rule<ExpectationContext> kExpectationRules[] = {
-    {"perf.below_expected", "a figure below the bar an --expect file sets for it", check_below_expected},
-    {"perf.not_measured", "an --expect entry the run measured nothing for", check_not_measured},
+    {code::kPerfBelowExpected, "a figure below the bar an --expect file sets for it", check_below_expected},
+    {code::kPerfNotMeasured, "an --expect entry the run measured nothing for", check_not_measured},
 };
 
 }  // namespace

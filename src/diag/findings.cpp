@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -13,6 +14,7 @@
 #include "diag/attribution.h"
 #include "diag/fabric.h"
 #include "diag/rules.h"
+#include "report/finding_codes.h"
 
 namespace fabscope {
 
@@ -50,58 +52,44 @@ double goodness(const P2pLink& l) {
   return 0;
 }
 
-std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p, const FabricDescription* fabric) {
+namespace {
+
+// Each host's leaf switch, from the fabric description (none without one).
+struct LeafMap {
   std::map<std::string, std::string> leaf_of;
-  if (fabric) leaf_of = leaf_of_hosts(*fabric);
-  const auto leaf = [&](const std::string& host) -> const std::string* {
+
+  const std::string* of(const std::string& host) const {
     auto it = leaf_of.find(host);
     return it == leaf_of.end() ? nullptr : &it->second;
-  };
-  std::map<uint64_t, std::vector<const P2pLink*>> by_size;
-  for (const P2pLink& l : p2p.links) by_size[l.size_bytes].push_back(&l);
-  std::vector<P2pSizeContext> out;
-  for (auto& [size, links] : by_size) {
-    P2pSizeContext c;
-    c.size_bytes = size;
-    c.latency = p2p.mode == "lat";
-    c.links = std::move(links);
-    // Each host: the links touching it against those that avoid it. One pass gathers each
-    // host's touching values; the avoiding median is the median of all values less those,
-    // found in the sorted whole (a report of 512 hosts has 261,632 links).
-    // Hosts and ranks by index (a 4,096-rank matrix has two million links), visited in
-    // name and rank order.
-    std::unordered_map<std::string_view, size_t> host_at;
-    std::vector<std::string_view> host_names;
-    std::vector<std::vector<double>> touching;
-    std::unordered_map<int, size_t> rank_at;
-    std::vector<int> rank_ids;
-    std::vector<size_t> rank_host;  // host index of each rank index
-    std::vector<std::vector<double>> rank_touching;
-    const auto host_index = [&](const std::string& h) {
-      auto [it, fresh] = host_at.emplace(h, host_names.size());
-      if (fresh) {
-        host_names.push_back(h);
-        touching.emplace_back();
-      }
-      return it->second;
-    };
-    const auto rank_index = [&](int r, size_t host) {
-      auto [it, fresh] = rank_at.emplace(r, rank_ids.size());
-      if (fresh) {
-        rank_ids.push_back(r);
-        rank_host.push_back(host);
-        rank_touching.emplace_back();
-      }
-      return it->second;
-    };
-    std::vector<double> all, cross;  // every link's goodness; those between two hosts
-    all.reserve(c.links.size());
-    // A rank's host is looked up by name once, when the rank is first seen.
-    const auto place = [&](int rank, const std::string& host) {
-      auto it = rank_at.find(rank);
-      return it != rank_at.end() ? it->second : rank_index(rank, host_index(host));
-    };
-    for (const P2pLink* l : c.links) {
+  }
+  // Whether the link runs between two leaves, `leaf` one of them: its uplinks carry it.
+  bool crosses_uplinks_of(const P2pLink& l, const std::string& leaf) const {
+    const std::string *a = of(l.src_host), *b = of(l.dst_host);
+    return a && b && *a != *b && (*a == leaf || *b == leaf);
+  }
+};
+
+// One size's links tallied by host and by rank: each host's touching values, each rank's
+// values on links that leave its host. Hosts and ranks by index (a 4,096-rank matrix has
+// two million links), visited in name and rank order; a host's avoiding median is the
+// median of all values less its touching ones, found in the sorted whole (a report of
+// 512 hosts has 261,632 links).
+struct LinkTally {
+  std::unordered_map<std::string_view, size_t> host_at;
+  std::vector<std::string_view> host_names;
+  std::vector<std::vector<double>> touching;  // per host index
+  std::unordered_map<int, size_t> rank_at;
+  std::vector<int> rank_ids;
+  std::vector<size_t> rank_host;  // host index of each rank index
+  std::vector<std::vector<double>> rank_touching;
+  std::vector<double> all, cross;     // every link's goodness; those between two hosts (sorted)
+  std::vector<size_t> ranks_of_host;  // per host index
+  std::vector<size_t> host_order;     // host indices by name
+  std::vector<size_t> rank_order;     // rank indices by rank
+
+  explicit LinkTally(const std::vector<const P2pLink*>& links) {
+    all.reserve(links.size());
+    for (const P2pLink* l : links) {
       const double g = goodness(*l);
       all.push_back(g);
       const size_t rs = place(l->src_rank, l->src_host), rd = place(l->dst_rank, l->dst_host);
@@ -115,146 +103,211 @@ std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p, const Fabri
         rank_touching[rd].push_back(g);
       }
     }
-    std::vector<size_t> ranks_of_host(host_names.size(), 0);
+    ranks_of_host.assign(host_names.size(), 0);
     for (size_t h : rank_host) ++ranks_of_host[h];
-    std::vector<size_t> host_order(host_names.size());
+    host_order.resize(host_names.size());
     for (size_t i = 0; i < host_order.size(); ++i) host_order[i] = i;
     std::sort(host_order.begin(), host_order.end(), [&](size_t a, size_t b) { return host_names[a] < host_names[b]; });
-    std::sort(all.begin(), all.end());
-    std::sort(cross.begin(), cross.end());
-    for (size_t hi : host_order) {
-      std::vector<double>& mine = touching[hi];
-      if (mine.size() >= all.size()) continue;  // no link avoids this host
-      std::sort(mine.begin(), mine.end());
-      P2pSizeContext::HostComparison hc{std::string(host_names[hi]), mine.size(), all.size() - mine.size(),
-                                        median_sorted(mine), median_of_difference(all, mine)};
-      hc.slow = hc.median_avoiding > 0 && hc.median_touching < kSlowRatio * hc.median_avoiding;
-      if (hc.slow) c.slow_hosts.insert(hc.host);
-      c.hosts.push_back(std::move(hc));
-    }
-    // A leaf whose every host is slow across leaves but not within it: its uplinks.
-    std::set<std::string> uplink_leaves;
-    if (fabric && !c.slow_hosts.empty()) {
-      std::map<std::string, std::vector<std::string>> leaf_hosts;
-      for (size_t hi : host_order) {
-        const std::string h(host_names[hi]);
-        if (const std::string* lf = leaf(h)) leaf_hosts[*lf].push_back(h);
-      }
-      for (const auto& [lf, hosts] : leaf_hosts) {
-        if (hosts.size() < 2 ||
-            !std::all_of(hosts.begin(), hosts.end(), [&](const std::string& h) { return c.slow_hosts.count(h) > 0; })) {
-          continue;
-        }
-        std::vector<double> inside, outside;
-        for (const P2pLink* l : c.links) {
-          const std::string *a = leaf(l->src_host), *b = leaf(l->dst_host);
-          const bool ia = a && *a == lf, ib = b && *b == lf;
-          if (ia && ib && l->src_host != l->dst_host) {
-            inside.push_back(goodness(*l));
-          } else if (!ia && !ib) {
-            outside.push_back(goodness(*l));
-          }
-        }
-        if (inside.empty() || outside.empty() || median(inside) < kSlowRatio * median(outside)) continue;
-        P2pSizeContext::UplinkGroup g;
-        g.leaf = lf;
-        g.whole_leaf = true;
-        g.hosts = hosts;
-        g.inside_leaf = median(inside);
-        for (const std::string& h : hosts) c.slow_hosts.erase(h);
-        for (auto& hc : c.hosts) {
-          if (std::find(hosts.begin(), hosts.end(), hc.host) != hosts.end()) hc.slow = false;
-        }
-        uplink_leaves.insert(lf);
-        c.uplinks.push_back(std::move(g));
-      }
-    }
-    // Each rank of a host with several ranks in the links, where its host is not slow:
-    // a rank alone slow is its own NIC (or the rail behind it).
-    std::vector<size_t> rank_order(rank_ids.size());
+    rank_order.resize(rank_ids.size());
     for (size_t i = 0; i < rank_order.size(); ++i) rank_order[i] = i;
     std::sort(rank_order.begin(), rank_order.end(), [&](size_t a, size_t b) { return rank_ids[a] < rank_ids[b]; });
-    for (size_t ri : rank_order) {
-      std::vector<double>& mine = rank_touching[ri];
-      if (mine.size() < kRankMinLinks || mine.size() >= cross.size()) continue;
-      const std::string host(host_names[rank_host[ri]]);
-      if (ranks_of_host[rank_host[ri]] < 2 || c.slow_hosts.count(host)) continue;
-      std::sort(mine.begin(), mine.end());
-      const double mt = median_sorted(mine), ma = median_of_difference(cross, mine);
-      if (ma > 0 && mt < kSlowRatio * ma) c.slow_ranks.push_back({rank_ids[ri], host, mine.size(), mt, ma});
-    }
-    std::set<int> slow_rank_set;
-    for (const auto& r : c.slow_ranks) slow_rank_set.insert(r.rank);
-    // The links no slow host or rank explains, against the links that touch neither.
-    std::vector<const P2pLink*> clean;
-    std::vector<double> values;
-    for (const P2pLink* l : c.links) {
-      if (c.slow_hosts.count(l->src_host) || c.slow_hosts.count(l->dst_host)) continue;
-      if (slow_rank_set.count(l->src_rank) || slow_rank_set.count(l->dst_rank)) continue;
-      clean.push_back(l);
-      values.push_back(goodness(*l));
-    }
-    if (clean.size() >= 2) {
-      c.reference = median(values);
-      for (const P2pLink* l : clean) {
-        if (goodness(*l) < kSlowRatio * c.reference) c.slow_links.push_back(l);
-      }
-    }
-    // With a fabric description: slow links that cross a leaf's uplinks, grouped by the
-    // leaf most of them share (at least kUplinkMinLinks), are one cause.
-    if (fabric && !c.slow_links.empty()) {
-      const auto crossing_leaf = [&](const P2pLink* l, const std::string& lf) {
-        const std::string *a = leaf(l->src_host), *b = leaf(l->dst_host);
-        return a && b && *a != *b && (*a == lf || *b == lf);
-      };
-      for (auto& g : c.uplinks) {  // a whole leaf: its slow links across leaves
-        std::vector<const P2pLink*> rest;
-        for (const P2pLink* l : c.slow_links) (crossing_leaf(l, g.leaf) ? g.links : rest).push_back(l);
-        c.slow_links = std::move(rest);
-      }
-      while (true) {
-        std::map<std::string, size_t> count;
-        for (const P2pLink* l : c.slow_links) {
-          const std::string *a = leaf(l->src_host), *b = leaf(l->dst_host);
-          if (!a || !b || *a == *b) continue;
-          ++count[*a];
-          ++count[*b];
-        }
-        auto best = std::max_element(count.begin(), count.end(),
-                                     [](const auto& x, const auto& y) { return x.second < y.second; });
-        if (best == count.end() || best->second < kUplinkMinLinks || uplink_leaves.count(best->first)) break;
-        P2pSizeContext::UplinkGroup g;
-        g.leaf = best->first;
-        std::set<std::string> hosts;
-        std::vector<const P2pLink*> rest;
-        for (const P2pLink* l : c.slow_links) {
-          if (!crossing_leaf(l, g.leaf)) {
-            rest.push_back(l);
-            continue;
-          }
-          g.links.push_back(l);
-          hosts.insert(*leaf(l->src_host) == g.leaf ? l->src_host : l->dst_host);
-        }
-        g.hosts.assign(hosts.begin(), hosts.end());
-        uplink_leaves.insert(g.leaf);
-        c.uplinks.push_back(std::move(g));
-        c.slow_links = std::move(rest);
-      }
-      for (auto& g : c.uplinks) {
-        std::vector<double> v;
-        for (const P2pLink* l : g.links) v.push_back(goodness(*l));
-        g.median = v.empty() ? 0 : median(v);
-      }
-      // A whole leaf with no slow link left to show was not a cause after all.
-      c.uplinks.erase(std::remove_if(c.uplinks.begin(), c.uplinks.end(),
-                                     [](const P2pSizeContext::UplinkGroup& g) { return g.links.empty(); }),
-                      c.uplinks.end());
-    }
-    for (const P2pLink& l : p2p.alone) {
-      if (l.size_bytes == size) c.alone.push_back(&l);
-    }
-    out.push_back(std::move(c));
+    std::sort(all.begin(), all.end());
+    std::sort(cross.begin(), cross.end());
   }
+
+ private:
+  size_t host_index(const std::string& h) {
+    auto [it, fresh] = host_at.emplace(h, host_names.size());
+    if (fresh) {
+      host_names.push_back(h);
+      touching.emplace_back();
+    }
+    return it->second;
+  }
+  // A rank's host is looked up by name once, when the rank is first seen.
+  size_t place(int rank, const std::string& host) {
+    if (auto it = rank_at.find(rank); it != rank_at.end()) return it->second;
+    const size_t h = host_index(host);
+    rank_at.emplace(rank, rank_ids.size());
+    rank_ids.push_back(rank);
+    rank_host.push_back(h);
+    rank_touching.emplace_back();
+    return rank_ids.size() - 1;
+  }
+};
+
+// Each host: the links touching it against those that avoid it; below kSlowRatio, slow.
+void compare_hosts(P2pSizeContext& c, LinkTally& t) {
+  for (size_t hi : t.host_order) {
+    std::vector<double>& mine = t.touching[hi];
+    if (mine.size() >= t.all.size()) continue;  // no link avoids this host
+    std::sort(mine.begin(), mine.end());
+    P2pSizeContext::HostComparison hc{std::string(t.host_names[hi]), mine.size(), t.all.size() - mine.size(),
+                                      median_sorted(mine), median_of_difference(t.all, mine)};
+    hc.slow = hc.median_avoiding > 0 && hc.median_touching < kSlowRatio * hc.median_avoiding;
+    if (hc.slow) c.slow_hosts.insert(hc.host);
+    c.hosts.push_back(std::move(hc));
+  }
+}
+
+// A leaf whose every host is slow across leaves but not within it: its uplinks. Its
+// hosts are no longer slow; returns the leaves grouped.
+std::set<std::string> group_whole_leaves(P2pSizeContext& c, const LinkTally& t, const LeafMap& leaves) {
+  std::set<std::string> grouped;
+  std::map<std::string, std::vector<std::string>> leaf_hosts;
+  for (size_t hi : t.host_order) {
+    const std::string h(t.host_names[hi]);
+    if (const std::string* lf = leaves.of(h)) leaf_hosts[*lf].push_back(h);
+  }
+  for (const auto& [lf, hosts] : leaf_hosts) {
+    if (hosts.size() < 2 ||
+        !std::all_of(hosts.begin(), hosts.end(), [&](const std::string& h) { return c.slow_hosts.count(h) > 0; })) {
+      continue;
+    }
+    std::vector<double> inside, outside;
+    for (const P2pLink* l : c.links) {
+      const std::string *a = leaves.of(l->src_host), *b = leaves.of(l->dst_host);
+      const bool ia = a && *a == lf, ib = b && *b == lf;
+      if (ia && ib && l->src_host != l->dst_host) {
+        inside.push_back(goodness(*l));
+      } else if (!ia && !ib) {
+        outside.push_back(goodness(*l));
+      }
+    }
+    if (inside.empty() || outside.empty() || median(inside) < kSlowRatio * median(outside)) continue;
+    P2pSizeContext::UplinkGroup g;
+    g.leaf = lf;
+    g.whole_leaf = true;
+    g.hosts = hosts;
+    g.inside_leaf = median(inside);
+    for (const std::string& h : hosts) c.slow_hosts.erase(h);
+    for (auto& hc : c.hosts) {
+      if (std::find(hosts.begin(), hosts.end(), hc.host) != hosts.end()) hc.slow = false;
+    }
+    grouped.insert(lf);
+    c.uplinks.push_back(std::move(g));
+  }
+  return grouped;
+}
+
+// Each rank of a host with several ranks in the links, where its host is not slow: a
+// rank alone slow is its own NIC (or the rail behind it).
+void compare_ranks(P2pSizeContext& c, LinkTally& t) {
+  for (size_t ri : t.rank_order) {
+    std::vector<double>& mine = t.rank_touching[ri];
+    if (mine.size() < kRankMinLinks || mine.size() >= t.cross.size()) continue;
+    const std::string host(t.host_names[t.rank_host[ri]]);
+    if (t.ranks_of_host[t.rank_host[ri]] < 2 || c.slow_hosts.count(host)) continue;
+    std::sort(mine.begin(), mine.end());
+    const double mt = median_sorted(mine), ma = median_of_difference(t.cross, mine);
+    if (ma > 0 && mt < kSlowRatio * ma) c.slow_ranks.push_back({t.rank_ids[ri], host, mine.size(), mt, ma});
+  }
+}
+
+// The links no slow host or rank explains, against the links that touch neither.
+void find_slow_links(P2pSizeContext& c) {
+  std::set<int> slow_rank_set;
+  for (const auto& r : c.slow_ranks) slow_rank_set.insert(r.rank);
+  std::vector<const P2pLink*> clean;
+  std::vector<double> values;
+  for (const P2pLink* l : c.links) {
+    if (c.slow_hosts.count(l->src_host) || c.slow_hosts.count(l->dst_host)) continue;
+    if (slow_rank_set.count(l->src_rank) || slow_rank_set.count(l->dst_rank)) continue;
+    clean.push_back(l);
+    values.push_back(goodness(*l));
+  }
+  if (clean.size() < 2) return;
+  c.reference = median(values);
+  for (const P2pLink* l : clean) {
+    if (goodness(*l) < kSlowRatio * c.reference) c.slow_links.push_back(l);
+  }
+}
+
+// The leaf whose uplinks most of the slow links cross, at least kUplinkMinLinks of
+// them, unless it is grouped already.
+std::optional<std::string> most_crossed_leaf(const P2pSizeContext& c, const LeafMap& leaves,
+                                             const std::set<std::string>& grouped) {
+  std::map<std::string, size_t> count;
+  for (const P2pLink* l : c.slow_links) {
+    const std::string *a = leaves.of(l->src_host), *b = leaves.of(l->dst_host);
+    if (!a || !b || *a == *b) continue;
+    ++count[*a];
+    ++count[*b];
+  }
+  auto best =
+      std::max_element(count.begin(), count.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+  if (best == count.end() || best->second < kUplinkMinLinks || grouped.count(best->first)) return std::nullopt;
+  return best->first;
+}
+
+// With a fabric description: slow links that cross a leaf's uplinks, grouped by the leaf
+// most of them share, are one cause; a whole leaf's group takes its slow links across
+// leaves first.
+void group_uplink_links(P2pSizeContext& c, const LeafMap& leaves, std::set<std::string>& grouped) {
+  for (auto& g : c.uplinks) {  // a whole leaf: its slow links across leaves
+    std::vector<const P2pLink*> rest;
+    for (const P2pLink* l : c.slow_links) (leaves.crosses_uplinks_of(*l, g.leaf) ? g.links : rest).push_back(l);
+    c.slow_links = std::move(rest);
+  }
+  while (const std::optional<std::string> leaf = most_crossed_leaf(c, leaves, grouped)) {
+    P2pSizeContext::UplinkGroup g;
+    g.leaf = *leaf;
+    std::set<std::string> hosts;
+    std::vector<const P2pLink*> rest;
+    for (const P2pLink* l : c.slow_links) {
+      if (!leaves.crosses_uplinks_of(*l, g.leaf)) {
+        rest.push_back(l);
+        continue;
+      }
+      g.links.push_back(l);
+      hosts.insert(*leaves.of(l->src_host) == g.leaf ? l->src_host : l->dst_host);
+    }
+    g.hosts.assign(hosts.begin(), hosts.end());
+    grouped.insert(g.leaf);
+    c.uplinks.push_back(std::move(g));
+    c.slow_links = std::move(rest);
+  }
+  for (auto& g : c.uplinks) {
+    std::vector<double> v;
+    for (const P2pLink* l : g.links) v.push_back(goodness(*l));
+    g.median = v.empty() ? 0 : median(v);
+  }
+  // A whole leaf with no slow link left to show was not a cause after all.
+  c.uplinks.erase(std::remove_if(c.uplinks.begin(), c.uplinks.end(),
+                                 [](const P2pSizeContext::UplinkGroup& g) { return g.links.empty(); }),
+                  c.uplinks.end());
+}
+
+// One size's context: hosts, then whole leaves, ranks, links and the uplinks they share.
+P2pSizeContext size_context(const P2pSection& p2p, uint64_t size, std::vector<const P2pLink*> links,
+                            const LeafMap* leaves) {
+  P2pSizeContext c;
+  c.size_bytes = size;
+  c.latency = p2p.mode == "lat";
+  c.links = std::move(links);
+  LinkTally tally(c.links);
+  compare_hosts(c, tally);
+  std::set<std::string> grouped;  // leaves whose uplinks are named
+  if (leaves && !c.slow_hosts.empty()) grouped = group_whole_leaves(c, tally, *leaves);
+  compare_ranks(c, tally);
+  find_slow_links(c);
+  if (leaves && !c.slow_links.empty()) group_uplink_links(c, *leaves, grouped);
+  for (const P2pLink& l : p2p.alone) {
+    if (l.size_bytes == size) c.alone.push_back(&l);
+  }
+  return c;
+}
+
+}  // namespace
+
+std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p, const FabricDescription* fabric) {
+  LeafMap leaves;
+  if (fabric) leaves.leaf_of = leaf_of_hosts(*fabric);
+  std::map<uint64_t, std::vector<const P2pLink*>> by_size;
+  for (const P2pLink& l : p2p.links) by_size[l.size_bytes].push_back(&l);
+  std::vector<P2pSizeContext> out;
+  for (auto& [size, links] : by_size)
+    out.push_back(size_context(p2p, size, std::move(links), fabric ? &leaves : nullptr));
   return out;
 }
 
@@ -314,7 +367,7 @@ void discount_stalled_links(Report& report) {
   std::map<int, Finding*> stalled;  // rank -> its rank.straggler finding
   std::set<std::string> hosts;
   for (Finding& f : report.findings) {
-    if (f.code != "rank.straggler" || f.evidence.value("stalled_share", 0.0) < kStragglerShare / 2) continue;
+    if (f.code != code::kRankStraggler || f.evidence.value("stalled_share", 0.0) < kStragglerShare / 2) continue;
     stalled[f.evidence.value("rank", -1)] = &f;
     hosts.insert(f.hosts.begin(), f.hosts.end());
   }
@@ -322,14 +375,14 @@ void discount_stalled_links(Report& report) {
   std::vector<Finding> kept;
   std::vector<std::pair<int, std::string>> dropped;
   for (Finding& f : report.findings) {
-    if (f.code.rfind("p2p.", 0) == 0) {
+    if (code::in_area(f.code, code::kAreaP2p)) {
       const int a = f.evidence.value("src_rank", f.evidence.value("rank", -1)), b = f.evidence.value("dst_rank", -1);
       const int rank = stalled.count(a) ? a : stalled.count(b) ? b : -1;
       if (rank >= 0) {
         dropped.emplace_back(rank, f.subject);
         continue;
       }
-      if (f.code == "p2p.slow_host" && !f.hosts.empty() && hosts.count(f.hosts.front())) {
+      if (f.code == code::kP2pSlowHost && !f.hosts.empty() && hosts.count(f.hosts.front())) {
         dropped.emplace_back(stalled.begin()->first, f.subject);
         continue;
       }
@@ -338,7 +391,7 @@ void discount_stalled_links(Report& report) {
   }
   report.findings = std::move(kept);
   for (Finding& f : report.findings) {
-    if (f.code != "rank.straggler") continue;
+    if (f.code != code::kRankStraggler) continue;
     for (const auto& [rank, subject] : dropped) {
       if (f.evidence.value("rank", -1) == rank) f.evidence["links_not_judged"].push_back(subject);
     }
@@ -378,16 +431,16 @@ void judge_link_coverage(Report& report) {
   }
   std::vector<char> slow(n, 0), suspect(n, 0);
   for (const Finding& f : report.findings) {
-    if (f.code == "p2p.slow_host") {
+    if (f.code == code::kP2pSlowHost) {
       for (const std::string& h : f.hosts) {
         if (auto it = index.find(h); it != index.end()) slow[it->second] = 1;
       }
-    } else if (f.code == "p2p.congested_uplink" && f.evidence.value("whole_leaf", false)) {
+    } else if (f.code == code::kP2pCongestedUplink && f.evidence.value("whole_leaf", false)) {
       for (const auto& h : f.evidence.value("hosts", nlohmann::ordered_json::array())) {
         if (auto it = index.find(h.get<std::string>()); it != index.end()) slow[it->second] = 1;
       }
-    } else if (f.code == "p2p.slow_link" || f.code == "p2p.congested_link" || f.code == "p2p.slow_nic" ||
-               f.code == "p2p.congested_uplink") {
+    } else if (f.code == code::kP2pSlowLink || f.code == code::kP2pCongestedLink || f.code == code::kP2pSlowNic ||
+               f.code == code::kP2pCongestedUplink) {
       for (const std::string& h : f.hosts) {
         if (auto it = index.find(h); it != index.end()) suspect[it->second] = 1;
       }
@@ -401,7 +454,7 @@ void judge_link_coverage(Report& report) {
   }
   // Evidence of slow links names ranks, not hosts: their hosts are the context's.
   for (const Finding& f : report.findings) {
-    if (f.code != "p2p.slow_link" && f.code != "p2p.congested_link") continue;
+    if (f.code != code::kP2pSlowLink && f.code != code::kP2pCongestedLink) continue;
     for (const char* key : {"src_rank", "dst_rank"}) {
       const int r = f.evidence.value(key, -1);
       if (r >= 0 && r < static_cast<int>(report.context.ranks.size())) {

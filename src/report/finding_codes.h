@@ -22,6 +22,7 @@ inline constexpr std::string_view kPerfDip = "perf.dip";
 inline constexpr std::string_view kPerfPlateau = "perf.plateau";
 inline constexpr std::string_view kNcclLinkWait = "nccl.link_wait";
 inline constexpr std::string_view kNcclOpenSteps = "nccl.open_steps";
+inline constexpr std::string_view kTcpIdleRestart = "tcp.idle_restart";
 
 // --- p2p links of one message size (diag/rules/table.cpp, kP2pRules) ------------------
 inline constexpr std::string_view kP2pSlowHost = "p2p.slow_host";

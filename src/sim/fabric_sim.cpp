@@ -15,6 +15,7 @@
 #include "diag/fabric.h"
 #include "diag/findings.h"
 #include "diag/rules.h"
+#include "report/finding_codes.h"
 #include "topo/mapping.h"
 #include "topo/topo_report.h"
 
@@ -79,10 +80,9 @@ int group_of(const FabricSpec& s, int host) { return host / s.nodes_per_leaf; }
 std::string group_name(const FabricSpec& s, int group) {
   return fmt::format("{}{:03d}", s.kind == FabricKind::kFatTree ? "leaf" : "su", group);
 }
+int group_count(const FabricSpec& s) { return (s.nodes + s.nodes_per_leaf - 1) / s.nodes_per_leaf; }
 
-}  // namespace
-
-Result<Fabric> make_fabric(const FabricSpec& s, const std::vector<FaultKind>& faults, uint64_t seed) {
+Status check_spec(const FabricSpec& s) {
   if (s.nodes < 2 || s.gpus_per_node < 1 || s.nodes_per_leaf < 1 || !(s.oversubscription >= 1) || !(s.nic_gbps > 0) ||
       !(s.nvlink_gbps > 0) || !(s.noise_cv >= 0)) {
     return Status::Invalid(fmt::format(
@@ -90,13 +90,18 @@ Result<Fabric> make_fabric(const FabricSpec& s, const std::vector<FaultKind>& fa
         "NIC {} GB/s (> 0), noise {} (>= 0)",
         s.nodes, s.gpus_per_node, s.nodes_per_leaf, s.oversubscription, s.nic_gbps, s.noise_cv));
   }
+  return Status::Ok();
+}
+
+// The healthy fabric: its hosts and ranks, and its leaves under one spine.
+Fabric lay_out(const FabricSpec& s) {
   Fabric f;
   f.spec = s;
   const int g = s.gpus_per_node;
   for (int h = 0; h < s.nodes; ++h) f.hosts.push_back(fmt::format("node{:04d}", h));
   for (int r = 0; r < s.nodes * g; ++r) f.ranks.push_back({f.hosts[static_cast<size_t>(r / g)], r % g});
   f.description.source = "simulated";
-  const int groups = (s.nodes + s.nodes_per_leaf - 1) / s.nodes_per_leaf;
+  const int groups = group_count(s);
   FabricSwitch spine{"spine", {}, {}};
   for (int grp = 0; grp < groups; ++grp) {
     FabricSwitch leaf{group_name(s, grp), {}, {}};
@@ -107,42 +112,33 @@ Result<Fabric> make_fabric(const FabricSpec& s, const std::vector<FaultKind>& fa
     f.description.switches.push_back(std::move(leaf));
   }
   if (groups > 1) f.description.switches.push_back(std::move(spine));
+  return f;
+}
 
-  std::mt19937_64 rng(seed);
-  std::vector<int> order(static_cast<size_t>(s.nodes));
-  for (int h = 0; h < s.nodes; ++h) order[static_cast<size_t>(h)] = h;
-  std::shuffle(order.begin(), order.end(), rng);
-  size_t next = 0;
-  const auto take_host = [&]() -> Result<int> {
-    if (next >= order.size()) {
-      return Status::Invalid(fmt::format("{} faults need more hosts than the fabric's {}", faults.size(), s.nodes));
-    }
-    return order[next++];
-  };
-  const auto pick = [&](int n) { return static_cast<int>(std::uniform_int_distribution<int>(0, n - 1)(rng)); };
-  for (FaultKind k : faults) {
+// Where each fault goes, drawn from the seed: each on hosts no other fault has, a rank's
+// local index and a leaf's uplink at random.
+class FaultPlacer {
+ public:
+  FaultPlacer(const Fabric& f, size_t faults, uint64_t seed) : f_(f), faults_(faults), rng_(seed) {
+    order_.resize(static_cast<size_t>(f.spec.nodes));
+    for (int h = 0; h < f.spec.nodes; ++h) order_[static_cast<size_t>(h)] = h;
+    std::shuffle(order_.begin(), order_.end(), rng_);
+  }
+
+  Result<Fault> place(FaultKind k) {
     Fault fault;
     fault.kind = k;
-    if (k == FaultKind::kCongestedUplink) {
-      if (groups < 2)
-        return Status::Invalid("a congested uplink needs at least two leaves (more nodes than a leaf holds)");
-      const int grp = pick(groups);
-      fault.leaf = group_name(s, grp);
-      fault.uplink = pick(1 << 16);
-      if (s.kind == FabricKind::kRailOptimized) fault.rail = pick(g);
-      fault.factor = 0.1;
-      f.faults.push_back(std::move(fault));
-      continue;
-    }
+    if (k == FaultKind::kCongestedUplink) return on_uplink(fault);
     auto h = take_host();
     if (!h.ok()) return h.status();
-    fault.host = f.hosts[static_cast<size_t>(*h)];
+    fault.host = f_.hosts[static_cast<size_t>(*h)];
+    const int g = f_.spec.gpus_per_node;
     const int local = pick(g);
     switch (k) {
       case FaultKind::kSlowLink: {
         auto p = take_host();
         if (!p.ok()) return p.status();
-        fault.peer = f.hosts[static_cast<size_t>(*p)];
+        fault.peer = f_.hosts[static_cast<size_t>(*p)];
         fault.rank = *h * g + local;
         fault.peer_rank = *p * g + local;
         fault.factor = 0.25;
@@ -171,7 +167,46 @@ Result<Fabric> make_fabric(const FabricSpec& s, const std::vector<FaultKind>& fa
       case FaultKind::kCongestedUplink:
         break;
     }
-    f.faults.push_back(std::move(fault));
+    return fault;
+  }
+
+ private:
+  // A leaf's uplink (a rail's, rail-optimized), at a tenth of its rate.
+  Result<Fault> on_uplink(Fault fault) {
+    const int groups = group_count(f_.spec);
+    if (groups < 2)
+      return Status::Invalid("a congested uplink needs at least two leaves (more nodes than a leaf holds)");
+    fault.leaf = group_name(f_.spec, pick(groups));
+    fault.uplink = pick(1 << 16);
+    if (f_.spec.kind == FabricKind::kRailOptimized) fault.rail = pick(f_.spec.gpus_per_node);
+    fault.factor = 0.1;
+    return fault;
+  }
+  Result<int> take_host() {
+    if (next_ >= order_.size()) {
+      return Status::Invalid(fmt::format("{} faults need more hosts than the fabric's {}", faults_, f_.spec.nodes));
+    }
+    return order_[next_++];
+  }
+  int pick(int n) { return static_cast<int>(std::uniform_int_distribution<int>(0, n - 1)(rng_)); }
+
+  const Fabric& f_;
+  size_t faults_;
+  std::mt19937_64 rng_;
+  std::vector<int> order_;  // hosts in the order faults take them
+  size_t next_ = 0;
+};
+
+}  // namespace
+
+Result<Fabric> make_fabric(const FabricSpec& s, const std::vector<FaultKind>& faults, uint64_t seed) {
+  FABSCOPE_RETURN_IF_ERROR(check_spec(s));
+  Fabric f = lay_out(s);
+  FaultPlacer placer(f, faults.size(), seed);
+  for (FaultKind k : faults) {
+    auto fault = placer.place(k);
+    if (!fault.ok()) return fault.status();
+    f.faults.push_back(std::move(*fault));
   }
   return f;
 }
@@ -403,24 +438,24 @@ void add_topology(const Fabric& f, const topo::HostTopology& tmpl, Report& r) {
   r.topology = topo::topology_section(set, *analyses);
 }
 
-}  // namespace
-
-Result<Report> simulate(const Fabric& f, const SimOptions& o, uint64_t seed) {
-  FlowModel model(f, seed ^ 0x5eed);
-  std::mt19937_64 rng(seed);
+// The run's context: NCCL over the simulated hosts, one rank per GPU.
+RunContext simulated_context(const Fabric& f) {
   const int n = static_cast<int>(f.ranks.size());
-  const int g = f.spec.gpus_per_node;
-  Report r;
-  r.context.backend = "nccl";
-  r.context.backend_library = "simulated";
-  r.context.memory = "cuda";
-  r.context.nranks = n;
-  r.context.hosts = f.hosts;
-  for (int i = 0; i < n; ++i) r.context.ranks.push_back({i, f.ranks[static_cast<size_t>(i)].host, 1000 + i, i % g});
-  if (o.describe_fabric) r.fabric = f.description;
-  const std::map<std::string, std::string> leaf_of = leaf_of_hosts(f.description);
+  RunContext c;
+  c.backend = "nccl";
+  c.backend_library = "simulated";
+  c.memory = "cuda";
+  c.nranks = n;
+  c.hosts = f.hosts;
+  for (int i = 0; i < n; ++i)
+    c.ranks.push_back({i, f.ranks[static_cast<size_t>(i)].host, 1000 + i, i % f.spec.gpus_per_node});
+  return c;
+}
 
-  // The link matrix.
+// The link matrix as diagnose measures it: the schedule's rounds, with --adaptive the
+// suspects' extra partners, with --retest the slow links again alone.
+Result<P2pSection> simulate_link_matrix(const Fabric& f, const SimOptions& o, uint64_t seed, FlowModel& model) {
+  const std::map<std::string, std::string> leaf_of = leaf_of_hosts(f.description);
   LinkPlanOptions plan_options;
   plan_options.schedule = o.schedule;
   plan_options.max_rounds = o.max_rounds;
@@ -458,9 +493,52 @@ Result<Report> simulate(const Fabric& f, const SimOptions& o, uint64_t seed) {
     }
   }
   p2p.coverage = cov;
+  return p2p;
+}
 
-  // The all-reduce: NCCL's rings cross from each node to the next rail by rail, all at
-  // once; the slowest crossing bounds the bus bandwidth. A straggler holds the rest back.
+// The straggler fault's rank and the share of the collective's time it holds the
+// others; rank -1 without one.
+std::pair<int, double> straggler_of(const Fabric& f) {
+  std::pair<int, double> out{-1, 0.0};
+  for (const Fault& x : f.faults) {
+    if (x.kind == FaultKind::kStraggler) out = {x.rank, x.factor};
+  }
+  return out;
+}
+
+// Each rank's arrival at one point: late by a few microseconds at random, the
+// straggler holding the others for its share of the time.
+ArrivalSplit simulated_arrivals(int n, const PlacementResult& pl, double transfer, std::pair<int, double> straggler,
+                                std::mt19937_64& rng) {
+  const auto [rank, held_share] = straggler;
+  std::uniform_real_distribution<double> late(0, 5);
+  ArrivalSplit a;
+  a.iterations = 20;
+  a.span_us = pl.time_us;
+  a.clock_bound_us = 1;
+  a.transfer_us = transfer;
+  a.skew_us = pl.time_us - transfer;
+  for (int i = 0; i < n; ++i) {
+    RankArrival ra;
+    ra.rank = i;
+    ra.late_us = late(rng);
+    if (i == rank) {
+      ra.last_count = 18;
+      ra.held_us = held_share * pl.time_us * 0.6;
+      ra.held_share = held_share * 0.6;
+      ra.stalled_us = held_share * pl.time_us * 0.4;
+      ra.stalled_share = held_share * 0.4;
+    }
+    a.ranks.push_back(ra);
+  }
+  return a;
+}
+
+// The all-reduce sweep: NCCL's rings cross from each node to the next rail by rail, all
+// at once; the slowest crossing bounds the bus bandwidth. A straggler holds the rest back.
+Sweep simulate_allreduce(const Fabric& f, FlowModel& model, std::mt19937_64& rng) {
+  const int n = static_cast<int>(f.ranks.size());
+  const int g = f.spec.gpus_per_node;
   Round ring;
   const int hosts = static_cast<int>(f.hosts.size());
   for (int h = 0; h < hosts; ++h) {
@@ -468,14 +546,7 @@ Result<Report> simulate(const Fabric& f, const SimOptions& o, uint64_t seed) {
   }
   const std::vector<double> ring_rates = model.rates(ring);
   const double bottleneck = *std::min_element(ring_rates.begin(), ring_rates.end());
-  int straggler = -1;
-  double held_share = 0;
-  for (const Fault& x : f.faults) {
-    if (x.kind == FaultKind::kStraggler) {
-      straggler = x.rank;
-      held_share = x.factor;
-    }
-  }
+  const std::pair<int, double> straggler = straggler_of(f);
   Sweep s;
   s.collective = "allreduce";
   s.dtype = "float";
@@ -483,59 +554,47 @@ Result<Report> simulate(const Fabric& f, const SimOptions& o, uint64_t seed) {
   s.nranks = n;
   s.busbw_factor = 2.0 * (n - 1) / n;
   std::lognormal_distribution<double> noise(0, f.spec.noise_cv);
-  std::uniform_real_distribution<double> late(0, 5);
   for (uint64_t size = 1 << 20; size <= (64u << 20); size *= 4) {
     SweepPoint p;
     p.size_bytes = size;
     p.count = size / 4;
     PlacementResult pl;
     const double transfer = static_cast<double>(size) * s.busbw_factor / (bottleneck * 1e3) + 20;  // 20 us latency
-    pl.time_us = transfer / (1 - held_share) * noise(rng);
+    pl.time_us = transfer / (1 - straggler.second) * noise(rng);
     pl.algbw_gbps = static_cast<double>(size) / 1e3 / pl.time_us;
     pl.busbw_gbps = pl.algbw_gbps * s.busbw_factor;
     pl.wrong = 0;
     pl.iterations = 20;
-    ArrivalSplit a;
-    a.iterations = 20;
-    a.span_us = pl.time_us;
-    a.clock_bound_us = 1;
-    a.transfer_us = transfer;
-    a.skew_us = pl.time_us - transfer;
-    for (int i = 0; i < n; ++i) {
-      RankArrival ra;
-      ra.rank = i;
-      ra.late_us = late(rng);
-      if (i == straggler) {
-        ra.last_count = 18;
-        ra.held_us = held_share * pl.time_us * 0.6;
-        ra.held_share = held_share * 0.6;
-        ra.stalled_us = held_share * pl.time_us * 0.4;
-        ra.stalled_share = held_share * 0.4;
-      }
-      a.ranks.push_back(ra);
-    }
-    pl.arrivals = std::move(a);
+    pl.arrivals = simulated_arrivals(n, pl, transfer, straggler, rng);
     p.out_of_place = pl;
     p.in_place = pl;
     s.points.push_back(std::move(p));
   }
-  r.sweeps.push_back(std::move(s));
-  r.p2p = std::move(p2p);
-  r.diagnosis = Diagnosis();
-  r.diagnosis->link_size_bytes = o.chunk_bytes;
-  const double t = r.sweeps[0].points.back().out_of_place->time_us;
+  return s;
+}
+
+// The largest all-reduce repeated: noisier where a neighbour shares the NICs.
+Diagnosis simulated_diagnosis(const Sweep& allreduce, const SimOptions& o, const FlowModel& model) {
+  Diagnosis d;
+  d.link_size_bytes = o.chunk_bytes;
+  const double t = allreduce.points.back().out_of_place->time_us;
   const double cv = model.noisy().empty() ? 0.01 : 0.08;
   CollectiveRepeats rep{"allreduce", 64u << 20, {t, t * (1 + cv), t * (1 - cv)}, 0};
   rep.cv = summarize(rep.time_us).stddev.value_or(0) / summarize(rep.time_us).mean;
-  r.diagnosis->collective_noise.push_back(std::move(rep));
+  d.collective_noise.push_back(std::move(rep));
+  return d;
+}
 
-  // Counters of the link phase: what each host's interfaces moved beside fabscope's bytes.
+// Counters of the link phase: what each host's interfaces moved beside fabscope's bytes.
+std::vector<CounterSample> simulated_counters(const Fabric& f, const SimOptions& o, const P2pSection& p2p,
+                                              const FlowModel& model) {
   std::map<std::string, uint64_t> tx, rx;
-  for (const P2pLink& l : r.p2p->links) {
+  for (const P2pLink& l : p2p.links) {
     if (l.src_host == l.dst_host) continue;
     tx[l.src_host] += l.size_bytes * static_cast<uint64_t>(l.iterations);
     rx[l.dst_host] += l.size_bytes * static_cast<uint64_t>(l.iterations);
   }
+  std::vector<CounterSample> out;
   for (const std::string& h : f.hosts) {
     CounterSample c;
     c.host = h;
@@ -549,8 +608,25 @@ Result<Report> simulate(const Fabric& f, const SimOptions& o, uint64_t seed) {
     d.name = "ib0";
     d.deltas = {{"tx_bytes", tx[h] + tx[h] / 50 + foreign}, {"rx_bytes", rx[h] + rx[h] / 50 + foreign}};
     c.interfaces.push_back(std::move(d));
-    r.counters.push_back(std::move(c));
+    out.push_back(std::move(c));
   }
+  return out;
+}
+
+}  // namespace
+
+Result<Report> simulate(const Fabric& f, const SimOptions& o, uint64_t seed) {
+  FlowModel model(f, seed ^ 0x5eed);
+  std::mt19937_64 rng(seed);
+  Report r;
+  r.context = simulated_context(f);
+  if (o.describe_fabric) r.fabric = f.description;
+  auto p2p = simulate_link_matrix(f, o, seed, model);
+  if (!p2p.ok()) return p2p.status();
+  r.sweeps.push_back(simulate_allreduce(f, model, rng));
+  r.p2p = std::move(*p2p);
+  r.diagnosis = simulated_diagnosis(r.sweeps[0], o, model);
+  r.counters = simulated_counters(f, o, *r.p2p, model);
   if (o.host_template) add_topology(f, *o.host_template, r);
   return r;
 }
@@ -570,19 +646,19 @@ bool names_host(const Finding& x, const std::string& host) {
 bool matches(const Fabric& fab, const Fault& f, const Finding& x) {
   switch (f.kind) {
     case FaultKind::kSlowLink:
-      return x.code == "p2p.slow_link" && names_host(x, f.host) && names_host(x, f.peer);
+      return x.code == code::kP2pSlowLink && names_host(x, f.host) && names_host(x, f.peer);
     case FaultKind::kSlowNic:
-      return x.code == "p2p.slow_nic" && names_host(x, f.host);
+      return x.code == code::kP2pSlowNic && names_host(x, f.host);
     case FaultKind::kSlowHost:
-      return x.code == "p2p.slow_host" && names_host(x, f.host);
+      return x.code == code::kP2pSlowHost && names_host(x, f.host);
     case FaultKind::kCongestedUplink:
-      return x.code == "p2p.congested_uplink" && x.evidence.value("leaf", std::string()) == f.leaf;
+      return x.code == code::kP2pCongestedUplink && x.evidence.value("leaf", std::string()) == f.leaf;
     case FaultKind::kStraggler:
-      return x.code == "rank.straggler" && x.evidence.value("rank", -1) == f.rank;
+      return x.code == code::kRankStraggler && x.evidence.value("rank", -1) == f.rank;
     case FaultKind::kWrongNic:
-      return (x.code == "topo.nic_far" || x.code == "p2p.slow_nic") && names_host(x, f.host);
+      return (x.code == code::kTopoNicFar || x.code == code::kP2pSlowNic) && names_host(x, f.host);
     case FaultKind::kNoisyNeighbour:
-      return x.code == "counters.foreign_traffic" && names_host(x, f.host);
+      return x.code == code::kCountersForeignTraffic && names_host(x, f.host);
   }
   (void)fab;
   return false;
@@ -611,8 +687,8 @@ Score score(const Fabric& fabric, const Report& r) {
   }
   for (const Finding& x : r.findings) {
     if (x.severity == Severity::kInfo) continue;
-    const bool cause = x.code.rfind("p2p.", 0) == 0 || x.code.rfind("rank.", 0) == 0 ||
-                       x.code.rfind("counters.", 0) == 0 || x.code.rfind("topo.", 0) == 0;
+    const bool cause = code::in_area(x.code, code::kAreaP2p) || code::in_area(x.code, code::kAreaRank) ||
+                       code::in_area(x.code, code::kAreaCounters) || code::in_area(x.code, code::kAreaTopo);
     if (!cause) continue;
     ++s.findings;
     if (std::any_of(fabric.faults.begin(), fabric.faults.end(),

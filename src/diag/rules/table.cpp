@@ -2,6 +2,7 @@
 // A new rule: its function in diag/rules/<name>.cpp, one declaration and one row here,
 // its file in src/CMakeLists.txt, and a paragraph in the README's findings list.
 #include "diag/rules.h"
+#include "report/finding_codes.h"
 
 namespace fabscope {
 
@@ -27,34 +28,37 @@ void check_counters_congestion_rose(const CounterContext&, FindingSink&);
 namespace {
 
 constexpr Rule<SweepContext> kSweepRules[] = {
-    {"sweep.wrong_results", "a rank that received wrong data", check_sweep_wrong_results},
-    {"rank.straggler", "a rank the others waited for (sweep --arrivals)", check_rank_straggler},
-    {"run.hang", "a run the watchdog ended: the points measured before, and what the rank waited on", check_run_hang},
-    {"run.interrupted", "a run a signal ended before its cycles or duration were done", check_run_interrupted},
-    {"link.flap", "an interface or RDMA port that went down during the run (--max-downtime)", check_link_flap},
-    {"sweep.stall", "a timed iteration far beyond its point's spread, with the links down then (--max-stalls)",
+    {code::kSweepWrongResults, "a rank that received wrong data", check_sweep_wrong_results},
+    {code::kRankStraggler, "a rank the others waited for (sweep --arrivals)", check_rank_straggler},
+    {code::kRunHang, "a run the watchdog ended: the points measured before, and what the rank waited on",
+     check_run_hang},
+    {code::kRunInterrupted, "a run a signal ended before its cycles or duration were done", check_run_interrupted},
+    {code::kLinkFlap, "an interface or RDMA port that went down during the run (--max-downtime)", check_link_flap},
+    {code::kSweepStall, "a timed iteration far beyond its point's spread, with the links down then (--max-stalls)",
      check_sweep_stall},
-    {"perf.dip", "a size whose bandwidth falls well below both neighbours' in one sweep", check_perf_dip},
-    {"perf.plateau", "bus bandwidth that stops growing before a sweep's largest sizes (a note)", check_perf_plateau},
-    {"nccl.link_wait", "a link NCCL waited on the network for, far beyond the others (--nccl-profile)",
+    {code::kPerfDip, "a size whose bandwidth falls well below both neighbours' in one sweep", check_perf_dip},
+    {code::kPerfPlateau, "bus bandwidth that stops growing before a sweep's largest sizes (a note)",
+     check_perf_plateau},
+    {code::kNcclLinkWait, "a link NCCL waited on the network for, far beyond the others (--nccl-profile)",
      check_nccl_link_wait},
-    {"nccl.open_steps", "network transfers NCCL started and never finished (--nccl-profile)", check_nccl_open_steps},
+    {code::kNcclOpenSteps, "network transfers NCCL started and never finished (--nccl-profile)", check_nccl_open_steps},
 };
 
 constexpr Rule<P2pSizeContext> kP2pRules[] = {
-    {"p2p.slow_host", "a host whose links are all slow at one size", check_p2p_slow_host},
-    {"p2p.slow_nic", "one rank of a host whose links are all slow while the host's other ranks are fine",
+    {code::kP2pSlowHost, "a host whose links are all slow at one size", check_p2p_slow_host},
+    {code::kP2pSlowNic, "one rank of a host whose links are all slow while the host's other ranks are fine",
      check_p2p_slow_nic},
-    {"p2p.congested_uplink", "slow links that share one leaf's uplinks, named once (--fabric)",
+    {code::kP2pCongestedUplink, "slow links that share one leaf's uplinks, named once (--fabric)",
      check_p2p_congested_uplink},
-    {"p2p.slow_link", "one slow link that no slow host explains (slow alone too, when retested)", check_p2p_slow_link},
-    {"p2p.congested_link", "a link slow beside other flows but fine alone", check_p2p_congested_link},
+    {code::kP2pSlowLink, "one slow link that no slow host explains (slow alone too, when retested)",
+     check_p2p_slow_link},
+    {code::kP2pCongestedLink, "a link slow beside other flows but fine alone", check_p2p_congested_link},
 };
 
 constexpr Rule<CounterContext> kCounterRules[] = {
-    {"counters.foreign_traffic", "interface traffic beyond what fabscope moved", check_counters_foreign_traffic},
-    {"counters.link_errors", "link-quality counters of an RDMA port or NIC that rose", check_counters_link_errors},
-    {"counters.congestion_rose", "congestion counters that rose while fabscope's load was the same (diagnose)",
+    {code::kCountersForeignTraffic, "interface traffic beyond what fabscope moved", check_counters_foreign_traffic},
+    {code::kCountersLinkErrors, "link-quality counters of an RDMA port or NIC that rose", check_counters_link_errors},
+    {code::kCountersCongestionRose, "congestion counters that rose while fabscope's load was the same (diagnose)",
      check_counters_congestion_rose},
 };
 
