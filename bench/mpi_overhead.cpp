@@ -37,7 +37,7 @@
 #include "core/atomic_file.h"
 #include "core/sizes.h"
 #include "core/stats.h"
-#include "sweep/sweep.h"
+#include "soak/soak.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "report/report_json.h"
-#include "sweep/timeline.h"
+#include "soak/timeline.h"
 
 using namespace fabscope;
 

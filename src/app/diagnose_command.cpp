@@ -42,7 +42,7 @@
 #include "p2p/p2p.h"
 #include "report/json_io.h"
 #include "report/model_json.h"
-#include "sweep/sweep.h"
+#include "soak/soak.h"
 #include "topo/readers.h"
 
 namespace fabscope {

@@ -22,8 +22,8 @@
 #include "diag/expectations.h"
 #include "diag/findings.h"
 #include "diag/stall.h"
-#include "sweep/sweep.h"
-#include "sweep/timeline.h"
+#include "soak/soak.h"
+#include "soak/timeline.h"
 
 namespace fabscope {
 

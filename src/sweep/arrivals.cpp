@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/clock.h"
 #include "core/stats.h"
 
 namespace fabscope {
@@ -71,6 +72,30 @@ ArrivalSplit split_arrivals(std::span<const RankIterations> ranks, double bound_
     a.stalled_share = span_sum > 0 ? std::min(1.0, stalled[r] / span_sum) : 0;
   }
   return out;
+}
+
+Status ClockSnapshot::take(const RankContext& ctx) {
+  at_ns = steady_now_ns();
+  auto o = measure_clock_offsets(ctx);
+  if (!o.ok()) return o.status();
+  offsets = std::move(*o);
+  return Status::Ok();
+}
+
+ArrivalSplit arrival_split(const ClockMap& map, const std::vector<double>& times, int nranks) {
+  const size_t per_rank = times.size() / static_cast<size_t>(nranks);
+  const size_t iters = per_rank / 3;
+  std::vector<RankIterations> ranks(static_cast<size_t>(nranks));
+  for (int r = 0; r < nranks; ++r) {
+    const double* t = times.data() + static_cast<size_t>(r) * per_rank;
+    RankIterations& ri = ranks[static_cast<size_t>(r)];
+    for (size_t i = 0; i < iters; ++i) {
+      ri.enter_ns.push_back(map.to_rank0(r, static_cast<int64_t>(t[i])));
+      ri.exit_ns.push_back(map.to_rank0(r, static_cast<int64_t>(t[iters + i])));
+      ri.stalled_ns.push_back(t[2 * iters + i]);
+    }
+  }
+  return split_arrivals(ranks, map.bound_ns());
 }
 
 }  // namespace fabscope

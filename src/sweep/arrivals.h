@@ -9,9 +9,12 @@
 // offset blurs (each rank measures its own).
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <vector>
 
+#include "comm/clock_sync.h"
+#include "comm/context.h"
 #include "report/report.h"
 
 namespace fabscope {
@@ -24,5 +27,17 @@ struct RankIterations {
 
 // Ranks in rank order, each with the same number of iterations.
 ArrivalSplit split_arrivals(std::span<const RankIterations> ranks, double clock_bound_ns);
+
+// Every rank's clock offset to rank 0's, and when (on rank 0's clock) they were taken:
+// taken before and after a sweep, they map its iterations' times to rank 0's clock.
+struct ClockSnapshot {
+  int64_t at_ns = 0;
+  std::vector<ClockOffset> offsets;
+  Status take(const RankContext& ctx);  // collective
+};
+
+// `times`: per rank, its iterations' entries, exits (on its own clock) and stalled time
+// (rank-major).
+ArrivalSplit arrival_split(const ClockMap& map, const std::vector<double>& times, int nranks);
 
 }  // namespace fabscope

@@ -1,6 +1,8 @@
 // `sweep`: times collectives over a range of sizes, as nccl-tests does, and checks
 // every result on every rank. Measurement only: it returns report records and knows
-// nothing of output formats.
+// nothing of output formats. This directory measures the points of a plan
+// (sweep/measure.h); running the plan, once or cycle after cycle with its timeline, is
+// src/soak's (soak/soak.h: run_sweeps).
 #pragma once
 
 #include <cstdint>
@@ -48,6 +50,7 @@ struct SweepOptions {
   // iters (warmup_iters): --method osu without -n (-w).
   bool iterations_by_method = false;
   bool warmup_by_method = false;
+  // The run's length, timeline, link watch and mirroring (read by src/soak).
   // -N: how many times every point is measured in turn (0: until --duration, a signal or
   // the watchdog ends the run); --duration: cycles start until this many seconds have
   // passed (0: no limit). Every rank agrees on the cycle that is the last.
@@ -85,21 +88,6 @@ inline constexpr double kDeviceMarkerShare = 0.005;
 // and all of them (the loop's two ends only) for the shortest.
 size_t device_marker_stride(double iteration_us, size_t iterations);
 
-// Told about each result as soon as it is measured (on rank 0), e.g. to print a row.
-class SweepObserver {
- public:
-  virtual ~SweepObserver() = default;
-  virtual void on_sweep_begin(const Sweep& sweep) = 0;
-  virtual void on_point(const Sweep& sweep, const SweepPoint& point) = 0;
-  virtual void on_sweep_end(const Sweep& sweep) = 0;
-  // A run cycle begins (-N): 0 first; the points that follow are that cycle's.
-  virtual void on_cycle_begin(int /*cycle*/) {}
-  // An interval of the timeline closed: the timeline so far (stalls and links included).
-  virtual void on_interval(const Timeline& /*timeline*/) {}
-  // A stall was found in the point just measured (before on_point).
-  virtual void on_stall(const StallEvent& /*stall*/) {}
-};
-
 // A validated sweep with its buffers allocated. Planning fails alike on every rank
 // (its checks are agreed over MPI before any data moves), so the caller can report
 // the error once and return.
@@ -108,23 +96,5 @@ Result<std::shared_ptr<SweepPlan>> plan_sweeps(const RankContext& ctx, Backend& 
 // The memory per rank the plan was admitted with: both buffers at the largest size, and
 // for host memory the backend's working memory and kRankBaseBytes.
 uint64_t memory_estimate_bytes(const SweepPlan& plan);
-
-// Runs every (collective, dtype, op) sweep of the plan, cycle after cycle (-N,
-// --duration); returns the first cycle's. Results are complete on rank 0; other ranks
-// get the same sweeps with their own per-rank fields left empty. `timeline` (rank 0)
-// gets every cycle interval by interval, the stalls and the links' events. A first
-// SIGINT/SIGTERM (core/stop_signal.h) ends the run after the point being measured,
-// every rank agreeing; the sweeps then hold the points measured. A
-// failure here may be on one rank only, with others waiting inside a collective: the
-// caller must end the job. With a timeout, a rank that sees no progress for that long
-// prints where it stopped and ends the process (exit code 4), which ends the job.
-// With `counters`, interface counters are sampled around each (collective, dtype, op)
-// sweep; fabscope's own bytes are not counted there (MPI's algorithms are opaque).
-Result<std::vector<Sweep>> run_sweeps(SweepPlan& plan, SweepObserver* observer, Progress* progress,
-                                      std::vector<CounterSample>* counters = nullptr, Timeline* timeline = nullptr);
-
-// Both steps, for callers that treat every failure alike (tests, benchmarks).
-Result<std::vector<Sweep>> run_sweeps(const RankContext& ctx, Backend& backend, const SweepOptions& options,
-                                      SweepObserver* observer, Progress* progress);
 
 }  // namespace fabscope

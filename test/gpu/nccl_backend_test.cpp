@@ -9,7 +9,7 @@
 #include "backend/registry.h"
 #include "comm/context.h"
 #include "kernels/device_pattern.h"
-#include "sweep/sweep.h"
+#include "soak/soak.h"
 
 namespace fabscope {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "backend/mpi/mpi_backend.h"
 #include "comm/context.h"
-#include "sweep/sweep.h"
+#include "soak/soak.h"
 
 namespace {
 

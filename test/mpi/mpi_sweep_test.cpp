@@ -17,7 +17,7 @@
 #include "core/clock.h"
 #include "diag/findings.h"
 #include "report/report.h"
-#include "sweep/sweep.h"
+#include "soak/soak.h"
 
 namespace fabscope {
 namespace {

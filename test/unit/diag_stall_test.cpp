@@ -14,7 +14,7 @@
 #include "report/report_json.h"
 #include "report/table.h"
 #include "report/timeline_text.h"
-#include "sweep/timeline.h"
+#include "soak/timeline.h"
 
 namespace fabscope {
 namespace {

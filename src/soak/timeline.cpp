@@ -1,4 +1,4 @@
-#include "sweep/timeline.h"
+#include "soak/timeline.h"
 
 #include <fmt/format.h>
 
