@@ -14,7 +14,6 @@
 #include "comm/context.h"
 #include "core/dtype.h"
 #include "core/method.h"
-#include "core/progress.h"
 #include "core/sizes.h"
 #include "report/report.h"
 
