@@ -82,8 +82,7 @@ int os_index(const char* name, const char* prefix) {
   return *end == '\0' && v >= 0 && v < 4096 ? static_cast<int>(v) : -1;
 }
 
-void fill(hwloc_topology_t t, HostTopology& h) {
-  // NUMA nodes.
+void add_numa_nodes(hwloc_topology_t t, HostTopology& h) {
   for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_NUMANODE, o));) {
     NumaNode n;
     n.id = static_cast<int>(o->os_index);
@@ -96,9 +95,40 @@ void fill(hwloc_topology_t t, HostTopology& h) {
     }
     if (!h.find_numa(n.id)) h.numa.push_back(n);
   }
-  // PCI objects, parents before children (a depth-first walk of the I/O tree).
+}
+
+// The PCI objects as added to the model: each one's index in h.pci, and all of them in
+// the order added (parents before children).
+struct PciObjects {
   std::map<hwloc_obj_t, int> index;
   std::vector<hwloc_obj_t> order;
+};
+
+// A PCI object as the model's node: bridges (host bridges marked), devices and PCI-to-PCI
+// bridges with their class, ids and link speed.
+PciNode pci_node(hwloc_topology_t t, hwloc_obj_t o, int parent) {
+  PciNode n;
+  n.busid = pci_busid(o);
+  n.parent = parent;
+  n.numa = numa_of(t, o);
+  if (o->type == HWLOC_OBJ_BRIDGE) {
+    n.bridge = true;
+    n.host_bridge = o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST;
+  }
+  if (o->type == HWLOC_OBJ_PCI_DEVICE ||
+      (o->type == HWLOC_OBJ_BRIDGE && o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI)) {
+    n.class_code = o->attr->pcidev.class_id;
+    n.vendor = o->attr->pcidev.vendor_id;
+    n.device = o->attr->pcidev.device_id;
+    n.link_gbytes = o->attr->pcidev.linkspeed;
+    if (n.link_gbytes > 0) n.link = fmt::format("{:.2f} GB/s", n.link_gbytes);
+  }
+  return n;
+}
+
+// PCI objects, parents before children (a depth-first walk of the I/O tree).
+PciObjects add_pci_tree(hwloc_topology_t t, HostTopology& h) {
+  PciObjects pci;
   std::vector<hwloc_obj_t> stack;
   for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_bridge(t, o));) {
     if (!is_pci(o->parent)) stack.push_back(o);
@@ -110,34 +140,25 @@ void fill(hwloc_topology_t t, HostTopology& h) {
   while (!stack.empty()) {
     hwloc_obj_t o = stack.back();
     stack.pop_back();
-    if (index.count(o)) continue;
-    order.push_back(o);
-    PciNode n;
-    n.busid = pci_busid(o);
-    n.parent = is_pci(o->parent) && index.count(o->parent) ? index[o->parent] : -1;
-    n.numa = numa_of(t, o);
-    if (o->type == HWLOC_OBJ_BRIDGE) {
-      n.bridge = true;
-      n.host_bridge = o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST;
-    }
-    if (o->type == HWLOC_OBJ_PCI_DEVICE ||
-        (o->type == HWLOC_OBJ_BRIDGE && o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI)) {
-      n.class_code = o->attr->pcidev.class_id;
-      n.vendor = o->attr->pcidev.vendor_id;
-      n.device = o->attr->pcidev.device_id;
-      n.link_gbytes = o->attr->pcidev.linkspeed;
-      if (n.link_gbytes > 0) n.link = fmt::format("{:.2f} GB/s", n.link_gbytes);
-    }
-    index[o] = h.add_pci(n);
+    if (pci.index.count(o)) continue;
+    pci.order.push_back(o);
+    const int parent = is_pci(o->parent) && pci.index.count(o->parent) ? pci.index[o->parent] : -1;
+    pci.index[o] = h.add_pci(pci_node(t, o, parent));
     std::vector<hwloc_obj_t> kids;
     for (hwloc_obj_t c = o->io_first_child; c; c = c->next_sibling) {
       if (is_pci(c)) kids.push_back(c);
     }
     for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(*it);
   }
-  // GPUs: NVIDIA display/3D controllers (not NVSwitches, class 0x0680).
+  return pci;
+}
+
+// GPUs: NVIDIA display/3D controllers (not NVSwitches, class 0x0680), in bus id order,
+// numbered by their CUDA (else NVML) OS device; GPUs without one, or with a number taken,
+// get the next numbers after the largest.
+void add_gpus(HostTopology& h, PciObjects& pci) {
   std::vector<hwloc_obj_t> gpus;
-  for (hwloc_obj_t o : order) {
+  for (hwloc_obj_t o : pci.order) {
     if (o->type != HWLOC_OBJ_PCI_DEVICE || o->attr->pcidev.vendor_id != 0x10de) continue;
     unsigned cls = o->attr->pcidev.class_id;
     if (cls == 0x0300 || cls == 0x0302) gpus.push_back(o);
@@ -160,15 +181,38 @@ void fill(hwloc_topology_t t, HostTopology& h) {
     if (gpu_index[i] < 0 || h.find_gpu(gpu_index[i]) >= 0) gpu_index[i] = ++max_index;
     Gpu& g = h.add_gpu(gpu_index[i]);
     g.busid = pci_busid(gpus[i]);
-    g.pci = index[gpus[i]];
+    g.pci = pci.index[gpus[i]];
     g.numa = h.pci[g.pci].numa;
     g.model = !gpu_model[i].empty() ? gpu_model[i] : info(gpus[i], "PCIDevice");
     if (g.model.empty())
       g.model = fmt::format("{:04x}:{:04x}", gpus[i]->attr->pcidev.vendor_id, gpus[i]->attr->pcidev.device_id);
     if (const NumaNode* nn = h.find_numa(g.numa)) g.cpu_affinity = nn->cpus;
   }
-  // NICs: OpenFabrics devices; network interfaces of PCI devices without one.
-  for (hwloc_obj_t o : order) {
+}
+
+// An OpenFabrics device's ports (hwloc's Port<N>State infos), each with the network
+// interface on it: the one whose "Port" info names it, or one without that info for port 1.
+void add_ports(Nic& n, hwloc_obj_t fabric, const std::vector<hwloc_obj_t>& nets) {
+  for (int p = 1; p <= 4; ++p) {
+    std::string st = info(fabric, fmt::format("Port{}State", p).c_str());
+    if (st.empty()) continue;
+    Port port;
+    port.number = p;
+    port.state = port_state(st);
+    for (hwloc_obj_t net : nets) {
+      std::string np = info(net, "Port");
+      if (np.empty() ? p == 1 : np == std::to_string(p)) {
+        port.netdev = net->name;
+        break;
+      }
+    }
+    n.ports.push_back(port);
+  }
+}
+
+// NICs: OpenFabrics devices; network interfaces of PCI network controllers without one.
+void add_nics(HostTopology& h, PciObjects& pci) {
+  for (hwloc_obj_t o : pci.order) {
     if (o->type != HWLOC_OBJ_PCI_DEVICE) continue;
     std::vector<hwloc_obj_t> fabrics;
     std::vector<hwloc_obj_t> nets;
@@ -182,32 +226,22 @@ void fill(hwloc_topology_t t, HostTopology& h) {
       Nic& n = h.add_nic(name);
       n.rdma = rdma;
       n.busid = pci_busid(o);
-      n.pci = index[o];
+      n.pci = pci.index[o];
       n.numa = h.pci[n.pci].numa;
       return n;
     };
-    for (hwloc_obj_t f : fabrics) {
-      Nic& n = add_nic(f->name, true);
-      for (int p = 1; p <= 4; ++p) {
-        std::string st = info(f, fmt::format("Port{}State", p).c_str());
-        if (st.empty()) continue;
-        Port port;
-        port.number = p;
-        port.state = port_state(st);
-        for (hwloc_obj_t net : nets) {
-          std::string np = info(net, "Port");
-          if (np.empty() ? p == 1 : np == std::to_string(p)) {
-            port.netdev = net->name;
-            break;
-          }
-        }
-        n.ports.push_back(port);
-      }
-    }
+    for (hwloc_obj_t f : fabrics) add_ports(add_nic(f->name, true), f, nets);
     if (fabrics.empty() && (o->attr->pcidev.class_id >> 8) == 0x02) {
       for (hwloc_obj_t net : nets) add_nic(net->name, false);
     }
   }
+}
+
+void fill(hwloc_topology_t t, HostTopology& h) {
+  add_numa_nodes(t, h);
+  PciObjects pci = add_pci_tree(t, h);
+  add_gpus(h, pci);
+  add_nics(h, pci);
 }
 
 // A set as hwloc writes it: "0x" words of hex digits separated by commas (an empty word

@@ -52,160 +52,210 @@ int lanes(std::string_view width) {
   return to_int(width, n) && n > 0 && n <= 32 ? n : 0;
 }
 
+using Words = std::vector<std::string_view>;
+
+// The PCI path of a /sys/class/infiniband link's target: every component that is a bus id,
+// root port first, the device last.
+std::vector<std::string_view> bdfs_of_path(std::string_view path) {
+  std::vector<std::string_view> bdfs;
+  size_t i = 0;
+  while (i <= path.size()) {
+    const size_t slash = path.find('/', i);
+    std::string_view c = path.substr(i, slash == std::string_view::npos ? std::string_view::npos : slash - i);
+    if (is_bdf(c)) bdfs.push_back(c);
+    if (slash == std::string_view::npos) break;
+    i = slash + 1;
+  }
+  return bdfs;
+}
+
+// One pasted terminal session, line by line. Each tool's lines have a method that says
+// whether the line was its own; ibv_devinfo and ibstat print a device, then its ports, so
+// the device (and port) being read is kept between lines.
+class RdmaTextParser {
+ public:
+  RdmaTextParser(std::string_view source, TopologySet& set) : source_(source), set_(set) {}
+
+  void line(std::string_view line) {
+    if (std::string h = prompt_host(line); !h.empty()) {
+      host_ = h;
+      devinfo_dev_.clear();
+      ibstat_dev_.clear();
+      return;
+    }
+    const Words w = split_ws(line);
+    if (w.empty()) return;
+    if (ibdev2netdev(w) || devinfo_device(w)) return;
+    if (!devinfo_dev_.empty() && devinfo_port_line(w)) return;
+    if (ibstat_device(w)) return;
+    if (!ibstat_dev_.empty() && ibstat_port_line(w)) return;
+    if (show_gids(w)) return;
+    sys_class_infiniband(w);
+  }
+
+  int records() const { return records_; }
+
+ private:
+  // The host the current prompt names, with this file listed among its sources.
+  HostTopology& here() {
+    HostTopology& h = set_.host(host_);
+    std::string src = fmt::format("rdma-info:{}", source_);
+    if (std::find(h.sources.begin(), h.sources.end(), src) == h.sources.end()) h.sources.push_back(src);
+    return h;
+  }
+
+  // ibdev2netdev: "mlx5_0 port 1 ==> enp25s0np0 (Up)"
+  bool ibdev2netdev(const Words& w) {
+    if (w.size() < 6 || w[1] != "port" || w[3] != "==>") return false;
+    int port = 0;
+    if (!to_int(w[2], port)) return true;
+    Port& p = port_of(here().add_nic(w[0]), port);
+    p.netdev = std::string(w[4]);
+    p.state = w[5] == "(Up)" ? "ACTIVE" : w[5] == "(Down)" ? "DOWN" : std::string(w[5]);
+    ++records_;
+    return true;
+  }
+
+  // ibv_devinfo: "hca_id: mlx5_0" starts a device.
+  bool devinfo_device(const Words& w) {
+    if (w.size() != 2 || w[0] != "hca_id:") return false;
+    devinfo_dev_ = std::string(w[1]);
+    devinfo_port_ = -1;
+    ibstat_dev_.clear();
+    here().add_nic(devinfo_dev_);
+    ++records_;
+    return true;
+  }
+
+  // ibv_devinfo, within a device: "port: 1", then its "state:", "link_layer:" and (-v)
+  // "active_width: 4X (2)", "active_speed: 25.0 Gbps (32)", which give the port's rate.
+  bool devinfo_port_line(const Words& w) {
+    if (w.size() == 2 && w[0] == "port:" && to_int(w[1], devinfo_port_)) {
+      devinfo_lanes_ = 0;
+      devinfo_lane_gbits_ = 0;
+      return true;
+    }
+    if (devinfo_port_ <= 0 || w.size() < 2) return false;
+    if (w[0] == "state:") {
+      devinfo_port().state = port_state(w[1]);
+      return true;
+    }
+    if (w[0] == "active_width:" || w[0] == "active_speed:") {
+      if (w[0] == "active_width:") devinfo_lanes_ = lanes(w[1]);
+      if (w[0] == "active_speed:" && !to_double(w[1], devinfo_lane_gbits_)) devinfo_lane_gbits_ = 0;
+      if (devinfo_lanes_ > 0 && devinfo_lane_gbits_ > 0)
+        devinfo_port().rate_gbits = devinfo_lanes_ * devinfo_lane_gbits_;
+      return true;
+    }
+    if (w[0] == "link_layer:") {
+      devinfo_port().link_layer = std::string(w[1]);
+      return true;
+    }
+    return false;
+  }
+  Port& devinfo_port() { return port_of(here().add_nic(devinfo_dev_), devinfo_port_); }
+
+  // ibstat: "CA 'mlx5_0'" starts a device.
+  bool ibstat_device(const Words& w) {
+    if (w.size() != 2 || w[0] != "CA" || w[1].size() <= 2 || w[1].front() != '\'' || w[1].back() != '\'') return false;
+    ibstat_dev_ = std::string(w[1].substr(1, w[1].size() - 2));
+    ibstat_port_ = -1;
+    devinfo_dev_.clear();
+    here().add_nic(ibstat_dev_);
+    ++records_;
+    return true;
+  }
+
+  // ibstat, within a device: "Port 1:" and its "State: Active", "Rate: 400",
+  // "Link layer: InfiniBand".
+  bool ibstat_port_line(const Words& w) {
+    if (w.size() == 2 && w[0] == "Port" && w[1].ends_with(':') &&
+        to_int(w[1].substr(0, w[1].size() - 1), ibstat_port_)) {
+      ibstat_port();
+      return true;
+    }
+    if (ibstat_port_ <= 0) return false;
+    if (w.size() == 2 && w[0] == "State:") {
+      ibstat_port().state = port_state(w[1]);
+      return true;
+    }
+    double rate = 0;
+    if (w.size() == 2 && w[0] == "Rate:" && to_double(w[1], rate)) {
+      ibstat_port().rate_gbits = rate;
+      return true;
+    }
+    if (w.size() == 3 && w[0] == "Link" && w[1] == "layer:") {
+      ibstat_port().link_layer = std::string(w[2]);
+      return true;
+    }
+    return false;
+  }
+  Port& ibstat_port() { return port_of(here().add_nic(ibstat_dev_), ibstat_port_); }
+
+  // show_gids: "mlx5_0 1 3 0000:...:5b27 10.99.91.39 v2 ens108np0"
+  bool show_gids(const Words& w) {
+    if (w.size() < 5) return false;
+    const std::string_view netdev = w.back();
+    if (!netdev.starts_with("ens") && !netdev.starts_with("enp") && !netdev.starts_with("eth") &&
+        !netdev.starts_with("ib") && !netdev.starts_with("bond")) {
+      return false;
+    }
+    int port = 0;
+    int index = 0;
+    const bool ver = std::find(w.begin(), w.end(), "v1") != w.end() || std::find(w.begin(), w.end(), "v2") != w.end();
+    if (!ver || !to_int(w[1], port) || !to_int(w[2], index)) return false;
+    Port& p = port_of(here().add_nic(w[0]), port);
+    if (p.netdev.empty()) p.netdev = std::string(netdev);
+    ++records_;
+    return true;
+  }
+
+  // ls -l /sys/class/infiniband: "... mlx5_0 -> ../../devices/pci0000:3f/0000:3f:01.1/.../infiniband/mlx5_0":
+  // the NIC and the PCI path to it, bridges then the device.
+  void sys_class_infiniband(const Words& w) {
+    if (w.size() < 3 || w[w.size() - 2] != "->" || w.back().find("/infiniband/") == std::string_view::npos) return;
+    HostTopology& h = here();
+    const std::vector<std::string_view> bdfs = bdfs_of_path(w.back());
+    int parent = -1;
+    int device = -1;
+    for (size_t k = 0; k < bdfs.size(); ++k) {
+      PciNode node;
+      node.busid = normalize_busid(bdfs[k]);
+      node.parent = parent;
+      node.bridge = k + 1 < bdfs.size();
+      if (k + 1 == bdfs.size()) node.class_code = 0x0207;
+      parent = h.add_pci(node);
+      device = parent;
+    }
+    Nic& n = h.add_nic(w[w.size() - 3]);
+    n.rdma = true;
+    if (device >= 0) {
+      n.pci = device;
+      n.busid = h.pci[device].busid;
+    }
+    ++records_;
+  }
+
+  std::string_view source_;
+  TopologySet& set_;
+  std::string host_;
+  int records_ = 0;
+  std::string devinfo_dev_;  // ibv_devinfo: the hca_id being read
+  int devinfo_port_ = -1;
+  int devinfo_lanes_ = 0;
+  double devinfo_lane_gbits_ = 0;
+  std::string ibstat_dev_;  // ibstat: the CA being read
+  int ibstat_port_ = -1;
+};
+
 }  // namespace
 
 Status parse_rdma_text(std::string_view text, std::string_view source, TopologySet& set) {
-  std::string host;
-  int records = 0;
-  std::string devinfo_dev;  // ibv_devinfo: the hca_id being read
-  int devinfo_port = -1;
-  int devinfo_lanes = 0;
-  double devinfo_lane_gbits = 0;
-  std::string ibstat_dev;  // ibstat: the CA being read
-  int ibstat_port = -1;
+  RdmaTextParser parser(source, set);
   LineReader lines(text);
   std::string_view line;
-  while (lines.next(line)) {
-    if (std::string h = prompt_host(line); !h.empty()) {
-      host = h;
-      devinfo_dev.clear();
-      ibstat_dev.clear();
-      continue;
-    }
-    auto w = split_ws(line);
-    if (w.empty()) continue;
-    auto here = [&]() -> HostTopology& {
-      HostTopology& h = set.host(host);
-      std::string src = fmt::format("rdma-info:{}", source);
-      if (std::find(h.sources.begin(), h.sources.end(), src) == h.sources.end()) h.sources.push_back(src);
-      return h;
-    };
-    // ibdev2netdev: "mlx5_0 port 1 ==> enp25s0np0 (Up)"
-    if (w.size() >= 6 && w[1] == "port" && w[3] == "==>") {
-      int port = 0;
-      if (!to_int(w[2], port)) continue;
-      Nic& n = here().add_nic(w[0]);
-      Port& p = port_of(n, port);
-      p.netdev = std::string(w[4]);
-      p.state = w[5] == "(Up)" ? "ACTIVE" : w[5] == "(Down)" ? "DOWN" : std::string(w[5]);
-      ++records;
-      continue;
-    }
-    // ibv_devinfo
-    if (w.size() == 2 && w[0] == "hca_id:") {
-      devinfo_dev = std::string(w[1]);
-      devinfo_port = -1;
-      ibstat_dev.clear();
-      here().add_nic(devinfo_dev);
-      ++records;
-      continue;
-    }
-    if (!devinfo_dev.empty()) {
-      if (w.size() == 2 && w[0] == "port:" && to_int(w[1], devinfo_port)) {
-        devinfo_lanes = 0;
-        devinfo_lane_gbits = 0;
-        continue;
-      }
-      if (devinfo_port > 0 && w.size() >= 2 && w[0] == "state:") {
-        port_of(here().add_nic(devinfo_dev), devinfo_port).state = port_state(w[1]);
-        continue;
-      }
-      // -v: "active_width: 4X (2)", "active_speed: 25.0 Gbps (32)": the port's rate.
-      if (devinfo_port > 0 && w.size() >= 2 && (w[0] == "active_width:" || w[0] == "active_speed:")) {
-        if (w[0] == "active_width:") devinfo_lanes = lanes(w[1]);
-        if (w[0] == "active_speed:" && !to_double(w[1], devinfo_lane_gbits)) devinfo_lane_gbits = 0;
-        if (devinfo_lanes > 0 && devinfo_lane_gbits > 0) {
-          port_of(here().add_nic(devinfo_dev), devinfo_port).rate_gbits = devinfo_lanes * devinfo_lane_gbits;
-        }
-        continue;
-      }
-      if (devinfo_port > 0 && w.size() >= 2 && w[0] == "link_layer:") {
-        port_of(here().add_nic(devinfo_dev), devinfo_port).link_layer = std::string(w[1]);
-        continue;
-      }
-    }
-    // ibstat: "CA 'mlx5_0'", then "Port 1:" and its "State: Active", "Rate: 400",
-    // "Link layer: InfiniBand".
-    if (w.size() == 2 && w[0] == "CA" && w[1].size() > 2 && w[1].front() == '\'' && w[1].back() == '\'') {
-      ibstat_dev = std::string(w[1].substr(1, w[1].size() - 2));
-      ibstat_port = -1;
-      devinfo_dev.clear();
-      here().add_nic(ibstat_dev);
-      ++records;
-      continue;
-    }
-    if (!ibstat_dev.empty()) {
-      if (w.size() == 2 && w[0] == "Port" && w[1].ends_with(':') &&
-          to_int(w[1].substr(0, w[1].size() - 1), ibstat_port)) {
-        port_of(here().add_nic(ibstat_dev), ibstat_port);
-        continue;
-      }
-      if (ibstat_port > 0 && w.size() == 2 && w[0] == "State:") {
-        port_of(here().add_nic(ibstat_dev), ibstat_port).state = port_state(w[1]);
-        continue;
-      }
-      double rate = 0;
-      if (ibstat_port > 0 && w.size() == 2 && w[0] == "Rate:" && to_double(w[1], rate)) {
-        port_of(here().add_nic(ibstat_dev), ibstat_port).rate_gbits = rate;
-        continue;
-      }
-      if (ibstat_port > 0 && w.size() == 3 && w[0] == "Link" && w[1] == "layer:") {
-        port_of(here().add_nic(ibstat_dev), ibstat_port).link_layer = std::string(w[2]);
-        continue;
-      }
-    }
-    // show_gids: "mlx5_0 1 3 0000:...:5b27 10.99.91.39 v2 ens108np0"
-    if (w.size() >= 5 && (w.back().starts_with("ens") || w.back().starts_with("enp") || w.back().starts_with("eth") ||
-                          w.back().starts_with("ib") || w.back().starts_with("bond"))) {
-      int port = 0;
-      int index = 0;
-      bool ver = std::find(w.begin(), w.end(), "v1") != w.end() || std::find(w.begin(), w.end(), "v2") != w.end();
-      if (ver && to_int(w[1], port) && to_int(w[2], index)) {
-        Port& p = port_of(here().add_nic(w[0]), port);
-        if (p.netdev.empty()) p.netdev = std::string(w.back());
-        ++records;
-        continue;
-      }
-    }
-    // ls -l /sys/class/infiniband: "... mlx5_0 -> ../../devices/pci0000:3f/0000:3f:01.1/.../infiniband/mlx5_0"
-    if (w.size() >= 3 && w[w.size() - 2] == "->" && w.back().find("/infiniband/") != std::string_view::npos) {
-      std::string_view name = w[w.size() - 3];
-      std::string_view path = w.back();
-      HostTopology& h = here();
-      int parent = -1;
-      int device = -1;
-      size_t i = 0;
-      std::vector<std::string_view> comps;
-      while (i <= path.size()) {
-        size_t slash = path.find('/', i);
-        comps.push_back(path.substr(i, slash == std::string_view::npos ? std::string_view::npos : slash - i));
-        if (slash == std::string_view::npos) break;
-        i = slash + 1;
-      }
-      std::vector<std::string_view> bdfs;
-      for (std::string_view c : comps) {
-        if (is_bdf(c)) bdfs.push_back(c);
-      }
-      for (size_t k = 0; k < bdfs.size(); ++k) {
-        PciNode node;
-        node.busid = normalize_busid(bdfs[k]);
-        node.parent = parent;
-        node.bridge = k + 1 < bdfs.size();
-        if (k + 1 == bdfs.size()) node.class_code = 0x0207;
-        parent = h.add_pci(node);
-        device = parent;
-      }
-      Nic& n = h.add_nic(name);
-      n.rdma = true;
-      if (device >= 0) {
-        n.pci = device;
-        n.busid = h.pci[device].busid;
-      }
-      ++records;
-      continue;
-    }
-  }
-  if (records == 0) {
+  while (lines.next(line)) parser.line(line);
+  if (parser.records() == 0) {
     return Status::Invalid(
         fmt::format("{}: no ibdev2netdev, ibv_devinfo, ibstat, show_gids or /sys/class/infiniband listing "
                     "found",

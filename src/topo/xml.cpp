@@ -225,155 +225,188 @@ class Parser {
     return true;
   }
 
+  std::string inside_tag(const XmlElement& e) const {
+    return fmt::format("inside the tag <{}> that starts at line {}", e.name, e.line);
+  }
+
+  // At '<name ...>': the element's name, line and attributes; `self_closing` for '/>'.
+  bool start_tag(XmlElement& e, bool& self_closing) {
+    advance();  // '<'
+    const int line = line_;
+    if (!name(e.name)) return false;
+    e.line = line;
+    while (true) {
+      const size_t before = i_;
+      skip_space();
+      if (at_end()) {
+        eof_inside(inside_tag(e));
+        return false;
+      }
+      if (starts("/>")) {
+        advance(2);
+        self_closing = true;
+        return true;
+      }
+      if (peek() == '>') {
+        advance();
+        return true;
+      }
+      if (i_ == before) {
+        fail(fmt::format("expected whitespace, '>' or '/>' in <{}>, found {}", e.name, shown(peek())));
+        return false;
+      }
+      if (!attribute(e)) return false;
+    }
+  }
+
+  // One attribute of a start tag: name = "value" (or 'value'), references decoded, each
+  // name once per element.
+  bool attribute(XmlElement& e) {
+    std::string key;
+    if (!name(key)) return false;
+    skip_space();
+    if (at_end()) {
+      eof_inside(inside_tag(e));
+      return false;
+    }
+    if (peek() != '=') {
+      fail(fmt::format("attribute '{}' of <{}> has no '=' and value", key, e.name));
+      return false;
+    }
+    advance();
+    skip_space();
+    const char q = peek();
+    if (q != '"' && q != '\'') {
+      if (at_end()) {
+        eof_inside(inside_tag(e));
+      } else {
+        fail(fmt::format("attribute '{}' of <{}>: expected a quoted value, found {}", key, e.name, shown(q)));
+      }
+      return false;
+    }
+    advance();
+    const size_t end = t_.find(q, i_);
+    if (end == std::string_view::npos) {
+      i_ = t_.size();
+      eof_inside(fmt::format("inside the value of attribute '{}' of <{}> (line {})", key, e.name, e.line));
+      return false;
+    }
+    std::string_view raw = t_.substr(i_, end - i_);
+    if (raw.find('<') != std::string_view::npos) {
+      fail(fmt::format("'<' inside the value of attribute '{}' of <{}>", key, e.name));
+      return false;
+    }
+    std::string value;
+    if (!decode(raw, value)) return false;
+    advance(end + 1 - i_);
+    if (e.attribute(key)) {
+      fail(fmt::format("attribute '{}' appears twice in <{}>", key, e.name));
+      return false;
+    }
+    e.attributes.emplace_back(std::move(key), std::move(value));
+    return true;
+  }
+
+  // At '</': the end tag, which must close `open`.
+  bool end_tag(const XmlElement& open) {
+    advance(2);
+    std::string closing;
+    if (!name(closing)) return false;
+    skip_space();
+    if (at_end()) {
+      eof_inside(fmt::format("inside the end tag </{}>", closing));
+      return false;
+    }
+    if (peek() != '>') {
+      fail(fmt::format("expected '>' to end </{}>, found {}", closing, shown(peek())));
+      return false;
+    }
+    if (closing != open.name) {
+      fail(fmt::format("</{}> closes <{}> opened at line {}", closing, open.name, open_.back().line));
+      return false;
+    }
+    advance();
+    return true;
+  }
+
+  // Character data up to the next '<' (which an open element must still have), skipped:
+  // only a NUL byte in it is an error.
+  bool skip_text() {
+    const size_t lt = t_.find('<', i_);
+    if (lt == std::string_view::npos) {
+      i_ = t_.size();
+      eof_inside("before its end tag");
+      return false;
+    }
+    for (size_t k = i_; k < lt; ++k) {
+      if (t_[k] == '\0') {
+        advance(k - i_);
+        fail("a NUL byte in the document");
+        return false;
+      }
+    }
+    advance(lt - i_);
+    return true;
+  }
+
+  bool skip_cdata() {
+    const size_t end = t_.find("]]>", i_);
+    if (end == std::string_view::npos) {
+      i_ = t_.size();
+      eof_inside("inside a CDATA section");
+      return false;
+    }
+    advance(end + 3 - i_);
+    return true;
+  }
+
+  // Content of the open elements (`stack`, innermost last) until the next child start tag,
+  // added to the innermost one and returned in `child`, or until the end tag that closes
+  // the outermost (`child` null).
+  bool content(std::vector<XmlElement*>& stack, XmlElement*& child) {
+    while (!stack.empty()) {
+      XmlElement* cur = stack.back();
+      if (!skip_text()) return false;
+      if (starts("<!--")) {
+        skip_comment();
+      } else if (starts("<?")) {
+        skip_pi();
+      } else if (starts("<![CDATA[")) {
+        skip_cdata();
+      } else if (starts("</")) {
+        if (!end_tag(*cur)) return false;
+        open_.pop_back();
+        stack.pop_back();
+      } else {
+        cur->children.emplace_back();
+        child = &cur->children.back();
+        return true;
+      }
+      if (!ok_) return false;
+    }
+    child = nullptr;
+    return true;
+  }
+
   // Parses one element at '<' (not a comment or PI), children included, iteratively
   // through an explicit stack so that deep nesting cannot overflow the call stack.
   bool element(XmlElement& root) {
     std::vector<XmlElement*> stack;
     XmlElement* target = &root;
-    while (ok_) {
-      // At '<name ...>' for `target`.
-      advance();  // '<'
-      int line = line_;
-      if (!name(target->name)) return false;
-      target->line = line;
+    while (ok_ && target != nullptr) {
       bool self_closing = false;
-      while (true) {
-        size_t before = i_;
-        skip_space();
-        if (at_end()) {
-          eof_inside(fmt::format("inside the tag <{}> that starts at line {}", target->name, line));
-          return false;
-        }
-        if (starts("/>")) {
-          advance(2);
-          self_closing = true;
-          break;
-        }
-        if (peek() == '>') {
-          advance();
-          break;
-        }
-        if (i_ == before) {
-          fail(fmt::format("expected whitespace, '>' or '/>' in <{}>, found {}", target->name, shown(peek())));
-          return false;
-        }
-        std::string key;
-        if (!name(key)) return false;
-        skip_space();
-        if (at_end()) {
-          eof_inside(fmt::format("inside the tag <{}> that starts at line {}", target->name, line));
-          return false;
-        }
-        if (peek() != '=') {
-          fail(fmt::format("attribute '{}' of <{}> has no '=' and value", key, target->name));
-          return false;
-        }
-        advance();
-        skip_space();
-        char q = peek();
-        if (q != '"' && q != '\'') {
-          if (at_end()) {
-            eof_inside(fmt::format("inside the tag <{}> that starts at line {}", target->name, line));
-          } else {
-            fail(fmt::format("attribute '{}' of <{}>: expected a quoted value, found {}", key, target->name, shown(q)));
-          }
-          return false;
-        }
-        advance();
-        size_t end = t_.find(q, i_);
-        if (end == std::string_view::npos) {
-          i_ = t_.size();
-          eof_inside(fmt::format("inside the value of attribute '{}' of <{}> (line {})", key, target->name, line));
-          return false;
-        }
-        std::string_view raw = t_.substr(i_, end - i_);
-        if (raw.find('<') != std::string_view::npos) {
-          fail(fmt::format("'<' inside the value of attribute '{}' of <{}>", key, target->name));
-          return false;
-        }
-        std::string value;
-        if (!decode(raw, value)) return false;
-        advance(end + 1 - i_);
-        if (target->attribute(key)) {
-          fail(fmt::format("attribute '{}' appears twice in <{}>", key, target->name));
-          return false;
-        }
-        target->attributes.emplace_back(std::move(key), std::move(value));
-      }
+      if (!start_tag(*target, self_closing)) return false;
       if (!self_closing) {
         if (static_cast<int>(open_.size()) >= kMaxDepth) {
           fail(fmt::format("elements nested deeper than {} levels", kMaxDepth));
           return false;
         }
-        open_.push_back({target->name, line});
+        open_.push_back({target->name, target->line});
         stack.push_back(target);
       }
-      // Content until the next child start tag, or end tags that close the open elements.
-      while (true) {
-        if (stack.empty()) return true;
-        XmlElement* cur = stack.back();
-        size_t lt = t_.find('<', i_);
-        if (lt == std::string_view::npos) {
-          i_ = t_.size();
-          eof_inside("before its end tag");
-          return false;
-        }
-        for (size_t k = i_; k < lt; ++k) {
-          if (t_[k] == '\0') {
-            advance(k - i_);
-            fail("a NUL byte in the document");
-            return false;
-          }
-        }
-        advance(lt - i_);
-        if (starts("<!--")) {
-          skip_comment();
-          if (!ok_) return false;
-          continue;
-        }
-        if (starts("<?")) {
-          skip_pi();
-          if (!ok_) return false;
-          continue;
-        }
-        if (starts("<![CDATA[")) {
-          size_t end = t_.find("]]>", i_);
-          if (end == std::string_view::npos) {
-            i_ = t_.size();
-            eof_inside("inside a CDATA section");
-            return false;
-          }
-          advance(end + 3 - i_);
-          continue;
-        }
-        if (starts("</")) {
-          advance(2);
-          std::string closing;
-          if (!name(closing)) return false;
-          skip_space();
-          if (at_end()) {
-            eof_inside(fmt::format("inside the end tag </{}>", closing));
-            return false;
-          }
-          if (peek() != '>') {
-            fail(fmt::format("expected '>' to end </{}>, found {}", closing, shown(peek())));
-            return false;
-          }
-          if (closing != cur->name) {
-            fail(fmt::format("</{}> closes <{}> opened at line {}", closing, cur->name, open_.back().line));
-            return false;
-          }
-          advance();
-          open_.pop_back();
-          stack.pop_back();
-          continue;
-        }
-        cur->children.emplace_back();
-        target = &cur->children.back();
-        break;  // parse the child's start tag
-      }
+      if (!content(stack, target)) return false;
     }
-    return false;
+    return ok_;
   }
 };
 
