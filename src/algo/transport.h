@@ -6,11 +6,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/clock.h"
 #include "core/status.h"
+#include "core/tcp_idle_restarts.h"
 #include "core/watchdog.h"
 
 namespace fabscope {
@@ -46,6 +48,9 @@ class Transport {
   // Where message buffers must live when not in host memory (GPU memory for nccl);
   // nullptr: any host memory.
   virtual Memory* memory() { return nullptr; }
+  // The tcp transport: what the kernel's idle restart did to this rank's sends so far;
+  // null for the others.
+  virtual std::optional<TcpIdleRestarts> tcp_idle_restarts() const { return std::nullopt; }
 
   // The latency loop (p2p --mode lat): `count` round trips of `bytes` with `peer`, the
   // initiator sending first, the other echoing. The initiator, given `stamps` (count + 1

@@ -183,6 +183,7 @@ class DiagnoseCommand final : public Command {
   void repeat_collective(double seconds);
   void repeat_links(double seconds);
   Status read_profile();
+  std::optional<TcpIdleRestarts> tcp_idle_restarts() const;
   CommandOutcome finish();
 
   std::vector<std::string> phases_run_;
@@ -755,12 +756,31 @@ Status DiagnoseCommand::read_profile() {
   return Status::Ok();
 }
 
+// Over TCP, the idle restarts of the collective's engine and the link matrix's together.
+std::optional<TcpIdleRestarts> DiagnoseCommand::tcp_idle_restarts() const {
+  std::optional<TcpIdleRestarts> sum;
+  for (std::optional<TcpIdleRestarts> part : {backend_ ? backend_->tcp_idle_restarts() : std::nullopt,
+                                              transport_ ? transport_->tcp_idle_restarts() : std::nullopt}) {
+    if (!part) continue;
+    if (!sum) sum = TcpIdleRestarts();
+    sum->watched = sum->watched || part->watched;
+    sum->idle_sends += part->idle_sends;
+    sum->restarts += part->restarts;
+    sum->cwnd_before += part->cwnd_before;
+    sum->cwnd_after += part->cwnd_after;
+    sum->cost_us += part->cost_us;
+    sum->busy_us += part->busy_us;
+  }
+  return sum;
+}
+
 // The run context, the analysis (findings, attribution, verdict), then the outputs.
 CommandOutcome DiagnoseCommand::finish() {
   job_->progress().clear();
   report_.context = job_->run_context(backend_ ? backend_->name() : std::string_view(job_->backend_entry().name),
                                       library_, memory_kind_, *common_);
   report_.fabric = fabric_;
+  job_->record_tcp_idle_restarts(report_, tcp_idle_restarts());
   analyze_diagnosis(report_);
   return job_->finish(report_, expectations_);
 }

@@ -1,5 +1,8 @@
 #include "app/measuring_job.h"
 
+#include <iterator>
+#include <span>
+
 namespace fabscope {
 
 MeasuringJob::MeasuringJob(JobStart start)
@@ -39,6 +42,37 @@ RunContext MeasuringJob::run_context(std::string_view backend, const std::string
 
 void MeasuringJob::measured(const Status& status) {
   if (!status.ok()) end_job_on_failure(start_, progress_, status);
+}
+
+void MeasuringJob::record_tcp_idle_restarts(Report& report, const std::optional<TcpIdleRestarts>& mine) {
+  if (!mine) return;  // alike on every rank: the same backend
+  const TcpIdleRestarts& m = *mine;
+  const double values[] = {m.watched ? 1.0 : 0.0,
+                           static_cast<double>(m.idle_sends),
+                           static_cast<double>(m.restarts),
+                           m.cwnd_before,
+                           m.cwnd_after,
+                           m.cost_us,
+                           m.busy_us};
+  constexpr size_t kValues = std::size(values);
+  auto all = measured(ctx().gather(std::span<const double>(values, kValues)));
+  if (ctx().rank() != 0) return;
+  TcpIdleRestartSummary s;
+  double before = 0, after = 0;
+  for (size_t r = 0; r + kValues <= all.size(); r += kValues) {
+    s.watched = s.watched || all[r] > 0;
+    s.idle_sends += static_cast<uint64_t>(all[r + 1]);
+    s.restarts += static_cast<uint64_t>(all[r + 2]);
+    before += all[r + 3];
+    after += all[r + 4];
+    s.estimated_cost_s += all[r + 5] / 1e6;
+    s.busy_s += all[r + 6] / 1e6;
+  }
+  if (s.restarts > 0) {
+    s.cwnd_before_segments = before / static_cast<double>(s.restarts);
+    s.cwnd_after_segments = after / static_cast<double>(s.restarts);
+  }
+  report.context.tcp_idle_restarts = s;
 }
 
 CommandOutcome MeasuringJob::finish(Report& report, const std::optional<Expectations>& expectations) {

@@ -57,6 +57,11 @@ class MeasuringJob {
     return std::move(*r);
   }
 
+  // Over TCP: every rank's account of the kernel's idle restarts (Backend or Transport
+  // tcp_idle_restarts; null on every rank for other backends), summed into the report's
+  // context on rank 0. Collective: every rank calls it.
+  void record_tcp_idle_restarts(Report& report, const std::optional<TcpIdleRestarts>& mine);
+
   // The end: the expectations' findings (rank 0 holds them), then finish_job.
   CommandOutcome finish(Report& report, const std::optional<Expectations>& expectations);
 

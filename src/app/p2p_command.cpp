@@ -201,6 +201,7 @@ CommandOutcome P2pCommand::run(const CommonOptions& common, int* argc, char*** a
         measure_suspects(ctx, **transport, *options, places, fabric_ptr, progress, &report.counters, section));
   }
   if (retest_) job.measured(retest_alone(ctx, **transport, *options, progress, report.counters, section, fabric_ptr));
+  job.record_tcp_idle_restarts(report, (*transport)->tcp_idle_restarts());
   section.backend = std::string(job.backend_entry().name);
   if (schedule_) section.coverage = coverage;
   report.p2p = std::move(section);

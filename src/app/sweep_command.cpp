@@ -421,6 +421,7 @@ CommandOutcome SweepCommand::run(const CommonOptions& common, int* argc, char***
   Watchdog::set_expire_hook({});
   signal_writer.reset();
   report.sweeps = job.measured(std::move(sweeps));
+  job.record_tcp_idle_restarts(report, b.tcp_idle_restarts());
   if (ctx.rank() == 0) {
     timeline.max_downtime_s = max_downtime_;
     timeline.max_stalls = max_stalls_;

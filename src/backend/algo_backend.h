@@ -60,6 +60,7 @@ class AlgoBackend final : public Backend {
 
   std::string_view name() const override { return name_; }
   std::string library() const override { return library_; }
+  std::optional<TcpIdleRestarts> tcp_idle_restarts() const override { return transport_->tcp_idle_restarts(); }
   Memory& memory() override { return memory_; }
   Status run(const CollCall& call) override { return run_collective(call, *transport_, scratch_, options_, trace_); }
   bool set_trace(Trace* trace) override {

@@ -19,6 +19,7 @@
 #include "coll/pattern.h"
 #include "core/dtype.h"
 #include "core/status.h"
+#include "core/tcp_idle_restarts.h"
 
 namespace fabscope {
 
@@ -98,6 +99,9 @@ class Backend {
   // where the backend runs fabscope's own algorithms (tcp, verbs), false elsewhere.
   virtual bool set_trace(Trace* /*trace*/) { return false; }
   virtual IterationClock* iteration_clock() { return nullptr; }
+  // Over TCP (fabscope's engine on the tcp transport): what the kernel's idle restart did
+  // to this rank's sends; null for the other backends.
+  virtual std::optional<TcpIdleRestarts> tcp_idle_restarts() const { return std::nullopt; }
   // Whether capture() works: the calls `enqueue` makes become one replayable unit.
   virtual bool can_capture() const { return false; }
   virtual Result<std::unique_ptr<CapturedWork>> capture(const std::function<Status()>& /*enqueue*/) {

@@ -31,6 +31,9 @@ inline constexpr double kPlateauBand = 0.05;
 // median of the other links of the same call, by at least this much per call.
 inline constexpr double kWaitFactor = 2.0;
 inline constexpr double kMinWaitExcessUs = 20.0;
+// tcp.idle_restart: restarts whose estimated cost is at least this share of the time the
+// ranks were sending.
+inline constexpr double kIdleRestartShare = 0.02;
 
 // A link's down intervals from its edges (unix seconds): each down edge to the next up
 // edge, one still open to `end_unix_s`; an inferred flap is an instant.

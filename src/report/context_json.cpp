@@ -34,6 +34,25 @@ void read(const JsonIn& in, ImportInfo& v) {
   in.field("files", v.files);
 }
 
+Json to_json(const TcpIdleRestartSummary& v) {
+  return {{"watched", v.watched},
+          {"idle_sends", v.idle_sends},
+          {"restarts", v.restarts},
+          {"cwnd_before_segments", v.cwnd_before_segments},
+          {"cwnd_after_segments", v.cwnd_after_segments},
+          {"estimated_cost_s", v.estimated_cost_s},
+          {"busy_s", v.busy_s}};
+}
+void read(const JsonIn& in, TcpIdleRestartSummary& v) {
+  in.field("watched", v.watched);
+  in.field("idle_sends", v.idle_sends);
+  in.field("restarts", v.restarts);
+  in.field("cwnd_before_segments", v.cwnd_before_segments);
+  in.field("cwnd_after_segments", v.cwnd_after_segments);
+  in.field("estimated_cost_s", v.estimated_cost_s);
+  in.field("busy_s", v.busy_s);
+}
+
 Json to_json(const RunContext& v) {
   Json build = Json::object();
   for (const auto& [k, lib] : v.build) build[k] = to_json_opt(lib);
@@ -54,7 +73,8 @@ Json to_json(const RunContext& v) {
           {"nccl_debug", to_json_opt(v.nccl_debug)},
           {"gpus_shared", v.gpus_shared},
           {"imported", to_json_opt(v.imported)},
-          {"memory_estimate_bytes", to_json_opt(v.memory_estimate_bytes)}};
+          {"memory_estimate_bytes", to_json_opt(v.memory_estimate_bytes)},
+          {"tcp_idle_restarts", to_json_opt(v.tcp_idle_restarts)}};
 }
 void read(const JsonIn& in, RunContext& v) {
   const JsonIn tool = in.at("tool");
@@ -76,6 +96,7 @@ void read(const JsonIn& in, RunContext& v) {
   in.field_or_keep("gpus_shared", v.gpus_shared);                      // absent before --share-gpus: false
   in.field_or_keep("imported", v.imported);                            // absent before `fabscope import` existed
   in.field_or_keep("memory_estimate_bytes", v.memory_estimate_bytes);  // absent before it existed
+  in.field_or_keep("tcp_idle_restarts", v.tcp_idle_restarts);          // absent before it existed
 }
 
 }  // namespace fabscope

@@ -44,6 +44,19 @@ struct ImportInfo {
 
 // A count or text an imported report may not know is 0 or "" here and null in the JSON
 // (nranks, iterations, start_time, ...).
+// The tcp backend: what the kernel's restart of an idle connection's window
+// (net.ipv4.tcp_slow_start_after_idle=1) did to the engine's sends, over every rank
+// (core/tcp_idle_restarts.h has what each rank counts).
+struct TcpIdleRestartSummary {
+  bool watched = false;  // the setting on and the congestion control subject to it
+  uint64_t idle_sends = 0;
+  uint64_t restarts = 0;
+  double cwnd_before_segments = 0;  // mean over restarts
+  double cwnd_after_segments = 0;
+  double estimated_cost_s = 0;  // summed over ranks
+  double busy_s = 0;            // summed over ranks: time with a message posted (inside the engine's calls)
+};
+
 struct RunContext {
   ToolInfo tool;
   std::vector<std::string> command_line;
@@ -64,6 +77,7 @@ struct RunContext {
   // The memory per rank the run was admitted with (sweep, p2p; host or GPU as `memory`
   // says); null where not estimated.
   std::optional<uint64_t> memory_estimate_bytes;
+  std::optional<TcpIdleRestartSummary> tcp_idle_restarts;  // the tcp backend; null otherwise
 };
 
 }  // namespace fabscope

@@ -111,8 +111,8 @@ constexpr bool in_area(std::string_view code, std::string_view area) { return co
 // Every constant above by the table that uses it, each in the order of its table: the
 // unit test holds each table to its list (test/unit/finding_codes_test.cpp).
 inline constexpr std::string_view kSweepCodes[] = {
-    kSweepWrongResults, kRankStraggler, kRunHang,     kRunInterrupted, kLinkFlap,
-    kSweepStall,        kPerfDip,       kPerfPlateau, kNcclLinkWait,   kNcclOpenSteps,
+    kSweepWrongResults, kRankStraggler, kRunHang,      kRunInterrupted, kLinkFlap,       kSweepStall,
+    kPerfDip,           kPerfPlateau,   kNcclLinkWait, kNcclOpenSteps,  kTcpIdleRestart,
 };
 inline constexpr std::string_view kP2pCodes[] = {
     kP2pSlowHost, kP2pSlowNic, kP2pCongestedUplink, kP2pSlowLink, kP2pCongestedLink,

@@ -15,6 +15,8 @@ Json to_json(const NcclDebugLog& v);
 void read(const JsonIn& in, NcclDebugLog& v);
 Json to_json(const ImportInfo& v);
 void read(const JsonIn& in, ImportInfo& v);
+Json to_json(const TcpIdleRestartSummary& v);
+void read(const JsonIn& in, TcpIdleRestartSummary& v);
 Json to_json(const RunContext& v);
 void read(const JsonIn& in, RunContext& v);
 

@@ -129,7 +129,9 @@ TEST(TcpCongestion, DefaultsToCubicKeepsTheHostsOnAskingAndRefusesUnknown) {
   if (::geteuid() == 0 || allowed_unprivileged("cubic") || host == "cubic") {
     EXPECT_EQ(chosen->name, "cubic");
     EXPECT_NE(chosen->why.find("fabscope's default"), std::string::npos) << chosen->why;
-    if (host != "cubic") EXPECT_NE(chosen->why.find("the host's is " + host), std::string::npos) << chosen->why;
+    if (host != "cubic") {
+      EXPECT_NE(chosen->why.find("the host's is " + host), std::string::npos) << chosen->why;
+    }
   } else {
     EXPECT_EQ(chosen->name, host);
     EXPECT_NE(chosen->why.find("not available to this process"), std::string::npos) << chosen->why;
@@ -169,6 +171,19 @@ TEST(TcpCongestion, UnprivilegedProcessFallsBackToTheHostsAndSaysWhy) {
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   EXPECT_EQ(got.substr(0, got.find('\n')), host) << got;
   EXPECT_NE(got.find("fabscope's default cubic is not available to this process"), std::string::npos) << got;
+}
+
+// Slow start's extra round trips after a window cut, against the whole send at the old
+// window: none without a cut; log2(before/after) less what moved meanwhile for a send
+// longer than the ramp; for one that ends in the ramp, its round trips less its share.
+TEST(TcpIdleRestart, SlowStartExtraRoundTrips) {
+  EXPECT_EQ(slow_start_extra_round_trips(100, 100, 1000), 0);
+  EXPECT_EQ(slow_start_extra_round_trips(100, 0, 1000), 0);
+  EXPECT_EQ(slow_start_extra_round_trips(100, 200, 1000), 0);
+  // 10 -> 80: 3 round trips moving 10+20+40 = 70 segments, which would have taken 0.875 at 80.
+  EXPECT_DOUBLE_EQ(slow_start_extra_round_trips(80, 10, 1000), 3 - 70.0 / 80);
+  // 30 segments at window 10: 10 then 20, 2 round trips, against 30/80 of one at 80.
+  EXPECT_DOUBLE_EQ(slow_start_extra_round_trips(80, 10, 30), 2 - 30.0 / 80);
 }
 
 }  // namespace

@@ -88,5 +88,46 @@ TEST(Verdict, DrainsTheHostsOfErrorFindingsOnly) {
   EXPECT_EQ(r.verdict.drain_hostlist, "");
 }
 
+// tcp.idle_restart: the kernel's restarts named, with their cost, from 2% of the time in
+// the engine's calls; cheaper ones, none, or none watched say nothing. The verdict passes.
+TEST(Findings, TcpIdleRestartsCostingTwoPercentOrMoreAreNamed) {
+  Report r = with_points({checked(0, {})});
+  TcpIdleRestartSummary t;
+  t.watched = true;
+  t.idle_sends = 1694;
+  t.restarts = 1693;
+  t.cwnd_before_segments = 454.7;
+  t.cwnd_after_segments = 209.4;
+  t.estimated_cost_s = 6.14;
+  t.busy_s = 121.0;  // 5.1%, as at 8 hosts x 250 Mbit/s all-to-all
+  r.context.tcp_idle_restarts = t;
+  add_sweep_findings(r);
+  decide_verdict(r);
+  ASSERT_EQ(r.findings.size(), 1u);
+  const Finding& f = r.findings[0];
+  EXPECT_EQ(f.code, "tcp.idle_restart");
+  EXPECT_EQ(f.severity, Severity::kWarning);
+  EXPECT_NE(f.message.find("net.ipv4.tcp_slow_start_after_idle=1"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("455 to 209 segments"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("about 5%"), std::string::npos) << f.message;
+  EXPECT_NE(f.hint.find("tcp_slow_start_after_idle=0"), std::string::npos);
+  EXPECT_EQ(f.evidence.at("restarts"), 1693);
+  EXPECT_EQ(r.verdict.result, "pass");
+
+  for (double cost : {0.0, 2.0}) {  // 0% and 1.7%: below the bar
+    Report quiet = with_points({checked(0, {})});
+    t.estimated_cost_s = cost;
+    quiet.context.tcp_idle_restarts = t;
+    add_sweep_findings(quiet);
+    EXPECT_TRUE(quiet.findings.empty()) << cost;
+  }
+  Report none = with_points({checked(0, {})});
+  t.restarts = 0;
+  t.estimated_cost_s = 6.14;
+  none.context.tcp_idle_restarts = t;
+  add_sweep_findings(none);
+  EXPECT_TRUE(none.findings.empty());
+}
+
 }  // namespace
 }  // namespace fabscope

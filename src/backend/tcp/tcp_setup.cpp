@@ -267,13 +267,227 @@ Result<std::string> choose_tcp_address(const TcpOptions& o, bool all_ranks_local
   return Status::Unavailable(fmt::format("no interface that is up and not loopback; interfaces: {}", list()));
 }
 
+namespace {
+
+using Deadline = std::chrono::steady_clock::time_point;
+
+// A listening socket on `address` only, on a port the kernel picks (written to `bound`).
+Result<Fd> listen_on(const std::string& address, sockaddr_in& bound) {
+  Fd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  bound = sockaddr_in{};
+  bound.sin_family = AF_INET;
+  inet_pton(AF_INET, address.c_str(), &bound.sin_addr);
+  if (listener.get() < 0 || ::bind(listener.get(), reinterpret_cast<sockaddr*>(&bound), sizeof(bound)) != 0 ||
+      ::listen(listener.get(), SOMAXCONN) != 0) {
+    return Status::Runtime(fmt::format("cannot listen on {}: {}", address, errno_text()));
+  }
+  socklen_t len = sizeof(bound);
+  ::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&bound), &len);
+  return listener;
+}
+
+// The job token: random, from rank 0, spread over MPI. It never travels over TCP.
+Result<TcpToken> share_token(const RankContext& ctx) {
+  TcpToken token{};
+  const Status made = ctx.rank() == 0 ? tcp_random(token.data(), token.size()) : Status::Ok();
+  FABSCOPE_RETURN_IF_ERROR(ctx.agree(made));
+  FABSCOPE_RETURN_IF_ERROR(
+      FABSCOPE_MPI(MPI_Bcast(token.data(), static_cast<int>(token.size()), MPI_BYTE, 0, ctx.comm())));
+  return token;
+}
+
+// Every rank's listening address and port, as "a.b.c.d:port".
+Result<std::vector<std::string>> share_endpoints(const RankContext& ctx, const sockaddr_in& bound) {
+  struct Endpoint {
+    uint32_t addr;
+    uint32_t port;
+  } mine{bound.sin_addr.s_addr, ntohs(bound.sin_port)};
+  std::vector<Endpoint> all(static_cast<size_t>(ctx.size()));
+  FABSCOPE_RETURN_IF_ERROR(
+      FABSCOPE_MPI(MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, all.data(), sizeof(mine), MPI_BYTE, ctx.comm())));
+  std::vector<std::string> out;
+  for (const Endpoint& e : all) {
+    char buf[INET_ADDRSTRLEN] = {};
+    in_addr a{e.addr};
+    inet_ntop(AF_INET, &a, buf, sizeof(buf));
+    out.push_back(fmt::format("{}:{}", buf, e.port));
+  }
+  return out;
+}
+
+// This rank's half of the handshake with lower rank `r` listening at `endpoint`: hello
+// with a nonce; the listener must prove it knows the token before this rank proves it does.
+Result<Fd> connect_as_prover(const RankContext& ctx, const TcpToken& token, int r, const std::string& endpoint,
+                             Deadline deadline) {
+  const size_t colon = endpoint.rfind(':');
+  auto fd =
+      connect_to(endpoint.substr(0, colon), static_cast<uint16_t>(std::stoi(endpoint.substr(colon + 1))), deadline);
+  const std::string& peer_host = ctx.ranks()[static_cast<size_t>(r)].host;
+  if (!fd.ok()) {
+    return Status::Runtime(fmt::format("rank {} ({}) cannot reach rank {} ({}): {}", ctx.rank(), ctx.host(), r,
+                                       peer_host, fd.status().message()));
+  }
+  const auto me = static_cast<uint32_t>(ctx.rank()), them = static_cast<uint32_t>(r),
+             n = static_cast<uint32_t>(ctx.size());
+  TcpHello hello{kTcpMagic, kTcpVersion, me, n, {}};
+  Status w = tcp_random(hello.nonce.data(), hello.nonce.size());
+  if (w.ok()) w = write_exact(fd->get(), &hello, sizeof(hello));
+  TcpChallenge challenge{};
+  if (w.ok()) w = read_exact(fd->get(), &challenge, sizeof(challenge), deadline);
+  if (w.ok()) {
+    const TcpMac expected = tcp_proof(token, TcpRole::kListener, hello.nonce, challenge.nonce, me, them, n);
+    if (challenge.magic != kTcpMagic || challenge.rank != them || !tcp_proof_matches(expected, challenge.proof)) {
+      w = Status::Runtime(fmt::format(
+          "the listener at {} did not prove it knows this job's token: not rank {} of this job", endpoint, r));
+    }
+  }
+  if (w.ok()) {
+    TcpProof proof{kTcpMagic, me, tcp_proof(token, TcpRole::kConnector, hello.nonce, challenge.nonce, me, them, n)};
+    w = write_exact(fd->get(), &proof, sizeof(proof));
+  }
+  if (!w.ok()) {
+    return Status::Runtime(fmt::format("handshake of rank {} ({}) with rank {} ({}) at {} failed: {}", ctx.rank(),
+                                       ctx.host(), r, peer_host, endpoint, w.message()));
+  }
+  return fd;
+}
+
+// Accepts the higher ranks. Every half-open connection is read at the same time, each
+// with its own short deadline, so silent or hostile ones cannot hold up the real peers.
+// Each goes hello -> (challenge sent) -> proof, within its own few seconds.
+class Acceptor {
+ public:
+  Acceptor(const RankContext& ctx, const TcpToken& token, int listener, const Logger& log)
+      : ctx_(ctx), token_(token), listener_(listener), log_(log), connected_(static_cast<size_t>(ctx.size()), false) {
+    ::fcntl(listener_, F_SETFL, ::fcntl(listener_, F_GETFL) | O_NONBLOCK);
+  }
+
+  // Until every higher rank proved itself (its socket in fds[rank]) or `deadline`.
+  Status run(Deadline deadline, double timeout_s, const std::string& my_endpoint, std::vector<int>& fds) {
+    int expected = ctx_.size() - 1 - ctx_.rank();
+    while (expected > 0) {
+      const double left = seconds_left(deadline);
+      if (left <= 0) return missing(timeout_s, my_endpoint);
+      std::vector<pollfd> polled;
+      polled.push_back({listener_, static_cast<short>(half_open_.size() < kMaxHalfOpen ? POLLIN : 0), 0});
+      for (const HalfOpen& h : half_open_) polled.push_back({h.fd.get(), POLLIN, 0});
+      ::poll(polled.data(), polled.size(), static_cast<int>(std::min(left, 0.2) * 1000) + 1);
+      const auto now = std::chrono::steady_clock::now();
+      accept_new(now);
+      for (size_t i = 0; i < half_open_.size();) {
+        HalfOpen& h = half_open_[i];
+        bool done = false;
+        const std::string why = advance(h, now, done);
+        if (done) {
+          connected_[h.hello.rank] = true;
+          fds[h.hello.rank] = h.fd.release();
+          --expected;
+        } else if (!why.empty()) {
+          log_.warn("refused a connection from {}: {}", h.who, why);
+        } else {
+          ++i;
+          continue;
+        }
+        half_open_.erase(half_open_.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+    }
+    return Status::Ok();
+  }
+
+ private:
+  struct HalfOpen {
+    Fd fd;
+    std::string who;
+    TcpHello hello{};
+    TcpProof proof{};
+    TcpNonce nonce{};
+    bool challenged = false;
+    size_t got = 0;
+    Deadline deadline;
+  };
+  static constexpr size_t kMaxHalfOpen = 256;
+  static constexpr std::chrono::seconds kHelloTime{5};
+
+  Status missing(double timeout_s, const std::string& my_endpoint) const {
+    std::string ranks;
+    for (int r = ctx_.rank() + 1; r < ctx_.size(); ++r) {
+      if (!connected_[static_cast<size_t>(r)]) {
+        ranks += fmt::format("{}{} ({})", ranks.empty() ? "" : ", ", r, ctx_.ranks()[static_cast<size_t>(r)].host);
+      }
+    }
+    return Status::Runtime(fmt::format(
+        "rank {} ({}) waited {:g} s for ranks {} to connect to {}: is that address reachable from their hosts? "
+        "(choose another with --tcp-if or --tcp-addr)",
+        ctx_.rank(), ctx_.host(), timeout_s, ranks, my_endpoint));
+  }
+
+  void accept_new(Deadline now) {
+    while (half_open_.size() < kMaxHalfOpen) {
+      sockaddr_in from{};
+      socklen_t flen = sizeof(from);
+      int fd = ::accept4(listener_, reinterpret_cast<sockaddr*>(&from), &flen, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      if (fd < 0) break;
+      char who[INET_ADDRSTRLEN] = {};
+      inet_ntop(AF_INET, &from.sin_addr, who, sizeof(who));
+      half_open_.push_back(
+          {Fd(fd), fmt::format("{}:{}", who, ntohs(from.sin_port)), {}, {}, {}, false, 0, now + kHelloTime});
+    }
+  }
+
+  // Reads what `h` sent and answers its hello; `done` once its proof checks. Returns why
+  // it is refused, or "" while it may still complete.
+  std::string advance(HalfOpen& h, Deadline now, bool& done) {
+    char* into = h.challenged ? reinterpret_cast<char*>(&h.proof) : reinterpret_cast<char*>(&h.hello);
+    const size_t want = h.challenged ? sizeof(h.proof) : sizeof(h.hello);
+    ssize_t n = ::recv(h.fd.get(), into + h.got, want - h.got, 0);
+    if (n > 0) h.got += static_cast<size_t>(n);
+    if (n == 0) return h.challenged ? "closed before its proof" : "closed before its hello";
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return errno_text();
+    const auto me = static_cast<uint32_t>(ctx_.rank()), size = static_cast<uint32_t>(ctx_.size());
+    if (!h.challenged && h.got == sizeof(h.hello)) {
+      std::string why = check_hello(h.hello, ctx_.rank(), ctx_.size(), connected_);
+      if (!why.empty()) return why;
+      // Answer with this rank's nonce and proof.
+      Status st = tcp_random(h.nonce.data(), h.nonce.size());
+      TcpChallenge c{kTcpMagic, me, h.nonce,
+                     tcp_proof(token_, TcpRole::kListener, h.hello.nonce, h.nonce, h.hello.rank, me, size)};
+      if (st.ok()) st = write_exact(h.fd.get(), &c, sizeof(c));
+      h.challenged = true;
+      h.got = 0;
+      return st.ok() ? "" : st.message();
+    }
+    if (h.challenged && h.got == sizeof(h.proof)) {
+      const TcpMac want_proof = tcp_proof(token_, TcpRole::kConnector, h.hello.nonce, h.nonce, h.hello.rank, me, size);
+      if (h.proof.magic != kTcpMagic || h.proof.rank != h.hello.rank || !tcp_proof_matches(want_proof, h.proof.proof)) {
+        return "wrong proof of the job token";
+      }
+      if (connected_[h.hello.rank]) return fmt::format("rank {} is already connected", h.hello.rank);
+      done = true;
+      return "";
+    }
+    if (now >= h.deadline) {
+      return fmt::format("no complete {} within {} s", h.challenged ? "proof" : "hello", kHelloTime.count());
+    }
+    return "";
+  }
+
+  const RankContext& ctx_;
+  const TcpToken& token_;
+  int listener_;
+  const Logger& log_;
+  std::vector<bool> connected_;
+  std::vector<HalfOpen> half_open_;
+};
+
+}  // namespace
+
 Result<std::unique_ptr<TcpTransport>> TcpTransport::create(const RankContext& ctx, const TcpOptions& o,
                                                            const Logger& log) {
   std::unique_ptr<TcpTransport> t(new TcpTransport());
   t->rank_ = ctx.rank();
   t->size_ = ctx.size();
   t->conns_.resize(static_cast<size_t>(ctx.size()));
-  const auto deadline =
+  const Deadline deadline =
       std::chrono::steady_clock::now() +
       std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.setup_timeout_s));
 
@@ -290,190 +504,36 @@ Result<std::unique_ptr<TcpTransport>> TcpTransport::create(const RankContext& ct
   // connection idle for most of an iteration, so the report says which it was.
   const std::string idle = proc_line("/proc/sys/net/ipv4/tcp_slow_start_after_idle");
   t->idle_restart_ = idle == "0" ? "off" : idle == "1" ? "on" : "unknown";
+  // bbr has its own cong_control, which the kernel's restart leaves alone.
+  t->idle_.watched = t->idle_restart_ == "on" && t->congestion_.name.rfind("bbr", 0) != 0;
 
-  // Listen on the chosen address only, on a port the kernel picks.
-  Fd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  Status local;
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  inet_pton(AF_INET, t->local_address_.c_str(), &sa.sin_addr);
-  if (listener.get() < 0 || ::bind(listener.get(), reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0 ||
-      ::listen(listener.get(), SOMAXCONN) != 0) {
-    local = Status::Runtime(fmt::format("cannot listen on {}: {}", t->local_address_, errno_text()));
-  }
-  socklen_t len = sizeof(sa);
-  if (local.ok()) ::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&sa), &len);
-  FABSCOPE_RETURN_IF_ERROR(ctx.agree(local));
-  if (o.on_listening) o.on_listening(t->local_address_, ntohs(sa.sin_port));
-
-  // The job token: random, from rank 0, spread over MPI. It never travels over TCP.
-  TcpToken token{};
-  if (ctx.rank() == 0) local = tcp_random(token.data(), token.size());
-  FABSCOPE_RETURN_IF_ERROR(ctx.agree(local));
-  FABSCOPE_RETURN_IF_ERROR(
-      FABSCOPE_MPI(MPI_Bcast(token.data(), static_cast<int>(token.size()), MPI_BYTE, 0, ctx.comm())));
-
-  // Every rank's address and port.
-  struct Endpoint {
-    uint32_t addr;
-    uint32_t port;
-  } mine{sa.sin_addr.s_addr, ntohs(sa.sin_port)};
-  std::vector<Endpoint> all(static_cast<size_t>(ctx.size()));
-  FABSCOPE_RETURN_IF_ERROR(
-      FABSCOPE_MPI(MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, all.data(), sizeof(mine), MPI_BYTE, ctx.comm())));
-  for (int r = 0; r < ctx.size(); ++r) {
-    char buf[INET_ADDRSTRLEN] = {};
-    in_addr a{all[r].addr};
-    inet_ntop(AF_INET, &a, buf, sizeof(buf));
-    t->conns_[r].addr = fmt::format("{}:{}", buf, all[r].port);
-  }
+  sockaddr_in bound{};
+  auto listener = listen_on(t->local_address_, bound);
+  FABSCOPE_RETURN_IF_ERROR(ctx.agree(listener.ok() ? Status::Ok() : listener.status()));
+  if (o.on_listening) o.on_listening(t->local_address_, ntohs(bound.sin_port));
+  auto token = share_token(ctx);
+  if (!token.ok()) return token.status();
+  auto endpoints = share_endpoints(ctx, bound);
+  if (!endpoints.ok()) return endpoints.status();
+  for (int r = 0; r < ctx.size(); ++r) t->conns_[r].addr = (*endpoints)[static_cast<size_t>(r)];
 
   // Connect to every lower rank (the listener's backlog accepts before accept() runs),
   // then accept every higher one, checking its hello.
+  std::vector<int> fds(static_cast<size_t>(ctx.size()), -1);
+  Status local;
   for (int r = 0; r < ctx.rank() && local.ok(); ++r) {
-    char buf[INET_ADDRSTRLEN] = {};
-    in_addr a{all[r].addr};
-    inet_ntop(AF_INET, &a, buf, sizeof(buf));
-    auto fd = connect_to(buf, static_cast<uint16_t>(all[r].port), deadline);
-    if (!fd.ok()) {
-      local = Status::Runtime(fmt::format("rank {} ({}) cannot reach rank {} ({}): {}", ctx.rank(), ctx.host(), r,
-                                          ctx.ranks()[static_cast<size_t>(r)].host, fd.status().message()));
-      break;
-    }
-    // Hello with a nonce; the listener must prove it knows the token before this rank
-    // proves it does.
-    TcpHello hello{kTcpMagic, kTcpVersion, static_cast<uint32_t>(ctx.rank()), static_cast<uint32_t>(ctx.size()), {}};
-    Status w = tcp_random(hello.nonce.data(), hello.nonce.size());
-    if (w.ok()) w = write_exact(fd->get(), &hello, sizeof(hello));
-    TcpChallenge challenge{};
-    if (w.ok()) w = read_exact(fd->get(), &challenge, sizeof(challenge), deadline);
-    if (w.ok()) {
-      const TcpMac expected =
-          tcp_proof(token, TcpRole::kListener, hello.nonce, challenge.nonce, static_cast<uint32_t>(ctx.rank()),
-                    static_cast<uint32_t>(r), static_cast<uint32_t>(ctx.size()));
-      if (challenge.magic != kTcpMagic || challenge.rank != static_cast<uint32_t>(r) ||
-          !tcp_proof_matches(expected, challenge.proof)) {
-        w =
-            Status::Runtime(fmt::format("the listener at {} did not prove it knows this job's token: not rank {} of "
-                                        "this job",
-                                        t->conns_[r].addr, r));
-      }
-    }
-    if (w.ok()) {
-      TcpProof proof{
-          kTcpMagic, static_cast<uint32_t>(ctx.rank()),
-          tcp_proof(token, TcpRole::kConnector, hello.nonce, challenge.nonce, static_cast<uint32_t>(ctx.rank()),
-                    static_cast<uint32_t>(r), static_cast<uint32_t>(ctx.size()))};
-      w = write_exact(fd->get(), &proof, sizeof(proof));
-    }
-    if (!w.ok()) {
-      local = Status::Runtime(fmt::format("handshake of rank {} ({}) with rank {} ({}) at {} failed: {}", ctx.rank(),
-                                          ctx.host(), r, ctx.ranks()[static_cast<size_t>(r)].host, t->conns_[r].addr,
-                                          w.message()));
-      break;
-    }
-    t->conns_[r].fd = fd->release();
-  }
-  // Accept the higher ranks. Every half-open connection is read at the same time, each
-  // with its own short deadline, so silent or hostile ones cannot hold up the real peers.
-  std::vector<bool> connected(static_cast<size_t>(ctx.size()), false);
-  // Each goes hello -> (challenge sent) -> proof, within its own few seconds.
-  struct HalfOpen {
-    Fd fd;
-    std::string who;
-    TcpHello hello{};
-    TcpProof proof{};
-    TcpNonce nonce{};
-    bool challenged = false;
-    size_t got = 0;
-    std::chrono::steady_clock::time_point deadline;
-  };
-  std::vector<HalfOpen> half_open;
-  constexpr size_t kMaxHalfOpen = 256;
-  const auto hello_time = std::chrono::seconds(5);
-  ::fcntl(listener.get(), F_SETFL, ::fcntl(listener.get(), F_GETFL) | O_NONBLOCK);
-  int expected = ctx.size() - 1 - ctx.rank();
-  while (local.ok() && expected > 0) {
-    double left = seconds_left(deadline);
-    if (left <= 0) {
-      std::string missing;
-      for (int r = ctx.rank() + 1; r < ctx.size(); ++r) {
-        if (!connected[static_cast<size_t>(r)]) {
-          missing += fmt::format("{}{} ({})", missing.empty() ? "" : ", ", r, ctx.ranks()[static_cast<size_t>(r)].host);
-        }
-      }
-      local = Status::Runtime(fmt::format(
-          "rank {} ({}) waited {:g} s for ranks {} to connect to {}: is that address reachable from their hosts? "
-          "(choose another with --tcp-if or --tcp-addr)",
-          ctx.rank(), ctx.host(), o.setup_timeout_s, missing, t->conns_[static_cast<size_t>(ctx.rank())].addr));
-      break;
-    }
-    std::vector<pollfd> fds;
-    fds.push_back({listener.get(), static_cast<short>(half_open.size() < kMaxHalfOpen ? POLLIN : 0), 0});
-    for (const HalfOpen& h : half_open) fds.push_back({h.fd.get(), POLLIN, 0});
-    ::poll(fds.data(), fds.size(), static_cast<int>(std::min(left, 0.2) * 1000) + 1);
-    const auto now = std::chrono::steady_clock::now();
-    while (half_open.size() < kMaxHalfOpen) {
-      sockaddr_in from{};
-      socklen_t flen = sizeof(from);
-      int fd = ::accept4(listener.get(), reinterpret_cast<sockaddr*>(&from), &flen, SOCK_CLOEXEC | SOCK_NONBLOCK);
-      if (fd < 0) break;
-      char who[INET_ADDRSTRLEN] = {};
-      inet_ntop(AF_INET, &from.sin_addr, who, sizeof(who));
-      half_open.push_back(
-          {Fd(fd), fmt::format("{}:{}", who, ntohs(from.sin_port)), {}, {}, {}, false, 0, now + hello_time});
-    }
-    for (size_t i = 0; i < half_open.size();) {
-      HalfOpen& h = half_open[i];
-      std::string why;
-      bool done = false;
-      char* into = h.challenged ? reinterpret_cast<char*>(&h.proof) : reinterpret_cast<char*>(&h.hello);
-      const size_t want = h.challenged ? sizeof(h.proof) : sizeof(h.hello);
-      ssize_t n = ::recv(h.fd.get(), into + h.got, want - h.got, 0);
-      if (n > 0) h.got += static_cast<size_t>(n);
-      if (n == 0) {
-        why = h.challenged ? "closed before its proof" : "closed before its hello";
-      } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-        why = errno_text();
-      } else if (!h.challenged && h.got == sizeof(h.hello)) {
-        why = check_hello(h.hello, ctx.rank(), ctx.size(), connected);
-        if (why.empty()) {  // answer with this rank's nonce and proof
-          Status st = tcp_random(h.nonce.data(), h.nonce.size());
-          TcpChallenge c{kTcpMagic, static_cast<uint32_t>(ctx.rank()), h.nonce,
-                         tcp_proof(token, TcpRole::kListener, h.hello.nonce, h.nonce, h.hello.rank,
-                                   static_cast<uint32_t>(ctx.rank()), static_cast<uint32_t>(ctx.size()))};
-          if (st.ok()) st = write_exact(h.fd.get(), &c, sizeof(c));
-          if (!st.ok()) why = st.message();
-          h.challenged = true;
-          h.got = 0;
-        }
-      } else if (h.challenged && h.got == sizeof(h.proof)) {
-        const TcpMac want_proof = tcp_proof(token, TcpRole::kConnector, h.hello.nonce, h.nonce, h.hello.rank,
-                                            static_cast<uint32_t>(ctx.rank()), static_cast<uint32_t>(ctx.size()));
-        if (h.proof.magic != kTcpMagic || h.proof.rank != h.hello.rank ||
-            !tcp_proof_matches(want_proof, h.proof.proof)) {
-          why = "wrong proof of the job token";
-        } else if (connected[h.hello.rank]) {
-          why = fmt::format("rank {} is already connected", h.hello.rank);
-        } else {
-          done = true;
-        }
-      } else if (now >= h.deadline) {
-        why = fmt::format("no complete {} within {} s", h.challenged ? "proof" : "hello", hello_time.count());
-      }
-      if (done) {
-        connected[h.hello.rank] = true;
-        t->conns_[h.hello.rank].fd = h.fd.release();
-        --expected;
-      } else if (!why.empty()) {
-        log.warn("refused a connection from {}: {}", h.who, why);
-      } else {
-        ++i;
-        continue;
-      }
-      half_open.erase(half_open.begin() + static_cast<std::ptrdiff_t>(i));
+    auto fd = connect_as_prover(ctx, *token, r, t->conns_[r].addr, deadline);
+    if (fd.ok()) {
+      fds[static_cast<size_t>(r)] = fd->release();
+    } else {
+      local = fd.status();
     }
   }
+  if (local.ok()) {
+    Acceptor acceptor(ctx, *token, listener->get(), log);
+    local = acceptor.run(deadline, o.setup_timeout_s, t->conns_[static_cast<size_t>(ctx.rank())].addr, fds);
+  }
+  for (int r = 0; r < ctx.size(); ++r) t->conns_[r].fd = fds[static_cast<size_t>(r)];  // the destructor closes them
   FABSCOPE_RETURN_IF_ERROR(ctx.agree(local));
   for (Conn& c : t->conns_) {
     if (c.fd >= 0) tune(c.fd, t->congestion_.set);

@@ -4,18 +4,80 @@
 #include "core/clock.h"
 
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 
 namespace fabscope {
 
 namespace {
 constexpr size_t kMaxIo = 8u << 20;  // bytes per connection and direction per pass, so no peer starves the others
+// Linux's shortest retransmission timeout (TCP_RTO_MIN): a connection idle for less was
+// not restarted, and is not asked (TCP_INFO is a system call).
+constexpr int64_t kMinRtoNs = 200'000'000;
+}  // namespace
+
+double slow_start_extra_round_trips(double before, double after, double segments) {
+  if (!(after > 0) || !(before > after) || !(segments > 0)) return 0;
+  const double ramp = std::log2(before / after);  // round trips to regrow the window
+  const double moved_in_ramp = after * (std::exp2(ramp) - 1);
+  if (segments >= moved_in_ramp) {
+    // Ramp, then the rest at the full window; against all of it at the full window.
+    return ramp - moved_in_ramp / before;
+  }
+  // The send ends while the window is still growing.
+  return std::max(0.0, std::log2(segments / after + 1) - segments / before);
+}
+
+void TcpTransport::conn_busy(bool busy) {
+  const int64_t now = steady_now_ns();
+  if (busy) {
+    if (busy_conns_++ == 0) busy_since_ns_ = now;
+    return;
+  }
+  if (--busy_conns_ == 0) idle_.busy_us += static_cast<double>(now - busy_since_ns_) / 1e3;
+}
+
+void TcpTransport::note_idle_restart(Conn& c, size_t bytes, bool before_send) {
+  tcp_info info{};
+  socklen_t len = sizeof(info);
+  if (::getsockopt(c.fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) {
+    probe_.armed = false;
+    return;
+  }
+  if (before_send) {
+    // The kernel restarts when nothing is in flight and no data went out for longer
+    // than the connection's retransmission timeout (tcp_slow_start_after_idle_check).
+    probe_.armed = info.tcpi_unacked == 0 && static_cast<double>(info.tcpi_last_data_sent) * 1e3 > info.tcpi_rto;
+    if (!probe_.armed) return;
+    ++idle_.idle_sends;
+    probe_.cwnd = info.tcpi_snd_cwnd;
+    probe_.rtt_us = info.tcpi_rtt;
+    probe_.mss = std::max<double>(info.tcpi_snd_mss, 1);
+    return;
+  }
+  probe_.armed = false;
+  const double after = info.tcpi_snd_cwnd;
+  if (!(after < probe_.cwnd)) return;
+  ++idle_.restarts;
+  idle_.cwnd_before += probe_.cwnd;
+  idle_.cwnd_after += after;
+  const double segments = static_cast<double>(sizeof(TcpHeader) + bytes) / probe_.mss;
+  idle_.cost_us += slow_start_extra_round_trips(probe_.cwnd, after, segments) * probe_.rtt_us;
+}
+
+std::optional<TcpIdleRestarts> TcpTransport::tcp_idle_restarts() const {
+  TcpIdleRestarts r = idle_;
+  if (busy_conns_ > 0) r.busy_us += static_cast<double>(steady_now_ns() - busy_since_ns_) / 1e3;
+  return r;
 }
 
 Result<uint64_t> TcpTransport::post_send(int peer, const void* buf, size_t bytes) {
@@ -23,7 +85,9 @@ Result<uint64_t> TcpTransport::post_send(int peer, const void* buf, size_t bytes
     return Status::Invalid(fmt::format("tcp: rank {} cannot send to rank {}", rank_, peer));
   }
   const uint64_t id = next_id_++;
-  conns_[peer].sends.push_back({id, static_cast<const char*>(buf), bytes, {kTcpMagic, 0, bytes}, 0, steady_now_ns()});
+  Conn& c = conns_[peer];
+  if (c.sends.empty() && c.recvs.empty()) conn_busy(true);
+  c.sends.push_back({id, static_cast<const char*>(buf), bytes, {kTcpMagic, 0, bytes}, 0, steady_now_ns()});
   return id;
 }
 
@@ -32,7 +96,9 @@ Result<uint64_t> TcpTransport::post_recv(int peer, void* buf, size_t bytes) {
     return Status::Invalid(fmt::format("tcp: rank {} cannot receive from rank {}", rank_, peer));
   }
   const uint64_t id = next_id_++;
-  conns_[peer].recvs.push_back({id, static_cast<char*>(buf), bytes, {}, 0, steady_now_ns()});
+  Conn& c = conns_[peer];
+  if (c.sends.empty() && c.recvs.empty()) conn_busy(true);
+  c.recvs.push_back({id, static_cast<char*>(buf), bytes, {}, 0, steady_now_ns()});
   return id;
 }
 
@@ -53,16 +119,23 @@ Status TcpTransport::progress_send(int peer, Conn& c, std::vector<Completion>& d
     msghdr msg{};
     msg.msg_iov = iov;
     msg.msg_iovlen = static_cast<size_t>(n);
+    // The first bytes after an idle gap: what the kernel's idle restart does to them.
+    const bool watch = idle_.watched && op.done == 0 && steady_now_ns() - c.last_sent_ns > kMinRtoNs;
+    if (watch) note_idle_restart(c, op.bytes, true);
     ssize_t sent = ::sendmsg(c.fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (sent < 0) {
+      probe_.armed = false;
       if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return Status::Ok();
       return Status::Runtime(fmt::format("tcp: sending to {} failed: {}", describe_peer(peer), std::strerror(errno)));
     }
+    if (sent > 0) c.last_sent_ns = steady_now_ns();
+    if (watch && probe_.armed) note_idle_restart(c, op.bytes, false);
     op.done += static_cast<size_t>(sent);
     moved += static_cast<size_t>(sent);
     if (op.done < total) continue;
     done.push_back({op.id, peer, op.bytes, true, op.posted_ns, steady_now_ns()});
     c.sends.pop_front();
+    if (c.sends.empty() && c.recvs.empty()) conn_busy(false);
   }
   return Status::Ok();
 }
@@ -108,6 +181,7 @@ Status TcpTransport::progress_recv(int peer, Conn& c, std::vector<Completion>& d
     if (op.done < sizeof(TcpHeader) + op.bytes) continue;
     done.push_back({op.id, peer, op.bytes, false, op.posted_ns, steady_now_ns()});
     c.recvs.pop_front();
+    if (c.sends.empty() && c.recvs.empty()) conn_busy(false);
   }
   return Status::Ok();
 }

@@ -47,6 +47,11 @@ struct TcpCongestion {
 // "host", and for none kTcpCongestionDefault where it may be set, else the host's and why.
 Result<TcpCongestion> choose_tcp_congestion(const std::string& wanted);
 
+// The round trips a send of `segments` loses to a window cut from `before` to `after`
+// segments, against sending it all at `before`: slow start doubles the window each round
+// trip, so reaching it again takes log2(before/after) of them, less what moved meanwhile.
+double slow_start_extra_round_trips(double before, double after, double segments);
+
 // The local IPv4 address to listen on: --tcp-addr, else --tcp-if's address, else
 // 127.0.0.1 when every rank is on this host, else the first interface that is up
 // and not loopback (by name).
@@ -79,6 +84,7 @@ class TcpTransport final : public Transport {
            "), slow start after idle " + idle_restart_;
   }
   const std::string& local_address() const { return local_address_; }
+  std::optional<TcpIdleRestarts> tcp_idle_restarts() const override;
 
  private:
   struct SendOp {
@@ -102,12 +108,19 @@ class TcpTransport final : public Transport {
     std::string addr;
     std::deque<SendOp> sends;
     std::deque<RecvOp> recvs;
+    int64_t last_sent_ns = 0;  // when bytes last went into this connection's socket
   };
 
   TcpTransport() = default;
   Status progress_send(int peer, Conn& c, std::vector<Completion>& done);
   Status progress_recv(int peer, Conn& c, std::vector<Completion>& done);
   Status progress_all(std::vector<Completion>& done);
+  // Before a send's first bytes on a connection idle for longer than the shortest
+  // retransmission timeout: whether the kernel will restart it, and after: by how much.
+  void note_idle_restart(Conn& c, size_t bytes, bool before_send);
+  // A connection's first message posted (busy) or its last one done: the rank's time
+  // with any message posted, the idle restarts' yardstick.
+  void conn_busy(bool busy);
   Status send_whole(int peer, const void* buf, size_t bytes);
   Status recv_whole(int peer, void* buf, size_t bytes);
 
@@ -119,6 +132,15 @@ class TcpTransport final : public Transport {
   std::vector<Conn> conns_;
   std::vector<pollfd> pollfds_;
   uint64_t next_id_ = 1;
+  TcpIdleRestarts idle_;
+  struct IdleProbe {  // TCP_INFO just before a send the kernel will restart
+    bool armed = false;
+    double cwnd = 0;  // segments
+    double rtt_us = 0;
+    double mss = 0;
+  } probe_;
+  int busy_conns_ = 0;         // connections with a message posted
+  int64_t busy_since_ns_ = 0;  // when the first of them was queued
 };
 
 }  // namespace fabscope

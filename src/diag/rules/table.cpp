@@ -24,6 +24,7 @@ void check_p2p_congested_uplink(const P2pSizeContext&, FindingSink&);
 void check_counters_foreign_traffic(const CounterContext&, FindingSink&);
 void check_counters_link_errors(const CounterContext&, FindingSink&);
 void check_counters_congestion_rose(const CounterContext&, FindingSink&);
+void check_tcp_idle_restart(const SweepContext&, FindingSink&);
 
 namespace {
 
@@ -42,6 +43,9 @@ constexpr Rule<SweepContext> kSweepRules[] = {
     {code::kNcclLinkWait, "a link NCCL waited on the network for, far beyond the others (--nccl-profile)",
      check_nccl_link_wait},
     {code::kNcclOpenSteps, "network transfers NCCL started and never finished (--nccl-profile)", check_nccl_open_steps},
+    {code::kTcpIdleRestart,
+     "the kernel restarting the tcp backend's idle connections in slow start, at a cost (tcp_slow_start_after_idle)",
+     check_tcp_idle_restart},
 };
 
 constexpr Rule<P2pSizeContext> kP2pRules[] = {
