@@ -1,6 +1,6 @@
 // fabscope's subcommands, in the order `fabscope --help` lists them. A new subcommand:
 // its Command in app/<name>_command.cpp, one declaration and one row here, its file in
-// src/CMakeLists.txt, and its section in the README.
+// src/CMakeLists.txt, its reference in docs/<name>.md and a row in the README's command table.
 #include "app/command.h"
 
 namespace fabscope {

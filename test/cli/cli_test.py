@@ -1428,7 +1428,7 @@ def cmd_triage(args):
 
 def cmd_cli_fuzz(args):
     """Random command lines from FUZZ_* words, run directly (one process): each ends with an exit code the
-    README lists, by no signal, without a crash trace, within its time, with an error said when it fails,
+    docs/exit-codes.md lists, by no signal, without a crash trace, within its time, with an error said when it fails,
     and leaves a --json file whole or absent."""
     import random
     rng = random.Random(args.seed)
@@ -1471,7 +1471,7 @@ def cmd_cli_fuzz(args):
             if p.stderr.strip():
                 messages.add(p.stderr.decode("utf-8", "replace").strip().splitlines()[0][:60])
             if p.returncode < 0 or p.returncode not in (0, 1, 2, 3, 4, 5):
-                fail(f"case {case}: exit {p.returncode} (a signal, or a code the README does not list): {shown}\n{out}")
+                fail(f"case {case}: exit {p.returncode} (a signal, or a code docs/exit-codes.md does not list): {shown}\n{out}")
             if any(b in out for b in bad):
                 fail(f"case {case}: a crash trace in the output: {shown}\n{out}")
             if p.returncode >= 2 and not p.stderr.strip():
