@@ -222,123 +222,20 @@ class Gatherer {
     }
     topo::NcclLogLine l;
     if (topo::split_nccl_line(line, l)) {
-      nccl_ = true;
-      other_ += '\n';
-      if (!facts) return;
-      const bool kept = kept_nccl_line(l);
-      if (!kept && !topology_nccl_line(l)) return;
-      std::string key = fmt::format("{}:{}[{}]{} {}", l.host, l.pid, l.dev, l.level, trim(l.msg));
-      if (seen_.count(key)) return;  // the same line again (another communicator)
-      if (seen_.size() >= kMaxKeptLines) {
-        ++dropped_;
-        return;
-      }
-      seen_.insert(std::move(key));
-      nccl_text_.append(line).push_back('\n');
-      if (kept) {
-        facts->nccl.push_back({{path_, lines_, std::string(trim(line))},
-                               std::string(l.host),
-                               std::string(l.pid),
-                               l.dev,
-                               std::string(l.level),
-                               std::string(trim(l.msg))});
-      }
+      nccl_line(line, l, facts);
       return;
     }
-    if (framework_error(line)) {  // PyTorch's NCCL errors: a fact; the line stays for the other readers
-      framework_ = true;
-      if (facts && facts->nccl.size() < kMaxKeptLines) {
-        NcclFact f;
-        f.where = {path_, lines_, std::string(trim(line))};
-        f.level = "ERROR";
-        f.msg = std::string(trim(line));
-        f.rank = rank_prefix(line);
-        facts->nccl.push_back(std::move(f));
-      } else if (facts) {
-        ++dropped_;
-      }
-    }
+    if (framework_error(line)) framework_line(line, facts);  // the line stays for the other readers
     if (is_kernel_line(line)) {
-      kernel_ = true;
-      other_ += '\n';
-      if (!facts) return;
-      if (kernel_lines_.size() >= kMaxKeptLines) {
-        ++dropped_;
-        return;
-      }
-      kernel_lines_.push_back({path_, lines_, std::string(trim(line))});
+      kernel_line(line, facts);
       return;
     }
-    if (!tests_ && (contains(line, "# Avg bus bandwidth") || contains(line, "# nccl-tests version") ||
-                    (contains(line, "size") && contains(line, "count") && contains(line, "busbw")))) {
-      tests_ = true;
-    }
-    // The nccl-tests binary a pasted command line names, for tables that do not say.
-    if (contains(line, "_perf")) {
-      if (auto c = collective_named_in(line)) programs_.insert(std::string(info(*c).nccl_tests_name));
-    }
-    if (!smi_ && contains(line, "GPU0") &&
-        (contains(line, "CPU Affinity") || contains(line, "NIC0") || contains(line, "mlx5_0") ||
-         contains(line, "GPU1"))) {
-      smi_ = true;
-    }
-    if (!rdma_ &&
-        ((contains(line, " ==> ") && contains(line, "port ")) || line.starts_with("hca_id:") ||
-         (contains(line, "/sys/class/infiniband") && contains(line, " -> ")) ||  // ls -l, not a counter listing
-         (line.starts_with("DEV") && contains(line, "GID")))) {
-      rdma_ = true;
-    }
-    if (!rdma_ && line.starts_with("CA '") && line.ends_with("'")) rdma_ = true;  // ibstat
-    if (contains(line, "NIC statistics:") || contains(line, "hw counters:") || contains(line, "# Port counters") ||
-        contains(line, "# Port extended counters")) {
-      counters_ = true;
-    }
+    recognise_tables(line);
     // ibqueryerrors: "Errors for 0x248a0703 "ib-switch-1"" names the node of the ports below.
-    if (line.starts_with("Errors for ")) {
-      const size_t q1 = line.find('"');
-      const size_t q2 = q1 == std::string_view::npos ? q1 : line.find('"', q1 + 1);
-      const auto words = split_ws(line.substr(11));
-      errors_for_ = q2 != std::string_view::npos ? std::string(line.substr(q1 + 1, q2 - q1 - 1))
-                    : words.empty()              ? std::string()
-                                                 : std::string(words[0]);
-    }
-    std::string port;
-    if (auto bracketed = bracket_counters(line, port); !bracketed.empty()) {
-      counters_ = true;
-      for (auto& [name, value] : bracketed) {
-        if (!facts) break;
-        if (counters_pending_.size() >= kMaxKeptLines) {
-          ++dropped_;
-          continue;
-        }
-        CounterFact c;
-        c.device = fmt::format("{}{}port {}", errors_for_, errors_for_.empty() ? "" : " ", port);
-        c.name = std::move(name);
-        c.value = value;
-        c.where = {path_, lines_, std::string(trim(line))};
-        counters_pending_.push_back(std::move(c));
-      }
-      append_other(line);
-      return;
-    }
-    // The device a heading names ("# show_counters mlx5_0", "perfquery ...", "ethtool -S eth0").
-    const std::string_view t = trim(line);
-    for (std::string_view key : {"show_counters ", "perfquery ", "ethtool -S ", "Port counters: Lid "}) {
-      if (size_t at = t.find(key); at != std::string_view::npos) {
-        const auto words = split_ws(t.substr(at + key.size()));
-        if (!words.empty()) device_ = std::string(words[0]);
-      }
-    }
-    CounterFact c;
-    if (counter_line(line, c.device, c.name, c.value)) {
-      if (counter_like(c.name) && ++counter_lines_ >= 5) counters_ = true;
-      if (facts && counters_pending_.size() >= kMaxKeptLines) {
-        ++dropped_;
-      } else if (facts) {
-        if (c.device.empty()) c.device = device_;
-        c.where = {path_, lines_, std::string(t)};
-        counters_pending_.push_back(std::move(c));
-      }
+    if (line.starts_with("Errors for ")) errors_for_ = ibqueryerrors_node(line);
+    if (!bracketed_counters(line, facts)) {
+      counter_heading(trim(line));
+      listed_counter(line, facts);
     }
     append_other(line);
   }
@@ -425,6 +322,145 @@ class Gatherer {
   }
 
  private:
+  // An NCCL log line: a fact when kept (warnings, errors, versions and settings), and the
+  // topology lines for topo's reader; each distinct line once. Left empty in other_.
+  void nccl_line(std::string_view line, const topo::NcclLogLine& l, Facts* facts) {
+    nccl_ = true;
+    other_ += '\n';
+    if (!facts) return;
+    const bool kept = kept_nccl_line(l);
+    if (!kept && !topology_nccl_line(l)) return;
+    std::string key = fmt::format("{}:{}[{}]{} {}", l.host, l.pid, l.dev, l.level, trim(l.msg));
+    if (seen_.count(key)) return;  // the same line again (another communicator)
+    if (seen_.size() >= kMaxKeptLines) {
+      ++dropped_;
+      return;
+    }
+    seen_.insert(std::move(key));
+    nccl_text_.append(line).push_back('\n');
+    if (kept) {
+      facts->nccl.push_back({{path_, lines_, std::string(trim(line))},
+                             std::string(l.host),
+                             std::string(l.pid),
+                             l.dev,
+                             std::string(l.level),
+                             std::string(trim(l.msg))});
+    }
+  }
+
+  // PyTorch's NCCL errors: an error fact, with the rank its prefix names.
+  void framework_line(std::string_view line, Facts* facts) {
+    framework_ = true;
+    if (facts && facts->nccl.size() < kMaxKeptLines) {
+      NcclFact f;
+      f.where = {path_, lines_, std::string(trim(line))};
+      f.level = "ERROR";
+      f.msg = std::string(trim(line));
+      f.rank = rank_prefix(line);
+      facts->nccl.push_back(std::move(f));
+    } else if (facts) {
+      ++dropped_;
+    }
+  }
+
+  // A kernel log line: quoted for the kernel signatures, left empty in other_.
+  void kernel_line(std::string_view line, Facts* facts) {
+    kernel_ = true;
+    other_ += '\n';
+    if (!facts) return;
+    if (kernel_lines_.size() >= kMaxKeptLines) {
+      ++dropped_;
+      return;
+    }
+    kernel_lines_.push_back({path_, lines_, std::string(trim(line))});
+  }
+
+  // Lines that show what the file is: an nccl-tests table (and the binary a pasted command
+  // line names, for tables that do not say), nvidia-smi topo, RDMA tool output, counters.
+  void recognise_tables(std::string_view line) {
+    if (!tests_ && (contains(line, "# Avg bus bandwidth") || contains(line, "# nccl-tests version") ||
+                    (contains(line, "size") && contains(line, "count") && contains(line, "busbw")))) {
+      tests_ = true;
+    }
+    if (contains(line, "_perf")) {
+      if (auto c = collective_named_in(line)) programs_.insert(std::string(info(*c).nccl_tests_name));
+    }
+    if (!smi_ && contains(line, "GPU0") &&
+        (contains(line, "CPU Affinity") || contains(line, "NIC0") || contains(line, "mlx5_0") ||
+         contains(line, "GPU1"))) {
+      smi_ = true;
+    }
+    if (!rdma_ &&
+        ((contains(line, " ==> ") && contains(line, "port ")) || line.starts_with("hca_id:") ||
+         (contains(line, "/sys/class/infiniband") && contains(line, " -> ")) ||  // ls -l, not a counter listing
+         (line.starts_with("DEV") && contains(line, "GID")))) {
+      rdma_ = true;
+    }
+    if (!rdma_ && line.starts_with("CA '") && line.ends_with("'")) rdma_ = true;  // ibstat
+    if (contains(line, "NIC statistics:") || contains(line, "hw counters:") || contains(line, "# Port counters") ||
+        contains(line, "# Port extended counters")) {
+      counters_ = true;
+    }
+  }
+
+  // "Errors for 0x248a0703 "ib-switch-1"": the quoted name, else the first word.
+  static std::string ibqueryerrors_node(std::string_view line) {
+    const size_t q1 = line.find('"');
+    const size_t q2 = q1 == std::string_view::npos ? q1 : line.find('"', q1 + 1);
+    const auto words = split_ws(line.substr(11));
+    return q2 != std::string_view::npos ? std::string(line.substr(q1 + 1, q2 - q1 - 1))
+           : words.empty()              ? std::string()
+                                        : std::string(words[0]);
+  }
+
+  // ibqueryerrors' "[SymbolErrorCounter == 65535]" counters of a port: facts for the
+  // node named above. False where the line has none.
+  bool bracketed_counters(std::string_view line, Facts* facts) {
+    std::string port;
+    auto bracketed = bracket_counters(line, port);
+    if (bracketed.empty()) return false;
+    counters_ = true;
+    for (auto& [name, value] : bracketed) {
+      if (!facts) break;
+      if (counters_pending_.size() >= kMaxKeptLines) {
+        ++dropped_;
+        continue;
+      }
+      CounterFact c;
+      c.device = fmt::format("{}{}port {}", errors_for_, errors_for_.empty() ? "" : " ", port);
+      c.name = std::move(name);
+      c.value = value;
+      c.where = {path_, lines_, std::string(trim(line))};
+      counters_pending_.push_back(std::move(c));
+    }
+    return true;
+  }
+
+  // The device a heading names ("# show_counters mlx5_0", "perfquery ...", "ethtool -S eth0").
+  void counter_heading(std::string_view t) {
+    for (std::string_view key : {"show_counters ", "perfquery ", "ethtool -S ", "Port counters: Lid "}) {
+      if (size_t at = t.find(key); at != std::string_view::npos) {
+        const auto words = split_ws(t.substr(at + key.size()));
+        if (!words.empty()) device_ = std::string(words[0]);
+      }
+    }
+  }
+
+  // A counter as a name and a value (ethtool -S, sysfs with grep -H, perfquery): a fact for
+  // its device, or the heading's; five counter-like names make the file counters.
+  void listed_counter(std::string_view line, Facts* facts) {
+    CounterFact c;
+    if (!counter_line(line, c.device, c.name, c.value)) return;
+    if (counter_like(c.name) && ++counter_lines_ >= 5) counters_ = true;
+    if (facts && counters_pending_.size() >= kMaxKeptLines) {
+      ++dropped_;
+    } else if (facts) {
+      if (c.device.empty()) c.device = device_;
+      c.where = {path_, lines_, std::string(trim(line))};
+      counters_pending_.push_back(std::move(c));
+    }
+  }
+
   void append_other(std::string_view line) {
     if (other_.size() + line.size() + 1 > (xml_ ? (512ull << 20) : kMaxOtherText)) {
       other_truncated_ = true;
