@@ -408,114 +408,165 @@ Result<uint64_t> check_p2p_memory(const RankContext& ctx, Transport& t, const P2
   return estimate;
 }
 
-Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOptions& o, Progress* progress,
-                           std::vector<CounterSample>* counters) {
-  PhaseCounters phase_counters(ctx);
-  FABSCOPE_RETURN_IF_ERROR(validate(o, ctx.size()));
-  auto rounds = p2p_rounds(o, ctx.size());
-  const int me = ctx.rank();
-  const uint64_t max_size = *std::max_element(o.sizes.begin(), o.sizes.end());
-  if (auto fits = check_p2p_memory(ctx, t, o); !fits.ok()) return fits.status();
-  MessageBuffers buffers(t, std::max<uint64_t>(max_size, 1));
-  FABSCOPE_RETURN_IF_ERROR(buffers.init_send(me));
-  Watchdog watchdog(o.timeout_s, fmt::format("[r{} {}]", me, ctx.host()), stderr, ctx.peer_view());
-  P2pRunner runner(ctx, t, o, watchdog);
-  std::vector<double> packed;
-  const bool latency = o.mode == P2pMode::kLatency;
-  int step = 0;
-  const int steps = static_cast<int>(o.sizes.size() * rounds->size()) * o.repeats;
-  auto floor = p2p_floor_us(ctx, o, watchdog);
-  if (!floor.ok()) return floor.status();
-  for (uint64_t size : o.sizes) {
-    OsuLoop loop{o.iters, o.warmup_iters};
-    const OsuLoop osu = latency ? osu_latency_loop(size) : osu_bandwidth_loop(size);
-    if (o.iterations_by_method) loop.iters = osu.iters;
-    if (o.warmup_by_method) loop.warmup = osu.warmup;
-    const int iters = loop.iters;
-    for (size_t ri = 0; ri < rounds->size(); ++ri) {
-      for (int rep = 0; rep < o.repeats; ++rep) {
-        const Round& round = (*rounds)[ri];
-        if (progress && me == 0) {
-          progress->update(fmt::format("fabscope p2p: {} {} {}  round {}/{}  [{}/{}]", name(o.pattern), name(o.mode),
-                                       format_size(size), ri + 1, rounds->size(), ++step, steps));
-        }
-        watchdog.set_phase(fmt::format("p2p {} {} of {} in round {} on rank {} ({})", name(o.pattern), name(o.mode),
-                                       format_size(size), ri + 1, me, ctx.host()));
-        std::vector<FlowRun> mine;
-        for (const Flow& f : round) {
-          for (bool sending : {true, false}) {
-            if ((sending ? f.src : f.dst) != me) continue;
-            FlowRun run;
-            run.flow = f;
-            run.sending = sending;
-            run.peer = sending ? f.dst : f.src;
-            mine.push_back(std::move(run));
-          }
-        }
-        FABSCOPE_RETURN_IF_ERROR(buffers.reserve_recv(std::max<size_t>(mine.size(), 1)));
+namespace {
 
-        if (latency) {
-          char* recv_buf = buffers.recv()[0];
-          const FlowRun* f = mine.empty() ? nullptr : &mine[0];
-          if (f)
-            FABSCOPE_RETURN_IF_ERROR(
-                runner.ping_pong(t, f->sending, f->peer, buffers.send(), recv_buf, size, loop.warmup, nullptr));
-          FABSCOPE_RETURN_IF_ERROR(ctx.barrier());
-          if (counters) phase_counters.begin();
-          std::vector<double> samples;
-          double loop_us = 0;
-          if (f)
-            FABSCOPE_RETURN_IF_ERROR(
-                runner.ping_pong(t, f->sending, f->peer, buffers.send(), recv_buf, size, iters, &samples, &loop_us));
-          if (f && f->sending) {
-            P2pLink l;
-            l.round = static_cast<int>(ri);
-            l.repeat = rep;
-            l.src_rank = f->flow.src;
-            l.dst_rank = f->flow.dst;
-            l.size_bytes = size;
-            l.iterations = iters;
-            l.lat = latency_stats(samples);
-            l.lat_us = o.method == TimingMethod::kOsu ? loop_us : l.lat->typical_us;
-            pack(l, packed);
-          }
-        } else {
-          if (loop.warmup > 0)
-            FABSCOPE_RETURN_IF_ERROR(runner.stream(mine, buffers.send(), buffers.recv(), size, loop.warmup));
-          FABSCOPE_RETURN_IF_ERROR(ctx.barrier());
-          if (counters) phase_counters.begin();
-          const int64_t start = steady_now_ns();
-          FABSCOPE_RETURN_IF_ERROR(runner.stream(mine, buffers.send(), buffers.recv(), size, iters));
-          for (const FlowRun& f : mine) {
-            if (f.sending) continue;
-            FlowBandwidth bw = flow_bandwidth(size, f.completions, start, o.window);
-            P2pLink l;
-            l.round = static_cast<int>(ri);
-            l.repeat = rep;
-            l.src_rank = f.flow.src;
-            l.dst_rank = f.flow.dst;
-            l.size_bytes = size;
-            l.iterations = iters;
-            l.bw_gbps = bw.avg_gbps;
-            l.bw_peak_gbps = bw.peak_gbps;
-            l.msg_rate_mpps = bw.msg_rate_mpps;
-            pack(l, packed);
-          }
-        }
-        if (counters) {
-          uint64_t tx = 0, rx = 0;
-          for (const FlowRun& f : mine) (f.sending ? tx : rx) += size * static_cast<uint64_t>(iters);
-          if (latency) tx = rx = mine.empty() ? 0 : size * static_cast<uint64_t>(iters);
-          FABSCOPE_RETURN_IF_ERROR(phase_counters.end(
-              fmt::format("p2p {} {} {} round {} repeat {}", name(o.pattern), name(o.mode), format_size(size), ri, rep),
-              tx, rx, *counters));
-        }
-        FABSCOPE_RETURN_IF_ERROR(ctx.barrier());
-      }
+// The flows of `round` this rank takes part in: each it sends, each it receives.
+std::vector<FlowRun> flows_of(const Round& round, int me) {
+  std::vector<FlowRun> mine;
+  for (const Flow& f : round) {
+    for (bool sending : {true, false}) {
+      if ((sending ? f.src : f.dst) != me) continue;
+      FlowRun run;
+      run.flow = f;
+      run.sending = sending;
+      run.peer = sending ? f.dst : f.src;
+      mine.push_back(std::move(run));
     }
   }
-  if (progress && me == 0) progress->clear();
+  return mine;
+}
 
+// One p2p run: every size, round and repeat, each rank's links packed for rank 0.
+class P2pRun {
+ public:
+  P2pRun(const RankContext& ctx, Transport& t, const P2pOptions& o, Progress* progress,
+         std::vector<CounterSample>* counters, Watchdog& watchdog, MessageBuffers& buffers)
+      : ctx_(ctx),
+        t_(t),
+        o_(o),
+        progress_(progress),
+        counters_(counters),
+        watchdog_(watchdog),
+        buffers_(buffers),
+        runner_(ctx, t, o, watchdog),
+        phase_counters_(ctx),
+        latency_(o.mode == P2pMode::kLatency) {}
+
+  Status run(const std::vector<Round>& rounds) {
+    steps_ = static_cast<int>(o_.sizes.size() * rounds.size()) * o_.repeats;
+    for (uint64_t size : o_.sizes) {
+      OsuLoop loop{o_.iters, o_.warmup_iters};
+      const OsuLoop osu = latency_ ? osu_latency_loop(size) : osu_bandwidth_loop(size);
+      if (o_.iterations_by_method) loop.iters = osu.iters;
+      if (o_.warmup_by_method) loop.warmup = osu.warmup;
+      for (size_t ri = 0; ri < rounds.size(); ++ri) {
+        for (int rep = 0; rep < o_.repeats; ++rep) {
+          FABSCOPE_RETURN_IF_ERROR(run_round(rounds[ri], rounds.size(), size, loop, static_cast<int>(ri), rep));
+        }
+      }
+    }
+    if (progress_ && ctx_.rank() == 0) progress_->clear();
+    return Status::Ok();
+  }
+
+  const std::vector<double>& packed() const { return packed_; }
+
+ private:
+  Status run_round(const Round& round, size_t nrounds, uint64_t size, const OsuLoop& loop, int ri, int rep) {
+    const int me = ctx_.rank();
+    if (progress_ && me == 0) {
+      progress_->update(fmt::format("fabscope p2p: {} {} {}  round {}/{}  [{}/{}]", name(o_.pattern), name(o_.mode),
+                                    format_size(size), ri + 1, nrounds, ++step_, steps_));
+    }
+    watchdog_.set_phase(fmt::format("p2p {} {} of {} in round {} on rank {} ({})", name(o_.pattern), name(o_.mode),
+                                    format_size(size), ri + 1, me, ctx_.host()));
+    std::vector<FlowRun> mine = flows_of(round, me);
+    FABSCOPE_RETURN_IF_ERROR(buffers_.reserve_recv(std::max<size_t>(mine.size(), 1)));
+    if (latency_) {
+      FABSCOPE_RETURN_IF_ERROR(measure_latency(mine, size, loop, ri, rep));
+    } else {
+      FABSCOPE_RETURN_IF_ERROR(measure_bandwidth(mine, size, loop, ri, rep));
+    }
+    if (counters_) FABSCOPE_RETURN_IF_ERROR(end_counters(mine, size, loop.iters, ri, rep));
+    return ctx_.barrier();
+  }
+
+  // A link as measured in round `ri`, repeat `rep`.
+  static P2pLink link_of(const FlowRun& f, uint64_t size, int iters, int ri, int rep) {
+    P2pLink l;
+    l.round = ri;
+    l.repeat = rep;
+    l.src_rank = f.flow.src;
+    l.dst_rank = f.flow.dst;
+    l.size_bytes = size;
+    l.iterations = iters;
+    return l;
+  }
+
+  // Round trips with this rank's one partner; the initiator reports the link.
+  Status measure_latency(const std::vector<FlowRun>& mine, uint64_t size, const OsuLoop& loop, int ri, int rep) {
+    char* recv_buf = buffers_.recv()[0];
+    const FlowRun* f = mine.empty() ? nullptr : &mine[0];
+    if (f) {
+      FABSCOPE_RETURN_IF_ERROR(
+          runner_.ping_pong(t_, f->sending, f->peer, buffers_.send(), recv_buf, size, loop.warmup, nullptr));
+    }
+    FABSCOPE_RETURN_IF_ERROR(ctx_.barrier());
+    if (counters_) phase_counters_.begin();
+    std::vector<double> samples;
+    double loop_us = 0;
+    if (f) {
+      FABSCOPE_RETURN_IF_ERROR(
+          runner_.ping_pong(t_, f->sending, f->peer, buffers_.send(), recv_buf, size, loop.iters, &samples, &loop_us));
+    }
+    if (f && f->sending) {
+      P2pLink l = link_of(*f, size, loop.iters, ri, rep);
+      l.lat = latency_stats(samples);
+      l.lat_us = o_.method == TimingMethod::kOsu ? loop_us : l.lat->typical_us;
+      pack(l, packed_);
+    }
+    return Status::Ok();
+  }
+
+  // Every flow of the round at once, a window of messages each; receivers report.
+  Status measure_bandwidth(std::vector<FlowRun>& mine, uint64_t size, const OsuLoop& loop, int ri, int rep) {
+    if (loop.warmup > 0)
+      FABSCOPE_RETURN_IF_ERROR(runner_.stream(mine, buffers_.send(), buffers_.recv(), size, loop.warmup));
+    FABSCOPE_RETURN_IF_ERROR(ctx_.barrier());
+    if (counters_) phase_counters_.begin();
+    const int64_t start = steady_now_ns();
+    FABSCOPE_RETURN_IF_ERROR(runner_.stream(mine, buffers_.send(), buffers_.recv(), size, loop.iters));
+    for (const FlowRun& f : mine) {
+      if (f.sending) continue;
+      FlowBandwidth bw = flow_bandwidth(size, f.completions, start, o_.window);
+      P2pLink l = link_of(f, size, loop.iters, ri, rep);
+      l.bw_gbps = bw.avg_gbps;
+      l.bw_peak_gbps = bw.peak_gbps;
+      l.msg_rate_mpps = bw.msg_rate_mpps;
+      pack(l, packed_);
+    }
+    return Status::Ok();
+  }
+
+  // The interface counters around the round, with what fabscope itself moved.
+  Status end_counters(const std::vector<FlowRun>& mine, uint64_t size, int iters, int ri, int rep) {
+    uint64_t tx = 0, rx = 0;
+    for (const FlowRun& f : mine) (f.sending ? tx : rx) += size * static_cast<uint64_t>(iters);
+    if (latency_) tx = rx = mine.empty() ? 0 : size * static_cast<uint64_t>(iters);
+    return phase_counters_.end(
+        fmt::format("p2p {} {} {} round {} repeat {}", name(o_.pattern), name(o_.mode), format_size(size), ri, rep), tx,
+        rx, *counters_);
+  }
+
+  const RankContext& ctx_;
+  Transport& t_;
+  const P2pOptions& o_;
+  Progress* progress_;
+  std::vector<CounterSample>* counters_;
+  Watchdog& watchdog_;
+  MessageBuffers& buffers_;
+  P2pRunner runner_;
+  PhaseCounters phase_counters_;
+  const bool latency_;
+  std::vector<double> packed_;
+  int step_ = 0;
+  int steps_ = 0;
+};
+
+// Rank 0's section from every rank's packed links: near-floor marks, in a stable order.
+Result<P2pSection> assemble_section(const RankContext& ctx, const P2pOptions& o, double floor_us,
+                                    const std::vector<double>& packed) {
+  const bool latency = o.mode == P2pMode::kLatency;
   P2pSection section;
   section.pattern = std::string(name(o.pattern));
   section.mode = std::string(name(o.mode));
@@ -523,7 +574,7 @@ Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOption
   section.warmup_iters = o.warmup_iters;
   section.repeats = o.repeats;
   section.method = std::string(name(o.method));
-  section.floor_us = *floor;
+  section.floor_us = floor_us;
   auto all = ctx.gather_varying(packed);
   if (!all.ok()) return all.status();
   for (size_t i = 0; i + kLinkFields <= all->size(); i += kLinkFields)
@@ -532,13 +583,31 @@ Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOption
     // Time per message: the one-way latency, or the receiver's time between messages.
     std::optional<double> per_message_us = l.lat_us;
     if (l.msg_rate_mpps && *l.msg_rate_mpps > 0) per_message_us = 1 / *l.msg_rate_mpps;
-    l.near_floor = per_message_us && *per_message_us < kNearFloorFactor * *floor;
+    l.near_floor = per_message_us && *per_message_us < kNearFloorFactor * floor_us;
   }
   std::sort(section.links.begin(), section.links.end(), [](const P2pLink& a, const P2pLink& b) {
     return std::tie(a.size_bytes, a.round, a.src_rank, a.dst_rank) <
            std::tie(b.size_bytes, b.round, b.src_rank, b.dst_rank);
   });
   return section;
+}
+
+}  // namespace
+
+Result<P2pSection> run_p2p(const RankContext& ctx, Transport& t, const P2pOptions& o, Progress* progress,
+                           std::vector<CounterSample>* counters) {
+  FABSCOPE_RETURN_IF_ERROR(validate(o, ctx.size()));
+  auto rounds = p2p_rounds(o, ctx.size());
+  const uint64_t max_size = *std::max_element(o.sizes.begin(), o.sizes.end());
+  if (auto fits = check_p2p_memory(ctx, t, o); !fits.ok()) return fits.status();
+  MessageBuffers buffers(t, std::max<uint64_t>(max_size, 1));
+  FABSCOPE_RETURN_IF_ERROR(buffers.init_send(ctx.rank()));
+  Watchdog watchdog(o.timeout_s, fmt::format("[r{} {}]", ctx.rank(), ctx.host()), stderr, ctx.peer_view());
+  auto floor = p2p_floor_us(ctx, o, watchdog);
+  if (!floor.ok()) return floor.status();
+  P2pRun run(ctx, t, o, progress, counters, watchdog, buffers);
+  FABSCOPE_RETURN_IF_ERROR(run.run(*rounds));
+  return assemble_section(ctx, o, *floor, run.packed());
 }
 
 }  // namespace fabscope
