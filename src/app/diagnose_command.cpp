@@ -172,6 +172,7 @@ class DiagnoseCommand final : public Command {
 
   CommandOutcome run_import(const CommonOptions& common);
   // A live diagnose, phase by phase (each returns a failure every rank met alike).
+  CommandOutcome run_phases();
   Status prepare_profile();
   Status topology_phase();
   Status collective_phase();
@@ -500,8 +501,16 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
   job_ = started->get();
   common_ = &common;
   backend_options_ = common.backend_options;
-  // The phases in order; a failure every rank met alike was printed by rank 0 and ends
-  // the command here, one in the middle of measuring ended the job (MeasuringJob::measured).
+  const CommandOutcome outcome = run_phases();
+  // The backend and transport hold MPI communicators: freed before the job ends MPI.
+  transport_.reset();
+  backend_.reset();
+  return outcome;
+}
+
+// The phases in order; a failure every rank met alike was printed by rank 0 and ends
+// the command here, one in the middle of measuring ended the job (MeasuringJob::measured).
+CommandOutcome DiagnoseCommand::run_phases() {
   for (Status (DiagnoseCommand::*step)() :
        {&DiagnoseCommand::prepare_profile, &DiagnoseCommand::topology_phase, &DiagnoseCommand::collective_phase,
         &DiagnoseCommand::links_phase, &DiagnoseCommand::noise_phase, &DiagnoseCommand::read_profile}) {
