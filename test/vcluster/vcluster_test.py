@@ -161,9 +161,15 @@ def slow(c):
     # 100 MiB per link: tens of milliseconds on a healthy link, long enough that one
     # scheduler hiccup on this 2-core machine does not halve a link's average (with 20
     # messages, a healthy link was flagged now and then, with this build and the last).
-    c.run(4, [["p2p", "--pattern", "ring", "-s", "1M", "-n", "100", "-w", "4", "--window", "8", "--json",
+    # The host's congestion control (bbr here), not fabscope's default cubic: the healthy
+    # links of this cluster are bound by its 2 cores, not by a link, and cubic's bursts
+    # share the cores unevenly (one healthy link at 0.72 GB/s beside one at 1.58, flagged
+    # p2p.slow_link; issue 36). Over rate-limited links cubic reads them evenly
+    # (bench/link_limit.py).
+    cc = ["--tcp-cc", "host"]
+    c.run(4, [["p2p", "--pattern", "ring", "-s", "1M", "-n", "100", "-w", "4", "--window", "8", *cc, "--json",
                c.path("ring.json")],
-              ["p2p", "--pattern", "pairs", "-s", "1M", "-n", "100", "-w", "2", "--window", "8", "--json",
+              ["p2p", "--pattern", "pairs", "-s", "1M", "-n", "100", "-w", "2", "--window", "8", *cc, "--json",
                c.path("pairs.json")]],
           faults=["--slow", "2", f"{rate_mbit}mbit"], verdict_fail=True)
     for name in ("ring.json", "pairs.json"):
@@ -219,7 +225,10 @@ def slowlink(c):
 def noise(c):
     # Two hosts, so no idle rank competes for this small machine's cores, and host 1's
     # link capped in both runs, so that the link and not the CPU bounds the transfer.
-    args = ["p2p", "--pair", "0,1", "-s", "1M", "-n", "40", "-w", "8", "--window", "8", "--repeats", "12"]
+    # The host's congestion control, as the neighbour's iperf3 has: under fabscope's default
+    # cubic against the neighbour's bbr the link read 0.83 of quiet, not below 0.8 (issue 36).
+    args = ["p2p", "--pair", "0,1", "-s", "1M", "-n", "40", "-w", "8", "--window", "8", "--repeats", "12",
+            "--tcp-cc", "host"]
     link = ["--slow", "1", "1600mbit"]
     c.run(2, [args + ["--json", c.path("quiet.json")]], faults=link)
     c.run(2, [args + ["--json", c.path("noisy.json")]], faults=link + ["--noise", "0", "1"])
