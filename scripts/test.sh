@@ -6,4 +6,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh release
 source scripts/mpi-env.sh
-ctest --preset release --timeout 900
+# Independent tests run side by side, one per core; a test's PROCESSORS (its ranks) and
+# RUN_SERIAL (those that judge timing: the virtual cluster, faults, the idle wait) keep
+# it from sharing the cores it needs.
+ctest --preset release --timeout 900 -j "$(nproc)"
