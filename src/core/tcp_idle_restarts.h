@@ -14,7 +14,7 @@ namespace fabscope {
 // timeout of idle, down to the initial window, and slow start regrows it.
 struct TcpIdleRestarts {
   uint64_t idle_sends = 0;  // sends that found their connection idle past its timeout
-  uint64_t restarts = 0;    // of those, the ones whose window the kernel cut (TCP_INFO before and after)
+  uint64_t restarts = 0;    // of those, the ones whose window the kernel cut (as tcp_cwnd_restart computes it)
   double cwnd_before = 0;   // segments, summed over restarts
   double cwnd_after = 0;    // segments, summed over restarts
   double cost_us = 0;       // estimate: the round trips slow start took to regrow each, summed

@@ -23,6 +23,8 @@ constexpr size_t kMaxIo = 8u << 20;  // bytes per connection and direction per p
 // Linux's shortest retransmission timeout (TCP_RTO_MIN): a connection idle for less was
 // not restarted, and is not asked (TCP_INFO is a system call).
 constexpr int64_t kMinRtoNs = 200'000'000;
+// The initial congestion window (TCP_INIT_CWND), the floor of a restart.
+constexpr uint32_t kInitialWindow = 10;
 }  // namespace
 
 double slow_start_extra_round_trips(double before, double after, double segments) {
@@ -46,32 +48,29 @@ void TcpTransport::conn_busy(bool busy) {
   if (--busy_conns_ == 0) idle_.busy_us += static_cast<double>(now - busy_since_ns_) / 1e3;
 }
 
-void TcpTransport::note_idle_restart(Conn& c, size_t bytes, bool before_send) {
+void TcpTransport::note_idle_restart(Conn& c, size_t bytes) {
   tcp_info info{};
   socklen_t len = sizeof(info);
-  if (::getsockopt(c.fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) {
-    probe_.armed = false;
-    return;
-  }
-  if (before_send) {
-    // The kernel restarts when nothing is in flight and no data went out for longer
-    // than the connection's retransmission timeout (tcp_slow_start_after_idle_check).
-    probe_.armed = info.tcpi_unacked == 0 && static_cast<double>(info.tcpi_last_data_sent) * 1e3 > info.tcpi_rto;
-    if (!probe_.armed) return;
-    ++idle_.idle_sends;
-    probe_.cwnd = info.tcpi_snd_cwnd;
-    probe_.rtt_us = info.tcpi_rtt;
-    probe_.mss = std::max<double>(info.tcpi_snd_mss, 1);
-    return;
-  }
-  probe_.armed = false;
-  const double after = info.tcpi_snd_cwnd;
-  if (!(after < probe_.cwnd)) return;
+  if (::getsockopt(c.fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return;
+  // The kernel restarts when nothing is in flight and no data went out for longer than
+  // the connection's retransmission timeout (tcp_slow_start_after_idle_check), halving
+  // the window for each timeout of idle down to the initial window (tcp_cwnd_restart).
+  // The window it leaves is computed here as the kernel does: read after the send it
+  // may already have regrown (on loopback the ACKs come back within the call).
+  const double idle_us = static_cast<double>(info.tcpi_last_data_sent) * 1e3, rto_us = info.tcpi_rto;
+  if (info.tcpi_unacked != 0 || !(idle_us > rto_us) || rto_us <= 0) return;
+  ++idle_.idle_sends;
+  const uint32_t before = info.tcpi_snd_cwnd;
+  const uint32_t restart = std::min(kInitialWindow, before);
+  uint32_t after = before;
+  for (double d = idle_us - rto_us; d > 0 && after > restart; d -= rto_us) after >>= 1;
+  after = std::max(after, restart);
+  if (after >= before) return;
   ++idle_.restarts;
-  idle_.cwnd_before += probe_.cwnd;
+  idle_.cwnd_before += before;
   idle_.cwnd_after += after;
-  const double segments = static_cast<double>(sizeof(TcpHeader) + bytes) / probe_.mss;
-  idle_.cost_us += slow_start_extra_round_trips(probe_.cwnd, after, segments) * probe_.rtt_us;
+  const double segments = static_cast<double>(sizeof(TcpHeader) + bytes) / std::max<double>(info.tcpi_snd_mss, 1);
+  idle_.cost_us += slow_start_extra_round_trips(before, after, segments) * info.tcpi_rtt;
 }
 
 std::optional<TcpIdleRestarts> TcpTransport::tcp_idle_restarts() const {
@@ -120,16 +119,13 @@ Status TcpTransport::progress_send(int peer, Conn& c, std::vector<Completion>& d
     msg.msg_iov = iov;
     msg.msg_iovlen = static_cast<size_t>(n);
     // The first bytes after an idle gap: what the kernel's idle restart does to them.
-    const bool watch = idle_.watched && op.done == 0 && steady_now_ns() - c.last_sent_ns > kMinRtoNs;
-    if (watch) note_idle_restart(c, op.bytes, true);
+    if (idle_.watched && op.done == 0 && steady_now_ns() - c.last_sent_ns > kMinRtoNs) note_idle_restart(c, op.bytes);
     ssize_t sent = ::sendmsg(c.fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (sent < 0) {
-      probe_.armed = false;
       if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return Status::Ok();
       return Status::Runtime(fmt::format("tcp: sending to {} failed: {}", describe_peer(peer), std::strerror(errno)));
     }
     if (sent > 0) c.last_sent_ns = steady_now_ns();
-    if (watch && probe_.armed) note_idle_restart(c, op.bytes, false);
     op.done += static_cast<size_t>(sent);
     moved += static_cast<size_t>(sent);
     if (op.done < total) continue;

@@ -116,8 +116,8 @@ class TcpTransport final : public Transport {
   Status progress_recv(int peer, Conn& c, std::vector<Completion>& done);
   Status progress_all(std::vector<Completion>& done);
   // Before a send's first bytes on a connection idle for longer than the shortest
-  // retransmission timeout: whether the kernel will restart it, and after: by how much.
-  void note_idle_restart(Conn& c, size_t bytes, bool before_send);
+  // retransmission timeout: whether the kernel will restart it, and by how much.
+  void note_idle_restart(Conn& c, size_t bytes);
   // A connection's first message posted (busy) or its last one done: the rank's time
   // with any message posted, the idle restarts' yardstick.
   void conn_busy(bool busy);
@@ -133,12 +133,6 @@ class TcpTransport final : public Transport {
   std::vector<pollfd> pollfds_;
   uint64_t next_id_ = 1;
   TcpIdleRestarts idle_;
-  struct IdleProbe {  // TCP_INFO just before a send the kernel will restart
-    bool armed = false;
-    double cwnd = 0;  // segments
-    double rtt_us = 0;
-    double mss = 0;
-  } probe_;
   int busy_conns_ = 0;         // connections with a message posted
   int64_t busy_since_ns_ = 0;  // when the first of them was queued
 };
