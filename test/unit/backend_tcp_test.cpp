@@ -176,6 +176,17 @@ TEST(TcpCongestion, UnprivilegedProcessFallsBackToTheHostsAndSaysWhy) {
 // Slow start's extra round trips after a window cut, against the whole send at the old
 // window: none without a cut; log2(before/after) less what moved meanwhile for a send
 // longer than the ramp; for one that ends in the ramp, its round trips less its share.
+// The kernel's restart: halved per RTO of idle beyond the first, floored at 10 segments
+// (or the window itself when smaller); nothing when idle for less than one RTO.
+TEST(TcpIdleRestart, RestartedWindowAsTheKernelComputesIt) {
+  EXPECT_EQ(restarted_window(400, 150e3, 200e3), 400u);  // idle less than the RTO
+  EXPECT_EQ(restarted_window(400, 300e3, 200e3), 200u);  // 1 RTO past it: halved once
+  EXPECT_EQ(restarted_window(400, 1000e3, 200e3), 25u);  // 4 halvings
+  EXPECT_EQ(restarted_window(400, 10e6, 200e3), 10u);    // down to the initial window
+  EXPECT_EQ(restarted_window(8, 10e6, 200e3), 8u);       // a window under it stays
+  EXPECT_EQ(restarted_window(400, 1000e3, 0), 400u);     // no RTO known: no cut
+}
+
 TEST(TcpIdleRestart, SlowStartExtraRoundTrips) {
   EXPECT_EQ(slow_start_extra_round_trips(100, 100, 1000), 0);
   EXPECT_EQ(slow_start_extra_round_trips(100, 0, 1000), 0);

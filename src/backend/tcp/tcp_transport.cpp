@@ -39,6 +39,14 @@ double slow_start_extra_round_trips(double before, double after, double segments
   return std::max(0.0, std::log2(segments / after + 1) - segments / before);
 }
 
+uint32_t restarted_window(uint32_t before, double idle_us, double rto_us) {
+  const uint32_t restart = std::min(kInitialWindow, before);
+  uint32_t after = before;
+  if (!(rto_us > 0)) return before;
+  for (double d = idle_us - rto_us; d > 0 && after > restart; d -= rto_us) after >>= 1;
+  return std::max(after, restart);
+}
+
 void TcpTransport::conn_busy(bool busy) {
   const int64_t now = steady_now_ns();
   if (busy) {
@@ -61,10 +69,7 @@ void TcpTransport::note_idle_restart(Conn& c, size_t bytes) {
   if (info.tcpi_unacked != 0 || !(idle_us > rto_us) || rto_us <= 0) return;
   ++idle_.idle_sends;
   const uint32_t before = info.tcpi_snd_cwnd;
-  const uint32_t restart = std::min(kInitialWindow, before);
-  uint32_t after = before;
-  for (double d = idle_us - rto_us; d > 0 && after > restart; d -= rto_us) after >>= 1;
-  after = std::max(after, restart);
+  const uint32_t after = restarted_window(before, idle_us, rto_us);
   if (after >= before) return;
   ++idle_.restarts;
   idle_.cwnd_before += before;

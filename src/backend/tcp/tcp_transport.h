@@ -47,6 +47,11 @@ struct TcpCongestion {
 // "host", and for none kTcpCongestionDefault where it may be set, else the host's and why.
 Result<TcpCongestion> choose_tcp_congestion(const std::string& wanted);
 
+// The window the kernel leaves a connection idle for `idle_us` with retransmission timeout
+// `rto_us` (tcp_cwnd_restart): halved for each timeout of idle past the first, down to
+// the initial window (10 segments) or the window itself if smaller.
+uint32_t restarted_window(uint32_t before, double idle_us, double rto_us);
+
 // The round trips a send of `segments` loses to a window cut from `before` to `after`
 // segments, against sending it all at `before`: slow start doubles the window each round
 // trip, so reaching it again takes log2(before/after) of them, less what moved meanwhile.
