@@ -11,6 +11,7 @@
 #include "core/rank_test.h"
 #include "core/sizes.h"
 #include "core/stats.h"
+#include "report/finding_codes.h"
 #include "report/json_io.h"
 #include "report/rules.h"
 
@@ -580,11 +581,12 @@ void check_missing(const Comparison& cmp, FindingSink& sink) {
 }
 
 constexpr Rule<Comparison> kCompareRules[] = {
-    {"compare.settings_differ", "the compared runs differ in backend, ranks, hosts, library or timing settings",
+    {code::kCompareSettingsDiffer, "the compared runs differ in backend, ranks, hosts, library or timing settings",
      check_settings_differ},
-    {"compare.regression", "a row worse than the baseline beyond the threshold and the runs' noise", check_regression},
-    {"compare.improvement", "a row better than the baseline beyond the threshold and the noise", check_improvement},
-    {"compare.missing", "a collective, size, placement or link measured in one run only", check_missing},
+    {code::kCompareRegression, "a row worse than the baseline beyond the threshold and the runs' noise",
+     check_regression},
+    {code::kCompareImprovement, "a row better than the baseline beyond the threshold and the noise", check_improvement},
+    {code::kCompareMissing, "a collective, size, placement or link measured in one run only", check_missing},
 };
 
 }  // namespace

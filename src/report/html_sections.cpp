@@ -1,4 +1,5 @@
 #include "report/html_sections.h"
+#include "report/finding_codes.h"
 
 #include <fmt/format.h>
 
@@ -183,7 +184,7 @@ std::string spread_section(const Report& r) {
   for (const Finding& f : r.findings) {
     const auto rank = int_evidence(f, "rank");
     const auto it = f.evidence.find("collective");
-    if (f.code == "rank.straggler" && rank && it != f.evidence.end() && it->is_string()) {
+    if (f.code == code::kRankStraggler && rank && it != f.evidence.end() && it->is_string()) {
       flagged.emplace(it->get<std::string>(), static_cast<int>(*rank));
     }
   }
@@ -341,7 +342,7 @@ std::string links_section(const Report& r) {
   std::set<std::pair<int, int>> outlined;
   std::string flagged_list;
   for (const Finding& f : r.findings) {
-    if (f.code != "p2p.slow_link" && f.code != "p2p.congested_link") continue;
+    if (f.code != code::kP2pSlowLink && f.code != code::kP2pCongestedLink) continue;
     const auto src = int_evidence(f, "src_rank"), dst = int_evidence(f, "dst_rank");
     if (!src || !dst) continue;
     const std::pair<int, int> link{static_cast<int>(*src), static_cast<int>(*dst)};

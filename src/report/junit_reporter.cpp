@@ -9,6 +9,7 @@
 #include "report/compare.h"
 #include "report/compare_text.h"
 #include "report/file_reporter.h"
+#include "report/finding_codes.h"
 #include "report/reporter.h"
 #include "report/xml_escape.h"
 
@@ -93,7 +94,7 @@ std::string render_junit(const Report& r) {
                       format_figure(row, row.current), row.change ? " (" + format_change(row) + ")" : "", row.reason);
       if (row.verdict == "regression") {
         k.outcome = Case::kFail;
-        k.type = "compare.regression";
+        k.type = code::kCompareRegression;
         k.message = fmt::format("{} at {}: {}", row.subject, format_size(row.size_bytes), figures);
         k.text = fmt::format("test: {}\n{}", format_test(row), figures);
       } else if (row.verdict.rfind("missing", 0) == 0) {
@@ -107,8 +108,8 @@ std::string render_junit(const Report& r) {
   }
   Suite findings{"fabscope findings", {}};
   for (const Finding& f : r.findings) {
-    if (r.comparison &&
-        (f.code == "compare.regression" || f.code == "compare.improvement" || f.code == "compare.missing")) {
+    if (r.comparison && (f.code == code::kCompareRegression || f.code == code::kCompareImprovement ||
+                         f.code == code::kCompareMissing)) {
       continue;  // the rows above are these findings' test cases
     }
     Case k;

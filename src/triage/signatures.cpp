@@ -16,6 +16,7 @@
 #include "coll/collective.h"
 #include "core/sizes.h"
 #include "core/text.h"
+#include "report/finding_codes.h"
 #include "topo/nic_choice.h"
 #include "triage/triage.h"
 
@@ -39,11 +40,11 @@ nlohmann::ordered_json quote_json(const std::vector<Quote>& quotes) {
   return out;
 }
 
-Finding finding(std::string code, Severity severity, std::string subject, std::vector<std::string> hosts,
+Finding finding(std::string_view code, Severity severity, std::string subject, std::vector<std::string> hosts,
                 std::string message, std::string hint, const std::vector<Quote>& quotes,
                 nlohmann::ordered_json evidence = nlohmann::ordered_json::object()) {
   Finding f;
-  f.code = std::move(code);
+  f.code = std::string(code);
   f.severity = severity;
   f.subject = std::move(subject);
   hosts.erase(std::remove(hosts.begin(), hosts.end(), std::string()), hosts.end());  // lines that name no host
@@ -143,7 +144,7 @@ void check_socket_fallback(const Facts& facts, std::vector<Finding>& out, std::v
                                        [&](const NcclFact* n) { return !ib_procs.count(proc_of(*n)); });
   if (!no_device.empty()) {
     out.push_back(finding(
-        "nccl.no_ib_device", Severity::kError, fmt::format("NET/IB on {}", fmt::join(no_device_hosts, ", ")),
+        code::kNcclNoIbDevice, Severity::kError, fmt::format("NET/IB on {}", fmt::join(no_device_hosts, ", ")),
         std::vector<std::string>(no_device_hosts.begin(), no_device_hosts.end()),
         "NCCL's InfiniBand/RoCE plugin found no device, so NCCL moves data over TCP sockets (a tenth or less of the "
         "fabric's bandwidth)",
@@ -153,7 +154,7 @@ void check_socket_fallback(const Facts& facts, std::vector<Finding>& out, std::v
   }
   if (socket_only && no_device.empty()) {
     out.push_back(finding(
-        "nccl.socket_fallback", rdma_known ? Severity::kError : Severity::kWarning,
+        code::kNcclSocketFallback, rdma_known ? Severity::kError : Severity::kWarning,
         fmt::format("NET/Socket on {}", fmt::join(socket_hosts, ", ")),
         std::vector<std::string>(socket_hosts.begin(), socket_hosts.end()),
         rdma_known ? "NCCL uses TCP sockets for inter-node traffic although InfiniBand/RoCE devices exist"
@@ -190,7 +191,7 @@ void check_gdr(const Facts& facts, std::vector<Finding>& out, std::vector<std::s
     std::set<std::string> hosts;
     for (const auto& [k, g] : gpus) hosts.insert(k.first);
     out.push_back(
-        finding("nccl.gdr_off", Severity::kWarning, "GPUDirect RDMA on every NET/IB channel",
+        finding(code::kNcclGdrOff, Severity::kWarning, "GPUDirect RDMA on every NET/IB channel",
                 std::vector<std::string>(hosts.begin(), hosts.end()),
                 fmt::format("none of {} NET/IB channels uses GPUDirect RDMA: every message is staged "
                             "through host memory",
@@ -206,7 +207,7 @@ void check_gdr(const Facts& facts, std::vector<Finding>& out, std::vector<std::s
       std::vector<Quote> quotes(g.without.begin(), g.without.end());
       quotes.insert(quotes.end(), g.with.begin(), g.with.begin() + std::min<size_t>(2, g.with.size()));
       out.push_back(finding(
-          "nccl.gdr_partial", Severity::kWarning, fmt::format("GPU {} on {}", key.second, key.first), {key.first},
+          code::kNcclGdrPartial, Severity::kWarning, fmt::format("GPU {} on {}", key.second, key.first), {key.first},
           fmt::format("GPU {} on {} uses GPUDirect RDMA through NET/IB/{} but not through NET/IB/{} ({} of {} channels "
                       "without): a far NIC carries part of its traffic, staged through host memory",
                       key.second, key.first, fmt::join(near, ","), fmt::join(far, ","), g.without.size(),
@@ -253,7 +254,7 @@ void check_shared_nic(const Facts& facts, std::vector<Finding>& out, std::vector
     for (const auto& [nic, devs] : by_nic) {
       if (devs.size() < 2) continue;
       out.push_back(
-          finding("nccl.shared_nic", Severity::kWarning, fmt::format("NET/IB/{} on {}", nic, host), {host},
+          finding(code::kNcclSharedNic, Severity::kWarning, fmt::format("NET/IB/{} on {}", nic, host), {host},
                   fmt::format("GPUs {} of {} send through one NIC (NET/IB/{}) while the host lists {} NICs and uses {}",
                               fmt::join(devs, ","), host, nic, available, nics_used),
                   "the GPUs share that NIC's bandwidth: check NCCL_IB_HCA (its order and prefix matches) against "
@@ -291,7 +292,7 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
       list_hosts[list].insert(n.host);
     }
   }
-  auto differing = [&](std::string code, const std::string& what, const Values& values, Severity severity,
+  auto differing = [&](std::string_view code, const std::string& what, const Values& values, Severity severity,
                        const std::string& hint) {
     if (values.size() < 2) return;
     std::vector<Quote> quotes;
@@ -300,13 +301,13 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
       shown.push_back(fmt::format("'{}' ({} line{})", value, qs.size(), qs.size() == 1 ? "" : "s"));
       quotes.insert(quotes.end(), qs.begin(), qs.begin() + std::min<size_t>(2, qs.size()));
     }
-    out.push_back(finding(std::move(code), severity, what, {},
+    out.push_back(finding(code, severity, what, {},
                           fmt::format("ranks differ in {}: {}", what, fmt::join(shown, " vs ")), hint, quotes));
   };
-  differing("nccl.version_mismatch", "NCCL version", versions, Severity::kError,
+  differing(code::kNcclVersionMismatch, "NCCL version", versions, Severity::kError,
             "every rank must load the same NCCL: check LD_LIBRARY_PATH and the container image on each host");
   for (const auto& [var, values] : env) {
-    differing("nccl.setting_mismatch", var, values, Severity::kWarning,
+    differing(code::kNcclSettingMismatch, var, values, Severity::kWarning,
               "set it the same on every rank: export it through the launcher (mpirun -x VAR, srun --export=ALL)");
   }
   // Set on some hosts' ranks and on no rank of other hosts that report their settings: the
@@ -320,7 +321,7 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
     std::vector<Quote> quotes;
     for (const auto& [value, qs] : env.at(var)) quotes.insert(quotes.end(), qs.begin(), qs.begin() + 1);
     out.push_back(finding(
-        "nccl.setting_mismatch", Severity::kWarning, var, without,
+        code::kNcclSettingMismatch, Severity::kWarning, var, without,
         fmt::format("{} is set on {} but on no rank of {}", var, fmt::join(hosts, ", "), fmt::join(without, ", ")),
         "the launcher did not pass it to every host: mpirun -x VAR, srun --export=ALL", quotes));
   }
@@ -331,7 +332,7 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
       quotes.push_back(qs.front());
       orders.push_back(fmt::format("{}: {}", fmt::join(list_hosts[list], ", "), trim(list)));
     }
-    out.push_back(finding("nccl.ib_list_mismatch", Severity::kWarning, "NET/IB device lists", {},
+    out.push_back(finding(code::kNcclIbListMismatch, Severity::kWarning, "NET/IB device lists", {},
                           fmt::format("processes list {} different NET/IB device sets or orders: {}", ib_lists.size(),
                                       fmt::join(orders, "; ")),
                           "NET/IB/k names a different NIC on different ranks: compare NCCL_IB_HCA and the NICs "
@@ -348,36 +349,37 @@ struct WarnMeaning {
   std::string_view hint;
 };
 constexpr WarnMeaning kWarnMeanings[] = {
-    {"ncclMaxSharedMem", "nccl.kernel_shared_mem",
+    {"ncclMaxSharedMem", code::kNcclKernelSharedMem,
      "NCCL's kernels need more GPU shared memory than the GPU allows per function: an NCCL older than the GPU "
      "(Blackwell needs 2.26.2 or newer); its kernels then fail to launch (Cuda failure 1 'invalid argument')",
      "load a newer NCCL; a framework's bundled NCCL (PyTorch's wheel) may be older than the system's: compare the "
      "`NCCL version` lines with the GPU"},
-    {"/dev/shm", "nccl.shm_exhausted", "/dev/shm too small for NCCL's shared-memory buffers",
+    {"/dev/shm", code::kNcclShmExhausted, "/dev/shm too small for NCCL's shared-memory buffers",
      "give the container more /dev/shm (docker --shm-size, a memory-backed emptyDir in Kubernetes), or set "
      "NCCL_SHM_DISABLE=1 at a cost in intra-node bandwidth"},
-    {"status=12 ", "nccl.ib_retry_exceeded",
+    {"status=12 ", code::kNcclIbRetryExceeded,
      "a send was never acknowledged (IBV_WC_RETRY_EXC_ERR): the peer or the path to it stopped answering",
      "a link down or flapping on that path, a dead peer host, or a misrouted/congested path: check both NICs' "
      "counters and the switch ports between them, and dmesg on both hosts"},
-    {"Call to ibv_", "nccl.ibv_failed", "a verbs call failed: the RDMA device or its resources",
+    {"Call to ibv_", code::kNcclIbvFailed, "a verbs call failed: the RDMA device or its resources",
      "check the NIC (ibv_devinfo, dmesg for mlx5 errors), locked-memory limits (ulimit -l) and the firmware"},
-    {"unhandled system error", "nccl.system_error", "an operating-system call failed (often the network or /dev/shm)",
+    {"unhandled system error", code::kNcclSystemError,
+     "an operating-system call failed (often the network or /dev/shm)",
      "rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET to see which call; check ulimits and /dev/shm"},
-    {"remote process exited or there was a network error", "nccl.peer_lost",
+    {"remote process exited or there was a network error", code::kNcclPeerLost,
      "a peer rank died or the network between them failed",
      "find the rank that failed first (its own log, dmesg for Xid/OOM) before blaming the network"},
-    {"remote process exiting", "nccl.peer_lost", "", ""},  // PyTorch's ncclRemoteError text
-    {"Connection closed by remote peer", "nccl.peer_lost", "", ""},
-    {"imeout", "nccl.timeout",
+    {"remote process exiting", code::kNcclPeerLost, "", ""},  // PyTorch's ncclRemoteError text
+    {"Connection closed by remote peer", code::kNcclPeerLost, "", ""},
+    {"imeout", code::kNcclTimeout,
      "an operation timed out: a rank stopped progressing or the network dropped it (PyTorch's watchdog names the "
      "collective and its sequence number)",
      "look for the slowest or stuck rank (the one whose last sequence number is lowest), and for link flaps and "
      "errors on its NIC"},
-    {"accept", "nccl.socket_accept", "a socket connection of the wrong type or from the wrong peer (bootstrap)",
+    {"accept", code::kNcclSocketAccept, "a socket connection of the wrong type or from the wrong peer (bootstrap)",
      "every rank must reach the others on NCCL_SOCKET_IFNAME's interface; another job's stray connection or "
      "ranks of different NCCL versions also do this"},
-    {"connect", "nccl.socket_connect", "a socket connection failed (bootstrap or NET/Socket)",
+    {"connect", code::kNcclSocketConnect, "a socket connection failed (bootstrap or NET/Socket)",
      "check NCCL_SOCKET_IFNAME on every host and that the ranks can reach each other on it"},
 };
 
@@ -423,7 +425,7 @@ void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::
       hosts.push_back(n->host);
     }
     out.push_back(
-        finding(std::string(w.code), Severity::kError, who(first, ranks), hosts,
+        finding(w.code, Severity::kError, who(first, ranks), hosts,
                 fmt::format("{} NCCL error line{}: {}; first at {} ({}:{})", it->second.size(),
                             it->second.size() == 1 ? "" : "s", w.meaning, who(first, ranks), first.where.file,
                             first.where.line),
@@ -433,7 +435,7 @@ void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::
   if (!other.empty()) {
     std::vector<Quote> quotes;
     for (const NcclFact* n : other) quotes.push_back(n->where);
-    out.push_back(finding("nccl.warn", Severity::kWarning, who(*other.front(), ranks), {other.front()->host},
+    out.push_back(finding(code::kNcclWarn, Severity::kWarning, who(*other.front(), ranks), {other.front()->host},
                           fmt::format("{} other NCCL WARN line{}; the first from {}", other.size(),
                                       other.size() == 1 ? "" : "s", who(*other.front(), ranks)),
                           "read the first one: later warnings usually follow from it", quotes));
@@ -482,7 +484,7 @@ void check_nccl_tests(const Facts& facts, std::vector<Finding>& out, std::vector
     }
     const std::string name = t.program.empty() ? "nccl-tests" : t.program;
     if (wrong > 0) {
-      out.push_back(finding("nccl_tests.wrong", Severity::kError, fmt::format("{} in {}", name, file), {},
+      out.push_back(finding(code::kNcclTestsWrong, Severity::kError, fmt::format("{} in {}", name, file), {},
                             fmt::format("{} reported {} wrong element(s) at {} size(s): {}: data corruption, the run "
                                         "fails",
                                         name, wrong, sizes.size(), fmt::join(sizes, ", ")),
@@ -499,7 +501,8 @@ void check_nccl_tests(const Facts& facts, std::vector<Finding>& out, std::vector
       const double around = std::min(a->busbw_gbps, c->busbw_gbps);
       if (around > 0 && b->busbw_gbps < 0.5 * around) {
         out.push_back(finding(
-            "nccl_tests.dip", Severity::kWarning, fmt::format("{} at {}", name, format_size(t.rows[i].size_bytes)), {},
+            code::kNcclTestsDip, Severity::kWarning, fmt::format("{} at {}", name, format_size(t.rows[i].size_bytes)),
+            {},
             fmt::format("{} at {}: busbw {:.2f} GB/s, under half its neighbours' ({:.2f} GB/s)", name,
                         format_size(t.rows[i].size_bytes), b->busbw_gbps, around),
             "a protocol or algorithm switch at this size (NCCL_PROTO/NCCL_ALGO) or a transient: "
@@ -542,7 +545,7 @@ void check_single_rank(const Facts& facts, std::vector<Finding>& out, std::vecto
                                     last.out_of_place->algbw_gbps, last.out_of_place->busbw_gbps)});
     }
     out.push_back(finding(
-        "nccl_tests.single_rank", Severity::kWarning, fmt::format("nccl-tests in {}", file), {},
+        code::kNcclTestsSingleRank, Severity::kWarning, fmt::format("nccl-tests in {}", file), {},
         fmt::format("{} table{} in {} show busbw 0 at every size (algbw up to {:.2f} GB/s): each ran on one rank, so "
                     "nothing crossed a link and the numbers say nothing about the fabric",
                     tables.size(), tables.size() == 1 ? "" : "s", file, algbw),
@@ -711,7 +714,7 @@ void check_below_nics(const Facts& facts, std::vector<Finding>& out, std::vector
         {file, at->line, fmt::format("{} bytes: busbw {:.2f} GB/s (the table's peak)", at->size_bytes, peak)}};
     quotes.insert(quotes.end(), least->where.begin(), least->where.begin() + std::min<size_t>(3, least->where.size()));
     out.push_back(finding(
-        "nccl_tests.below_nics", Severity::kError, fmt::format("{} in {}", name, file), {},
+        code::kNcclTestsBelowNics, Severity::kError, fmt::format("{} in {}", name, file), {},
         fmt::format("{} peaks at {:.1f} GB/s bus bandwidth across hosts, {:.0f}% of the {:.1f} GB/s that {}'s {} "
                     "NIC(s) allow ({})",
                     name, peak, 100 * share, least->gbytes, least_host.empty() ? "a host" : least_host,
@@ -809,7 +812,7 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
     for (const XidMeaning& x : kXids) {
       if (x.xid == xid) m = &x;
     }
-    out.push_back(finding("kernel.gpu_xid", m ? m->severity : Severity::kWarning, fmt::format("Xid {}", xid),
+    out.push_back(finding(code::kKernelGpuXid, m ? m->severity : Severity::kWarning, fmt::format("Xid {}", xid),
                           nonempty(xid_hosts),
                           fmt::format("GPU Xid {} ({} line{}): {}", xid, quotes.size(), quotes.size() == 1 ? "" : "s",
                                       m ? m->meaning : "see NVIDIA's Xid catalogue"),
@@ -819,17 +822,17 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
   }
   if (!aer_uncorrected.empty()) {
     out.push_back(finding(
-        "kernel.pcie_aer", Severity::kError, "PCIe uncorrected errors", {},
+        code::kKernelPcieAer, Severity::kError, "PCIe uncorrected errors", {},
         fmt::format("{} PCIe AER uncorrected error line(s): a device on the bus failed", aer_uncorrected.size()),
         "the device named in the line (GPU or NIC) and its slot: reseat or replace; drain the node", aer_uncorrected));
   } else if (aer_corrected.size() >= 10) {
-    out.push_back(finding("kernel.pcie_aer", Severity::kWarning, "PCIe corrected errors", {},
+    out.push_back(finding(code::kKernelPcieAer, Severity::kWarning, "PCIe corrected errors", {},
                           fmt::format("{} PCIe AER corrected error lines: a marginal link (retraining costs bandwidth)",
                                       aer_corrected.size()),
                           "check the link's width and speed (lspci -vv LnkSta) against its capability", aer_corrected));
   }
   for (const auto& [dev, quotes] : link_down) {
-    out.push_back(finding("kernel.link_flap", quotes.size() >= 2 ? Severity::kError : Severity::kWarning,
+    out.push_back(finding(code::kKernelLinkFlap, quotes.size() >= 2 ? Severity::kError : Severity::kWarning,
                           fmt::format("link {}", dev), {},
                           fmt::format("{} went down {} time(s) in the kernel log", dev, quotes.size()),
                           "a flapping link drops or stalls every flow on it: check the cable, transceiver and switch "
@@ -837,14 +840,14 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
                           quotes, {{"downs", quotes.size()}}));
   }
   if (!mlx5_cmd.empty()) {
-    out.push_back(finding("kernel.mlx5_cmd", Severity::kWarning, "mlx5 command failures", {},
+    out.push_back(finding(code::kKernelMlx5Cmd, Severity::kWarning, "mlx5 command failures", {},
                           fmt::format("{} mlx5 firmware command failure line(s)", mlx5_cmd.size()),
                           "the NIC's firmware refused or timed out a command: check the firmware version and the "
                           "driver; a timeout often precedes a NIC reset",
                           mlx5_cmd));
   }
   if (!oom.empty()) {
-    out.push_back(finding("kernel.oom_kill", Severity::kError, "out-of-memory kill", nonempty(oom_hosts),
+    out.push_back(finding(code::kKernelOomKill, Severity::kError, "out-of-memory kill", nonempty(oom_hosts),
                           fmt::format("the kernel killed {} process(es) for memory: a rank killed this way shows as "
                                       "'remote process exited' on its peers",
                                       oom.size()),
@@ -916,7 +919,7 @@ void check_counters(const Facts& facts, std::vector<Finding>& out, std::vector<s
   if (!errors.empty()) {
     uint64_t worst = 0;
     for (const CounterFact* c : errors) worst = std::max(worst, c->value);
-    out.push_back(finding("counters.link_errors", worst >= 100 ? Severity::kError : Severity::kWarning,
+    out.push_back(finding(code::kCountersLinkErrors, worst >= 100 ? Severity::kError : Severity::kWarning,
                           "link-quality counters", {},
                           fmt::format("link-quality error counters are non-zero: {}", fmt::join(listed(errors), ", ")),
                           "symbol errors and recoveries mean a bad cable, transceiver or port: clear the counters, "
@@ -924,14 +927,14 @@ void check_counters(const Facts& facts, std::vector<Finding>& out, std::vector<s
                           quotes_of(errors)));
   }
   if (!saturated.empty()) {
-    out.push_back(finding("counters.saturated", Severity::kWarning, "counters at their maximum", {},
+    out.push_back(finding(code::kCountersSaturated, Severity::kWarning, "counters at their maximum", {},
                           fmt::format("counters pegged at their maximum: {}: the real value is unknown",
                                       fmt::join(listed(saturated), ", ")),
                           "clear them (perfquery -x -R, or the switch's counters) and measure again",
                           quotes_of(saturated)));
   }
   if (!congestion.empty()) {
-    out.push_back(finding("counters.congestion", Severity::kInfo, "congestion counters", {},
+    out.push_back(finding(code::kCountersCongestion, Severity::kInfo, "congestion counters", {},
                           fmt::format("congestion counters are non-zero: {}", fmt::join(listed(congestion), ", ")),
                           "waits, ECN/CNP and pauses mean flows competed for a port: alone they are normal under "
                           "load; compare their rate with a quiet period",
@@ -940,34 +943,37 @@ void check_counters(const Facts& facts, std::vector<Finding>& out, std::vector<s
 }
 
 const std::vector<Signature> kSignatures = {
-    {{"nccl.no_ib_device", "nccl.socket_fallback"},
+    {{code::kNcclNoIbDevice, code::kNcclSocketFallback},
      "NCCL moves data over sockets where RDMA devices exist, or found no IB device (containers)",
      check_socket_fallback},
-    {{"nccl.gdr_off", "nccl.gdr_partial"},
+    {{code::kNcclGdrOff, code::kNcclGdrPartial},
      "GPUDirect RDMA off, or on some channels of a GPU and off on others",
      check_gdr},
-    {{"nccl.shared_nic"}, "several GPUs of a host on one NIC while it has others", check_shared_nic},
-    {{"nccl.version_mismatch", "nccl.setting_mismatch", "nccl.ib_list_mismatch"},
+    {{code::kNcclSharedNic}, "several GPUs of a host on one NIC while it has others", check_shared_nic},
+    {{code::kNcclVersionMismatch, code::kNcclSettingMismatch, code::kNcclIbListMismatch},
      "different NCCL versions, NCCL_* settings or NET/IB lists across ranks",
      check_mismatch},
-    {{"nccl.kernel_shared_mem", "nccl.shm_exhausted", "nccl.ib_retry_exceeded", "nccl.ibv_failed", "nccl.system_error",
-      "nccl.peer_lost", "nccl.timeout", "nccl.socket_accept", "nccl.socket_connect", "nccl.warn"},
+    {{code::kNcclKernelSharedMem, code::kNcclShmExhausted, code::kNcclIbRetryExceeded, code::kNcclIbvFailed,
+      code::kNcclSystemError, code::kNcclPeerLost, code::kNcclTimeout, code::kNcclSocketAccept,
+      code::kNcclSocketConnect, code::kNcclWarn},
      "NCCL WARN lines and a framework's NCCL errors with what they usually mean, and the first failing rank",
      check_warn},
     {{}, "logs of fewer ranks than the communicator has: inconclusive", check_coverage},
-    {{"nccl_tests.wrong", "nccl_tests.dip"},
+    {{code::kNcclTestsWrong, code::kNcclTestsDip},
      "nccl-tests #wrong non-zero; a size far below its neighbours",
      check_nccl_tests},
-    {{"nccl_tests.single_rank"},
+    {{code::kNcclTestsSingleRank},
      "nccl-tests tables with busbw 0 at every size: one-rank runs (built without MPI=1)",
      check_single_rank},
-    {{"nccl_tests.below_nics"},
+    {{code::kNcclTestsBelowNics},
      "a multi-host all-reduce, all-gather or reduce-scatter far below the sum of each host's NIC rates",
      check_below_nics},
-    {{"kernel.gpu_xid", "kernel.pcie_aer", "kernel.link_flap", "kernel.mlx5_cmd", "kernel.oom_kill"},
+    {{code::kKernelGpuXid, code::kKernelPcieAer, code::kKernelLinkFlap, code::kKernelMlx5Cmd, code::kKernelOomKill},
      "dmesg and journalctl -k",
      check_kernel},
-    {{"counters.link_errors", "counters.saturated", "counters.congestion"}, "IB port and NIC counters", check_counters},
+    {{code::kCountersLinkErrors, code::kCountersSaturated, code::kCountersCongestion},
+     "IB port and NIC counters",
+     check_counters},
 };
 
 }  // namespace
