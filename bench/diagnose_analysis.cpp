@@ -66,8 +66,8 @@ Report synthetic(int nranks, int nhosts) {
   }
   r.sweeps.push_back(s);
   P2pSection p2p;
-  p2p.pattern = "pairs";
-  p2p.mode = "bibw";
+  p2p.pattern = P2pPattern::kPairs;
+  p2p.mode = P2pMode::kBidirectional;
   const uint64_t chunk = 4 << 20;
   for (int a = 0; a < nhosts; ++a) {
     for (int b = 0; b < nhosts; ++b) {
@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
   fmt::print("  findings {}, attribution entries {}, drain {}\n", last.findings.size(),
              last.attribution.empty() ? 0 : last.attribution[0].entries.size(), last.verdict.drain_hostlist);
   for (const AttributionEntry& e : last.attribution.at(0).entries) {
-    fmt::print("  {:<12} {:>5.1f}%  {}\n", e.kind, 100 * e.share, e.subject);
+    fmt::print("  {:<12} {:>5.1f}%  {}\n", name(e.kind), 100 * e.share, e.subject);
   }
   fmt::print("  analysis time: median {:.3f} s over {} runs (min {:.3f}, max {:.3f}); target 1 s: {}\n", med, reps,
              *std::min_element(seconds.begin(), seconds.end()), *std::max_element(seconds.begin(), seconds.end()),

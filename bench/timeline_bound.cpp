@@ -71,7 +71,7 @@ Outcome simulate(double hours, double cycle_s, double interval_s, int points, in
     e.dtype = s.dtype;
     e.op = s.op;
     e.size_bytes = 8;
-    e.placement = "out_of_place";
+    e.placement = Placement::kOutOfPlace;
     e.cycle = static_cast<int>(c);
     e.time = "2026-11-26T00:00:00.000Z";
     b.add_stall(e);

@@ -684,7 +684,7 @@ Status DiagnoseCommand::links_phase() {
   Progress& progress = job_->progress();
   P2pSection section = job_->measured(run_p2p(ctx, *transport_, links_, &progress, phase_log_->counters()));
   LinkCoverage coverage;
-  coverage.schedule = std::string(name(plan_options.schedule));
+  coverage.schedule = plan_options.schedule;
   coverage.rounds = static_cast<int>(links_.rounds.size());
   coverage.intra_leaf_rounds = static_cast<int>(plan->intra_leaf_rounds);
   const FabricDescription* fabric = fabric_ ? &*fabric_ : nullptr;

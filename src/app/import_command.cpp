@@ -67,7 +67,7 @@ class ImportCommand final : public Command {
     if (expectations) add_expectation_findings(*report, *expectations);
     decide_verdict(*report);
     CommandOutcome outcome;
-    outcome.verdict_failed = report->verdict.result != "pass";
+    outcome.verdict_failed = report->verdict.result != VerdictResult::kPass;
     outcome.status = out->finish(*report);
     if (!outcome.status.ok()) print_error(outcome.status.message());
     return outcome;

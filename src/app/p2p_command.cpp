@@ -170,7 +170,7 @@ CommandOutcome P2pCommand::run(const CommonOptions& common, int* argc, char*** a
           plan_options.leaf_of = fabric ? &leaf_of : nullptr;
           auto plan = plan_links(places, plan_options);
           if (!plan.ok()) return Status::Invalid(fmt::format("--schedule {}: {}", *schedule_, plan.status().message()));
-          coverage.schedule = *schedule_;
+          coverage.schedule = plan_options.schedule;
           coverage.rounds = static_cast<int>(plan->rounds.size());
           coverage.intra_leaf_rounds = static_cast<int>(plan->intra_leaf_rounds);
           options->rounds = std::move(plan->rounds);

@@ -120,8 +120,8 @@ CommandOutcome finish_report(Reporter& out, Report& report) {
   CommandOutcome outcome;
   report.context.end_time = utc_timestamp();
   decide_verdict(report);
-  outcome.verdict_failed = report.verdict.result == "fail";
-  outcome.verdict_inconclusive = report.verdict.result == "inconclusive";
+  outcome.verdict_failed = report.verdict.result == VerdictResult::kFail;
+  outcome.verdict_inconclusive = report.verdict.result == VerdictResult::kInconclusive;
   outcome.status = out.finish(report);
   if (!outcome.status.ok()) print_error(outcome.status.message());
   return outcome;

@@ -18,6 +18,7 @@
 #include "coll/collective.h"
 #include "coll/pattern.h"
 #include "core/dtype.h"
+#include "core/iteration_timer.h"
 #include "core/status.h"
 #include "core/tcp_idle_restarts.h"
 
@@ -48,7 +49,7 @@ class Memory {
 class IterationClock {
  public:
   virtual ~IterationClock() = default;
-  virtual std::string_view name() const = 0;  // for the report: "cuda_event"
+  virtual IterationTimer kind() const = 0;  // for the report: IterationTimer::kCudaEvent
   // Makes room for markers 0 .. count-1 (earlier markers are forgotten).
   virtual Status reset(size_t count) = 0;
   virtual Status mark(size_t index) = 0;

@@ -6,7 +6,9 @@
 
 #include <cstdint>
 #include <string_view>
+#include <utility>
 
+#include "core/named_enum.h"
 #include "core/status.h"
 
 namespace fabscope {
@@ -22,17 +24,11 @@ enum class TimingMethod {
   kPerftest,
 };
 
-inline std::string_view name(TimingMethod m) {
-  switch (m) {
-    case TimingMethod::kNcclTests:
-      return "nccl-tests";
-    case TimingMethod::kOsu:
-      return "osu";
-    case TimingMethod::kPerftest:
-      return "perftest";
-  }
-  return "?";
-}
+template <>
+struct EnumNames<TimingMethod> {
+  static constexpr std::pair<TimingMethod, std::string_view> kNames[] = {
+      {TimingMethod::kNcclTests, "nccl-tests"}, {TimingMethod::kOsu, "osu"}, {TimingMethod::kPerftest, "perftest"}};
+};
 
 // `allowed` lists the methods a command takes, e.g. "nccl-tests, osu".
 inline Result<TimingMethod> method_from_name(std::string_view text, std::string_view allowed) {

@@ -95,7 +95,7 @@ class Entries {
   explicit Entries(double excess) : left_(excess) {}
   double left() const { return left_; }
   // Adds up to `us` (what is left of the excess) to the entry (kind, subject).
-  void add(const std::string& kind, const std::string& subject, std::vector<std::string> hosts, std::vector<int> ranks,
+  void add(AttributionKind kind, const std::string& subject, std::vector<std::string> hosts, std::vector<int> ranks,
            double us, const Ev& evidence) {
     us = std::min(us, left_);
     if (us <= 0) return;
@@ -121,14 +121,15 @@ class Entries {
   // The link, host or noise entry whose hosts include `host`, if any.
   AttributionEntry* implicating(const std::string& host) {
     for (AttributionEntry& e : entries_) {
-      if (e.kind != "rank" && std::find(e.hosts.begin(), e.hosts.end(), host) != e.hosts.end()) return &e;
+      if (e.kind != AttributionKind::kRank && std::find(e.hosts.begin(), e.hosts.end(), host) != e.hosts.end())
+        return &e;
     }
     return nullptr;
   }
   std::vector<AttributionEntry> finish(double excess) {
     if (left_ > 0) {
       AttributionEntry u;
-      u.kind = "unexplained";
+      u.kind = AttributionKind::kUnexplained;
       u.subject = "no one link, host or rank";
       u.excess_us = left_;
       u.evidence = Ev{{"hint",
@@ -137,7 +138,8 @@ class Entries {
       entries_.push_back(std::move(u));
     }
     std::stable_sort(entries_.begin(), entries_.end(), [](const AttributionEntry& a, const AttributionEntry& b) {
-      if ((a.kind == "unexplained") != (b.kind == "unexplained")) return b.kind == "unexplained";
+      const bool a_rest = a.kind == AttributionKind::kUnexplained, b_rest = b.kind == AttributionKind::kUnexplained;
+      if (a_rest != b_rest) return b_rest;
       return a.excess_us > b.excess_us;
     });
     for (AttributionEntry& e : entries_) e.share = e.excess_us / excess;
@@ -276,7 +278,7 @@ Attribution time_against_ideal(const Report& report, const Sweep& s, const Sweep
   a.nranks = s.nranks;
   a.measured_us = measured_time(report, s.collective, p.size_bytes, r.time_us);
   a.link_rate_gbps = rates.median;
-  a.method = "link_matrix";
+  a.method = AttributionMethod::kLinkMatrix;
   a.model = c ? model_of(*c) : "S / B";
   a.ideal_us = rates.median > 0 ? r.time_us * r.busbw_gbps / rates.median : 0;
   a.excess_us = std::max(0.0, a.measured_us - a.ideal_us);
@@ -313,7 +315,7 @@ UsedLinks used_links(const Report& report, Collective c, int nranks, const LinkR
 // Each link's busy time per call, where a trace gives one, and the links it covers.
 struct LinkBusyTimes {
   std::map<LinkKey, double> busy_us;
-  std::string method = "engine_trace";
+  AttributionMethod method = AttributionMethod::kEngineTrace;
   std::vector<LinkKey> links;
 };
 
@@ -333,11 +335,11 @@ LinkBusyTimes link_busy_times(const Report& report, const Sweep& s, const SweepP
   for (const ProfilePoint& pp : report.nccl_profile->points) {
     if (pp.collective != s.collective || pp.size_bytes != p.size_bytes) continue;
     for (const ProfileLink& l : pp.links) {
-      if (l.direction == "send" && l.calls() > 0) t.busy_us[{l.rank, l.peer}] += l.network_us_per_call();
+      if (l.direction == LinkDirection::kSend && l.calls() > 0) t.busy_us[{l.rank, l.peer}] += l.network_us_per_call();
     }
   }
   if (!t.busy_us.empty()) {
-    t.method = "nccl_profile";
+    t.method = AttributionMethod::kNcclProfile;
     t.links.clear();
     for (const auto& [k, us] : t.busy_us) t.links.push_back(k);
   }
@@ -352,7 +354,7 @@ struct BoundingLink {
   double traced_us = -1;  // its busy time beyond the median link's; -1: no trace
   double busy_us = 0;     // with a trace: its busy time, and the median link's
   double median_busy_us = 0;
-  std::string method;  // with a trace: how it was traced (Attribution::method)
+  std::optional<AttributionMethod> method;  // with a trace: how it was traced
 
   // Whether the link explains part of the excess: busier than the median link, or,
   // without a trace, slower than it.
@@ -419,11 +421,11 @@ void attribute_link(const Report& report, const LinkRates& rates, const Flags& f
   if (flagged_slow && nic != flags.nic_paths.end()) {
     // The topology says why: a GPU on a far NIC, a degraded port or PCIe link.
     ev["topology"] = {{"code", nic->second->code}, {"subject", nic->second->subject}};
-    entries.add("nic", fmt::format("NIC path of host {} ({})", nic->first, nic->second->code), {nic->first}, {},
-                link_us, ev);
+    entries.add(AttributionKind::kNic, fmt::format("NIC path of host {} ({})", nic->first, nic->second->code),
+                {nic->first}, {}, link_us, ev);
   } else if (flags.slow_hosts.count(src_host) || flags.slow_hosts.count(dst_host)) {
     const std::string h = flags.slow_hosts.count(src_host) ? src_host : dst_host;
-    entries.add("host", "host " + h, {h}, {}, link_us, ev);
+    entries.add(AttributionKind::kHost, "host " + h, {h}, {}, link_us, ev);
   } else if (!noisy.empty() || flags.congested.count(k)) {
     if (auto cg = flags.congested.find(k); cg != flags.congested.end()) ev["impact_factor"] = cg->second;
     for (const std::string& h : noisy) ev["foreign_bytes"][h] = flags.foreign_bytes.at(h);
@@ -432,9 +434,9 @@ void attribute_link(const Report& report, const LinkRates& rates, const Flags& f
     if (const double cv = link_cv(report, hosts); cv > 0) ev["link_cv"] = cv;
     std::sort(hosts.begin(), hosts.end());
     hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
-    entries.add("noise", hosts_subject(hosts), hosts, {k.first, k.second}, link_us, ev);
+    entries.add(AttributionKind::kNoise, hosts_subject(hosts), hosts, {k.first, k.second}, link_us, ev);
   } else if (flags.slow_links.count(k)) {
-    entries.add("link", link_subject(k, rates), {src_host, dst_host}, {k.first, k.second}, link_us, ev);
+    entries.add(AttributionKind::kLink, link_subject(k, rates), {src_host, dst_host}, {k.first, k.second}, link_us, ev);
   }
 }
 
@@ -457,7 +459,7 @@ void attribute_late_ranks(const Report& report, const ArrivalSplit& arrivals, co
       continue;
     }
     if (!flags.stragglers.count(ra->rank)) continue;  // named only where rank.straggler flags it
-    entries.add("rank", fmt::format("rank {} on {}", ra->rank, host), {host}, {ra->rank}, held,
+    entries.add(AttributionKind::kRank, fmt::format("rank {} on {}", ra->rank, host), {host}, {ra->rank}, held,
                 Ev{{"held_share", held_share(ra)},
                    {"stalled_share", ra->stalled_share},
                    {"held_us", held},
@@ -481,8 +483,8 @@ void attribute_run_variance(const Report& report, const Attribution& a, const Fl
       ev["foreign_bytes"][h] = bytes;
     }
     if (const double cv = link_cv(report, hosts); cv > 0) ev["link_cv"] = cv;
-    entries.add("noise", hosts.empty() ? std::string("run-to-run variance") : hosts_subject(hosts), hosts, {},
-                a.measured_us - best, ev);
+    entries.add(AttributionKind::kNoise, hosts.empty() ? std::string("run-to-run variance") : hosts_subject(hosts),
+                hosts, {}, a.measured_us - best, ev);
   }
 }
 
@@ -497,7 +499,7 @@ Attribution attribute_one(const Report& report, const Sweep& s, const SweepPoint
   Entries entries(a.excess_us);
   if (c) {
     if (const std::optional<BoundingLink> bound = bounding_link(report, s, p, *c, rates)) {
-      if (!bound->method.empty()) a.method = bound->method;
+      if (bound->method) a.method = *bound->method;
       if (bound->explains(rates.median)) attribute_link(report, rates, flags, *bound, a.ideal_us, entries);
     }
   }
@@ -539,7 +541,7 @@ std::vector<LinkVariation> link_variation(const P2pSection& p2p, const std::vect
 
 void attribute(Report& report) {
   report.attribution.clear();
-  if (!report.p2p || report.p2p->mode == "lat" || report.p2p->links.empty()) return;
+  if (!report.p2p || report.p2p->mode == P2pMode::kLatency || report.p2p->links.empty()) return;
   const uint64_t size = report.diagnosis && report.diagnosis->link_size_bytes ? report.diagnosis->link_size_bytes
                                                                               : report.p2p->links.front().size_bytes;
   const LinkRates rates = link_rates(*report.p2p, size);

@@ -94,10 +94,10 @@ Result<Expectation> read_entry(const OJson& e, int index, const std::string& sou
     if (!c.ok()) return Status::Invalid(fmt::format("{}: {}", at, c.status().message()));
     x.collective = std::string(name(*c));
   } else {
-    if (mode != "bw" && mode != "bibw" && mode != "lat") {
+    x.p2p_mode = enum_from_name<P2pMode>(mode);
+    if (!x.p2p_mode) {
       return Status::Invalid(fmt::format("{}: p2p mode '{}' is not allowed; use bw, bibw or lat", at, mode));
     }
-    x.p2p_mode = mode;
   }
   if (!x.backend.empty() && x.backend != "nccl" && x.backend != "verbs" && x.backend != "tcp" && x.backend != "mpi") {
     return Status::Invalid(fmt::format("{}: backend '{}' is not allowed; use nccl, verbs, tcp or mpi", at, x.backend));
@@ -141,11 +141,11 @@ Result<Expectation> read_entry(const OJson& e, int index, const std::string& sou
         "max_lat_us (p2p)",
         at));
   }
-  if (x.p2p_mode == "lat" && x.metric != "lat_us") {
+  if (x.p2p_mode == P2pMode::kLatency && x.metric != "lat_us") {
     return Status::Invalid(fmt::format("{}: a p2p lat entry takes max_lat_us", at));
   }
-  if (!x.p2p_mode.empty() && x.p2p_mode != "lat" && x.metric != "bw_gbps") {
-    return Status::Invalid(fmt::format("{}: a p2p {} entry takes min_bw_gbps", at, x.p2p_mode));
+  if (x.p2p_mode && *x.p2p_mode != P2pMode::kLatency && x.metric != "bw_gbps") {
+    return Status::Invalid(fmt::format("{}: a p2p {} entry takes min_bw_gbps", at, name(*x.p2p_mode)));
   }
   return x;
 }
@@ -154,7 +154,8 @@ Result<Expectation> read_entry(const OJson& e, int index, const std::string& sou
 
 std::string Expectation::describe() const {
   const Bar* b = bar_of(metric);
-  std::string what = collective.empty() ? "p2p " + p2p_mode : collective;
+  std::string what =
+      collective.empty() ? fmt::format("p2p {}", name(p2p_mode.value_or(P2pMode::kBandwidth))) : collective;
   std::string range;
   if (from_bytes > 0 && to_bytes != UINT64_MAX) {
     range = fmt::format(" from {} to {}", format_size(from_bytes), format_size(to_bytes));
@@ -272,11 +273,11 @@ void check_below_expected(const ExpectationContext& c, FindingSink& sink) {
             (!x.dtype.empty() && s.dtype != x.dtype)) {
           continue;
         }
-        for (const char* placement : {"out_of_place", "in_place"}) {
+        for (Placement placement : kPlacements) {
           std::vector<Miss> missed;
           size_t covered = 0;
           for (const SweepPoint& p : s.points) {
-            const auto& r = std::string_view(placement) == "in_place" ? p.in_place : p.out_of_place;
+            const std::optional<PlacementResult>& r = p.at(placement);
             if (!r || p.size_bytes < x.from_bytes || p.size_bytes > x.to_bytes) continue;
             ++covered;
             const double figure = x.metric == "busbw_gbps"   ? r->busbw_gbps
@@ -285,11 +286,10 @@ void check_below_expected(const ExpectationContext& c, FindingSink& sink) {
             if (misses(x, figure)) missed.push_back({p.size_bytes, figure});
           }
           if (missed.empty()) continue;
-          const std::string subject =
-              fmt::format("{} {}{} {} ({})", s.collective, s.dtype, s.op ? " " + *s.op : "",
-                          std::string_view(placement) == "in_place" ? "in-place" : "out-of-place", s.backend);
+          const std::string subject = fmt::format("{} {}{} {} ({})", s.collective, s.dtype, s.op ? " " + *s.op : "",
+                                                  label(placement), s.backend);
           OJson ev = misses_evidence(x, missed, covered);
-          ev["placement"] = placement;
+          ev["placement"] = name(placement);
           sink.add(Severity::kError, subject, {}, misses_message(subject, x, ev),
                    "below what this hardware should do: run `fabscope diagnose` to find the link, NIC or host that "
                    "holds it back",
@@ -307,7 +307,7 @@ void check_below_expected(const ExpectationContext& c, FindingSink& sink) {
     std::map<std::pair<int, int>, const P2pLink*> first;
     for (const P2pLink& l : c.report.p2p->links) {
       if (l.size_bytes < x.from_bytes || l.size_bytes > x.to_bytes) continue;
-      per_link[{l.src_rank, l.dst_rank}][l.size_bytes].push_back(link_value(l, x.p2p_mode == "lat"));
+      per_link[{l.src_rank, l.dst_rank}][l.size_bytes].push_back(link_value(l, x.p2p_mode == P2pMode::kLatency));
       first.emplace(std::make_pair(l.src_rank, l.dst_rank), &l);
     }
     for (const auto& [ranks, sizes] : per_link) {

@@ -30,11 +30,11 @@ namespace fabscope {
 inline constexpr const char* kExpectSchema = "fabscope.expect/1";
 
 struct Expectation {
-  int index = 0;           // position in the file, for messages: "expect[2]"
-  std::string collective;  // fabscope's name; "" for a p2p entry
-  std::string p2p_mode;    // bw, bibw, lat; "" for a collective entry
-  std::string backend;     // "" any
-  std::string dtype;       // "" any
+  int index = 0;                    // position in the file, for messages: "expect[2]"
+  std::string collective;           // fabscope's name; "" for a p2p entry
+  std::optional<P2pMode> p2p_mode;  // null for a collective entry
+  std::string backend;              // "" any
+  std::string dtype;                // "" any
   uint64_t from_bytes = 0;
   uint64_t to_bytes = UINT64_MAX;
   std::string metric;   // busbw_gbps, algbw_gbps, time_us, bw_gbps, lat_us

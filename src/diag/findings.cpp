@@ -283,7 +283,7 @@ P2pSizeContext size_context(const P2pSection& p2p, uint64_t size, std::vector<co
                             const LeafMap* leaves) {
   P2pSizeContext c;
   c.size_bytes = size;
-  c.latency = p2p.mode == "lat";
+  c.latency = p2p.mode == P2pMode::kLatency;
   c.links = std::move(links);
   LinkTally tally(c.links);
   compare_hosts(c, tally);

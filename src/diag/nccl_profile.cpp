@@ -319,7 +319,7 @@ void SectionBuilder::add(const RankProfile& p, const std::string& comm) {
     ProfileLink& l = links[pk][lk];
     l.rank = p.rank;
     l.peer = b.peer;
-    l.direction = b.send ? "send" : "recv";
+    l.direction = b.send ? LinkDirection::kSend : LinkDirection::kRecv;
     l.nic = nic;
     ++l.channels;
     l.ops += b.ops;
@@ -352,11 +352,11 @@ NcclProfileSection build_profile_section(const std::vector<RankProfile>& profile
                                          const std::vector<ChannelNic>& channels, const std::string& why) {
   NcclProfileSection s;
   if (profiles.empty()) {
-    s.status = std::string(kNoProfileData);
+    s.status = ProfileStatus::kNoData;
     s.detail = why.empty() ? fmt::format("no profile was written; the plugin implements {}", kProfilerVersions) : why;
     return s;
   }
-  s.status = std::string(kProfileCollected);
+  s.status = ProfileStatus::kCollected;
   SectionBuilder sb;
   for (const ChannelNic& c : channels) {
     sb.by_process.emplace(std::make_tuple(c.host, c.pid, c.rank, c.peer, c.channel, c.send), c.nic);
@@ -385,12 +385,12 @@ NcclProfileSection build_profile_section(const std::vector<RankProfile>& profile
 NcclProfileSection merge_profile_sections(const std::vector<NcclProfileSection>& parts) {
   if (parts.empty()) return build_profile_section({}, {});
   NcclProfileSection out;
-  out.status = std::string(kProfileCollected);
+  out.status = ProfileStatus::kCollected;
   std::vector<size_t> missing;
   std::map<std::tuple<std::string, std::string, std::string, uint64_t, std::string, std::string>, size_t> index;
   for (size_t i = 0; i < parts.size(); ++i) {
     const NcclProfileSection& part = parts[i];
-    if (part.status != kProfileCollected) {
+    if (part.status != ProfileStatus::kCollected) {
       missing.push_back(i);
       continue;
     }

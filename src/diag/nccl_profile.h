@@ -16,8 +16,6 @@
 
 namespace fabscope {
 
-inline constexpr std::string_view kProfileCollected = "collected";
-inline constexpr std::string_view kNoProfileData = "no profiler data";
 // The plugin's file names: fabscope-profile-HOST-PID-cCOMMID-rRANK.json.
 inline constexpr std::string_view kProfilePrefix = "fabscope-profile-";
 // The profiler API versions the plugin implements, and the NCCL releases that load them.

@@ -568,12 +568,12 @@ Result<P2pSection> assemble_section(const RankContext& ctx, const P2pOptions& o,
                                     const std::vector<double>& packed) {
   const bool latency = o.mode == P2pMode::kLatency;
   P2pSection section;
-  section.pattern = std::string(name(o.pattern));
-  section.mode = std::string(name(o.mode));
+  section.pattern = o.pattern;
+  section.mode = o.mode;
   section.window = latency ? 1 : o.window;
   section.warmup_iters = o.warmup_iters;
   section.repeats = o.repeats;
-  section.method = std::string(name(o.method));
+  section.method = o.method;
   section.floor_us = floor_us;
   auto all = ctx.gather_varying(packed);
   if (!all.ok()) return all.status();

@@ -7,41 +7,13 @@
 
 namespace fabscope {
 
-std::string_view name(P2pPattern p) {
-  switch (p) {
-    case P2pPattern::kRing:
-      return "ring";
-    case P2pPattern::kPairs:
-      return "pairs";
-    case P2pPattern::kPair:
-      return "pair";
-  }
-  return "?";
-}
-
-std::string_view name(P2pMode m) {
-  switch (m) {
-    case P2pMode::kBandwidth:
-      return "bw";
-    case P2pMode::kBidirectional:
-      return "bibw";
-    case P2pMode::kLatency:
-      return "lat";
-  }
-  return "?";
-}
-
 Result<P2pPattern> p2p_pattern_from_name(std::string_view t) {
-  for (P2pPattern p : {P2pPattern::kRing, P2pPattern::kPairs, P2pPattern::kPair}) {
-    if (name(p) == t) return p;
-  }
+  if (auto p = enum_from_name<P2pPattern>(t)) return *p;
   return Status::Invalid(fmt::format("unknown pattern '{}'; allowed: ring, pairs, pair (or give --pair A,B)", t));
 }
 
 Result<P2pMode> p2p_mode_from_name(std::string_view t) {
-  for (P2pMode m : {P2pMode::kBandwidth, P2pMode::kBidirectional, P2pMode::kLatency}) {
-    if (name(m) == t) return m;
-  }
+  if (auto m = enum_from_name<P2pMode>(t)) return *m;
   return Status::Invalid(fmt::format(
       "unknown mode '{}'; allowed: bw (unidirectional bandwidth), bibw (bidirectional), lat (ping-pong)", t));
 }
@@ -140,22 +112,8 @@ Result<std::vector<Round>> p2p_schedule(P2pPattern pattern, P2pMode mode, int n,
   return rounds;
 }
 
-std::string_view name(LinkSchedule s) {
-  switch (s) {
-    case LinkSchedule::kAll:
-      return "all";
-    case LinkSchedule::kRail:
-      return "rail";
-    case LinkSchedule::kSample:
-      return "sample";
-  }
-  return "?";
-}
-
 Result<LinkSchedule> link_schedule_from_name(std::string_view t) {
-  for (LinkSchedule s : {LinkSchedule::kAll, LinkSchedule::kRail, LinkSchedule::kSample}) {
-    if (name(s) == t) return s;
-  }
+  if (auto s = enum_from_name<LinkSchedule>(t)) return *s;
   return Status::Invalid(fmt::format(
       "unknown link schedule '{}'; allowed: auto, all (every pair of ranks), rail (every pair of hosts, rail by "
       "rail), sample (hosts under one leaf, then across, within the budget)",

@@ -14,14 +14,11 @@
 #include <utility>
 #include <vector>
 
+#include "core/p2p_kinds.h"
 #include "core/status.h"
 
 namespace fabscope {
 
-enum class P2pPattern { kRing, kPairs, kPair };
-enum class P2pMode { kBandwidth, kBidirectional, kLatency };
-std::string_view name(P2pPattern p);
-std::string_view name(P2pMode m);
 Result<P2pPattern> p2p_pattern_from_name(std::string_view text);
 Result<P2pMode> p2p_mode_from_name(std::string_view text);
 
@@ -53,8 +50,6 @@ Result<std::vector<Round>> p2p_schedule(P2pPattern pattern, P2pMode mode, int nr
 //          without one, rounds of the host round robin in a seeded order. Every round gives
 //          every host one more partner; pairs not measured are judged by their hosts' other
 //          links (the report's coverage says which).
-enum class LinkSchedule { kAll, kRail, kSample };
-std::string_view name(LinkSchedule s);
 // all, rail, sample ("auto" is the caller's: see pick_link_schedule).
 Result<LinkSchedule> link_schedule_from_name(std::string_view text);
 

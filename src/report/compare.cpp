@@ -89,8 +89,8 @@ std::vector<SettingDifference> differences(const Report& b, const Report& c, Mat
     add("-a average", known(sb.average), known(sc.average));
   }
   if (b.p2p && c.p2p) {
-    add("p2p mode", b.p2p->mode, c.p2p->mode);
-    add("p2p pattern", b.p2p->pattern, c.p2p->pattern);
+    add("p2p mode", std::string(name(b.p2p->mode)), std::string(name(c.p2p->mode)));
+    add("p2p pattern", std::string(name(b.p2p->pattern)), std::string(name(c.p2p->pattern)));
     add("p2p window", std::to_string(b.p2p->window), std::to_string(c.p2p->window));
   }
   return out;
@@ -120,10 +120,10 @@ void judge(ComparisonRow& row, const Figures& b, const Figures& c, const Compare
   row.current = c.value;
   row.baseline_samples = static_cast<int>(b.samples.size());
   row.current_samples = static_cast<int>(c.samples.size());
-  const bool share = row.metric == "share";
+  const bool share = row.metric == CompareMetric::kShare;
   if (!share && b.value <= 0) {
-    row.verdict = "unchanged";
-    row.test = "threshold";
+    row.verdict = RowVerdict::kUnchanged;
+    row.test = RowTest::kThreshold;
     row.reason = "the baseline's figure is 0: no relative change to judge";
     return;
   }
@@ -133,18 +133,18 @@ void judge(ComparisonRow& row, const Figures& b, const Figures& c, const Compare
   const bool worse = row.higher_is_better ? change < 0 : change > 0;
   const std::string moved = fmt::format("{} by {}", worse ? "worse" : "better", format_change(row));
   if (magnitude <= o.threshold) {
-    row.verdict = "unchanged";
-    row.test = "threshold";
+    row.verdict = RowVerdict::kUnchanged;
+    row.test = RowTest::kThreshold;
     row.reason = fmt::format("{} is within the {} threshold", format_change(row), percent(o.threshold));
     return;
   }
-  const std::string decided = worse ? "regression" : "improvement";
+  const RowVerdict decided = worse ? RowVerdict::kRegression : RowVerdict::kImprovement;
   const size_t nb = b.samples.size(), nc = c.samples.size();
   if (nb >= 2 && nc >= 2 && mann_whitney_min_p(nb, nc) < o.alpha) {
     // Decided with the other rows' tests (holm_decide): many rows tested at once would
     // otherwise turn up "significant" changes by chance.
     RankTestResult t = mann_whitney_u(b.samples, c.samples);
-    row.test = "mann_whitney_u";
+    row.test = RowTest::kMannWhitneyU;
     row.p_value = t.p_value;
     row.verdict = decided;
     row.reason = fmt::format("{}; Mann-Whitney U over {} and {} samples: p = {:.3g}", moved, nb, nc, t.p_value);
@@ -152,15 +152,15 @@ void judge(ComparisonRow& row, const Figures& b, const Figures& c, const Compare
   }
   if (b.spread && c.spread) {
     const double noise = std::max(*b.spread, *c.spread);
-    row.test = "spread";
+    row.test = RowTest::kSpread;
     row.noise = noise;
     const bool beyond = magnitude > noise;
-    row.verdict = beyond ? decided : "within_noise";
+    row.verdict = beyond ? decided : RowVerdict::kWithinNoise;
     row.reason = fmt::format("{}; {} the {} spread of the noisier run's iterations", moved,
                              beyond ? "beyond" : "inside", percent(noise));
     return;
   }
-  row.test = "threshold";
+  row.test = RowTest::kThreshold;
   row.verdict = decided;
   row.reason = fmt::format("{}, beyond the {} threshold; the {} report{} no spread to test the noise", moved,
                            percent(o.threshold), !b.spread && !c.spread ? "two" : (!b.spread ? "baseline" : "current"),
@@ -170,22 +170,18 @@ void judge(ComparisonRow& row, const Figures& b, const Figures& c, const Compare
 void missing(ComparisonRow& row, std::optional<double> b, std::optional<double> c) {
   row.baseline = b;
   row.current = c;
-  row.test = "none";
-  row.verdict = b ? "missing_in_current" : "missing_in_baseline";
+  row.test = RowTest::kNone;
+  row.verdict = b ? RowVerdict::kMissingInCurrent : RowVerdict::kMissingInBaseline;
   row.reason = b ? "measured in the baseline only" : "measured in the current run only";
 }
 
 // ---- sweeps ----
 
-std::string_view placement_label(std::string_view placement) {
-  return placement == "in_place" ? "in-place" : "out-of-place";
-}
-
-std::string sweep_subject(const Sweep& s, std::string_view placement) {
+std::string sweep_subject(const Sweep& s, Placement placement) {
   std::string out = s.collective + " " + s.dtype;
   if (s.op) out += " " + *s.op;
   if (s.root) out += fmt::format(" root {}", *s.root);
-  return fmt::format("{} {} ({}{})", out, placement_label(placement), s.backend,
+  return fmt::format("{} {} ({}{})", out, label(placement), s.backend,
                      s.nranks > 0 ? fmt::format(", {} ranks", s.nranks) : "");
 }
 
@@ -198,19 +194,18 @@ struct PlacementRef {
   const Sweep* sweep;
   const SweepPoint* point;
   const PlacementResult* result;
-  std::string placement;
+  Placement placement;
 };
 
 void each_placement(const Report& r, const MatchKey& k,
                     const std::function<void(const std::string& key, const PlacementRef&)>& f) {
   // Placement by placement, so a sweep's sizes read as one table per placement.
   for (const Sweep& s : r.sweeps) {
-    for (const char* name : {"out_of_place", "in_place"}) {
+    for (Placement placement : kPlacements) {
       for (const SweepPoint& p : s.points) {
-        const std::optional<PlacementResult>& result =
-            std::string_view(name) == "in_place" ? p.in_place : p.out_of_place;
+        const std::optional<PlacementResult>& result = p.at(placement);
         if (!result) continue;
-        f(fmt::format("{}|{}|{}", sweep_key(s, k), p.size_bytes, name), {&s, &p, &*result, name});
+        f(fmt::format("{}|{}|{}", sweep_key(s, k), p.size_bytes, name(placement)), {&s, &p, &*result, placement});
       }
     }
   }
@@ -237,19 +232,19 @@ void compare_sweeps(const Report& b, const Report& c, const MatchKey& k, const C
   std::set<std::string> matched;
   auto make_row = [&](const PlacementRef& ref) {
     ComparisonRow row;
-    row.section = "sweep";
+    row.section = CompareSection::kSweep;
     row.subject = sweep_subject(*ref.sweep, ref.placement);
     row.collective = ref.sweep->collective;
     row.placement = ref.placement;
     row.size_bytes = ref.point->size_bytes;
     const bool latency_bound = ref.point->size_bytes < crossover_of(*ref.sweep);
-    row.metric = latency_bound ? "time_us" : "busbw_gbps";
+    row.metric = latency_bound ? CompareMetric::kTimeUs : CompareMetric::kBusbwGbps;
     row.higher_is_better = !latency_bound;
     return row;
   };
   each_placement(b, k, [&](const std::string& key, const PlacementRef& ref) {
     ComparisonRow row = make_row(ref);
-    const bool latency_bound = row.metric == "time_us";
+    const bool latency_bound = row.metric == CompareMetric::kTimeUs;
     auto it = current.find(key);
     if (it == current.end()) {
       missing(row, sweep_figures(*ref.result, latency_bound).value, std::nullopt);
@@ -263,7 +258,7 @@ void compare_sweeps(const Report& b, const Report& c, const MatchKey& k, const C
     if (matched.count(key)) continue;
     const PlacementRef& ref = current.at(key);
     ComparisonRow row = make_row(ref);
-    missing(row, std::nullopt, sweep_figures(*ref.result, row.metric == "time_us").value);
+    missing(row, std::nullopt, sweep_figures(*ref.result, row.metric == CompareMetric::kTimeUs).value);
     rows.push_back(std::move(row));
   }
 }
@@ -278,7 +273,7 @@ struct LinkGroup {
 std::vector<std::pair<std::string, LinkGroup>> link_groups(const P2pSection& p2p, const MatchKey& k) {
   std::vector<std::pair<std::string, LinkGroup>> out;
   std::map<std::string, size_t> index;
-  const bool latency = p2p.mode == "lat";
+  const bool latency = p2p.mode == P2pMode::kLatency;
   for (const P2pLink& l : p2p.links) {
     const std::string key = fmt::format("{}|{}|{}|{}|{}|{}", p2p.mode, l.size_bytes, l.src_rank, l.dst_rank,
                                         k.hosts ? l.src_host : "", k.hosts ? l.dst_host : "");
@@ -306,12 +301,12 @@ void compare_links(const Report& b, const Report& c, const MatchKey& k, const Co
   if (!b.p2p && !c.p2p) return;
   auto make_row = [](const P2pSection& p2p, const P2pLink& l) {
     ComparisonRow row;
-    row.section = "p2p";
+    row.section = CompareSection::kP2p;
     row.subject =
-        fmt::format("{} link {} -> {} (rank {} -> {})", p2p.mode, l.src_host, l.dst_host, l.src_rank, l.dst_rank);
+        fmt::format("{} link {} -> {} (rank {} -> {})", name(p2p.mode), l.src_host, l.dst_host, l.src_rank, l.dst_rank);
     row.size_bytes = l.size_bytes;
-    row.metric = p2p.mode == "lat" ? "lat_us" : "bw_gbps";
-    row.higher_is_better = p2p.mode != "lat";
+    row.metric = p2p.mode == P2pMode::kLatency ? CompareMetric::kLatUs : CompareMetric::kBwGbps;
+    row.higher_is_better = p2p.mode != P2pMode::kLatency;
     return row;
   };
   std::vector<std::pair<std::string, LinkGroup>> gb, gc;
@@ -322,7 +317,7 @@ void compare_links(const Report& b, const Report& c, const MatchKey& k, const Co
   std::set<std::string> matched;
   for (const auto& [key, g] : gb) {
     ComparisonRow row = make_row(*b.p2p, *g.first);
-    const bool latency = b.p2p->mode == "lat";
+    const bool latency = b.p2p->mode == P2pMode::kLatency;
     auto it = current.find(key);
     if (it == current.end()) {
       missing(row, link_figures(g, latency).value, std::nullopt);
@@ -335,7 +330,7 @@ void compare_links(const Report& b, const Report& c, const MatchKey& k, const Co
   for (const auto& [key, g] : gc) {
     if (matched.count(key)) continue;
     ComparisonRow row = make_row(*c.p2p, *g.first);
-    missing(row, std::nullopt, link_figures(g, c.p2p->mode == "lat").value);
+    missing(row, std::nullopt, link_figures(g, c.p2p->mode == P2pMode::kLatency).value);
     rows.push_back(std::move(row));
   }
 }
@@ -360,11 +355,11 @@ void compare_attribution(const Report& b, const Report& c, const CompareOptions&
     }
     auto make_row = [&](const std::string& cause) {
       ComparisonRow row;
-      row.section = "attribution";
+      row.section = CompareSection::kAttribution;
       row.subject = fmt::format("{}: {}", ab.collective, cause);
       row.collective = ab.collective;
       row.size_bytes = ab.size_bytes;
-      row.metric = "share";
+      row.metric = CompareMetric::kShare;
       return row;
     };
     if (!ac) {
@@ -379,7 +374,8 @@ void compare_attribution(const Report& b, const Report& c, const CompareOptions&
     std::map<std::string, std::pair<double, double>> parts;
     auto collect = [&](const Attribution& a, bool is_current) {
       for (const AttributionEntry& e : a.entries) {
-        const std::string cause = e.kind == "unexplained" ? "unexplained" : e.kind + " " + e.subject;
+        const std::string cause =
+            e.kind == AttributionKind::kUnexplained ? "unexplained" : fmt::format("{} {}", name(e.kind), e.subject);
         if (!parts.count(cause)) causes.push_back(cause);
         const double part = a.measured_us > 0 ? e.excess_us / a.measured_us : 0;
         (is_current ? parts[cause].second : parts[cause].first) += part;
@@ -401,11 +397,11 @@ void compare_attribution(const Report& b, const Report& c, const CompareOptions&
     for (const Attribution& a : b.attribution) found |= a.collective == ac.collective && a.size_bytes == ac.size_bytes;
     if (found) continue;
     ComparisonRow row;
-    row.section = "attribution";
+    row.section = CompareSection::kAttribution;
     row.subject = fmt::format("{}: time beyond the median link", ac.collective);
     row.collective = ac.collective;
     row.size_bytes = ac.size_bytes;
-    row.metric = "share";
+    row.metric = CompareMetric::kShare;
     missing(row, std::nullopt, ac.measured_us > 0 ? ac.excess_us / ac.measured_us : 0);
     rows.push_back(std::move(row));
   }
@@ -421,7 +417,7 @@ namespace {
 void holm_decide(std::vector<ComparisonRow>& rows, double alpha) {
   std::vector<ComparisonRow*> tested;
   for (ComparisonRow& r : rows) {
-    if (r.test == "mann_whitney_u" && r.p_value) tested.push_back(&r);
+    if (r.test == RowTest::kMannWhitneyU && r.p_value) tested.push_back(&r);
   }
   std::stable_sort(tested.begin(), tested.end(),
                    [](const ComparisonRow* a, const ComparisonRow* b) { return *a->p_value < *b->p_value; });
@@ -431,7 +427,7 @@ void holm_decide(std::vector<ComparisonRow>& rows, double alpha) {
     ComparisonRow& r = *tested[k];
     const double level = alpha / static_cast<double>(m - k);
     rejecting = rejecting && *r.p_value < level;
-    if (!rejecting) r.verdict = "within_noise";
+    if (!rejecting) r.verdict = RowVerdict::kWithinNoise;
     r.reason +=
         fmt::format(" {} {:.3g} (alpha {} over the {} rows tested, Holm)", rejecting ? "<" : ">=", level, alpha, m);
   }
@@ -456,7 +452,7 @@ uint64_t half_bandwidth_size(const Sweep& sweep) {
 
 std::string format_change(const ComparisonRow& row) {
   if (!row.change) return "";
-  if (row.metric == "share") return fmt::format("{:+.1f} pts", 100.0 * *row.change);
+  if (row.metric == CompareMetric::kShare) return fmt::format("{:+.1f} pts", 100.0 * *row.change);
   return fmt::format("{:+.1f}%", 100.0 * *row.change);
 }
 
@@ -483,11 +479,11 @@ namespace {
 std::string sizes_text(const std::vector<const ComparisonRow*>& rows) {
   std::vector<std::string> parts;
   for (const ComparisonRow* r : rows) {
-    const std::string metric = r->metric == "time_us"      ? "time"
-                               : r->metric == "busbw_gbps" ? "busbw"
-                               : r->metric == "bw_gbps"    ? "bw"
-                               : r->metric == "lat_us"     ? "latency"
-                                                           : "share";
+    const std::string_view metric = r->metric == CompareMetric::kTimeUs      ? "time"
+                                    : r->metric == CompareMetric::kBusbwGbps ? "busbw"
+                                    : r->metric == CompareMetric::kBwGbps    ? "bw"
+                                    : r->metric == CompareMetric::kLatUs     ? "latency"
+                                                                             : "share";
     parts.push_back(r->change ? fmt::format("{} ({} {})", format_size(r->size_bytes), metric, format_change(*r))
                               : format_size(r->size_bytes));
   }
@@ -498,11 +494,11 @@ nlohmann::ordered_json rows_evidence(const std::vector<const ComparisonRow*>& ro
   nlohmann::ordered_json a = nlohmann::ordered_json::array();
   for (const ComparisonRow* r : rows) {
     a.push_back({{"size_bytes", r->size_bytes},
-                 {"metric", r->metric},
+                 {"metric", name(r->metric)},
                  {"baseline", to_json_opt(r->baseline)},
                  {"current", to_json_opt(r->current)},
                  {"change", to_json_opt(r->change)},
-                 {"test", r->test},
+                 {"test", name(r->test)},
                  {"p_value", to_json_opt(r->p_value)}});
   }
   return {{"rows", a}};
@@ -513,14 +509,15 @@ nlohmann::ordered_json rows_evidence(const std::vector<const ComparisonRow*>& ro
 namespace {
 
 struct RowGroup {
-  std::string section, subject;
+  CompareSection section;
+  std::string subject;
   std::vector<const ComparisonRow*> rows;
 };
-// The rows whose verdict `keep` accepts, grouped by section and subject in row order.
-std::vector<RowGroup> row_groups(const Comparison& cmp, bool (*keep)(const std::string& verdict)) {
+// The rows of one verdict, grouped by section and subject in row order.
+std::vector<RowGroup> row_groups(const Comparison& cmp, RowVerdict verdict) {
   std::vector<RowGroup> groups;
   for (const ComparisonRow& r : cmp.rows) {
-    if (!keep(r.verdict)) continue;
+    if (r.verdict != verdict) continue;
     auto it = std::find_if(groups.begin(), groups.end(),
                            [&](const RowGroup& g) { return g.section == r.section && g.subject == r.subject; });
     if (it == groups.end()) {
@@ -547,7 +544,7 @@ void check_settings_differ(const Comparison& cmp, FindingSink& sink) {
 }
 
 void check_regression(const Comparison& cmp, FindingSink& sink) {
-  for (const RowGroup& g : row_groups(cmp, [](const std::string& v) { return v == "regression"; })) {
+  for (const RowGroup& g : row_groups(cmp, RowVerdict::kRegression)) {
     sink.add(Severity::kError, g.subject, {},
              fmt::format("{}: worse than the baseline at {}", g.subject, sizes_text(g.rows)),
              "a change beyond the threshold and the runs' noise: find what changed between the runs (software, "
@@ -557,7 +554,7 @@ void check_regression(const Comparison& cmp, FindingSink& sink) {
 }
 
 void check_improvement(const Comparison& cmp, FindingSink& sink) {
-  for (const RowGroup& g : row_groups(cmp, [](const std::string& v) { return v == "improvement"; })) {
+  for (const RowGroup& g : row_groups(cmp, RowVerdict::kImprovement)) {
     sink.add(Severity::kInfo, g.subject, {},
              fmt::format("{}: better than the baseline at {}", g.subject, sizes_text(g.rows)),
              "if it holds, make this run the new baseline", rows_evidence(g.rows));
@@ -566,9 +563,8 @@ void check_improvement(const Comparison& cmp, FindingSink& sink) {
 
 void check_missing(const Comparison& cmp, FindingSink& sink) {
   for (const bool in_baseline : {true, false}) {
-    auto keep = in_baseline ? +[](const std::string& v) { return v == "missing_in_current"; }
-                            : +[](const std::string& v) { return v == "missing_in_baseline"; };
-    for (const RowGroup& g : row_groups(cmp, keep)) {
+    const RowVerdict verdict = in_baseline ? RowVerdict::kMissingInCurrent : RowVerdict::kMissingInBaseline;
+    for (const RowGroup& g : row_groups(cmp, verdict)) {
       sink.add(Severity::kWarning, g.subject, {},
                fmt::format("{}: measured in the {} only, at {}", g.subject, in_baseline ? "baseline" : "current run",
                            sizes_text(g.rows)),

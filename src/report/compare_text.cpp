@@ -12,7 +12,10 @@ namespace fabscope {
 std::map<std::string, int> verdict_counts(const Comparison& c) {
   std::map<std::string, int> n = {
       {"regression", 0}, {"improvement", 0}, {"within_noise", 0}, {"unchanged", 0}, {"missing", 0}};
-  for (const ComparisonRow& r : c.rows) ++n[r.verdict.rfind("missing", 0) == 0 ? "missing" : r.verdict];
+  for (const ComparisonRow& r : c.rows) {
+    const bool missing = r.verdict == RowVerdict::kMissingInCurrent || r.verdict == RowVerdict::kMissingInBaseline;
+    ++n[missing ? "missing" : std::string(name(r.verdict))];
+  }
   return n;
 }
 
@@ -26,18 +29,18 @@ std::string counts_text(const Comparison& c) {
 
 std::string format_figure(const ComparisonRow& row, const std::optional<double>& v) {
   if (!v) return "-";
-  if (row.metric == "share") return fmt::format("{:.1f}%", 100.0 * *v);
+  if (row.metric == CompareMetric::kShare) return fmt::format("{:.1f}%", 100.0 * *v);
   if (*v >= 1e6) return fmt::format("{:.3g}", *v);
   return fmt::format("{:.2f}", *v);
 }
 
 std::string format_test(const ComparisonRow& row) {
-  if (row.test == "mann_whitney_u" && row.p_value) {
+  if (row.test == RowTest::kMannWhitneyU && row.p_value) {
     return fmt::format("mann-whitney p={:.2g} ({}v{})", *row.p_value, row.baseline_samples, row.current_samples);
   }
-  if (row.test == "spread" && row.noise) return fmt::format("spread {:.1f}%", 100.0 * *row.noise);
-  if (row.test == "none") return "-";
-  return row.test;
+  if (row.test == RowTest::kSpread && row.noise) return fmt::format("spread {:.1f}%", 100.0 * *row.noise);
+  if (row.test == RowTest::kNone) return "-";
+  return std::string(name(row.test));
 }
 
 namespace {
@@ -59,16 +62,24 @@ std::string run_line(const char* label, const ComparedRun& r) {
   return fmt::format("#  {:<9} {}: {}; {}{}{}; {}{}; verdict {}\n", label, r.path, r.made_by, ranks, hosts,
                      r.backend.empty() ? "" : ", " + r.backend,
                      r.backend_library.empty() ? "library unknown" : r.backend_library,
-                     r.start_time.empty() ? "" : ", " + r.start_time, r.verdict);
+                     r.start_time.empty() ? "" : ", " + r.start_time, name(r.verdict));
 }
 
-std::string verdict_label(const std::string& v) {
-  if (v == "regression") return "REGRESSION";
-  if (v == "improvement") return "improvement";
-  if (v == "within_noise") return "within noise";
-  if (v == "missing_in_current") return "MISSING now";
-  if (v == "missing_in_baseline") return "new";
-  return v;
+std::string_view verdict_label(RowVerdict v) {
+  switch (v) {
+    case RowVerdict::kRegression:
+      return "REGRESSION";
+    case RowVerdict::kWithinNoise:
+      return "within noise";
+    case RowVerdict::kMissingInCurrent:
+      return "MISSING now";
+    case RowVerdict::kMissingInBaseline:
+      return "new";
+    case RowVerdict::kImprovement:
+    case RowVerdict::kUnchanged:
+      break;
+  }
+  return name(v);
 }
 
 }  // namespace
@@ -95,9 +106,9 @@ std::string render_comparison(const Report& report) {
       out += fmt::format("# {}\n#  {:>10}  {:<10}  {:>12}  {:>12}  {:>9}  {:<12}  {}\n", subject, "size", "metric",
                          "baseline", "current", "change", "verdict", "test");
     }
-    out += fmt::format("   {:>10}  {:<10}  {:>12}  {:>12}  {:>9}  {:<12}  {}\n", format_size(r.size_bytes), r.metric,
-                       format_figure(r, r.baseline), format_figure(r, r.current), r.change ? format_change(r) : "-",
-                       verdict_label(r.verdict), format_test(r));
+    out += fmt::format("   {:>10}  {:<10}  {:>12}  {:>12}  {:>9}  {:<12}  {}\n", format_size(r.size_bytes),
+                       name(r.metric), format_figure(r, r.baseline), format_figure(r, r.current),
+                       r.change ? format_change(r) : "-", verdict_label(r.verdict), format_test(r));
   }
   out += fmt::format("#\n# Compared {} rows: {}\n", c.rows.size(), counts_text(c));
   return out;

@@ -11,7 +11,7 @@ Json to_json(const ComparedRun& v) {
           {"nranks", known_or_null(v.nranks)},
           {"hosts", v.hosts},
           {"start_time", known_or_null(v.start_time)},
-          {"verdict", v.verdict}};
+          {"verdict", name(v.verdict)}};
 }
 void read(const JsonIn& in, ComparedRun& v) {
   in.field("path", v.path);
@@ -34,18 +34,18 @@ void read(const JsonIn& in, SettingDifference& v) {
 }
 
 Json to_json(const ComparisonRow& v) {
-  return {{"section", v.section},
+  return {{"section", name(v.section)},
           {"subject", v.subject},
           {"collective", known_or_null(v.collective)},
-          {"placement", known_or_null(v.placement)},
+          {"placement", to_json_opt(v.placement)},
           {"size_bytes", v.size_bytes},
-          {"metric", v.metric},
+          {"metric", name(v.metric)},
           {"higher_is_better", v.higher_is_better},
           {"baseline", to_json_opt(v.baseline)},
           {"current", to_json_opt(v.current)},
           {"change", to_json_opt(v.change)},
-          {"verdict", v.verdict},
-          {"test", v.test},
+          {"verdict", name(v.verdict)},
+          {"test", name(v.test)},
           {"p_value", to_json_opt(v.p_value)},
           {"noise", to_json_opt(v.noise)},
           {"baseline_samples", v.baseline_samples},
@@ -56,7 +56,7 @@ void read(const JsonIn& in, ComparisonRow& v) {
   in.field("section", v.section);
   in.field("subject", v.subject);
   in.field_or_unknown("collective", v.collective);
-  in.field_or_unknown("placement", v.placement);
+  in.field("placement", v.placement);
   in.field("size_bytes", v.size_bytes);
   in.field("metric", v.metric);
   in.field("higher_is_better", v.higher_is_better);

@@ -7,9 +7,55 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "core/named_enum.h"
+#include "report/sweep_section.h"
+#include "report/verdict.h"
+
 namespace fabscope {
+
+// What a comparison row compares: a sweep's point, a link, an attribution's share.
+enum class CompareSection { kSweep, kP2p, kAttribution };
+template <>
+struct EnumNames<CompareSection> {
+  static constexpr std::pair<CompareSection, std::string_view> kNames[] = {
+      {CompareSection::kSweep, "sweep"}, {CompareSection::kP2p, "p2p"}, {CompareSection::kAttribution, "attribution"}};
+};
+// The figure a row compares.
+enum class CompareMetric { kTimeUs, kBusbwGbps, kBwGbps, kLatUs, kShare };
+template <>
+struct EnumNames<CompareMetric> {
+  static constexpr std::pair<CompareMetric, std::string_view> kNames[] = {{CompareMetric::kTimeUs, "time_us"},
+                                                                          {CompareMetric::kBusbwGbps, "busbw_gbps"},
+                                                                          {CompareMetric::kBwGbps, "bw_gbps"},
+                                                                          {CompareMetric::kLatUs, "lat_us"},
+                                                                          {CompareMetric::kShare, "share"}};
+};
+// A row's verdict.
+enum class RowVerdict { kRegression, kImprovement, kWithinNoise, kUnchanged, kMissingInCurrent, kMissingInBaseline };
+template <>
+struct EnumNames<RowVerdict> {
+  static constexpr std::pair<RowVerdict, std::string_view> kNames[] = {
+      {RowVerdict::kRegression, "regression"},
+      {RowVerdict::kImprovement, "improvement"},
+      {RowVerdict::kWithinNoise, "within_noise"},
+      {RowVerdict::kUnchanged, "unchanged"},
+      {RowVerdict::kMissingInCurrent, "missing_in_current"},
+      {RowVerdict::kMissingInBaseline, "missing_in_baseline"}};
+};
+// What decided a row: mann_whitney_u (per-iteration samples of both runs), spread (each
+// run's iteration statistics), threshold (no spread in one run: the threshold alone),
+// none (in one run only).
+enum class RowTest { kMannWhitneyU, kSpread, kThreshold, kNone };
+template <>
+struct EnumNames<RowTest> {
+  static constexpr std::pair<RowTest, std::string_view> kNames[] = {{RowTest::kMannWhitneyU, "mann_whitney_u"},
+                                                                    {RowTest::kSpread, "spread"},
+                                                                    {RowTest::kThreshold, "threshold"},
+                                                                    {RowTest::kNone, "none"}};
+};
 
 // `fabscope compare`: a baseline report and a current one, judged row by row
 // (report/compare.h).
@@ -20,8 +66,8 @@ struct ComparedRun {
   std::string backend_library;
   int nranks = 0;  // 0: unknown
   std::vector<std::string> hosts;
-  std::string start_time;  // "" unknown
-  std::string verdict;     // the run's own verdict
+  std::string start_time;                        // "" unknown
+  VerdictResult verdict = VerdictResult::kPass;  // the run's own verdict
 };
 // A setting the two runs differ in (ranks, hosts, backend, library, -z, -G, ...).
 struct SettingDifference {
@@ -30,24 +76,20 @@ struct SettingDifference {
   std::string current;
 };
 struct ComparisonRow {
-  std::string section;     // sweep, p2p, attribution
-  std::string subject;     // "allreduce float sum out-of-place", "link h0 -> h1 (rank 0 -> 1)", ...
-  std::string collective;  // sweep and attribution rows; "" for p2p
-  std::string placement;   // sweep rows: out_of_place, in_place
+  CompareSection section = CompareSection::kSweep;
+  std::string subject;                 // "allreduce float sum out-of-place", "link h0 -> h1 (rank 0 -> 1)", ...
+  std::string collective;              // sweep and attribution rows; "" for p2p
+  std::optional<Placement> placement;  // sweep rows only
   uint64_t size_bytes = 0;
-  std::string metric;  // time_us, busbw_gbps, bw_gbps, lat_us, share
+  CompareMetric metric = CompareMetric::kTimeUs;
   bool higher_is_better = false;
   std::optional<double> baseline;  // null where the row is in one run only
   std::optional<double> current;
   // Relative change (current - baseline) / baseline; for `share`, the difference in
   // points of the measured time. Positive is more of the metric.
   std::optional<double> change;
-  // regression, improvement, within_noise, unchanged, missing_in_current, missing_in_baseline
-  std::string verdict;
-  // What decided it: mann_whitney_u (per-iteration samples of both runs), spread (each
-  // run's iteration statistics), threshold (no spread in one run: the threshold alone),
-  // none (in one run only).
-  std::string test;
+  RowVerdict verdict = RowVerdict::kUnchanged;
+  RowTest test = RowTest::kNone;  // what decided the verdict
   std::optional<double> p_value;  // mann_whitney_u
   std::optional<double> noise;    // spread: the relative change the runs' spread allows
   int baseline_samples = 0;

@@ -8,9 +8,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "core/named_enum.h"
 
 namespace fabscope {
 
@@ -59,8 +62,27 @@ struct Diagnosis {
 
 // Where one collective's excess time went (diag/attribution.h): each cause's share of
 // the time beyond what the median link allows; the shares and `unexplained` add to 1.
+enum class AttributionKind { kLink, kHost, kRank, kNic, kNoise, kUnexplained };
+template <>
+struct EnumNames<AttributionKind> {
+  static constexpr std::pair<AttributionKind, std::string_view> kNames[] = {
+      {AttributionKind::kLink, "link"},   {AttributionKind::kHost, "host"},
+      {AttributionKind::kRank, "rank"},   {AttributionKind::kNic, "nic"},
+      {AttributionKind::kNoise, "noise"}, {AttributionKind::kUnexplained, "unexplained"}};
+};
+// How the links' part of an attribution was found: the link matrix's rates, the busy
+// time fabscope's engine traced per link, or NCCL's profiler plugin.
+enum class AttributionMethod { kLinkMatrix, kEngineTrace, kNcclProfile };
+template <>
+struct EnumNames<AttributionMethod> {
+  static constexpr std::pair<AttributionMethod, std::string_view> kNames[] = {
+      {AttributionMethod::kLinkMatrix, "link_matrix"},
+      {AttributionMethod::kEngineTrace, "engine_trace"},
+      {AttributionMethod::kNcclProfile, "nccl_profile"}};
+};
+
 struct AttributionEntry {
-  std::string kind;  // link, host, rank, nic, noise, unexplained
+  AttributionKind kind = AttributionKind::kUnexplained;
   std::string subject;
   std::vector<std::string> hosts;
   std::vector<int> ranks;
@@ -72,13 +94,13 @@ struct Attribution {
   std::string collective;
   uint64_t size_bytes = 0;
   int nranks = 0;
-  double measured_us = 0;                 // nccl-tests' time of the collective at this size
-  double ideal_us = 0;                    // what the median link allows under `model`
-  std::string model;                      // "ring: 2(n-1)/n * S / B"
-  double link_rate_gbps = 0;              // B: the median link of the link matrix
-  double excess_us = 0;                   // measured - ideal (0 when it ran at the link rate)
-  std::string method;                     // how the links' part was found: link_matrix, engine_trace or nccl_profile
-  std::vector<AttributionEntry> entries;  // largest share first; unexplained last
+  double measured_us = 0;                                     // nccl-tests' time of the collective at this size
+  double ideal_us = 0;                                        // what the median link allows under `model`
+  std::string model;                                          // "ring: 2(n-1)/n * S / B"
+  double link_rate_gbps = 0;                                  // B: the median link of the link matrix
+  double excess_us = 0;                                       // measured - ideal (0 when it ran at the link rate)
+  AttributionMethod method = AttributionMethod::kLinkMatrix;  // how the links' part was found
+  std::vector<AttributionEntry> entries;                      // largest share first; unexplained last
 };
 
 }  // namespace fabscope

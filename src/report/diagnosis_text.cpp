@@ -13,14 +13,14 @@ namespace {
 std::string cause_text(const AttributionEntry& e) {
   const auto& ev = e.evidence;
   std::string what = e.subject;
-  if (e.kind == "noise" && e.hosts.empty() && ev.contains("cv")) {
+  if (e.kind == AttributionKind::kNoise && e.hosts.empty() && ev.contains("cv")) {
     return fmt::format("run-to-run variance: the collective's time varied {:.0f}% between its runs",
                        100 * ev["cv"].get<double>());
   }
-  if (e.kind == "link" || e.kind == "host" || e.kind == "noise") {
+  if (e.kind == AttributionKind::kLink || e.kind == AttributionKind::kHost || e.kind == AttributionKind::kNoise) {
     if (ev.contains("bw_gbps")) {
       what += fmt::format(": {}{:.3f} GB/s, {:.1f}x below the median link",
-                          e.kind == "link" ? "" : ev.value("link", std::string("its link")) + " at ",
+                          e.kind == AttributionKind::kLink ? "" : ev.value("link", std::string("its link")) + " at ",
                           ev["bw_gbps"].get<double>(), ev.value("times_below_median", 1.0));
       if (ev.contains("alone_gbps")) {
         const double alone = ev["alone_gbps"].get<double>();
@@ -41,7 +41,7 @@ std::string cause_text(const AttributionEntry& e) {
     }
     if (ev.contains("link_cv")) what += fmt::format(", link variation {:.0f}%", 100 * ev["link_cv"].get<double>());
     if (ev.contains("cv")) what += fmt::format(", run-to-run variation {:.0f}%", 100 * ev["cv"].get<double>());
-  } else if (e.kind == "rank") {
+  } else if (e.kind == AttributionKind::kRank) {
     what += fmt::format(": the others waited for it, {:.0f}% of each iteration (it entered last in {} of {}",
                         100 * ev.value("held_share", 0.0), ev.value("last_count", 0), ev.value("iterations", 0));
     if (const double stalled = ev.value("stalled_share", 0.0); stalled > 0) {
@@ -81,11 +81,11 @@ std::string render_answer(const Report& r) {
         head, a.ideal_us > 0 ? a.measured_us / a.ideal_us : 0.0, format_duration_us(a.measured_us),
         format_duration_us(a.ideal_us), a.link_rate_gbps, a.model);
     for (const AttributionEntry& e : a.entries) {
-      if (e.kind == "unexplained") {
+      if (e.kind == AttributionKind::kUnexplained) {
         out += fmt::format("#   {:.0f}% of the excess is not explained by any one link, host or rank\n", 100 * e.share);
       } else {
         out += fmt::format("#   {:.0f}% of the excess is {}{}\n", 100 * e.share,
-                           e.kind == "noise" && !e.hosts.empty() ? "noise on " : "", cause_text(e));
+                           e.kind == AttributionKind::kNoise && !e.hosts.empty() ? "noise on " : "", cause_text(e));
       }
     }
   }
@@ -111,7 +111,7 @@ std::string render_attribution(const Report& r) {
       for (const AttributionEntry& e : a.entries) {
         out += fmt::format("  {:<14} {:>10} {:>12} {:>12} {:>12}  {:<12} {:>5.0f}%  {}\n", a.collective,
                            format_size(a.size_bytes), format_duration_us(a.measured_us), format_duration_us(a.ideal_us),
-                           format_duration_us(e.excess_us), e.kind, 100 * e.share, e.subject);
+                           format_duration_us(e.excess_us), name(e.kind), 100 * e.share, e.subject);
       }
     }
   }

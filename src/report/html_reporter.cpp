@@ -81,8 +81,8 @@ tip.style.display='none';});
 })();
 )";
 
-std::string verdict_text(const std::string& result) {
-  return result == "fail" ? "FAIL" : result == "inconclusive" ? "INCONCLUSIVE" : "PASS";
+std::string verdict_text(VerdictResult result) {
+  return result == VerdictResult::kFail ? "FAIL" : result == VerdictResult::kInconclusive ? "INCONCLUSIVE" : "PASS";
 }
 
 int severity_rank(Severity s) { return s == Severity::kError ? 0 : s == Severity::kWarning ? 1 : 2; }
@@ -116,15 +116,15 @@ std::string attribution_bars(const Report& r) {
   for (const Attribution& a : r.attribution) {
     std::vector<svg::Share> shares;
     for (const AttributionEntry& e : a.entries) {
-      shares.push_back(
-          {e.kind + ": " + e.subject, e.share, "k-" + e.kind,
-           fmt::format("{} {}: {:.1f}% of the excess, {:.1f} us", e.kind, e.subject, 100 * e.share, e.excess_us)});
+      shares.push_back({fmt::format("{}: {}", name(e.kind), e.subject), e.share, fmt::format("k-{}", name(e.kind)),
+                        fmt::format("{} {}: {:.1f}% of the excess, {:.1f} us", name(e.kind), e.subject, 100 * e.share,
+                                    e.excess_us)});
     }
     out += "<figure>" + svg::share_bar(fmt::format("{} at {}", a.collective, format_size(a.size_bytes)), shares) +
            "<figcaption class=\"note\">" +
            xml_escape(fmt::format("{:.1f} us measured against {:.1f} us ideal ({}, at the median link's {:.3g} GB/s): "
                                   "{:.1f} us excess, found by {}",
-                                  a.measured_us, a.ideal_us, a.model, a.link_rate_gbps, a.excess_us, a.method)) +
+                                  a.measured_us, a.ideal_us, a.model, a.link_rate_gbps, a.excess_us, name(a.method))) +
            "</figcaption></figure>";
   }
   return out;
@@ -133,7 +133,7 @@ std::string attribution_bars(const Report& r) {
 std::string answer_section(const Report& r) {
   const Verdict& v = r.verdict;
   std::string out = "<section id=\"answer\"><h2>Answer</h2>";
-  if (v.result == "fail" && !v.failed_codes.empty()) {
+  if (v.result == VerdictResult::kFail && !v.failed_codes.empty()) {
     out += "<p>Failed on " + xml_escape(join(v.failed_codes)) + ".</p>";
   }
   if (!v.drain.empty()) {
@@ -221,7 +221,8 @@ std::string context_section(const Report& r) {
 
 std::string render_html(const Report& r, std::span<const LabelledReport> beside) {
   const std::string command = command_name(r);
-  const std::string& result = r.verdict.result;
+  const VerdictResult verdict = r.verdict.result;
+  const std::string result(name(verdict));
   std::string sections[] = {answer_section(r),
                             html::comparison_section(r),
                             html::bandwidth_section(r, beside),
@@ -257,8 +258,8 @@ std::string render_html(const Report& r, std::span<const LabelledReport> beside)
       "<meta name=\"generator\" content=\"fabscope {}\"><title>fabscope {}: {}</title><style>{}</style></head>\n"
       "<body><header><h1>fabscope {}</h1><div id=\"verdict\" class=\"verdict {}\" data-verdict=\"{}\">{}</div>"
       "<span class=\"note\">{}</span><nav>{}</nav></header>\n",
-      xml_escape(r.context.tool.version), xml_escape(command), xml_escape(verdict_text(result)), kStyle,
-      xml_escape(command), xml_escape(result), xml_escape(result), xml_escape(verdict_text(result)),
+      xml_escape(r.context.tool.version), xml_escape(command), xml_escape(verdict_text(verdict)), kStyle,
+      xml_escape(command), xml_escape(result), xml_escape(result), xml_escape(verdict_text(verdict)),
       xml_escape(summary), nav);
   for (const std::string& s : sections) {
     if (!s.empty()) out += s + "\n";

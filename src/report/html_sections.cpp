@@ -37,7 +37,7 @@ std::string sweep_name(const Sweep& s) {
 // default, the run's floor where it was measured.
 std::string sweep_title(const Sweep& s) {
   std::string notes;
-  if (s.method != "nccl-tests") notes += fmt::format("; {} method", s.method);
+  if (s.method != TimingMethod::kNcclTests) notes += fmt::format("; {} method", name(s.method));
   if (s.floor_us) notes += fmt::format("; floor {:.3f} us", *s.floor_us);
   return fmt::format("{} ({}{}{})", sweep_name(s), s.backend, s.nranks > 0 ? fmt::format(", {} ranks", s.nranks) : "",
                      notes);
@@ -97,7 +97,7 @@ std::string comparison_plots(const Comparison& c) {
   std::vector<std::string> order;
   const int nranks = c.current.nranks > 0 ? c.current.nranks : c.baseline.nranks;
   for (const ComparisonRow& row : c.rows) {
-    if (row.section != "sweep") continue;
+    if (row.section != CompareSection::kSweep) continue;
     std::string key = row.subject;
     for (const char* tag : {" out-of-place", " in-place"}) {
       if (auto at = key.find(tag); at != std::string::npos) key.erase(at, std::string_view(tag).size());
@@ -113,21 +113,23 @@ std::string comparison_plots(const Comparison& c) {
     }
     auto busbw = [&](const std::optional<double>& v) -> std::optional<double> {
       if (!v) return std::nullopt;
-      if (row.metric == "busbw_gbps") return v;
-      if (row.metric == "time_us" && factor && *v > 0)
+      if (row.metric == CompareMetric::kBusbwGbps) return v;
+      if (row.metric == CompareMetric::kTimeUs && factor && *v > 0)
         return static_cast<double>(row.size_bytes) / (*v * 1e3) * *factor;
       return std::nullopt;
     };
-    const std::string placement = row.placement == "in_place" ? "in-place" : "out-of-place";
+    const bool in_place = row.placement == Placement::kInPlace;
+    const std::string_view placement = label(row.placement.value_or(Placement::kOutOfPlace));
     for (const bool base : {true, false}) {
       const auto v = busbw(base ? row.baseline : row.current);
       if (!v) continue;
-      const std::string label = fmt::format("{} {}", base ? "baseline" : "current", placement);
-      svg::Series& s = it->second.series[label];
-      s.label = label;
-      s.style = fmt::format("{}{}", row.placement == "in_place" ? "s1" : "s0", base ? " dash" : "");
+      const std::string series = fmt::format("{} {}", base ? "baseline" : "current", placement);
+      svg::Series& s = it->second.series[series];
+      s.label = series;
+      s.style = fmt::format("{}{}", in_place ? "s1" : "s0", base ? " dash" : "");
       s.points.emplace_back(static_cast<double>(row.size_bytes), *v);
-      s.tips.push_back(fmt::format("{} {}: {:.3f} GB/s ({})", label, format_size(row.size_bytes), *v, row.verdict));
+      s.tips.push_back(
+          fmt::format("{} {}: {:.3f} GB/s ({})", series, format_size(row.size_bytes), *v, name(row.verdict)));
     }
   }
   std::string out;
@@ -291,7 +293,7 @@ std::string retest_table(const P2pSection& p, bool lat) {
 std::string links_section(const Report& r) {
   if (!r.p2p || r.p2p->links.empty()) return "";
   const P2pSection& p = *r.p2p;
-  const bool lat = p.mode == "lat";
+  const bool lat = p.mode == P2pMode::kLatency;
   // One size: the largest for bandwidth, the smallest for latency.
   uint64_t size = p.links.front().size_bytes;
   for (const P2pLink& l : p.links) size = lat ? std::min(size, l.size_bytes) : std::max(size, l.size_bytes);
@@ -355,8 +357,8 @@ std::string links_section(const Report& r) {
       "<section id=\"links\"><h2>Link matrix</h2><p class=\"note\">{} of every link at {} (pattern {}, mode {}, {} "
       "links{}), coloured by its figure against the median link ({}). Outlined: links a finding names slow or "
       "congested at this size.</p>",
-      lat ? "Median one-way latency" : "Average bandwidth", format_size(size), xml_escape(p.pattern),
-      xml_escape(p.mode), per_link.size(), p.repeats > 1 ? fmt::format(", median of {} repeats", p.repeats) : "",
+      lat ? "Median one-way latency" : "Average bandwidth", format_size(size), name(p.pattern), name(p.mode),
+      per_link.size(), p.repeats > 1 ? fmt::format(", median of {} repeats", p.repeats) : "",
       lat ? fmt::format("{:.3g} us", mid) : fmt::format("{:.3g} GB/s", mid));
   out += "<div class=\"legend-bins\">";
   const char* bins[] = {"&ge; 95%", "90-95%", "75-90%", "50-75%", "25-50%", "&lt; 25%"};
@@ -561,7 +563,7 @@ std::string nccl_profile_section(const Report& r) {
   if (!r.nccl_profile) return "";
   const NcclProfileSection& s = *r.nccl_profile;
   std::string out = "<section id=\"nccl-profile\"><h2>NCCL network wait</h2><p class=\"note\">" +
-                    xml_escape(fmt::format("fabscope's NCCL profiler plugin: {}; {}.", s.status, s.detail)) +
+                    xml_escape(fmt::format("fabscope's NCCL profiler plugin: {}; {}.", name(s.status), s.detail)) +
                     " Per call, wall clock: how long each rank's network transfers to (send) or from (recv) a peer "
                     "spent in each state, the union of the intervals of the steps and channels in flight on one NIC "
                     "(never more than the call). SendWait and RecvWait are the network's part; "
@@ -569,7 +571,7 @@ std::string nccl_profile_section(const Report& r) {
   for (const ProfilePoint& p : s.points) {
     std::vector<double> waits;
     for (const ProfileLink& l : p.links) {
-      if (l.direction == "send" && l.calls() > 0) waits.push_back(l.network_us_per_call());
+      if (l.direction == LinkDirection::kSend && l.calls() > 0) waits.push_back(l.network_us_per_call());
     }
     const double med = waits.empty() ? 0 : median(waits);
     out +=
@@ -584,11 +586,13 @@ std::string nccl_profile_section(const Report& r) {
     out += "<th>open</th></tr></thead><tbody>";
     for (const ProfileLink& l : p.links) {
       const double calls = l.calls();
-      const bool slow = l.direction == "send" && med > 0 && l.network_us_per_call() >= 2 * med;
-      out += "<tr>" + td(std::to_string(l.rank), "num") + td(std::to_string(l.peer), "num") + td(l.direction) +
-             td(l.nic.empty() ? "?" : l.nic) + td(std::to_string(l.channels), "num");
+      const bool slow = l.direction == LinkDirection::kSend && med > 0 && l.network_us_per_call() >= 2 * med;
+      out += "<tr>" + td(std::to_string(l.rank), "num") + td(std::to_string(l.peer), "num") +
+             td(std::string(name(l.direction))) + td(l.nic.empty() ? "?" : l.nic) +
+             td(std::to_string(l.channels), "num");
       for (int st = 0; st < kProfileStates; ++st) {
-        const bool network = (st == 2 && l.direction == "send") || (st == 3 && l.direction == "recv");
+        const bool network =
+            (st == 2 && l.direction == LinkDirection::kSend) || (st == 3 && l.direction == LinkDirection::kRecv);
         out += td(calls > 0 ? fmt::format("{:.1f}", l.wait_us[st] / calls) : "-", network && slow ? "num bad" : "num");
       }
       out += td(std::to_string(l.open_steps), l.open_steps ? "num bad" : "num") + "</tr>";
@@ -623,12 +627,15 @@ std::string comparison_section(const Report& r) {
         "<th>current</th><th>change</th><th>verdict</th><th>test</th></tr></thead><tbody>";
     int rows = 0;
     for (const ComparisonRow& row : c.rows) {
-      if (moved_only && row.verdict == "unchanged") continue;
+      if (moved_only && row.verdict == RowVerdict::kUnchanged) continue;
       ++rows;
-      const char* cls = row.verdict == "regression" ? "bad" : row.verdict == "improvement" ? "good" : nullptr;
-      t += "<tr>" + td(row.subject) + td(format_size(row.size_bytes), "num") + td(row.metric) +
+      const char* cls = row.verdict == RowVerdict::kRegression    ? "bad"
+                        : row.verdict == RowVerdict::kImprovement ? "good"
+                                                                  : nullptr;
+      t += "<tr>" + td(row.subject) + td(format_size(row.size_bytes), "num") + td(std::string(name(row.metric))) +
            td(format_figure(row, row.baseline), "num") + td(format_figure(row, row.current), "num") +
-           td(row.change ? format_change(row) : "-", "num") + td(row.verdict, cls) + td(format_test(row)) + "</tr>";
+           td(row.change ? format_change(row) : "-", "num") + td(std::string(name(row.verdict)), cls) +
+           td(format_test(row)) + "</tr>";
     }
     return rows ? t + "</tbody></table>" : std::string();
   };
@@ -656,7 +663,7 @@ std::string timeline_section(const Report& r) {
     x.push_back(iv.index);
     for (const TimelinePoint& p : iv.points) {
       const std::string k = fmt::format("{} {} {}", p.collective, format_size(p.size_bytes),
-                                        p.placement == "in_place" ? "in place" : "out of place");
+                                        p.placement == Placement::kInPlace ? "in place" : "out of place");
       auto [it, fresh] = where.try_emplace(k, keys.size());
       if (fresh) keys.push_back({k, std::vector<const TimelinePoint*>(t.intervals.size(), nullptr)});
       keys[it->second].second[static_cast<size_t>(&iv - t.intervals.data())] = &p;

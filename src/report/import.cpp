@@ -170,7 +170,7 @@ Status add_table_rows(Report& r, const NcclTestsTable& t, Collective collective,
       s.op = rs->op;
       s.backend = "nccl";
       s.root = rs->root;
-      s.iteration_clock = "host";
+      s.iteration_clock = IterationTimer::kHost;
       r.sweeps.push_back(std::move(s));
     }
     SweepPoint point;

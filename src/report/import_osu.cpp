@@ -56,9 +56,9 @@ Result<Sweep> sweep_of(const OsuTable& t, Collective c, DataType dtype, int nran
   if (ci.reduces) s.op = "sum";  // every OSU collective benchmark reduces with MPI_SUM
   if (ci.rooted) s.root = 0;     // OSU's default root (-k fixed:N or rotate is not printed)
   s.backend = "mpi";
-  s.nranks = nranks;           // 0: unknown, written as null
-  s.iteration_clock = "host";  // MPI_Wtime around each call
-  s.method = "osu";
+  s.nranks = nranks;                          // 0: unknown, written as null
+  s.iteration_clock = IterationTimer::kHost;  // MPI_Wtime around each call
+  s.method = TimingMethod::kOsu;
   s.floor_us = std::nullopt;
   // As import.h: with the rank count unknown the factor is unknown (0), except where it is
   // 1 at any count.
@@ -89,13 +89,13 @@ Result<Sweep> sweep_of(const OsuTable& t, Collective c, DataType dtype, int nran
 
 Result<P2pSection> p2p_of(const OsuTable& t) {
   P2pSection s;
-  s.pattern = "pair";
-  s.mode = t.benchmark.p2p_mode;
+  s.pattern = P2pPattern::kPair;
+  s.mode = t.benchmark.p2p_mode.value_or(P2pMode::kLatency);
   s.backend = "mpi";
-  s.method = "osu";
+  s.method = TimingMethod::kOsu;
   // osu_bw and osu_bibw keep 64 messages in flight (their default -W, not printed);
   // osu_latency one.
-  s.window = s.mode == "lat" ? 1 : 64;
+  s.window = s.mode == P2pMode::kLatency ? 1 : 64;
   s.warmup_iters = 0;  // OSU's -x warm-up count is not printed: unknown
   s.repeats = 1;
   s.floor_us = std::nullopt;
@@ -112,7 +112,7 @@ Result<P2pSection> p2p_of(const OsuTable& t) {
     l.dst_rank = 1;
     l.size_bytes = row.size_bytes;
     l.iterations = 0;  // not printed: unknown
-    if (s.mode == "lat") {
+    if (s.mode == P2pMode::kLatency) {
       if (!row.avg_us) return Status::Invalid(fmt::format("'{}' line {}: the row has no latency", t.source, row.line));
       l.lat_us = *row.avg_us;  // OSU's mean half round trip; per-message statistics unknown
       s.links.push_back(std::move(l));
@@ -123,12 +123,12 @@ Result<P2pSection> p2p_of(const OsuTable& t) {
     }
     // OSU's MB/s is 1e6 bytes per second (osu_bw.c: size / 1e6 * window * iterations / t).
     // osu_bibw's sum of both directions: half each way.
-    const double mbytes = *row.bw_mbytes_per_s / (s.mode == "bibw" ? 2 : 1);
+    const double mbytes = *row.bw_mbytes_per_s / (s.mode == P2pMode::kBidirectional ? 2 : 1);
     l.bw_gbps = mbytes / 1e3;
     // Computed, not printed: MB/s / bytes per message = millions of messages per second.
     if (row.size_bytes > 0) l.msg_rate_mpps = mbytes / static_cast<double>(row.size_bytes);
     s.links.push_back(l);
-    if (s.mode == "bibw") {
+    if (s.mode == P2pMode::kBidirectional) {
       std::swap(l.src_rank, l.dst_rank);
       s.links.push_back(std::move(l));
     }
@@ -175,8 +175,8 @@ Result<Report> import_osu(const std::vector<OsuSource>& sources, const OsuImport
           return Status::Invalid(fmt::format(
               "{}: {}'s table (mode {}) and {}: {}'s (mode {}): a report's p2p section has one mode; import them "
               "separately",
-              where(t), t.benchmark.program, t.benchmark.p2p_mode, where(p), p.benchmark.program,
-              p.benchmark.p2p_mode));
+              where(t), t.benchmark.program, name(t.benchmark.p2p_mode.value_or(P2pMode::kLatency)), where(p),
+              p.benchmark.program, name(p.benchmark.p2p_mode.value_or(P2pMode::kLatency))));
         }
         p2p_table = &t;
         auto p2p = p2p_of(t);

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/named_enum.h"
 #include "core/status.h"
 
 namespace fabscope {
@@ -77,6 +78,15 @@ void read(const JsonIn& in, uint64_t& out);
 void read(const JsonIn& in, double& out);
 // A JSON value kept as it is (a finding's evidence): must be an object.
 void read(const JsonIn& in, Json& out);
+// An enum by its name (core/named_enum.h); any other text is an error naming the allowed.
+template <NamedEnum E>
+void read(const JsonIn& in, E& out) {
+  std::string text;
+  read(in, text);
+  const std::optional<E> value = enum_from_name<E>(text);
+  if (!value) in.fail("is '" + text + "', not one of " + enum_names<E>());
+  out = *value;
+}
 
 // null <-> nullopt.
 template <typename T>
@@ -162,7 +172,9 @@ inline Json known_or_null(const std::string& v) { return v.empty() ? Json(nullpt
 template <typename T>
 Json to_json_opt(const std::optional<T>& v) {
   if (!v) return nullptr;
-  if constexpr (std::is_constructible_v<Json, const T&>) {
+  if constexpr (NamedEnum<T>) {
+    return Json(name(*v));
+  } else if constexpr (std::is_constructible_v<Json, const T&>) {
     return Json(*v);
   } else {
     return to_json(*v);

@@ -59,8 +59,10 @@ std::string render_suite(const Suite& s, const std::string& timestamp) {
 }
 
 // "allreduce float sum out-of-place (tcp, 4 ranks)" -> "fabscope.compare.allreduce.float.sum.out-of-place"
-std::string classname_of(const std::string& section, const std::string& subject) {
-  std::string out = "fabscope." + (section == "sweep" ? std::string("compare") : "compare." + section) + ".";
+std::string classname_of(CompareSection section, const std::string& subject) {
+  std::string out =
+      "fabscope." +
+      (section == CompareSection::kSweep ? std::string("compare") : "compare." + std::string(name(section))) + ".";
   bool dot = false;
   for (char ch : subject) {
     if (ch == '(') break;
@@ -88,20 +90,20 @@ std::string render_junit(const Report& r) {
       }
       Case k;
       k.classname = classname_of(row.section, row.subject);
-      k.name = fmt::format("{} {}", format_size(row.size_bytes), row.metric);
+      k.name = fmt::format("{} {}", format_size(row.size_bytes), name(row.metric));
       const std::string figures =
           fmt::format("baseline {}, current {}{}; {}", format_figure(row, row.baseline),
                       format_figure(row, row.current), row.change ? " (" + format_change(row) + ")" : "", row.reason);
-      if (row.verdict == "regression") {
+      if (row.verdict == RowVerdict::kRegression) {
         k.outcome = Case::kFail;
         k.type = code::kCompareRegression;
         k.message = fmt::format("{} at {}: {}", row.subject, format_size(row.size_bytes), figures);
         k.text = fmt::format("test: {}\n{}", format_test(row), figures);
-      } else if (row.verdict.rfind("missing", 0) == 0) {
+      } else if (row.verdict == RowVerdict::kMissingInCurrent || row.verdict == RowVerdict::kMissingInBaseline) {
         k.outcome = Case::kSkip;
         k.message = row.reason;
       } else {
-        k.text = fmt::format("{}: {}", row.verdict, figures);
+        k.text = fmt::format("{}: {}", name(row.verdict), figures);
       }
       suites.back().cases.push_back(std::move(k));
     }
@@ -129,12 +131,12 @@ std::string render_junit(const Report& r) {
   Case verdict;
   verdict.classname = "fabscope.verdict";
   verdict.name = "verdict";
-  if (r.verdict.result == "fail") {
+  if (r.verdict.result == VerdictResult::kFail) {
     verdict.outcome = Case::kFail;
     verdict.type = "verdict";
     verdict.message = fmt::format("verdict fail: {}", fmt::join(r.verdict.failed_codes, ", "));
     verdict.text = verdict.message;
-  } else if (r.verdict.result == "inconclusive") {  // neither pass nor fail: what is missing
+  } else if (r.verdict.result == VerdictResult::kInconclusive) {  // neither pass nor fail: what is missing
     verdict.outcome = Case::kSkip;
     verdict.message = fmt::format("verdict inconclusive: {}", fmt::join(r.verdict.missing, "; "));
   } else {

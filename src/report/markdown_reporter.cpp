@@ -57,9 +57,10 @@ std::string rows_table(const std::vector<const ComparisonRow*>& rows) {
       "| What | Size | Metric | Baseline | Current | Change | Verdict | Test |\n"
       "|---|---:|---|---:|---:|---:|---|---|\n";
   for (const ComparisonRow* r : rows) {
-    const std::string verdict = r->verdict == "regression" ? "**regression**" : r->verdict;
+    const std::string verdict =
+        r->verdict == RowVerdict::kRegression ? "**regression**" : std::string(name(r->verdict));
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", cell(r->subject), format_size(r->size_bytes),
-                       r->metric, format_figure(*r, r->baseline), format_figure(*r, r->current),
+                       name(r->metric), format_figure(*r, r->baseline), format_figure(*r, r->current),
                        r->change ? format_change(*r) : "-", verdict, cell(format_test(*r)));
   }
   return out;
@@ -81,7 +82,7 @@ std::string comparison_markdown(const Comparison& c, const Budget& budget) {
   std::vector<const ComparisonRow*> moved, all;
   for (const ComparisonRow& r : c.rows) {
     all.push_back(&r);
-    if (r.verdict != "unchanged") moved.push_back(&r);
+    if (r.verdict != RowVerdict::kUnchanged) moved.push_back(&r);
   }
   if (!moved.empty()) out += rows_table(moved) + "\n";
   if (!all.empty() && budget.details) {
@@ -94,7 +95,7 @@ std::string sweeps_markdown(const Report& r, const Budget& budget) {
   std::string out;
   for (const Sweep& s : r.sweeps) {
     out += fmt::format("**{} {}{}** ({}{}, {} method{})\n\n", s.collective, s.dtype, s.op ? " " + *s.op : "", s.backend,
-                       s.nranks > 0 ? fmt::format(", {} ranks", s.nranks) : "", s.method,
+                       s.nranks > 0 ? fmt::format(", {} ranks", s.nranks) : "", name(s.method),
                        s.floor_us ? fmt::format("; floor {:.3f} us per iteration, ~ marks a time within {:g}x of it",
                                                 *s.floor_us, kNearFloorFactor)
                                   : "");
@@ -129,7 +130,7 @@ std::string sweeps_markdown(const Report& r, const Budget& budget) {
 std::string p2p_markdown(const Report& r) {
   if (!r.p2p || r.p2p->links.empty()) return "";
   const P2pSection& p = *r.p2p;
-  const bool lat = p.mode == "lat";
+  const bool lat = p.mode == P2pMode::kLatency;
   const char* unit = lat ? "us" : "GB/s";
   std::map<uint64_t, std::vector<const P2pLink*>> by_size;
   for (const P2pLink& l : p.links) by_size[l.size_bytes].push_back(&l);
@@ -160,7 +161,9 @@ std::string p2p_markdown(const Report& r) {
 std::string nccl_profile_markdown(const Report& r) {
   if (!r.nccl_profile) return "";
   const NcclProfileSection& s = *r.nccl_profile;
-  if (s.status != "collected") return fmt::format("**NCCL network wait**: {} ({})\n\n", s.status, cell(s.detail));
+  if (s.status != ProfileStatus::kCollected) {
+    return fmt::format("**NCCL network wait**: {} ({})\n\n", name(s.status), cell(s.detail));
+  }
   std::map<std::pair<std::string, std::string>, const ProfilePoint*> largest;
   for (const ProfilePoint& p : s.points) {
     const ProfilePoint*& l = largest[{p.comm, p.collective}];
@@ -174,7 +177,7 @@ std::string nccl_profile_markdown(const Report& r) {
     std::vector<double> waits;
     const ProfileLink* worst = nullptr;
     for (const ProfileLink& l : p->links) {
-      if (l.direction != "send" || l.calls() <= 0) continue;
+      if (l.direction != LinkDirection::kSend || l.calls() <= 0) continue;
       waits.push_back(l.network_us_per_call());
       if (worst == nullptr || l.network_us_per_call() > worst->network_us_per_call()) worst = &l;
     }
@@ -194,15 +197,15 @@ std::string attribution_markdown(const Report& r) {
   for (const Attribution& a : r.attribution) {
     for (const AttributionEntry& e : a.entries) {
       out += fmt::format("| {} | {} | {:.1f} | {:.1f} | {}: {} | {:.1f}% |\n", a.collective, format_size(a.size_bytes),
-                         a.measured_us, a.ideal_us, e.kind, cell(e.subject), 100 * e.share);
+                         a.measured_us, a.ideal_us, name(e.kind), cell(e.subject), 100 * e.share);
     }
   }
   return out + "\n";
 }
 
 std::string render_markdown(const Report& r, const Budget& budget) {
-  const bool fail = r.verdict.result == "fail";
-  const bool inconclusive = r.verdict.result == "inconclusive";
+  const bool fail = r.verdict.result == VerdictResult::kFail;
+  const bool inconclusive = r.verdict.result == VerdictResult::kInconclusive;
   std::string out = fmt::format("### fabscope {}: {}\n\n", command_name(r),
                                 fail           ? "**FAIL**"
                                 : inconclusive ? "**INCONCLUSIVE**"

@@ -6,7 +6,7 @@ namespace fabscope {
 double ProfileLink::network_us_per_call() const {
   const double c = calls();
   if (c <= 0) return 0;
-  return (direction == "send" ? wait_us[2] : wait_us[3]) / c;
+  return (direction == LinkDirection::kSend ? wait_us[2] : wait_us[3]) / c;
 }
 
 namespace {
@@ -26,7 +26,7 @@ void read_states(const JsonIn& in, const char* key, std::vector<double>& v) {
 Json to_json(const ProfileLink& v) {
   return {{"rank", v.rank},
           {"peer", v.peer},
-          {"direction", v.direction},
+          {"direction", name(v.direction)},
           {"nic", v.nic},
           {"channels", v.channels},
           {"ops", v.ops},
@@ -85,7 +85,7 @@ void read(const JsonIn& in, ProfileSource& v) {
 }
 
 Json to_json(const NcclProfileSection& v) {
-  return {{"status", v.status},
+  return {{"status", name(v.status)},
           {"detail", v.detail},
           {"ranks", to_json_array(v.ranks)},
           {"points", to_json_array(v.points)}};

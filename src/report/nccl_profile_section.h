@@ -13,6 +13,20 @@
 
 namespace fabscope {
 
+enum class LinkDirection { kSend, kRecv };
+template <>
+struct EnumNames<LinkDirection> {
+  static constexpr std::pair<LinkDirection, std::string_view> kNames[] = {{LinkDirection::kSend, "send"},
+                                                                          {LinkDirection::kRecv, "recv"}};
+};
+// Whether the plugin's files gave a profile; `detail` says why not.
+enum class ProfileStatus { kCollected, kNoData };
+template <>
+struct EnumNames<ProfileStatus> {
+  static constexpr std::pair<ProfileStatus, std::string_view> kNames[] = {{ProfileStatus::kCollected, "collected"},
+                                                                          {ProfileStatus::kNoData, "no profiler data"}};
+};
+
 // One rank's traffic with one peer in one direction over one NIC, over the channels that
 // use it and every call profiled. Its wait is wall-clock time: the length of the union of
 // the intervals its steps and channels spent in a state (steps in flight together count
@@ -20,8 +34,8 @@ namespace fabscope {
 struct ProfileLink {
   int rank = 0;
   int peer = 0;
-  std::string direction;  // send | recv
-  std::string nic;        // NCCL's log: the NIC of these channels ("NET/IB/1" -> mlx5_1); "" unknown
+  LinkDirection direction = LinkDirection::kSend;
+  std::string nic;  // NCCL's log: the NIC of these channels ("NET/IB/1" -> mlx5_1); "" unknown
   int channels = 0;
   uint64_t ops = 0;         // proxy operations: one per call and channel
   uint64_t steps = 0;       // network transfers started
@@ -58,7 +72,7 @@ struct ProfileSource {
   uint64_t dropped_events = 0;
 };
 struct NcclProfileSection {
-  std::string status;  // collected | no profiler data
+  ProfileStatus status = ProfileStatus::kNoData;
   std::string detail;  // why there is none, or what is known about it
   std::vector<ProfileSource> ranks;
   std::vector<ProfilePoint> points;

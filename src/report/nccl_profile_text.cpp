@@ -20,8 +20,8 @@ constexpr size_t kRowsShown = 8;
 std::string render_nccl_profile(const Report& r) {
   if (!r.nccl_profile) return "";
   const NcclProfileSection& s = *r.nccl_profile;
-  std::string out =
-      fmt::format("#\n# NCCL network wait, wall-clock (fabscope's profiler plugin): {}; {}\n", s.status, s.detail);
+  std::string out = fmt::format("#\n# NCCL network wait, wall-clock (fabscope's profiler plugin): {}; {}\n",
+                                name(s.status), s.detail);
   std::map<std::pair<std::string, std::string>, const ProfilePoint*> largest;
   std::map<std::pair<std::string, std::string>, int> sizes;
   for (const ProfilePoint& p : s.points) {
@@ -33,7 +33,7 @@ std::string render_nccl_profile(const Report& r) {
     std::vector<const ProfileLink*> sends;
     std::vector<double> waits;
     for (const ProfileLink& l : p->links) {
-      if (l.direction != "send" || l.calls() <= 0) continue;
+      if (l.direction != LinkDirection::kSend || l.calls() <= 0) continue;
       sends.push_back(&l);
       waits.push_back(l.network_us_per_call());
     }

@@ -19,21 +19,21 @@ struct KnownBenchmark {
   std::string_view name;
   std::string_view program;
   std::optional<Collective> collective;
-  std::string_view p2p_mode;
+  std::optional<P2pMode> p2p_mode;  // null for collectives
 };
 const KnownBenchmark kBenchmarks[] = {
-    {"Allreduce Latency", "osu_allreduce", Collective::kAllReduce, ""},
-    {"Allgather Latency", "osu_allgather", Collective::kAllGather, ""},
-    {"All-to-All Personalized Exchange Latency", "osu_alltoall", Collective::kAllToAll, ""},
-    {"Broadcast Latency", "osu_bcast", Collective::kBroadcast, ""},
-    {"Reduce Latency", "osu_reduce", Collective::kReduce, ""},
-    {"Reduce_scatter Latency", "osu_reduce_scatter", Collective::kReduceScatter, ""},
-    {"Reduce_scatter_block Latency", "osu_reduce_scatter_block", Collective::kReduceScatter, ""},
-    {"Gather Latency", "osu_gather", Collective::kGather, ""},
-    {"Scatter Latency", "osu_scatter", Collective::kScatter, ""},
-    {"Latency", "osu_latency", std::nullopt, "lat"},
-    {"Bandwidth", "osu_bw", std::nullopt, "bw"},
-    {"Bi-Directional Bandwidth", "osu_bibw", std::nullopt, "bibw"},
+    {"Allreduce Latency", "osu_allreduce", Collective::kAllReduce, std::nullopt},
+    {"Allgather Latency", "osu_allgather", Collective::kAllGather, std::nullopt},
+    {"All-to-All Personalized Exchange Latency", "osu_alltoall", Collective::kAllToAll, std::nullopt},
+    {"Broadcast Latency", "osu_bcast", Collective::kBroadcast, std::nullopt},
+    {"Reduce Latency", "osu_reduce", Collective::kReduce, std::nullopt},
+    {"Reduce_scatter Latency", "osu_reduce_scatter", Collective::kReduceScatter, std::nullopt},
+    {"Reduce_scatter_block Latency", "osu_reduce_scatter_block", Collective::kReduceScatter, std::nullopt},
+    {"Gather Latency", "osu_gather", Collective::kGather, std::nullopt},
+    {"Scatter Latency", "osu_scatter", Collective::kScatter, std::nullopt},
+    {"Latency", "osu_latency", std::nullopt, P2pMode::kLatency},
+    {"Bandwidth", "osu_bw", std::nullopt, P2pMode::kBandwidth},
+    {"Bi-Directional Bandwidth", "osu_bibw", std::nullopt, P2pMode::kBidirectional},
 };
 
 std::string known_programs() {
@@ -237,7 +237,7 @@ class Parser {
     if (title_line_ == 0) return error(line_, "a '# Size ...' column header before any '# OSU MPI ... Test' title");
     auto h = parse_header(body);
     if (!h.ok()) return error(line_, h.status().message());
-    const bool p2p_bw = benchmark_.p2p_mode == "bw" || benchmark_.p2p_mode == "bibw";
+    const bool p2p_bw = benchmark_.p2p_mode && *benchmark_.p2p_mode != P2pMode::kLatency;
     if (h->columns.empty() || h->columns[0] != (p2p_bw ? Column::kBandwidth : Column::kAvgLatency)) {
       return error(line_, fmt::format("the header's first column after Size is not {}, as {} prints it",
                                       p2p_bw ? "'Bandwidth (MB/s)'" : "'Avg Latency(us)'", benchmark_.program));
@@ -375,7 +375,7 @@ Result<OsuBenchmark> osu_benchmark_of_title(std::string_view name) {
   std::string_view bare = name;
   if (bare.ends_with(" Test")) bare.remove_suffix(std::string_view(" Test").size());
   for (const KnownBenchmark& b : kBenchmarks) {
-    if (bare == b.name) return OsuBenchmark{std::string(b.program), b.collective, std::string(b.p2p_mode)};
+    if (bare == b.name) return OsuBenchmark{std::string(b.program), b.collective, b.p2p_mode};
   }
   return Status::Invalid(
       fmt::format("'{}' is not an OSU benchmark fabscope imports (it imports {})", name, known_programs()));

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "coll/collective.h"
+#include "core/p2p_kinds.h"
 #include "core/status.h"
 
 namespace fabscope {
@@ -28,7 +29,7 @@ namespace fabscope {
 struct OsuBenchmark {
   std::string program;                   // the OSU binary: "osu_allreduce", "osu_bibw"
   std::optional<Collective> collective;  // the collective measured; null for point-to-point
-  std::string p2p_mode;                  // "lat", "bw" or "bibw" (fabscope's p2p modes); "" for collectives
+  std::optional<P2pMode> p2p_mode;       // null for collectives
 };
 
 // One row as printed. Which fields are set follows the table's header.

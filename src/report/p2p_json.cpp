@@ -51,7 +51,7 @@ void read(const JsonIn& in, P2pLink& v) {
 }
 
 Json to_json(const LinkCoverage& v) {
-  return {{"schedule", v.schedule},
+  return {{"schedule", name(v.schedule)},
           {"rounds", v.rounds},
           {"intra_leaf_rounds", v.intra_leaf_rounds},
           {"adaptive_rounds", v.adaptive_rounds},
@@ -90,13 +90,13 @@ void read(const JsonIn& in, FabricDescription& v) {
 }
 
 Json to_json(const P2pSection& v) {
-  return {{"pattern", v.pattern},
-          {"mode", v.mode},
+  return {{"pattern", name(v.pattern)},
+          {"mode", name(v.mode)},
           {"backend", v.backend},
           {"window", v.window},
           {"warmup_iters", v.warmup_iters},
           {"repeats", v.repeats},
-          {"method", v.method},
+          {"method", name(v.method)},
           {"floor_us", to_json_opt(v.floor_us)},
           {"links", to_json_array(v.links)},
           {"alone", to_json_array(v.alone)},

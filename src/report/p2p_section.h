@@ -9,6 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/method.h"
+#include "core/p2p_kinds.h"
+
 namespace fabscope {
 
 // Latency over ping-pong iterations, half the round trip, as perftest reports it.
@@ -53,7 +56,7 @@ inline double link_value(const P2pLink& l, bool latency) {
 // measured pairs are those in `links`; the others are inferred from their hosts'
 // measured links (judge_link_coverage, diag/findings.h) or left unjudged.
 struct LinkCoverage {
-  std::string schedule;  // all, rail, sample
+  LinkSchedule schedule = LinkSchedule::kAll;
   int rounds = 0;
   int intra_leaf_rounds = 0;  // sample with a fabric description: rounds within leaves
   int adaptive_rounds = 0;    // suspects measured with more partners
@@ -67,15 +70,15 @@ struct LinkCoverage {
 };
 
 struct P2pSection {
-  std::string pattern;  // ring, pairs, pair
-  std::string mode;     // bw, bibw, lat
+  P2pPattern pattern = P2pPattern::kRing;
+  P2pMode mode = P2pMode::kBandwidth;
   std::string backend;
   int window = 0;  // messages in flight per flow (bandwidth modes)
   int warmup_iters = 0;
   int repeats = 1;  // each round measured this many times in a row
   // --method: "perftest" (per-message stamps; typical = median) or "osu" (osu_latency's
   // loop mean; osu_bw's window of 64).
-  std::string method = "perftest";
+  TimingMethod method = TimingMethod::kPerftest;
   // This run's per-message floor, microseconds: the same loops and clock reads around a
   // transport that completes every message at once (latency: per half round trip;
   // bandwidth: per message). Null where not measured.

@@ -12,15 +12,16 @@ namespace fabscope {
 std::string render_p2p(const Report& r) {
   if (!r.p2p) return "";
   const P2pSection& p = *r.p2p;
-  const bool lat = p.mode == "lat";
+  const bool lat = p.mode == P2pMode::kLatency;
   std::string out =
       fmt::format("# fabscope {} ({}) p2p: pattern {}, mode {}, backend {}: {}, {} ranks\n", r.context.tool.version,
                   r.context.tool.git_id, p.pattern, p.mode, p.backend, r.context.backend_library, r.context.nranks);
-  out += fmt::format("# method {}: {}\n", p.method,
-                     lat ? (p.method == "osu" ? "latency is the ping-pong loop's mean half round trip (osu_latency)"
-                                              : "latency is the median half round trip of per-message stamps "
-                                                "(perftest's t_typical)")
-                         : "bandwidth from the receiver's per-message completion stamps");
+  out += fmt::format(
+      "# method {}: {}\n", name(p.method),
+      lat ? (p.method == TimingMethod::kOsu ? "latency is the ping-pong loop's mean half round trip (osu_latency)"
+                                            : "latency is the median half round trip of per-message stamps "
+                                              "(perftest's t_typical)")
+          : "bandwidth from the receiver's per-message completion stamps");
   if (p.floor_us) {
     out += fmt::format(
         "# Floor: {:.3f} us per {} (these loops around a transport that does nothing); '~' ends a link's row "

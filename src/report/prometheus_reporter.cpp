@@ -106,7 +106,9 @@ std::string run_families(const Report& r) {
 // The verdict, the findings by severity and the hosts to drain.
 std::string verdict_families(const Report& r) {
   Family verdict("fabscope_verdict", "The run's verdict: 1 for the one it reached, 0 for the others.");
-  for (const char* v : {"pass", "fail", "inconclusive"}) verdict.add({{"result", v}}, r.verdict.result == v ? 1 : 0);
+  for (const auto& [v, text] : EnumNames<VerdictResult>::kNames) {
+    verdict.add({{"result", std::string(text)}}, r.verdict.result == v ? 1 : 0);
+  }
   Family findings("fabscope_findings", "Findings of the run by severity.");
   std::map<std::string, int> by_severity = {{"error", 0}, {"warning", 0}, {"info", 0}};
   for (const Finding& f : r.findings) ++by_severity[std::string(name(f.severity))];
@@ -167,14 +169,14 @@ std::string sweep_families(const Report& r) {
       if ((p.out_of_place || p.in_place) && (!largest || p.size_bytes >= largest->size_bytes)) largest = &p;
     }
     if (!largest) continue;
-    for (const bool in_place : {false, true}) {
-      const auto& res = in_place ? largest->in_place : largest->out_of_place;
+    for (Placement placement : kPlacements) {
+      const std::optional<PlacementResult>& res = largest->at(placement);
       if (!res) continue;
       const Labels l = {{"collective", s.collective},
                         {"dtype", s.dtype},
                         {"op", s.op.value_or("")},
                         {"root", s.root ? std::to_string(*s.root) : ""},
-                        {"placement", in_place ? "in_place" : "out_of_place"},
+                        {"placement", std::string(name(placement))},
                         {"backend", s.backend}};
       add_largest_point(fam, l, largest->size_bytes, *res, r.context);
     }
@@ -189,7 +191,7 @@ std::string link_families(const Report& r) {
   Family link_lat("fabscope_link_latency_seconds",
                   "One-way latency of a link (p2p lat mode), median of its measurements.");
   if (r.p2p) {
-    const bool lat = r.p2p->mode == "lat";
+    const bool lat = r.p2p->mode == P2pMode::kLatency;
     std::map<std::tuple<int, int, uint64_t>, std::vector<double>> values;
     std::map<std::tuple<int, int, uint64_t>, std::pair<std::string, std::string>> hosts;
     for (const P2pLink& l : r.p2p->links) {
@@ -200,7 +202,7 @@ std::string link_families(const Report& r) {
       const auto& [src, dst, bytes] = key;
       Labels l = {{"src_host", hosts[key].first},        {"dst_host", hosts[key].second},
                   {"src_rank", std::to_string(src)},     {"dst_rank", std::to_string(dst)},
-                  {"size_bytes", std::to_string(bytes)}, {"mode", r.p2p->mode}};
+                  {"size_bytes", std::to_string(bytes)}, {"mode", std::string(name(r.p2p->mode))}};
       if (lat) {
         link_lat.add(l, median(v) / 1e6);
       } else {
@@ -215,7 +217,7 @@ std::string attribution_family(const Report& r) {
   Family share("fabscope_attribution_share", "Share of a collective's excess time a cause explains (0 to 1).");
   for (const Attribution& a : r.attribution) {
     for (const AttributionEntry& e : a.entries) {
-      share.add({{"collective", a.collective}, {"kind", e.kind}, {"subject", e.subject}}, e.share);
+      share.add({{"collective", a.collective}, {"kind", std::string(name(e.kind))}, {"subject", e.subject}}, e.share);
     }
   }
   return share.text();
@@ -256,9 +258,9 @@ std::string nccl_profile_families(const Report& r) {
                                {"collective", p->collective},
                                {"rank", std::to_string(l.rank)},
                                {"peer", std::to_string(l.peer)},
-                               {"direction", l.direction},
+                               {"direction", std::string(name(l.direction))},
                                {"nic", l.nic}};
-        if (l.direction == "send" && l.calls() > 0) nccl_wait.add(labels, l.network_us_per_call() / 1e6);
+        if (l.direction == LinkDirection::kSend && l.calls() > 0) nccl_wait.add(labels, l.network_us_per_call() / 1e6);
         nccl_open.add(labels, static_cast<double>(l.open_steps));
       }
     }
@@ -271,11 +273,8 @@ std::string compare_family(const Report& r) {
   Family rows("fabscope_compare_rows", "Compared rows by verdict (fabscope compare).");
   if (r.comparison) {
     std::map<std::string, int> counts;
-    for (const char* v :
-         {"regression", "improvement", "within_noise", "unchanged", "missing_in_current", "missing_in_baseline"}) {
-      counts[v] = 0;
-    }
-    for (const ComparisonRow& row : r.comparison->rows) ++counts[row.verdict];
+    for (const auto& [v, text] : EnumNames<RowVerdict>::kNames) counts[std::string(text)] = 0;
+    for (const ComparisonRow& row : r.comparison->rows) ++counts[std::string(name(row.verdict))];
     for (const auto& [v, n] : counts) rows.add({{"verdict", v}}, n);
   }
   return rows.text();

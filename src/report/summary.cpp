@@ -29,7 +29,7 @@ std::string render_summary(const Report& r) {
     out += render_quoted_lines(f, 2);
     out += fmt::format("#   hint: {}\n", f.hint);
   }
-  out += fmt::format("# Verdict: {}{}\n", r.verdict.result,
+  out += fmt::format("# Verdict: {}{}\n", name(r.verdict.result),
                      r.findings.empty() ? " (no findings)" : fmt::format(" ({} findings)", r.findings.size()));
   for (const std::string& m : r.verdict.missing) out += fmt::format("#   missing: {}\n", m);
   for (const std::string& m : r.verdict.not_judged) out += fmt::format("#   not judged: {}\n", m);

@@ -145,9 +145,9 @@ Json to_json(const Sweep& v) {
           {"root", to_json_opt(v.root)},
           {"nranks", known_or_null(v.nranks)},
           {"busbw_factor", v.busbw_factor},
-          {"iteration_clock", v.iteration_clock},
+          {"iteration_clock", name(v.iteration_clock)},
           {"api", to_json_opt(v.api)},
-          {"method", v.method},
+          {"method", name(v.method)},
           {"floor_us", to_json_opt(v.floor_us)},
           {"points", to_json_array(v.points)}};
 }

@@ -8,7 +8,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "core/iteration_timer.h"
+#include "core/method.h"
+#include "core/named_enum.h"
 
 namespace fabscope {
 
@@ -90,12 +95,30 @@ struct PlacementResult {
   bool near_floor = false;
 };
 
+// Where a collective's output goes: its own buffer, or over its input (nccl-tests'
+// two column groups).
+enum class Placement { kOutOfPlace, kInPlace };
+template <>
+struct EnumNames<Placement> {
+  static constexpr std::pair<Placement, std::string_view> kNames[] = {{Placement::kOutOfPlace, "out_of_place"},
+                                                                      {Placement::kInPlace, "in_place"}};
+};
+inline constexpr Placement kPlacements[] = {Placement::kOutOfPlace, Placement::kInPlace};
+// As the tables and findings say it: "out-of-place", "in-place".
+constexpr std::string_view label(Placement p) { return p == Placement::kInPlace ? "in-place" : "out-of-place"; }
+inline Placement placement_of(bool in_place) { return in_place ? Placement::kInPlace : Placement::kOutOfPlace; }
+
 struct SweepPoint {
   uint64_t size_bytes = 0;
   uint64_t count = 0;
   std::optional<PlacementResult> out_of_place;
   std::optional<PlacementResult> in_place;
   std::string time;  // when it was measured (both placements done), ISO 8601 UTC; "" unknown
+
+  const std::optional<PlacementResult>& at(Placement p) const {
+    return p == Placement::kInPlace ? in_place : out_of_place;
+  }
+  std::optional<PlacementResult>& at(Placement p) { return p == Placement::kInPlace ? in_place : out_of_place; }
 };
 
 struct Sweep {
@@ -106,18 +129,16 @@ struct Sweep {
   std::optional<int> root;  // null for rootless collectives
   int nranks = 0;
   double busbw_factor = 1;
-  // What timed each iteration for the per-iteration statistics (time_us is always the
-  // host clock over the whole loop, as nccl-tests): "host", "cuda_event", or
-  // "cuda_graph_launch" (events around each graph launch, divided by its iterations).
-  std::string iteration_clock = "host";
+  // What timed each iteration for the per-iteration statistics (core/iteration_timer.h).
+  IterationTimer iteration_clock = IterationTimer::kHost;
   // The library API the collective was issued as ("ncclAlltoAll", "ncclSend/ncclRecv
   // (grouped)"); null where the backend does not say (fabscope's own algorithms, MPI)
   // and in reports from before it existed.
   std::optional<std::string> api;
-  // How the figures were taken (--method): "nccl-tests" (back-to-back loop over moving
-  // buffer offsets, loop time / iterations) or "osu" (each call between barriers on a
+  // How the figures were taken (--method): nccl-tests (back-to-back loop over moving
+  // buffer offsets, loop time / iterations) or osu (each call between barriers on a
   // fixed buffer, the mean of the calls' times).
-  std::string method = "nccl-tests";
+  TimingMethod method = TimingMethod::kNcclTests;
   // This run's per-iteration floor: the same timed loop, clock reads and barriers
   // around an operation that does nothing, in microseconds (reduced over ranks as
   // time_us). Null where not measured (imported reports, reports before it existed).

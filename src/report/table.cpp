@@ -98,7 +98,7 @@ std::string render_floor(const Sweep& s) {
   return cformat(
       "# Floor: %.3f us per iteration (%s method: this loop around calls that do nothing); '~' ends a row whose "
       "time is within %gx of it\n",
-      *s.floor_us, s.method.c_str(), kNearFloorFactor);
+      *s.floor_us, std::string(name(s.method)).c_str(), kNearFloorFactor);
 }
 
 void TableFooter::add(const SweepPoint& p) {

@@ -5,11 +5,13 @@
 namespace fabscope {
 
 Json to_json(const StallEvent& v) {
-  return {{"collective", v.collective},   {"dtype", v.dtype},         {"op", to_json_opt(v.op)},
-          {"size_bytes", v.size_bytes},   {"placement", v.placement}, {"cycle", v.cycle},
-          {"iteration", v.iteration},     {"time", v.time},           {"start_unix_s", v.start_unix_s},
-          {"duration_us", v.duration_us}, {"median_us", v.median_us}, {"threshold_us", v.threshold_us},
-          {"late_ranks", v.late_ranks},   {"waits", v.waits}};
+  return {{"collective", v.collective},     {"dtype", v.dtype},
+          {"op", to_json_opt(v.op)},        {"size_bytes", v.size_bytes},
+          {"placement", name(v.placement)}, {"cycle", v.cycle},
+          {"iteration", v.iteration},       {"time", v.time},
+          {"start_unix_s", v.start_unix_s}, {"duration_us", v.duration_us},
+          {"median_us", v.median_us},       {"threshold_us", v.threshold_us},
+          {"late_ranks", v.late_ranks},     {"waits", v.waits}};
 }
 void read(const JsonIn& in, StallEvent& v) {
   in.field("collective", v.collective);
@@ -64,10 +66,18 @@ void read(const JsonIn& in, LinkRecord& v) {
 }
 
 Json to_json(const TimelinePoint& v) {
-  return {{"collective", v.collective}, {"dtype", v.dtype},           {"op", to_json_opt(v.op)},
-          {"size_bytes", v.size_bytes}, {"placement", v.placement},   {"iterations", v.iterations},
-          {"time_us", v.time_us},       {"busbw_gbps", v.busbw_gbps}, {"median_us", v.median_us},
-          {"p99_us", v.p99_us},         {"max_us", v.max_us},         {"stalls", v.stalls}};
+  return {{"collective", v.collective},
+          {"dtype", v.dtype},
+          {"op", to_json_opt(v.op)},
+          {"size_bytes", v.size_bytes},
+          {"placement", name(v.placement)},
+          {"iterations", v.iterations},
+          {"time_us", v.time_us},
+          {"busbw_gbps", v.busbw_gbps},
+          {"median_us", v.median_us},
+          {"p99_us", v.p99_us},
+          {"max_us", v.max_us},
+          {"stalls", v.stalls}};
 }
 void read(const JsonIn& in, TimelinePoint& v) {
   in.field("collective", v.collective);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "report/counters_section.h"
+#include "report/sweep_section.h"
 
 namespace fabscope {
 
@@ -20,10 +21,10 @@ struct StallEvent {
   std::string dtype;
   std::optional<std::string> op;
   uint64_t size_bytes = 0;
-  std::string placement;  // out_of_place, in_place
-  int cycle = 0;          // the run cycle (-N), from 0
-  int iteration = 0;      // the timed iteration, from 0
-  std::string time;       // when it started (rank 0's clock), ISO 8601 UTC
+  Placement placement = Placement::kOutOfPlace;
+  int cycle = 0;      // the run cycle (-N), from 0
+  int iteration = 0;  // the timed iteration, from 0
+  std::string time;   // when it started (rank 0's clock), ISO 8601 UTC
   double start_unix_s = 0;
   double duration_us = 0;   // the slowest rank's time of that iteration
   double median_us = 0;     // the point's median iteration in that cycle
@@ -66,7 +67,7 @@ struct TimelinePoint {
   std::string dtype;
   std::optional<std::string> op;
   uint64_t size_bytes = 0;
-  std::string placement;  // out_of_place, in_place
+  Placement placement = Placement::kOutOfPlace;
   int iterations = 0;
   double time_us = 0;  // nccl-tests' figure over the interval: its loops' time / iterations
   double busbw_gbps = 0;

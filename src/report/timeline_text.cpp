@@ -40,7 +40,7 @@ std::string render_timeline(const Report& r) {
     }
     for (const TimelinePoint& p : iv.points) {
       out += fmt::format("  {:>4}  {:<24}  {:>6}  {:<14}  {:>9}  {:<12}  {:>9.3f}  {:>9}  {:>9}  {:>9}  {:>6}\n",
-                         iv.index, iv.start, iv.cycles, p.collective, format_size(p.size_bytes), p.placement,
+                         iv.index, iv.start, iv.cycles, p.collective, format_size(p.size_bytes), name(p.placement),
                          p.busbw_gbps, format_duration_us(p.median_us), format_duration_us(p.p99_us),
                          format_duration_us(p.max_us), p.stalls);
     }

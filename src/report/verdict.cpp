@@ -16,9 +16,9 @@ void decide_verdict(Report& report) {
       report.verdict.failed_codes.push_back(f.code);
     }
   }
-  report.verdict.result = !report.verdict.failed_codes.empty() ? "fail"
-                          : report.verdict.missing.empty()     ? "pass"
-                                                               : "inconclusive";
+  report.verdict.result = !report.verdict.failed_codes.empty() ? VerdictResult::kFail
+                          : report.verdict.missing.empty()     ? VerdictResult::kPass
+                                                               : VerdictResult::kInconclusive;
   std::set<std::string> drain;
   for (const Finding& f : report.findings) {
     if (f.severity == Severity::kError) drain.insert(f.hosts.begin(), f.hosts.end());

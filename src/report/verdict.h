@@ -7,12 +7,23 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "core/named_enum.h"
 
 namespace fabscope {
 
+// pass, fail, or inconclusive (nothing failed, but `missing` is not empty).
+enum class VerdictResult { kPass, kFail, kInconclusive };
+template <>
+struct EnumNames<VerdictResult> {
+  static constexpr std::pair<VerdictResult, std::string_view> kNames[] = {
+      {VerdictResult::kPass, "pass"}, {VerdictResult::kFail, "fail"}, {VerdictResult::kInconclusive, "inconclusive"}};
+};
+
 struct Verdict {
-  std::string result = "pass";  // pass, fail, or inconclusive (nothing failed, but `missing` is not empty)
+  VerdictResult result = VerdictResult::kPass;
   std::vector<std::string> failed_codes;
   // The hosts the error findings implicate, sorted, and as a Slurm hostlist expression.
   std::vector<std::string> drain;

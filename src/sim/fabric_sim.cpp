@@ -464,13 +464,13 @@ Result<P2pSection> simulate_link_matrix(const Fabric& f, const SimOptions& o, ui
   auto plan = plan_links(f.ranks, plan_options);
   if (!plan.ok()) return plan.status();
   P2pSection p2p;
-  p2p.pattern = "pairs";
-  p2p.mode = "bibw";
+  p2p.pattern = P2pPattern::kPairs;
+  p2p.mode = P2pMode::kBidirectional;
   p2p.backend = "nccl";
   p2p.window = 8;
   p2p.warmup_iters = 4;
   LinkCoverage cov;
-  cov.schedule = std::string(name(o.schedule));
+  cov.schedule = o.schedule;
   cov.rounds = static_cast<int>(plan->rounds.size());
   cov.intra_leaf_rounds = static_cast<int>(plan->intra_leaf_rounds);
   int index = 0;
@@ -700,7 +700,7 @@ Score score(const Fabric& fabric, const Report& r) {
   }
   for (const Attribution& a : r.attribution) {
     for (const AttributionEntry& e : a.entries) {
-      if (e.kind == "unexplained") continue;
+      if (e.kind == AttributionKind::kUnexplained) continue;
       s.top_entry = true;
       s.top_named =
           std::any_of(fabric.faults.begin(), fabric.faults.end(), [&](const Fault& f) { return entry_names(f, e); });

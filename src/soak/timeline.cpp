@@ -11,8 +11,7 @@
 namespace fabscope {
 
 TimelineBuilder::Key TimelineBuilder::key_of(const std::string& coll, const std::string& dtype,
-                                             const std::optional<std::string>& op, uint64_t size,
-                                             const std::string& placement) {
+                                             const std::optional<std::string>& op, uint64_t size, Placement placement) {
   return {coll, dtype, op.value_or(""), size, placement};
 }
 
@@ -30,7 +29,7 @@ double TimelineBuilder::open_seconds() const {
 }
 
 void TimelineBuilder::add(const Sweep& s, const SweepPoint& p, bool in_place, const PlacementResult& r) {
-  const std::string placement = in_place ? "in_place" : "out_of_place";
+  const Placement placement = placement_of(in_place);
   const Key k = key_of(s.collective, s.dtype, s.op, p.size_bytes, placement);
   auto [it, fresh] = where_.try_emplace(k, points_.size());
   if (fresh) {

@@ -55,7 +55,7 @@ class TimelineBuilder {
 
  private:
   // collective, dtype, op ("" none), size, placement
-  using Key = std::tuple<std::string, std::string, std::string, uint64_t, std::string>;
+  using Key = std::tuple<std::string, std::string, std::string, uint64_t, Placement>;
   struct Accumulated {
     TimelinePoint point;
     double time_sum_us = 0;  // time_us × iterations, summed
@@ -64,7 +64,7 @@ class TimelineBuilder {
   };
   TimelineInterval build(int cycles) const;
   static Key key_of(const std::string& coll, const std::string& dtype, const std::optional<std::string>& op,
-                    uint64_t size, const std::string& placement);
+                    uint64_t size, Placement placement);
   bool open_ = false;
   int index_ = 0;
   int first_cycle_ = 0;

@@ -427,7 +427,7 @@ class SweepRunner {
     const StallBound bound = stall_bound(res.samples_us, o_.stall_min_excess_us);
     for (size_t i : stalled_iterations(res.samples_us, bound)) {
       StallEvent e;
-      e.placement = in_place ? "in_place" : "out_of_place";
+      e.placement = placement_of(in_place);
       e.iteration = static_cast<int>(i);
       const int64_t at_ns = t.start_unix_ns + static_cast<int64_t>(t.starts_us[i] * 1e3);
       e.start_unix_s = static_cast<double>(at_ns) * 1e-9;
@@ -558,13 +558,13 @@ Sweep PlanMeasurer::record(const SweepKey& key) const {
   if (ci.rooted) s.root = o.root;
   s.nranks = plan.ctx.size();
   s.busbw_factor = busbw_factor(key.coll, plan.ctx.size());
-  s.method = std::string(name(o.method));
+  s.method = o.method;
   if (std::string api = plan.backend.api(key.coll); !api.empty()) s.api = std::move(api);
   s.floor_us = state_->floor;
   if (o.graph_launches > 0) {
-    s.iteration_clock = "cuda_graph_launch";
+    s.iteration_clock = IterationTimer::kCudaGraphLaunch;
   } else if (IterationClock* clock = plan.backend.iteration_clock()) {
-    s.iteration_clock = std::string(clock->name());
+    s.iteration_clock = clock->kind();
   }
   return s;
 }

@@ -666,9 +666,12 @@ def cmd_diagnose(args):
             fail(f"attribution: {a}")
         if a[0]["excess_us"] > 0 and abs(sum(e["share"] for e in a[0]["entries"]) - 1) > 1e-6:
             fail(f"shares do not add up to 1: {a[0]['entries']}")
+        # The rendering exits 0 whatever the verdict (docs/exit-codes.md): the run's own exit
+        # is 1 where a loaded machine made one link slow enough to fail it.
         again = run([args.fabscope, "report", path])
-        if again.returncode != p.returncode or again.stdout != p.stdout:
-            fail(f"`fabscope report` does not print the run's text again:\n{p.stdout}\n---\n{again.stdout}")
+        if again.returncode != 0 or again.stdout != p.stdout:
+            fail(f"`fabscope report` (exit {again.returncode}) does not print the run's text again:\n"
+                 f"{p.stdout}\n---\n{again.stdout}")
         # A subset of the phases: no link matrix, so no ideal time and no attribution.
         path2 = os.path.join(tmp, "coll.json")
         p = run(mpirun(args, args.np, "diagnose", "-b", "256K", "-e", "1M", "--budget", "4", "--phases",

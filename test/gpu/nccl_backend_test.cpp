@@ -77,7 +77,7 @@ TEST(NcclBackend, EveryCollectiveTypeAndOperatorVerifiesOnTheDevice) {
   auto sweeps = run_sweeps(*g_ctx, *b, o, nullptr, nullptr);
   ASSERT_TRUE(sweeps.ok()) << sweeps.status().message();
   expect_verified(*sweeps, *b);
-  for (const Sweep& s : *sweeps) EXPECT_EQ(s.iteration_clock, "cuda_event");
+  for (const Sweep& s : *sweeps) EXPECT_EQ(name(s.iteration_clock), "cuda_event");
 }
 
 TEST(NcclBackend, BlockingModesAndGraphLaunchesVerify) {
@@ -97,7 +97,7 @@ TEST(NcclBackend, BlockingModesAndGraphLaunchesVerify) {
   ASSERT_TRUE(sweeps.ok()) << "-G 4: " << sweeps.status().message();
   expect_verified(*sweeps, *b);
   for (const Sweep& s : *sweeps) {
-    EXPECT_EQ(s.iteration_clock, "cuda_graph_launch");
+    EXPECT_EQ(name(s.iteration_clock), "cuda_graph_launch");
     for (const SweepPoint& p : s.points) {
       if (g_ctx->rank() == 0) {
         EXPECT_GT(p.out_of_place->iteration_us->median_us, 0);

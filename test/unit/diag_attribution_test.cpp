@@ -37,7 +37,7 @@ Report make_report(double time_us, const std::vector<std::tuple<int, int, double
   s.points.push_back(p);
   r.sweeps.push_back(s);
   P2pSection links;
-  links.mode = "bibw";
+  links.mode = P2pMode::kBidirectional;
   for (int a = 0; a < 4; ++a) {
     for (int b = 0; b < 4; ++b) {
       if (a == b) continue;
@@ -85,11 +85,11 @@ TEST(Attribution, TheIdealTimeIsTheBusBandwidthAtTheMedianLink) {
   EXPECT_NEAR(a.ideal_us, ideal_us(), 1e-6);
   EXPECT_DOUBLE_EQ(a.link_rate_gbps, 10.0);
   EXPECT_NEAR(a.excess_us, ideal_us(), 1e-6);
-  EXPECT_EQ(a.method, "link_matrix");
+  EXPECT_EQ(name(a.method), "link_matrix");
   EXPECT_EQ(a.model, "ring: 2(n-1)/n * S / B per rank");
   // Nothing flagged: the whole excess is unexplained.
   ASSERT_EQ(a.entries.size(), 1u);
-  EXPECT_EQ(a.entries[0].kind, "unexplained");
+  EXPECT_EQ(name(a.entries[0].kind), "unexplained");
   expect_shares_add_up(a);
 }
 
@@ -110,13 +110,13 @@ TEST(Attribution, AFlaggedSlowLinkOnTheRingTakesItsPart) {
   attribute(r);
   const Attribution& a = r.attribution.at(0);
   ASSERT_EQ(a.entries.size(), 2u);
-  EXPECT_EQ(a.entries[0].kind, "link");
+  EXPECT_EQ(name(a.entries[0].kind), "link");
   EXPECT_EQ(a.entries[0].subject, "link 1 -> 2 (h1 -> h2)");
   EXPECT_EQ(a.entries[0].ranks, (std::vector<int>{1, 2}));
   EXPECT_EQ(a.entries[0].hosts, (std::vector<std::string>{"h1", "h2"}));
   EXPECT_NEAR(a.entries[0].excess_us, 9 * ideal_us(), 1e-6);
   EXPECT_NEAR(a.entries[0].share, 0.9, 1e-9);
-  EXPECT_EQ(a.entries[1].kind, "unexplained");
+  EXPECT_EQ(name(a.entries[1].kind), "unexplained");
   expect_shares_add_up(a);
   EXPECT_NE(render_answer(r).find("90% of the excess is link 1 -> 2 (h1 -> h2): 1.000 GB/s, 10.0x below"),
             std::string::npos)
@@ -128,7 +128,7 @@ TEST(Attribution, AnUnflaggedSlowerLinkIsNotBlamed) {
   Report r = make_report(3 * ideal_us(), {{2, 3, 8.0}});
   attribute(r);
   ASSERT_EQ(r.attribution.at(0).entries.size(), 1u);
-  EXPECT_EQ(r.attribution[0].entries[0].kind, "unexplained");
+  EXPECT_EQ(name(r.attribution[0].entries[0].kind), "unexplained");
 }
 
 TEST(Attribution, ASlowLinkOffTheRingDoesNotBoundIt) {
@@ -136,7 +136,7 @@ TEST(Attribution, ASlowLinkOffTheRingDoesNotBoundIt) {
   Report r = make_report(3 * ideal_us(), {{0, 2, 1.0}});
   r.findings.push_back(finding("p2p.slow_link", {"h0", "h2"}, {{"src_rank", 0}, {"dst_rank", 2}}));
   attribute(r);
-  EXPECT_EQ(r.attribution.at(0).entries.at(0).kind, "unexplained");
+  EXPECT_EQ(name(r.attribution.at(0).entries.at(0).kind), "unexplained");
 }
 
 TEST(Attribution, ASlowHostIsNamedInsteadOfItsLink) {
@@ -144,7 +144,7 @@ TEST(Attribution, ASlowHostIsNamedInsteadOfItsLink) {
   r.findings.push_back(finding("p2p.slow_host", {"h2"}, {}));
   attribute(r);
   const Attribution& a = r.attribution.at(0);
-  EXPECT_EQ(a.entries.at(0).kind, "host");
+  EXPECT_EQ(name(a.entries.at(0).kind), "host");
   EXPECT_EQ(a.entries[0].subject, "host h2");
   EXPECT_EQ(a.entries[0].hosts, (std::vector<std::string>{"h2"}));
   expect_shares_add_up(a);
@@ -167,14 +167,14 @@ TEST(Attribution, AStragglerHoldsItsWaitAndTheLinksAreSpared) {
   r.sweeps[0].points[0].out_of_place->arrivals = split;
   // Unflagged, the wait stays unexplained (a loaded machine delays ranks a little).
   attribute(r);
-  EXPECT_EQ(r.attribution.at(0).entries.at(0).kind, "unexplained");
+  EXPECT_EQ(name(r.attribution.at(0).entries.at(0).kind), "unexplained");
   Finding flagged = finding("rank.straggler", {"h3"}, {{"rank", 3}});
   flagged.severity = Severity::kWarning;
   r.findings.push_back(flagged);
   attribute(r);
   const Attribution& a = r.attribution.at(0);
   ASSERT_EQ(a.entries.size(), 2u);
-  EXPECT_EQ(a.entries[0].kind, "rank");
+  EXPECT_EQ(name(a.entries[0].kind), "rank");
   EXPECT_EQ(a.entries[0].subject, "rank 3 on h3");
   EXPECT_NEAR(a.entries[0].excess_us, 0.4 * t, 1e-6);
   EXPECT_NEAR(a.entries[0].share, 0.4 * t / (2 * ideal_us()), 1e-9);
@@ -195,8 +195,8 @@ TEST(Attribution, ARankWaitingOnTheSlowLinkCountsToTheLink) {
   r.sweeps[0].points[0].out_of_place->arrivals = split;
   attribute(r);
   const Attribution& a = r.attribution.at(0);
-  EXPECT_EQ(a.entries.at(0).kind, "link");
-  for (const AttributionEntry& e : a.entries) EXPECT_NE(e.kind, "rank");
+  EXPECT_EQ(name(a.entries.at(0).kind), "link");
+  for (const AttributionEntry& e : a.entries) EXPECT_NE(name(e.kind), "rank");
   EXPECT_NEAR(a.entries[0].excess_us, 9 * ideal_us() + 0.1 * t, 1e-6);
   EXPECT_NEAR(a.entries[0].evidence["downstream_wait_us"].get<double>(), 0.1 * t, 1e-6);
   expect_shares_add_up(a);
@@ -214,7 +214,7 @@ TEST(Attribution, ForeignTrafficOnTheBoundingLinkIsNoiseWithItsEvidence) {
   // The median of the runs is attributed; its excess over the best run is noise too.
   EXPECT_NEAR(a.measured_us, t, 1e-6);
   ASSERT_GE(a.entries.size(), 2u);
-  EXPECT_EQ(a.entries[0].kind, "noise");
+  EXPECT_EQ(name(a.entries[0].kind), "noise");
   EXPECT_EQ(a.entries[0].subject, "hosts h0, h1");
   EXPECT_NEAR(a.entries[0].excess_us, ideal_us() * (10.0 / 5.0 - 1) + 0.25 * t, 1e-6);
   EXPECT_EQ(a.entries[0].evidence["foreign_bytes"]["h1"].get<uint64_t>(), 2000000u);
@@ -316,8 +316,8 @@ TEST(Attribution, TheEngineTraceMeasuresTheBoundingLinksPart) {
   r.diagnosis->traced_calls = 3;
   attribute(r);
   const Attribution& a = r.attribution.at(0);
-  EXPECT_EQ(a.method, "engine_trace");
-  EXPECT_EQ(a.entries.at(0).kind, "link");
+  EXPECT_EQ(name(a.method), "engine_trace");
+  EXPECT_EQ(name(a.entries.at(0).kind), "link");
   EXPECT_NEAR(a.entries[0].excess_us, 6000, 1e-6);  // its busy time beyond the median link's
   EXPECT_DOUBLE_EQ(a.entries[0].evidence["busy_us"].get<double>(), 7000);
   expect_shares_add_up(a);
@@ -348,7 +348,7 @@ TEST(Attribution, ATopologyFindingMakesTheSlowLinkItsHostsNicPath) {
   r.findings.push_back(far);
   attribute(r);
   const Attribution& a = r.attribution.at(0);
-  EXPECT_EQ(a.entries.at(0).kind, "nic");
+  EXPECT_EQ(name(a.entries.at(0).kind), "nic");
   EXPECT_EQ(a.entries[0].subject, "NIC path of host h2 (topo.nic_far)");
   EXPECT_EQ(a.entries[0].hosts, (std::vector<std::string>{"h2"}));
   EXPECT_EQ(a.entries[0].evidence["topology"]["subject"].get<std::string>(), "GPU 0 on h2");
@@ -380,20 +380,20 @@ TEST(Attribution, TheNcclProfileMeasuresTheBoundingLinksPart) {
     ProfileLink l;
     l.rank = rank;
     l.peer = (rank + 1) % 4;
-    l.direction = "send";
+    l.direction = LinkDirection::kSend;
     l.channels = 2;
     l.ops = 20;  // 10 calls
     l.wait_us[2] = rank == 2 ? 3000 : 1000;
     p.links.push_back(l);
   }
-  r.nccl_profile = NcclProfileSection{"collected", "", {}, {p}};
+  r.nccl_profile = NcclProfileSection{ProfileStatus::kCollected, "", {}, {p}};
   add_p2p_findings(r);
   attribute(r);
   ASSERT_EQ(r.attribution.size(), 1u);
   const Attribution& a = r.attribution[0];
-  EXPECT_EQ(a.method, "nccl_profile");
+  EXPECT_EQ(name(a.method), "nccl_profile");
   ASSERT_FALSE(a.entries.empty());
-  EXPECT_EQ(a.entries[0].kind, "link");
+  EXPECT_EQ(name(a.entries[0].kind), "link");
   EXPECT_NEAR(a.entries[0].excess_us, 200.0, 1e-6);  // 300 us against the median's 100 us
   EXPECT_NEAR(a.entries[0].evidence["busy_us"].get<double>(), 300.0, 1e-6);
 }

@@ -9,7 +9,7 @@ namespace {
 Report links(int nhosts, const std::function<double(int, int)>& bw) {
   Report r;
   r.p2p = P2pSection{};
-  r.p2p->mode = "bw";
+  r.p2p->mode = P2pMode::kBandwidth;
   for (int a = 0; a < nhosts; ++a) {
     for (int b = 0; b < nhosts; ++b) {
       if (a == b) continue;
@@ -76,7 +76,7 @@ TEST(LinkFindings, ASlowLinkThatIsFastAloneIsCongestion) {
   EXPECT_EQ(f.severity, Severity::kWarning);
   EXPECT_DOUBLE_EQ(f.evidence["impact_factor"].get<double>(), 0.9 / 0.2);
   decide_verdict(r);
-  EXPECT_EQ(r.verdict.result, "pass");  // congestion drains no host
+  EXPECT_EQ(name(r.verdict.result), "pass");  // congestion drains no host
   EXPECT_TRUE(r.verdict.drain.empty());
 }
 
@@ -97,7 +97,7 @@ TEST(LinkFindings, ASlowLinkThatIsSlowAloneTooIsTheLink) {
 
 TEST(LinkFindings, LatencyIsWorseWhenHigher) {
   Report r = links(4, [](int, int) { return 0.0; });
-  r.p2p->mode = "lat";
+  r.p2p->mode = P2pMode::kLatency;
   for (P2pLink& l : r.p2p->links) {
     l.bw_gbps.reset();
     l.lat_us = (l.src_rank == 1 || l.dst_rank == 1) ? 50.0 : 5.0;

@@ -122,7 +122,7 @@ TEST(Timeline, AnIntervalAggregatesItsCyclesPerPoint) {
   e.dtype = "float";
   e.op = "sum";
   e.size_bytes = 1 << 20;
-  e.placement = "out_of_place";
+  e.placement = Placement::kOutOfPlace;
   b.add_stall(e);
   EXPECT_EQ(b.latest().what, "allreduce 1 MiB");
   TimelineInterval iv = b.close(2, {});
@@ -131,7 +131,7 @@ TEST(Timeline, AnIntervalAggregatesItsCyclesPerPoint) {
   EXPECT_EQ(iv.cycles, 2);
   ASSERT_EQ(iv.points.size(), 2u);
   const TimelinePoint& oop = iv.points[0];
-  EXPECT_EQ(oop.placement, "out_of_place");
+  EXPECT_EQ(name(oop.placement), "out_of_place");
   EXPECT_EQ(oop.iterations, 8);
   EXPECT_DOUBLE_EQ(oop.time_us, 200);      // the loops' time over their iterations
   EXPECT_DOUBLE_EQ(oop.busbw_gbps, 0.75);  // the bandwidth of that time
@@ -159,8 +159,8 @@ TEST(Timeline, FoldingPairsKeepsWhatAddsUp) {
     iv.end = fmt::format("e{}", i);
     // 100 us per iteration in even intervals, 300 in odd ones; busbw 3 and 1.
     const double t = i % 2 ? 300 : 100;
-    iv.points.push_back(
-        {"allreduce", "float", std::string("sum"), 8, "in_place", 10, t, 300 / t, t, t + 1, t + 2, i == 1 ? 1 : 0});
+    iv.points.push_back({"allreduce", "float", std::string("sum"), 8, Placement::kInPlace, 10, t, 300 / t, t, t + 1,
+                         t + 2, i == 1 ? 1 : 0});
     CounterSample h;
     h.host = "h0";
     h.duration_s = 10;
@@ -209,7 +209,7 @@ Report soak_report() {
   e.dtype = "float";
   e.op = "sum";
   e.size_bytes = 8 << 20;
-  e.placement = "in_place";
+  e.placement = Placement::kInPlace;
   e.cycle = 3;
   e.iteration = 117;
   e.time = "2026-11-26T04:20:31.000Z";
@@ -252,7 +252,7 @@ TEST(StallFindings, AStallDuringAFlapNamesTheLinkAndTheFlapFails) {
   EXPECT_EQ(flaps[0]->subject, "h2 eth0");
   EXPECT_NE(flaps[0]->message.find("went down 1 time during the run, 3.0 s down in all"), std::string::npos);
   decide_verdict(r);
-  EXPECT_EQ(r.verdict.result, "fail");
+  EXPECT_EQ(name(r.verdict.result), "fail");
   EXPECT_EQ(r.verdict.drain, std::vector<std::string>{"h2"});
 }
 
@@ -300,7 +300,7 @@ TEST(StallFindings, ThresholdsSayWhatFails) {
   EXPECT_EQ(stall.hosts, std::vector<std::string>{"h3"});
   EXPECT_EQ(with_code(r, "link.flap")[0]->severity, Severity::kWarning);  // 1 s of 5 allowed
   decide_verdict(r);
-  EXPECT_EQ(r.verdict.result, "pass");
+  EXPECT_EQ(name(r.verdict.result), "pass");
 
   Report over = soak_report();
   over.timeline->stalls.push_back(over.timeline->stalls[0]);
@@ -347,7 +347,7 @@ TEST(Timeline, ItsJsonReadsBack) {
   r.timeline->duration_s = 60;
   r.timeline->max_stalls = 3;
   TimelineInterval iv;
-  iv.points.push_back({"allreduce", "float", std::string("sum"), 8, "in_place", 20, 5, 1, 4, 9, 10, 0});
+  iv.points.push_back({"allreduce", "float", std::string("sum"), 8, Placement::kInPlace, 20, 5, 1, 4, 9, 10, 0});
   CounterSample h;
   h.host = "h2";
   h.interfaces.push_back({"eth0", {{"carrier_changes", 2}, {"rx_bytes", 100}}, {}});
@@ -397,7 +397,7 @@ TEST(Timeline, ALongRunsTableShowsItsEdgesAndItsStalls) {
     iv.cycles = 1;
     iv.start = fmt::format("T{:02}", i);
     iv.points.push_back(
-        {"allreduce", "float", std::string("sum"), 1 << 20, "in_place", 20, 5, 1, 4, 9, 10, i == 10 ? 1 : 0});
+        {"allreduce", "float", std::string("sum"), 1 << 20, Placement::kInPlace, 20, 5, 1, 4, 9, 10, i == 10 ? 1 : 0});
     r.timeline->intervals.push_back(iv);
   }
   r.timeline->links.push_back(flapped_link("h2", 1000.5, 1003.5));

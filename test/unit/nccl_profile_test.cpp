@@ -236,7 +236,7 @@ TEST(NcclProfilerPlugin, SumsEachStepsStatesPerPeerChannelAndDirection) {
 
   // As a report section: the collective and nccl-tests' size, the hung step open.
   const NcclProfileSection sec = build_profile_section({r}, {});
-  EXPECT_EQ(sec.status, kProfileCollected);
+  EXPECT_EQ(sec.status, ProfileStatus::kCollected);
   ASSERT_GE(sec.points.size(), 1u);
   const ProfilePoint* ar = nullptr;
   for (const ProfilePoint& pt : sec.points) {
@@ -247,7 +247,7 @@ TEST(NcclProfilerPlugin, SumsEachStepsStatesPerPeerChannelAndDirection) {
   EXPECT_EQ(ar->size_bytes, 1u << 20);
   EXPECT_EQ(ar->calls, 1u);
   ASSERT_EQ(ar->links.size(), 2u);
-  EXPECT_EQ(ar->links[1].direction, "send");
+  EXPECT_EQ(name(ar->links[1].direction), "send");
   // The four sends waited together: 2 ms and a little of wall-clock time, not their 8 ms sum.
   EXPECT_GE(ar->links[1].network_us_per_call(), 2000);
   EXPECT_LT(ar->links[1].network_us_per_call(), 4000);
@@ -531,7 +531,7 @@ TEST(NcclProfileRead, ADirectoryWithoutProfilesSaysHowToMakeThem) {
 
 TEST(NcclProfileRead, NoFilesIsNoProfilerDataNotZeros) {
   const NcclProfileSection s = build_profile_section({}, {}, "NCCL 2.26.2 wrote no profile on rank 0");
-  EXPECT_EQ(s.status, kNoProfileData);
+  EXPECT_EQ(s.status, ProfileStatus::kNoData);
   EXPECT_TRUE(s.points.empty());
   EXPECT_EQ(s.detail, "NCCL 2.26.2 wrote no profile on rank 0");
   Report r;
@@ -627,7 +627,7 @@ NcclProfileSection ring_section(int slow_src, double factor, uint64_t open_at_ra
   std::vector<NcclProfileSection> parts;
   for (int rank = 0; rank < 4; ++rank) {
     NcclProfileSection s;
-    s.status = std::string(kProfileCollected);
+    s.status = ProfileStatus::kCollected;
     s.ranks.push_back({"c (0x1)", rank, "h" + std::to_string(rank), 100 + rank, 5, "f", true, 0});
     ProfilePoint p;
     p.comm = "c (0x1)";
@@ -642,7 +642,7 @@ NcclProfileSection ring_section(int slow_src, double factor, uint64_t open_at_ra
     ProfileLink l;
     l.rank = rank;
     l.peer = (rank + 1) % 4;
-    l.direction = "send";
+    l.direction = LinkDirection::kSend;
     l.nic = "mlx5_" + std::to_string(rank);
     l.channels = 2;
     l.ops = 20;
@@ -650,7 +650,7 @@ NcclProfileSection ring_section(int slow_src, double factor, uint64_t open_at_ra
     l.wait_us[2] = 10 * 100 * (rank == slow_src ? factor : 1.0);
     ProfileLink in = l;
     in.peer = (rank + 3) % 4;
-    in.direction = "recv";
+    in.direction = LinkDirection::kRecv;
     in.wait_us = std::vector<double>(kProfileStates, 0.0);
     in.wait_us[3] = 1000;
     in.open_steps = rank == 1 ? open_at_rank1 : 0;
@@ -675,7 +675,7 @@ TEST(NcclProfileJudge, AChannelCountDoesNotMakeALinkSlow) {
   NcclProfileSection s = ring_section(-1, 1.0);
   for (ProfilePoint& p : s.points) {
     for (ProfileLink& l : p.links) {
-      if (l.direction == "send") l.channels = l.rank == 1 ? 1 : 4;
+      if (l.direction == LinkDirection::kSend) l.channels = l.rank == 1 ? 1 : 4;
     }
   }
   Report r = with_section(s);
@@ -685,7 +685,7 @@ TEST(NcclProfileJudge, AChannelCountDoesNotMakeALinkSlow) {
 
 TEST(NcclProfileJudge, MergedRanksAndTheSlowLinkNamedWithItsNic) {
   const NcclProfileSection s = ring_section(2, 3.0);
-  EXPECT_EQ(s.status, kProfileCollected);
+  EXPECT_EQ(s.status, ProfileStatus::kCollected);
   ASSERT_EQ(s.points.size(), 1u);
   EXPECT_EQ(s.points[0].links.size(), 8u);
   EXPECT_EQ(s.ranks.size(), 4u);

@@ -101,10 +101,10 @@ void slow(Report& r, uint64_t size, double factor, const char* placement = "out_
   }
 }
 
-std::vector<const ComparisonRow*> with_verdict(const Comparison& c, const std::string& verdict) {
+std::vector<const ComparisonRow*> with_verdict(const Comparison& c, std::string_view verdict) {
   std::vector<const ComparisonRow*> out;
   for (const ComparisonRow& r : c.rows) {
-    if (r.verdict == verdict) out.push_back(&r);
+    if (name(r.verdict) == verdict) out.push_back(&r);
   }
   return out;
 }
@@ -125,10 +125,10 @@ TEST(Compare, OneSlowedSizeIsExactlyOneRegression) {
   auto reg = with_verdict(c, "regression");
   ASSERT_EQ(reg.size(), 1u);
   EXPECT_EQ(reg[0]->size_bytes, 1u << 20);
-  EXPECT_EQ(reg[0]->placement, "out_of_place");
-  EXPECT_EQ(reg[0]->test, "mann_whitney_u");
+  EXPECT_EQ(reg[0]->placement, Placement::kOutOfPlace);
+  EXPECT_EQ(name(reg[0]->test), "mann_whitney_u");
   EXPECT_LT(*reg[0]->p_value, 1e-6);
-  EXPECT_EQ(reg[0]->metric, "busbw_gbps");  // 1 MiB is above this sweep's n1/2
+  EXPECT_EQ(name(reg[0]->metric), "busbw_gbps");  // 1 MiB is above this sweep's n1/2
   EXPECT_NEAR(*reg[0]->change, 1 / 1.2 - 1, 1e-9);
   EXPECT_EQ(with_verdict(c, "unchanged").size(), c.rows.size() - 1);
   std::vector<Finding> f = comparison_findings(c);
@@ -145,7 +145,7 @@ TEST(Compare, SmallSizesAreJudgedOnTime) {
   Comparison c = compare_reports(base, cur, {});
   auto reg = with_verdict(c, "regression");
   ASSERT_EQ(reg.size(), 1u);
-  EXPECT_EQ(reg[0]->metric, "time_us");
+  EXPECT_EQ(name(reg[0]->metric), "time_us");
   EXPECT_FALSE(reg[0]->higher_is_better);
   EXPECT_NEAR(*reg[0]->change, 0.3, 1e-9);
   // n1/2: 1 GB/s peak at 16 MiB; half is first reached at 64 KiB (65536 / 115.5 us).
@@ -153,7 +153,7 @@ TEST(Compare, SmallSizesAreJudgedOnTime) {
   CompareOptions all_bandwidth;
   all_bandwidth.crossover_bytes = 0;
   Comparison c2 = compare_reports(base, cur, all_bandwidth);
-  EXPECT_EQ(with_verdict(c2, "regression")[0]->metric, "busbw_gbps");
+  EXPECT_EQ(name(with_verdict(c2, "regression")[0]->metric), "busbw_gbps");
 }
 
 TEST(Compare, ImprovementIsInfo) {
@@ -179,7 +179,7 @@ TEST(Compare, ASlowdownOfTheMeanByOneHiccupIsWithinNoise) {
   Comparison c = compare_reports(base, cur, {});
   auto noisy = with_verdict(c, "within_noise");
   ASSERT_EQ(noisy.size(), 1u);
-  EXPECT_EQ(noisy[0]->test, "mann_whitney_u");
+  EXPECT_EQ(name(noisy[0]->test), "mann_whitney_u");
   EXPECT_GT(*noisy[0]->p_value, 0.5);
   EXPECT_TRUE(with_verdict(c, "regression").empty());
   EXPECT_TRUE(comparison_findings(c).empty());
@@ -198,11 +198,11 @@ TEST(Compare, WithoutSamplesTheSpreadDecides) {
     Comparison c = compare_reports(base, cur, {});
     const ComparisonRow* row = nullptr;
     for (const ComparisonRow& r : c.rows) {
-      if (r.size_bytes == (16u << 20) && r.placement == "out_of_place") row = &r;
+      if (r.size_bytes == (16u << 20) && r.placement == Placement::kOutOfPlace) row = &r;
     }
     ASSERT_TRUE(row);
-    EXPECT_EQ(row->test, "spread");
-    EXPECT_EQ(row->verdict, noise < 0.1 ? "regression" : "within_noise") << row->reason;
+    EXPECT_EQ(name(row->test), "spread");
+    EXPECT_EQ(row->verdict, noise < 0.1 ? RowVerdict::kRegression : RowVerdict::kWithinNoise) << row->reason;
   }
 }
 
@@ -216,7 +216,7 @@ TEST(Compare, WithoutSpreadTheThresholdAloneDecidesAndSaysSo) {
   Comparison c = compare_reports(base, cur, {});
   auto reg = with_verdict(c, "regression");
   ASSERT_EQ(reg.size(), 1u);
-  EXPECT_EQ(reg[0]->test, "threshold");
+  EXPECT_EQ(name(reg[0]->test), "threshold");
   EXPECT_NE(reg[0]->reason.find("baseline report carries no spread"), std::string::npos) << reg[0]->reason;
   CompareOptions loose;
   loose.threshold = 0.25;
@@ -260,7 +260,13 @@ TEST(Compare, P2pLinksMatchByRanksAndHosts) {
     r.context.backend = "tcp";
     r.context.nranks = 2;
     r.context.hosts = {"a", "b"};
-    r.p2p = P2pSection{"pairs", "bw", "tcp", 16, 2, 10, {}, {}};
+    r.p2p.emplace();
+    r.p2p->pattern = P2pPattern::kPairs;
+    r.p2p->mode = P2pMode::kBandwidth;
+    r.p2p->backend = "tcp";
+    r.p2p->window = 16;
+    r.p2p->warmup_iters = 2;
+    r.p2p->repeats = 10;
     for (int rep = 0; rep < 10; ++rep) {
       for (int dir = 0; dir < 2; ++dir) {
         P2pLink l;
@@ -281,9 +287,9 @@ TEST(Compare, P2pLinksMatchByRanksAndHosts) {
   ASSERT_EQ(c.rows.size(), 2u);
   auto reg = with_verdict(c, "regression");
   ASSERT_EQ(reg.size(), 1u);
-  EXPECT_EQ(reg[0]->section, "p2p");
-  EXPECT_EQ(reg[0]->metric, "bw_gbps");
-  EXPECT_EQ(reg[0]->test, "mann_whitney_u");
+  EXPECT_EQ(name(reg[0]->section), "p2p");
+  EXPECT_EQ(name(reg[0]->metric), "bw_gbps");
+  EXPECT_EQ(name(reg[0]->test), "mann_whitney_u");
   EXPECT_NE(reg[0]->subject.find("b -> a"), std::string::npos) << reg[0]->subject;
 }
 
@@ -297,15 +303,15 @@ TEST(Compare, AttributionNamesACauseThatGrew) {
     a.measured_us = 1000;
     a.ideal_us = 600;
     a.excess_us = 400;
-    a.entries.push_back({"link", "h1 -> h2", {"h1", "h2"}, {1, 2}, link_share, 400 * link_share, {}});
-    a.entries.push_back({"unexplained", "", {}, {}, 1 - link_share, 400 * (1 - link_share), {}});
+    a.entries.push_back({AttributionKind::kLink, "h1 -> h2", {"h1", "h2"}, {1, 2}, link_share, 400 * link_share, {}});
+    a.entries.push_back({AttributionKind::kUnexplained, "", {}, {}, 1 - link_share, 400 * (1 - link_share), {}});
     r.attribution.push_back(a);
     return r;
   };
   Comparison c = compare_reports(diag(0.1), diag(0.9), {});
   auto reg = with_verdict(c, "regression");
   ASSERT_EQ(reg.size(), 1u);
-  EXPECT_EQ(reg[0]->metric, "share");
+  EXPECT_EQ(name(reg[0]->metric), "share");
   EXPECT_NE(reg[0]->subject.find("link h1 -> h2"), std::string::npos);
   EXPECT_NEAR(*reg[0]->change, 0.32, 1e-9);  // 4% -> 36% of the measured time
   EXPECT_EQ(format_change(*reg[0]), "+32.0 pts");
@@ -323,7 +329,7 @@ TEST(Compare, ComparisonRoundTripsThroughJson) {
   out.comparison = compare_reports(base, cur, {});
   out.findings = comparison_findings(*out.comparison);
   decide_verdict(out);
-  EXPECT_EQ(out.verdict.result, "fail");
+  EXPECT_EQ(name(out.verdict.result), "fail");
   auto back = report_from_json_text(to_json_text(out), "cmp.json");
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(to_json_text(*back), to_json_text(out));

@@ -36,7 +36,7 @@ TEST(Findings, CleanRunPasses) {
   add_sweep_findings(r);
   decide_verdict(r);
   EXPECT_TRUE(r.findings.empty());
-  EXPECT_EQ(r.verdict.result, "pass");
+  EXPECT_EQ(name(r.verdict.result), "pass");
 }
 
 TEST(Findings, UncheckedResultsAreNotCounted) {
@@ -45,7 +45,7 @@ TEST(Findings, UncheckedResultsAreNotCounted) {
   add_sweep_findings(r);
   decide_verdict(r);
   EXPECT_TRUE(r.findings.empty());
-  EXPECT_EQ(r.verdict.result, "pass");
+  EXPECT_EQ(name(r.verdict.result), "pass");
 }
 
 TEST(Findings, OneFindingPerRankWithWrongData) {
@@ -62,7 +62,7 @@ TEST(Findings, OneFindingPerRankWithWrongData) {
   EXPECT_EQ(ev["checked"], 3);
   EXPECT_EQ(ev["first"]["size_bytes"], 2048);
   EXPECT_EQ(ev["first"]["wrong_total"], 5);
-  EXPECT_EQ(r.verdict.result, "fail");
+  EXPECT_EQ(name(r.verdict.result), "fail");
   EXPECT_EQ(r.verdict.failed_codes, std::vector<std::string>{"sweep.wrong_results"});
   // The ranks' hosts are implicated, and drained.
   EXPECT_EQ(r.findings[1].hosts, std::vector<std::string>{"b"});
@@ -77,13 +77,13 @@ TEST(Verdict, DrainsTheHostsOfErrorFindingsOnly) {
   r.findings.push_back({"x.warning", Severity::kWarning, "host", {"node11"}, "m", "h", {}});
   r.findings.push_back({"x.info", Severity::kInfo, "host", {"node12"}, "m", "h", {}});
   decide_verdict(r);
-  EXPECT_EQ(r.verdict.result, "fail");
+  EXPECT_EQ(name(r.verdict.result), "fail");
   EXPECT_EQ(r.verdict.drain, (std::vector<std::string>{"node03", "node07", "node08"}));
   EXPECT_EQ(r.verdict.drain_hostlist, "node[03,07-08]");
   r.findings.resize(2);
   r.findings[0].severity = r.findings[1].severity = Severity::kWarning;
   decide_verdict(r);
-  EXPECT_EQ(r.verdict.result, "pass");
+  EXPECT_EQ(name(r.verdict.result), "pass");
   EXPECT_TRUE(r.verdict.drain.empty());
   EXPECT_EQ(r.verdict.drain_hostlist, "");
 }
@@ -112,7 +112,7 @@ TEST(Findings, TcpIdleRestartsCostingTwoPercentOrMoreAreNamed) {
   EXPECT_NE(f.message.find("about 5%"), std::string::npos) << f.message;
   EXPECT_NE(f.hint.find("tcp_slow_start_after_idle=0"), std::string::npos);
   EXPECT_EQ(f.evidence.at("restarts"), 1693);
-  EXPECT_EQ(r.verdict.result, "pass");
+  EXPECT_EQ(name(r.verdict.result), "pass");
 
   for (double cost : {0.0, 2.0}) {  // 0% and 1.7%: below the bar
     Report quiet = with_points({checked(0, {})});

@@ -84,7 +84,7 @@ TEST(Import, EveryFixtureRoundTripsWithTheTablesNumbers) {
     EXPECT_DOUBLE_EQ(back->sweeps[0].busbw_factor, 30.0 / 16.0);
     EXPECT_TRUE(back->context.start_time.empty());  // not in the files: null
     for (const Finding& f : back->findings) EXPECT_NE(f.code, "perf.dip") << name << ": " << f.message;
-    EXPECT_EQ(back->verdict.result, "pass");
+    EXPECT_EQ(back->verdict.result, VerdictResult::kPass);
   }
 }
 
@@ -250,7 +250,7 @@ TEST(Expectations, PointsBelowTheBarAreErrorsWithFigureBarAndRatio) {
   ASSERT_EQ(unmeasured.size(), 1u);  // alltoall
   EXPECT_NE(unmeasured[0].message.find("alltoall"), std::string::npos);
   decide_verdict(r);
-  EXPECT_EQ(r.verdict.result, "fail");
+  EXPECT_EQ(name(r.verdict.result), "fail");
 }
 
 TEST(Expectations, P2pLinksBelowTheBarNameTheirHosts) {
@@ -258,7 +258,13 @@ TEST(Expectations, P2pLinksBelowTheBarNameTheirHosts) {
       R"({"schema": "fabscope.expect/1", "expect": [{"p2p": "bw", "min_bw_gbps": 5}]})", "acc.json");
   ASSERT_TRUE(e.ok()) << e.status().message();
   Report r;
-  r.p2p = P2pSection{"pairs", "bw", "tcp", 16, 2, 1, {}, {}};
+  r.p2p.emplace();
+  r.p2p->pattern = P2pPattern::kPairs;
+  r.p2p->mode = P2pMode::kBandwidth;
+  r.p2p->backend = "tcp";
+  r.p2p->window = 16;
+  r.p2p->warmup_iters = 2;
+  r.p2p->repeats = 1;
   for (int dir = 0; dir < 2; ++dir) {
     P2pLink l;
     l.src_rank = dir;

@@ -79,7 +79,7 @@ TEST(ReportJson, NotJudgedRoundTripsAndIsAbsentWhenEmpty) {
   EXPECT_FALSE(nlohmann::json::parse(to_json_text(r))["verdict"].contains("not_judged"));
   r.verdict.not_judged = {"links: the link matrix needs 2 or more ranks; this job has 1"};
   decide_verdict(r);
-  EXPECT_NE(r.verdict.result, "inconclusive");
+  EXPECT_NE(name(r.verdict.result), "inconclusive");
   const std::string text = to_json_text(r);
   EXPECT_EQ(nlohmann::json::parse(text)["verdict"]["not_judged"][0],
             "links: the link matrix needs 2 or more ranks; this job has 1");
@@ -119,7 +119,7 @@ TEST(ReportJson, NcclRunSettingsRoundTripAndOlderReportsReadWithDefaults) {
   r.context.memory = "cuda";
   r.context.nccl_debug = NcclDebugLog{"/logs", "INIT,NET,GRAPH", {"/logs/nccl-n1-r0.log", "/logs/nccl-n2-r1.log"}};
   r.sweep_settings->graph_launches = 10;
-  r.sweeps[0].iteration_clock = "cuda_graph_launch";
+  r.sweeps[0].iteration_clock = IterationTimer::kCudaGraphLaunch;
   const std::string text = to_json_text(r);
   auto j = nlohmann::json::parse(text);
   EXPECT_EQ(j["sweep_settings"]["graph_launches"], 10);
@@ -138,7 +138,7 @@ TEST(ReportJson, NcclRunSettingsRoundTripAndOlderReportsReadWithDefaults) {
   auto old = report_from_json_text(j.dump(), "old");
   ASSERT_TRUE(old.ok()) << old.status().message();
   EXPECT_EQ(old->sweep_settings->graph_launches, 0);
-  EXPECT_EQ(old->sweeps[0].iteration_clock, "host");
+  EXPECT_EQ(name(old->sweeps[0].iteration_clock), "host");
   EXPECT_FALSE(old->context.nccl_debug.has_value());
   j["sweeps"][0]["iteration_clock"] = 7;
   auto bad = report_from_json_text(j.dump(), "bad");

@@ -66,7 +66,7 @@ TEST(OsuParse, AllreduceDefault) {
   EXPECT_EQ(t.datatype, "MPI_CHAR");
   EXPECT_EQ(t.benchmark.program, "osu_allreduce");
   EXPECT_EQ(t.benchmark.collective, Collective::kAllReduce);
-  EXPECT_EQ(t.benchmark.p2p_mode, "");
+  EXPECT_FALSE(t.benchmark.p2p_mode);
   EXPECT_FALSE(t.bandwidth);
   EXPECT_FALSE(t.full);
   EXPECT_FALSE(t.validation);
@@ -213,7 +213,7 @@ TEST(OsuParse, PointToPoint) {
   EXPECT_EQ(lat[0].title, "OSU MPI Latency Test v7.4");
   EXPECT_EQ(lat[0].benchmark.program, "osu_latency");
   EXPECT_FALSE(lat[0].benchmark.collective);
-  EXPECT_EQ(lat[0].benchmark.p2p_mode, "lat");
+  EXPECT_EQ(lat[0].benchmark.p2p_mode, P2pMode::kLatency);
   EXPECT_FALSE(lat[0].bandwidth);
   ASSERT_EQ(lat[0].rows.size(), 21u);
   EXPECT_EQ(lat[0].rows[0].size_bytes, 1u);
@@ -223,7 +223,7 @@ TEST(OsuParse, PointToPoint) {
 
   auto bw = parse_fixture("osu_bw.txt");
   ASSERT_EQ(bw.size(), 1u);
-  EXPECT_EQ(bw[0].benchmark.p2p_mode, "bw");
+  EXPECT_EQ(bw[0].benchmark.p2p_mode, P2pMode::kBandwidth);
   EXPECT_TRUE(bw[0].bandwidth);
   ASSERT_EQ(bw[0].rows.size(), 21u);
   EXPECT_FALSE(bw[0].rows[0].avg_us);
@@ -233,7 +233,7 @@ TEST(OsuParse, PointToPoint) {
   auto bibw = parse_fixture("osu_bibw.txt");
   ASSERT_EQ(bibw.size(), 1u);
   EXPECT_EQ(bibw[0].title, "OSU MPI Bi-Directional Bandwidth Test v7.4");
-  EXPECT_EQ(bibw[0].benchmark.p2p_mode, "bibw");
+  EXPECT_EQ(bibw[0].benchmark.p2p_mode, P2pMode::kBidirectional);
   ASSERT_EQ(bibw[0].rows.size(), 21u);
   EXPECT_DOUBLE_EQ(*bibw[0].rows[20].bw_mbytes_per_s, 27678.43);
 }
@@ -390,7 +390,7 @@ TEST(OsuImport, CollectiveSweep) {
   EXPECT_FALSE(s.root);
   EXPECT_EQ(s.backend, "mpi");
   EXPECT_EQ(s.nranks, 0);
-  EXPECT_EQ(s.method, "osu");
+  EXPECT_EQ(name(s.method), "osu");
   EXPECT_FALSE(s.floor_us);
   EXPECT_DOUBLE_EQ(s.busbw_factor, 0);
   ASSERT_EQ(s.points.size(), 14u);
@@ -493,10 +493,10 @@ TEST(OsuImport, PointToPoint) {
   EXPECT_TRUE(lat->sweeps.empty());
   ASSERT_TRUE(lat->p2p);
   const P2pSection& l = *lat->p2p;
-  EXPECT_EQ(l.pattern, "pair");
-  EXPECT_EQ(l.mode, "lat");
+  EXPECT_EQ(name(l.pattern), "pair");
+  EXPECT_EQ(name(l.mode), "lat");
   EXPECT_EQ(l.backend, "mpi");
-  EXPECT_EQ(l.method, "osu");
+  EXPECT_EQ(name(l.method), "osu");
   EXPECT_EQ(l.window, 1);
   EXPECT_EQ(l.repeats, 1);
   EXPECT_FALSE(l.floor_us);
@@ -513,7 +513,7 @@ TEST(OsuImport, PointToPoint) {
   auto bw = import_fixtures({"osu_bw.txt"});
   ASSERT_TRUE(bw.ok()) << bw.status().message();
   const P2pSection& b = *bw->p2p;
-  EXPECT_EQ(b.mode, "bw");
+  EXPECT_EQ(name(b.mode), "bw");
   EXPECT_EQ(b.window, 64);
   ASSERT_EQ(b.links.size(), 21u);
   EXPECT_DOUBLE_EQ(*b.links[20].bw_gbps, 13990.79 / 1e3);
@@ -525,7 +525,7 @@ TEST(OsuImport, PointToPoint) {
   auto bibw = import_fixtures({"osu_bibw.txt"});
   ASSERT_TRUE(bibw.ok()) << bibw.status().message();
   const P2pSection& bi = *bibw->p2p;
-  EXPECT_EQ(bi.mode, "bibw");
+  EXPECT_EQ(name(bi.mode), "bibw");
   ASSERT_EQ(bi.links.size(), 42u);
   EXPECT_EQ(bi.links[40].src_rank, 0);
   EXPECT_EQ(bi.links[40].dst_rank, 1);

@@ -38,7 +38,7 @@ TEST(HtmlRenderer, EveryFixtureIsOnePageThatAsksForNothingOutside) {
     const std::string html = render_html(r);
     EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
     EXPECT_NE(html.find("Content-Security-Policy\" content=\"default-src 'none'"), std::string::npos);
-    EXPECT_NE(html.find("data-verdict=\"" + r.verdict.result + "\""), std::string::npos);
+    EXPECT_NE(html.find("data-verdict=\"" + std::string(fabscope::name(r.verdict.result)) + "\""), std::string::npos);
     EXPECT_EQ(count(html, "id=\"verdict\""), 1u);
     // Nothing fetched: no src/href to anything but the page's own anchors, no CSS url().
     EXPECT_EQ(count(html, " src="), 0u);
@@ -174,8 +174,8 @@ Report big_matrix(int n) {
   r.context.nranks = n;
   for (int i = 0; i < n; ++i) r.context.ranks.push_back({i, fmt::format("node{:03d}", i / 8), 100 + i, i % 8});
   P2pSection p;
-  p.pattern = "pairs";
-  p.mode = "bw";
+  p.pattern = P2pPattern::kPairs;
+  p.mode = P2pMode::kBandwidth;
   p.backend = "verbs";
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < n; ++j) {
@@ -236,7 +236,8 @@ TEST(MarkdownRenderer, A64RankDiagnosisFitsAGitHubComment) {
   Attribution a;
   a.collective = "allreduce";
   a.size_bytes = 1 << 30;
-  a.entries = {{"link", "link 3 -> 4", {}, {}, 0.6, 10}, {"unexplained", "no one link", {}, {}, 0.4, 6}};
+  a.entries = {{AttributionKind::kLink, "link 3 -> 4", {}, {}, 0.6, 10},
+               {AttributionKind::kUnexplained, "no one link", {}, {}, 0.4, 6}};
   r.attribution.push_back(a);
   decide_verdict(r);
   const std::string md = render_markdown(r);
@@ -253,7 +254,7 @@ TEST(MarkdownRenderer, A64RankDiagnosisFitsAGitHubComment) {
   // A comparison too large for any budget is cut at a line and says so.
   Report cmp = fixture("compare.json");
   ComparisonRow moved = cmp.comparison->rows.front();
-  moved.verdict = "regression";
+  moved.verdict = RowVerdict::kRegression;
   while (cmp.comparison->rows.size() < 4000) cmp.comparison->rows.push_back(moved);
   const std::string cut = render_markdown(cmp);
   EXPECT_LE(cut.size(), kMarkdownCommentLimit);
@@ -289,7 +290,8 @@ TEST(PrometheusRenderer, NamesUnitsAndSeriesFollowTheFormat) {
       EXPECT_TRUE(series.insert(line.substr(0, line.rfind(' '))).second) << "series twice: " << line;
       std::stod(m[5]);
     }
-    EXPECT_NE(text.find("fabscope_verdict{result=\"" + r.verdict.result + "\"} 1\n"), std::string::npos);
+    EXPECT_NE(text.find("fabscope_verdict{result=\"" + std::string(fabscope::name(r.verdict.result)) + "\"} 1\n"),
+              std::string::npos);
     EXPECT_EQ(r.sweeps.empty(), text.find("fabscope_busbw_bytes_per_second{") == std::string::npos);
     EXPECT_EQ(r.p2p.has_value(), text.find("fabscope_link_bandwidth_bytes_per_second{") != std::string::npos);
   }

@@ -104,7 +104,7 @@ TEST(TriageRecognise, AnyFileNameAndNothingRecognisedIsSaid) {
   Report r;
   judge(std::move(facts), r);
   decide_verdict(r);
-  EXPECT_EQ(r.verdict.result, "inconclusive");
+  EXPECT_EQ(name(r.verdict.result), "inconclusive");
 }
 
 TEST(TriageRecognise, BinaryAndTruncatedFilesGetANoteNotACrash) {
@@ -113,7 +113,7 @@ TEST(TriageRecognise, BinaryAndTruncatedFilesGetANoteNotACrash) {
   ASSERT_EQ(r.triage->files.size(), 2u);
   EXPECT_NE(r.triage->files[0].note.find("binary"), std::string::npos);
   EXPECT_NE(r.triage->files[1].note.find("line 10"), std::string::npos) << r.triage->files[1].note;
-  EXPECT_EQ(r.verdict.result, "inconclusive");
+  EXPECT_EQ(name(r.verdict.result), "inconclusive");
 }
 
 TEST(TriageSignatures, NoIbDeviceInAContainerBehindMpirunPrefixes) {
@@ -125,7 +125,7 @@ TEST(TriageSignatures, NoIbDeviceInAContainerBehindMpirunPrefixes) {
   EXPECT_EQ(quoted(*f), (std::vector<std::string>{"written_container-no-ib-device_mpirun-prefix.log:4",
                                                   "written_container-no-ib-device_mpirun-prefix.log:5"}));
   EXPECT_EQ(r.triage->answer_code, "nccl.no_ib_device");
-  EXPECT_EQ(r.verdict.result, "fail");
+  EXPECT_EQ(name(r.verdict.result), "fail");
 }
 
 TEST(TriageSignatures, SocketFallbackWhereTheTopologyHasRdmaNics) {
@@ -205,7 +205,7 @@ TEST(TriageSignatures, NcclWarningsWithTheirMeaningAndTheFirstFailingRank) {
   ASSERT_NE(lost, nullptr);
   EXPECT_EQ(lost->subject, "rank 0 on trn-12 (pid 5501)");
   ASSERT_NE(find(r, "nccl.ibv_failed"), nullptr);
-  EXPECT_EQ(r.verdict.result, "fail");
+  EXPECT_EQ(name(r.verdict.result), "fail");
 }
 
 // Failures at start-up, one per host, and PyTorch's NCCL errors: each WARN pattern's
@@ -269,7 +269,7 @@ TEST(TriageSignatures, NcclTestsWrongElementsNameTheSizes) {
   EXPECT_NE(f->message.find("2 MiB, 8 MiB"), std::string::npos) << f->message;
   EXPECT_EQ(quoted(*f), (std::vector<std::string>{"written_all_reduce_perf_wrong-at-two-sizes.txt:13",
                                                   "written_all_reduce_perf_wrong-at-two-sizes.txt:15"}));
-  EXPECT_EQ(r.verdict.result, "fail");
+  EXPECT_EQ(name(r.verdict.result), "fail");
 }
 
 // A healthy real table alone: nothing wrong in it, but nothing says which hosts ran it or
@@ -277,7 +277,7 @@ TEST(TriageSignatures, NcclTestsWrongElementsNameTheSizes) {
 TEST(TriageInconclusive, ARealTableAloneCannotShowItsBandwidthIsHealthy) {
   Report r = triage_of({"nccl-tests/nccl-tests-309_Dell-XE9680-H100x8-8CX7-IB400_2node_all_reduce_perf.txt"});
   EXPECT_TRUE(r.findings.empty()) << testing::PrintToString(codes(r));
-  EXPECT_EQ(r.verdict.result, "inconclusive");
+  EXPECT_EQ(name(r.verdict.result), "inconclusive");
   ASSERT_EQ(r.verdict.missing.size(), 1u) << testing::PrintToString(r.verdict.missing);
   EXPECT_NE(r.verdict.missing[0].find("no NIC rates in the files"), std::string::npos) << r.verdict.missing[0];
   EXPECT_NE(r.verdict.missing[0].find("469.2 GB/s"), std::string::npos) << r.verdict.missing[0];
@@ -295,7 +295,7 @@ TEST(TriageSignatures, OneRankTablesOfANonMpiBuildUnderMpirun) {
             (std::vector<std::string>{"written_all_reduce_perf_no-MPI-build-under-mpirun-2-processes.txt:17",
                                       "written_all_reduce_perf_no-MPI-build-under-mpirun-2-processes.txt:36"}));
   EXPECT_EQ(find(r, "nccl_tests.below_nics"), nullptr);  // no figure of the fabric to judge
-  EXPECT_EQ(r.verdict.result, "inconclusive");
+  EXPECT_EQ(name(r.verdict.result), "inconclusive");
   ASSERT_EQ(r.verdict.missing.size(), 1u) << testing::PrintToString(r.verdict.missing);
   EXPECT_NE(r.verdict.missing[0].find("one rank each"), std::string::npos);
 }
@@ -316,7 +316,7 @@ TEST(TriageSignatures, BusBandwidthFarBelowTheNicsOfTheRealVmTicket) {
   EXPECT_EQ(lines[0], "nccl-tests-256_H200x8-2node-KVM-VM-with-NCCL_TOPO_FILE_all_reduce_perf.txt:10");
   EXPECT_EQ(lines[1], "nccl-tests-256_H200-CX7-KVM-VM_NCCL-GRAPH-topology-PCI0.2-links.log:6");
   EXPECT_EQ(r.triage->answer_code, "nccl_tests.below_nics");
-  EXPECT_EQ(r.verdict.result, "fail");
+  EXPECT_EQ(name(r.verdict.result), "fail");
   // The same issue's bare-metal run, 488.8 GB/s on the same NICs: not below them.
   Report ok = triage_of({"nccl-tests/nccl-tests-256_H200x8-2node-baremetal-CX7-400G_all_reduce_perf.txt",
                          "nccl-logs/nccl-tests-256_H200-CX7-KVM-VM_NCCL-GRAPH-topology-PCI0.2-links.log"});
@@ -455,7 +455,7 @@ TEST(TriageSignatures, ACounterAtItsMaximumIsSaturatedNotACount) {
 
 TEST(TriageInconclusive, OneRankOfEightWithoutItsNicListIsNotAPass) {
   Report r = triage_of({"triage/written_one-rank-of-eight.log"});
-  EXPECT_EQ(r.verdict.result, "inconclusive");
+  EXPECT_EQ(name(r.verdict.result), "inconclusive");
   ASSERT_EQ(r.verdict.missing.size(), 2u) << testing::PrintToString(r.verdict.missing);
   EXPECT_NE(r.verdict.missing[0].find("1 of 8 ranks"), std::string::npos);
   EXPECT_EQ(r.verdict.missing[1], "host gpu-c03: no `NET/IB : Using` line: cannot tell which NIC NET/IB/3 is");
@@ -463,7 +463,7 @@ TEST(TriageInconclusive, OneRankOfEightWithoutItsNicListIsNotAPass) {
 
 TEST(TriageInconclusive, AnErrorStillFails) {
   Report r = triage_of({"triage/written_one-rank-of-eight.log", "triage/written_dmesg-xid79-aer-linkflap-oom.txt"});
-  EXPECT_EQ(r.verdict.result, "fail");
+  EXPECT_EQ(name(r.verdict.result), "fail");
   EXPECT_FALSE(r.verdict.missing.empty());
 }
 

@@ -37,7 +37,7 @@ class CudaEventClock final : public IterationClock {
  public:
   explicit CudaEventClock(cudaStream_t stream) : stream_(stream) {}
   ~CudaEventClock() override;
-  std::string_view name() const override { return "cuda_event"; }
+  IterationTimer kind() const override { return IterationTimer::kCudaEvent; }
   Status reset(size_t count) override;
   Status mark(size_t index) override;
   Result<double> elapsed_us(size_t from, size_t to) override;

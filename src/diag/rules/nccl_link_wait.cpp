@@ -42,7 +42,7 @@ void check_nccl_link_wait(const SweepContext& c, FindingSink& sink) {
     std::vector<const ProfileLink*> rows;
     std::vector<double> wall;  // us per call
     for (const ProfileLink& l : p.links) {
-      if (l.direction != "send" || l.calls() <= 0 || l.channels <= 0) continue;
+      if (l.direction != LinkDirection::kSend || l.calls() <= 0 || l.channels <= 0) continue;
       rows.push_back(&l);
       wall.push_back(l.network_us_per_call());
     }
@@ -114,7 +114,8 @@ void check_nccl_open_steps(const SweepContext& c, FindingSink& sink) {
   if (!c.report.nccl_profile) return;
   std::map<std::pair<std::string, int>, bool> complete;
   for (const ProfileSource& s : c.report.nccl_profile->ranks) complete[{s.comm, s.rank}] = s.complete;
-  std::map<std::tuple<std::string, int, int, std::string, std::string>, std::pair<uint64_t, const ProfilePoint*>> open;
+  std::map<std::tuple<std::string, int, int, LinkDirection, std::string>, std::pair<uint64_t, const ProfilePoint*>>
+      open;
   for (const ProfilePoint& p : c.report.nccl_profile->points) {
     for (const ProfileLink& l : p.links) {
       auto it = complete.find({p.comm, l.rank});
@@ -128,24 +129,24 @@ void check_nccl_open_steps(const SweepContext& c, FindingSink& sink) {
     const auto& [comm, rank, peer, direction, nic] = key;
     const std::string src = profile_host(c, comm, rank), dst = profile_host(c, comm, peer);
     const std::string over = nic.empty() ? "" : " over " + nic;
-    sink.add(
-        Severity::kError,
-        fmt::format("rank {} ({}) {} rank {} ({}){}", rank, src, direction == "send" ? "->" : "<-", peer, dst, over),
-        {src, dst},
-        fmt::format("rank {} left {} network transfer{} {} rank {}{} unfinished when its communicator was "
-                    "destroyed (first at {} {})",
-                    rank, o.first, o.first == 1 ? "" : "s", direction == "send" ? "to" : "from", peer, over,
-                    o.second->collective, format_size(o.second->size_bytes)),
-        "a transfer that never completed: the link or the peer hung; look at the peer's host, the NIC's port "
-        "state and NCCL's log for a timeout or a remote error",
-        {{"comm", comm},
-         {"rank", rank},
-         {"peer", peer},
-         {"direction", direction},
-         {"nic", nic},
-         {"src_host", src},
-         {"dst_host", dst},
-         {"open_steps", o.first}});
+    sink.add(Severity::kError,
+             fmt::format("rank {} ({}) {} rank {} ({}){}", rank, src, direction == LinkDirection::kSend ? "->" : "<-",
+                         peer, dst, over),
+             {src, dst},
+             fmt::format("rank {} left {} network transfer{} {} rank {}{} unfinished when its communicator was "
+                         "destroyed (first at {} {})",
+                         rank, o.first, o.first == 1 ? "" : "s", direction == LinkDirection::kSend ? "to" : "from",
+                         peer, over, o.second->collective, format_size(o.second->size_bytes)),
+             "a transfer that never completed: the link or the peer hung; look at the peer's host, the NIC's port "
+             "state and NCCL's log for a timeout or a remote error",
+             {{"comm", comm},
+              {"rank", rank},
+              {"peer", peer},
+              {"direction", name(direction)},
+              {"nic", nic},
+              {"src_host", src},
+              {"dst_host", dst},
+              {"open_steps", o.first}});
   }
 }
 

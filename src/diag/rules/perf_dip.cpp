@@ -15,7 +15,7 @@ namespace fabscope {
 
 void check_perf_dip(const SweepContext& c, FindingSink& sink) {
   for (const Sweep& s : c.report.sweeps) {
-    for (const char* placement : {"out_of_place", "in_place"}) {
+    for (Placement placement : kPlacements) {
       // (size, bytes per microsecond, printed busbw) of the placement's points, by size.
       struct Point {
         uint64_t size;
@@ -24,7 +24,7 @@ void check_perf_dip(const SweepContext& c, FindingSink& sink) {
       };
       std::vector<Point> pts;
       for (const SweepPoint& p : s.points) {
-        const auto& r = std::string_view(placement) == "in_place" ? p.in_place : p.out_of_place;
+        const std::optional<PlacementResult>& r = p.at(placement);
         if (r && r->time_us > 0 && p.size_bytes > 0) {
           pts.push_back({p.size_bytes, static_cast<double>(p.size_bytes) / r->time_us, r->busbw_gbps});
         }
@@ -38,8 +38,7 @@ void check_perf_dip(const SweepContext& c, FindingSink& sink) {
         const double ratio = pts[i].rate / neighbour;
         if (ratio >= kDipRatio) continue;
         const std::string subject =
-            fmt::format("{} {}{} {} ({})", s.collective, s.dtype, s.op ? " " + *s.op : "",
-                        std::string_view(placement) == "in_place" ? "in-place" : "out-of-place", s.backend);
+            fmt::format("{} {}{} {} ({})", s.collective, s.dtype, s.op ? " " + *s.op : "", label(placement), s.backend);
         sink.add(Severity::kWarning, subject, {},
                  fmt::format("{} at {}: bandwidth {:.0f}% of the lower of its neighbours ({} and {}): a dip, not a "
                              "curve",
@@ -53,7 +52,7 @@ void check_perf_dip(const SweepContext& c, FindingSink& sink) {
                   {"above_busbw_gbps", pts[i + 1].busbw},
                   {"ratio", ratio},
                   {"collective", s.collective},
-                  {"placement", placement}});
+                  {"placement", name(placement)}});
       }
     }
   }

@@ -23,10 +23,11 @@ void check_rank_straggler(const SweepContext& c, FindingSink& sink) {
   int with_arrivals = 0;
   for (const Sweep& s : c.report.sweeps) {
     for (const SweepPoint& p : s.points) {
-      for (const auto* pl : {&p.out_of_place, &p.in_place}) {
-        if (!pl->has_value() || !(*pl)->arrivals) continue;
+      for (Placement placement : kPlacements) {
+        const std::optional<PlacementResult>& pl = p.at(placement);
+        if (!pl || !pl->arrivals) continue;
         ++with_arrivals;
-        const ArrivalSplit& a = *(*pl)->arrivals;
+        const ArrivalSplit& a = *pl->arrivals;
         for (const RankArrival& r : a.ranks) {
           const double share = r.held_share + r.stalled_share;
           if (share < kStragglerShare) continue;
@@ -34,12 +35,13 @@ void check_rank_straggler(const SweepContext& c, FindingSink& sink) {
           ++w.placements;
           if (share <= w.share) continue;
           w.share = share;
-          w.where = fmt::format("{} {}{}{} {} ({})", s.collective, s.dtype, s.op ? " " : "", s.op.value_or(""),
-                                format_size(p.size_bytes), pl == &p.out_of_place ? "out of place" : "in place");
+          w.where =
+              fmt::format("{} {}{}{} {} ({})", s.collective, s.dtype, s.op ? " " : "", s.op.value_or(""),
+                          format_size(p.size_bytes), placement == Placement::kOutOfPlace ? "out of place" : "in place");
           w.evidence = {{"collective", s.collective},
                         {"dtype", s.dtype},
                         {"size_bytes", p.size_bytes},
-                        {"placement", pl == &p.out_of_place ? "out_of_place" : "in_place"},
+                        {"placement", name(placement)},
                         {"held_share", r.held_share},
                         {"held_us", r.held_us},
                         {"stalled_share", r.stalled_share},

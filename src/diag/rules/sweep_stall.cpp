@@ -85,7 +85,7 @@ void check_sweep_stall(const SweepContext& c, FindingSink& sink) {
     }
     const std::string where =
         fmt::format("{} {}{}{} {} {}", s.collective, s.dtype, s.op ? " " : "", s.op.value_or(""),
-                    format_size(s.size_bytes), s.placement == "in_place" ? "in place" : "out of place");
+                    format_size(s.size_bytes), s.placement == Placement::kInPlace ? "in place" : "out of place");
     sink.add(over ? Severity::kError : Severity::kWarning,
              fmt::format("{}, cycle {} iteration {}", where, s.cycle, s.iteration), hosts,
              fmt::format(
@@ -103,7 +103,7 @@ void check_sweep_stall(const SweepContext& c, FindingSink& sink) {
               {"dtype", s.dtype},
               {"op", s.op ? nlohmann::ordered_json(*s.op) : nlohmann::ordered_json(nullptr)},
               {"size_bytes", s.size_bytes},
-              {"placement", s.placement},
+              {"placement", name(s.placement)},
               {"cycle", s.cycle},
               {"iteration", s.iteration},
               {"time", s.time},

@@ -19,8 +19,9 @@ void check_sweep_wrong_results(const SweepContext& c, FindingSink& sink) {
   PerRank unnamed;  // wrong results whose ranks the report does not name (imported tables)
   for (const Sweep& s : c.report.sweeps) {
     for (const SweepPoint& p : s.points) {
-      for (const auto* pl : {&p.out_of_place, &p.in_place}) {
-        if (!pl->has_value() || !(*pl)->wrong.has_value()) continue;
+      for (Placement placement : kPlacements) {
+        const std::optional<PlacementResult>& pl = p.at(placement);
+        if (!pl || !pl->wrong.has_value()) continue;
         ++checked;
         // The point, as the first failure of a rank (or of the ranks a report does not name).
         auto where = [&] {
@@ -28,11 +29,11 @@ void check_sweep_wrong_results(const SweepContext& c, FindingSink& sink) {
                                         {"dtype", s.dtype},
                                         {"op", s.op ? nlohmann::ordered_json(*s.op) : nlohmann::ordered_json(nullptr)},
                                         {"size_bytes", p.size_bytes},
-                                        {"placement", pl == &p.out_of_place ? "out_of_place" : "in_place"},
-                                        {"wrong_total", *(*pl)->wrong}};
+                                        {"placement", name(placement)},
+                                        {"wrong_total", *pl->wrong}};
         };
-        if (*(*pl)->wrong > 0 && (*pl)->wrong_ranks.empty() && unnamed.failed++ == 0) unnamed.first = where();
-        for (int r : (*pl)->wrong_ranks) {
+        if (*pl->wrong > 0 && pl->wrong_ranks.empty() && unnamed.failed++ == 0) unnamed.first = where();
+        for (int r : pl->wrong_ranks) {
           PerRank& pr = by_rank[r];
           if (pr.failed++ == 0) pr.first = where();
         }
