@@ -772,13 +772,7 @@ std::optional<TcpIdleRestarts> DiagnoseCommand::tcp_idle_restarts() const {
                                               transport_ ? transport_->tcp_idle_restarts() : std::nullopt}) {
     if (!part) continue;
     if (!sum) sum = TcpIdleRestarts();
-    sum->watched = sum->watched || part->watched;
-    sum->idle_sends += part->idle_sends;
-    sum->restarts += part->restarts;
-    sum->cwnd_before += part->cwnd_before;
-    sum->cwnd_after += part->cwnd_after;
-    sum->cost_us += part->cost_us;
-    sum->busy_us += part->busy_us;
+    *sum += *part;
   }
   return sum;
 }

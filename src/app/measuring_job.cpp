@@ -57,20 +57,27 @@ void MeasuringJob::record_tcp_idle_restarts(Report& report, const std::optional<
   constexpr size_t kValues = std::size(values);
   auto all = measured(ctx().gather(std::span<const double>(values, kValues)));
   if (ctx().rank() != 0) return;
-  TcpIdleRestartSummary s;
-  double before = 0, after = 0;
+  TcpIdleRestarts sum;
   for (size_t r = 0; r + kValues <= all.size(); r += kValues) {
-    s.watched = s.watched || all[r] > 0;
-    s.idle_sends += static_cast<uint64_t>(all[r + 1]);
-    s.restarts += static_cast<uint64_t>(all[r + 2]);
-    before += all[r + 3];
-    after += all[r + 4];
-    s.estimated_cost_s += all[r + 5] / 1e6;
-    s.busy_s += all[r + 6] / 1e6;
+    TcpIdleRestarts rank;
+    rank.watched = all[r] > 0;
+    rank.idle_sends = static_cast<uint64_t>(all[r + 1]);
+    rank.restarts = static_cast<uint64_t>(all[r + 2]);
+    rank.cwnd_before = all[r + 3];
+    rank.cwnd_after = all[r + 4];
+    rank.cost_us = all[r + 5];
+    rank.busy_us = all[r + 6];
+    sum += rank;
   }
-  if (s.restarts > 0) {
-    s.cwnd_before_segments = before / static_cast<double>(s.restarts);
-    s.cwnd_after_segments = after / static_cast<double>(s.restarts);
+  TcpIdleRestartSummary s;
+  s.watched = sum.watched;
+  s.idle_sends = sum.idle_sends;
+  s.restarts = sum.restarts;
+  s.estimated_cost_s = sum.cost_us / 1e6;
+  s.busy_s = sum.busy_us / 1e6;
+  if (sum.restarts > 0) {
+    s.cwnd_before_segments = sum.cwnd_before / static_cast<double>(sum.restarts);
+    s.cwnd_after_segments = sum.cwnd_after / static_cast<double>(sum.restarts);
   }
   report.context.tcp_idle_restarts = s;
 }

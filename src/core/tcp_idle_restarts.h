@@ -20,6 +20,19 @@ struct TcpIdleRestarts {
   double cost_us = 0;       // estimate: the round trips slow start took to regrow each, summed
   double busy_us = 0;       // time the rank had a message posted on any connection (inside the engine's calls)
   bool watched = false;     // the setting is on and the congestion control subject to it
+
+  // Two counts of one rank (its collective engine's and its link matrix's), or of
+  // several ranks: the sums, watched where either was.
+  TcpIdleRestarts& operator+=(const TcpIdleRestarts& o) {
+    idle_sends += o.idle_sends;
+    restarts += o.restarts;
+    cwnd_before += o.cwnd_before;
+    cwnd_after += o.cwnd_after;
+    cost_us += o.cost_us;
+    busy_us += o.busy_us;
+    watched = watched || o.watched;
+    return *this;
+  }
 };
 
 }  // namespace fabscope
