@@ -347,25 +347,43 @@ Status parse_lines(std::string_view text, std::string_view source, TopologySet& 
 
 }  // namespace
 
+namespace {
+
+// "NCCL INFO ..." without the HOST:PID:TID [DEV] prefix: the message, the host unnamed.
+bool split_unprefixed(std::string_view line, size_t tag, NcclLogLine& out) {
+  out.host = kUnnamedHost;
+  out.pid = {};
+  out.dev = -1;
+  out.level = line.substr(tag + 5, 4);
+  out.msg = line.substr(tag + 10);
+  return true;
+}
+
+}  // namespace
+
 bool split_nccl_line(std::string_view line, NcclLogLine& out) {
   size_t tag = line.find(" NCCL INFO ");
   if (tag == std::string_view::npos) tag = line.find(" NCCL WARN ");
-  if (tag == std::string_view::npos) return false;
+  if (tag == std::string_view::npos) {
+    const std::string_view t = trim(line);
+    if (!t.starts_with("NCCL INFO ") && !t.starts_with("NCCL WARN ")) return false;
+    return split_unprefixed(t, 0, out);
+  }
   const std::string_view prefix = line.substr(0, tag);
   // prefix: [launcher or prompt text] host:pid:tid [dev]
   const size_t lb = prefix.rfind('[');
-  if (lb == std::string_view::npos) return false;
+  if (lb == std::string_view::npos) return split_unprefixed(line, tag + 1, out);
   std::string_view id = trim(prefix.substr(0, lb));  // "[1,3]<stdout>:host:pid:tid"
   const size_t last_space = id.find_last_of(" \t");
   if (last_space != std::string_view::npos) id = id.substr(last_space + 1);
   // The launcher's "[1,3]<stdout>:" has no spaces: the host is the third field from the end.
   const size_t c2 = id.rfind(':');
   const size_t c1 = c2 == std::string_view::npos || c2 == 0 ? std::string_view::npos : id.rfind(':', c2 - 1);
-  if (c1 == std::string_view::npos) return false;
+  if (c1 == std::string_view::npos) return split_unprefixed(line, tag + 1, out);
   const size_t c0 = c1 == 0 ? std::string_view::npos : id.rfind(':', c1 - 1);
   const std::string_view host =
       id.substr(c0 == std::string_view::npos ? 0 : c0 + 1, c1 - (c0 == std::string_view::npos ? 0 : c0 + 1));
-  if (host.empty()) return false;
+  if (host.empty()) return split_unprefixed(line, tag + 1, out);
   out.host = host;
   out.pid = id.substr(c1 + 1, c2 - c1 - 1);
   const size_t rb = prefix.find(']', lb);

@@ -68,7 +68,9 @@ Status parse_nccl_log(std::string_view text, std::string_view source, TopologySe
 Status read_nccl_log(const std::string& path, TopologySet& set);
 // One NCCL_DEBUG line, "HOST:PID:TID [DEV] NCCL INFO|WARN message", found anywhere in
 // `line` (launcher prefixes such as " 0: " or "[1,3]<stdout>:" and prompts glued
-// before the host are skipped: the host is the last word before the first ':').
+// before the host are skipped: the host is the last word before the first ':'). A line
+// pasted without that prefix ("NCCL INFO NET/IB : No device found.", as tickets quote
+// them) is one too: its host is kUnnamedHost, its pid "" and its device -1.
 struct NcclLogLine {
   std::string_view host;
   std::string_view pid;
@@ -77,6 +79,7 @@ struct NcclLogLine {
   std::string_view msg;    // what follows the level
 };
 bool split_nccl_line(std::string_view line, NcclLogLine& out);
+inline constexpr std::string_view kUnnamedHost = "unnamed-host";
 
 // The kinds of NCCL line parse_nccl_log reads, in the order it tries them, each with
 // the number of lines of `text` it took as that kind (for tests: which kinds real logs

@@ -37,7 +37,14 @@ bool looks_binary(std::string_view text) {
   return !head.empty() && odd * 10 > head.size();
 }
 
-// "[ 1234.567890] ..." (dmesg), "Mon DD HH:MM:SS host kernel: ..." (journalctl -k).
+// Kernel messages pasted without dmesg's timestamp or journalctl's prefix, by their
+// subsystems' own tags: the NVIDIA driver, the mlx5 driver, PCIe AER, the OOM killer.
+constexpr std::string_view kKernelTags[] = {"NVRM: ",    "mlx5_core ",      "pcieport ",
+                                            " AER: ",    "nvidia-nvswitch", "Out of memory: Killed process",
+                                            "oom-kill:", "oom_reaper: "};
+
+// "[ 1234.567890] ..." (dmesg), "Mon DD HH:MM:SS host kernel: ..." (journalctl -k), or a
+// line with a kernel subsystem's tag (kKernelTags).
 bool is_kernel_line(std::string_view line) {
   const std::string_view t = trim(line);
   if (t.size() > 3 && t[0] == '[') {
@@ -50,7 +57,28 @@ bool is_kernel_line(std::string_view line) {
                          [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
     }
   }
-  return contains(line, " kernel: ");
+  if (contains(line, " kernel: ")) return true;
+  // printk writes at most 1 KiB a message: a longer line (a pasted command line) is not one.
+  if (line.size() > 1024 + 64) return false;
+  return std::any_of(std::begin(kKernelTags), std::end(kKernelTags),
+                     [&](std::string_view tag) { return contains(line, tag); });
+}
+
+// The line without terminal colour and style sequences (ESC [ ... letter), as a log
+// copied from a coloured terminal or CI page carries them.
+std::string_view without_ansi(std::string_view line, std::string& buffer) {
+  if (line.find('\x1b') == std::string_view::npos) return line;
+  buffer.clear();
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\x1b' && i + 1 < line.size() && line[i + 1] == '[') {
+      size_t j = i + 2;
+      while (j < line.size() && !std::isalpha(static_cast<unsigned char>(line[j]))) ++j;
+      i = j;  // the final letter too
+      continue;
+    }
+    buffer.push_back(line[i]);
+  }
+  return buffer;
 }
 
 bool parse_u64(std::string_view s, uint64_t& out) {
@@ -213,9 +241,13 @@ class Gatherer {
     }
   }
   bool binary() const { return binary_; }
+  // Whether the text to come may hold colour sequences: its lines are cleaned of them only
+  // then (one search of a whole chunk costs less than one per line).
+  void expect_colours(bool may) { colours_ = may; }
 
-  void line(std::string_view line, Facts* facts) {
+  void line(std::string_view raw, Facts* facts) {
     ++lines_;
+    const std::string_view line = colours_ ? without_ansi(raw, clean_) : raw;
     if (xml_) {
       append_other(line);
       return;
@@ -471,6 +503,8 @@ class Gatherer {
   }
 
   std::string path_;
+  bool colours_ = true;  // an ESC may be in the text to come
+  std::string clean_;    // the current line without colour sequences
   int lines_ = 0;
   bool binary_ = false, xml_ = false, hwloc_ = false, nccl_xml_ = false;
   bool nccl_ = false, framework_ = false, kernel_ = false, tests_ = false, smi_ = false, rdma_ = false,
@@ -504,6 +538,7 @@ void gather(const std::string& path, std::string_view text, Facts& facts) {
   Gatherer g(path);
   g.start(text.substr(0, 65536));
   if (!g.binary()) {
+    g.expect_colours(text.find('\x1b') != std::string_view::npos);
     LineReader lines(text);
     std::string_view line;
     while (lines.next(line)) g.line(line, &facts);
@@ -528,6 +563,7 @@ Status gather_file(const std::string& path, Facts& facts, Progress* progress, co
   std::string carry;  // a line cut by the chunk's end
   uint64_t done = 0;
   bool first = true;
+  bool colours_before = false;
   while (true) {
     const size_t got = std::fread(chunk.data(), 1, chunk.size(), f.get());
     if (got == 0) break;
@@ -537,6 +573,10 @@ Status gather_file(const std::string& path, Facts& facts, Progress* progress, co
       first = false;
       if (g.binary()) break;
     }
+    // A line cut at the chunk's end is read with the next chunk: colours in either count.
+    const bool colours = data.find('\x1b') != std::string_view::npos;
+    g.expect_colours(colours || colours_before);
+    colours_before = colours;
     done += got;
     if (progress)
       progress->update(fmt::format("fabscope triage: {}  {:.0f} of {:.0f} MiB", path,

@@ -84,7 +84,7 @@ RankMap rank_map(const Facts& facts) {
 }
 
 std::string who(const NcclFact& n, const RankMap& ranks) {
-  if (n.host.empty()) {  // a framework's line: its "[rankN]" prefix, else the file
+  if (n.host.empty() || n.pid.empty()) {  // a framework's line, or NCCL's pasted bare: "[rankN]", else the file
     return n.rank >= 0 ? fmt::format("rank {}", n.rank) : fmt::format("{}", n.where.file);
   }
   auto it = ranks.rank_of.find(proc_of(n));
@@ -357,10 +357,16 @@ constexpr WarnMeaning kWarnMeanings[] = {
     {"/dev/shm", code::kNcclShmExhausted, "/dev/shm too small for NCCL's shared-memory buffers",
      "give the container more /dev/shm (docker --shm-size, a memory-backed emptyDir in Kubernetes), or set "
      "NCCL_SHM_DISABLE=1 at a cost in intra-node bandwidth"},
+    // NCCL's shm.cc, when the segment does not fit: "Call to posix_fallocate failed: No
+    // space left on device", "Error while creating shared memory segment ...".
+    {"posix_fallocate", code::kNcclShmExhausted, "", ""},
+    {"creating shared memory segment", code::kNcclShmExhausted, "", ""},
     {"status=12 ", code::kNcclIbRetryExceeded,
      "a send was never acknowledged (IBV_WC_RETRY_EXC_ERR): the peer or the path to it stopped answering",
      "a link down or flapping on that path, a dead peer host, or a misrouted/congested path: check both NICs' "
      "counters and the switch ports between them, and dmesg on both hosts"},
+    // Older NCCL's form of the same completion: "Got completion with error 12, opcode 1, ...".
+    {"completion with error 12,", code::kNcclIbRetryExceeded, "", ""},
     {"Call to ibv_", code::kNcclIbvFailed, "a verbs call failed: the RDMA device or its resources",
      "check the NIC (ibv_devinfo, dmesg for mlx5 errors), locked-memory limits (ulimit -l) and the firmware"},
     {"unhandled system error", code::kNcclSystemError,
@@ -789,7 +795,9 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
         oom_hosts.push_back(kernel_host(t));
       }
     } else if (contains(t, "mlx5") && (contains(t, "cmd_work_handler") || contains(t, "mlx5_cmd_check") ||
-                                       contains(t, "mlx5_cmd_out_err") || contains(t, "failed,"))) {
+                                       contains(t, "mlx5_cmd_out_err") || contains(t, "failed,") ||
+                                       // a command the firmware never completed (mlx5 cmd.c's wait_func)
+                                       contains(t, "No done completion") || contains(t, "wait_func"))) {
       mlx5_cmd.push_back(q);
     } else if (contains(t, "Link down") || contains(t, "link down") || contains(t, "Link is Down") ||
                contains(t, "NIC Link is Down") || contains(t, "link becomes down")) {

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/atomic_file.h"
+#include "topo/readers.h"
 #include "triage/triage.h"
 
 namespace fabscope::triage {
@@ -403,6 +404,54 @@ TEST(TriageSignatures, KernelLogXidAerLinkFlapAndOomKill) {
   const Finding* cmd = find(r, "kernel.mlx5_cmd");
   ASSERT_NE(cmd, nullptr);
   EXPECT_EQ(quoted(*cmd), std::vector<std::string>{"written_dmesg-xid79-aer-linkflap-oom.txt:10"});
+}
+
+// Issue 37: lines as tickets quote them. The texts below are written for this test in
+// the shapes the ticket corpus (test/fixtures/tickets) shows: no dmesg timestamp, no NCCL
+// prefix, a source-location prefix, terminal colours.
+TEST(TriagePasted, KernelLinesWithoutTheirTimestamp) {
+  Report r = judged({{"paste.txt",
+                      "NVRM: Xid (PCI:0000:18:00): 31, pid=2210, name=python, Ch 00000008, intr 10000000\n"
+                      "mlx5_core 0000:61:00.0: wait_func_handle_exec_timeout:1104:(pid 1): cmd[22]: "
+                      "CREATE_DCT(0x710) No done completion\n"}});
+  const Finding* xid = find(r, "kernel.gpu_xid");
+  ASSERT_NE(xid, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(xid->evidence.at("xid"), 31);
+  const Finding* cmd = find(r, "kernel.mlx5_cmd");
+  ASSERT_NE(cmd, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(quoted(*cmd), std::vector<std::string>{"paste.txt:2"});
+  EXPECT_EQ(r.triage->files.at(0).kinds, std::vector<std::string>{"kernel-log"});
+}
+
+TEST(TriagePasted, NcclLinesWithoutTheirPrefixOrBehindColours) {
+  // Bare lines: the file is an NCCL log, the warning read for its meaning.
+  Report bare = judged({{"bare.txt",
+                         "NCCL INFO NET/Plugin : No plugin found (libnccl-net.so)\n"
+                         "include/shm.h:28 NCCL WARN Call to posix_fallocate failed: No space left on device\n"}});
+  EXPECT_EQ(bare.triage->files.at(0).kinds, std::vector<std::string>{"nccl-log"});
+  ASSERT_NE(find(bare, "nccl.shm_exhausted"), nullptr) << testing::PrintToString(codes(bare));
+  // Older NCCL's IB completion error, and ANSI colour around a prefixed line.
+  Report coloured =
+      judged({{"c.txt",
+               "\x1b[31mnode-1:946:988 [0] transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion with error 12, "
+               "opcode 1, len 0, vendor err 129\x1b[0m\n"}});
+  const Finding* retry = find(coloured, "nccl.ib_retry_exceeded");
+  ASSERT_NE(retry, nullptr) << testing::PrintToString(codes(coloured));
+  EXPECT_EQ(retry->hosts, std::vector<std::string>{"node-1"});
+}
+
+TEST(TriagePasted, ABareLineNamesNoHostButItsFile) {
+  topo::NcclLogLine l;
+  ASSERT_TRUE(topo::split_nccl_line("  NCCL INFO NET/IB : No device found.", l));
+  EXPECT_EQ(l.host, topo::kUnnamedHost);
+  EXPECT_EQ(l.pid, "");
+  EXPECT_EQ(l.dev, -1);
+  EXPECT_EQ(l.level, "INFO");
+  EXPECT_EQ(l.msg, "NET/IB : No device found.");
+  ASSERT_TRUE(topo::split_nccl_line("h1:12:13 [2] NCCL WARN oops", l));
+  EXPECT_EQ(l.host, "h1");
+  EXPECT_EQ(l.dev, 2);
+  EXPECT_FALSE(topo::split_nccl_line("the NCCL INFOrmation page", l));
 }
 
 TEST(TriageSignatures, RealCounterDumps) {
