@@ -60,7 +60,7 @@ def load_records(tickets):
         if not os.path.isfile(paste):
             fail(f"{entry}: no {name}.txt beside it")
         # A public ticket's address, or (healthy artifacts only) fabscope's own run, named.
-        if not rec["source"].startswith("https://") and not (rec["healthy"] and rec["source"].startswith("fabscope's own run")):
+        if not rec["source"].startswith(("https://", "http://")) and not (rec["healthy"] and rec["source"].startswith("fabscope's own run")):
             fail(f"{entry}: source is neither a public address nor (healthy) fabscope's own run: {rec['source']}")
         if rec["healthy"] != (not rec["expect"]):
             fail(f"{entry}: a healthy artifact expects nothing, a ticket at least one code: {rec['expect']}")
