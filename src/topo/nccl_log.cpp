@@ -163,7 +163,10 @@ void apply_net_socket_using(const LogLine& line, ParseState& state) {
     if (spec.empty()) continue;
     if (list.size() <= static_cast<size_t>(idx)) list.resize(idx + 1);
     list[idx] = std::string(spec);
-    line.h.add_nic(spec);
+    const bool known =
+        std::any_of(line.h.nics.begin(), line.h.nics.end(), [&](const Nic& n) { return n.name == spec; });
+    Nic& nic = line.h.add_nic(spec);
+    if (!known) nic.rdma = false;  // a socket interface (eth0), unless another source knows it as RDMA
   }
   state.socket_nets_of[line.proc] = list;
 }

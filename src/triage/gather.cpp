@@ -11,6 +11,7 @@
 #include <memory>
 #include <set>
 #include <unordered_set>
+#include <utility>
 
 #include "coll/collective.h"
 #include "core/atomic_file.h"
@@ -265,7 +266,7 @@ class Gatherer {
     recognise_tables(line);
     // ibqueryerrors: "Errors for 0x248a0703 "ib-switch-1"" names the node of the ports below.
     if (line.starts_with("Errors for ")) errors_for_ = ibqueryerrors_node(line);
-    if (!bracketed_counters(line, facts)) {
+    if (!bracketed_counters(line, facts) && !headed_counter(trim(line), facts)) {
       counter_heading(trim(line));
       listed_counter(line, facts);
     }
@@ -468,6 +469,44 @@ class Gatherer {
     return true;
   }
 
+  // A file's content under its name, as a shell loop (`for f in *; do echo "=== $f ===";
+  // cat $f; done`) or `head`/`tail` of several files ("==> FILE <==") print counters: the
+  // heading names the counter (and, as a sysfs path, its device), the next line its value.
+  // True where the line is such a heading or the value under one.
+  bool headed_counter(std::string_view t, Facts* facts) {
+    if (!heading_path_.empty()) {
+      const std::string path = std::exchange(heading_path_, {});
+      CounterFact c;
+      if (!t.empty() && parse_u64(t, c.value)) {
+        c.name = path.substr(path.rfind('/') + 1);
+        if (!counter_like(c.name)) return true;
+        counters_ = true;  // a file's name and its number: the heading says what it is
+        if (!facts) return true;
+        if (counters_pending_.size() >= kMaxKeptLines) {
+          ++dropped_;
+          return true;
+        }
+        c.device = sysfs_device(path);
+        if (c.device.empty()) c.device = device_;
+        c.where = {path_, lines_, fmt::format("{}: {}", path, t)};
+        counters_pending_.push_back(std::move(c));
+        return true;
+      }
+    }
+    std::string_view inner;
+    if (t.starts_with("==> ") && t.ends_with(" <==")) {
+      inner = t.substr(4, t.size() - 8);
+    } else if (t.size() > 8 && t.starts_with("=== ") && t.ends_with(" ===")) {
+      inner = t.substr(4, t.size() - 8);
+    } else {
+      return false;
+    }
+    inner = trim(inner);
+    if (inner.empty() || inner.find(' ') != std::string_view::npos) return false;
+    heading_path_ = std::string(inner);
+    return true;
+  }
+
   // The device a heading names ("# show_counters mlx5_0", "perfquery ...", "ethtool -S eth0").
   void counter_heading(std::string_view t) {
     for (std::string_view key : {"show_counters ", "perfquery ", "ethtool -S ", "Port counters: Lid "}) {
@@ -512,6 +551,7 @@ class Gatherer {
   int counter_lines_ = 0;
   std::string device_;
   std::string errors_for_;                // ibqueryerrors: the node whose ports follow
+  std::string heading_path_;              // "=== FILE ===" or "==> FILE <==": the file the next line is
   std::set<std::string> programs_;        // nccl-tests binaries the file's other lines name
   std::unordered_set<std::string> seen_;  // NCCL lines kept, by process, device and message
   std::string nccl_text_;                 // the distinct NCCL lines topo's reader reads

@@ -119,14 +119,26 @@ bool channel_net(std::string_view msg, std::string& net, int& index, bool& gdr) 
 
 // --- NCCL logs -------------------------------------------------------------------
 
-// NCCL fell back to sockets: "NET/Socket : Using", "Using network Socket", while
-// InfiniBand/RoCE devices exist (the topology or other ranks say so), or NET/IB found none.
+// "NET/IB : Using [0]mlx5_0:1/IB ..." with at least one device ("NET/IB : Using [RO]; OOB
+// eth0" lists none: the plugin loaded and found nothing).
+bool ib_devices_listed(std::string_view msg) {
+  if (!msg.starts_with("NET/IB : Using")) return false;
+  const size_t lb = msg.find('[');
+  return lb != std::string_view::npos && lb + 1 < msg.size() && std::isdigit(static_cast<unsigned char>(msg[lb + 1]));
+}
+
+// NCCL fell back to sockets: "NET/Socket : Using", "Using network Socket", or NET/IB found
+// no device. A fault only where InfiniBand/RoCE was expected: NCCL_IB_HCA set, RDMA
+// devices in the files' topology, or other ranks on IB; elsewhere (a one-GPU machine, a
+// cloud VM without RDMA) it is said as information.
 void check_socket_fallback(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   std::vector<Quote> socket, no_device;
   std::set<std::string> socket_hosts, no_device_hosts, ib_procs;
   std::vector<const NcclFact*> socket_lines;
+  bool hca_set = false;
   for (const NcclFact& n : facts.nccl) {
-    if (n.msg.starts_with("NET/IB : Using") || contains(n.msg, "Using network IB")) ib_procs.insert(proc_of(n));
+    if (ib_devices_listed(n.msg) || contains(n.msg, "Using network IB")) ib_procs.insert(proc_of(n));
+    if (n.msg.starts_with("NCCL_IB_HCA set")) hca_set = true;
     if (contains(n.msg, "Using network Socket") || n.msg.starts_with("NET/Socket : Using")) {
       socket.push_back(n.where);
       socket_hosts.insert(n.host);
@@ -138,29 +150,38 @@ void check_socket_fallback(const Facts& facts, std::vector<Finding>& out, std::v
     }
   }
   bool rdma_known = !ib_procs.empty();
-  for (const topo::HostTopology& h : facts.topology.hosts) rdma_known |= !h.nics.empty();
+  for (const topo::HostTopology& h : facts.topology.hosts) {
+    for (const topo::Nic& nic : h.nics) rdma_known |= nic.rdma;
+  }
+  const bool ib_expected = rdma_known || hca_set;
+  const nlohmann::ordered_json expected = {
+      {"rdma_devices_known", rdma_known}, {"nccl_ib_hca_set", hca_set}, {"ib_expected", ib_expected}};
+  const char* const unexpected_note =
+      "; nothing in the files expects RDMA (no NCCL_IB_HCA, no RDMA device in their topology, no rank on IB)";
   // Only the processes that use sockets without any NET/IB list of their own.
   const bool socket_only = std::any_of(socket_lines.begin(), socket_lines.end(),
                                        [&](const NcclFact* n) { return !ib_procs.count(proc_of(*n)); });
   if (!no_device.empty()) {
     out.push_back(finding(
-        code::kNcclNoIbDevice, Severity::kError, fmt::format("NET/IB on {}", fmt::join(no_device_hosts, ", ")),
+        code::kNcclNoIbDevice, ib_expected ? Severity::kError : Severity::kInfo,
+        fmt::format("NET/IB on {}", fmt::join(no_device_hosts, ", ")),
         std::vector<std::string>(no_device_hosts.begin(), no_device_hosts.end()),
-        "NCCL's InfiniBand/RoCE plugin found no device, so NCCL moves data over TCP sockets (a tenth or less of the "
-        "fabric's bandwidth)",
+        fmt::format("NCCL's InfiniBand/RoCE plugin found no device, so NCCL moves data over TCP sockets (a tenth or "
+                    "less of the fabric's bandwidth){}",
+                    ib_expected ? "" : unexpected_note),
         "inside a container: pass the RDMA devices (/dev/infiniband, --device or the RDMA device plugin) and install "
         "rdma-core (libibverbs, libmlx5); on bare metal: check `ibv_devinfo` and that NCCL_IB_DISABLE is not set",
-        no_device));
+        no_device, expected));
   }
   if (socket_only && no_device.empty()) {
     out.push_back(finding(
-        code::kNcclSocketFallback, rdma_known ? Severity::kError : Severity::kWarning,
+        code::kNcclSocketFallback, ib_expected ? Severity::kError : Severity::kInfo,
         fmt::format("NET/Socket on {}", fmt::join(socket_hosts, ", ")),
         std::vector<std::string>(socket_hosts.begin(), socket_hosts.end()),
-        rdma_known ? "NCCL uses TCP sockets for inter-node traffic although InfiniBand/RoCE devices exist"
-                   : "NCCL uses TCP sockets for inter-node traffic; nothing in the files says whether RDMA NICs exist",
+        ib_expected ? "NCCL uses TCP sockets for inter-node traffic although InfiniBand/RoCE is expected here"
+                    : fmt::format("NCCL uses TCP sockets for inter-node traffic{}", unexpected_note),
         "check NCCL_IB_DISABLE, NCCL_NET, that the IB plugin loads (libibverbs in the container) and `ibv_devinfo`",
-        socket, {{"rdma_devices_known", rdma_known}}));
+        socket, expected));
   }
 }
 

@@ -118,7 +118,16 @@ TEST(TriageRecognise, BinaryAndTruncatedFilesGetANoteNotACrash) {
 }
 
 TEST(TriageSignatures, NoIbDeviceInAContainerBehindMpirunPrefixes) {
-  Report r = triage_of({"triage/written_container-no-ib-device_mpirun-prefix.log"});
+  // Alone, nothing says RDMA was expected (issue 37): said, not a fault.
+  Report alone = triage_of({"triage/written_container-no-ib-device_mpirun-prefix.log"});
+  const Finding* said = find(alone, "nccl.no_ib_device");
+  ASSERT_NE(said, nullptr) << testing::PrintToString(codes(alone));
+  EXPECT_EQ(said->severity, Severity::kInfo);
+  EXPECT_FALSE(said->evidence.at("ib_expected").get<bool>());
+  EXPECT_NE(name(alone.verdict.result), "fail");
+  // Beside the cluster's RDMA devices (ibv_devinfo of a node), the same lines fail the run.
+  Report r = triage_of({"triage/written_container-no-ib-device_mpirun-prefix.log",
+                        "rdma/slurmv4-tpgds-aihub0001_H100-CX7-RoCE_show_gids_ibv_devinfo-mlx5_0.txt"});
   const Finding* f = find(r, "nccl.no_ib_device");
   ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
   EXPECT_EQ(f->severity, Severity::kError);
@@ -438,6 +447,46 @@ TEST(TriagePasted, NcclLinesWithoutTheirPrefixOrBehindColours) {
   const Finding* retry = find(coloured, "nccl.ib_retry_exceeded");
   ASSERT_NE(retry, nullptr) << testing::PrintToString(codes(coloured));
   EXPECT_EQ(retry->hosts, std::vector<std::string>{"node-1"});
+}
+
+TEST(TriagePasted, SocketsOnAMachineWithoutRdmaStayQuiet) {
+  // fabscope's own H200 run: one GPU, no RDMA device, NCCL over sockets as it must be.
+  Report r = triage_of({"tickets/own-healthy-h200-nccl-init-over-sockets.txt"});
+  for (const Finding& f : r.findings) EXPECT_EQ(f.severity, Severity::kInfo) << f.code << ": " << f.message;
+  // The plugin's "NET/IB : Using [RO]; OOB eth0" lists no device: no rank is on IB.
+  const Finding* f = find(r, "nccl.no_ib_device");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_FALSE(f->evidence.at("rdma_devices_known").get<bool>());
+  // NCCL_IB_HCA set makes the same lines a fault.
+  Report hca = judged({{"a.log",
+                        "h1:10:10 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_0\n"
+                        "h1:10:10 [0] NCCL INFO NET/IB : No device found.\n"
+                        "h1:10:10 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n"}});
+  const Finding* g = find(hca, "nccl.no_ib_device");
+  ASSERT_NE(g, nullptr) << testing::PrintToString(codes(hca));
+  EXPECT_EQ(g->severity, Severity::kError);
+}
+
+TEST(TriagePasted, CountersPrintedByAShellLoopOrHead) {
+  // for f in *; do echo "=== $f ==="; cat $f; done, in a port's counters directory
+  Report loop = judged({{"loop.txt",
+                         "=== ./port_xmit_wait ===\n4294967295\n=== ./link_downed ===\n3\n"
+                         "=== ./symbol_error ===\n0\n"}});
+  EXPECT_EQ(loop.triage->files.at(0).kinds, std::vector<std::string>{"counters"});
+  const Finding* sat = find(loop, "counters.saturated");
+  ASSERT_NE(sat, nullptr) << testing::PrintToString(codes(loop));
+  EXPECT_EQ(quoted(*sat), std::vector<std::string>{"loop.txt:2"});
+  ASSERT_NE(find(loop, "counters.link_errors"), nullptr) << testing::PrintToString(codes(loop));
+  // head of sysfs files: the path names the device and port.
+  Report head = judged({{"head.txt",
+                         "==> /sys/class/infiniband/mlx5_1/ports/1/counters/link_downed <==\n7\n\n"
+                         "==> /sys/class/infiniband/mlx5_1/ports/1/counters/port_rcv_errors <==\n0\n"}});
+  const Finding* err = find(head, "counters.link_errors");
+  ASSERT_NE(err, nullptr) << testing::PrintToString(codes(head));
+  EXPECT_NE(err->message.find("mlx5_1 port 1 link_downed 7"), std::string::npos) << err->message;
+  // A heading over text is not a counter.
+  Report prose = judged({{"p.txt", "=== notes ===\nthe link went down twice\n"}});
+  EXPECT_TRUE(prose.triage->files.at(0).kinds.empty());
 }
 
 TEST(TriagePasted, ABareLineNamesNoHostButItsFile) {
