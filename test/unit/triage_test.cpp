@@ -2,6 +2,7 @@
 // written_* files are written for these tests, see SOURCES.md), every signature on a
 // fixture with its evidence lines, launcher prefixes, inconclusive where the files
 // cannot tell, binary and truncated files.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -487,6 +488,26 @@ TEST(TriagePasted, CountersPrintedByAShellLoopOrHead) {
   // A heading over text is not a counter.
   Report prose = judged({{"p.txt", "=== notes ===\nthe link went down twice\n"}});
   EXPECT_TRUE(prose.triage->files.at(0).kinds.empty());
+}
+
+TEST(TriagePasted, TheOnlyNicAcrossTheSocketsIsAWarning) {
+  // nvidia-smi topo -m of a two-socket server whose one NIC is SYS from both GPUs.
+  auto matrix = [](const char* path) {
+    return fmt::format(
+        "        GPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\n"
+        "GPU0\t X \t{0}\t{0}\t0-15\t0\n"
+        "GPU1\t{0}\t X \t{0}\t16-31\t1\n"
+        "NIC0\t{0}\t{0}\t X \n\nNIC Legend:\n\n  NIC0: mlx5_0\n",
+        path);
+  };
+  Report sys = judged({{"topo.txt", matrix("SYS")}});
+  int warned = 0;
+  for (const Finding& f : sys.findings)
+    warned += f.code == "topo.gpu_without_near_nic" && f.severity == Severity::kWarning;
+  EXPECT_EQ(warned, 2) << testing::PrintToString(codes(sys));
+  // The same NIC on the GPUs' own CPU (NODE): GPUDirect is off, but no socket is crossed.
+  Report node = judged({{"topo.txt", matrix("NODE")}});
+  for (const Finding& f : node.findings) EXPECT_NE(f.severity, Severity::kWarning) << f.code << ": " << f.message;
 }
 
 TEST(TriagePasted, ABareLineNamesNoHostButItsFile) {

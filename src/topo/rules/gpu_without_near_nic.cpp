@@ -1,6 +1,8 @@
 // topo.gpu_without_near_nic: a GPU with no NIC at PIX or PXB. A warning when other
 // GPUs of the host have a nearer one (this GPU's traffic crosses the CPU interconnect),
-// info when no GPU of the host has one.
+// or when its nearest NIC is across the SMP interconnect (SYS: every byte it sends to
+// another node crosses QPI/UPI, the likeliest cause of a slow inter-node ticket); info
+// when no GPU of the host has one and the NIC is on the GPU's own CPU (NODE, PHB).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -18,14 +20,20 @@ void check_gpu_without_near_nic(const HostContext& c, FindingSink& sink) {
   for (int g : c.paths.order) {
     const GpuMapping& m = c.mappings[g];
     if (m.best_nics.empty() || near(m.best_path)) continue;
-    bool worse = better(host_best, m.best_path);
-    sink.add(worse ? Severity::kWarning : Severity::kInfo, c.subject(fmt::format("GPU {}", m.gpu)), c.hosts(),
+    const bool worse = better(host_best, m.best_path);
+    const bool across_sockets = m.best_path == PathClass::kSys;
+    sink.add(worse || across_sockets ? Severity::kWarning : Severity::kInfo, c.subject(fmt::format("GPU {}", m.gpu)),
+             c.hosts(),
              fmt::format("GPU {} on {} has no NIC at PIX or PXB: the nearest, {}, is {}{}", m.gpu, c.label(),
                          fmt::join(m.best_nics, ", "), path_name(m.best_path),
                          worse ? fmt::format(" while other GPUs here have one at {}", path_name(host_best)) : ""),
              worse ? "this GPU's traffic crosses the CPU interconnect: expect it to be the slowest rank; place the "
                      "job's ranks on GPUs with a near NIC or add a NIC on this socket"
-                   : "every GPU here reaches the network through the CPU: GPUDirect RDMA cannot be used",
+             : across_sockets
+                 ? "every GPU here reaches the network across the CPU interconnect (QPI/UPI): GPUDirect RDMA "
+                   "cannot be used and inter-node traffic is bound by that link; put a NIC on each GPU's "
+                   "socket, or expect inter-node bandwidth well below the NIC's"
+                 : "every GPU here reaches the network through the CPU: GPUDirect RDMA cannot be used",
              {{"host", c.host.host},
               {"gpu", m.gpu},
               {"nearest_nics", m.best_nics},
