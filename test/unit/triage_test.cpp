@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "core/atomic_file.h"
+#include "core/text.h"
 #include "topo/readers.h"
 #include "triage/triage.h"
 
@@ -683,6 +685,87 @@ TEST(TriageFiles, AStreamedFileWithoutNewlinesIsOneCutLine) {
   EXPECT_EQ(facts.files[0].bytes, 3u << 20);
   EXPECT_TRUE(facts.files[0].kinds.empty());
   std::remove(path.c_str());
+}
+
+// Issue 37 item 5: every fixture and ticket in the shapes people paste it (NCCL's prefix
+// stripped, terminal colours, a Markdown fence, HTML escapes, CRLF, cut in half, its
+// blocks in another order). The judgement may weaken, to fewer findings or inconclusive;
+// it never crashes and never names a cause the file as written did not.
+std::string strip_nccl_prefixes(const std::string& text) {
+  std::string out;
+  for (std::string_view line : split_lines(text)) {
+    const size_t at = line.find(" NCCL ");
+    out.append(at == std::string_view::npos ? line : line.substr(at + 1)).push_back('\n');
+  }
+  return out;
+}
+std::string coloured(const std::string& text) {
+  std::string out;
+  for (std::string_view line : split_lines(text)) out += "\x1b[0;32m" + std::string(line) + "\x1b[0m\n";
+  return out;
+}
+std::string html_escaped(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    out += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '"' ? "&quot;" : std::string(1, c);
+  }
+  return out;
+}
+std::string with_crlf(const std::string& text) {
+  std::string out;
+  for (std::string_view line : split_lines(text)) out.append(line).append("\r\n");
+  return out;
+}
+std::string blocks_reversed(const std::string& text) {  // blocks: runs of lines between blank lines
+  std::vector<std::string> blocks(1);
+  for (std::string_view line : split_lines(text)) {
+    if (trim(line).empty()) {
+      if (!blocks.back().empty()) blocks.emplace_back();
+      continue;
+    }
+    blocks.back().append(line).push_back('\n');
+  }
+  std::string out;
+  for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) out += *it + "\n";
+  return out;
+}
+
+TEST(TriageDamage, PastedShapesNeverNameAnotherCause) {
+  std::vector<std::string> files;
+  for (const char* dir : {"triage", "tickets"}) {
+    for (const auto& e : std::filesystem::directory_iterator(kDir + "/" + dir)) {
+      const std::string n = e.path().filename().string();
+      if (n.ends_with(".txt") || n.ends_with(".log")) files.push_back(std::string(dir) + "/" + n);
+    }
+  }
+  std::sort(files.begin(), files.end());
+  ASSERT_GE(files.size(), 30u);
+  const std::vector<std::pair<std::string, std::string (*)(const std::string&)>> shapes = {
+      {"prefixes stripped", strip_nccl_prefixes},
+      {"coloured", coloured},
+      {"fenced", [](const std::string& t) { return "```\n" + t + "```\n"; }},
+      {"HTML-escaped", html_escaped},
+      {"CRLF", with_crlf},
+      {"cut in half", [](const std::string& t) { return t.substr(0, t.size() / 2); }},
+      {"blocks reversed", blocks_reversed}};
+  for (const std::string& file : files) {
+    const std::string text = text_of(file);
+    const Report asis = judged({{"f.txt", text}});
+    std::set<std::string> causes;
+    for (const Finding& f : asis.findings) causes.insert(f.code);
+    for (const auto& [shape, make] : shapes) {
+      const Report r = judged({{"f.txt", make(text)}});
+      for (const Finding& f : r.findings) {
+        if (f.severity == Severity::kInfo) continue;
+        // A WARN line cut mid-way is still a warning, read without its meaning: weaker, no other cause.
+        const bool less_specific = f.code == "nccl.warn" && std::any_of(causes.begin(), causes.end(),
+                                                                        [](auto& c) { return c.starts_with("nccl."); });
+        EXPECT_TRUE(causes.count(f.code) || less_specific)
+            << file << " " << shape << ": " << f.code << " (" << f.message << ") where the file as written gives "
+            << testing::PrintToString(causes);
+      }
+    }
+  }
 }
 
 }  // namespace
