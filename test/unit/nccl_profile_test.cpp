@@ -159,6 +159,9 @@ TEST(NcclProfilerPlugin, SumsEachStepsStatesPerPeerChannelAndDirection) {
   void* send = op(p, ctx, c, 2, 0, true);
   ASSERT_NE(send, nullptr);
   std::vector<void*> steps;
+  // What the steps' union can be at most, as this thread saw it: a loaded machine stretches
+  // the sleep and the calls, so the bound is measured, not a fixed 4 ms.
+  const auto envelope_start = std::chrono::steady_clock::now();
   for (int s = 0; s < 4; ++s) {
     void* h = step(p, ctx, send, s);
     ASSERT_NE(h, nullptr);
@@ -172,6 +175,8 @@ TEST(NcclProfilerPlugin, SumsEachStepsStatesPerPeerChannelAndDirection) {
   }
   sleep_us(2000);
   for (int s : {3, 1, 0, 2}) EXPECT_EQ(p->stop_event(steps[s]), kSuccess);
+  const double envelope_ns =
+      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - envelope_start).count();
   EXPECT_EQ(p->stop_event(send), kSuccess);
   // Channel 1: one receive from rank 0 that never completes (a hung channel).
   void* recv = op(p, ctx, c, 0, 1, false);
@@ -207,8 +212,8 @@ TEST(NcclProfilerPlugin, SumsEachStepsStatesPerPeerChannelAndDirection) {
   EXPECT_EQ(s->bytes, 4u << 19);
   EXPECT_GE(s->ns[2], 4 * 2e6);   // SendWait: each step at least the 2 ms slept
   EXPECT_GE(s->wall_ns[2], 2e6);  // ... in flight together: their union, once
-  EXPECT_LT(s->wall_ns[2], 4e6);
-  EXPECT_LT(s->ns[0], s->ns[2] / 10);  // SendGPUWait: a few calls' time
+  EXPECT_LE(s->wall_ns[2], envelope_ns);
+  EXPECT_LT(s->ns[0], s->ns[2] / 2);  // SendGPUWait: a few calls' time, not the sleep
   EXPECT_GE(s->max_ns[2], 2e6);
   EXPECT_EQ(s->ns[3], 0);  // no receive state on a send
 
@@ -250,7 +255,7 @@ TEST(NcclProfilerPlugin, SumsEachStepsStatesPerPeerChannelAndDirection) {
   EXPECT_EQ(name(ar->links[1].direction), "send");
   // The four sends waited together: 2 ms and a little of wall-clock time, not their 8 ms sum.
   EXPECT_GE(ar->links[1].network_us_per_call(), 2000);
-  EXPECT_LT(ar->links[1].network_us_per_call(), 4000);
+  EXPECT_LE(ar->links[1].network_us_per_call(), envelope_ns / 1e3);
   EXPECT_EQ(ar->links[0].open_steps, 1u);
   EXPECT_NE(sec.detail.find("no NCCL log joined"), std::string::npos) << sec.detail;
 }
