@@ -16,13 +16,12 @@
 #include "comm/context.h"
 #include "core/clock.h"
 #include "diag/findings.h"
+#include "mpi_gtest.h"
 #include "report/report.h"
 #include "soak/soak.h"
 
 namespace fabscope {
 namespace {
-
-RankContext* g_ctx = nullptr;
 
 // The named backend, or a fatal test failure (nothing is dereferenced after one).
 void make_backend(const std::string& name, std::unique_ptr<Backend>& out) {
@@ -514,40 +513,5 @@ TEST(StreamSweep, GraphCaptureReplaysTheIterationsAndVerifies) {
   }
 }
 
-// On ranks other than 0, only failures are printed, with the rank.
-class FailurePrinter : public ::testing::EmptyTestEventListener {
- public:
-  explicit FailurePrinter(int rank) : rank_(rank) {}
-  void OnTestPartResult(const ::testing::TestPartResult& r) override {
-    if (r.failed()) {
-      std::fprintf(stderr, "[rank %d] %s:%d: failure\n%s\n", rank_, r.file_name() ? r.file_name() : "?",
-                   r.line_number(), r.summary());
-    }
-  }
-
- private:
-  int rank_;
-};
-
 }  // namespace
 }  // namespace fabscope
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  auto ctx = fabscope::RankContext::create(&argc, &argv);
-  if (!ctx.ok()) {
-    std::fprintf(stderr, "%s\n", ctx.status().message().c_str());
-    return 1;
-  }
-  fabscope::g_ctx = ctx->get();
-  if ((*ctx)->rank() != 0) {
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-    listeners.Append(new fabscope::FailurePrinter((*ctx)->rank()));
-  }
-  int rc = RUN_ALL_TESTS();
-  // Every rank's outcome decides the exit code, so a failure on any rank fails the test.
-  int worst = rc;
-  MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, (*ctx)->comm());
-  return worst;
-}

@@ -13,11 +13,10 @@
 #include <vector>
 
 #include "backend/tcp/tcp_transport.h"
+#include "mpi_gtest.h"
 
 namespace fabscope {
 namespace {
-
-RankContext* g_ctx = nullptr;
 
 std::string idle_setting() {
   std::ifstream in("/proc/sys/net/ipv4/tcp_slow_start_after_idle");
@@ -84,14 +83,3 @@ TEST(TcpIdleRestart, BbrIsLeftAlone) {
 
 }  // namespace
 }  // namespace fabscope
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  auto ctx = fabscope::RankContext::create(&argc, &argv);
-  if (!ctx.ok()) return 1;
-  fabscope::g_ctx = ctx->get();
-  int rc = RUN_ALL_TESTS();
-  int worst = rc;
-  MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, (*ctx)->comm());
-  return worst;
-}

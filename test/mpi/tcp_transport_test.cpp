@@ -20,12 +20,11 @@
 #include "backend/mpi/mpi_transport.h"
 #include "backend/tcp/tcp_transport.h"
 #include "coll/pattern.h"
+#include "mpi_gtest.h"
 #include "p2p/p2p.h"
 
 namespace fabscope {
 namespace {
-
-RankContext* g_ctx = nullptr;
 
 std::unique_ptr<TcpTransport> transport() {
   auto t = TcpTransport::create(*g_ctx, TcpOptions{}, Logger());
@@ -341,14 +340,3 @@ TEST(P2pLoops, EachTransportsLatencyLoopQuotesItsMethodAndLeavesTheStreamInStep)
 
 }  // namespace
 }  // namespace fabscope
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  auto ctx = fabscope::RankContext::create(&argc, &argv);
-  if (!ctx.ok()) return 1;
-  fabscope::g_ctx = ctx->get();
-  int rc = RUN_ALL_TESTS();
-  int worst = rc;
-  MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, (*ctx)->comm());
-  return worst;
-}
