@@ -234,6 +234,12 @@ TEST(ReportJson, MalformedTopologyAndFindingsNameTheKey) {
   expect_error([](auto& j) { j["findings"].back()["severity"] = "fatal"; },
                "findings[1].severity 'fatal' is not info, warning or error");
   expect_error([](auto& j) { j["findings"].back()["evidence"] = "{}"; }, "findings[1].evidence is not an object");
+  // A named value (core/named_enum.h) outside its names: the key, the value, what is allowed.
+  expect_error([](auto& j) { j["verdict"]["result"] = "maybe"; },
+               "verdict.result is 'maybe', not one of pass, fail, inconclusive");
+  expect_error([](auto& j) { j["sweeps"][0]["iteration_clock"] = "wall"; },
+               "sweeps[0].iteration_clock is 'wall', not one of host, cuda_event, cuda_graph_launch");
+  expect_error([](auto& j) { j["verdict"]["result"] = 1; }, "verdict.result is not a string");
   expect_error([](auto& j) { j["context"]["nranks"] = 1e12; }, "context.nranks is not an integer");
   expect_error([](auto& j) { j["context"]["nranks"] = 5000000000; }, "context.nranks is out of range");
 }
