@@ -55,8 +55,15 @@ Result<std::vector<Round>> p2p_rounds(const P2pOptions& o, int nranks) {
 FlowBandwidth flow_bandwidth(uint64_t size, const std::vector<int64_t>& t, int64_t start_ns, int window) {
   FlowBandwidth bw;
   if (t.empty()) return bw;
-  const double elapsed_s = static_cast<double>(t.back() - start_ns) * 1e-9;
-  const double n = static_cast<double>(t.size());
+  // The clock starts at the first message's arrival and counts the messages after it:
+  // when the sender began is not on this rank's clock, and a sender let out of the
+  // round's barrier late (a third rank stopped inside it) is not the link's time. One
+  // message alone is timed from start_ns.
+  const size_t first = t.size() >= 2 ? 1 : 0;
+  const int64_t t0 = first ? t.front() : start_ns;
+  const size_t counted = t.size() - first;
+  const double elapsed_s = static_cast<double>(t.back() - t0) * 1e-9;
+  const double n = static_cast<double>(counted);
   if (elapsed_s > 0) {
     bw.avg_gbps = static_cast<double>(size) * n / elapsed_s / 1e9;
     bw.msg_rate_mpps = n / elapsed_s / 1e6;
@@ -64,10 +71,10 @@ FlowBandwidth flow_bandwidth(uint64_t size, const std::vector<int64_t>& t, int64
   // A peak over a few completions would measure how the transport batches them (a
   // socket's buffered data is read in one go), not the link: spans are at least
   // kMinPeakMessages messages and kMinPeakNs long.
-  const size_t w = std::min(t.size(), static_cast<size_t>(std::max(window, kMinPeakMessages)));
+  const size_t w = std::min(counted, static_cast<size_t>(std::max(window, kMinPeakMessages)));
   double best = 0;
-  for (size_t end = w - 1; end < t.size(); ++end) {
-    const int64_t begin = end + 1 == w ? start_ns : t[end - w];
+  for (size_t end = first + w - 1; end < t.size(); ++end) {
+    const int64_t begin = end >= w ? t[end - w] : start_ns;
     if (t[end] - begin < kMinPeakNs && end + 1 != t.size()) continue;
     const double dt = static_cast<double>(t[end] - begin) * 1e-9;
     if (dt > 0) best = std::max(best, static_cast<double>(size) * static_cast<double>(w) / dt / 1e9);
@@ -223,6 +230,34 @@ class P2pRunner {
         if (f.completed == f.total) --open;
         wd_.beat();
       }
+    }
+    return Status::Ok();
+  }
+
+  // Before a timed stream: each receiver tells its sender that it is listening (a
+  // zero-byte message), and a sender starts on that word. No timed byte leaves while its
+  // receiver is still in the round's barrier, so none waits in a socket buffer to be
+  // read in one burst once the receiver's clock runs (flow_bandwidth). Messages between
+  // two ranks complete in order per direction, so the word is matched before the data.
+  Status handshake(const std::vector<FlowRun>& flows, char* send_buf, char* recv_buf) {
+    for (const FlowRun& f : flows) {
+      if (f.sending) {
+        auto id = t_.post_recv(f.peer, recv_buf, 0);
+        if (!id.ok()) return id.status();
+      }
+    }
+    for (const FlowRun& f : flows) {
+      if (!f.sending) {
+        auto id = t_.post_send(f.peer, send_buf, 0);
+        if (!id.ok()) return id.status();
+      }
+    }
+    size_t open = flows.size();
+    while (open > 0) {
+      done_.clear();
+      FABSCOPE_RETURN_IF_ERROR(t_.poll(done_, 100));
+      open -= std::min(open, done_.size());
+      if (!done_.empty()) wd_.beat();
     }
     return Status::Ok();
   }
@@ -525,6 +560,7 @@ class P2pRun {
     FABSCOPE_RETURN_IF_ERROR(ctx_.barrier());
     if (counters_) phase_counters_.begin();
     const int64_t start = steady_now_ns();
+    FABSCOPE_RETURN_IF_ERROR(runner_.handshake(mine, buffers_.send(), buffers_.recv()[0]));
     FABSCOPE_RETURN_IF_ERROR(runner_.stream(mine, buffers_.send(), buffers_.recv(), size, loop.iters));
     for (const FlowRun& f : mine) {
       if (f.sending) continue;

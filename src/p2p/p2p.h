@@ -42,8 +42,9 @@ Result<std::vector<Round>> p2p_rounds(const P2pOptions& options, int nranks);
 
 Status validate(const P2pOptions& options, int nranks);
 
-// Bandwidth of a flow from its receiver's clock: the average over the whole run and
-// the best over any max(window, 64) consecutive messages spanning at least 1 ms (the
+// Bandwidth of a flow from its receiver's clock: the average over the messages after the
+// first, from the first's arrival to the last's (start_ns only for a single message),
+// and the best over any max(window, 64) consecutive messages spanning at least 1 ms (the
 // peak). Times in ns, on the same clock as start_ns.
 struct FlowBandwidth {
   double avg_gbps = 0;

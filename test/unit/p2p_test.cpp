@@ -98,11 +98,28 @@ TEST(FlowBandwidth, AverageAndPeakFromCompletionTimes) {
   for (int i = 0; i < 64; ++i) t.push_back(now += 1000000);
   for (int i = 0; i < 64; ++i) t.push_back(now += 500000);
   FlowBandwidth bw = flow_bandwidth(1000000, t, 0, 4);
-  EXPECT_DOUBLE_EQ(bw.avg_gbps, 128.0 * 1e6 / 96e-3 / 1e9);  // 128 MB in 96 ms
+  // The 127 messages after the first, from its arrival (1 ms) to the last's (96 ms).
+  EXPECT_DOUBLE_EQ(bw.avg_gbps, 127.0 * 1e6 / 95e-3 / 1e9);
   EXPECT_DOUBLE_EQ(bw.peak_gbps, 64.0 * 1e6 / 32e-3 / 1e9);  // the best 64: 64 MB in 32 ms
-  EXPECT_DOUBLE_EQ(bw.msg_rate_mpps, 128.0 / 96e-3 / 1e6);
+  EXPECT_DOUBLE_EQ(bw.msg_rate_mpps, 127.0 / 95e-3 / 1e6);
   FlowBandwidth none = flow_bandwidth(100, {}, 0, 4);
   EXPECT_EQ(none.avg_gbps, 0);
+  // One message has nothing after it: timed from the start.
+  FlowBandwidth one = flow_bandwidth(1000000, {2000000}, 0, 4);
+  EXPECT_DOUBLE_EQ(one.avg_gbps, 1e6 / 2e-3 / 1e9);
+  EXPECT_DOUBLE_EQ(one.peak_gbps, one.avg_gbps);
+}
+
+TEST(FlowBandwidth, TheWaitBeforeTheFirstMessageIsNotTheLinks) {
+  // The receiver left the barrier 300 ms before its sender (a third rank stopped in the
+  // barrier let the sender out late); then 200 messages of 1 MB at one per ms.
+  std::vector<int64_t> t;
+  int64_t now = 300000000;
+  for (int i = 0; i < 200; ++i) t.push_back(now += 1000000);
+  FlowBandwidth bw = flow_bandwidth(1000000, t, 0, 64);
+  EXPECT_DOUBLE_EQ(bw.avg_gbps, 1.0);
+  EXPECT_DOUBLE_EQ(bw.peak_gbps, 1.0);
+  EXPECT_DOUBLE_EQ(bw.msg_rate_mpps, 1e-3);
 }
 
 TEST(FlowBandwidth, BurstsOfCompletionsDoNotMakeAPeak) {
