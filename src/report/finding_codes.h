@@ -91,6 +91,7 @@ inline constexpr std::string_view kNcclTestsSingleRank = "nccl_tests.single_rank
 inline constexpr std::string_view kNcclTestsBelowNics = "nccl_tests.below_nics";
 // The kernel's log.
 inline constexpr std::string_view kKernelGpuXid = "kernel.gpu_xid";
+inline constexpr std::string_view kKernelGpuResetRequired = "kernel.gpu_reset_required";
 inline constexpr std::string_view kKernelPcieAer = "kernel.pcie_aer";
 inline constexpr std::string_view kKernelLinkFlap = "kernel.link_flap";
 inline constexpr std::string_view kKernelMlx5Cmd = "kernel.mlx5_cmd";
@@ -136,12 +137,13 @@ inline constexpr std::string_view kCompareCodes[] = {
     kCompareMissing,
 };
 inline constexpr std::string_view kTriageCodes[] = {
-    kNcclNoIbDevice,      kNcclSocketFallback,  kNcclGdrOff,         kNcclGdrPartial,      kNcclSharedNic,
-    kNcclVersionMismatch, kNcclSettingMismatch, kNcclIbListMismatch, kNcclKernelSharedMem, kNcclShmExhausted,
-    kNcclIbRetryExceeded, kNcclIbvFailed,       kNcclSystemError,    kNcclPeerLost,        kNcclTimeout,
-    kNcclSocketAccept,    kNcclSocketConnect,   kNcclWarn,           kNcclTestsWrong,      kNcclTestsDip,
-    kNcclTestsSingleRank, kNcclTestsBelowNics,  kKernelGpuXid,       kKernelPcieAer,       kKernelLinkFlap,
-    kKernelMlx5Cmd,       kKernelOomKill,       kCountersLinkErrors, kCountersSaturated,   kCountersCongestion,
+    kNcclNoIbDevice,      kNcclSocketFallback,  kNcclGdrOff,         kNcclGdrPartial,         kNcclSharedNic,
+    kNcclVersionMismatch, kNcclSettingMismatch, kNcclIbListMismatch, kNcclKernelSharedMem,    kNcclShmExhausted,
+    kNcclIbRetryExceeded, kNcclIbvFailed,       kNcclSystemError,    kNcclPeerLost,           kNcclTimeout,
+    kNcclSocketAccept,    kNcclSocketConnect,   kNcclWarn,           kNcclTestsWrong,         kNcclTestsDip,
+    kNcclTestsSingleRank, kNcclTestsBelowNics,  kKernelGpuXid,       kKernelGpuResetRequired, kKernelPcieAer,
+    kKernelLinkFlap,      kKernelMlx5Cmd,       kKernelOomKill,      kTopoPcieDegraded,       kCountersLinkErrors,
+    kCountersSaturated,   kCountersCongestion,
 };
 
 }  // namespace fabscope::code

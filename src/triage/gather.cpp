@@ -42,10 +42,11 @@ bool looks_binary(std::string_view text) {
 // subsystems' own tags: the NVIDIA driver, the mlx5 driver, PCIe AER, the OOM killer.
 constexpr std::string_view kKernelTags[] = {"NVRM: ",    "mlx5_core ",      "pcieport ",
                                             " AER: ",    "nvidia-nvswitch", "Out of memory: Killed process",
-                                            "oom-kill:", "oom_reaper: "};
+                                            "oom-kill:", "oom_reaper: ",    "available PCIe bandwidth, limited by"};
 
-// "[ 1234.567890] ..." (dmesg), "Mon DD HH:MM:SS host kernel: ..." (journalctl -k), or a
-// line with a kernel subsystem's tag (kKernelTags).
+// "[ 1234.567890] ..." (dmesg), "[Sun Jan 11 09:52:01 2026] ..." (dmesg -T), "Mon DD
+// HH:MM:SS host kernel: ..." (journalctl -k), or a line with a kernel subsystem's tag
+// (kKernelTags).
 bool is_kernel_line(std::string_view line) {
   const std::string_view t = trim(line);
   if (t.size() > 3 && t[0] == '[') {
@@ -53,9 +54,17 @@ bool is_kernel_line(std::string_view line) {
     if (close != std::string_view::npos && close > 1) {
       const std::string_view stamp = trim(t.substr(1, close - 1));
       const size_t dot = stamp.find('.');
-      return dot != std::string_view::npos && dot > 0 &&
-             std::all_of(stamp.begin(), stamp.begin() + static_cast<ptrdiff_t>(dot),
-                         [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+      if (dot != std::string_view::npos && dot > 0 &&
+          std::all_of(stamp.begin(), stamp.begin() + static_cast<ptrdiff_t>(dot),
+                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+        return true;
+      }
+      // dmesg -T: "[Sun Jan 11 09:52:01 2026]".
+      const auto words = split_ws(stamp);
+      if (words.size() == 5 && std::count(words[3].begin(), words[3].end(), ':') == 2 && words[4].size() == 4) {
+        return true;
+      }
+      // Any other bracket (a launcher's "[1,0]<stdout>:") leaves the line to the tags below.
     }
   }
   if (contains(line, " kernel: ")) return true;
@@ -218,6 +227,32 @@ bool topology_nccl_line(const topo::NcclLogLine& l) {
   return m.starts_with("+ PCI[");
 }
 
+// lspci's device line: "01:00.0 VGA compatible controller: NVIDIA ...", with or without
+// the domain ("0000:3b:00.0 Infiniband controller: ...").
+bool lspci_device_line(std::string_view t) {
+  const size_t space = t.find(' ');
+  if (space == std::string_view::npos || space < 7 || t.find(": ", space) == std::string_view::npos) return false;
+  const std::string_view id = t.substr(0, space);
+  const size_t dot = id.rfind('.');
+  if (dot == std::string_view::npos || dot + 2 != id.size() || id[dot + 1] < '0' || id[dot + 1] > '7') return false;
+  if (std::count(id.begin(), id.end(), ':') < 1) return false;
+  return std::all_of(id.begin(), id.begin() + static_cast<ptrdiff_t>(dot),
+                     [](char c) { return c == ':' || std::isxdigit(static_cast<unsigned char>(c)); });
+}
+
+// "Speed 16GT/s, Width x16" (also "Speed 2.5GT/s (downgraded), Width x16 (ok)"): GT/s and
+// lanes, 0 where absent.
+void lspci_link_fields(std::string_view t, double& gts, int& width) {
+  if (const size_t s = t.find("Speed "); s != std::string_view::npos) {
+    const std::string_view v = t.substr(s + 6);
+    std::from_chars(v.data(), v.data() + v.size(), gts);
+  }
+  if (const size_t w = t.find("Width x"); w != std::string_view::npos) {
+    const std::string_view v = t.substr(w + 7);
+    std::from_chars(v.data(), v.data() + v.size(), width);
+  }
+}
+
 constexpr size_t kMaxKeptLines = 200000;       // distinct NCCL, kernel and counter lines kept per file
 constexpr size_t kMaxOtherText = 64ull << 20;  // text of other lines kept for the whole-text readers
 constexpr size_t kMaxLine = 1 << 20;           // a streamed line longer than this is cut (a file without newlines)
@@ -263,6 +298,10 @@ class Gatherer {
       kernel_line(line, facts);
       return;
     }
+    if (lspci_line(trim(line), facts)) {
+      other_ += '\n';
+      return;
+    }
     recognise_tables(line);
     // ibqueryerrors: "Errors for 0x248a0703 "ib-switch-1"" names the node of the ports below.
     if (line.starts_with("Errors for ")) errors_for_ = ibqueryerrors_node(line);
@@ -285,6 +324,7 @@ class Gatherer {
     if (rdma_) k.emplace_back("rdma-info");
     if (counters_) k.emplace_back("counters");
     if (kernel_) k.emplace_back("kernel-log");
+    if (lspci_) k.emplace_back("lspci");
     return k;
   }
 
@@ -340,6 +380,7 @@ class Gatherer {
       for (CounterFact& c : counters_pending_) facts.counters.push_back(std::move(c));
     }
     for (Quote& q : kernel_lines_) facts.kernel.push_back(std::move(q));
+    for (PcieLinkFact& l : pcie_links_) facts.pcie_links.push_back(std::move(l));
     if (file.kinds.empty() && notes.empty()) notes.emplace_back("not recognised: no format fabscope reads");
     if (dropped_ > 0) {
       notes.push_back(
@@ -394,6 +435,37 @@ class Gatherer {
     } else if (facts) {
       ++dropped_;
     }
+  }
+
+  // lspci -vv: a device's line, then its LnkCap and LnkSta (LnkCap2 and LnkSta2 are other
+  // lines). A LnkSta pairs with the LnkCap above it in the same device; a device line
+  // starts the next. True for the lines taken.
+  bool lspci_line(std::string_view t, Facts* facts) {
+    if (t.starts_with("LnkCap:")) {
+      lspci_ = true;
+      cap_ = PcieLinkFact{};
+      cap_.capability = {path_, lines_, std::string(t)};
+      cap_.device = lspci_device_;
+      cap_.gpu = contains(lspci_device_, "VGA compatible controller") || contains(lspci_device_, "3D controller");
+      lspci_link_fields(t, cap_.cap_gts, cap_.cap_width);
+      return true;
+    }
+    if (t.starts_with("LnkSta:")) {
+      lspci_ = true;
+      if (cap_.capability.line > 0 && facts && pcie_links_.size() < kMaxKeptLines) {
+        PcieLinkFact l = cap_;
+        l.where = {path_, lines_, std::string(t)};
+        lspci_link_fields(t, l.sta_gts, l.sta_width);
+        pcie_links_.push_back(std::move(l));
+      }
+      cap_ = PcieLinkFact{};
+      return true;
+    }
+    if (lspci_device_line(t)) {
+      lspci_device_ = std::string(t.substr(0, 160));
+      cap_ = PcieLinkFact{};
+    }
+    return false;
   }
 
   // A kernel log line: quoted for the kernel signatures, left empty in other_.
@@ -559,6 +631,10 @@ class Gatherer {
   bool other_truncated_ = false;
   std::vector<Quote> kernel_lines_;
   std::vector<CounterFact> counters_pending_;  // taken when the file is counters
+  bool lspci_ = false;
+  std::string lspci_device_;  // lspci: the device whose capabilities follow
+  PcieLinkFact cap_;          // lspci: its LnkCap, until its LnkSta
+  std::vector<PcieLinkFact> pcie_links_;
   uint64_t dropped_ = 0;
 };
 

@@ -185,6 +185,49 @@ void check_socket_fallback(const Facts& facts, std::vector<Finding>& out, std::v
   }
 }
 
+// NCCL's IB plugin says per HCA whether GPUDirect RDMA is possible at all ("NET/IB : GPU
+// Direct RDMA Disabled for HCA 0 'mlx5_0'": no peer-memory module nor dma-buf): every
+// HCA a host lists disabled, none enabled, is GDR off there even without Channel lines.
+void check_gdr_per_hca(const Facts& facts, std::vector<Finding>& out) {
+  struct PerHost {
+    std::set<std::string> disabled, enabled;
+    std::vector<Quote> quotes;
+  };
+  std::map<std::string, PerHost> hosts;
+  for (const NcclFact& n : facts.nccl) {
+    constexpr std::string_view kLine = "NET/IB : GPU Direct RDMA ";
+    if (!n.msg.starts_with(kLine)) continue;
+    const std::string_view rest = std::string_view(n.msg).substr(kLine.size());
+    const size_t hca = rest.find("for HCA ");
+    if (hca == std::string_view::npos) continue;  // "Disabled for GPU 0 / HCA 1 (distance ...)": a path's
+    const std::string name(trim(rest.substr(hca + 8)));
+    PerHost& h = hosts[n.host];
+    if (rest.starts_with("Disabled")) {
+      h.disabled.insert(name);
+      h.quotes.push_back(n.where);
+    } else if (rest.starts_with("Enabled")) {
+      h.enabled.insert(name);
+    }
+  }
+  std::vector<std::string> off;
+  std::vector<Quote> quotes;
+  size_t hcas = 0;
+  for (const auto& [host, h] : hosts) {
+    if (h.disabled.empty() || !h.enabled.empty()) continue;
+    off.push_back(host);
+    hcas += h.disabled.size();
+    quotes.insert(quotes.end(), h.quotes.begin(), h.quotes.end());
+  }
+  if (off.empty()) return;
+  out.push_back(finding(code::kNcclGdrOff, Severity::kWarning, "GPUDirect RDMA on every HCA", off,
+                        fmt::format("NCCL's IB plugin has GPUDirect RDMA disabled for every HCA it lists ({} HCA "
+                                    "line{} on {}): every message to another node is staged through host memory",
+                                    hcas, hcas == 1 ? "" : "s", fmt::join(off, ", ")),
+                        "load nvidia-peermem (`lsmod | grep peermem`; an older NCCL looks only for nv_peer_mem, a "
+                        "newer one can use dma-buf with a recent driver), then check NCCL_NET_GDR_LEVEL",
+                        quotes, {{"hcas", hcas}}));
+}
+
 // GPUDirect RDMA: off on every channel, or on some channels of a GPU and off on others
 // (a far NIC carrying part of its traffic), from the Channel lines alone.
 void check_gdr(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
@@ -207,7 +250,10 @@ void check_gdr(const Facts& facts, std::vector<Finding>& out, std::vector<std::s
     (gdr ? g.with : g.without).push_back(n.where);
     if (!gdr) no_gdr.push_back(n.where);
   }
-  if (ib_channels == 0) return;
+  if (ib_channels == 0) {
+    check_gdr_per_hca(facts, out);
+    return;
+  }
   if (gdr_channels == 0) {
     std::set<std::string> hosts;
     for (const auto& [k, g] : gpus) hosts.insert(k.first);
@@ -789,7 +835,7 @@ std::string kernel_host(std::string_view line) {
 
 void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   std::map<int, std::vector<Quote>> xids;
-  std::vector<Quote> aer_uncorrected, aer_corrected, oom, mlx5_cmd;
+  std::vector<Quote> aer_uncorrected, aer_corrected, oom, mlx5_cmd, reset_required;
   std::map<std::string, std::vector<Quote>> link_down;  // interface/device -> lines
   std::vector<std::string> xid_hosts, oom_hosts;
   for (const Quote& q : facts.kernel) {
@@ -806,6 +852,11 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
           xid_hosts.push_back(kernel_host(t));
         }
       }
+    } else if (contains(t, "NVRM: ") && (contains(t, "NV_ERR_RESET_REQUIRED") || contains(t, "Reset required"))) {
+      // The driver refusing work because the GPU needs a reset: printed with no Xid number
+      // (GSP's "Assertion failed: Reset required [NV_ERR_RESET_REQUIRED]").
+      reset_required.push_back(q);
+      xid_hosts.push_back(kernel_host(t));
     } else if (contains(t, "AER:") && contains(t, "Uncorrected")) {
       aer_uncorrected.push_back(q);
     } else if (contains(t, "AER:") && contains(t, "Corrected")) {
@@ -854,11 +905,18 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
         code::kKernelPcieAer, Severity::kError, "PCIe uncorrected errors", {},
         fmt::format("{} PCIe AER uncorrected error line(s): a device on the bus failed", aer_uncorrected.size()),
         "the device named in the line (GPU or NIC) and its slot: reseat or replace; drain the node", aer_uncorrected));
-  } else if (aer_corrected.size() >= 10) {
+  } else if (!aer_corrected.empty()) {
+    // Corrected errors are recovered by a replay or a retrain, each of which costs the
+    // link time: one now and then is noise, a stream of them a marginal link. Either way
+    // the device the lines name is where to look.
     out.push_back(finding(code::kKernelPcieAer, Severity::kWarning, "PCIe corrected errors", {},
-                          fmt::format("{} PCIe AER corrected error lines: a marginal link (retraining costs bandwidth)",
-                                      aer_corrected.size()),
-                          "check the link's width and speed (lspci -vv LnkSta) against its capability", aer_corrected));
+                          fmt::format("{} PCIe AER corrected error line{}: the link recovered each time, by a replay "
+                                      "or a retrain that costs it bandwidth; a steady stream is a marginal link",
+                                      aer_corrected.size(), aer_corrected.size() == 1 ? "" : "s"),
+                          "count them over a day (`journalctl -k | grep -c AER`) and check the device's link width "
+                          "and speed (lspci -vv LnkSta) against its capability; reseat or replace the card or riser "
+                          "if they keep coming; with ASPM on, pcie_aspm=off tells a power-state cause apart",
+                          aer_corrected));
   }
   for (const auto& [dev, quotes] : link_down) {
     out.push_back(finding(code::kKernelLinkFlap, quotes.size() >= 2 ? Severity::kError : Severity::kWarning,
@@ -867,6 +925,15 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
                           "a flapping link drops or stalls every flow on it: check the cable, transceiver and switch "
                           "port (their error counters, `ethtool -S`, `perfquery`)",
                           quotes, {{"downs", quotes.size()}}));
+  }
+  if (!reset_required.empty()) {
+    out.push_back(finding(code::kKernelGpuResetRequired, Severity::kError, "GPU reset required", nonempty(xid_hosts),
+                          fmt::format("the NVIDIA driver refuses work on a GPU that needs a reset ({} line{}): jobs "
+                                      "using it fail (CUDA: device busy or unavailable) until it is reset",
+                                      reset_required.size(), reset_required.size() == 1 ? "" : "s"),
+                          "drain the node, reset the GPU (`nvidia-smi -r -i N`) or reboot; look above these lines "
+                          "for the Xid or GSP error that put it there, and check the driver version",
+                          reset_required));
   }
   if (!mlx5_cmd.empty()) {
     out.push_back(finding(code::kKernelMlx5Cmd, Severity::kWarning, "mlx5 command failures", {},
@@ -881,6 +948,75 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
                                       "'remote process exited' on its peers",
                                       oom.size()),
                           "the job's host memory use (pinned buffers, data loaders) or the container's limit", oom));
+  }
+}
+
+// --- PCIe links -------------------------------------------------------------------
+
+// The kernel's report of a link trained below its device's capability (pcie_print_link_
+// status): "0000:01:00.0: 8.000 Gb/s available PCIe bandwidth, limited by 2.5 GT/s PCIe x4
+// link at 0000:00:1c.0 (capable of 31.504 Gb/s with 8.0 GT/s PCIe x4 link)".
+std::optional<PcieLinkFact> kernel_pcie_link(const Quote& q) {
+  const std::string_view t = q.text;
+  const size_t by = t.find("available PCIe bandwidth, limited by ");
+  const size_t with = t.find("(capable of ");
+  if (by == std::string_view::npos || with == std::string_view::npos) return std::nullopt;
+  auto read = [](std::string_view v, double& gts, int& width) {
+    auto r = std::from_chars(v.data(), v.data() + v.size(), gts);
+    const size_t x = v.find("PCIe x");
+    if (r.ec == std::errc() && x != std::string_view::npos) {
+      const std::string_view w = v.substr(x + 6);
+      std::from_chars(w.data(), w.data() + w.size(), width);
+    }
+  };
+  PcieLinkFact l;
+  l.where = q;
+  read(t.substr(by + 37), l.sta_gts, l.sta_width);
+  const size_t with_speed = t.find(" with ", with);
+  if (with_speed != std::string_view::npos) read(t.substr(with_speed + 6), l.cap_gts, l.cap_width);
+  // The device: the word before the ": " that precedes the figure.
+  const std::string_view head = t.substr(0, by);
+  const size_t colon = head.rfind(": ");
+  if (colon != std::string_view::npos) {
+    const auto words = split_ws(head.substr(0, colon));
+    if (!words.empty()) l.device = std::string(words.back());
+  }
+  return l;
+}
+
+void check_pcie_links(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  std::vector<PcieLinkFact> links = facts.pcie_links;
+  for (const Quote& q : facts.kernel) {
+    if (auto l = kernel_pcie_link(q)) links.push_back(std::move(*l));
+  }
+  std::set<std::string> said;  // one finding per device and file
+  for (const PcieLinkFact& l : links) {
+    const bool narrow = l.sta_width > 0 && l.cap_width > 0 && l.sta_width < l.cap_width;
+    const bool slow = l.sta_gts > 0 && l.cap_gts > 0 && l.sta_gts < l.cap_gts;
+    if (!narrow && !slow) continue;
+    const std::string device = l.device.empty() ? "a PCIe device (its lspci line is not in the paste)" : l.device;
+    if (!said.insert(l.where.file + "\n" + device).second) continue;
+    // An idle GPU lowers its link's speed to save power; its width stays.
+    const Severity severity = narrow || !l.gpu ? Severity::kWarning : Severity::kInfo;
+    std::vector<Quote> quotes;
+    if (l.capability.line > 0) quotes.push_back(l.capability);
+    quotes.push_back(l.where);
+    const double share = l.cap_gts * l.cap_width > 0 ? l.sta_gts * l.sta_width / (l.cap_gts * l.cap_width) : 0;
+    out.push_back(finding(
+        code::kTopoPcieDegraded, severity, device, {},
+        fmt::format("{}: its PCIe link runs at {:g} GT/s x{} where the device can do {:g} GT/s x{}{}", device,
+                    l.sta_gts, l.sta_width, l.cap_gts, l.cap_width,
+                    share > 0 ? fmt::format(" ({:.0f}% of its bandwidth)", 100 * share) : std::string()),
+        narrow ? "a link narrower than its device: the card sits in a slot (or riser) wired for fewer lanes, or a "
+                 "lane failed to train: reseat it or move it to a full-width slot"
+               : "a link slower than its device: a riser, cable or slot of an older generation, or a retrain after "
+                 "errors; an idle GPU also lowers its speed to save power, so read LnkSta again under load "
+                 "(nvidia-smi -q -d PCIE)",
+        quotes,
+        {{"current_gts", l.sta_gts},
+         {"current_width", l.sta_width},
+         {"capable_gts", l.cap_gts},
+         {"capable_width", l.cap_width}}));
   }
 }
 
@@ -997,9 +1133,13 @@ const std::vector<Signature> kSignatures = {
     {{code::kNcclTestsBelowNics},
      "a multi-host all-reduce, all-gather or reduce-scatter far below the sum of each host's NIC rates",
      check_below_nics},
-    {{code::kKernelGpuXid, code::kKernelPcieAer, code::kKernelLinkFlap, code::kKernelMlx5Cmd, code::kKernelOomKill},
+    {{code::kKernelGpuXid, code::kKernelGpuResetRequired, code::kKernelPcieAer, code::kKernelLinkFlap,
+      code::kKernelMlx5Cmd, code::kKernelOomKill},
      "dmesg and journalctl -k",
      check_kernel},
+    {{code::kTopoPcieDegraded},
+     "PCIe links below their device's capability: lspci -vv LnkSta against LnkCap, the kernel's \"limited by\" line",
+     check_pcie_links},
     {{code::kCountersLinkErrors, code::kCountersSaturated, code::kCountersCongestion},
      "IB port and NIC counters",
      check_counters},

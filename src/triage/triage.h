@@ -49,6 +49,19 @@ struct CounterFact {
   uint64_t value = 0;
 };
 
+// A PCIe link below what its device can do, as lspci -vv shows it (a device's LnkCap,
+// then its LnkSta) or the kernel reports it at enumeration ("... available PCIe
+// bandwidth, limited by 2.5 GT/s PCIe x4 link at ... (capable of ... with 8.0 GT/s PCIe
+// x4 link)"). Speeds in GT/s and widths in lanes; 0 where the line does not say.
+struct PcieLinkFact {
+  Quote where;         // the LnkSta line, or the kernel's
+  Quote capability;    // the LnkCap line; empty for the kernel's
+  std::string device;  // lspci's device line, or the kernel line's device; "" where not shown
+  bool gpu = false;    // lspci's device line names a VGA or 3D controller
+  double cap_gts = 0, sta_gts = 0;
+  int cap_width = 0, sta_width = 0;
+};
+
 // Everything the files say that a signature reads.
 struct Facts {
   std::vector<TriageFile> files;
@@ -56,7 +69,8 @@ struct Facts {
   std::vector<Quote> kernel;  // dmesg / journalctl -k lines of the kinds the signatures read
   std::vector<std::pair<std::string, NcclTestsTable>> tables;  // file, table
   std::vector<CounterFact> counters;
-  topo::TopologySet topology;  // what nvidia-smi, XML, RDMA output and NCCL logs describe
+  std::vector<PcieLinkFact> pcie_links;  // lspci's LnkCap/LnkSta pairs (the kernel's lines are in `kernel`)
+  topo::TopologySet topology;            // what nvidia-smi, XML, RDMA output and NCCL logs describe
 };
 
 // The kinds a file can be taken as (a file can be several: nccl-tests run with

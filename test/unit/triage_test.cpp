@@ -526,6 +526,93 @@ TEST(TriagePasted, ABareLineNamesNoHostButItsFile) {
   EXPECT_FALSE(topo::split_nccl_line("the NCCL INFOrmation page", l));
 }
 
+// lspci -vv: each device's LnkSta against its own LnkCap. Narrower is a warning whatever
+// the device; slower only is a warning too, except on a GPU (an idle one lowers its
+// link's speed to save power): information there. A link at its capability says nothing.
+TEST(TriagePasted, PcieLinksBelowTheirDevicesCapability) {
+  Report r = judged({{"lspci.txt",
+                      "3b:00.0 Infiniband controller: Mellanox Technologies MT2910 Family [ConnectX-7]\n"
+                      "\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16, ASPM not supported\n"
+                      "\t\tLnkCtl:\tASPM Disabled; RCB 64 bytes, Disabled- CommClk+\n"
+                      "\t\tLnkSta:\tSpeed 32GT/s, Width x8 (downgraded)\n"
+                      "\t\tLnkCap2: Supported Link Speeds: 2.5-32GT/s, Crosslink- Retimer+ 2Retimers+ DRS-\n"
+                      "18:00.0 3D controller: NVIDIA Corporation GH100 [H100 SXM5 80GB] (rev a1)\n"
+                      "\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16, ASPM not supported\n"
+                      "\t\tLnkSta:\tSpeed 2.5GT/s (downgraded), Width x16\n"
+                      "19:00.0 3D controller: NVIDIA Corporation GH100 [H100 SXM5 80GB] (rev a1)\n"
+                      "\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16, ASPM not supported\n"
+                      "\t\tLnkSta:\tSpeed 32GT/s, Width x16\n"}});
+  EXPECT_EQ(r.triage->files.at(0).kinds, std::vector<std::string>{"lspci"});
+  std::vector<const Finding*> links;
+  for (const Finding& f : r.findings) {
+    if (f.code == "topo.pcie_degraded") links.push_back(&f);
+  }
+  ASSERT_EQ(links.size(), 2u) << testing::PrintToString(codes(r));
+  EXPECT_EQ(links[0]->severity, Severity::kWarning);
+  EXPECT_NE(links[0]->subject.find("ConnectX-7"), std::string::npos) << links[0]->subject;
+  EXPECT_EQ(quoted(*links[0]), (std::vector<std::string>{"lspci.txt:2", "lspci.txt:4"}));
+  EXPECT_EQ(links[0]->evidence.at("current_width"), 8);
+  EXPECT_EQ(links[0]->evidence.at("capable_width"), 16);
+  EXPECT_EQ(links[1]->severity, Severity::kInfo);  // the idle GPU at 2.5 GT/s
+  EXPECT_NE(links[1]->subject.find("18:00.0"), std::string::npos) << links[1]->subject;
+  // Bare lines with no device line, as a reporter quotes them: still a warning.
+  Report bare = judged({{"mail.txt",
+                         "LnkCap: Port #0, Speed 5GT/s, Width x8, ASPM L0s, Exit Latency L0s <512ns, L1 <4us\n"
+                         "LnkSta: Speed 2.5GT/s, Width x4, TrErr- Train- SlotClk+ DLActive- BWMgmt- ABWMgmt-\n"}});
+  const Finding* f = find(bare, "topo.pcie_degraded");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(bare));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_NE(f->message.find("25% of its bandwidth"), std::string::npos) << f->message;
+}
+
+// The kernel's own report of a link trained below its device (pcie_print_link_status),
+// with dmesg's timestamp or without.
+TEST(TriagePasted, TheKernelsLimitedByLine) {
+  Report r = judged({{"dmesg.txt",
+                      "[    2.101010] ixgbe 0000:01:00.0: 8.000 Gb/s available PCIe bandwidth, limited by 2.5 GT/s PCIe "
+                      "x4 link at 0000:00:1c.0 (capable of 31.504 Gb/s with 8.0 GT/s PCIe x4 link)\n"}});
+  const Finding* f = find(r, "topo.pcie_degraded");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_EQ(f->subject, "0000:01:00.0");
+  EXPECT_EQ(f->evidence.at("current_gts"), 2.5);
+  EXPECT_EQ(f->evidence.at("capable_gts"), 8.0);
+  EXPECT_EQ(f->evidence.at("current_width"), 4);
+}
+
+// NCCL's IB plugin: GPUDirect RDMA disabled on every HCA a host lists is GDR off there,
+// with no Channel line at all; one HCA enabled beside it is not.
+TEST(TriagePasted, GdrDisabledForEveryHca) {
+  Report r = judged({{"n.log",
+                      "learn01:22:23 [3] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'\n"
+                      "learn01:22:23 [3] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 1 'mlx5_1'\n"
+                      "learn02:22:23 [3] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'\n"
+                      "learn02:22:23 [3] NCCL INFO NET/IB : GPU Direct RDMA Enabled for HCA 1 'mlx5_1'\n"}});
+  const Finding* f = find(r, "nccl.gdr_off");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->hosts, std::vector<std::string>{"learn01"});
+  EXPECT_EQ(f->evidence.at("hcas"), 2);
+}
+
+// The driver's "Reset required" (dmesg -T's bracketed date), and corrected AER lines,
+// one event of them: each a finding naming its lines.
+TEST(TriagePasted, ResetRequiredAndCorrectedAer) {
+  Report r = judged(
+      {{"k.txt",
+        " [Sun Jan 11 09:52:01 2026] NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required "
+        "[NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @ kernel_channel.c:2874 \n"
+        "pcieport 0000:00:1d.0: AER: Corrected error received: 0000:07:00.0\n"
+        "alx 0000:07:00.0: AER: PCIe Bus Error: severity=Corrected, type=Data Link Layer, (Receiver ID)\n"}});
+  const Finding* reset = find(r, "kernel.gpu_reset_required");
+  ASSERT_NE(reset, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(reset->severity, Severity::kError);
+  EXPECT_EQ(quoted(*reset), std::vector<std::string>{"k.txt:1"});
+  const Finding* aer = find(r, "kernel.pcie_aer");
+  ASSERT_NE(aer, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(aer->severity, Severity::kWarning);
+  EXPECT_EQ(quoted(*aer), (std::vector<std::string>{"k.txt:2", "k.txt:3"}));
+}
+
 TEST(TriageSignatures, RealCounterDumps) {
   Report r = triage_of(
       {"ib-counters/osc-EDR-switch-ib-i4l1s01_perfquery-x_port1-xmitdiscards-xmitwait-linkdowned.out",
@@ -661,8 +748,10 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
   for (const Finding& f : r.findings) {
     if (!f.code.starts_with("topo.")) produced.insert(f.code);
   }
-  // Every code of the table comes out of a fixture file, except three tested on inline logs above.
-  const std::set<std::string> inline_only = {"nccl.socket_fallback", "nccl.gdr_off", "nccl.shared_nic"};
+  // Every code of the table comes out of a fixture file, except those tested on inline logs
+  // above (the tickets' corpus has real ones of each: ctest triage_corpus).
+  const std::set<std::string> inline_only = {"nccl.socket_fallback", "nccl.gdr_off", "nccl.shared_nic",
+                                             "kernel.gpu_reset_required", "topo.pcie_degraded"};
   for (const std::string& c : listed) {
     if (!inline_only.count(c)) {
       EXPECT_TRUE(produced.count(c)) << c << " comes out of no fixture";
