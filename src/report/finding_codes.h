@@ -83,6 +83,7 @@ inline constexpr std::string_view kNcclPeerLost = "nccl.peer_lost";
 inline constexpr std::string_view kNcclTimeout = "nccl.timeout";
 inline constexpr std::string_view kNcclSocketAccept = "nccl.socket_accept";
 inline constexpr std::string_view kNcclSocketConnect = "nccl.socket_connect";
+inline constexpr std::string_view kNcclSocketIfacesUnroutable = "nccl.socket_ifaces_unroutable";
 inline constexpr std::string_view kNcclWarn = "nccl.warn";
 // nccl-tests tables.
 inline constexpr std::string_view kNcclTestsWrong = "nccl_tests.wrong";
@@ -96,6 +97,9 @@ inline constexpr std::string_view kKernelPcieAer = "kernel.pcie_aer";
 inline constexpr std::string_view kKernelLinkFlap = "kernel.link_flap";
 inline constexpr std::string_view kKernelMlx5Cmd = "kernel.mlx5_cmd";
 inline constexpr std::string_view kKernelOomKill = "kernel.oom_kill";
+// NVIDIA Fabric Manager (NVSwitch systems).
+inline constexpr std::string_view kNvlinkFmNoNvswitch = "nvlink.fm_no_nvswitch";
+inline constexpr std::string_view kNvlinkFmVersionMismatch = "nvlink.fm_version_mismatch";
 // Port and NIC counters of a bundle (and kCountersLinkErrors above).
 inline constexpr std::string_view kCountersSaturated = "counters.saturated";
 inline constexpr std::string_view kCountersCongestion = "counters.congestion";
@@ -137,13 +141,41 @@ inline constexpr std::string_view kCompareCodes[] = {
     kCompareMissing,
 };
 inline constexpr std::string_view kTriageCodes[] = {
-    kNcclNoIbDevice,      kNcclSocketFallback,  kNcclGdrOff,         kNcclGdrPartial,         kNcclSharedNic,
-    kNcclVersionMismatch, kNcclSettingMismatch, kNcclIbListMismatch, kNcclKernelSharedMem,    kNcclShmExhausted,
-    kNcclIbRetryExceeded, kNcclIbvFailed,       kNcclSystemError,    kNcclPeerLost,           kNcclTimeout,
-    kNcclSocketAccept,    kNcclSocketConnect,   kNcclWarn,           kNcclTestsWrong,         kNcclTestsDip,
-    kNcclTestsSingleRank, kNcclTestsBelowNics,  kKernelGpuXid,       kKernelGpuResetRequired, kKernelPcieAer,
-    kKernelLinkFlap,      kKernelMlx5Cmd,       kKernelOomKill,      kTopoPcieDegraded,       kCountersLinkErrors,
-    kCountersSaturated,   kCountersCongestion,
+    kNcclNoIbDevice,
+    kNcclSocketFallback,
+    kNcclSocketIfacesUnroutable,
+    kNcclGdrOff,
+    kNcclGdrPartial,
+    kNcclSharedNic,
+    kNcclVersionMismatch,
+    kNcclSettingMismatch,
+    kNcclIbListMismatch,
+    kNcclKernelSharedMem,
+    kNcclShmExhausted,
+    kNcclIbRetryExceeded,
+    kNcclIbvFailed,
+    kNcclSystemError,
+    kNcclPeerLost,
+    kNcclTimeout,
+    kNcclSocketAccept,
+    kNcclSocketConnect,
+    kNcclWarn,
+    kNcclTestsWrong,
+    kNcclTestsDip,
+    kNcclTestsSingleRank,
+    kNcclTestsBelowNics,
+    kKernelGpuXid,
+    kKernelGpuResetRequired,
+    kKernelPcieAer,
+    kKernelLinkFlap,
+    kKernelMlx5Cmd,
+    kKernelOomKill,
+    kNvlinkFmNoNvswitch,
+    kNvlinkFmVersionMismatch,
+    kTopoPcieDegraded,
+    kCountersLinkErrors,
+    kCountersSaturated,
+    kCountersCongestion,
 };
 
 }  // namespace fabscope::code

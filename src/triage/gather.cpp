@@ -217,7 +217,7 @@ bool kept_nccl_line(const topo::NcclLogLine& l) {
   return l.level == "WARN" || m.starts_with("NCCL version") || m.starts_with("NET/") || contains(m, " via NET/") ||
          contains(m, "set by environment to") || contains(m, "nranks ") || contains(m, " nNodes ") ||
          m.starts_with("NCCL_IB_HCA set to") || contains(m, "Using network") || contains(m, "GPU Direct RDMA") ||
-         trim(m).starts_with("+ NET[") || contains(m, "ncclMaxSharedMem");
+         m.starts_with("Bootstrap : Using") || trim(m).starts_with("+ NET[") || contains(m, "ncclMaxSharedMem");
 }
 
 // NCCL lines topo's reader reads besides those: the GRAPH dump's PCI links.
@@ -253,6 +253,31 @@ void lspci_link_fields(std::string_view t, double& gts, int& width) {
   }
 }
 
+// NCCL's interface entries, "[0]bond0:192.168.1.161<0>" (IPv6 too: "[12]veth6163fba:fe80::
+// b878%veth6163fba<0>"): the names, in order; empty when `t` holds anything else.
+std::vector<std::string> interface_entries(std::string_view t) {
+  std::vector<std::string> names;
+  for (std::string_view e : split_ws(t)) {
+    const size_t close = e.find(']');
+    const size_t colon = e.find(':');
+    if (e.size() < 6 || e[0] != '[' || close == std::string_view::npos || close < 2 ||
+        colon == std::string_view::npos || colon < close + 2 || e.back() != '>' ||
+        e.rfind('<') == std::string_view::npos ||
+        !std::all_of(e.begin() + 1, e.begin() + static_cast<ptrdiff_t>(close),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+      return {};
+    }
+    names.emplace_back(e.substr(close + 1, colon - close - 1));
+  }
+  return names;
+}
+
+// NVIDIA Fabric Manager's lines: its service in journalctl, its own log's NVSwitch lines.
+bool fabric_manager_line(std::string_view line) {
+  return contains(line, "fabricmanager") || contains(line, "Fabric Manager") || contains(line, "fabric manager") ||
+         contains(line, "NV_WARN_NOTHING_TO_DO");
+}
+
 constexpr size_t kMaxKeptLines = 200000;       // distinct NCCL, kernel and counter lines kept per file
 constexpr size_t kMaxOtherText = 64ull << 20;  // text of other lines kept for the whole-text readers
 constexpr size_t kMaxLine = 1 << 20;           // a streamed line longer than this is cut (a file without newlines)
@@ -284,6 +309,17 @@ class Gatherer {
   void line(std::string_view raw, Facts* facts) {
     ++lines_;
     const std::string_view line = colours_ ? without_ansi(raw, clean_) : raw;
+    struct Remember {  // for the next line's interface_line: whether this one heads a list
+      std::string_view& head;
+      std::string_view line;
+      ~Remember() {
+        const std::string_view t = trim(line);
+        head = !t.ends_with(": Using")     ? std::string_view()
+               : contains(t, "NET/Socket") ? std::string_view("NET/Socket")
+               : contains(t, "Bootstrap")  ? std::string_view("Bootstrap")
+                                           : std::string_view("");
+      }
+    } remember{list_head_, line};
     if (xml_) {
       append_other(line);
       return;
@@ -302,6 +338,20 @@ class Gatherer {
       other_ += '\n';
       return;
     }
+    if (fabric_manager_line(line)) {
+      fabric_manager_ = true;
+      if (facts && fabric_manager_lines_.size() < kMaxKeptLines) {
+        fabric_manager_lines_.push_back({path_, lines_, std::string(trim(line))});
+      }
+      other_ += '\n';
+      return;
+    }
+    if (interface_line(trim(line), facts)) {
+      nccl_ = true;
+      other_ += '\n';
+      return;
+    }
+    summary_line(trim(line));
     recognise_tables(line);
     // ibqueryerrors: "Errors for 0x248a0703 "ib-switch-1"" names the node of the ports below.
     if (line.starts_with("Errors for ")) errors_for_ = ibqueryerrors_node(line);
@@ -325,6 +375,7 @@ class Gatherer {
     if (counters_) k.emplace_back("counters");
     if (kernel_) k.emplace_back("kernel-log");
     if (lspci_) k.emplace_back("lspci");
+    if (fabric_manager_) k.emplace_back("fabric-manager-log");
     return k;
   }
 
@@ -381,6 +432,8 @@ class Gatherer {
     }
     for (Quote& q : kernel_lines_) facts.kernel.push_back(std::move(q));
     for (PcieLinkFact& l : pcie_links_) facts.pcie_links.push_back(std::move(l));
+    for (Quote& q : fabric_manager_lines_) facts.fabric_manager.push_back(std::move(q));
+    for (auto& d : doubled_summaries_) facts.doubled_summaries.push_back(std::move(d));
     if (file.kinds.empty() && notes.empty()) notes.emplace_back("not recognised: no format fabscope reads");
     if (dropped_ > 0) {
       notes.push_back(
@@ -419,7 +472,30 @@ class Gatherer {
                              l.dev,
                              std::string(l.level),
                              std::string(trim(l.msg))});
+      const std::string_view m = trim(l.msg);
+      for (std::string_view what : {"NET/Socket", "Bootstrap"}) {
+        if (!m.starts_with(what) || !contains(m, " : Using")) continue;
+        facts->interfaces.push_back({facts->nccl.back().where, std::string(l.host), std::string(what),
+                                     interface_entries(m.substr(m.find(" : Using") + 8))});
+        last_list_line_ = lines_;
+      }
     }
+  }
+
+  // Interface entries on a line of their own: the list above them broken up, or a list
+  // whose head ("... NET/Socket : Using") is the line before. True for the lines taken.
+  bool interface_line(std::string_view t, Facts* facts) {
+    std::vector<std::string> names = interface_entries(t);
+    if (names.empty()) return false;
+    if (!facts) return true;
+    if (last_list_line_ == lines_ - 1 && !facts->interfaces.empty() && facts->interfaces.back().where.file == path_) {
+      auto& list = facts->interfaces.back().names;
+      list.insert(list.end(), names.begin(), names.end());
+    } else {
+      facts->interfaces.push_back({{path_, lines_, std::string(t)}, "", std::string(list_head_), std::move(names)});
+    }
+    last_list_line_ = lines_;
+    return true;
   }
 
   // PyTorch's NCCL errors: an error fact, with the rank its prefix names.
@@ -434,6 +510,20 @@ class Gatherer {
       facts->nccl.push_back(std::move(f));
     } else if (facts) {
       ++dropped_;
+    }
+  }
+
+  // nccl-tests' "# Out of bounds values : 0 OK" ends a run's output. Two with no table
+  // row between are two processes' runs printed one after the other.
+  void summary_line(std::string_view t) {
+    if (t.starts_with("# Out of bounds values")) {
+      if (summary_line_ > 0 && doubled_summaries_.size() < 64) {
+        doubled_summaries_.push_back({{path_, summary_line_, summary_text_}, {path_, lines_, std::string(t)}});
+      }
+      summary_line_ = lines_;
+      summary_text_ = std::string(t);
+    } else if (!t.empty() && !t.starts_with('#')) {
+      summary_line_ = 0;  // a table row, or anything else, between them
     }
   }
 
@@ -631,7 +721,13 @@ class Gatherer {
   bool other_truncated_ = false;
   std::vector<Quote> kernel_lines_;
   std::vector<CounterFact> counters_pending_;  // taken when the file is counters
-  bool lspci_ = false;
+  bool lspci_ = false, fabric_manager_ = false;
+  std::vector<Quote> fabric_manager_lines_;
+  std::string_view list_head_;  // the line before ended "NET/Socket : Using" ("Bootstrap : Using"): that name
+  int last_list_line_ = 0;      // the last line of an interface list
+  int summary_line_ = 0;        // the last "# Out of bounds values" line with only '#' lines after it
+  std::string summary_text_;
+  std::vector<std::pair<Quote, Quote>> doubled_summaries_;
   std::string lspci_device_;  // lspci: the device whose capabilities follow
   PcieLinkFact cap_;          // lspci: its LnkCap, until its LnkSta
   std::vector<PcieLinkFact> pcie_links_;

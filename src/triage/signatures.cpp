@@ -185,6 +185,51 @@ void check_socket_fallback(const Facts& facts, std::vector<Finding>& out, std::v
   }
 }
 
+// Interfaces that carry nothing to another host: container bridges and their veth pairs,
+// libvirt's bridge, CNI's and the loopback. (NCCL's own default leaves out docker* and lo
+// only.) Flannel's and other overlays do route between hosts and are not here.
+bool host_local_interface(std::string_view name) {
+  for (std::string_view p : {"docker", "br-", "veth", "virbr", "cni", "lxcbr", "lxc", "podman", "cali"}) {
+    if (name.starts_with(p)) return true;
+  }
+  return name == "lo";
+}
+
+// NCCL's sockets (NET/Socket, or the bootstrap) over interfaces that reach no other host:
+// connections to other nodes through them hang or fail, or crawl.
+void check_socket_interfaces(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  std::set<std::string> local, hosts;
+  std::set<std::string> whats;
+  std::vector<Quote> quotes;
+  size_t listed = 0;
+  for (const InterfaceListFact& l : facts.interfaces) {
+    std::vector<std::string> here;
+    for (const std::string& n : l.names) {
+      if (host_local_interface(n)) here.push_back(n);
+    }
+    if (here.empty()) continue;
+    local.insert(here.begin(), here.end());
+    listed = std::max(listed, l.names.size());
+    hosts.insert(l.host);
+    whats.insert(l.what.empty() ? "NCCL's sockets" : l.what);
+    quotes.push_back(l.where);
+  }
+  if (local.empty()) return;
+  std::vector<std::string> names(local.begin(), local.end());
+  const size_t shown = std::min<size_t>(names.size(), 6);
+  out.push_back(finding(
+      code::kNcclSocketIfacesUnroutable, Severity::kWarning, fmt::format("{}", fmt::join(whats, ", ")),
+      std::vector<std::string>(hosts.begin(), hosts.end()),
+      fmt::format("{} use{} {} interface{} that reach no other host ({}{}) among the {} listed: container bridges, "
+                  "veth pairs or the loopback; connections to other nodes through them fail, hang or crawl",
+                  fmt::join(whats, ", "), whats.size() == 1 ? "s" : "", names.size(), names.size() == 1 ? "" : "s",
+                  fmt::join(names.begin(), names.begin() + static_cast<ptrdiff_t>(shown), ", "),
+                  names.size() > shown ? ", ..." : "", listed),
+      "set NCCL_SOCKET_IFNAME to the interface the nodes reach each other on (e.g. NCCL_SOCKET_IFNAME=bond0, or "
+      "=^docker,lo,br-,veth to leave the bridges out)",
+      quotes, {{"interfaces", names}}));
+}
+
 // NCCL's IB plugin says per HCA whether GPUDirect RDMA is possible at all ("NET/IB : GPU
 // Direct RDMA Disabled for HCA 0 'mlx5_0'": no peer-memory module nor dma-buf): every
 // HCA a host lists disabled, none enabled, is GDR off there even without Channel lines.
@@ -628,6 +673,25 @@ void check_single_rank(const Facts& facts, std::vector<Finding>& out, std::vecto
         quotes, {{"tables", tables.size()}}));
     missing.push_back(fmt::format("{}: its nccl-tests ran on one rank each: no measurement of the fabric", file));
   }
+  // Without tables: each process's summary, one after the other.
+  std::map<std::string, std::vector<Quote>> doubled;
+  for (const auto& [a, b] : facts.doubled_summaries) {
+    if (by_file.count(a.file)) continue;
+    auto& q = doubled[a.file];
+    if (q.empty() || q.back().line != a.line) q.push_back(a);
+    q.push_back(b);
+  }
+  for (const auto& [file, quotes] : doubled) {
+    out.push_back(finding(
+        code::kNcclTestsSingleRank, Severity::kWarning, fmt::format("nccl-tests in {}", file), {},
+        fmt::format("{} nccl-tests summaries follow one another in {} with no table between: each process printed "
+                    "its own run, so each ran its own communicator and no figure measures the job's ranks together",
+                    quotes.size(), file),
+        "nccl-tests built without MPI=1 and started by mpirun runs one test per process: rebuild with "
+        "`make MPI=1 MPI_HOME=...` (after `make clean`); the binary then prints one table for all ranks",
+        quotes, {{"summaries", quotes.size()}}));
+    missing.push_back(fmt::format("{}: each process ran its own nccl-tests: no measurement of the fabric", file));
+  }
 }
 
 // NIC bandwidth of one host, GB/s per direction: what a ring all-reduce's bus bandwidth
@@ -951,6 +1015,37 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
   }
 }
 
+// --- NVIDIA Fabric Manager ---------------------------------------------------------
+
+// Fabric Manager's two failures that stop NVLink on an NVSwitch system: it found no
+// NVSwitch (NV_WARN_NOTHING_TO_DO: none visible, or none there: a PCIe or NVLink-bridge
+// machine, where it is not needed), or its version is not the driver's.
+void check_fabric_manager(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  std::vector<Quote> nothing, version;
+  for (const Quote& q : facts.fabric_manager) {
+    if (contains(q.text, "NV_WARN_NOTHING_TO_DO")) nothing.push_back(q);
+    if (contains(q.text, "match with driver version")) version.push_back(q);  // "... don't match with driver version"
+  }
+  if (!nothing.empty()) {
+    out.push_back(finding(code::kNvlinkFmNoNvswitch, Severity::kWarning, "NVIDIA Fabric Manager", {},
+                          "Fabric Manager found no NVSwitch to manage (NV_WARN_NOTHING_TO_DO) and stopped: on an "
+                          "NVSwitch system (HGX, DGX) the GPUs cannot use NVLink until it runs; on a PCIe or "
+                          "NVLink-bridge machine it has nothing to do",
+                          "NVSwitch system: check that the NVSwitches are visible (`nvidia-smi nvlink -s`, "
+                          "`lspci | grep -i nvidia`) and that the nvidia-fabricmanager package matches the driver; "
+                          "otherwise disable the service (`systemctl disable nvidia-fabricmanager`)",
+                          nothing));
+  }
+  if (!version.empty()) {
+    out.push_back(finding(code::kNvlinkFmVersionMismatch, Severity::kError, "NVIDIA Fabric Manager", {},
+                          "Fabric Manager's version is not the driver's, so it does not start: on an NVSwitch system "
+                          "CUDA then fails to initialise (system not yet initialized) and NVLink is down",
+                          "install the nvidia-fabricmanager package of exactly the driver's version (and hold both "
+                          "against partial upgrades)",
+                          version));
+  }
+}
+
 // --- PCIe links -------------------------------------------------------------------
 
 // The kernel's report of a link trained below its device's capability (pcie_print_link_
@@ -1111,6 +1206,9 @@ const std::vector<Signature> kSignatures = {
     {{code::kNcclNoIbDevice, code::kNcclSocketFallback},
      "NCCL moves data over sockets where RDMA devices exist, or found no IB device (containers)",
      check_socket_fallback},
+    {{code::kNcclSocketIfacesUnroutable},
+     "NCCL's sockets (NET/Socket, bootstrap) over container bridges, veth pairs or the loopback",
+     check_socket_interfaces},
     {{code::kNcclGdrOff, code::kNcclGdrPartial},
      "GPUDirect RDMA off, or on some channels of a GPU and off on others",
      check_gdr},
@@ -1137,6 +1235,9 @@ const std::vector<Signature> kSignatures = {
       code::kKernelMlx5Cmd, code::kKernelOomKill},
      "dmesg and journalctl -k",
      check_kernel},
+    {{code::kNvlinkFmNoNvswitch, code::kNvlinkFmVersionMismatch},
+     "NVIDIA Fabric Manager's log or service: no NVSwitch found (NV_WARN_NOTHING_TO_DO), a version not the driver's",
+     check_fabric_manager},
     {{code::kTopoPcieDegraded},
      "PCIe links below their device's capability: lspci -vv LnkSta against LnkCap, the kernel's \"limited by\" line",
      check_pcie_links},

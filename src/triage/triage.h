@@ -62,6 +62,16 @@ struct PcieLinkFact {
   int cap_width = 0, sta_width = 0;
 };
 
+// The interfaces NCCL says it uses for sockets: "NET/Socket : Using [0]bond0:10.0.0.1<0>
+// [1]br-05ab815fa14e:172.19.0.1<0>" or "Bootstrap : Using [0]eth0:...", or such entries
+// on lines of their own (a list broken up when pasted).
+struct InterfaceListFact {
+  Quote where;
+  std::string host;  // the NCCL line's host; "" for entries on lines of their own
+  std::string what;  // "NET/Socket", "Bootstrap", or "" where the lines do not say
+  std::vector<std::string> names;
+};
+
 // Everything the files say that a signature reads.
 struct Facts {
   std::vector<TriageFile> files;
@@ -70,7 +80,12 @@ struct Facts {
   std::vector<std::pair<std::string, NcclTestsTable>> tables;  // file, table
   std::vector<CounterFact> counters;
   std::vector<PcieLinkFact> pcie_links;  // lspci's LnkCap/LnkSta pairs (the kernel's lines are in `kernel`)
-  topo::TopologySet topology;            // what nvidia-smi, XML, RDMA output and NCCL logs describe
+  std::vector<InterfaceListFact> interfaces;
+  std::vector<Quote> fabric_manager;  // NVIDIA Fabric Manager's lines (its log, journalctl)
+  // nccl-tests summaries ("# Out of bounds values") that follow one another with no table
+  // between: each process printed its own run.
+  std::vector<std::pair<Quote, Quote>> doubled_summaries;
+  topo::TopologySet topology;  // what nvidia-smi, XML, RDMA output and NCCL logs describe
 };
 
 // The kinds a file can be taken as (a file can be several: nccl-tests run with

@@ -568,9 +568,10 @@ TEST(TriagePasted, PcieLinksBelowTheirDevicesCapability) {
 // The kernel's own report of a link trained below its device (pcie_print_link_status),
 // with dmesg's timestamp or without.
 TEST(TriagePasted, TheKernelsLimitedByLine) {
-  Report r = judged({{"dmesg.txt",
-                      "[    2.101010] ixgbe 0000:01:00.0: 8.000 Gb/s available PCIe bandwidth, limited by 2.5 GT/s PCIe "
-                      "x4 link at 0000:00:1c.0 (capable of 31.504 Gb/s with 8.0 GT/s PCIe x4 link)\n"}});
+  Report r =
+      judged({{"dmesg.txt",
+               "[    2.101010] ixgbe 0000:01:00.0: 8.000 Gb/s available PCIe bandwidth, limited by 2.5 GT/s PCIe "
+               "x4 link at 0000:00:1c.0 (capable of 31.504 Gb/s with 8.0 GT/s PCIe x4 link)\n"}});
   const Finding* f = find(r, "topo.pcie_degraded");
   ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
   EXPECT_EQ(f->severity, Severity::kWarning);
@@ -597,12 +598,12 @@ TEST(TriagePasted, GdrDisabledForEveryHca) {
 // The driver's "Reset required" (dmesg -T's bracketed date), and corrected AER lines,
 // one event of them: each a finding naming its lines.
 TEST(TriagePasted, ResetRequiredAndCorrectedAer) {
-  Report r = judged(
-      {{"k.txt",
-        " [Sun Jan 11 09:52:01 2026] NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required "
-        "[NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @ kernel_channel.c:2874 \n"
-        "pcieport 0000:00:1d.0: AER: Corrected error received: 0000:07:00.0\n"
-        "alx 0000:07:00.0: AER: PCIe Bus Error: severity=Corrected, type=Data Link Layer, (Receiver ID)\n"}});
+  Report r =
+      judged({{"k.txt",
+               " [Sun Jan 11 09:52:01 2026] NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required "
+               "[NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @ kernel_channel.c:2874 \n"
+               "pcieport 0000:00:1d.0: AER: Corrected error received: 0000:07:00.0\n"
+               "alx 0000:07:00.0: AER: PCIe Bus Error: severity=Corrected, type=Data Link Layer, (Receiver ID)\n"}});
   const Finding* reset = find(r, "kernel.gpu_reset_required");
   ASSERT_NE(reset, nullptr) << testing::PrintToString(codes(r));
   EXPECT_EQ(reset->severity, Severity::kError);
@@ -611,6 +612,71 @@ TEST(TriagePasted, ResetRequiredAndCorrectedAer) {
   ASSERT_NE(aer, nullptr) << testing::PrintToString(codes(r));
   EXPECT_EQ(aer->severity, Severity::kWarning);
   EXPECT_EQ(quoted(*aer), (std::vector<std::string>{"k.txt:2", "k.txt:3"}));
+}
+
+// NCCL's socket interfaces: a prefixed NET/Socket line naming container bridges, and the
+// same list broken into one entry per line under its head; bond0 and ib0 alone are fine.
+TEST(TriagePasted, SocketsOverInterfacesThatReachNoOtherHost) {
+  Report r = judged({{"a.log",
+                      "h1:7:7 [0] NCCL INFO Bootstrap : Using [0]bond0:10.0.0.1<0>\n"
+                      "h1:7:9 [0] NCCL INFO NET/Socket : Using [0]bond0:10.0.0.1<0> [1]br-05ab815fa14e:172.19.0.1<0> "
+                      "[2]veth6163fba:fe80::b878:6cff:fe52:abe2%veth6163fba<0>\n"}});
+  const Finding* f = find(r, "nccl.socket_ifaces_unroutable");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_EQ(f->hosts, std::vector<std::string>{"h1"});
+  EXPECT_EQ(f->evidence.at("interfaces"), (nlohmann::json{"br-05ab815fa14e", "veth6163fba"}));
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"a.log:2"});
+  Report broken = judged({{"b.txt",
+                           "INFO NET/Socket : Using\n"
+                           "[0]bond0:192.168.1.161<0>\n"
+                           "[1]docker0:172.17.0.1<0>\n"
+                           "[2]br-d5d80d7dbbad:172.21.0.1<0>\n"}});
+  const Finding* g = find(broken, "nccl.socket_ifaces_unroutable");
+  ASSERT_NE(g, nullptr) << testing::PrintToString(codes(broken));
+  EXPECT_EQ(g->subject, "NET/Socket");
+  EXPECT_EQ(g->evidence.at("interfaces"), (nlohmann::json{"br-d5d80d7dbbad", "docker0"}));
+  Report fine =
+      judged({{"c.log", "h1:7:9 [0] NCCL INFO NET/Socket : Using [0]bond0:10.0.0.1<0> [1]ib0:10.1.0.1<0>\n"}});
+  EXPECT_EQ(find(fine, "nccl.socket_ifaces_unroutable"), nullptr) << testing::PrintToString(codes(fine));
+}
+
+// Fabric Manager in journalctl's form: no NVSwitch (a warning: fatal on an NVSwitch
+// system, nothing on a bridged pair), and a version that is not the driver's (an error).
+TEST(TriagePasted, FabricManagerLines) {
+  Report r = judged(
+      {{"fm.txt",
+        "Nov 15 14:15:47 gpu1 systemd[1]: Starting NVIDIA fabric manager service...\n"
+        "Nov 15 14:15:47 gpu1 nv-fabricmanager[4177]: request to query NVSwitch device information from NVSwitch "
+        "driver failed with error:WARNING Nothing to do [NV_WARN_NOTHING_TO_DO]\n"
+        "Nov 15 14:16:02 gpu2 nv-fabricmanager[811]: fabric manager NVIDIA GPU driver interface version 550.54.15 "
+        "don't match with driver version 550.90.07. Please update with matching NVIDIA driver package.\n"}});
+  EXPECT_EQ(r.triage->files.at(0).kinds, std::vector<std::string>{"fabric-manager-log"});
+  const Finding* none = find(r, "nvlink.fm_no_nvswitch");
+  ASSERT_NE(none, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(none->severity, Severity::kWarning);
+  EXPECT_EQ(quoted(*none), std::vector<std::string>{"fm.txt:2"});
+  const Finding* version = find(r, "nvlink.fm_version_mismatch");
+  ASSERT_NE(version, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(version->severity, Severity::kError);
+  EXPECT_EQ(quoted(*version), std::vector<std::string>{"fm.txt:3"});
+}
+
+// nccl-tests summaries one after another, no table between: each process ran its own
+// test. Two runs each with its table are two runs, not that.
+TEST(TriagePasted, SummariesWithNoTableBetween) {
+  Report r = judged({{"out.txt",
+                      "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 3.94145 \n#\n"
+                      "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 3.94156 \n"}});
+  const Finding* f = find(r, "nccl_tests.single_rank");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"out.txt:1", "out.txt:4"}));
+  std::ifstream in(kDir + "/nccl-tests/nccl-tests-256_H200x8-2node-baremetal-CX7-400G_all_reduce_perf.txt");
+  std::stringstream run;
+  run << in.rdbuf();
+  ASSERT_FALSE(run.str().empty());
+  Report two = judged({{"two-runs.txt", run.str() + run.str()}});
+  EXPECT_EQ(find(two, "nccl_tests.single_rank"), nullptr) << testing::PrintToString(codes(two));
 }
 
 TEST(TriageSignatures, RealCounterDumps) {
@@ -750,8 +816,14 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
   }
   // Every code of the table comes out of a fixture file, except those tested on inline logs
   // above (the tickets' corpus has real ones of each: ctest triage_corpus).
-  const std::set<std::string> inline_only = {"nccl.socket_fallback", "nccl.gdr_off", "nccl.shared_nic",
-                                             "kernel.gpu_reset_required", "topo.pcie_degraded"};
+  const std::set<std::string> inline_only = {"nccl.socket_fallback",
+                                             "nccl.gdr_off",
+                                             "nccl.shared_nic",
+                                             "kernel.gpu_reset_required",
+                                             "topo.pcie_degraded",
+                                             "nvlink.fm_no_nvswitch",
+                                             "nvlink.fm_version_mismatch",
+                                             "nccl.socket_ifaces_unroutable"};
   for (const std::string& c : listed) {
     if (!inline_only.count(c)) {
       EXPECT_TRUE(produced.count(c)) << c << " comes out of no fixture";
