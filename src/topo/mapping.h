@@ -22,6 +22,9 @@ struct AnalysisOptions {
   std::optional<std::string> default_ib_hca;
   std::string default_ib_hca_origin;  // "environment", "FILE"
   double expect_rate_gbits = 0;       // --expect-rate: ports below it are degraded; 0 = peers only
+  // triage: a port that is not up is a warning (on a ticket, the likeliest cause) unless the
+  // files show it unused; topo on a live host says it as information.
+  bool down_ports_warn = false;
 };
 
 struct HostAnalysis {

@@ -111,7 +111,12 @@ class RdmaTextParser {
     if (!to_int(w[2], port)) return true;
     Port& p = port_of(here().add_nic(w[0]), port);
     p.netdev = std::string(w[4]);
-    p.state = w[5] == "(Up)" ? "ACTIVE" : w[5] == "(Down)" ? "DOWN" : std::string(w[5]);
+    // "(Up)"/"(Down)" is the network interface's state: the port's own on RoCE, but only
+    // IPoIB's on InfiniBand (an ib* interface), where a port can be Active under a Down
+    // interface. ibstat's or ibv_devinfo's state of the port stands over it.
+    if (p.state.empty() && !p.netdev.starts_with("ib")) {
+      p.state = w[5] == "(Up)" ? "ACTIVE" : w[5] == "(Down)" ? "DOWN" : std::string(w[5]);
+    }
     ++records_;
     return true;
   }

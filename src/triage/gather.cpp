@@ -869,9 +869,12 @@ void judge(Facts facts, Report& report) {
     missing.emplace_back("no file in a format fabscope reads: nothing to judge by");
   }
   report.findings = run_signatures(facts, missing);
-  // The topology the files describe, analysed as `fabscope topo` would.
+  // The topology the files describe, analysed as `fabscope topo` would, except that a port
+  // not up is a warning unless the files show it unused (on a ticket, the likeliest cause).
   if (!facts.topology.hosts.empty()) {
-    auto analyses = topo::analyze_topology(facts.topology, topo::AnalysisOptions{}, report.findings);
+    topo::AnalysisOptions triage_analysis;
+    triage_analysis.down_ports_warn = true;
+    auto analyses = topo::analyze_topology(facts.topology, triage_analysis, report.findings);
     if (analyses.ok()) {
       report.topology = topo::topology_section(facts.topology, *analyses);
       for (std::string& m : topo::missing_inputs(facts.topology, *analyses)) missing.push_back(std::move(m));

@@ -679,6 +679,28 @@ TEST(TriagePasted, SummariesWithNoTableBetween) {
   EXPECT_EQ(find(two, "nccl_tests.single_rank"), nullptr) << testing::PrintToString(codes(two));
 }
 
+// A port that is not up: on a ticket, a warning unless the files show it unused.
+// ibdev2netdev's "(Down)" of an IPoIB interface is not the port's state; a card's second
+// port down beside its first one up is its uncabled spare.
+TEST(TriagePasted, PortsNotUpUnlessShownUnused) {
+  Report r = judged({{"ibstat.txt",
+                      "CA 'mlx5_1'\n\tCA type: MT4123\n\tPort 1:\n\t\tState: Initializing\n"
+                      "\t\tPhysical state: LinkUp\n\t\tRate: 200\n\t\tLink layer: InfiniBand\n"}});
+  const Finding* init = find(r, "topo.port_down");
+  ASSERT_NE(init, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(init->severity, Severity::kWarning);
+  EXPECT_EQ(init->evidence.at("state"), "INIT");
+  Report ipoib = judged({{"i.txt",
+                          "mlx5_0 port 1 ==> ibp26s0 (Down)\n"
+                          "mlx5_1 port 1 ==> enp27s0f0np0 (Up)\n"
+                          "mlx5_2 port 1 ==> enp27s0f1np1 (Down)\n"}});
+  for (const Finding& f : ipoib.findings) {
+    if (f.code != "topo.port_down") continue;
+    EXPECT_EQ(f.severity, Severity::kInfo) << f.message;
+    EXPECT_EQ(f.evidence.at("nic"), "mlx5_2") << f.message;
+  }
+}
+
 TEST(TriageSignatures, RealCounterDumps) {
   Report r = triage_of(
       {"ib-counters/osc-EDR-switch-ib-i4l1s01_perfquery-x_port1-xmitdiscards-xmitwait-linkdowned.out",
