@@ -332,7 +332,7 @@ void check_gdr(const Facts& facts, std::vector<Finding>& out, std::vector<std::s
 }
 
 // Several ranks of one host on one NIC while the host has others.
-void check_shared_nic(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+void check_shared_nic(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>& missing) {
   // host -> NET/IB index -> GPUs (devices) sending through it
   std::map<std::string, std::map<int, std::set<int>>> use;
   std::map<std::string, std::vector<Quote>> quotes;
@@ -361,17 +361,33 @@ void check_shared_nic(const Facts& facts, std::vector<Finding>& out, std::vector
       return all.size();
     }();
     if (gpus < 2 || nics_used >= gpus) continue;
-    const size_t available = std::max(nics_listed[host], nics_used);
+    // A host whose "NET/IB : Using" line is not in the files: the job's other hosts' list
+    // stands for it (the nodes of one job are alike), said in the finding.
+    size_t others = 0;
+    for (const auto& [h, n] : nics_listed) others = std::max(others, h == host ? 0 : n);
+    const bool assumed = !nics_listed.count(host) && others > 0;
+    const size_t available = std::max(assumed ? others : nics_listed[host], nics_used);
+    if (!nics_listed.count(host) && !assumed) {
+      missing.push_back(
+          fmt::format("{}: GPUs {} share NET/IB NICs, but no NET/IB : Using line says how many NICs "
+                      "the host has",
+                      host, gpus));
+      continue;
+    }
     if (available <= nics_used) continue;  // every NIC the host has is in use
     for (const auto& [nic, devs] : by_nic) {
       if (devs.size() < 2) continue;
       out.push_back(
           finding(code::kNcclSharedNic, Severity::kWarning, fmt::format("NET/IB/{} on {}", nic, host), {host},
-                  fmt::format("GPUs {} of {} send through one NIC (NET/IB/{}) while the host lists {} NICs and uses {}",
-                              fmt::join(devs, ","), host, nic, available, nics_used),
+                  fmt::format("GPUs {} of {} send through one NIC (NET/IB/{}) while the host {} {} NICs and uses {}",
+                              fmt::join(devs, ","), host, nic, assumed ? "has, as the other hosts list," : "lists",
+                              available, nics_used),
                   "the GPUs share that NIC's bandwidth: check NCCL_IB_HCA (its order and prefix matches) against "
                   "`nvidia-smi topo -m`; `fabscope topo --nccl-log` names the NIC each GPU should use",
-                  quotes[host], {{"nic_index", nic}, {"gpus", std::vector<int>(devs.begin(), devs.end())}}));
+                  quotes[host],
+                  {{"nic_index", nic},
+                   {"gpus", std::vector<int>(devs.begin(), devs.end())},
+                   {"nics_assumed_from_other_hosts", assumed}}));
     }
   }
 }
@@ -885,8 +901,21 @@ constexpr XidMeaning kXids[] = {
     {92, Severity::kWarning, "high single-bit ECC error rate"},
     {94, Severity::kWarning, "contained ECC error: the application was stopped, the GPU is usable"},
     {95, Severity::kError, "uncontained ECC error: reset the GPU"},
+    {109, Severity::kWarning, "context switch timeout: usually the application, sometimes the driver"},
     {119, Severity::kError, "GSP RPC timeout: reset the GPU, check the driver version"},
     {120, Severity::kError, "GSP error: reset the GPU, check the driver version"},
+    {137, Severity::kWarning,
+     "NVLink FLA privilege error: an access across NVLink the fabric refused (the application)"},
+    {140, Severity::kError, "unrecovered ECC error: reset the GPU; drain it if it repeats"},
+    {143, Severity::kError, "GPU initialisation failure: reset the GPU or reboot; drain it if it repeats"},
+    {144, Severity::kError, "NVLink error (SAW): check the NVLink links and the NVSwitch fabric"},
+    {145, Severity::kError, "NVLink error (RLW): check the NVLink links and the NVSwitch fabric"},
+    {146, Severity::kError, "NVLink error (TLW): check the NVLink links and the NVSwitch fabric"},
+    {147, Severity::kError, "NVLink error (TREX): check the NVLink links and the NVSwitch fabric"},
+    {148, Severity::kError, "NVLink error (NVLPW control): check the NVLink links and the NVSwitch fabric"},
+    {149, Severity::kError, "NVLink error (NETIR): check the NVLink links and the NVSwitch fabric"},
+    {154, Severity::kError,
+     "GPU recovery action changed: the line says what the GPU needs now (a reset, a node reboot, P2P drained)"},
 };
 
 // The host a kernel line names: journalctl's "Mon DD HH:MM:SS HOST kernel:".

@@ -421,6 +421,21 @@ TEST(TriageSignatures, KernelLogXidAerLinkFlapAndOomKill) {
 // Issue 37: lines as tickets quote them. The texts below are written for this test in
 // the shapes the ticket corpus (test/fixtures/tickets) shows: no dmesg timestamp, no NCCL
 // prefix, a source-location prefix, terminal colours.
+// Xids above 100 in the catalogue: NVLink errors and the recovery action are errors.
+TEST(TriagePasted, XidsOfNvlinkAndRecovery) {
+  Report r = judged({{"x.txt",
+                      "NVRM: Xid (PCI:0000:18:00): 145, NVLink: RLW error\n"
+                      "NVRM: Xid (PCI:0000:18:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset "
+                      "Required)\n"}});
+  std::set<int> xids;
+  for (const Finding& f : r.findings) {
+    if (f.code != "kernel.gpu_xid") continue;
+    xids.insert(f.evidence.at("xid").get<int>());
+    EXPECT_EQ(f.severity, Severity::kError) << f.message;
+  }
+  EXPECT_EQ(xids, (std::set<int>{145, 154}));
+}
+
 TEST(TriagePasted, KernelLinesWithoutTheirTimestamp) {
   Report r = judged({{"paste.txt",
                       "NVRM: Xid (PCI:0000:18:00): 31, pid=2210, name=python, Ch 00000008, intr 10000000\n"
@@ -699,6 +714,23 @@ TEST(TriagePasted, PortsNotUpUnlessShownUnused) {
     EXPECT_EQ(f.severity, Severity::kInfo) << f.message;
     EXPECT_EQ(f.evidence.at("nic"), "mlx5_2") << f.message;
   }
+}
+
+// Four GPUs of a host on NET/IB/0 with the host's own "Using" line missing: the other
+// host's list of four NICs stands for it, and the finding says so.
+TEST(TriagePasted, ASharedNicWithoutTheHostsUsingLine) {
+  std::string log =
+      "b:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [2]mlx5_2:1/IB [3]mlx5_3:1/IB ; OOB ib0\n";
+  for (int d = 0; d < 4; ++d) {
+    log +=
+        fmt::format("a:1{}:1{} [{}] NCCL INFO Channel 00/0 : {} -> {} [send] via NET/IB/0/GDRDMA\n", d, d, d, d, d + 4);
+  }
+  Report r = judged({{"n.log", log}});
+  const Finding* f = find(r, "nccl.shared_nic");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->hosts, std::vector<std::string>{"a"});
+  EXPECT_TRUE(f->evidence.at("nics_assumed_from_other_hosts").get<bool>());
+  EXPECT_NE(f->message.find("as the other hosts list"), std::string::npos) << f->message;
 }
 
 TEST(TriageSignatures, RealCounterDumps) {
