@@ -15,6 +15,7 @@
 
 #include "coll/collective.h"
 #include "core/sizes.h"
+#include "core/stats.h"
 #include "core/text.h"
 #include "report/finding_codes.h"
 #include "topo/nic_choice.h"
@@ -647,12 +648,44 @@ void check_nccl_tests(const Facts& facts, std::vector<Finding>& out, std::vector
   }
 }
 
+// The collective a table measured: the one its binary names, else what its rows show. A
+// root (>= 0) is broadcast or reduce, by the operator; no root and an operator is
+// all-reduce where busbw >= algbw (its factor 2(n-1)/n), reduce-scatter where below;
+// no root and no operator is send/recv where busbw = algbw, all-gather or all-to-all
+// (alike in every column: not told apart) where below. Empty where the rows cannot say.
+std::optional<Collective> table_collective(const NcclTestsTable& t, bool* inferred = nullptr) {
+  if (inferred) *inferred = false;
+  if (auto c = collective_named_in(t.program)) return c;
+  bool rooted = false, reduces = false, told = false;
+  std::vector<double> ratio;
+  for (const NcclTestsRow& r : t.rows) {
+    if (r.redop.empty() || !r.root) return std::nullopt;  // a layout without the columns
+    rooted |= *r.root >= 0;
+    reduces |= r.redop != "none";
+    told = true;
+    if (r.out_of_place && r.out_of_place->algbw_gbps > 0 && r.out_of_place->busbw_gbps > 0) {
+      ratio.push_back(r.out_of_place->busbw_gbps / r.out_of_place->algbw_gbps);
+    }
+  }
+  if (!told) return std::nullopt;
+  std::optional<Collective> c;
+  if (rooted) {
+    c = reduces ? Collective::kReduce : Collective::kBroadcast;
+  } else if (!ratio.empty()) {
+    const bool full = median(ratio) >= 0.995;  // 1 or above: printed to two decimals
+    if (reduces) c = full ? Collective::kAllReduce : Collective::kReduceScatter;
+    if (!reduces && full) c = Collective::kSendRecv;
+  }
+  if (inferred) *inferred = c.has_value();
+  return c;
+}
+
 // A communicator of one rank: busbw 0 at every size while data moved (algbw > 0). The
 // classic cause: nccl-tests built without MPI=1, started by mpirun, every process running
 // its own one-rank test.
 bool single_rank(const NcclTestsTable& t) {
   if (t.rows.empty()) return false;
-  if (auto c = collective_named_in(t.program); c && info(*c).bus_factor == CollectiveInfo::BusFactor::kOne) {
+  if (auto c = table_collective(t); c && info(*c).bus_factor == CollectiveInfo::BusFactor::kOne) {
     return false;  // busbw is algbw there: never 0 for one rank
   }
   bool moved = false;
@@ -678,11 +711,16 @@ void check_single_rank(const Facts& facts, std::vector<Finding>& out, std::vecto
                         fmt::format("{} bytes: algbw {:.2f} busbw {:.2f}", last.size_bytes,
                                     last.out_of_place->algbw_gbps, last.out_of_place->busbw_gbps)});
     }
+    // Several one-rank tables in one output are processes that each ran alone: the fault.
+    // One table of one device is a one-GPU run, perhaps on purpose: said, not blamed.
+    const bool alone = tables.size() == 1 && tables.front()->devices.size() <= 1;
     out.push_back(finding(
-        code::kNcclTestsSingleRank, Severity::kWarning, fmt::format("nccl-tests in {}", file), {},
-        fmt::format("{} table{} in {} show busbw 0 at every size (algbw up to {:.2f} GB/s): each ran on one rank, so "
-                    "nothing crossed a link and the numbers say nothing about the fabric",
-                    tables.size(), tables.size() == 1 ? "" : "s", file, algbw),
+        code::kNcclTestsSingleRank, alone ? Severity::kInfo : Severity::kWarning, fmt::format("nccl-tests in {}", file),
+        {},
+        fmt::format("{} table{} in {} show busbw 0 at every size (algbw up to {:.2f} GB/s): {}, so nothing crossed a "
+                    "link and the numbers say nothing about the fabric",
+                    tables.size(), tables.size() == 1 ? "" : "s", file, algbw,
+                    alone ? "one rank on one GPU (if the job had more ranks, each ran alone)" : "each ran on one rank"),
         "nccl-tests built without MPI=1 and started by mpirun runs one single-rank test per process: rebuild with "
         "`make MPI=1 MPI_HOME=...` (the binary then prints one table for all ranks), or give one process the node's "
         "GPUs with -g N",
@@ -803,12 +841,15 @@ constexpr double kBelowNicsShare = 0.5;           // busbw under this share of t
 void check_below_nics(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>& missing) {
   const auto nics = nic_bandwidth(facts);
   for (const auto& [file, t] : facts.tables) {
-    const auto c = collective_named_in(t.program);
+    bool inferred = false;
+    const auto c = table_collective(t, &inferred);
     if (t.rows.empty() || single_rank(t)) continue;
     if (c && *c != Collective::kAllReduce && *c != Collective::kAllGather && *c != Collective::kReduceScatter) continue;
     const std::optional<bool> crossed = crossed_hosts(t, facts);
     if (crossed == false) continue;  // one host: NVLink's figure, not the fabric's
-    const std::string name = t.program.empty() ? "nccl-tests" : t.program;
+    const std::string name = !t.program.empty() ? t.program
+                             : c                ? fmt::format("nccl-tests ({}, from its columns)", fabscope::name(*c))
+                                                : std::string("nccl-tests");
     if (!crossed) {
       missing.push_back(
           fmt::format("{}: no `# Rank` lines or NCCL log say which hosts ran {}: its bus bandwidth is "
@@ -818,8 +859,8 @@ void check_below_nics(const Facts& facts, std::vector<Finding>& out, std::vector
     }
     if (!c) {
       missing.push_back(
-          fmt::format("{}: no nccl-tests binary named: cannot tell which collective the table measured, "
-                      "so its bus bandwidth is not judged against the NICs",
+          fmt::format("{}: no nccl-tests binary named, and its columns do not tell which collective it measured "
+                      "(all-gather and all-to-all print alike): its bus bandwidth is not judged against the NICs",
                       file));
       continue;
     }

@@ -733,6 +733,22 @@ TEST(TriagePasted, ASharedNicWithoutTheHostsUsingLine) {
   EXPECT_NE(f->message.find("as the other hosts list"), std::string::npos) << f->message;
 }
 
+// An nccl-tests table whose binary is not named: its columns say all-reduce (an operator,
+// no root, busbw above algbw), so it goes on to be judged against the NICs.
+TEST(TriagePasted, TheCollectiveFromATablesColumns) {
+  std::ifstream in(kDir + "/nccl-tests/nccl-tests-256_H200x8-2node-baremetal-CX7-400G_all_reduce_perf.txt");
+  std::string text, line;
+  while (std::getline(in, line)) {
+    if (line.find("_perf") == std::string::npos) text += line + "\n";  // no line names the binary
+  }
+  ASSERT_FALSE(text.empty());
+  Report r = judged({{"table.txt", text}});
+  std::string missing;
+  for (const std::string& m : r.verdict.missing) missing += m + "\n";
+  EXPECT_EQ(missing.find("binary named"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("no NIC rates"), std::string::npos) << missing;
+}
+
 TEST(TriageSignatures, RealCounterDumps) {
   Report r = triage_of(
       {"ib-counters/osc-EDR-switch-ib-i4l1s01_perfquery-x_port1-xmitdiscards-xmitwait-linkdowned.out",
