@@ -91,6 +91,31 @@ std::string_view without_ansi(std::string_view line, std::string& buffer) {
   return buffer;
 }
 
+// The line with HTML's escapes undone (&lt; &gt; &amp; &quot; &#39; &apos;), as text
+// copied from a web page's source or a mail archive carries them.
+std::string_view without_html_escapes(std::string_view line, std::string& buffer) {
+  const size_t first = line.find('&');
+  if (first == std::string_view::npos || line.find(';', first) == std::string_view::npos) return line;
+  static constexpr std::pair<std::string_view, char> kEscapes[] = {{"&lt;", '<'},   {"&gt;", '>'},   {"&amp;", '&'},
+                                                                   {"&quot;", '"'}, {"&#39;", '\''}, {"&apos;", '\''}};
+  buffer.assign(line.substr(0, first));
+  for (size_t i = first; i < line.size(); ++i) {
+    bool done = false;
+    if (line[i] == '&') {
+      for (const auto& [escape, c] : kEscapes) {
+        if (line.substr(i).starts_with(escape)) {
+          buffer.push_back(c);
+          i += escape.size() - 1;
+          done = true;
+          break;
+        }
+      }
+    }
+    if (!done) buffer.push_back(line[i]);
+  }
+  return buffer;
+}
+
 bool parse_u64(std::string_view s, uint64_t& out) {
   s = trim(s);
   auto r = std::from_chars(s.data(), s.data() + s.size(), out);
@@ -308,7 +333,7 @@ class Gatherer {
 
   void line(std::string_view raw, Facts* facts) {
     ++lines_;
-    const std::string_view line = colours_ ? without_ansi(raw, clean_) : raw;
+    const std::string_view line = without_html_escapes(colours_ ? without_ansi(raw, clean_) : raw, unescaped_);
     struct Remember {  // for the next line's interface_line: whether this one heads a list
       std::string_view& head;
       std::string_view line;
@@ -704,8 +729,9 @@ class Gatherer {
   }
 
   std::string path_;
-  bool colours_ = true;  // an ESC may be in the text to come
-  std::string clean_;    // the current line without colour sequences
+  bool colours_ = true;    // an ESC may be in the text to come
+  std::string clean_;      // the current line without colour sequences
+  std::string unescaped_;  // ... and without HTML's escapes
   int lines_ = 0;
   bool binary_ = false, xml_ = false, hwloc_ = false, nccl_xml_ = false;
   bool nccl_ = false, framework_ = false, kernel_ = false, tests_ = false, smi_ = false, rdma_ = false,

@@ -18,6 +18,7 @@
 #include "diag/expectations.h"
 #include "diag/findings.h"
 #include "diag/nccl_profile.h"
+#include "fuzz/paste_shapes.h"
 #include "p2p/schedule.h"
 #include "report/compare.h"
 #include "report/compare_text.h"
@@ -208,8 +209,9 @@ std::span<const Target> targets() {
       {"nccl-profile", fuzz_nccl_profile, {"nccl-profile"}, true},
       {"triage",
        fuzz_triage,
-       {"triage", "nccl-logs", "ib-counters", "nccl-tests", "nvidia-smi-topo", "rdma", "topo-xml"},
-       false},
+       {"triage", "tickets", "nccl-logs", "ib-counters", "nccl-tests", "nvidia-smi-topo", "rdma", "topo-xml"},
+       false,
+       true},
   };
   return kTargets;
 }
@@ -233,7 +235,12 @@ std::vector<std::string> load_corpus(const Target& target, const std::string& fi
   }
   std::sort(files.begin(), files.end());
   std::vector<std::string> out;
-  for (auto& f : files) out.push_back(std::move(f.second));
+  for (auto& f : files) {
+    if (target.paste_shapes) {
+      for (const PasteShape& s : paste_shapes()) out.push_back(s.make(f.second));
+    }
+    out.push_back(std::move(f.second));
+  }
   return out;
 }
 

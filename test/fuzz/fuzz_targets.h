@@ -21,11 +21,14 @@ struct Target {
   // Fixture directories (under test/fixtures) whose files are the seed corpus.
   std::vector<std::string_view> corpus;
   bool json = false;  // the corpus is JSON: structural mutations apply too
+  // The seeds also in every shape a paste comes in (fuzz/paste_shapes.h).
+  bool paste_shapes = false;
 };
 std::span<const Target> targets();
 const Target* find_target(std::string_view name);
 
-// The seed corpus of `target`: every file of its fixture directories, in name order.
+// The seed corpus of `target`: every file of its fixture directories, in name order (each
+// followed by its paste shapes where the target takes them).
 std::vector<std::string> load_corpus(const Target& target, const std::string& fixtures_dir);
 
 // One mutated input from `seed`: bytes flipped, cut, duplicated, tokens and random bytes

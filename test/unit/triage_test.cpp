@@ -14,6 +14,7 @@
 
 #include "core/atomic_file.h"
 #include "core/text.h"
+#include "fuzz/paste_shapes.h"
 #include "topo/readers.h"
 #include "triage/triage.h"
 
@@ -651,6 +652,11 @@ TEST(TriagePasted, SocketsOverInterfacesThatReachNoOtherHost) {
   ASSERT_NE(g, nullptr) << testing::PrintToString(codes(broken));
   EXPECT_EQ(g->subject, "NET/Socket");
   EXPECT_EQ(g->evidence.at("interfaces"), (nlohmann::json{"br-d5d80d7dbbad", "docker0"}));
+  // Copied from a web page's source: the same list HTML-escaped.
+  Report web = judged({{"w.txt", "h2:7:9 [0] NCCL INFO NET/Socket : Using [0]docker0:172.17.0.1&lt;0&gt;\n"}});
+  const Finding* w = find(web, "nccl.socket_ifaces_unroutable");
+  ASSERT_NE(w, nullptr) << testing::PrintToString(codes(web));
+  EXPECT_EQ(w->evidence.at("interfaces"), (nlohmann::json{"docker0"}));
   Report fine =
       judged({{"c.log", "h1:7:9 [0] NCCL INFO NET/Socket : Using [0]bond0:10.0.0.1<0> [1]ib0:10.1.0.1<0>\n"}});
   EXPECT_EQ(find(fine, "nccl.socket_ifaces_unroutable"), nullptr) << testing::PrintToString(codes(fine));
@@ -922,45 +928,6 @@ TEST(TriageFiles, AStreamedFileWithoutNewlinesIsOneCutLine) {
 // stripped, terminal colours, a Markdown fence, HTML escapes, CRLF, cut in half, its
 // blocks in another order). The judgement may weaken, to fewer findings or inconclusive;
 // it never crashes and never names a cause the file as written did not.
-std::string strip_nccl_prefixes(const std::string& text) {
-  std::string out;
-  for (std::string_view line : split_lines(text)) {
-    const size_t at = line.find(" NCCL ");
-    out.append(at == std::string_view::npos ? line : line.substr(at + 1)).push_back('\n');
-  }
-  return out;
-}
-std::string coloured(const std::string& text) {
-  std::string out;
-  for (std::string_view line : split_lines(text)) out += "\x1b[0;32m" + std::string(line) + "\x1b[0m\n";
-  return out;
-}
-std::string html_escaped(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    out += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '"' ? "&quot;" : std::string(1, c);
-  }
-  return out;
-}
-std::string with_crlf(const std::string& text) {
-  std::string out;
-  for (std::string_view line : split_lines(text)) out.append(line).append("\r\n");
-  return out;
-}
-std::string blocks_reversed(const std::string& text) {  // blocks: runs of lines between blank lines
-  std::vector<std::string> blocks(1);
-  for (std::string_view line : split_lines(text)) {
-    if (trim(line).empty()) {
-      if (!blocks.back().empty()) blocks.emplace_back();
-      continue;
-    }
-    blocks.back().append(line).push_back('\n');
-  }
-  std::string out;
-  for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) out += *it + "\n";
-  return out;
-}
-
 TEST(TriageDamage, PastedShapesNeverNameAnotherCause) {
   std::vector<std::string> files;
   for (const char* dir : {"triage", "tickets"}) {
@@ -971,20 +938,12 @@ TEST(TriageDamage, PastedShapesNeverNameAnotherCause) {
   }
   std::sort(files.begin(), files.end());
   ASSERT_GE(files.size(), 30u);
-  const std::vector<std::pair<std::string, std::string (*)(const std::string&)>> shapes = {
-      {"prefixes stripped", strip_nccl_prefixes},
-      {"coloured", coloured},
-      {"fenced", [](const std::string& t) { return "```\n" + t + "```\n"; }},
-      {"HTML-escaped", html_escaped},
-      {"CRLF", with_crlf},
-      {"cut in half", [](const std::string& t) { return t.substr(0, t.size() / 2); }},
-      {"blocks reversed", blocks_reversed}};
   for (const std::string& file : files) {
     const std::string text = text_of(file);
     const Report asis = judged({{"f.txt", text}});
     std::set<std::string> causes;
     for (const Finding& f : asis.findings) causes.insert(f.code);
-    for (const auto& [shape, make] : shapes) {
+    for (const auto& [shape, make] : fuzz::paste_shapes()) {
       const Report r = judged({{"f.txt", make(text)}});
       for (const Finding& f : r.findings) {
         if (f.severity == Severity::kInfo) continue;
