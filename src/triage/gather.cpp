@@ -59,12 +59,14 @@ bool is_kernel_line(std::string_view line) {
                       [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
         return true;
       }
-      // dmesg -T: "[Sun Jan 11 09:52:01 2026]".
-      const auto words = split_ws(stamp);
-      if (words.size() == 5 && std::count(words[3].begin(), words[3].end(), ':') == 2 && words[4].size() == 4) {
-        return true;
-      }
-      // Any other bracket (a launcher's "[1,0]<stdout>:") leaves the line to the tags below.
+      // dmesg -T: "[Sun Jan 11 09:52:01 2026]": a weekday's letters, a year at the end, a time.
+      const size_t n = stamp.size();
+      return n >= 20 && n <= 32 && std::isalpha(static_cast<unsigned char>(stamp[0])) && stamp[3] == ' ' &&
+             stamp[n - 5] == ' ' &&
+             std::all_of(stamp.end() - 4, stamp.end(),
+                         [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&
+             std::count(stamp.begin(), stamp.end(), ':') ==
+                 2;  // another bracket: an application's log prefix ("[2026-02-05 10:00:00 TP0]")
     }
   }
   if (contains(line, " kernel: ")) return true;
@@ -256,13 +258,16 @@ bool topology_nccl_line(const topo::NcclLogLine& l) {
 // the domain ("0000:3b:00.0 Infiniband controller: ...").
 bool lspci_device_line(std::string_view t) {
   const size_t space = t.find(' ');
-  if (space == std::string_view::npos || space < 7 || t.find(": ", space) == std::string_view::npos) return false;
+  if (space == std::string_view::npos || space < 7 || space > 12) return false;
   const std::string_view id = t.substr(0, space);
   const size_t dot = id.rfind('.');
   if (dot == std::string_view::npos || dot + 2 != id.size() || id[dot + 1] < '0' || id[dot + 1] > '7') return false;
-  if (std::count(id.begin(), id.end(), ':') < 1) return false;
-  return std::all_of(id.begin(), id.begin() + static_cast<ptrdiff_t>(dot),
-                     [](char c) { return c == ':' || std::isxdigit(static_cast<unsigned char>(c)); });
+  if (std::count(id.begin(), id.end(), ':') < 1 ||
+      !std::all_of(id.begin(), id.begin() + static_cast<ptrdiff_t>(dot),
+                   [](char c) { return c == ':' || std::isxdigit(static_cast<unsigned char>(c)); })) {
+    return false;
+  }
+  return t.find(": ", space) != std::string_view::npos;
 }
 
 // "Speed 16GT/s, Width x16" (also "Speed 2.5GT/s (downgraded), Width x16 (ok)"): GT/s and
@@ -282,6 +287,7 @@ void lspci_link_fields(std::string_view t, double& gts, int& width) {
 // b878%veth6163fba<0>"): the names, in order; empty when `t` holds anything else.
 std::vector<std::string> interface_entries(std::string_view t) {
   std::vector<std::string> names;
+  if (t.size() < 6 || t.front() != '[' || t.back() != '>') return names;  // most lines, at once
   for (std::string_view e : split_ws(t)) {
     const size_t close = e.find(']');
     const size_t colon = e.find(':');
@@ -299,8 +305,10 @@ std::vector<std::string> interface_entries(std::string_view t) {
 
 // NVIDIA Fabric Manager's lines: its service in journalctl, its own log's NVSwitch lines.
 bool fabric_manager_line(std::string_view line) {
-  return contains(line, "fabricmanager") || contains(line, "Fabric Manager") || contains(line, "fabric manager") ||
-         contains(line, "NV_WARN_NOTHING_TO_DO");
+  if (line.size() > 1024) return false;  // its lines are short: not a pasted command line
+  if (contains(line, "NV_WARN_NOTHING_TO_DO")) return true;
+  if (!contains(line, "abric")) return false;  // one search for the three spellings below
+  return contains(line, "fabricmanager") || contains(line, "Fabric Manager") || contains(line, "fabric manager");
 }
 
 constexpr size_t kMaxKeptLines = 200000;       // distinct NCCL, kernel and counter lines kept per file
@@ -330,15 +338,19 @@ class Gatherer {
   // Whether the text to come may hold colour sequences: its lines are cleaned of them only
   // then (one search of a whole chunk costs less than one per line).
   void expect_colours(bool may) { colours_ = may; }
+  // Likewise HTML's escapes: only text with an '&' in it may hold them.
+  void expect_escapes(bool may) { escapes_ = may; }
 
   void line(std::string_view raw, Facts* facts) {
     ++lines_;
-    const std::string_view line = without_html_escapes(colours_ ? without_ansi(raw, clean_) : raw, unescaped_);
+    std::string_view line = colours_ ? without_ansi(raw, clean_) : raw;
+    if (escapes_) line = without_html_escapes(line, unescaped_);
     struct Remember {  // for the next line's interface_line: whether this one heads a list
       std::string_view& head;
       std::string_view line;
       ~Remember() {
-        const std::string_view t = trim(line);
+        std::string_view t = line;  // only its end matters: no trim of its start
+        while (!t.empty() && (t.back() == ' ' || t.back() == '\r' || t.back() == '\t')) t.remove_suffix(1);
         head = !t.ends_with(": Using")     ? std::string_view()
                : contains(t, "NET/Socket") ? std::string_view("NET/Socket")
                : contains(t, "Bootstrap")  ? std::string_view("Bootstrap")
@@ -501,7 +513,7 @@ class Gatherer {
       for (std::string_view what : {"NET/Socket", "Bootstrap"}) {
         if (!m.starts_with(what) || !contains(m, " : Using")) continue;
         facts->interfaces.push_back({facts->nccl.back().where, std::string(l.host), std::string(what),
-                                     interface_entries(m.substr(m.find(" : Using") + 8))});
+                                     interface_entries(trim(m.substr(m.find(" : Using") + 8)))});
         last_list_line_ = lines_;
       }
     }
@@ -732,6 +744,7 @@ class Gatherer {
   bool colours_ = true;    // an ESC may be in the text to come
   std::string clean_;      // the current line without colour sequences
   std::string unescaped_;  // ... and without HTML's escapes
+  bool escapes_ = true;    // an '&' may be in the text to come
   int lines_ = 0;
   bool binary_ = false, xml_ = false, hwloc_ = false, nccl_xml_ = false;
   bool nccl_ = false, framework_ = false, kernel_ = false, tests_ = false, smi_ = false, rdma_ = false,
@@ -777,6 +790,7 @@ void gather(const std::string& path, std::string_view text, Facts& facts) {
   g.start(text.substr(0, 65536));
   if (!g.binary()) {
     g.expect_colours(text.find('\x1b') != std::string_view::npos);
+    g.expect_escapes(text.find('&') != std::string_view::npos);
     LineReader lines(text);
     std::string_view line;
     while (lines.next(line)) g.line(line, &facts);
@@ -801,7 +815,7 @@ Status gather_file(const std::string& path, Facts& facts, Progress* progress, co
   std::string carry;  // a line cut by the chunk's end
   uint64_t done = 0;
   bool first = true;
-  bool colours_before = false;
+  bool colours_before = false, escapes_before = false;
   while (true) {
     const size_t got = std::fread(chunk.data(), 1, chunk.size(), f.get());
     if (got == 0) break;
@@ -813,8 +827,11 @@ Status gather_file(const std::string& path, Facts& facts, Progress* progress, co
     }
     // A line cut at the chunk's end is read with the next chunk: colours in either count.
     const bool colours = data.find('\x1b') != std::string_view::npos;
+    const bool escapes = data.find('&') != std::string_view::npos;
     g.expect_colours(colours || colours_before);
+    g.expect_escapes(escapes || escapes_before);
     colours_before = colours;
+    escapes_before = escapes;
     done += got;
     if (progress)
       progress->update(fmt::format("fabscope triage: {}  {:.0f} of {:.0f} MiB", path,
