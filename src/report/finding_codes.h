@@ -56,6 +56,7 @@ inline constexpr std::string_view kTopoHcaFilter = "topo.hca_filter";
 
 // --- hosts compared (topo/rules/table.cpp, kFleetRules) --------------------------------
 inline constexpr std::string_view kTopoHostDiffers = "topo.host_differs";
+inline constexpr std::string_view kTopoSubnetPrefixMismatch = "topo.subnet_prefix_mismatch";
 
 // --- two runs compared (report/compare.cpp, kCompareRules) -----------------------------
 inline constexpr std::string_view kCompareSettingsDiffer = "compare.settings_differ";
@@ -133,7 +134,7 @@ inline constexpr std::string_view kTopoHostCodes[] = {
     kTopoPortDown,          kTopoPortDegraded,   kTopoPcieDegraded, kTopoNumaMismatch,
     kTopoNumaAffinity,      kTopoNvlinkMismatch, kTopoHcaFilter,
 };
-inline constexpr std::string_view kTopoFleetCodes[] = {kTopoHostDiffers};
+inline constexpr std::string_view kTopoFleetCodes[] = {kTopoHostDiffers, kTopoSubnetPrefixMismatch};
 inline constexpr std::string_view kCompareCodes[] = {
     kCompareSettingsDiffer,
     kCompareRegression,

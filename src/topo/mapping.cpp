@@ -87,6 +87,7 @@ Result<std::vector<HostAnalysis>> analyze_topology(const TopologySet& set, const
   }
   std::vector<HostAnalysis> result;
   FleetContext fleet;
+  fleet.set = &set;
   for (const HostTopology& h : set.hosts) {
     HostContext c = prepare_host(h, options, user_filter);
     run_rules(host_rules(), c, findings);

@@ -317,6 +317,7 @@ void merge_host(HostTopology& dst, const HostTopology& src) {
       if (p.rate_gbits > 0) it->rate_gbits = p.rate_gbits;
       if (!p.link_layer.empty()) it->link_layer = p.link_layer;
       if (!p.netdev.empty()) it->netdev = p.netdev;
+      if (!p.subnet_prefix.empty()) it->subnet_prefix = p.subnet_prefix;
     }
     nic_map.push_back(dst.find_nic(n.name));
   }

@@ -74,6 +74,9 @@ struct Port {
   double rate_gbits = 0;   // Gb/s, 0 = unknown
   std::string link_layer;  // InfiniBand, Ethernet; empty = unknown
   std::string netdev;      // the network interface on this port, if any
+  // The subnet prefix of GID 0 (ibv_devinfo -v's "GID[ 0]:", its first four groups:
+  // "fe80:0000:0000:0001"); empty when unknown.
+  std::string subnet_prefix;
 };
 
 struct Nic {

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <set>
 
 #include "core/text.h"
 #include "topo/readers.h"
@@ -81,6 +82,7 @@ class RdmaTextParser {
       host_ = h;
       devinfo_dev_.clear();
       ibstat_dev_.clear();
+      devinfo_seen_.clear();
       return;
     }
     const Words w = split_ws(line);
@@ -124,6 +126,8 @@ class RdmaTextParser {
   // ibv_devinfo: "hca_id: mlx5_0" starts a device.
   bool devinfo_device(const Words& w) {
     if (w.size() != 2 || w[0] != "hca_id:") return false;
+    if (!prompted() && devinfo_seen_.count(std::string(w[1]))) next_unnamed_host();
+    devinfo_seen_.insert(std::string(w[1]));
     devinfo_dev_ = std::string(w[1]);
     devinfo_port_ = -1;
     ibstat_dev_.clear();
@@ -154,6 +158,15 @@ class RdmaTextParser {
     }
     if (w[0] == "link_layer:") {
       devinfo_port().link_layer = std::string(w[1]);
+      return true;
+    }
+    // -v: "GID[ 0]: fe80:0000:0000:0001:0008:f104:0396:62b5" (or "GID[0]:"): its subnet prefix.
+    if ((w[0] == "GID[" && w.size() >= 3 && w[1] == "0]:") || w[0] == "GID[0]:") {
+      const std::string_view gid = w.back();
+      size_t at = 0;
+      for (int groups = 0; groups < 4 && at != std::string_view::npos; ++groups) at = gid.find(':', at + (groups > 0));
+      Port& p = devinfo_port();
+      if (at != std::string_view::npos && p.subnet_prefix.empty()) p.subnet_prefix = std::string(gid.substr(0, at));
       return true;
     }
     return false;
@@ -251,6 +264,24 @@ class RdmaTextParser {
   double devinfo_lane_gbits_ = 0;
   std::string ibstat_dev_;  // ibstat: the CA being read
   int ibstat_port_ = -1;
+  std::set<std::string> devinfo_seen_;  // ibv_devinfo devices listed since the last prompt
+  int unnamed_ = 0;                     // hosts told apart without a prompt naming them
+
+  // Whether a prompt named the host being read.
+  bool prompted() const { return !host_.empty() && !host_.starts_with("host "); }
+  // A device listed a second time with no prompt naming a host: another host's listing
+  // ("$ ibv_devinfo -v" pasted from two nodes). Hosts told apart so are "host 1 (FILE)",
+  // "host 2 (FILE)", ...; the first is renamed when the second appears.
+  void next_unnamed_host() {
+    if (unnamed_ == 0) {
+      for (HostTopology& h : set_.hosts) {
+        if (h.host.empty()) h.host = fmt::format("host 1 ({})", source_);
+      }
+      unnamed_ = 1;
+    }
+    host_ = fmt::format("host {} ({})", ++unnamed_, source_);
+    devinfo_seen_.clear();
+  }
 };
 
 }  // namespace

@@ -49,6 +49,7 @@ HostContext prepare_host(const HostTopology& host, const AnalysisOptions& option
 // Hosts compared with each other: (host, signature) as host_signature gives them.
 struct FleetContext {
   std::vector<std::pair<std::string, std::string>> signatures;
+  const TopologySet* set = nullptr;  // the hosts themselves, where the caller has them
 };
 
 std::span<const Rule<HostContext>> host_rules();

@@ -755,6 +755,30 @@ TEST(TriagePasted, TheCollectiveFromATablesColumns) {
   EXPECT_NE(missing.find("no NIC rates"), std::string::npos) << missing;
 }
 
+// ibv_devinfo -v from two nodes, no prompt naming them: told apart by the device listed
+// again; port 1 and port 2 are each on a different subnet on the two hosts.
+TEST(TriagePasted, PortsOnDifferentSubnetsAcrossHosts) {
+  auto listing = [](const char* p1, const char* p2) {
+    return fmt::format(
+        "$ ibv_devinfo -v\nhca_id: mlx5_0\n\tnode_guid: 0008:f104:0396:62b4\n\t\tport:\t1\n"
+        "\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n\t\t\tGID[  0]:\t\t{}:0008:f104:0396:62b5\n\t\tport:\t2\n"
+        "\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n\t\t\tGID[  0]:\t\t{}:0008:f104:0396:62b6\n",
+        p1, p2);
+  };
+  Report r = judged({{"two.txt", listing("fe80:0000:0000:0001", "fe80:0000:0000:0000") +
+                                     listing("fe80:0000:0000:0000", "fe80:0000:0000:0001")}});
+  std::set<std::string> subjects;
+  for (const Finding& f : r.findings) {
+    if (f.code == "topo.subnet_prefix_mismatch") subjects.insert(f.subject);
+  }
+  EXPECT_EQ(subjects, (std::set<std::string>{"mlx5_0 port 1", "mlx5_0 port 2"})) << testing::PrintToString(codes(r));
+  // One host's listing of two devices is one host.
+  Report one = judged({{"one.txt", listing("fe80:0000:0000:0000", "fe80:0000:0000:0000") +
+                                       "hca_id: mlx5_1\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n"}});
+  EXPECT_EQ(one.topology ? one.topology->hosts.size() : 0u, 1u);
+  EXPECT_EQ(find(one, "topo.subnet_prefix_mismatch"), nullptr);
+}
+
 TEST(TriageSignatures, RealCounterDumps) {
   Report r = triage_of(
       {"ib-counters/osc-EDR-switch-ib-i4l1s01_perfquery-x_port1-xmitdiscards-xmitwait-linkdowned.out",

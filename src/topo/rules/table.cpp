@@ -18,6 +18,7 @@ void check_numa_affinity(const HostContext&, FindingSink&);
 void check_nvlink_mismatch(const HostContext&, FindingSink&);
 void check_hca_filter(const HostContext&, FindingSink&);
 void check_host_differs(const FleetContext&, FindingSink&);
+void check_subnet_prefix(const FleetContext&, FindingSink&);
 
 namespace {
 
@@ -38,6 +39,8 @@ constexpr Rule<HostContext> kHostRules[] = {
 
 constexpr Rule<FleetContext> kFleetRules[] = {
     {code::kTopoHostDiffers, "a host whose GPUs, NICs or rails differ from the majority's", check_host_differs},
+    {code::kTopoSubnetPrefixMismatch, "one port number on different InfiniBand subnets across hosts",
+     check_subnet_prefix},
 };
 
 }  // namespace
