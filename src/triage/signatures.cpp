@@ -967,11 +967,17 @@ std::string kernel_host(std::string_view line) {
   return words.empty() ? std::string() : std::string(words.back());
 }
 
-void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+// The kernel's lines by what they report, with the hosts journalctl's prefix names.
+struct KernelLines {
   std::map<int, std::vector<Quote>> xids;
   std::vector<Quote> aer_uncorrected, aer_corrected, oom, mlx5_cmd, reset_required;
   std::map<std::string, std::vector<Quote>> link_down;  // interface/device -> lines
   std::vector<std::string> xid_hosts, oom_hosts;
+};
+
+KernelLines sort_kernel_lines(const Facts& facts) {
+  KernelLines k;
+  auto& [xids, aer_uncorrected, aer_corrected, oom, mlx5_cmd, reset_required, link_down, xid_hosts, oom_hosts] = k;
   for (const Quote& q : facts.kernel) {
     const std::string_view t = q.text;
     if (const size_t at = t.find("NVRM: Xid"); at != std::string_view::npos) {
@@ -1017,6 +1023,13 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
       link_down[dev].push_back(q);
     }
   }
+  return k;
+}
+
+void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  const KernelLines k = sort_kernel_lines(facts);
+  const auto& [xids, aer_uncorrected, aer_corrected, oom, mlx5_cmd, reset_required, link_down, xid_hosts, oom_hosts] =
+      k;
   auto nonempty = [](std::vector<std::string> v) {
     v.erase(std::remove(v.begin(), v.end(), std::string()), v.end());
     return v;
