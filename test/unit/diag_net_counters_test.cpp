@@ -64,6 +64,12 @@ TEST(CounterFindings, TrafficBeyondFabscopesOwnIsForeign) {
   EXPECT_EQ(noisy.findings[0].code, "counters.foreign_traffic");
   EXPECT_EQ(noisy.findings[0].subject, "host h1");
   EXPECT_NE(noisy.findings[0].evidence.dump().find("\"phases\":2"), std::string::npos);
+  // A neighbour adding a fifth to a large phase: beyond TCP/IP's own few percent.
+  Report fifth;
+  fifth.counters = {sample(1200u << 20, 1000u << 20)};
+  add_counter_findings(fifth);
+  ASSERT_EQ(fifth.findings.size(), 1u);
+  EXPECT_EQ(fifth.findings[0].code, "counters.foreign_traffic");
   Report uncounted;
   uncounted.counters = {sample(900u << 20, 0)};
   uncounted.counters[0].fabscope_tx_bytes.reset();  // e.g. a sweep over MPI: nothing to compare
