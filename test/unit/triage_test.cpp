@@ -715,11 +715,14 @@ TEST(TriagePasted, PortsNotUpUnlessShownUnused) {
                           "mlx5_0 port 1 ==> ibp26s0 (Down)\n"
                           "mlx5_1 port 1 ==> enp27s0f0np0 (Up)\n"
                           "mlx5_2 port 1 ==> enp27s0f1np1 (Down)\n"}});
+  int down = 0;
   for (const Finding& f : ipoib.findings) {
     if (f.code != "topo.port_down") continue;
+    ++down;
     EXPECT_EQ(f.severity, Severity::kInfo) << f.message;
     EXPECT_EQ(f.evidence.at("nic"), "mlx5_2") << f.message;
   }
+  EXPECT_EQ(down, 1) << testing::PrintToString(codes(ipoib));  // the spare only, not the IPoIB port
 }
 
 // Four GPUs of a host on NET/IB/0 with the host's own "Using" line missing: the other
