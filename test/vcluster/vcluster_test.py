@@ -144,14 +144,15 @@ def links_of(doc):
     return doc["p2p"]["links"]
 
 
-def tenth_of_quiet(c, what):
-    """A tenth of the quiet cluster's median ring link, in Mbit/s: the rate a fault gets."""
+def tenth_of_quiet(c, what, divisor=10):
+    """A tenth (1/divisor) of the quiet cluster's median ring link, in Mbit/s: the rate a
+    fault gets."""
     # Only the median matters here: on this 2-core machine one quiet link is now and then
     # below half of it (a p2p.slow_link finding, exit 1), which does not move the median.
     quiet_args = ["p2p", "--pattern", "ring", "-s", "1M", "-n", "30", "-w", "4", "--window", "8"]
     c.run(4, [quiet_args + ["--json", c.path("quiet.json")]], any_verdict=True)
     quiet = statistics.median(l["bw_gbps"] for l in links_of(c.report("quiet.json")))
-    rate_mbit = max(10, int(quiet * 8000 / 10))
+    rate_mbit = max(10, int(quiet * 8000 / divisor))
     print(f"quiet ring median {quiet:.3f} GB/s; {what} limited to {rate_mbit} Mbit/s")
     return rate_mbit
 
@@ -335,7 +336,11 @@ def sample_schedule(c):
     """8 hosts under two leaves (a Slurm topology.conf), host 5 slow: p2p --schedule sample
     measures within the leaves, then across, then the suspects with more partners; the
     slow host is found and the rest of the host pairs are said to be inferred."""
-    rate_mbit = tenth_of_quiet(c, "host 5")
+    # A 25th, not a tenth: the rail diagnose below moves 64 KiB messages among 8 ranks on
+    # 2 cores, whose healthy links are bound by the cores at a fraction of the quiet 4-rank
+    # ring's 1 MiB rate (0.48 GB/s in one CI run, against a ring of 3.1), so a tenth (0.31)
+    # left the slow host at 0.6 of the median, above p2p.slow_host's 0.5, and it passed.
+    rate_mbit = tenth_of_quiet(c, "host 5", divisor=25)
     fabric = c.path("topology.conf")
     preamble = [f'set -- $VC_HOSTS; printf "SwitchName=leafA Nodes=%s,%s,%s,%s\\nSwitchName=leafB '
                 f'Nodes=%s,%s,%s,%s\\nSwitchName=spine Switches=leafA,leafB\\n" "$@" > {shlex.quote(fabric)}']
