@@ -92,13 +92,16 @@ PY
 }
 
 # Nsight Compute on the first launches of the fill and the verify kernel (int8, a sum's
-# values: the benchmark's first), then of the reduced verification's: DRAM and SM
-# throughput as a share of peak, and each kernel's time.
+# values: the benchmark's first), then on the first checks of float or a 16-bit float
+# (demangled names count_kernel<float, ...>, count_kernel<unsigned short, ...>): DRAM and
+# SM throughput as a share of peak, and each kernel's time.
 internal_ncu() {
-  local ncu k
+  local ncu k base
   ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
-  for k in fill_kernel count_kernel; do
-    "$ncu" --kernel-name "$k" --launch-count 2 \
+  for k in fill_kernel count_kernel 'regex:count_kernel<(float|unsigned short)'; do
+    base=function
+    [[ $k == regex:* ]] && base=demangled
+    "$ncu" --kernel-name-base "$base" --kernel-name "$k" --launch-count 2 \
       --metrics dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum \
       "$KB"
   done
@@ -195,20 +198,24 @@ step gtest-nccl        15 "$C/bin/fabscope_nccl_gpu_tests"
 step kernel-bw         10 "$C/bin/fabscope_bench_kernel_bandwidth"
 #    Nsight Compute on a few fill and verify launches: DRAM and SM throughput against peak.
 step kernel-ncu        25 bash "$self" __ncu
-# d. parity with nccl-tests at one rank: nine collectives, 1 MiB-1 GiB, 5 alternations.
-#    One run of either tool takes ~1.5 s there (mostly CUDA and NCCL start), a fabscope
-#    run of all nine ~6 s at -n 60: ~23 s an alternation (4 in 91 s on an H100, so the
-#    fifth needs ~115 s); --budget keeps it in. Below
-#    8 MiB an iteration is ~6 us and launch-bound: 60 iterations steady the ratio there.
-step parity-np1       125 python3 "$PARITY" --nccl-tests "$NT" --fabscope "$F" --collective all \
-  -b 1M -e 1G -n 60 -w 10 --reps 5 --batch --budget 118 --timeout 30 --keep "$W/parity-np1" --json "$W/parity-np1.json"
+# d. parity with nccl-tests at one rank: nine collectives, 5 alternations. One run of either
+#    tool takes ~1.5 s there (mostly CUDA and NCCL start): ~15 s of starts an alternation
+#    (nccl-tests runs one binary per collective), and --budget keeps each step in.
+#    Below 8 MiB an iteration is 5-8 us and bound by the host's launches: at -n 60 a timed
+#    loop lasted ~0.4 ms and the pairs scattered 0.24-1.41 both ways (H100, issue 35), so the
+#    small sizes get their own step with 1000 iterations (~6-20 ms a loop).
+step parity-np1-small  75 python3 "$PARITY" --nccl-tests "$NT" --fabscope "$F" --collective all \
+  -b 1M -e 4M -n 1000 -w 100 --reps 5 --batch --budget 70 --timeout 30 --keep "$W/parity-np1-small" \
+  --json "$W/parity-np1-small.json"
+step parity-np1        85 python3 "$PARITY" --nccl-tests "$NT" --fabscope "$F" --collective all \
+  -b 8M -e 1G -n 20 -w 5 --reps 5 --batch --budget 80 --timeout 30 --keep "$W/parity-np1" --json "$W/parity-np1.json"
 # e. parity at two ranks sharing the GPU (mpirun's default binding), NCCL's Socket
 #    transport (~1.9 GB/s: 64 MiB allreduce ~36 ms per iteration), 1-64 MiB, 3 alternations:
 #    ~3.5 s of start per two-rank run, ~47 s an alternation of nine collectives at -n 10
 #    (3 in 141 s on an H100).
-step parity-np2       175 python3 "$PARITY" --nccl-tests "$NT" --fabscope "$F" --collective all \
+step parity-np2       150 python3 "$PARITY" --nccl-tests "$NT" --fabscope "$F" --collective all \
   --np 2 --share-gpus --mpirun "${MPIRUN_BASE[*]}" -b 1M -e 64M -n 10 -w 2 --reps 3 --batch \
-  --budget 165 --timeout 60 --keep "$W/parity-np2" --json "$W/parity-np2.json"
+  --budget 145 --timeout 60 --keep "$W/parity-np2" --json "$W/parity-np2.json"
 # f. what the profiler plugin costs, two ranks sharing the GPU
 step profiler-overhead 25 bash "$self" __profiler_overhead
 # g. diagnose over nccl (two ranks sharing the GPU, then one), p2p, every collective verified

@@ -20,7 +20,9 @@ namespace fabscope::kernels {
 // device is detected", "CUDA driver version is insufficient", ...).
 Result<int> device_count();
 
-// Writes the input segments of `spec` into `buffer` (device memory), asynchronously.
+// Writes the segments of `spec` into `buffer` (device memory), asynchronously: a rank's
+// input, or for a reduced segment (src_rank kAllRanks, an operator in the spec) the
+// expected reduction, what device_count_wrong expects there.
 Status device_fill(void* buffer, const PatternSpec& spec, std::span<const Segment> segments, void* stream);
 
 // Counts the elements of `buffer` (device memory) that differ from the expected

@@ -25,17 +25,13 @@ enum class Conv { kInt, kFloat, kHalf, kBf16 };
 
 template <typename S, Conv C>
 struct DevOps {
-  // A generated number (int64_t) or a folded result (double) as an element. Generated
-  // numbers of the 16-bit floats are small integers, exact in them: the hardware's
-  // conversion gives the host's bits.
+  // A floating fold's result (its accumulator's type: Acc below) as an element, rounded
+  // to nearest even as the host's float_to_half_bits and float_to_bfloat16_bits round.
+  // (Generated numbers are converted in chunk_values.)
   template <typename V>
   __device__ static S from_number(V v) {
-    if constexpr (C == Conv::kHalf && std::is_integral_v<V>) {
-      return __half_as_ushort(__int2half_rn(static_cast<int>(v)));
-    } else if constexpr (C == Conv::kBf16 && std::is_integral_v<V>) {
-      return __bfloat16_as_ushort(__float2bfloat16_rn(static_cast<float>(v)));
-    } else if constexpr (C == Conv::kHalf) {
-      return pm::float_to_half_bits(static_cast<float>(v));
+    if constexpr (C == Conv::kHalf) {
+      return __half_as_ushort(__float2half_rn(static_cast<float>(v)));
     } else if constexpr (C == Conv::kBf16) {
       return pm::float_to_bfloat16_bits(static_cast<float>(v));
     } else {
@@ -51,9 +47,23 @@ struct DevOps {
       return static_cast<double>(v);
     }
   }
+  // A fold's accumulator: float for float and the 16-bit floats, whose folds are exact in
+  // it (pattern_math.h's BasicFloatFold); double for double.
+  using Acc = std::conditional_t<sizeof(S) == 8, double, float>;
+  __device__ static Acc to_acc(S v) {
+    if constexpr (sizeof(S) == 8) {
+      return to_double(v);
+    } else if constexpr (C == Conv::kHalf) {
+      return __half2float(__ushort_as_half(v));
+    } else if constexpr (C == Conv::kBf16) {
+      return pm::bfloat16_bits_to_float(v);
+    } else {
+      return static_cast<float>(v);
+    }
+  }
   __device__ static S divide(S v, int n) {
-    if constexpr (C == Conv::kHalf) {
-      return pm::divide_half_bits(v, n);
+    if constexpr (C == Conv::kHalf) {  // as divide_half_bits, with the hardware's conversions
+      return __half_as_ushort(__float2half_rn(__half2float(__ushort_as_half(v)) / static_cast<float>(n)));
     } else if constexpr (C == Conv::kBf16) {
       return pm::divide_bfloat16_bits(v, n);
     } else {
@@ -85,18 +95,65 @@ struct Chunk {
   S v[kLanes<S>];
 };
 
+// A generated number of a floating type (an integer of at most a few thousand: sum_amp,
+// wide_amp, a product's +-3) as a float or double without a conversion instruction (a
+// GPU converts at an eighth of its arithmetic rate, 64-bit integers slower still): its
+// bits added to those of 1.5 * 2^23 (2^52), whose ulp is 1, and that number taken away.
+__device__ __forceinline__ float small_int_to_float(int64_t v) {  // |v| < 2^22
+  return __int_as_float(0x4B400000 + static_cast<int32_t>(v)) - 12582912.0f;
+}
+__device__ __forceinline__ double small_int_to_double(int64_t v) {  // |v| < 2^51
+  return __longlong_as_double(0x4338000000000000ll + v) - 6755399441055744.0;
+}
+
+// The number of lane j of chunk `c` of `rank`; `group` = the special rank's hash (products).
+template <typename S, pm::Kind K>
+__device__ __forceinline__ int64_t lane_value(const Spec& s, const pm::ChunkBits& b, uint32_t group, int rank,
+                                              uint64_t c, unsigned j) {
+  const uint64_t bits = pm::lane_bits(b, j, sizeof(S));
+  if constexpr (K == pm::Kind::kProd) {
+    return pm::product_lane(s.params, group, bits, rank, c * kLanes<S> + j);
+  } else {
+    return pm::lane_number<K>(s.params, bits, rank, c * kLanes<S> + j);
+  }
+}
+
 // The lanes of chunk `c` of `rank` (key = rank_key(seed, rank)), as number() makes them.
 template <typename S, Conv C, pm::Kind K>
 __device__ __forceinline__ void chunk_values(const Spec& s, uint64_t key, int rank, uint64_t c, Chunk<S>& out) {
   const pm::ChunkBits b = pm::chunk_bits(key, c);
+  // A product's special rank: its hash once for the chunk, whose lanes lie in one group of 16.
+  const uint32_t group = K == pm::Kind::kProd ? pm::special_group_bits(s.params.special_key, c * kLanes<S>) : 0;
   if constexpr (sizeof(S) == 1 && K != pm::Kind::kProd) {
     const pm::ChunkBits v = pm::byte_lanes<K>(b, std::is_signed_v<S>);  // eight lanes a word
     memcpy(out.v, &v, sizeof(v));
-  } else {
+  } else if constexpr (C == Conv::kInt) {
+#pragma unroll
+    for (unsigned j = 0; j < kLanes<S>; ++j) out.v[j] = static_cast<S>(lane_value<S, K>(s, b, group, rank, c, j));
+  } else if constexpr (C == Conv::kFloat) {
 #pragma unroll
     for (unsigned j = 0; j < kLanes<S>; ++j) {
-      const uint64_t bits = pm::lane_bits(b, j, sizeof(S));
-      out.v[j] = DevOps<S, C>::from_number(pm::lane_number<K>(s.params, bits, rank, c * kLanes<S> + j));
+      const int64_t v = lane_value<S, K>(s, b, group, rank, c, j);
+      if constexpr (sizeof(S) == 8) {
+        out.v[j] = small_int_to_double(v);
+      } else {
+        out.v[j] = small_int_to_float(v);
+      }
+    }
+  } else {  // 16-bit floats: exact small integers, converted from float two lanes at a time
+#pragma unroll
+    for (unsigned j = 0; j < kLanes<S>; j += 2) {
+      const float f0 = small_int_to_float(lane_value<S, K>(s, b, group, rank, c, j));
+      const float f1 = small_int_to_float(lane_value<S, K>(s, b, group, rank, c, j + 1));
+      if constexpr (C == Conv::kHalf) {
+        const __half2 h = __floats2half2_rn(f0, f1);
+        out.v[j] = __half_as_ushort(__low2half(h));
+        out.v[j + 1] = __half_as_ushort(__high2half(h));
+      } else {
+        const __nv_bfloat162 h = __floats2bfloat162_rn(f0, f1);
+        out.v[j] = __bfloat16_as_ushort(__low2bfloat16(h));
+        out.v[j + 1] = __bfloat16_as_ushort(__high2bfloat16(h));
+      }
     }
   }
 }
@@ -116,14 +173,15 @@ __device__ __forceinline__ void chunk_reduced(const Spec& s, const uint64_t* key
   constexpr ReduceOp op = Op;
   constexpr pm::Kind K = pm::kind_of(Op);
   if constexpr (C != Conv::kInt) {
-    pm::FloatFold fold[kLanes<S>];
+    using Fold = pm::BasicFloatFold<typename Ops::Acc>;
+    Fold fold[kLanes<S>];
 #pragma unroll
-    for (unsigned j = 0; j < kLanes<S>; ++j) fold[j] = pm::FloatFold(op);
+    for (unsigned j = 0; j < kLanes<S>; ++j) fold[j] = Fold(op);
     for (int r = 0; r < s.nranks; ++r) {
       Chunk<S> mine;
       chunk_values<S, C, K>(s, key_of(s, keys, r), r, c, mine);
 #pragma unroll
-      for (unsigned j = 0; j < kLanes<S>; ++j) fold[j].add(Ops::to_double(mine.v[j]));
+      for (unsigned j = 0; j < kLanes<S>; ++j) fold[j].add(Ops::to_acc(mine.v[j]));
     }
 #pragma unroll
     for (unsigned j = 0; j < kLanes<S>; ++j) {
@@ -148,63 +206,61 @@ __device__ __forceinline__ void chunk_reduced(const Spec& s, const uint64_t* key
   }
 }
 
+// A floating element whose bits differ from the expected: equal as a number (+0 and
+// -0), or an average within its ulps.
+template <typename S, Conv C>
+__device__ __forceinline__ bool equal_as_number(int op, S got, S want) {
+  using Ops = DevOps<S, C>;
+  if (Ops::to_double(got) == Ops::to_double(want)) return true;
+  return op == static_cast<int>(ReduceOp::kAvg) &&
+         pm::ulp_distance(Ops::ordered(got), Ops::ordered(want)) <= pm::kAverageUlps;
+}
+
+// The lanes (of `differ`, those whose bits differ) that are unequal as numbers. Out of
+// line, and called only for a chunk with such lanes (none, where the data is right but
+// for a -0 or an average's rounding): the chunks travel by value, in registers, so that
+// the kernel's loop keeps no copy of them in local memory.
+template <typename S, Conv C>
+__device__ __noinline__ unsigned unequal_lanes(int op, uint4 got_word, uint4 want_word, unsigned differ) {
+  Chunk<S> got, want;
+  memcpy(got.v, &got_word, sizeof(got_word));
+  memcpy(want.v, &want_word, sizeof(want_word));
+  unsigned n = 0;
+#pragma unroll
+  for (unsigned j = 0; j < kLanes<S>; ++j) {
+    if (((differ >> j) & 1) && !equal_as_number<S, C>(op, got.v[j], want.v[j])) ++n;
+  }
+  return n;
+}
+
 // An element's bits as an unsigned integer of its size.
 template <typename S>
 using Bits = std::conditional_t<
     sizeof(S) == 8, uint64_t,
     std::conditional_t<sizeof(S) == 4, uint32_t, std::conditional_t<sizeof(S) == 2, uint16_t, uint8_t>>>;
 
-// A floating element whose bits differ from the expected: equal as a number (+0 and
-// -0), or an average within its ulps. Out of line: rare, and its registers stay out of
-// the kernel's loop.
-template <typename S, Conv C>
-__device__ __noinline__ bool equal_as_number(const Spec& s, S got, S want) {
-  using Ops = DevOps<S, C>;
-  if (Ops::to_double(got) == Ops::to_double(want)) return true;
-  return s.op == static_cast<int>(ReduceOp::kAvg) &&
-         pm::ulp_distance(Ops::ordered(got), Ops::ordered(want)) <= pm::kAverageUlps;
-}
-
-// The lanes of 16-bit floats whose bits differ (in `differ`) and that are unequal as
-// numbers. Out of line and called only for a chunk with such lanes.
-template <typename S, Conv C>
-__device__ __noinline__ unsigned unequal_lanes(const Spec& s, const Chunk<S>& got, const Chunk<S>& want,
-                                               unsigned differ) {
-  unsigned n = 0;
-  for (unsigned j = 0; j < kLanes<S>; ++j) {
-    if (((differ >> j) & 1) && !equal_as_number<S, C>(s, got.v[j], want.v[j])) ++n;
-  }
-  return n;
-}
-
 // The lanes of a chunk (those inside the segment: `inside`) that are wrong: exact for
-// integers; bits first for floating types, numbers only where the bits differ. Which of
-// the two shapes below a floating type takes is what measured faster on an H100 (issue
-// 35's GPU check): lane by lane for float and double (0.57 and 0.81 of a copy against
-// 0.43 and 0.43), a chunk's mask for the 16-bit types (0.38 against 0.30 for half).
+// integers; for floating types the bits first, as integers, and numbers only where the
+// bits differ. (Calling a comparison per lane, or passing the chunks by reference to
+// one per chunk, which put them in local memory, held float's and the 16-bit floats'
+// checks to 0.38-0.57 of a copy on an H100: issue 35.)
 template <typename S, Conv C>
 __device__ __forceinline__ unsigned wrong_lanes(const Spec& s, const Chunk<S>& got, const Chunk<S>& want,
                                                 unsigned inside) {
-  if constexpr (C != Conv::kInt && sizeof(S) >= 4) {
-    unsigned n = 0;
+  unsigned differ = 0;
 #pragma unroll
-    for (unsigned j = 0; j < kLanes<S>; ++j) {
-      const bool same = pm::bits_as<Bits<S>>(got.v[j]) == pm::bits_as<Bits<S>>(want.v[j]);
-      n += ((inside >> j) & 1) && !same && !equal_as_number<S, C>(s, got.v[j], want.v[j]) ? 1 : 0;
-    }
-    return n;
+  for (unsigned j = 0; j < kLanes<S>; ++j) {
+    differ |= (pm::bits_as<Bits<S>>(got.v[j]) != pm::bits_as<Bits<S>>(want.v[j]) ? 1u : 0u) << j;
+  }
+  differ &= inside;
+  if constexpr (C == Conv::kInt) {
+    return static_cast<unsigned>(__popc(differ));
   } else {
-    unsigned differ = 0;
-#pragma unroll
-    for (unsigned j = 0; j < kLanes<S>; ++j) {
-      differ |= (pm::bits_as<Bits<S>>(got.v[j]) != pm::bits_as<Bits<S>>(want.v[j]) ? 1u : 0u) << j;
-    }
-    differ &= inside;
-    if constexpr (C == Conv::kInt) {
-      return static_cast<unsigned>(__popc(differ));
-    } else {
-      return differ == 0 ? 0 : unequal_lanes<S, C>(s, got, want, differ);
-    }
+    if (differ == 0) return 0;
+    uint4 g, w;
+    memcpy(&g, got.v, sizeof(g));
+    memcpy(&w, want.v, sizeof(w));
+    return unequal_lanes<S, C>(s.op, g, w, differ);
   }
 }
 
@@ -222,13 +278,25 @@ struct ChunkRange {
         aligned((reinterpret_cast<uintptr_t>(p) - (index_base % kLanes<S>)*sizeof(S)) % 16 == 0) {}
 };
 
-template <typename S, Conv C, pm::Kind K>
+// ROp >= 0: the expected reduction over every rank with that operator (what a reduced
+// segment's check expects); -1: rank `rank`'s input, of kind K.
+template <typename S, Conv C, pm::Kind K, int ROp>
 __global__ void fill_kernel(S* out, Spec s, uint64_t key, int rank, uint64_t index_base, size_t count) {
+  constexpr bool Reduced = ROp >= 0;
+  __shared__ uint64_t keys[Reduced ? kSharedKeys : 1];
+  if constexpr (Reduced) {
+    for (int r = threadIdx.x; r < s.nranks && r < kSharedKeys; r += blockDim.x) keys[r] = pm::rank_key(s.seed, r);
+    __syncthreads();
+  }
   const ChunkRange<S> range(out, index_base, count);
   for (uint64_t c = range.first + blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; c < range.end;
        c += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
     Chunk<S> v;
-    chunk_values<S, C, K>(s, key, rank, c, v);
+    if constexpr (Reduced) {
+      chunk_reduced<S, C, static_cast<ReduceOp>(Reduced ? ROp : 0)>(s, keys, c, v);
+    } else {
+      chunk_values<S, C, K>(s, key, rank, c, v);
+    }
     const int64_t e0 = static_cast<int64_t>(c * kLanes<S> - index_base);  // lane 0's element; < 0 in the first
     if (range.aligned && e0 >= 0 && static_cast<uint64_t>(e0) + kLanes<S> <= count) {
       uint4 word;
@@ -421,18 +489,31 @@ Status with_type(DataType t, F&& f) {
 Status device_fill(void* buffer, const PatternSpec& spec, std::span<const Segment> segments, void* stream) {
   const Spec s = make_spec(spec);
   auto st = static_cast<cudaStream_t>(stream);
-  return with_type(spec.dtype, [&]<typename S0, Conv C0>() -> Status {
-    return with_kind<S0, C0>(s.params.kind, [&]<typename S, Conv C, pm::Kind K>() -> Status {
-      for (const Segment& seg : segments) {
-        if (seg.count == 0) continue;
-        if (seg.src_rank < 0) return Status::Invalid("device_fill: an input segment must name its rank");
-        fill_kernel<S, C, K><<<blocks_for(seg.count, sizeof(S)), kThreads, 0, st>>>(
-            static_cast<S*>(buffer) + seg.offset, s, pm::rank_key(spec.seed, seg.src_rank), seg.src_rank,
-            seg.index_base, seg.count);
-        FABSCOPE_RETURN_IF_ERROR(cuda_status(cudaGetLastError(), "fill kernel launch"));
+  return with_type(spec.dtype, [&]<typename S, Conv C>() -> Status {
+    for (const Segment& seg : segments) {
+      if (seg.count == 0) continue;
+      S* at = static_cast<S*>(buffer) + seg.offset;
+      const unsigned blocks = blocks_for(seg.count, sizeof(S));
+      Status launch = Status::Ok();
+      if (seg.src_rank >= 0) {  // a rank's input, of the spec's kind of values
+        launch = with_kind<S, C>(s.params.kind, [&]<typename, Conv, pm::Kind K>() -> Status {
+          fill_kernel<S, C, K, -1><<<blocks, kThreads, 0, st>>>(at, s, pm::rank_key(spec.seed, seg.src_rank),
+                                                                seg.src_rank, seg.index_base, seg.count);
+          return Status::Ok();
+        });
+      } else if (s.op < 0) {
+        launch = Status::Invalid("device_fill: a reduced segment needs an operator");
+      } else {  // the expected reduction
+        launch = with_op(static_cast<ReduceOp>(s.op), [&]<ReduceOp Op>() -> Status {
+          fill_kernel<S, C, pm::kind_of(Op), static_cast<int>(Op)>
+              <<<blocks, kThreads, 0, st>>>(at, s, 0, seg.src_rank, seg.index_base, seg.count);
+          return Status::Ok();
+        });
       }
-      return Status::Ok();
-    });
+      FABSCOPE_RETURN_IF_ERROR(launch);
+      FABSCOPE_RETURN_IF_ERROR(cuda_status(cudaGetLastError(), "fill kernel launch"));
+    }
+    return Status::Ok();
   });
 }
 

@@ -58,15 +58,23 @@ FABSCOPE_HD inline uint64_t lane_bits(const ChunkBits& b, unsigned lane, unsigne
 FABSCOPE_HD inline uint64_t range16(uint64_t bits, uint64_t m) { return ((bits & 0xffff) * m) >> 16; }
 // Which rank carries a product's factor 2 or 3 at `index`: one hash per 16 elements,
 // spread over them by a 32-bit mix of the lane, in [0, nranks).
-FABSCOPE_HD inline uint64_t special_rank(uint64_t special_key, uint64_t index, uint64_t nranks) {
-  uint32_t x =
-      static_cast<uint32_t>(elem_hash(special_key, index >> 4) >> 32) + static_cast<uint32_t>(index & 15) * 0x9e3779b9u;
+// Split in two so that a GPU thread computes the hash once for the lanes of its chunk (a
+// chunk holds at most 16 elements, all of one group of 16): special_group_bits is the
+// hash, special_rank_in_group the lane's rank from it (32-bit arithmetic only).
+FABSCOPE_HD inline uint32_t special_group_bits(uint64_t special_key, uint64_t index) {
+  return static_cast<uint32_t>(elem_hash(special_key, index >> 4) >> 32);
+}
+FABSCOPE_HD inline uint64_t special_rank_in_group(uint32_t group_bits, uint64_t index, uint64_t nranks) {
+  uint32_t x = group_bits + static_cast<uint32_t>(index & 15) * 0x9e3779b9u;
   x ^= x >> 15;
   x *= 0x2c1b3c6du;
   x ^= x >> 12;
   x *= 0x297a2d39u;
   x ^= x >> 15;
-  return (static_cast<uint64_t>(x) * nranks) >> 32;
+  return (static_cast<uint64_t>(x) * static_cast<uint32_t>(nranks)) >> 32;  // nranks < 2^32
+}
+FABSCOPE_HD inline uint64_t special_rank(uint64_t special_key, uint64_t index, uint64_t nranks) {
+  return special_rank_in_group(special_group_bits(special_key, index), index, nranks);
 }
 
 // How values are generated for one (data type, operator, rank count): sums of small
@@ -116,12 +124,18 @@ FABSCOPE_HD inline uint16_t divide_half_bits(uint16_t v, int n) {
 FABSCOPE_HD inline uint16_t divide_bfloat16_bits(uint16_t v, int n) {
   return float_to_bfloat16_bits(bfloat16_bits_to_float(v) / static_cast<float>(n));
 }
+// A quotient that fits in 32 bits is taken in 32 bits (the same quotient: a GPU divides
+// 64-bit integers in software, several times slower).
 template <typename T>
 FABSCOPE_HD inline T divide(T v, int n) {
   if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
-    return static_cast<T>(static_cast<int64_t>(v) / static_cast<int64_t>(n));
+    const int64_t w = static_cast<int64_t>(v);
+    if (w == static_cast<int32_t>(w)) return static_cast<T>(static_cast<int32_t>(w) / static_cast<int32_t>(n));
+    return static_cast<T>(w / static_cast<int64_t>(n));
   } else if constexpr (std::is_integral_v<T>) {
-    return static_cast<T>(static_cast<uint64_t>(v) / static_cast<uint64_t>(n));
+    const uint64_t w = static_cast<uint64_t>(v);
+    if (w == static_cast<uint32_t>(w)) return static_cast<T>(static_cast<uint32_t>(w) / static_cast<uint32_t>(n));
+    return static_cast<T>(w / static_cast<uint64_t>(n));
   } else {
     return static_cast<T>(v / static_cast<T>(n));
   }
@@ -192,6 +206,15 @@ inline Params params_for(DataType t, const std::optional<ReduceOp>& op, uint64_t
                      static_cast<unsigned>(element_size(t)));
 }
 
+// A product's lane: +-1, or +-2 or +-3 where `rank` is the index's special rank;
+// `group_bits` = special_group_bits(p.special_key, index).
+FABSCOPE_HD inline int64_t product_lane(const Params& p, uint32_t group_bits, uint64_t bits, int rank, uint64_t index) {
+  const bool special = special_rank_in_group(group_bits, index, p.nranks) == static_cast<uint64_t>(rank);
+  int64_t v = special ? 2 + static_cast<int64_t>(bits & 1) : 1;
+  if (p.is_signed && ((bits >> 1) & 1)) v = -v;
+  return v;
+}
+
 // The number a lane of `bits` (lane_bits) holds for element `index` of `rank`, by kind.
 template <Kind K>
 FABSCOPE_HD inline int64_t lane_number(const Params& p, uint64_t bits, int rank, uint64_t index) {
@@ -204,10 +227,7 @@ FABSCOPE_HD inline int64_t lane_number(const Params& p, uint64_t bits, int rank,
     }
     return p.is_signed ? static_cast<int64_t>(bits & 15) - 8 : static_cast<int64_t>(bits & 15);
   } else if constexpr (K == Kind::kProd) {
-    const bool special = special_rank(p.special_key, index, p.nranks) == static_cast<uint64_t>(rank);
-    int64_t v = special ? 2 + static_cast<int64_t>(bits & 1) : 1;
-    if (p.is_signed && ((bits >> 1) & 1)) v = -v;
-    return v;
+    return product_lane(p, special_group_bits(p.special_key, index), bits, rank, index);
   } else {
     if (p.is_float) return static_cast<int64_t>(range16(bits, static_cast<uint64_t>(2 * p.wide_amp + 1))) - p.wide_amp;
     return static_cast<int64_t>(bits);  // all 8 * elem_bytes bits
@@ -257,14 +277,19 @@ FABSCOPE_HD inline int64_t number(const Params& p, uint64_t key, int rank, uint6
 }
 
 // The reduction of every rank's value at one index, folded in rank order: the
-// expected result, the same on host and device. Floating types accumulate in double
-// (exact, by the choice of values); integers in wrap-around arithmetic, which is
-// associative and commutative. An average's division is left to the caller.
-class FloatFold {
+// expected result, the same on host and device. Floating types accumulate in double on
+// the host; every partial result is an integer of at most exact_limit (sums of at most
+// sum_amp per rank with sum_amp * nranks <= exact_limit, or of sparse 0/1 values;
+// products of +-1 and one +-2 or +-3; minima and maxima), so that float, 16-bit floats'
+// accumulator on the GPU, gives the same bits. Integers fold in wrap-around arithmetic,
+// associative and commutative, in 32 bits for types of up to 4 bytes (the same low bits).
+// An average's division is left to the caller.
+template <typename A>
+class BasicFloatFold {
  public:
-  FABSCOPE_HD FloatFold() : op_(ReduceOp::kSum) {}  // for arrays of folds (one per lane)
-  FABSCOPE_HD explicit FloatFold(ReduceOp op) : op_(op) {}
-  FABSCOPE_HD void add(double v) {
+  FABSCOPE_HD BasicFloatFold() : op_(ReduceOp::kSum) {}  // for arrays of folds (one per lane)
+  FABSCOPE_HD explicit BasicFloatFold(ReduceOp op) : op_(op) {}
+  FABSCOPE_HD void add(A v) {
     if (first_) {
       acc_ = v;
       first_ = false;
@@ -278,13 +303,14 @@ class FloatFold {
       acc_ = v > acc_ ? v : acc_;
     }
   }
-  FABSCOPE_HD double result() const { return acc_; }
+  FABSCOPE_HD A result() const { return acc_; }
 
  private:
   ReduceOp op_;
-  double acc_ = 0;
+  A acc_ = 0;
   bool first_ = true;
 };
+using FloatFold = BasicFloatFold<double>;
 
 template <typename S>
 class IntFold {
@@ -292,7 +318,7 @@ class IntFold {
   FABSCOPE_HD IntFold() : op_(ReduceOp::kSum) {}
   FABSCOPE_HD explicit IntFold(ReduceOp op) : op_(op) {}
   FABSCOPE_HD void add(S v) {
-    const uint64_t bits = static_cast<uint64_t>(static_cast<std::make_unsigned_t<S>>(v));
+    const Wide bits = static_cast<Wide>(static_cast<std::make_unsigned_t<S>>(v));
     if (first_) {
       acc_ = v;
       wide_ = bits;
@@ -311,8 +337,9 @@ class IntFold {
 
  private:
   ReduceOp op_;
+  using Wide = std::conditional_t<sizeof(S) <= 4, uint32_t, uint64_t>;
   S acc_{};
-  uint64_t wide_ = 0;
+  Wide wide_ = 0;
   bool first_ = true;
 };
 

@@ -38,7 +38,7 @@ fi
 
 out=$(bash bench/gpu_check.sh --dry-run) || fail "gpu_check.sh --dry-run exited $?"
 echo "$out"
-expected=(env gtest-kernels gtest-nccl kernel-bw kernel-ncu parity-np1 parity-np2 profiler-overhead diagnose-np2
+expected=(env gtest-kernels gtest-nccl kernel-bw kernel-ncu parity-np1-small parity-np1 parity-np2 profiler-overhead diagnose-np2
           diagnose-np1 p2p-np2 sweep-all-np1 topo-live topo-ncclog)
 listed=$(echo "$out" | awk '/^[a-z0-9-]+ +[0-9]+s  /{print $1}' | tr '\n' ' ')
 [ "$listed" = "${expected[*]} " ] || fail "steps listed: '$listed'; expected: '${expected[*]} '"
@@ -48,7 +48,8 @@ total=$(echo "$out" | sed -n 's/^total \([0-9]*\)s.*/\1/p')
 [ "$total" = "$sum" ] || fail "total ${total}s is not the sum of the steps' timeouts (${sum}s)"
 [ "$total" -le 480 ] || fail "total ${total}s is over 480s"
 # What each step runs.
-grep -q '^parity-np1 .*--collective all -b 1M -e 1G .*--reps 5' <<<"$out" || fail "parity-np1's command"
+grep -q '^parity-np1-small .*--collective all -b 1M -e 4M -n 1000 .*--reps 5' <<<"$out" || fail "parity-np1-small's command"
+grep -q '^parity-np1 .*--collective all -b 8M -e 1G .*--reps 5' <<<"$out" || fail "parity-np1's command"
 grep -q '^parity-np2 .*--np 2 --share-gpus .*-b 1M -e 64M .*--reps 3' <<<"$out" || fail "parity-np2's command"
 grep -q '^diagnose-np2 .*mpirun.*-np 2 .*diagnose --backend nccl --share-gpus --budget 20 --json' <<<"$out" \
   || fail "diagnose-np2's command"

@@ -1,6 +1,7 @@
 // The pattern kernels on a real GPU: device fill equals host fill byte for byte, device
 // verification agrees with host verification (zero on correct data, one per planted
-// error), for every data type and operator; the delay kernel waits as long as asked.
+// error), the expected reduction device_fill writes is right by both, for every data
+// type and operator; the delay kernel waits as long as asked.
 // Without a GPU every test here skips and says why (device_count's reason).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -100,6 +101,14 @@ TEST(GpuKernels, VerifyAgreesWithHost) {
         ASSERT_TRUE(wrong.ok());
         EXPECT_EQ(*wrong, host_count_wrong(acc.data(), s, std::span<const Segment>(&want, 1)));
         EXPECT_EQ(*wrong, 1u) << name(t) << " op " << o << " ranks " << ranks;
+        // The expected reduction written by device_fill: right by both counts.
+        ASSERT_TRUE(kernels::device_fill(d.p, s, std::span<const Segment>(&want, 1), nullptr).ok());
+        wrong = kernels::device_count_wrong(d.p, s, std::span<const Segment>(&want, 1), nullptr);
+        ASSERT_TRUE(wrong.ok());
+        EXPECT_EQ(*wrong, 0u) << "device_fill of the reduction, " << name(t) << " op " << o << " ranks " << ranks;
+        ASSERT_EQ(cudaMemcpy(part.data(), d.p, part.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+        EXPECT_EQ(host_count_wrong(part.data(), s, std::span<const Segment>(&want, 1)), 0u)
+            << "device_fill of the reduction, on the host, " << name(t) << " op " << o << " ranks " << ranks;
       }
     }
   }

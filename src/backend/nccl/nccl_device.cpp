@@ -6,6 +6,11 @@
 #include "core/sizes.h"
 #include "kernels/device_pattern.h"
 
+// ncclMemAlloc and ncclMemFree (NCCL 2.19), weak as the newer collectives are
+// (nccl_backend.cpp): null where the NCCL loaded at run time lacks them.
+#pragma weak ncclMemAlloc
+#pragma weak ncclMemFree
+
 namespace fabscope {
 
 Status GpuMemory::check_capacity(uint64_t bytes_per_rank, int /*ranks_here: one GPU each*/) const {
@@ -22,17 +27,32 @@ Status GpuMemory::check_capacity(uint64_t bytes_per_rank, int /*ranks_here: one 
 Result<void*> GpuMemory::allocate(size_t bytes) {
   void* p = nullptr;
   const size_t n = bytes == 0 ? 1 : bytes;
-  cudaError_t e = cudaMalloc(&p, n);
-  if (e != cudaSuccess) {
-    return Status::Runtime(fmt::format("cannot allocate {} on GPU {} of {}: {}", format_size(n), comm_.device(),
-                                       comm_.where(), cuda_text(e)));
+  // ncclMemAlloc where the NCCL loaded has it; cudaMalloc where it has not, or where it
+  // fails (a device or driver without cuMem's allocations).
+  if (ncclMemAlloc != nullptr && ncclMemFree != nullptr && ncclMemAlloc(&p, n) == ncclSuccess) {
+    nccl_allocated_.insert(p);
+  } else {
+    p = nullptr;
+    cudaError_t e = cudaMalloc(&p, n);
+    if (e != cudaSuccess) {
+      return Status::Runtime(fmt::format("cannot allocate {} on GPU {} of {}: {}", format_size(n), comm_.device(),
+                                         comm_.where(), cuda_text(e)));
+    }
   }
-  e = cudaMemset(p, 0, n);
+  cudaError_t e = cudaMemset(p, 0, n);
   if (e != cudaSuccess) {
-    cudaFree(p);
+    release(p);
     return cuda_check(e, "cudaMemset");
   }
   return p;
+}
+
+void GpuMemory::release(void* buffer) {
+  if (nccl_allocated_.erase(buffer) > 0) {
+    ncclMemFree(buffer);
+  } else {
+    cudaFree(buffer);
+  }
 }
 
 Status GpuMemory::fill(void* buffer, const PatternSpec& spec, std::span<const Segment> segments) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "backend/backend.h"
@@ -17,6 +18,10 @@
 namespace fabscope {
 
 // GPU memory of this rank's device, filled and checked there by fabscope's kernels.
+// Allocated by ncclMemAlloc where the NCCL loaded has it (2.19 and later), as nccl-tests
+// allocates: NCCL's path for a buffer depends on how it was allocated (cuMem memory can be
+// registered for NVLS and zero-copy, and its calls cost the host differently), so that a
+// fabscope figure and an nccl-tests figure are of the same path; cudaMalloc otherwise.
 class GpuMemory final : public Memory {
  public:
   explicit GpuMemory(NcclComm& comm) : comm_(comm) {}
@@ -24,12 +29,13 @@ class GpuMemory final : public Memory {
 
   Status check_capacity(uint64_t bytes_per_rank, int /*ranks_here: one GPU each*/) const override;
   Result<void*> allocate(size_t bytes) override;
-  void release(void* buffer) override { cudaFree(buffer); }
+  void release(void* buffer) override;
   Status fill(void* buffer, const PatternSpec& spec, std::span<const Segment> segments) override;
   Result<uint64_t> count_wrong(const void* buffer, const PatternSpec& spec, std::span<const Segment> segments) override;
 
  private:
   NcclComm& comm_;
+  std::unordered_set<void*> nccl_allocated_;  // by ncclMemAlloc: freed by ncclMemFree
 };
 
 // CUDA events recorded on the stream: the device time of each iteration.
