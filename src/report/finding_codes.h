@@ -77,6 +77,7 @@ inline constexpr std::string_view kNcclIbListMismatch = "nccl.ib_list_mismatch";
 // NCCL WARN lines and a framework's NCCL errors.
 inline constexpr std::string_view kNcclKernelSharedMem = "nccl.kernel_shared_mem";
 inline constexpr std::string_view kNcclShmExhausted = "nccl.shm_exhausted";
+inline constexpr std::string_view kNcclShmPermission = "nccl.shm_permission";
 inline constexpr std::string_view kNcclIbRetryExceeded = "nccl.ib_retry_exceeded";
 inline constexpr std::string_view kNcclIbvFailed = "nccl.ibv_failed";
 inline constexpr std::string_view kNcclSystemError = "nccl.system_error";
@@ -97,6 +98,7 @@ inline constexpr std::string_view kKernelGpuResetRequired = "kernel.gpu_reset_re
 inline constexpr std::string_view kKernelPcieAer = "kernel.pcie_aer";
 inline constexpr std::string_view kKernelLinkFlap = "kernel.link_flap";
 inline constexpr std::string_view kKernelMlx5Cmd = "kernel.mlx5_cmd";
+inline constexpr std::string_view kKernelHcaFirmware = "kernel.hca_firmware";
 inline constexpr std::string_view kKernelOomKill = "kernel.oom_kill";
 // NVIDIA Fabric Manager (NVSwitch systems).
 inline constexpr std::string_view kNvlinkFmNoNvswitch = "nvlink.fm_no_nvswitch";
@@ -104,6 +106,7 @@ inline constexpr std::string_view kNvlinkFmVersionMismatch = "nvlink.fm_version_
 // Port and NIC counters of a bundle (and kCountersLinkErrors above).
 inline constexpr std::string_view kCountersSaturated = "counters.saturated";
 inline constexpr std::string_view kCountersCongestion = "counters.congestion";
+inline constexpr std::string_view kCountersRoceNoFlowControl = "counters.roce_no_flow_control";
 
 // --- areas: a code's prefix up to and including its dot --------------------------------
 inline constexpr std::string_view kAreaP2p = "p2p.";
@@ -153,6 +156,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNcclIbListMismatch,
     kNcclKernelSharedMem,
     kNcclShmExhausted,
+    kNcclShmPermission,
     kNcclIbRetryExceeded,
     kNcclIbvFailed,
     kNcclSystemError,
@@ -170,6 +174,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kKernelPcieAer,
     kKernelLinkFlap,
     kKernelMlx5Cmd,
+    kKernelHcaFirmware,
     kKernelOomKill,
     kNvlinkFmNoNvswitch,
     kNvlinkFmVersionMismatch,
@@ -177,6 +182,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kCountersLinkErrors,
     kCountersSaturated,
     kCountersCongestion,
+    kCountersRoceNoFlowControl,
 };
 
 }  // namespace fabscope::code

@@ -44,7 +44,12 @@ void read(const JsonIn& in, Verdict& v) {
 }
 
 Json to_json(const TriageFile& v) {
-  return {{"path", v.path}, {"kinds", v.kinds}, {"bytes", v.bytes}, {"lines", v.lines}, {"note", v.note}};
+  Json j = {{"path", v.path}, {"kinds", v.kinds}, {"bytes", v.bytes}, {"lines", v.lines}, {"note", v.note}};
+  if (v.lines_not_read >= 0) {
+    j["lines_not_read"] = v.lines_not_read;
+    j["not_read_examples"] = v.not_read_examples;
+  }
+  return j;
 }
 void read(const JsonIn& in, TriageFile& v) {
   in.field("path", v.path);
@@ -52,6 +57,8 @@ void read(const JsonIn& in, TriageFile& v) {
   in.field("bytes", v.bytes);
   in.field("lines", v.lines);
   in.field("note", v.note);
+  in.field_or_keep("lines_not_read", v.lines_not_read);  // absent where not counted
+  in.field_or_keep("not_read_examples", v.not_read_examples);
 }
 Json to_json(const TriageSection& v) {
   return {{"files", to_json_array(v.files)}, {"answer_code", v.answer_code}, {"answer_subject", v.answer_subject}};

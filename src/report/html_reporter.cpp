@@ -186,10 +186,14 @@ std::string triage_section(const Report& r) {
   if (!r.triage || r.triage->files.empty()) return "";
   std::string out =
       "<section id=\"triage\"><h2>Files read</h2><table class=\"data\"><thead><tr><th>file</th>"
-      "<th>taken as</th><th>lines</th><th>note</th></tr></thead><tbody>";
+      "<th>taken as</th><th>lines</th><th>not read</th><th>note</th></tr></thead><tbody>";
   for (const TriageFile& f : r.triage->files) {
+    const std::string not_read =
+        f.lines_not_read < 0 ? "-"
+                             : std::to_string(f.lines_not_read) +
+                                   (f.not_read_examples.empty() ? "" : " (" + join(f.not_read_examples, "; ") + ")");
     out += "<tr>" + td(f.path) + td(f.kinds.empty() ? "not recognised" : join(f.kinds)) +
-           td(std::to_string(f.lines), "num") + td(f.note) + "</tr>";
+           td(std::to_string(f.lines), "num") + td(not_read) + td(f.note) + "</tr>";
   }
   return out + "</tbody></table></section>";
 }

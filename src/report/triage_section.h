@@ -18,6 +18,12 @@ struct TriageFile {
   uint64_t bytes = 0;
   int lines = 0;
   std::string note;  // why it was skipped or only partly read; "" when read whole
+  // Lines no reader took (not blank): counted for files that only line readers read (NCCL,
+  // kernel, Fabric Manager, lspci, counter and framework lines); -1 where a table or
+  // listing reader read the file's other lines whole (nccl-tests, nvidia-smi topo, RDMA
+  // tools, XML), which does not say which lines it used.
+  int lines_not_read = -1;
+  std::vector<std::string> not_read_examples;  // the first few: "line N: text"
 };
 struct TriageSection {
   std::vector<TriageFile> files;

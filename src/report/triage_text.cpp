@@ -27,6 +27,10 @@ std::string render_triage(const Report& r) {
     out += fmt::format("#   {}: {}{}\n", f.path,
                        f.kinds.empty() ? std::string("-") : fmt::format("{}", fmt::join(f.kinds, ", ")),
                        f.note.empty() ? "" : " (" + f.note + ")");
+    if (f.lines_not_read > 0 && !f.kinds.empty()) {
+      out += fmt::format("#     {} line{} not read, e.g. {}\n", f.lines_not_read, f.lines_not_read == 1 ? "" : "s",
+                         fmt::join(f.not_read_examples, "; "));
+    }
   }
   return out;
 }

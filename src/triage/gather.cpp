@@ -40,7 +40,8 @@ bool looks_binary(std::string_view text) {
 
 // Kernel messages pasted without dmesg's timestamp or journalctl's prefix, by their
 // subsystems' own tags: the NVIDIA driver, the mlx5 driver, PCIe AER, the OOM killer.
-constexpr std::string_view kKernelTags[] = {"NVRM: ",    "mlx5_core ",      "pcieport ",
+constexpr std::string_view kKernelTags[] = {"NVRM: ",    "mlx5_core ",      "mlx4_core ",
+                                            "mlx4_en ",  "mlx4_ib",         "pcieport ",
                                             " AER: ",    "nvidia-nvswitch", "Out of memory: Killed process",
                                             "oom-kill:", "oom_reaper: ",    "available PCIe bandwidth, limited by"};
 
@@ -224,7 +225,21 @@ bool counter_like(std::string_view name) {
 bool framework_error(std::string_view line) {
   return contains(line, "NCCL error") || contains(line, "ncclRemoteError") || contains(line, "ncclSystemError") ||
          contains(line, "ncclInternalError") || contains(line, "ncclUnhandledCudaError") ||
-         contains(line, "Watchdog caught collective operation timeout") || contains(line, "DistBackendError");
+         contains(line, "Watchdog caught collective operation timeout") || contains(line, "DistBackendError") ||
+         // UCX's verbs errors in the same jobs: "Transport retry count exceeded on mlx5_0:1/RoCE"
+         contains(line, "Transport retry count exceeded");
+}
+
+// A process killed by SIGBUS: UCX's or a crash handler's "Caught signal 7 (Bus error:
+// ...)", the shell's "Bus error (core dumped)". Read as NCCL's only where the file's
+// backtrace lines name NCCL (Gatherer::finish).
+bool bus_error_line(std::string_view line) {
+  return line.size() < 512 &&
+         (contains(line, "Caught signal 7 (Bus error") || contains(line, "Bus error (core dumped)"));
+}
+// A backtrace frame in NCCL: "2 0x000000000007587d ncclGroupEnd()  ???:0", "libnccl.so.2".
+bool nccl_frame(std::string_view line) {
+  return line.size() < 1024 && (contains(line, "libnccl") || contains(line, " nccl") || contains(line, "(nccl"));
 }
 
 // PyTorch's "[rank3]:[E ProcessGroupNCCL.cpp:...]" prefix: 3; -1 without one.
@@ -311,6 +326,15 @@ bool fabric_manager_line(std::string_view line) {
   return contains(line, "fabricmanager") || contains(line, "Fabric Manager") || contains(line, "fabric manager");
 }
 
+// An RDMA tool saying there is no device on the host: ibstatus ("Fatal error:  device
+// '*': sys files not found (/sys/class/infiniband/*/ports)"), ibv_devinfo and ibv_devices
+// ("No IB devices found", "Failed to get IB devices list: ...").
+bool rdma_absent_line(std::string_view line) {
+  if (line.size() > 512) return false;
+  return (contains(line, "sys files not found") && contains(line, "/sys/class/infiniband")) ||
+         contains(line, "No IB devices found") || contains(line, "Failed to get IB devices list");
+}
+
 constexpr size_t kMaxKeptLines = 200000;       // distinct NCCL, kernel and counter lines kept per file
 constexpr size_t kMaxOtherText = 64ull << 20;  // text of other lines kept for the whole-text readers
 constexpr size_t kMaxLine = 1 << 20;           // a streamed line longer than this is cut (a file without newlines)
@@ -366,7 +390,8 @@ class Gatherer {
       nccl_line(line, l, facts);
       return;
     }
-    if (framework_error(line)) framework_line(line, facts);  // the line stays for the other readers
+    const bool framework = framework_error(line);
+    if (framework) framework_line(line, facts);  // the line stays for the other readers
     if (is_kernel_line(line)) {
       kernel_line(line, facts);
       return;
@@ -388,14 +413,28 @@ class Gatherer {
       other_ += '\n';
       return;
     }
+    if (rdma_absent_line(trim(line))) {
+      rdma_absent_ = true;
+      if (facts && rdma_absent_lines_.size() < kMaxKeptLines) {
+        rdma_absent_lines_.push_back({path_, lines_, std::string(trim(line))});
+      }
+      other_ += '\n';
+      return;
+    }
     summary_line(trim(line));
     recognise_tables(line);
     // ibqueryerrors: "Errors for 0x248a0703 "ib-switch-1"" names the node of the ports below.
     if (line.starts_with("Errors for ")) errors_for_ = ibqueryerrors_node(line);
-    if (!bracketed_counters(line, facts) && !headed_counter(trim(line), facts)) {
-      counter_heading(trim(line));
-      listed_counter(line, facts);
+    bool taken = framework;
+    if (bus_error_line(line)) {
+      bus_errors_.push_back({path_, lines_, std::string(trim(line))});
+      taken = true;
+    } else if (!bus_errors_.empty() && nccl_frame(line)) {
+      nccl_frames_ = true;
+      taken = true;
     }
+    if (!taken) taken = counter_line_taken(line, facts);
+    if (!taken) not_read(not_read_, line);
     append_other(line);
   }
 
@@ -408,7 +447,7 @@ class Gatherer {
     if (framework_ && !nccl_) k.emplace_back("framework-log");
     if (tests_) k.emplace_back("nccl-tests");
     if (smi_) k.emplace_back("nvidia-smi-topo");
-    if (rdma_) k.emplace_back("rdma-info");
+    if (rdma_ || rdma_absent_) k.emplace_back("rdma-info");
     if (counters_) k.emplace_back("counters");
     if (kernel_) k.emplace_back("kernel-log");
     if (lspci_) k.emplace_back("lspci");
@@ -447,7 +486,7 @@ class Gatherer {
     read_topology("hwloc-xml", other_, topo::parse_hwloc_xml);
     read_topology("nccl-xml", other_, topo::parse_nccl_xml);
     read_topology("nvidia-smi-topo", other_, topo::parse_nvidia_smi_topo);
-    read_topology("rdma-info", other_, topo::parse_rdma_text);
+    if (rdma_) read_topology("rdma-info", other_, topo::parse_rdma_text);  // not for a tool's "no device" alone
     read_topology("nccl-log", nccl_text_, topo::parse_nccl_log);
     if (has("nccl-tests")) {
       auto tables = parse_nccl_tests(other_, path_);
@@ -470,6 +509,22 @@ class Gatherer {
     for (Quote& q : kernel_lines_) facts.kernel.push_back(std::move(q));
     for (PcieLinkFact& l : pcie_links_) facts.pcie_links.push_back(std::move(l));
     for (Quote& q : fabric_manager_lines_) facts.fabric_manager.push_back(std::move(q));
+    for (Quote& q : rdma_absent_lines_) facts.rdma_absent.push_back(std::move(q));
+    if (nccl_frames_) {  // a SIGBUS with NCCL in its backtrace: an error of NCCL's, as a framework reports one
+      for (Quote& q : bus_errors_) {
+        NcclFact f;
+        f.level = "ERROR";
+        f.msg = q.text;
+        f.rank = rank_prefix(q.text);
+        f.where = std::move(q);
+        facts.nccl.push_back(std::move(f));
+      }
+      if (!bus_errors_.empty() &&
+          std::find(file.kinds.begin(), file.kinds.end(), "framework-log") == file.kinds.end() &&
+          std::find(file.kinds.begin(), file.kinds.end(), "nccl-log") == file.kinds.end()) {
+        file.kinds.emplace_back("framework-log");
+      }
+    }
     for (auto& d : doubled_summaries_) facts.doubled_summaries.push_back(std::move(d));
     if (file.kinds.empty() && notes.empty()) notes.emplace_back("not recognised: no format fabscope reads");
     if (dropped_ > 0) {
@@ -482,6 +537,7 @@ class Gatherer {
                                   format_size(kMaxOtherText)));
     }
     for (size_t i = 0; i < notes.size(); ++i) file.note += (i ? "; " : "") + notes[i];
+    count_not_read(file);
     facts.files.push_back(std::move(file));
   }
 
@@ -707,20 +763,32 @@ class Gatherer {
   }
 
   // The device a heading names ("# show_counters mlx5_0", "perfquery ...", "ethtool -S eth0").
-  void counter_heading(std::string_view t) {
+  // A counter's line (bracketed, under a heading, listed) or a counter listing's heading.
+  bool counter_line_taken(std::string_view line, Facts* facts) {
+    if (bracketed_counters(line, facts) || headed_counter(trim(line), facts)) return true;
+    const bool heading = counter_heading(trim(line));
+    if (!listed_counter(line, facts)) return heading;
+    not_read(counter_candidates_, line);  // read only if the file turns out to be counters
+    return true;
+  }
+
+  bool counter_heading(std::string_view t) {
+    bool heading = false;
     for (std::string_view key : {"show_counters ", "perfquery ", "ethtool -S ", "Port counters: Lid "}) {
       if (size_t at = t.find(key); at != std::string_view::npos) {
         const auto words = split_ws(t.substr(at + key.size()));
         if (!words.empty()) device_ = std::string(words[0]);
+        heading = true;
       }
     }
+    return heading;
   }
 
   // A counter as a name and a value (ethtool -S, sysfs with grep -H, perfquery): a fact for
   // its device, or the heading's; five counter-like names make the file counters.
-  void listed_counter(std::string_view line, Facts* facts) {
+  bool listed_counter(std::string_view line, Facts* facts) {
     CounterFact c;
-    if (!counter_line(line, c.device, c.name, c.value)) return;
+    if (!counter_line(line, c.device, c.name, c.value)) return false;
     if (counter_like(c.name) && ++counter_lines_ >= 5) counters_ = true;
     if (facts && counters_pending_.size() >= kMaxKeptLines) {
       ++dropped_;
@@ -728,6 +796,37 @@ class Gatherer {
       if (c.device.empty()) c.device = device_;
       c.where = {path_, lines_, std::string(trim(line))};
       counters_pending_.push_back(std::move(c));
+    }
+    return true;
+  }
+
+  // Lines no reader took, counted, the first few kept ("line N: text", cut to 120 bytes).
+  struct NotRead {
+    int count = 0;
+    std::vector<std::pair<int, std::string>> first;
+  };
+  static constexpr size_t kNotReadExamples = 3;
+  void not_read(NotRead& n, std::string_view line) {
+    const std::string_view t = trim(line);
+    if (t.empty()) return;
+    ++n.count;
+    if (n.first.size() < kNotReadExamples) n.first.emplace_back(lines_, std::string(t.substr(0, 120)));
+  }
+  // The file's entry: counted where only line readers read it (see TriageFile).
+  void count_not_read(TriageFile& file) const {
+    for (std::string_view whole : {"nccl-tests", "nvidia-smi-topo", "hwloc-xml", "nccl-xml"}) {
+      if (std::find(file.kinds.begin(), file.kinds.end(), whole) != file.kinds.end()) return;
+    }
+    if (rdma_ || xml_) return;
+    std::vector<std::pair<int, std::string>> first = not_read_.first;
+    file.lines_not_read = not_read_.count;
+    if (!counters_) {
+      file.lines_not_read += counter_candidates_.count;
+      first.insert(first.end(), counter_candidates_.first.begin(), counter_candidates_.first.end());
+      std::sort(first.begin(), first.end());
+    }
+    for (size_t i = 0; i < first.size() && i < kNotReadExamples; ++i) {
+      file.not_read_examples.push_back(fmt::format("line {}: {}", first[i].first, first[i].second));
     }
   }
 
@@ -762,6 +861,12 @@ class Gatherer {
   std::vector<CounterFact> counters_pending_;  // taken when the file is counters
   bool lspci_ = false, fabric_manager_ = false;
   std::vector<Quote> fabric_manager_lines_;
+  bool rdma_absent_ = false;
+  std::vector<Quote> rdma_absent_lines_;
+  std::vector<Quote> bus_errors_;  // SIGBUS lines, NCCL's where a backtrace frame below names it
+  bool nccl_frames_ = false;
+  NotRead not_read_;            // lines no reader took
+  NotRead counter_candidates_;  // counter lines, read only where the file is counters
   std::string_view list_head_;  // the line before ended "NET/Socket : Using" ("Bootstrap : Using"): that name
   int last_list_line_ = 0;      // the last line of an interface list
   int summary_line_ = 0;        // the last "# Out of bounds values" line with only '#' lines after it

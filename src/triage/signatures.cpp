@@ -483,6 +483,11 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "(Blackwell needs 2.26.2 or newer); its kernels then fail to launch (Cuda failure 1 'invalid argument')",
      "load a newer NCCL; a framework's bundled NCCL (PyTorch's wheel) may be older than the system's: compare the "
      "`NCCL version` lines with the GPU"},
+    // shm_open refused: /dev/shm not writable (its mode, a read-only mount), not full.
+    {"shm_open failed : Permission denied", code::kNcclShmPermission,
+     "NCCL may not create its shared-memory segments: /dev/shm refused them (Permission denied)",
+     "check /dev/shm's mode (1777, sticky), its owner and how the container mounts it (not read-only); segments "
+     "another user left behind (nccl-shm-*) can be removed"},
     {"/dev/shm", code::kNcclShmExhausted, "/dev/shm too small for NCCL's shared-memory buffers",
      "give the container more /dev/shm (docker --shm-size, a memory-backed emptyDir in Kubernetes), or set "
      "NCCL_SHM_DISABLE=1 at a cost in intra-node bandwidth"},
@@ -490,12 +495,16 @@ constexpr WarnMeaning kWarnMeanings[] = {
     // space left on device", "Error while creating shared memory segment ...".
     {"posix_fallocate", code::kNcclShmExhausted, "", ""},
     {"creating shared memory segment", code::kNcclShmExhausted, "", ""},
+    // A SIGBUS with NCCL in the backtrace (gather.cpp): a write to a /dev/shm segment the
+    // filesystem could not back, Docker's 64 MiB default.
+    {"Bus error", code::kNcclShmExhausted, "", ""},
     {"status=12 ", code::kNcclIbRetryExceeded,
      "a send was never acknowledged (IBV_WC_RETRY_EXC_ERR): the peer or the path to it stopped answering",
      "a link down or flapping on that path, a dead peer host, or a misrouted/congested path: check both NICs' "
      "counters and the switch ports between them, and dmesg on both hosts"},
     // Older NCCL's form of the same completion: "Got completion with error 12, opcode 1, ...".
     {"completion with error 12,", code::kNcclIbRetryExceeded, "", ""},
+    {"Transport retry count exceeded", code::kNcclIbRetryExceeded, "", ""},  // UCX's, the same completion
     {"Call to ibv_", code::kNcclIbvFailed, "a verbs call failed: the RDMA device or its resources",
      "check the NIC (ibv_devinfo, dmesg for mlx5 errors), locked-memory limits (ulimit -l) and the firmware"},
     {"unhandled system error", code::kNcclSystemError,
@@ -546,6 +555,22 @@ void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::
     } else {
       other.push_back(&n);
     }
+  }
+  // "Error while creating shared memory segment" after shm_open's "Permission denied" is
+  // the refusal's consequence, not a full /dev/shm.
+  if (auto perm = by_code.find(code::kNcclShmPermission), full = by_code.find(code::kNcclShmExhausted);
+      perm != by_code.end() && full != by_code.end()) {
+    auto& from = full->second;
+    for (auto it = from.begin(); it != from.end();) {
+      if (contains((*it)->msg, "creating shared memory segment")) {
+        perm->second.push_back(*it);
+        it = from.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (from.empty()) by_code.erase(full);
+    std::sort(perm->second.begin(), perm->second.end(), std::less<const NcclFact*>());  // facts' order
   }
   std::set<std::string_view> done;
   for (const WarnMeaning& entry : kWarnMeanings) {
@@ -970,14 +995,15 @@ std::string kernel_host(std::string_view line) {
 // The kernel's lines by what they report, with the hosts journalctl's prefix names.
 struct KernelLines {
   std::map<int, std::vector<Quote>> xids;
-  std::vector<Quote> aer_uncorrected, aer_corrected, oom, mlx5_cmd, reset_required;
+  std::vector<Quote> aer_uncorrected, aer_corrected, oom, mlx5_cmd, reset_required, hca_firmware;
   std::map<std::string, std::vector<Quote>> link_down;  // interface/device -> lines
   std::vector<std::string> xid_hosts, oom_hosts;
 };
 
 KernelLines sort_kernel_lines(const Facts& facts) {
   KernelLines k;
-  auto& [xids, aer_uncorrected, aer_corrected, oom, mlx5_cmd, reset_required, link_down, xid_hosts, oom_hosts] = k;
+  auto& [xids, aer_uncorrected, aer_corrected, oom, mlx5_cmd, reset_required, hca_firmware, link_down, xid_hosts,
+         oom_hosts] = k;
   for (const Quote& q : facts.kernel) {
     const std::string_view t = q.text;
     if (const size_t at = t.find("NVRM: Xid"); at != std::string_view::npos) {
@@ -1006,6 +1032,12 @@ KernelLines sort_kernel_lines(const Facts& facts) {
         oom.push_back(q);
         oom_hosts.push_back(kernel_host(t));
       }
+    } else if ((contains(t, "mlx4") || contains(t, "mlx5")) &&
+               (contains(t, "upgrade") || contains(t, "please update")) &&
+               (contains(t, "FW") || contains(t, "firmware"))) {
+      // The driver asking for newer HCA firmware: "mlx4_en 0000:0d:00.0: LSO not supported,
+      // please upgrade to later FW version to enable LSO".
+      hca_firmware.push_back(q);
     } else if (contains(t, "mlx5") && (contains(t, "cmd_work_handler") || contains(t, "mlx5_cmd_check") ||
                                        contains(t, "mlx5_cmd_out_err") || contains(t, "failed,") ||
                                        // a command the firmware never completed (mlx5 cmd.c's wait_func)
@@ -1026,10 +1058,37 @@ KernelLines sort_kernel_lines(const Facts& facts) {
   return k;
 }
 
+// An HCA whose driver asks for newer firmware. Where an RDMA tool also finds no device,
+// the card is on the bus and its driver loaded, yet no RDMA port came up: the firmware is
+// the likeliest cause (an error). Alone it is information: a card a generation old prints
+// it for an offload it lacks and works.
+void check_hca_firmware(const Facts& facts, const std::vector<Quote>& lines, std::vector<Finding>& out) {
+  std::vector<Quote> quotes = lines;
+  if (facts.rdma_absent.empty()) {
+    out.push_back(finding(code::kKernelHcaFirmware, Severity::kInfo, "HCA firmware", {},
+                          fmt::format("the RDMA NIC's driver asks for newer firmware ({} line{}); the files show its "
+                                      "ports otherwise",
+                                      lines.size(), lines.size() == 1 ? "" : "s"),
+                          "compare the card's firmware (`ibv_devinfo` fw_ver, `mstflint -d PCI q`) with the version "
+                          "the driver wants",
+                          quotes));
+    return;
+  }
+  quotes.insert(quotes.begin(), facts.rdma_absent.begin(), facts.rdma_absent.end());
+  out.push_back(finding(code::kKernelHcaFirmware, Severity::kError, "HCA firmware", {},
+                        fmt::format("no RDMA device is listed, while the NIC's driver loaded and asks for newer "
+                                    "firmware ({} line{}): the card did not bring up its RDMA ports",
+                                    lines.size(), lines.size() == 1 ? "" : "s"),
+                        "update the HCA's firmware to what the driver wants (`mstflint -d PCI q` shows the PSID: a "
+                        "card with another OEM's PSID needs that vendor's image), then reload the driver and "
+                        "check `ibstat`",
+                        quotes));
+}
+
 void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   const KernelLines k = sort_kernel_lines(facts);
-  const auto& [xids, aer_uncorrected, aer_corrected, oom, mlx5_cmd, reset_required, link_down, xid_hosts, oom_hosts] =
-      k;
+  const auto& [xids, aer_uncorrected, aer_corrected, oom, mlx5_cmd, reset_required, hca_firmware, link_down, xid_hosts,
+               oom_hosts] = k;
   auto nonempty = [](std::vector<std::string> v) {
     v.erase(std::remove(v.begin(), v.end(), std::string()), v.end());
     return v;
@@ -1089,6 +1148,7 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
                           "driver; a timeout often precedes a NIC reset",
                           mlx5_cmd));
   }
+  if (!hca_firmware.empty()) check_hca_firmware(facts, hca_firmware, out);
   if (!oom.empty()) {
     out.push_back(finding(code::kKernelOomKill, Severity::kError, "out-of-memory kill", nonempty(oom_hosts),
                           fmt::format("the kernel killed {} process(es) for memory: a rank killed this way shows as "
@@ -1285,6 +1345,69 @@ void check_counters(const Facts& facts, std::vector<Finding>& out, std::vector<s
   }
 }
 
+// RoCE that lost packets where neither of its lossless mechanisms ever acted: in one
+// file's counters (ethtool -S of the netdev, the RDMA device's hw_counters: one host's,
+// the netdev and its RDMA device side by side), since boot: RDMA traffic, and drops or
+// go-back-N recoveries, while every PFC pause counter and every ECN/CNP counter listed is
+// 0. Only where the file lists both a pause and an ECN/CNP counter: one without them
+// cannot say.
+constexpr std::string_view kRoceLossCounters[] = {"outofsequence",      "packetseqerr",  "impliednakseqerr",
+                                                  "localacktimeouterr", "rxdiscardsphy", "outofbuffer"};
+constexpr std::string_view kRoceEcnCounters[] = {"npecnmarkedrocepackets", "npcnpsent", "rpcnphandled", "rpcnpignored"};
+bool roce_pause_counter(const std::string& n) {  // rx_pause_ctrl_phy, tx_prio3_pause, rx_global_pause
+  return n.ends_with("pausectrlphy") || (n.starts_with("rxprio") && n.ends_with("pause")) ||
+         (n.starts_with("txprio") && n.ends_with("pause")) || n == "rxglobalpause" || n == "txglobalpause";
+}
+bool roce_traffic_counter(const std::string& n) {  // the vport's RDMA counters, or RDMA requests served
+  return n.starts_with("rxvportrdma") || n.starts_with("txvportrdma") || n == "rxwriterequests" ||
+         n == "rxreadrequests";
+}
+
+void check_roce_flow_control(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  struct Listing {
+    bool traffic = false, pause_listed = false, ecn_listed = false, acted = false;
+    std::vector<const CounterFact*> losses;
+  };
+  std::map<std::string, Listing> files;
+  auto in = [](const auto& list, const std::string& n) {
+    return std::find(std::begin(list), std::end(list), n) != std::end(list);
+  };
+  for (const CounterFact& c : facts.counters) {
+    const std::string n = norm(c.name);
+    Listing& l = files[c.where.file];
+    if (roce_traffic_counter(n) && c.value > 0) l.traffic = true;
+    if (roce_pause_counter(n)) {
+      l.pause_listed = true;
+      l.acted |= c.value > 0;
+    } else if (in(kRoceEcnCounters, n)) {
+      l.ecn_listed = true;
+      l.acted |= c.value > 0;
+    } else if (in(kRoceLossCounters, n) && c.value > 0 && !pegged(c.value)) {
+      l.losses.push_back(&c);
+    }
+  }
+  for (const auto& [file, l] : files) {
+    if (!l.traffic || !l.pause_listed || !l.ecn_listed || l.acted || l.losses.empty()) continue;
+    std::vector<std::string> lost;
+    std::vector<Quote> quotes;
+    for (const CounterFact* c : l.losses) {
+      lost.push_back(fmt::format("{}{} {}", c->device.empty() ? "" : c->device + " ", c->name, c->value));
+      quotes.push_back(c->where);
+    }
+    out.push_back(finding(
+        code::kCountersRoceNoFlowControl, Severity::kWarning, fmt::format("RoCE in {}", file), {},
+        fmt::format("RoCE lost packets ({}) while no PFC pause and no ECN/CNP counter listed beside them ever "
+                    "moved: the fabric carries RoCE without lossless flow control, so each drop costs a go-back-N "
+                    "retransmit (and a timeout where a whole window is lost)",
+                    fmt::join(lost, ", ")),
+        "enable PFC on the RoCE priority and ECN (DCQCN) end to end: `mlnx_qos -i IF --trust dscp --pfc "
+        "0,0,0,1,0,0,0,0` on every host, the same priority lossless on every switch port, and NCCL_IB_TC / "
+        "NCCL_IB_SL mapping NCCL's traffic to it; then the pause or CNP counters move under load and "
+        "out_of_sequence stops rising",
+        quotes));
+  }
+}
+
 const std::vector<Signature> kSignatures = {
     {{code::kNcclNoIbDevice, code::kNcclSocketFallback},
      "NCCL moves data over sockets where RDMA devices exist, or found no IB device (containers)",
@@ -1299,8 +1422,8 @@ const std::vector<Signature> kSignatures = {
     {{code::kNcclVersionMismatch, code::kNcclSettingMismatch, code::kNcclIbListMismatch},
      "different NCCL versions, NCCL_* settings or NET/IB lists across ranks",
      check_mismatch},
-    {{code::kNcclKernelSharedMem, code::kNcclShmExhausted, code::kNcclIbRetryExceeded, code::kNcclIbvFailed,
-      code::kNcclSystemError, code::kNcclPeerLost, code::kNcclTimeout, code::kNcclSocketAccept,
+    {{code::kNcclKernelSharedMem, code::kNcclShmPermission, code::kNcclShmExhausted, code::kNcclIbRetryExceeded,
+      code::kNcclIbvFailed, code::kNcclSystemError, code::kNcclPeerLost, code::kNcclTimeout, code::kNcclSocketAccept,
       code::kNcclSocketConnect, code::kNcclWarn},
      "NCCL WARN lines and a framework's NCCL errors with what they usually mean, and the first failing rank",
      check_warn},
@@ -1315,7 +1438,7 @@ const std::vector<Signature> kSignatures = {
      "a multi-host all-reduce, all-gather or reduce-scatter far below the sum of each host's NIC rates",
      check_below_nics},
     {{code::kKernelGpuXid, code::kKernelGpuResetRequired, code::kKernelPcieAer, code::kKernelLinkFlap,
-      code::kKernelMlx5Cmd, code::kKernelOomKill},
+      code::kKernelMlx5Cmd, code::kKernelHcaFirmware, code::kKernelOomKill},
      "dmesg and journalctl -k",
      check_kernel},
     {{code::kNvlinkFmNoNvswitch, code::kNvlinkFmVersionMismatch},
@@ -1327,6 +1450,9 @@ const std::vector<Signature> kSignatures = {
     {{code::kCountersLinkErrors, code::kCountersSaturated, code::kCountersCongestion},
      "IB port and NIC counters",
      check_counters},
+    {{code::kCountersRoceNoFlowControl},
+     "RoCE that drops packets with neither PFC pauses nor ECN/CNP ever counted",
+     check_roce_flow_control},
 };
 
 }  // namespace

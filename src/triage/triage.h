@@ -82,6 +82,10 @@ struct Facts {
   std::vector<PcieLinkFact> pcie_links;  // lspci's LnkCap/LnkSta pairs (the kernel's lines are in `kernel`)
   std::vector<InterfaceListFact> interfaces;
   std::vector<Quote> fabric_manager;  // NVIDIA Fabric Manager's lines (its log, journalctl)
+  // An RDMA tool saying there is no device: ibstatus' "sys files not found
+  // (/sys/class/infiniband/...)", ibv_devinfo's "No IB devices found", "Failed to get IB
+  // devices list".
+  std::vector<Quote> rdma_absent;
   // nccl-tests summaries ("# Out of bounds values") that follow one another with no table
   // between: each process printed its own run.
   std::vector<std::pair<Quote, Quote>> doubled_summaries;

@@ -630,6 +630,135 @@ TEST(TriagePasted, ResetRequiredAndCorrectedAer) {
   EXPECT_EQ(quoted(*aer), (std::vector<std::string>{"k.txt:2", "k.txt:3"}));
 }
 
+// The files table's lines not read: counted where only line readers read the file (here
+// NCCL lines, a framework error and a kernel line around an application's own output),
+// blank lines not; not counted where a table reader read the other lines whole.
+TEST(TriageFiles, LinesNotReadAreCountedWithTheFirstFew) {
+  Facts facts;
+  gather("job.log",
+         "h1:7:7 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+         "epoch 1 step 10 loss 2.31\n"
+         "\n"
+         "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1275, unhandled system error\n"
+         "[  12.345678] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n"
+         "epoch 1 step 20 loss 2.29\n",
+         facts);
+  ASSERT_EQ(facts.files.size(), 1u);
+  EXPECT_EQ(facts.files[0].lines_not_read, 2);
+  EXPECT_EQ(facts.files[0].not_read_examples,
+            (std::vector<std::string>{"line 2: epoch 1 step 10 loss 2.31", "line 6: epoch 1 step 20 loss 2.29"}));
+  gather("counters.txt",
+         "ethtool -S eth2\n     rx_packets: 10\n     tx_packets: 12\n     rx_crc_errors_phy: 0\n"
+         "     rx_discards_phy: 0\n     tx_pause_ctrl_phy: 3\n",
+         facts);
+  ASSERT_EQ(facts.files.size(), 2u);
+  EXPECT_EQ(facts.files[1].kinds, std::vector<std::string>{"counters"});
+  EXPECT_EQ(facts.files[1].lines_not_read, 0);
+  gather("table.txt",
+         "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+         "busbw #wrong\n"
+         "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  "
+         "(GB/s)       \n"
+         "    33554432       8388608     float     sum      -1    855.9   39.20   73.51      0   1003.6   33.43   "
+         "62.69      0\n"
+         "# Out of bounds values : 0 OK\n"
+         "# Avg bus bandwidth    : 52.7626 \n",
+         facts);
+  ASSERT_EQ(facts.files.size(), 3u);
+  ASSERT_EQ(facts.files[2].kinds, std::vector<std::string>{"nccl-tests"});
+  EXPECT_EQ(facts.files[2].lines_not_read, -1);  // the table reader read it whole
+}
+
+// RoCE dropping packets with neither PFC nor ECN ever acting: a warning for the file; a
+// pause counter that moved, or a listing without ECN/CNP counters, says nothing of it.
+TEST(TriagePasted, RoceLossWithoutFlowControl) {
+  auto listing = [](const std::string& prio3_pause, bool with_ecn) {
+    std::string t =
+        "ethtool -S ens1f0np0\n"
+        "     rx_vport_rdma_unicast_packets: 981234567\n"
+        "     tx_vport_rdma_unicast_packets: 978812345\n"
+        "     rx_discards_phy: 18231\n"
+        "     rx_pause_ctrl_phy: 0\n"
+        "     tx_pause_ctrl_phy: 0\n"
+        "     rx_prio3_pause: " +
+        prio3_pause + "\n     tx_prio3_pause: 0\n";
+    if (with_ecn) t += "     np_ecn_marked_roce_packets: 0\n     np_cnp_sent: 0\n     rp_cnp_handled: 0\n";
+    return t + "     out_of_sequence: 5120\n";
+  };
+  Report r = judged({{"ethtool.txt", listing("0", true)}});
+  const Finding* f = find(r, "counters.roce_no_flow_control");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_EQ(f->subject, "RoCE in ethtool.txt");
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"ethtool.txt:4", "ethtool.txt:12"}));
+  EXPECT_EQ(find(judged({{"ethtool.txt", listing("412", true)}}), "counters.roce_no_flow_control"), nullptr);
+  EXPECT_EQ(find(judged({{"ethtool.txt", listing("0", false)}}), "counters.roce_no_flow_control"), nullptr);
+}
+
+// /dev/shm: shm_open refused is the mount's mode, and the segment error after it is its
+// consequence (not a full /dev/shm); a SIGBUS whose backtrace names NCCL is /dev/shm too
+// small, one without NCCL in it is nothing of NCCL's; UCX's retries exceeded are the same
+// completion as NCCL's status=12.
+TEST(TriagePasted, SharedMemoryRefusedFullOrBusErrorAndUcxRetries) {
+  Report r = judged({{"w.log",
+                      "node08:27106:27302 [0] include/shm.h:27 NCCL WARN Call to shm_open failed : Permission denied\n"
+                      "node08:27106:27302 [0] NCCL INFO include/shm.h:41 -> 2\n"
+                      "node08:27106:27302 [0] include/shm.h:48 NCCL WARN Error while creating shared memory segment "
+                      "nccl-shm-recv-b7948f403864987a-0-3-0 (size 4460544)\n"}});
+  const Finding* perm = find(r, "nccl.shm_permission");
+  ASSERT_NE(perm, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(quoted(*perm), (std::vector<std::string>{"w.log:1", "w.log:3"}));
+  EXPECT_EQ(find(r, "nccl.shm_exhausted"), nullptr) << testing::PrintToString(codes(r));
+
+  const std::string sigbus =
+      "[8d6bf97c3bf4:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical address)\n"
+      "==== backtrace (tid:   3095) ====\n"
+      " 0 0x0000000000043090 killpg()  ???:0\n";
+  Report bus = judged({{"crash.txt", sigbus + " 2 0x000000000007587d ncclGroupEnd()  ???:0\n"}});
+  const Finding* shm = find(bus, "nccl.shm_exhausted");
+  ASSERT_NE(shm, nullptr) << testing::PrintToString(codes(bus));
+  EXPECT_EQ(quoted(*shm), std::vector<std::string>{"crash.txt:1"});
+  EXPECT_EQ(bus.triage->files[0].kinds, std::vector<std::string>{"framework-log"});
+  Report other = judged({{"crash.txt", sigbus + " 2 0x000000000007587d memcpy()  ???:0\n"}});
+  EXPECT_TRUE(other.findings.empty()) << testing::PrintToString(codes(other));
+
+  Report ucx = judged({{"ucx.txt",
+                        "[compute001:31180:0:31180] ib_mlx5_log.c:143  Transport retry count exceeded on mlx5_0:1/RoCE "
+                        "(synd 0x15 vend 0x81 hw_synd 0/0)\n"}});
+  EXPECT_NE(find(ucx, "nccl.ib_retry_exceeded"), nullptr) << testing::PrintToString(codes(ucx));
+}
+
+// The HCA driver asking for newer firmware: an error beside an RDMA tool that lists no
+// device (ibstatus, ibv_devinfo: in another file, one line without a timestamp), naming
+// both; information where nothing says the ports are missing.
+TEST(TriagePasted, HcaFirmwareWhereNoRdmaDeviceCameUp) {
+  const std::string driver =
+      "mlx4_en 0000:0d:00.0: LSO not supported, please upgrade to later FW version to enable LSO\n"
+      "[  939.319023] mlx4_en 0000:0d:00.0: UDP RSS is not supported on this device\n";
+  Report r = judged({{"dmesg.txt", driver},
+                     {"ibstatus.txt",
+                      "[root@node045 ~]# ibstatus\n"
+                      "Fatal error:  device '*': sys files not found (/sys/class/infiniband/*/ports)\n"}});
+  const Finding* f = find(r, "kernel.hca_firmware");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"ibstatus.txt:2", "dmesg.txt:1"}));
+  ASSERT_EQ(r.triage->files.size(), 2u);
+  EXPECT_EQ(r.triage->files[1].kinds, std::vector<std::string>{"rdma-info"});
+  EXPECT_TRUE(r.triage->files[1].note.empty()) << r.triage->files[1].note;
+
+  Report alone = judged({{"dmesg.txt", driver}});
+  const Finding* info = find(alone, "kernel.hca_firmware");
+  ASSERT_NE(info, nullptr) << testing::PrintToString(codes(alone));
+  EXPECT_EQ(info->severity, Severity::kInfo);
+  // "No IB devices found" alone (a machine without RDMA) is no finding.
+  Report none = judged({{"devinfo.txt", "No IB devices found\n"}});
+  EXPECT_EQ(find(none, "kernel.hca_firmware"), nullptr);
+  EXPECT_TRUE(std::none_of(none.findings.begin(), none.findings.end(), [](const Finding& x) {
+    return x.severity >= Severity::kWarning;
+  })) << testing::PrintToString(codes(none));
+}
+
 // NCCL's socket interfaces: a prefixed NET/Socket line naming container bridges, and the
 // same list broken into one entry per line under its head; bond0 and ib0 alone are fine.
 TEST(TriagePasted, SocketsOverInterfacesThatReachNoOtherHost) {
@@ -918,8 +1047,12 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
     if (!f.code.starts_with("topo.")) produced.insert(f.code);
   }
   // Every code of the table comes out of a fixture file, except those tested on inline logs
-  // above (the tickets' corpus has real ones of each: ctest triage_corpus).
+  // above (the tickets' corpus has real ones of each but counters.roce_no_flow_control:
+  // ctest triage_corpus).
   const std::set<std::string> inline_only = {"nccl.socket_fallback",
+                                             "nccl.shm_permission",
+                                             "kernel.hca_firmware",
+                                             "counters.roce_no_flow_control",
                                              "nccl.gdr_off",
                                              "nccl.shared_nic",
                                              "kernel.gpu_reset_required",
