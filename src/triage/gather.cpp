@@ -226,6 +226,9 @@ bool framework_error(std::string_view line) {
   return contains(line, "NCCL error") || contains(line, "ncclRemoteError") || contains(line, "ncclSystemError") ||
          contains(line, "ncclInternalError") || contains(line, "ncclUnhandledCudaError") ||
          contains(line, "Watchdog caught collective operation timeout") || contains(line, "DistBackendError") ||
+         // PyTorch's watchdog after a timeout: "[PG 0 Rank 1] Timeout at NCCL work: 5, last
+         // enqueued NCCL work: 5, last completed NCCL work: 4."
+         contains(line, "last enqueued NCCL work") ||
          // UCX's verbs errors in the same jobs: "Transport retry count exceeded on mlx5_0:1/RoCE"
          contains(line, "Transport retry count exceeded");
 }
@@ -242,14 +245,25 @@ bool nccl_frame(std::string_view line) {
   return line.size() < 1024 && (contains(line, "libnccl") || contains(line, " nccl") || contains(line, "(nccl"));
 }
 
-// PyTorch's "[rank3]:[E ProcessGroupNCCL.cpp:...]" prefix: 3; -1 without one.
-int rank_prefix(std::string_view line) {
-  const size_t at = line.find("[rank");
-  if (at == std::string_view::npos) return -1;
+// The digits at `at` of `line` up to a ']': the rank; -1 otherwise.
+int rank_before_bracket(std::string_view line, size_t at) {
   int rank = -1;
-  const std::string_view digits = line.substr(at + 5);
+  const std::string_view digits = line.substr(at);
   auto r = std::from_chars(digits.data(), digits.data() + digits.size(), rank);
   return r.ec == std::errc() && rank >= 0 && r.ptr < digits.data() + digits.size() && *r.ptr == ']' ? rank : -1;
+}
+
+// PyTorch's "[rank3]:[E ProcessGroupNCCL.cpp:...]" prefix: 3; else its messages' own "[Rank
+// 3]" or "[PG 0 Rank 3]"; -1 without either.
+int rank_prefix(std::string_view line) {
+  if (const size_t at = line.find("[rank"); at != std::string_view::npos) {
+    if (int r = rank_before_bracket(line, at + 5); r >= 0) return r;
+  }
+  for (size_t at = line.find(" Rank "); at != std::string_view::npos; at = line.find(" Rank ", at + 1)) {
+    if (int r = rank_before_bracket(line, at + 6); r >= 0) return r;
+  }
+  if (line.find("[Rank ") != std::string_view::npos) return rank_before_bracket(line, line.find("[Rank ") + 6);
+  return -1;
 }
 
 // The NCCL lines the signatures read (the others are counted, not kept: a log of 100 MB

@@ -535,6 +535,73 @@ const WarnMeaning& meaning_of(std::string_view code) {
   return kWarnMeanings[0];
 }
 
+// The ranks that stalled before a collective the others timed out in: PyTorch's watchdog
+// prints each timed-out rank's "last enqueued NCCL work: N"; ranks whose N is below the
+// others' never enqueued the collective those wait in. Empty where fewer than two ranks
+// say, or all say the same.
+struct Stalled {
+  std::vector<int> ranks;  // the lowest N's
+  int64_t behind = 0, ahead = 0;
+  std::vector<Quote> quotes;
+};
+Stalled stalled_ranks(const Facts& facts) {
+  std::map<int, std::pair<int64_t, Quote>> enqueued;  // rank -> highest N said, its line
+  for (const NcclFact& n : facts.nccl) {
+    const size_t at = n.msg.find("last enqueued NCCL work: ");
+    if (at == std::string::npos || n.rank < 0) continue;
+    int64_t v = -1;
+    const std::string_view digits = std::string_view(n.msg).substr(at + 25);
+    if (std::from_chars(digits.data(), digits.data() + digits.size(), v).ec != std::errc() || v < 0) continue;
+    auto [it, added] = enqueued.try_emplace(n.rank, v, n.where);
+    if (!added && v > it->second.first) it->second = {v, n.where};
+  }
+  Stalled s;
+  if (enqueued.size() < 2) return s;
+  s.behind = s.ahead = enqueued.begin()->second.first;
+  for (const auto& [rank, e] : enqueued) {
+    s.behind = std::min(s.behind, e.first);
+    s.ahead = std::max(s.ahead, e.first);
+  }
+  if (s.behind == s.ahead) return s;
+  for (const auto& [rank, e] : enqueued) {
+    if (e.first == s.behind) {
+      s.ranks.push_back(rank);
+      s.quotes.push_back(e.second);
+    }
+  }
+  return s;
+}
+
+// The timeout's finding named for the ranks that stalled, where the watchdog's lines show them.
+void name_stalled_ranks(const Facts& facts, std::vector<Finding>& out) {
+  const Stalled s = stalled_ranks(facts);
+  if (s.ranks.empty()) return;
+  for (Finding& f : out) {
+    if (f.code != code::kNcclTimeout) continue;
+    const std::string ranks = fmt::format("{}", fmt::join(s.ranks, ", "));
+    f.subject = fmt::format("rank{} {}", s.ranks.size() == 1 ? "" : "s", ranks);
+    f.message += fmt::format(
+        "; rank{} {} enqueued NCCL work up to {} only, the others up to {}: {} never reached the collective the "
+        "others wait in",
+        s.ranks.size() == 1 ? "" : "s", ranks, s.behind, s.ahead, s.ranks.size() == 1 ? "it" : "they");
+    f.hint = fmt::format(
+                 "look at rank{} {} first (its host's dmesg, its own log before the timeout: a hang, an "
+                 "exception, a slow data loader), not at the network; ",
+                 s.ranks.size() == 1 ? "" : "s", ranks) +
+             f.hint;
+    f.evidence["stalled_ranks"] = s.ranks;
+    // The stalled ranks' lines first, then the others.
+    auto lines = quote_json(s.quotes);
+    for (const auto& l : f.evidence["lines"]) {
+      if (std::none_of(s.quotes.begin(), s.quotes.end(),
+                       [&](const Quote& q) { return l.at("file") == q.file && l.at("line") == q.line; })) {
+        lines.push_back(l);
+      }
+    }
+    f.evidence["lines"] = std::move(lines);
+  }
+}
+
 void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   const RankMap ranks = rank_map(facts);
   std::map<std::string_view, std::vector<const NcclFact*>> by_code;
@@ -592,6 +659,7 @@ void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::
                 std::string(w.hint), quotes,
                 {{"first_host", first.host}, {"first_pid", first.pid}, {"first_rank", first_rank(first, ranks)}}));
   }
+  name_stalled_ranks(facts, out);
   if (!other.empty()) {
     std::vector<Quote> quotes;
     for (const NcclFact* n : other) quotes.push_back(n->where);

@@ -248,6 +248,7 @@ TEST(TriageSignatures, StartUpFailuresAndFrameworkErrors) {
   EXPECT_EQ(find(r, "nccl.timeout")->evidence.at("first_rank"), 3);
   EXPECT_EQ(quoted(*find(r, "nccl.timeout")),
             (std::vector<std::string>{"written_pytorch-watchdog-timeout_rank3-of-4.log:1",
+                                      "written_pytorch-watchdog-timeout_rank3-of-4.log:2",
                                       "written_pytorch-watchdog-timeout_rank3-of-4.log:9"}));
   EXPECT_EQ(quoted(*find(r, "nccl.shm_exhausted")).size(), 2u);
   // The one WARN no pattern explains: "Cuda failure 1 'invalid argument'".
@@ -726,6 +727,35 @@ TEST(TriagePasted, SharedMemoryRefusedFullOrBusErrorAndUcxRetries) {
                         "[compute001:31180:0:31180] ib_mlx5_log.c:143  Transport retry count exceeded on mlx5_0:1/RoCE "
                         "(synd 0x15 vend 0x81 hw_synd 0/0)\n"}});
   EXPECT_NE(find(ucx, "nccl.ib_retry_exceeded"), nullptr) << testing::PrintToString(codes(ucx));
+}
+
+// PyTorch's watchdog: the rank whose last enqueued NCCL work is below the others' never
+// reached the collective they time out in, and the timeout names it; equal numbers name
+// no one.
+TEST(TriagePasted, TimeoutNamesTheRankThatNeverReachedTheCollective) {
+  auto rank_lines = [](int rank, int enqueued) {
+    return fmt::format(
+        "[rank{0}]:[E ProcessGroupNCCL.cpp:563] [Rank {0}] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600027 "
+        "milliseconds before timing out.\n"
+        "[rank{0}]:[E ProcessGroupNCCL.cpp:1537] [PG 0 Rank {0}] Timeout at NCCL work: 5, last enqueued NCCL work: "
+        "{1}, last completed NCCL work: 4.\n",
+        rank, enqueued);
+  };
+  Report r = judged({{"job.log", rank_lines(0, 5) + rank_lines(1, 4) + rank_lines(2, 5)}});
+  const Finding* f = find(r, "nccl.timeout");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->subject, "rank 1");
+  EXPECT_EQ(f->evidence.at("stalled_ranks"), nlohmann::ordered_json::array({1}));
+  EXPECT_NE(f->message.find("rank 1 enqueued NCCL work up to 4 only, the others up to 5"), std::string::npos)
+      << f->message;
+  EXPECT_EQ(quoted(*f).front(), "job.log:4");
+
+  Report same = judged({{"job.log", rank_lines(0, 5) + rank_lines(1, 5)}});
+  const Finding* g = find(same, "nccl.timeout");
+  ASSERT_NE(g, nullptr);
+  EXPECT_FALSE(g->evidence.contains("stalled_ranks"));
+  EXPECT_EQ(g->subject, "rank 0");
 }
 
 // The HCA driver asking for newer firmware: an error beside an RDMA tool that lists no

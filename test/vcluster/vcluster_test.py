@@ -168,10 +168,13 @@ def slow(c):
     # p2p.slow_link; issue 36). Over rate-limited links cubic reads them evenly
     # (bench/link_limit.py).
     cc = ["--tcp-cc", "host"]
-    c.run(4, [["p2p", "--pattern", "ring", "-s", "1M", "-n", "100", "-w", "4", "--window", "8", *cc, "--json",
-               c.path("ring.json")],
-              ["p2p", "--pattern", "pairs", "-s", "1M", "-n", "100", "-w", "2", "--window", "8", *cc, "--json",
-               c.path("pairs.json")]],
+    # --retest: a healthy link caught in a scheduler stall (one in a CI run here, at a
+    # moment when the quiet ring ran at half its usual 3 GB/s) is measured again alone and
+    # read as p2p.congested_link, a warning that drains nothing, not as a slow link.
+    c.run(4, [["p2p", "--pattern", "ring", "-s", "1M", "-n", "100", "-w", "4", "--window", "8", *cc, "--retest",
+               "--json", c.path("ring.json")],
+              ["p2p", "--pattern", "pairs", "-s", "1M", "-n", "100", "-w", "2", "--window", "8", *cc, "--retest",
+               "--json", c.path("pairs.json")]],
           faults=["--slow", "2", f"{rate_mbit}mbit"], verdict_fail=True)
     for name in ("ring.json", "pairs.json"):
         doc = c.report(name)
@@ -189,7 +192,8 @@ def slow(c):
         codes = [(f["code"], f["subject"]) for f in doc["findings"]]
         if ("p2p.slow_host", f"host {slow_host}") not in codes:
             fail(f"{name}: no p2p.slow_host finding for {slow_host}: {codes}")
-        others = [x for x in codes if x[0].startswith("p2p.") and x != ("p2p.slow_host", f"host {slow_host}")]
+        others = [x for x in codes if x[0].startswith("p2p.") and x != ("p2p.slow_host", f"host {slow_host}")
+                  and x[0] != "p2p.congested_link"]
         if others:
             fail(f"{name}: other links or hosts flagged: {others}")
     print("ok")
