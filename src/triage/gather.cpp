@@ -259,10 +259,10 @@ int rank_prefix(std::string_view line) {
   if (const size_t at = line.find("[rank"); at != std::string_view::npos) {
     if (int r = rank_before_bracket(line, at + 5); r >= 0) return r;
   }
-  for (size_t at = line.find(" Rank "); at != std::string_view::npos; at = line.find(" Rank ", at + 1)) {
-    if (int r = rank_before_bracket(line, at + 6); r >= 0) return r;
+  for (size_t at = line.find("Rank "); at != std::string_view::npos; at = line.find("Rank ", at + 1)) {
+    if (at == 0 || (line[at - 1] != ' ' && line[at - 1] != '[')) continue;
+    if (int r = rank_before_bracket(line, at + 5); r >= 0) return r;
   }
-  if (line.find("[Rank ") != std::string_view::npos) return rank_before_bracket(line, line.find("[Rank ") + 6);
   return -1;
 }
 
@@ -441,7 +441,7 @@ class Gatherer {
     if (line.starts_with("Errors for ")) errors_for_ = ibqueryerrors_node(line);
     bool taken = framework;
     if (bus_error_line(line)) {
-      bus_errors_.push_back({path_, lines_, std::string(trim(line))});
+      if (bus_errors_.size() < kMaxKeptLines) bus_errors_.push_back({path_, lines_, std::string(trim(line))});
       taken = true;
     } else if (!bus_errors_.empty() && nccl_frame(line)) {
       nccl_frames_ = true;

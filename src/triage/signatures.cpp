@@ -1131,26 +1131,22 @@ KernelLines sort_kernel_lines(const Facts& facts) {
 // the likeliest cause (an error). Alone it is information: a card a generation old prints
 // it for an offload it lacks and works.
 void check_hca_firmware(const Facts& facts, const std::vector<Quote>& lines, std::vector<Finding>& out) {
-  std::vector<Quote> quotes = lines;
-  if (facts.rdma_absent.empty()) {
-    out.push_back(finding(code::kKernelHcaFirmware, Severity::kInfo, "HCA firmware", {},
-                          fmt::format("the RDMA NIC's driver asks for newer firmware ({} line{}); the files show its "
-                                      "ports otherwise",
-                                      lines.size(), lines.size() == 1 ? "" : "s"),
-                          "compare the card's firmware (`ibv_devinfo` fw_ver, `mstflint -d PCI q`) with the version "
-                          "the driver wants",
-                          quotes));
-    return;
-  }
-  quotes.insert(quotes.begin(), facts.rdma_absent.begin(), facts.rdma_absent.end());
-  out.push_back(finding(code::kKernelHcaFirmware, Severity::kError, "HCA firmware", {},
-                        fmt::format("no RDMA device is listed, while the NIC's driver loaded and asks for newer "
-                                    "firmware ({} line{}): the card did not bring up its RDMA ports",
-                                    lines.size(), lines.size() == 1 ? "" : "s"),
-                        "update the HCA's firmware to what the driver wants (`mstflint -d PCI q` shows the PSID: a "
-                        "card with another OEM's PSID needs that vendor's image), then reload the driver and "
-                        "check `ibstat`",
-                        quotes));
+  const bool no_device = !facts.rdma_absent.empty();
+  std::vector<Quote> quotes = facts.rdma_absent;  // the tool's "no device" first
+  quotes.insert(quotes.end(), lines.begin(), lines.end());
+  const std::string asks =
+      fmt::format("asks for newer firmware ({} line{})", lines.size(), lines.size() == 1 ? "" : "s");
+  out.push_back(finding(
+      code::kKernelHcaFirmware, no_device ? Severity::kError : Severity::kInfo, "HCA firmware", {},
+      no_device ? fmt::format("no RDMA device is listed, while the NIC's driver loaded and {}: the card did not bring "
+                              "up its RDMA ports",
+                              asks)
+                : fmt::format("the RDMA NIC's driver {}; nothing in the files says its ports are missing", asks),
+      no_device ? "update the HCA's firmware to what the driver wants (`mstflint -d PCI q` shows the PSID: a card "
+                  "with another OEM's PSID needs that vendor's image), then reload the driver and check `ibstat`"
+                : "compare the card's firmware (`ibv_devinfo` fw_ver, `mstflint -d PCI q`) with the version the "
+                  "driver wants",
+      quotes));
 }
 
 void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
