@@ -144,9 +144,9 @@ def links_of(doc):
     return doc["p2p"]["links"]
 
 
-def tenth_of_quiet(c, what, divisor=10):
-    """A tenth (1/divisor) of the quiet cluster's median ring link, in Mbit/s: the rate a
-    fault gets."""
+def share_of_quiet(c, what, divisor=10):
+    """1/divisor (a tenth by default) of the quiet cluster's median ring link, in Mbit/s:
+    the rate a fault gets."""
     # Only the median matters here: on this 2-core machine one quiet link is now and then
     # below half of it (a p2p.slow_link finding, exit 1), which does not move the median.
     quiet_args = ["p2p", "--pattern", "ring", "-s", "1M", "-n", "30", "-w", "4", "--window", "8"]
@@ -158,7 +158,7 @@ def tenth_of_quiet(c, what, divisor=10):
 
 
 def slow(c):
-    rate_mbit = tenth_of_quiet(c, "host 2")
+    rate_mbit = share_of_quiet(c, "host 2")
     # 100 MiB per link: tens of milliseconds on a healthy link, long enough that one
     # scheduler hiccup on this 2-core machine does not halve a link's average (with 20
     # messages, a healthy link was flagged now and then, with this build and the last).
@@ -200,7 +200,7 @@ def slow(c):
 
 
 def slowlink(c):
-    rate_mbit = tenth_of_quiet(c, "the link between hosts 1 and 2")
+    rate_mbit = share_of_quiet(c, "the link between hosts 1 and 2")
     # The host's congestion control, as in slow(): cubic over core-bound links read a
     # healthy host slow once in CI (issue 36).
     c.run(4, [["p2p", "--pattern", "pairs", "-s", "1M", "-n", "100", "-w", "2", "--window", "8", "--tcp-cc", "host", "--retest",
@@ -297,7 +297,7 @@ def flagged(doc, severities=("warning", "error")):
 
 
 def diagnose_slowlink(c):
-    rate_mbit = tenth_of_quiet(c, "the link between hosts 1 and 2")
+    rate_mbit = share_of_quiet(c, "the link between hosts 1 and 2")
     c.run(DIAG_HOSTS, [DIAG_ARGS + ["--backend", "tcp", "--json", c.path("d.json")]],
           faults=["--slow-link", "1", "2", f"{rate_mbit}mbit"], verdict_fail=True)
     doc, a = diagnose_doc(c, "d.json")
@@ -321,7 +321,7 @@ def diagnose_slowlink(c):
 
 
 def diagnose_slowhost(c):
-    rate_mbit = tenth_of_quiet(c, "host 2")
+    rate_mbit = share_of_quiet(c, "host 2")
     c.run(DIAG_HOSTS, [DIAG_ARGS + ["--backend", "tcp", "--json", c.path("d.json")]],
           faults=["--slow", "2", f"{rate_mbit}mbit"], verdict_fail=True)
     doc, a = diagnose_doc(c, "d.json")
@@ -344,7 +344,7 @@ def sample_schedule(c):
     # 2 cores, whose healthy links are bound by the cores at a fraction of the quiet 4-rank
     # ring's 1 MiB rate (0.48 GB/s in one CI run, against a ring of 3.1), so a tenth (0.31)
     # left the slow host at 0.6 of the median, above p2p.slow_host's 0.5, and it passed.
-    rate_mbit = tenth_of_quiet(c, "host 5", divisor=25)
+    rate_mbit = share_of_quiet(c, "host 5", divisor=25)
     fabric = c.path("topology.conf")
     preamble = [f'set -- $VC_HOSTS; printf "SwitchName=leafA Nodes=%s,%s,%s,%s\\nSwitchName=leafB '
                 f'Nodes=%s,%s,%s,%s\\nSwitchName=spine Switches=leafA,leafB\\n" "$@" > {shlex.quote(fabric)}']
@@ -464,7 +464,7 @@ def compare_gate(c):
     and one with host 2 limited to a tenth. The quiet pair passes the gate; the slowed run
     fails it (exit 1) with allreduce and the sizes named, in the text and in JUnit."""
     import junitparser
-    rate_mbit = tenth_of_quiet(c, "host 2 (the second sweep)")
+    rate_mbit = share_of_quiet(c, "host 2 (the second sweep)")
     # From 1 MiB: below it an allreduce on these 4 ranks sharing 2 cores takes under a
     # millisecond, and a quiet run's 256 KiB row once halved against the other (CI, stop 32),
     # beyond the 50% threshold; at 1-4 MiB quiet runs differ by about 10%.
