@@ -27,8 +27,10 @@
                                 secrets redacted; a p2p whose verdict is fail exits 1
 """
 import argparse
+import atexit
 import copy
 import concurrent.futures
+import itertools
 import json
 import re
 import os
@@ -59,8 +61,18 @@ def run(cmd, **kw):
         fail(f"timed out after {TIMEOUT_S}s (a rank hung?): {cmd}")
 
 
+# Each mpirun gets a session root of its own: Open MPI 4.1's mpiruns that start together race
+# to create the shared /tmp/ompi.<host>.<uid> and the loser dies in orte_init (bad-input runs
+# two at a time).
+_SESSION_ROOT = tempfile.mkdtemp(prefix="fabscope-cli-ompi-")
+atexit.register(shutil.rmtree, _SESSION_ROOT, True)
+_SESSIONS = itertools.count()
+
+
 def mpirun(args, np, *rest):
-    return [args.mpirun, "-np", str(np)] + shlex.split(args.mpi_flags) + [args.fabscope] + list(rest)
+    session = os.path.join(_SESSION_ROOT, str(next(_SESSIONS)))
+    return ([args.mpirun, "-np", str(np), "--mca", "orte_tmpdir_base", session] + shlex.split(args.mpi_flags) +
+            [args.fabscope] + list(rest))
 
 
 def validator(args):
