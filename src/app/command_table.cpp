@@ -12,6 +12,7 @@ std::unique_ptr<Command> make_topo_command();
 std::unique_ptr<Command> make_diagnose_command();
 std::unique_ptr<Command> make_backends_command();
 std::unique_ptr<Command> make_compare_command();
+std::unique_ptr<Command> make_history_command();
 std::unique_ptr<Command> make_import_command();
 std::unique_ptr<Command> make_triage_command();
 
@@ -29,9 +30,14 @@ constexpr CommandEntry kCommands[] = {
     {"report", "Render a JSON report as the nccl-tests table and findings (and as the files asked for)", kOutputFiles,
      make_report_command},
     {"compare",
-     "Judge a report against a baseline, row by row: regressions beyond the threshold and the runs' noise (exit 1), "
-     "improvements, what one run lacks; JUnit and Markdown for CI",
+     "Judge a report against a baseline, or against a history of runs (their run-to-run spread), row by row: "
+     "regressions beyond the threshold and the noise (exit 1), improvements, what one run lacks; JUnit and Markdown "
+     "for CI",
      kOutputFiles | kLogLevel, make_compare_command},
+    {"history",
+     "Where each row of a series of runs changed level (E-divisive means): the run, the step, its p-value, the "
+     "latest change; text, JSON, Markdown and HTML with every row's series plotted",
+     kOutputFiles | kLogLevel, make_history_command},
     {"import", "Turn nccl-tests output (its text tables or -J JSON) into a fabscope report, for compare and --expect",
      kOutputFiles | kLogLevel, make_import_command},
     {"topo",

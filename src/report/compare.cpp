@@ -211,6 +211,17 @@ void each_placement(const Report& r, const MatchKey& k,
   }
 }
 
+// A sweep row's identity (its metric is the caller's: time or bus bandwidth).
+ComparisonRow placement_row(const PlacementRef& ref) {
+  ComparisonRow row;
+  row.section = CompareSection::kSweep;
+  row.subject = sweep_subject(*ref.sweep, ref.placement);
+  row.collective = ref.sweep->collective;
+  row.placement = ref.placement;
+  row.size_bytes = ref.point->size_bytes;
+  return row;
+}
+
 Figures sweep_figures(const PlacementResult& r, bool latency_bound) {
   return {latency_bound ? r.time_us : r.busbw_gbps, r.samples_us, relative_spread(r.iteration_us, r.samples_us)};
 }
@@ -231,12 +242,7 @@ void compare_sweeps(const Report& b, const Report& c, const MatchKey& k, const C
   };
   std::set<std::string> matched;
   auto make_row = [&](const PlacementRef& ref) {
-    ComparisonRow row;
-    row.section = CompareSection::kSweep;
-    row.subject = sweep_subject(*ref.sweep, ref.placement);
-    row.collective = ref.sweep->collective;
-    row.placement = ref.placement;
-    row.size_bytes = ref.point->size_bytes;
+    ComparisonRow row = placement_row(ref);
     const bool latency_bound = ref.point->size_bytes < crossover_of(*ref.sweep);
     row.metric = latency_bound ? CompareMetric::kTimeUs : CompareMetric::kBusbwGbps;
     row.higher_is_better = !latency_bound;
@@ -284,6 +290,17 @@ std::vector<std::pair<std::string, LinkGroup>> link_groups(const P2pSection& p2p
   return out;
 }
 
+ComparisonRow link_row(const P2pSection& p2p, const P2pLink& l) {
+  ComparisonRow row;
+  row.section = CompareSection::kP2p;
+  row.subject =
+      fmt::format("{} link {} -> {} (rank {} -> {})", name(p2p.mode), l.src_host, l.dst_host, l.src_rank, l.dst_rank);
+  row.size_bytes = l.size_bytes;
+  row.metric = p2p.mode == P2pMode::kLatency ? CompareMetric::kLatUs : CompareMetric::kBwGbps;
+  row.higher_is_better = p2p.mode != P2pMode::kLatency;
+  return row;
+}
+
 Figures link_figures(const LinkGroup& g, bool latency) {
   Figures f;
   f.value = median(g.values);
@@ -299,16 +316,6 @@ Figures link_figures(const LinkGroup& g, bool latency) {
 void compare_links(const Report& b, const Report& c, const MatchKey& k, const CompareOptions& o,
                    std::vector<ComparisonRow>& rows) {
   if (!b.p2p && !c.p2p) return;
-  auto make_row = [](const P2pSection& p2p, const P2pLink& l) {
-    ComparisonRow row;
-    row.section = CompareSection::kP2p;
-    row.subject =
-        fmt::format("{} link {} -> {} (rank {} -> {})", name(p2p.mode), l.src_host, l.dst_host, l.src_rank, l.dst_rank);
-    row.size_bytes = l.size_bytes;
-    row.metric = p2p.mode == P2pMode::kLatency ? CompareMetric::kLatUs : CompareMetric::kBwGbps;
-    row.higher_is_better = p2p.mode != P2pMode::kLatency;
-    return row;
-  };
   std::vector<std::pair<std::string, LinkGroup>> gb, gc;
   if (b.p2p) gb = link_groups(*b.p2p, k);
   if (c.p2p) gc = link_groups(*c.p2p, k);
@@ -316,7 +323,7 @@ void compare_links(const Report& b, const Report& c, const MatchKey& k, const Co
   for (const auto& [key, g] : gc) current.emplace(key, &g);
   std::set<std::string> matched;
   for (const auto& [key, g] : gb) {
-    ComparisonRow row = make_row(*b.p2p, *g.first);
+    ComparisonRow row = link_row(*b.p2p, *g.first);
     const bool latency = b.p2p->mode == P2pMode::kLatency;
     auto it = current.find(key);
     if (it == current.end()) {
@@ -329,7 +336,7 @@ void compare_links(const Report& b, const Report& c, const MatchKey& k, const Co
   }
   for (const auto& [key, g] : gc) {
     if (matched.count(key)) continue;
-    ComparisonRow row = make_row(*c.p2p, *g.first);
+    ComparisonRow row = link_row(*c.p2p, *g.first);
     missing(row, std::nullopt, link_figures(g, c.p2p->mode == P2pMode::kLatency).value);
     rows.push_back(std::move(row));
   }
@@ -434,6 +441,44 @@ void holm_decide(std::vector<ComparisonRow>& rows, double alpha) {
 }
 
 }  // namespace
+
+ComparedRun describe_run(const Report& report, const std::string& path) { return describe(report, path); }
+
+std::vector<SettingDifference> setting_differences(const Report& baseline, const Report& current) {
+  MatchKey key;
+  return differences(baseline, current, key);
+}
+
+std::vector<RowObservation> observe_rows(const Report& r) {
+  const MatchKey every;  // every setting is part of a row's identity
+  std::vector<RowObservation> out;
+  std::map<const Sweep*, uint64_t> crossover;
+  each_placement(r, every, [&](const std::string& key, const PlacementRef& ref) {
+    RowObservation o;
+    o.key = "sweep|" + key;
+    o.identity = placement_row(ref);
+    o.time_us = ref.result->time_us;
+    o.bandwidth = ref.result->busbw_gbps;
+    o.samples = ref.result->samples_us;
+    auto it = crossover.find(ref.sweep);
+    if (it == crossover.end()) it = crossover.emplace(ref.sweep, half_bandwidth_size(*ref.sweep)).first;
+    o.crossover = it->second;
+    out.push_back(std::move(o));
+  });
+  if (r.p2p) {
+    const bool latency = r.p2p->mode == P2pMode::kLatency;
+    for (auto& [key, g] : link_groups(*r.p2p, every)) {
+      RowObservation o;
+      o.key = "p2p|" + key;
+      o.identity = link_row(*r.p2p, *g.first);
+      const double value = median(g.values);
+      (latency ? o.time_us : o.bandwidth) = value;
+      if (g.values.size() >= 2) o.samples = g.values;
+      out.push_back(std::move(o));
+    }
+  }
+  return out;
+}
 
 uint64_t half_bandwidth_size(const Sweep& sweep) {
   double peak = 0;

@@ -38,9 +38,29 @@ struct CompareOptions {
   bool strict = false;
   std::string baseline_path;
   std::string current_path;
+  int min_history = 5;  // a history compare: runs a row needs in the history to be judged
 };
 
 Comparison compare_reports(const Report& baseline, const Report& current, const CompareOptions& options);
+
+// A run as a comparison names it: path, tool, backend, ranks, hosts, start, verdict.
+ComparedRun describe_run(const Report& report, const std::string& path);
+
+// The settings two runs differ in (ranks, hosts, backend, library, -n, -z, -G, p2p mode...).
+std::vector<SettingDifference> setting_differences(const Report& baseline, const Report& current);
+
+// One row of a report as a history matches it across runs: every setting is part of its
+// key. Sweep rows carry both figures (the caller picks time or bus bandwidth by the
+// crossover); p2p rows carry the link's figure in time_us (latency) or bandwidth.
+struct RowObservation {
+  std::string key;
+  ComparisonRow identity;  // section, subject, collective, placement, size (and metric for p2p)
+  double time_us = 0;
+  double bandwidth = 0;
+  std::vector<double> samples;  // per-iteration times (sweep) or per-repeat figures (p2p)
+  uint64_t crossover = 0;       // sweep rows: their sweep's n1/2
+};
+std::vector<RowObservation> observe_rows(const Report& report);
 
 // The compare.* rules: compare.regression (error) and compare.improvement (info), one
 // finding per sweep placement, link set or attribution cause that moved, naming the

@@ -50,7 +50,12 @@ Json to_json(const ComparisonRow& v) {
           {"noise", to_json_opt(v.noise)},
           {"baseline_samples", v.baseline_samples},
           {"current_samples", v.current_samples},
-          {"reason", v.reason}};
+          {"reason", v.reason},
+          {"history_runs", v.history_runs},
+          {"between_run_sd", to_json_opt(v.between_run_sd)},
+          {"within_run_sd", to_json_opt(v.within_run_sd)},
+          {"between_share", to_json_opt(v.between_share)},
+          {"detection_limit", to_json_opt(v.detection_limit)}};
 }
 void read(const JsonIn& in, ComparisonRow& v) {
   in.field("section", v.section);
@@ -70,6 +75,11 @@ void read(const JsonIn& in, ComparisonRow& v) {
   in.field("baseline_samples", v.baseline_samples);
   in.field("current_samples", v.current_samples);
   in.field("reason", v.reason);
+  in.field_or_keep("history_runs", v.history_runs);  // absent in reports before the history compare
+  in.field_or_keep("between_run_sd", v.between_run_sd);
+  in.field_or_keep("within_run_sd", v.within_run_sd);
+  in.field_or_keep("between_share", v.between_share);
+  in.field_or_keep("detection_limit", v.detection_limit);
 }
 
 Json to_json(const Comparison& v) {
@@ -80,6 +90,9 @@ Json to_json(const Comparison& v) {
           {"crossover", v.crossover},
           {"strict", v.strict},
           {"differences", to_json_array(v.differences)},
+          {"history", to_json_array(v.history)},
+          {"correction", v.correction},
+          {"min_history", v.min_history},
           {"rows", to_json_array(v.rows)}};
 }
 void read(const JsonIn& in, Comparison& v) {
@@ -90,6 +103,9 @@ void read(const JsonIn& in, Comparison& v) {
   in.field("crossover", v.crossover);
   in.field("strict", v.strict);
   in.field("differences", v.differences);
+  in.field_or_keep("history", v.history);  // absent in reports before the history compare
+  in.field_or_keep("correction", v.correction);
+  in.field_or_keep("min_history", v.min_history);
   in.field("rows", v.rows);
 }
 

@@ -34,7 +34,16 @@ struct EnumNames<CompareMetric> {
                                                                           {CompareMetric::kShare, "share"}};
 };
 // A row's verdict.
-enum class RowVerdict { kRegression, kImprovement, kWithinNoise, kUnchanged, kMissingInCurrent, kMissingInBaseline };
+// not_judged: a history compare whose history holds this row in too few runs.
+enum class RowVerdict {
+  kRegression,
+  kImprovement,
+  kWithinNoise,
+  kUnchanged,
+  kMissingInCurrent,
+  kMissingInBaseline,
+  kNotJudged
+};
 template <>
 struct EnumNames<RowVerdict> {
   static constexpr std::pair<RowVerdict, std::string_view> kNames[] = {
@@ -43,17 +52,20 @@ struct EnumNames<RowVerdict> {
       {RowVerdict::kWithinNoise, "within_noise"},
       {RowVerdict::kUnchanged, "unchanged"},
       {RowVerdict::kMissingInCurrent, "missing_in_current"},
-      {RowVerdict::kMissingInBaseline, "missing_in_baseline"}};
+      {RowVerdict::kMissingInBaseline, "missing_in_baseline"},
+      {RowVerdict::kNotJudged, "not_judged"}};
 };
 // What decided a row: mann_whitney_u (per-iteration samples of both runs), spread (each
 // run's iteration statistics), threshold (no spread in one run: the threshold alone),
-// none (in one run only).
-enum class RowTest { kMannWhitneyU, kSpread, kThreshold, kNone };
+// history_t (a history of runs: the prediction t-test of report/compare.h), none (in one
+// run only, or not judged).
+enum class RowTest { kMannWhitneyU, kSpread, kThreshold, kHistoryT, kNone };
 template <>
 struct EnumNames<RowTest> {
   static constexpr std::pair<RowTest, std::string_view> kNames[] = {{RowTest::kMannWhitneyU, "mann_whitney_u"},
                                                                     {RowTest::kSpread, "spread"},
                                                                     {RowTest::kThreshold, "threshold"},
+                                                                    {RowTest::kHistoryT, "history_t"},
                                                                     {RowTest::kNone, "none"}};
 };
 
@@ -95,16 +107,32 @@ struct ComparisonRow {
   int baseline_samples = 0;
   int current_samples = 0;
   std::string reason;  // one line: why this verdict
+  // A history compare only (test history_t); the spreads are of a run's figure, as a
+  // relative standard deviation (of its logarithm).
+  int history_runs = 0;                   // runs of the history that hold this row
+  std::optional<double> between_run_sd;   // from run to run, beyond the runs' own iteration noise
+  std::optional<double> within_run_sd;    // from the iterations inside a run (null: no samples)
+  std::optional<double> between_share;    // between-run variance over the whole
+  std::optional<double> detection_limit;  // the smallest change this row's history can flag
 };
 struct Comparison {
-  ComparedRun baseline;
+  ComparedRun baseline;  // a history compare: its latest run
   ComparedRun current;
-  double threshold = 0.05;  // relative change below which nothing moved
-  double alpha = 0.05;      // the rank test's significance level
-  std::string crossover;    // "auto" (each sweep's half-bandwidth size) or a size in bytes
+  // A history compare (several baselines or --history): every run of the history, oldest
+  // first; empty for a one-baseline compare.
+  std::vector<ComparedRun> history;
+  std::string correction = "holm";  // the many rows' correction: holm, or benjamini_hochberg (history)
+  int min_history = 0;              // runs a row needs in the history to be judged; 0 for one baseline
+  double threshold = 0.05;          // relative change below which nothing moved
+  double alpha = 0.05;              // the rank test's significance level
+  std::string crossover;            // "auto" (each sweep's half-bandwidth size) or a size in bytes
   bool strict = false;
   std::vector<SettingDifference> differences;
   std::vector<ComparisonRow> rows;
 };
+
+// Whether a comparison judged the current run against a history (possibly empty) rather
+// than one baseline.
+inline bool against_history(const Comparison& c) { return c.min_history > 0; }
 
 }  // namespace fabscope

@@ -64,6 +64,10 @@ inline constexpr std::string_view kCompareRegression = "compare.regression";
 inline constexpr std::string_view kCompareImprovement = "compare.improvement";
 inline constexpr std::string_view kCompareMissing = "compare.missing";
 
+// --- a series of runs (report/history.cpp, kHistoryRules) ----------------------------
+inline constexpr std::string_view kHistoryStepWorse = "history.step_worse";
+inline constexpr std::string_view kHistoryStepBetter = "history.step_better";
+
 // --- triage of logs and gathered files (triage/signatures.cpp, kSignatures) ------------
 // NCCL's choice of transport, GPUDirect RDMA, NICs, and settings across ranks.
 inline constexpr std::string_view kNcclNoIbDevice = "nccl.no_ib_device";
@@ -144,6 +148,7 @@ inline constexpr std::string_view kCompareCodes[] = {
     kCompareImprovement,
     kCompareMissing,
 };
+inline constexpr std::string_view kHistoryCodes[] = {kHistoryStepWorse, kHistoryStepBetter};
 inline constexpr std::string_view kTriageCodes[] = {
     kNcclNoIbDevice,
     kNcclSocketFallback,

@@ -610,8 +610,20 @@ std::string comparison_section(const Report& r) {
                        td(x.nranks > 0 ? fmt::format("{} ranks on {} hosts", x.nranks, x.hosts.size()) : "-"),
                        td(x.start_time.empty() ? "-" : x.start_time));
   };
-  std::string out = "<section id=\"comparison\"><h2>Comparison</h2><table class=\"data\"><tbody>" +
-                    run("baseline", c.baseline) + run("current", c.current) + "</tbody></table>";
+  std::string runs = !against_history(c) ? run("baseline", c.baseline)
+                     : c.history.empty()
+                         ? std::string("<tr><th>history</th><td>no run yet</td></tr>")
+                         : run("history (oldest)", c.history.front()) + run("history (latest)", c.baseline);
+  std::string out = "<section id=\"comparison\"><h2>Comparison</h2><table class=\"data\"><tbody>" + runs +
+                    run("current", c.current) + "</tbody></table>";
+  if (against_history(c)) {
+    out += fmt::format(
+        "<p class=\"note\">Against a history of {} runs: each row's prediction t-test on log figures against its "
+        "spread across the runs, Benjamini-Hochberg false-discovery rate {} over the rows; rows in fewer than {} runs "
+        "are not judged. The test column names each row's run-to-run and within-run spread and the smallest change "
+        "it can flag.</p>",
+        c.history.size(), c.alpha, c.min_history);
+  }
   if (!c.differences.empty()) {
     out += "<p>The runs differ in:</p><ul>";
     for (const SettingDifference& d : c.differences) {
@@ -642,6 +654,60 @@ std::string comparison_section(const Report& r) {
   out += table(true);
   out += fmt::format("<details><summary>All {} rows</summary>{}</details>", c.rows.size(), table(false));
   return out + "</section>";
+}
+
+std::string history_section(const Report& r) {
+  if (!r.history) return "";
+  const HistorySection& h = *r.history;
+  std::string out = fmt::format(
+      "<section id=\"history\"><h2>History</h2><p class=\"note\">{} runs ordered by {}, from {} to {}. Change "
+      "points: E-divisive means, each split kept when Welch's t-test between its segments gives p &lt; {} with {} "
+      "runs a side or more. Each plot: the row's figure per run, its level per segment (dashed), and its change "
+      "points (red).</p>",
+      h.runs.size(), xml_escape(h.order), xml_escape(h.runs.front().path), xml_escape(h.runs.back().path), h.max_p,
+      h.min_segment);
+  out += h.latest_change ? "<p>Latest change: run " + std::to_string(*h.latest_change + 1) + " (" +
+                               xml_escape(h.runs[*h.latest_change].path) + ").</p>"
+                         : std::string("<p>No row changed level.</p>");
+  out += "<div class=\"plots\">";
+  for (const HistoryRow& row : h.rows) {
+    svg::Plot p;
+    p.css_class = "plot history";
+    p.data = {{"collective", row.collective}};
+    p.title = fmt::format("{} {}", row.subject, format_size(row.size_bytes));
+    p.x = {"run"};
+    p.y = {std::string(name(row.metric))};
+    svg::Series runs{"runs", "s0", {}, {}}, level{"level", "s1 dash", {}, {}}, changes{"change point", "s3", {}, {}};
+    for (size_t i = 0; i < row.values.size(); ++i) {
+      if (!row.values[i]) continue;
+      runs.points.emplace_back(static_cast<double>(i + 1), *row.values[i]);
+      runs.tips.push_back(fmt::format("run {} ({}): {:.3f}", i + 1, h.runs[i].path, *row.values[i]));
+    }
+    // The level: each segment's mean from its first run to its last.
+    size_t begin = 0;
+    for (size_t k = 0; k <= row.change_points.size(); ++k) {
+      const size_t end = k < row.change_points.size() ? row.change_points[k].index : row.values.size();
+      const double mean = k < row.change_points.size() ? row.change_points[k].before
+                          : row.change_points.empty()  ? 0
+                                                       : row.change_points.back().after;
+      if (!row.change_points.empty() && end > begin) {
+        level.points.emplace_back(static_cast<double>(begin + 1), mean);
+        level.points.emplace_back(static_cast<double>(end), mean);
+      }
+      begin = end;
+    }
+    for (const HistoryChange& c : row.change_points) {
+      if (!row.values[c.index]) continue;
+      changes.points.emplace_back(static_cast<double>(c.index + 1), *row.values[c.index]);
+      changes.tips.push_back(fmt::format("change at run {} ({}): {:+.1f}%, p = {:.2g}{}", c.index + 1, c.path,
+                                         100 * c.step, c.p_value, c.worse ? ", worse" : ""));
+    }
+    p.series.push_back(std::move(runs));
+    if (!level.points.empty()) p.series.push_back(std::move(level));
+    if (!changes.points.empty()) p.series.push_back(std::move(changes));
+    out += "<figure>" + svg::plot(p) + "</figure>";
+  }
+  return out + "</div></section>";
 }
 
 std::string timeline_section(const Report& r) {

@@ -26,6 +26,8 @@ std::string timeline_section(const Report& r);
 std::string nccl_profile_section(const Report& r);
 // `compare`: the runs, their differences and the rows that moved.
 std::string comparison_section(const Report& r);
+// `fabscope history`: every row's series plotted with its levels and change points.
+std::string history_section(const Report& r);
 
 // A table cell's text, escaped.
 std::string td(const std::string& text, const char* css_class = nullptr);

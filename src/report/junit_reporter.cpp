@@ -99,7 +99,8 @@ std::string render_junit(const Report& r) {
         k.type = code::kCompareRegression;
         k.message = fmt::format("{} at {}: {}", row.subject, format_size(row.size_bytes), figures);
         k.text = fmt::format("test: {}\n{}", format_test(row), figures);
-      } else if (row.verdict == RowVerdict::kMissingInCurrent || row.verdict == RowVerdict::kMissingInBaseline) {
+      } else if (row.verdict == RowVerdict::kMissingInCurrent || row.verdict == RowVerdict::kMissingInBaseline ||
+                 row.verdict == RowVerdict::kNotJudged) {
         k.outcome = Case::kSkip;
         k.message = row.reason;
       } else {

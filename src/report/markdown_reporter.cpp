@@ -13,6 +13,7 @@
 #include "report/compare.h"
 #include "report/compare_text.h"
 #include "report/file_reporter.h"
+#include "report/history_text.h"
 #include "report/p2p_table.h"
 #include "report/reporter.h"
 #include "report/summary.h"
@@ -67,7 +68,13 @@ std::string rows_table(const std::vector<const ComparisonRow*>& rows) {
 }
 
 std::string comparison_markdown(const Comparison& c, const Budget& budget) {
-  std::string out = fmt::format("**Baseline** {}  \n**Current** {}\n\n", run_text(c.baseline), run_text(c.current));
+  std::string out =
+      !against_history(c)
+          ? fmt::format("**Baseline** {}  \n**Current** {}\n\n", run_text(c.baseline), run_text(c.current))
+      : c.history.empty() ? fmt::format("**History** no run yet  \n**Current** {}\n\n", run_text(c.current))
+                          : fmt::format("**History** {} runs, `{}` .. `{}`; latest {}  \n**Current** {}\n\n",
+                                        c.history.size(), cell(c.history.front().path), cell(c.history.back().path),
+                                        run_text(c.baseline), run_text(c.current));
   if (!c.differences.empty()) {
     out += "The runs differ in:\n\n";
     for (const SettingDifference& d : c.differences) {
@@ -75,10 +82,17 @@ std::string comparison_markdown(const Comparison& c, const Budget& budget) {
     }
     out += "\n";
   }
-  out += fmt::format(
-      "{} rows compared: {} (threshold {:.1f}%, noise by Mann-Whitney U at alpha {} or each run's "
-      "spread).\n\n",
-      c.rows.size(), counts_text(c), 100.0 * c.threshold, c.alpha);
+  if (!against_history(c)) {
+    out += fmt::format(
+        "{} rows compared: {} (threshold {:.1f}%, noise by Mann-Whitney U at alpha {} or each run's "
+        "spread).\n\n",
+        c.rows.size(), counts_text(c), 100.0 * c.threshold, c.alpha);
+  } else {
+    out += fmt::format(
+        "{} rows compared: {} (threshold {:.1f}%; each row's prediction t-test against its spread across the "
+        "history's runs, Benjamini-Hochberg false-discovery rate {}; rows in fewer than {} runs not judged).\n\n",
+        c.rows.size(), counts_text(c), 100.0 * c.threshold, c.alpha, c.min_history);
+  }
   std::vector<const ComparisonRow*> moved, all;
   for (const ComparisonRow& r : c.rows) {
     all.push_back(&r);
@@ -87,6 +101,51 @@ std::string comparison_markdown(const Comparison& c, const Budget& budget) {
   if (!moved.empty()) out += rows_table(moved) + "\n";
   if (!all.empty() && budget.details) {
     out += fmt::format("<details><summary>All {} rows</summary>\n\n{}\n</details>\n\n", all.size(), rows_table(all));
+  }
+  return out;
+}
+
+// A history: the runs, the latest change, and the rows that changed level with their
+// change points; every row folded below when the budget allows.
+std::string history_markdown(const HistorySection& h, const Budget& budget) {
+  std::string out = fmt::format("**Series** {} runs, `{}` .. `{}` (ordered by {})\n\n", h.runs.size(),
+                                cell(h.runs.front().path), cell(h.runs.back().path), h.order);
+  out += h.latest_change ? fmt::format("Latest change: run {} (`{}`).\n\n", *h.latest_change + 1,
+                                       cell(h.runs[*h.latest_change].path))
+                         : std::string("No row changed level.\n\n");
+  auto table = [](const std::vector<const HistoryRow*>& rows) {
+    std::string t =
+        "| What | Size | Metric | Latest | Run to run | Detection limit | Change points |\n"
+        "|---|---:|---|---:|---:|---:|---|\n";
+    for (const HistoryRow* r : rows) {
+      std::optional<double> latest;
+      for (const auto& v : r->values) {
+        if (v) latest = v;
+      }
+      std::vector<std::string> cps;
+      for (const HistoryChange& c : r->change_points) {
+        cps.push_back(fmt::format("{}{}", c.worse ? "**worse** " : "", change_point_text(c)));
+      }
+      t += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", cell(r->subject), format_size(r->size_bytes),
+                       name(r->metric), latest ? fmt::format("{:.2f}", *latest) : "-",
+                       r->between_run_sd ? fmt::format("{:.1f}%", 100 * *r->between_run_sd) : "-",
+                       r->detection_limit ? fmt::format("{:.1f}%", 100 * *r->detection_limit) : "-",
+                       cps.empty() ? "-" : fmt::format("{}", fmt::join(cps, "; ")));
+    }
+    return t;
+  };
+  std::vector<const HistoryRow*> changed, all;
+  for (const HistoryRow& r : h.rows) {
+    all.push_back(&r);
+    if (!r.change_points.empty()) changed.push_back(&r);
+  }
+  out += fmt::format(
+      "{} rows, {} with a change point (E-divisive means, Welch's t-test p < {}, {} runs a side or "
+      "more).\n\n",
+      h.rows.size(), changed.size(), h.max_p, h.min_segment);
+  if (!changed.empty()) out += table(changed) + "\n";
+  if (budget.details) {
+    out += fmt::format("<details><summary>All {} rows</summary>\n\n{}\n</details>\n\n", all.size(), table(all));
   }
   return out;
 }
@@ -227,6 +286,8 @@ std::string render_markdown(const Report& r, const Budget& budget) {
   }
   if (r.comparison) {
     out += comparison_markdown(*r.comparison, budget);
+  } else if (r.history) {
+    out += history_markdown(*r.history, budget);
   } else {
     out += sweeps_markdown(r, budget);
   }

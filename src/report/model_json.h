@@ -142,4 +142,14 @@ void read(const JsonIn& in, ComparisonRow& v);
 Json to_json(const Comparison& v);
 void read(const JsonIn& in, Comparison& v);
 
+// history (history_json.cpp)
+Json to_json(const HistoryRun& v);
+void read(const JsonIn& in, HistoryRun& v);
+Json to_json(const HistoryChange& v);
+void read(const JsonIn& in, HistoryChange& v);
+Json to_json(const HistoryRow& v);
+void read(const JsonIn& in, HistoryRow& v);
+Json to_json(const HistorySection& v);
+void read(const JsonIn& in, HistorySection& v);
+
 }  // namespace fabscope

@@ -17,6 +17,7 @@
 #include "report/diagnosis_section.h"
 #include "report/fabric_section.h"
 #include "report/finding.h"
+#include "report/history_section.h"
 #include "report/nccl_profile_section.h"
 #include "report/p2p_section.h"
 #include "report/sweep_section.h"
@@ -40,6 +41,7 @@ struct Report {
   std::optional<Diagnosis> diagnosis;              // `fabscope diagnose`; null for other commands
   std::vector<Attribution> attribution;            // diagnose: one per collective, at its largest size
   std::optional<Comparison> comparison;            // `fabscope compare`; null for other commands
+  std::optional<HistorySection> history;           // `fabscope history`; null for other commands
   std::optional<TriageSection> triage;             // `fabscope triage`; null for other commands
   std::optional<NcclProfileSection> nccl_profile;  // --nccl-profile, --import-profile; null otherwise
   std::optional<FabricDescription> fabric;         // --fabric (Slurm's topology.conf); null otherwise

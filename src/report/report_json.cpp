@@ -51,6 +51,7 @@ const std::vector<Section>& sections() {
       member_section<&Report::diagnosis>("diagnosis", /*missing_in_older_reports=*/true),
       member_section<&Report::attribution>("attribution", /*missing_in_older_reports=*/true),
       member_section<&Report::comparison>("comparison", /*missing_in_older_reports=*/true),
+      member_section<&Report::history>("history", /*missing_in_older_reports=*/true),
       member_section<&Report::triage>("triage", /*missing_in_older_reports=*/true),
       member_section<&Report::nccl_profile>("nccl_profile", /*missing_in_older_reports=*/true),
       member_section<&Report::fabric>("fabric", /*missing_in_older_reports=*/true),

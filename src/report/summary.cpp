@@ -42,6 +42,7 @@ std::string render_summary(const Report& r) {
 
 std::string command_name(const Report& r) {
   if (r.comparison) return "compare";
+  if (r.history) return "history";
   if (r.context.imported) return "import";
   if (r.triage) return "triage";
   if (r.diagnosis) return "diagnose";

@@ -2,6 +2,7 @@
 
 #include "report/compare_text.h"
 #include "report/diagnosis_text.h"
+#include "report/history_text.h"
 #include "report/p2p_table.h"
 #include "report/summary.h"
 #include "report/timeline_text.h"
@@ -16,7 +17,8 @@ std::string topology_text(const Report& r) { return r.topology ? render_topology
 
 std::string render_text(const Report& r) {
   return render_answer(r) + render_triage(r) + topology_text(r) + render_tables(r) + render_timeline(r) +
-         render_p2p(r) + render_nccl_profile(r) + render_attribution(r) + render_comparison(r) + render_summary(r);
+         render_p2p(r) + render_nccl_profile(r) + render_attribution(r) + render_comparison(r) + render_history(r) +
+         render_summary(r);
 }
 
 void TextReporter::emit(const std::string& text) {

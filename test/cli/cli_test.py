@@ -13,6 +13,8 @@
   cli_test.py compare           the regression gate on real sweeps: identical, one size slowed,
                                 a slowdown inside the noise, differing settings, --strict,
                                 bad files; JUnit read by junitparser, Markdown as text
+  cli_test.py history           compare against a history and `history` (change points) on copies of one
+                                real sweep moved as a whole; imported reports; bad input
   cli_test.py import            every nccl-tests fixture imported, schema-valid, rendered back
                                 to the same numbers; bad pastes; --expect; every OSU fixture
                                 imported with OSU's figures; an OSU baseline gates --method osu
@@ -779,6 +781,162 @@ def check_valid(v, path):
     if errors:
         fail(f"{path} does not match the schema: " + "; ".join(f"{list(e.path)}: {e.message}" for e in errors[:5]))
     return doc
+
+
+def cmd_history(args):
+    """compare against a history and `history` on real reports: one sweep, copies of it moved
+    as a whole (a quiet history of 1%-apart runs, then a 30% loss), imported nccl-tests
+    reports without start times, and bad input (exit 2, nothing written)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+    from report_edit import scale_report
+    v = validator(args)
+    with tempfile.TemporaryDirectory() as tmp:
+        base = os.path.join(tmp, "base.json")
+        p = run(mpirun(args, 2, "sweep", "allreduce", "broadcast", "-b", "1K", "-e", "1M", "-f", "4", "-n", "20",
+                       "--backend", "mpi", "--json", base))
+        if p.returncode not in (0, 1):
+            fail(f"sweep exited {p.returncode}\n{p.stdout}{p.stderr}")
+        with open(base) as f:
+            doc = json.load(f)
+        hist = os.path.join(tmp, "history")
+        os.makedirs(hist)
+        wiggle = [1.0, 1.01, 0.99, 1.005, 0.995, 1.0]
+        runs = []
+        for i in range(12):
+            level = 1.0 if i < 6 else 0.7  # the fabric loses 30% from the 7th run on
+            path = write_json(os.path.join(hist, f"run-{i + 1:02d}.json"),
+                              scale_report(doc, level * wiggle[i % 6], f"2026-01-01T00:00:{i:02d}.000Z"))
+            runs.append(path)
+        out = {k: os.path.join(tmp, "out." + k) for k in ("json", "md", "html")}
+
+        def clean():
+            for f in out.values():
+                if os.path.exists(f):
+                    os.remove(f)
+
+        def compare(*argv):
+            clean()
+            return run([args.fabscope, "compare", *argv, "--json", out["json"], "--markdown", out["md"]])
+
+        # Run 8 against the quiet six: the loss is a regression, except in rows whose own
+        # iterations spread so widely (the floor of the run-to-run spread) that 30% is inside them.
+        p = compare(*runs[:6], runs[7])
+        if p.returncode != 1:
+            fail(f"a 30% loss against a quiet history: exit {p.returncode}, want 1\n{p.stdout}{p.stderr}")
+        c = check_valid(v, out["json"])["comparison"]
+        if len(c["history"]) != 6 or c["correction"] != "benjamini_hochberg" or c["min_history"] != 5:
+            fail(f"the history compare's header: {len(c['history'])} runs, {c['correction']}, {c['min_history']}")
+        regressed = [r for r in c["rows"] if r["verdict"] == "regression"]
+        if any(r["test"] != "history_t" for r in c["rows"]) or 2 * len(regressed) < len(c["rows"]):
+            fail(f"most rows must regress by the history's t-test: {len(regressed)} of {len(c['rows'])}\n{p.stdout}")
+        for r in c["rows"]:
+            if r["verdict"] not in ("regression", "within_noise") or (
+                    r["verdict"] == "within_noise" and r["detection_limit"] < 0.3):
+                fail(f"a 30% loss is a regression wherever the row's detection limit is below it: {r}")
+        for r in c["rows"]:
+            if not (r["detection_limit"] and r["history_runs"] == 6 and r["between_run_sd"] is not None
+                    and r["within_run_sd"] is not None and 0 <= r["between_share"] <= 1):
+                fail(f"a judged row names its runs, its noise and its detection limit: {r}")
+        if "t p=" not in p.stdout or "limit" not in p.stdout or "history   6 runs" not in p.stdout:
+            fail(f"the text names the history and each row's test:\n{p.stdout}")
+        if "**History** 6 runs" not in open(out["md"]).read():
+            fail("the Markdown names the history")
+        # The same run against the same history through --history DIR (the current report's own
+        # file inside the directory is not part of its history): the later runs are there too.
+        p = compare("--history", hist, runs[6], "--min-history", "5")
+        c = check_valid(v, out["json"])["comparison"]
+        if len(c["history"]) != 11 or any(run["path"] == runs[6] for run in c["history"]):
+            fail(f"--history DIR: {len(c['history'])} runs, want the 11 others")
+        # A run like its history: nothing regresses, exit 0.
+        same = write_json(os.path.join(tmp, "same.json"), scale_report(doc, 1.002, "2026-01-02T00:00:00.000Z"))
+        p = compare(*runs[:6], same)
+        if p.returncode != 0:
+            fail(f"a run like its history: exit {p.returncode}\n{p.stdout}")
+        # A history of four, or none yet (a CI job's first night): nothing judged, the verdict
+        # inconclusive (exit 5), never a pass.
+        empty_history = os.path.join(tmp, "first-night")
+        os.makedirs(empty_history)
+        for argv in (runs[:4], ["--history", empty_history]):
+            p = compare(*argv, same)
+            c = check_valid(v, out["json"])
+            if {r["verdict"] for r in c["comparison"]["rows"]} != {"not_judged"} or p.returncode != 5 \
+                    or c["verdict"]["result"] != "inconclusive":
+                fail(f"a history of {argv}: exit {p.returncode}, {c['verdict']}\n{p.stdout}")
+
+        # history: the change at run 7, named by its path, in every row; the latest change.
+        clean()
+        p = run([args.fabscope, "history", hist, "--json", out["json"], "--markdown", out["md"], "--html", out["html"]])
+        if p.returncode != 0:
+            fail(f"history: exit {p.returncode}\n{p.stdout}{p.stderr}")
+        h = check_valid(v, out["json"])["history"]
+        if h["order"] != "start_time" or len(h["runs"]) != 12 or h["latest_change"] != 6:
+            fail(f"history: order {h['order']}, {len(h['runs'])} runs, latest change {h['latest_change']}")
+        for r in h["rows"]:
+            cps = r["change_points"]
+            step = 1 / 0.7 - 1 if r["metric"] == "time_us" else -0.3  # 30% less bandwidth, 43% more time
+            if len(cps) != 1 or cps[0]["index"] != 6 or cps[0]["path"] != runs[6] or not cps[0]["worse"] \
+                    or abs(cps[0]["step"] - step) > 0.02 or len(r["values"]) != 12:
+                fail(f"history row {r['subject']} {r['size_bytes']}: {cps}")
+        if "Latest change: run 7" not in p.stdout or "history.step_worse" not in p.stdout:
+            fail(f"history text:\n{p.stdout}")
+        html = open(out["html"]).read()
+        if html.count('class="plot history"') != len(h["rows"]) or "change at run 7" not in html:
+            fail("the HTML plots every row's series with its change point")
+        if "Latest change: run 7" not in open(out["md"]).read():
+            fail("the Markdown names the latest change")
+
+        # Imported nccl-tests reports carry no start time: the command line's order, said so.
+        table = os.path.join(args.fixtures, "nccl-tests",
+                             "nccl-tests-256_H200x8-2node-baremetal-CX7-400G_all_reduce_perf.txt")
+        imported = []
+        for i in range(3):
+            path = os.path.join(tmp, f"imported-{i}.json")
+            p = run([args.fabscope, "import", "nccl-tests", table, "--json", path])
+            if p.returncode != 0:
+                fail(f"import: exit {p.returncode}\n{p.stderr}")
+            imported.append(path)
+        clean()
+        p = run([args.fabscope, "history", *reversed(imported), "--json", out["json"]])
+        h = check_valid(v, out["json"])["history"]
+        if p.returncode != 0 or h["order"] != "command_line" or [r["path"] for r in h["runs"]] != imported[::-1]:
+            fail(f"imported reports: exit {p.returncode}, order {h['order']}\n{p.stdout}{p.stderr}")
+        if "in the order given" not in p.stdout:
+            fail(f"the text says how the runs were ordered:\n{p.stdout}")
+
+        # Bad input: exit 2, the value named, nothing written.
+        tcp = copy.deepcopy(doc)
+        tcp["context"]["backend"] = "tcp"
+        for sw in tcp["sweeps"]:
+            sw["backend"] = "tcp"
+        other_backend = write_json(os.path.join(tmp, "tcp.json"), tcp)
+        other = copy.deepcopy(doc)
+        for sw in other["sweeps"]:
+            sw["collective"] = "alltoall" if sw["collective"] == "allreduce" else "gather"
+        other_rows = write_json(os.path.join(tmp, "other.json"), other)
+        empty_dir = os.path.join(tmp, "empty")
+        os.makedirs(empty_dir)
+        bad = [
+            (["compare", runs[0]], "only '"),
+            (["compare", "--history", hist, runs[0], runs[1]], "takes one report to judge"),
+            (["compare", *runs[:5], other_backend], "differ in backend (mpi against tcp)"),
+            (["compare", *runs[:5], runs[6], "--min-history", "1"], "--min-history 1 is not allowed"),
+            (["compare", runs[0], os.path.join(tmp, "absent.json"), runs[1]], "absent.json"),
+            (["history", runs[0]], "is one run: a history needs two runs or more"),
+            (["history", *runs[:6], other_rows], "measures none of the rows"),
+            (["history", *runs[:6], other_backend], "differ in backend"),
+            (["history", empty_dir], "holds no report"),
+            (["history", *runs, "--max-p", "0"], "--max-p 0 is not allowed"),
+            (["history", *runs, "--min-segment", "1"], "--min-segment 1 is not allowed"),
+            (["history", *runs, "--min-step", "200%"], "--min-step '200%' is not allowed"),
+            (["history", *runs, "--crossover", "12Q"], "12Q"),
+        ]
+        for argv, want in bad:
+            clean()
+            p = run([args.fabscope, *argv, "--json", out["json"]])
+            if p.returncode != 2 or want not in p.stdout + p.stderr or os.path.exists(out["json"]):
+                fail(f"{argv}: exit {p.returncode} (want 2), {want!r} in the message, nothing written\n"
+                     f"{p.stdout}{p.stderr}")
+    print("ok")
 
 
 def cmd_compare(args):
@@ -1698,8 +1856,8 @@ def cmd_nccl_profile(args):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("command", choices=["sweep", "bad-input", "schema", "p2p", "topo", "report-mutations",
-                                           "diagnose", "diagnose-one-rank", "compare", "import", "faults", "hostile-env", "memory", "cli-fuzz",
+    ap.add_argument("command", choices=["sweep", "bad-input", "schema", "p2p", "topo", "report-mutations", "history",
+                                        "diagnose", "diagnose-one-rank", "compare", "import", "faults", "hostile-env", "memory", "cli-fuzz",
                                            "triage", "render", "nccl-profile"])
     ap.add_argument("--fabscope", required=True)
     ap.add_argument("--mpirun", required=True)
@@ -1712,7 +1870,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1, help="cli-fuzz: the random sequence")
     ap.add_argument("--fixtures", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
     args = ap.parse_args()
-    {"sweep": cmd_sweep, "bad-input": cmd_bad_input, "schema": cmd_schema, "p2p": cmd_p2p, "topo": cmd_topo,
+    {"sweep": cmd_sweep, "bad-input": cmd_bad_input, "history": cmd_history, "schema": cmd_schema, "p2p": cmd_p2p,
+     "topo": cmd_topo,
      "report-mutations": cmd_report_mutations, "diagnose": cmd_diagnose,
      "diagnose-one-rank": cmd_diagnose_one_rank, "compare": cmd_compare,
      "import": cmd_import, "faults": cmd_faults, "hostile-env": cmd_hostile_env,

@@ -17,6 +17,7 @@
 #include "diag/rules.h"
 #include "report/compare.h"
 #include "report/finding_codes.h"
+#include "report/history.h"
 #include "topo/rules.h"
 #include "triage/triage.h"
 
@@ -52,6 +53,7 @@ std::vector<Table> tables() {
       {"topo::host_rules", codes_of(topo::host_rules()), code::kTopoHostCodes},
       {"topo::fleet_rules", codes_of(topo::fleet_rules()), code::kTopoFleetCodes},
       {"compare_rules", codes_of(compare_rules()), code::kCompareCodes},
+      {"history_rules", codes_of(history_rules()), code::kHistoryCodes},
       {"triage::signatures", triage_codes(), code::kTriageCodes},
   };
 }

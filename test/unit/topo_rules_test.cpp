@@ -10,6 +10,7 @@
 #include "diag/expectations.h"
 #include "diag/rules.h"
 #include "report/compare.h"
+#include "report/history.h"
 #include "topo/rules.h"
 
 namespace fabscope::topo {
@@ -133,6 +134,7 @@ TEST(FindingRules, CodesAreUniqueAndEachIsDocumentedInTheFindingsDoc) {
   add(p2p_rules());
   add(counter_rules());
   add(compare_rules());
+  add(history_rules());
   add(expectation_rules());
   std::set<std::string> codes;
   const std::regex code_form("^[a-z0-9]+\\.[a-z0-9_]+$");
