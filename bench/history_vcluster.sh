@@ -4,7 +4,10 @@
 # RUNS sweeps (allreduce and allgather, 1 to 4 MiB, tcp) in which the links lose 10%
 # (RATE x 0.9) from run 11 on; SERIES such series. Then, per series: the history compare of
 # run 12 against runs 1-10 (the rows flagged as regressions), and `fabscope history` over
-# the series (the rows whose change point lands on run 11, plus or minus one).
+# the series (the rows whose change point lands on run 11, plus or minus one). And a 5%
+# step made from each series' first ten runs (those ten, then the same ten at 0.95 of their
+# bandwidth in the reports): where `history` puts its change, and what compare of the 12th
+# against the first ten says at --threshold 3%.
 #
 #   bench/history_vcluster.sh OUTDIR [SERIES=10] [RUNS=20] [HOSTS=3] [RATE=400]
 set -euo pipefail
@@ -33,9 +36,11 @@ done'
   bash "$root/test/vcluster/vcluster.sh" run "$hosts" --rate-all "${rate}mbit" -- bash -c "$script"
   echo "series $s: $(ls "$dir" | wc -l) runs in $dir"
 done
-/usr/bin/python3 - "$out" "$fabscope" <<'PY'
+FABSCOPE_ROOT="$root" /usr/bin/python3 - "$out" "$fabscope" <<'PY'
 import glob, json, os, subprocess, sys, tempfile
 out, fabscope = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(os.environ["FABSCOPE_ROOT"], "test", "tools"))
+from report_edit import scale_report
 flagged_series = located = 0
 lines = []
 all_series = sorted(glob.glob(os.path.join(out, "series-*")))
@@ -61,6 +66,27 @@ for d in all_series:
                  f"(changes {', '.join(f'{100 * s:+.1f}%' for s in steps)}; limits "
                  f"{100 * limits[0]:.1f}-{100 * limits[-1]:.1f}%); history: change at run 11+-1 in {len(at)} of "
                  f"{len(hrows)} rows, {other} change points elsewhere")
+five_found = five_flagged = five_rows = 0
+for d in all_series:
+    runs = sorted(glob.glob(os.path.join(d, "run-*.json")))[:10]
+    with tempfile.TemporaryDirectory() as tmp:
+        series = []
+        for i, path in enumerate(runs + runs):
+            doc = scale_report(json.load(open(path)), 0.95 if i >= 10 else 1.0, f"2099-01-01T00:00:{i:02d}.000Z")
+            series.append(os.path.join(tmp, f"s-{i:02d}.json"))
+            json.dump(doc, open(series[-1], "w"))
+        h = os.path.join(tmp, "h.json")
+        subprocess.run([fabscope, "history", *series, "--json", h], capture_output=True)
+        hrows = json.load(open(h))["history"]["rows"]
+        c = os.path.join(tmp, "c.json")
+        subprocess.run([fabscope, "compare", *series[:10], series[11], "--threshold", "3%", "--json", c],
+                       capture_output=True)
+        rows = json.load(open(c))["comparison"]["rows"]
+    five_rows += len(hrows)
+    five_found += sum(any(abs(cp["index"] - 10) <= 1 and cp["worse"] for cp in r["change_points"]) for r in hrows)
+    five_flagged += sum(r["verdict"] == "regression" for r in rows)
+lines.append(f"5% step from the first ten runs: history puts it at run 11+-1 in {five_found} of {five_rows} rows; "
+             f"compare --threshold 3% of the 12th flags {five_flagged} of {five_rows}")
 print("\n".join(lines))
 print(f"{len(all_series)} series: run 12 flagged in {flagged_series}; every row's change at run 11+-1 in {located}")
 PY

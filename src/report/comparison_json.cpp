@@ -33,31 +33,16 @@ void read(const JsonIn& in, SettingDifference& v) {
   in.field("current", v.current);
 }
 
-Json to_json(const ComparisonRow& v) {
+Json to_json(const RowIdentity& v) {
   return {{"section", name(v.section)},
           {"subject", v.subject},
           {"collective", known_or_null(v.collective)},
           {"placement", to_json_opt(v.placement)},
           {"size_bytes", v.size_bytes},
           {"metric", name(v.metric)},
-          {"higher_is_better", v.higher_is_better},
-          {"baseline", to_json_opt(v.baseline)},
-          {"current", to_json_opt(v.current)},
-          {"change", to_json_opt(v.change)},
-          {"verdict", name(v.verdict)},
-          {"test", name(v.test)},
-          {"p_value", to_json_opt(v.p_value)},
-          {"noise", to_json_opt(v.noise)},
-          {"baseline_samples", v.baseline_samples},
-          {"current_samples", v.current_samples},
-          {"reason", v.reason},
-          {"history_runs", v.history_runs},
-          {"between_run_sd", to_json_opt(v.between_run_sd)},
-          {"within_run_sd", to_json_opt(v.within_run_sd)},
-          {"between_share", to_json_opt(v.between_share)},
-          {"detection_limit", to_json_opt(v.detection_limit)}};
+          {"higher_is_better", v.higher_is_better}};
 }
-void read(const JsonIn& in, ComparisonRow& v) {
+void read(const JsonIn& in, RowIdentity& v) {
   in.field("section", v.section);
   in.field("subject", v.subject);
   in.field_or_unknown("collective", v.collective);
@@ -65,6 +50,29 @@ void read(const JsonIn& in, ComparisonRow& v) {
   in.field("size_bytes", v.size_bytes);
   in.field("metric", v.metric);
   in.field("higher_is_better", v.higher_is_better);
+}
+
+Json to_json(const ComparisonRow& v) {
+  Json j = to_json(static_cast<const RowIdentity&>(v));
+  j.update(Json{{"baseline", to_json_opt(v.baseline)},
+                {"current", to_json_opt(v.current)},
+                {"change", to_json_opt(v.change)},
+                {"verdict", name(v.verdict)},
+                {"test", name(v.test)},
+                {"p_value", to_json_opt(v.p_value)},
+                {"noise", to_json_opt(v.noise)},
+                {"baseline_samples", v.baseline_samples},
+                {"current_samples", v.current_samples},
+                {"reason", v.reason},
+                {"history_runs", v.history_runs},
+                {"between_run_sd", to_json_opt(v.between_run_sd)},
+                {"within_run_sd", to_json_opt(v.within_run_sd)},
+                {"between_share", to_json_opt(v.between_share)},
+                {"detection_limit", to_json_opt(v.detection_limit)}});
+  return j;
+}
+void read(const JsonIn& in, ComparisonRow& v) {
+  read(in, static_cast<RowIdentity&>(v));
   in.field("baseline", v.baseline);
   in.field("current", v.current);
   in.field("change", v.change);

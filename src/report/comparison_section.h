@@ -87,7 +87,8 @@ struct SettingDifference {
   std::string baseline;
   std::string current;
 };
-struct ComparisonRow {
+// What a row measures, the same in a comparison and in a history (history_section.h).
+struct RowIdentity {
   CompareSection section = CompareSection::kSweep;
   std::string subject;                 // "allreduce float sum out-of-place", "link h0 -> h1 (rank 0 -> 1)", ...
   std::string collective;              // sweep and attribution rows; "" for p2p
@@ -95,6 +96,8 @@ struct ComparisonRow {
   uint64_t size_bytes = 0;
   CompareMetric metric = CompareMetric::kTimeUs;
   bool higher_is_better = false;
+};
+struct ComparisonRow : RowIdentity {
   std::optional<double> baseline;  // null where the row is in one run only
   std::optional<double> current;
   // Relative change (current - baseline) / baseline; for `share`, the difference in

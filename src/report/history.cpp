@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <map>
 #include <numeric>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 #include "core/change_points.h"
@@ -60,14 +62,27 @@ Result<std::vector<Listed>> list_reports(const std::vector<std::string>& paths, 
 Result<RunSeries> load_run_series(const std::vector<std::string>& paths, bool empty_directories) {
   auto listed = list_reports(paths, empty_directories);
   if (!listed.ok()) return listed.status();
+  // Parsing is most of the time (1,000 reports are hundreds of MiB): one worker per core,
+  // each taking the next file; the first error in the listed order is the one reported.
+  const size_t n = listed->size();
+  std::vector<std::optional<Result<Report>>> loaded(n);
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < n; i = next++) loaded[i].emplace(load_report((*listed)[i].path));
+  };
+  const size_t workers = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 16);
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < std::min(workers, n); ++w) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
   RunSeries series;
   bool every_time = true, every_from_directory = true;
-  for (const Listed& l : *listed) {
-    auto report = load_report(l.path);
+  for (size_t i = 0; i < n; ++i) {
+    Result<Report>& report = *loaded[i];
     if (!report.ok()) return report.status();
     every_time = every_time && !report->context.start_time.empty();
-    every_from_directory = every_from_directory && l.from_directory;
-    series.runs.push_back({l.path, std::move(*report)});
+    every_from_directory = every_from_directory && (*listed)[i].from_directory;
+    series.runs.push_back({(*listed)[i].path, std::move(*report)});
   }
   if (every_time) {
     std::stable_sort(series.runs.begin(), series.runs.end(), [](const LoadedRun& a, const LoadedRun& b) {
@@ -212,9 +227,125 @@ void set_noise(ComparisonRow& row, const Noise& n) {
 
 std::string pct(double v) { return fmt::format("{:.1f}%", 100.0 * v); }
 
+// The sums a prediction t-test needs over k runs' figures, so that leaving one run out is
+// O(1): sums of the log figures and their squares, and of the within-run variances (used
+// only where every run has one).
+struct RunSums {
+  double k = 0, sum = 0, squares = 0, within = 0;
+  bool within_known = true;
+  void add(const RowFigure& f, double sign = 1) {
+    k += sign;
+    sum += sign * f.log_value;
+    squares += sign * f.log_value * f.log_value;
+    if (f.within_var) {
+      within += sign * *f.within_var;
+    } else {
+      within_known = false;
+    }
+  }
+};
+
+struct Prediction {
+  double diff = 0;  // the figure's log minus the runs' mean
+  double sd = 0;    // the prediction's standard deviation
+  double p = 1;     // two-sided, k - 1 degrees of freedom
+};
+
+// `x` against the runs summed in `r` (history.h): the run-to-run variance never below the
+// runs' own within-run variance, plus x's excess within-run variance.
+Prediction predict(const RunSums& r, const RowFigure& x) {
+  Prediction out;
+  const double mean = r.sum / r.k;
+  const double variance = r.k > 1 ? std::max(0.0, (r.squares - r.k * mean * mean) / (r.k - 1)) : 0.0;
+  const std::optional<double> within = r.within_known ? std::optional<double>(r.within / r.k) : std::optional<double>();
+  const double spread = std::max(variance, within.value_or(0));
+  const double excess = x.within_var && within ? std::max(0.0, *x.within_var - *within) : 0.0;
+  out.sd = std::sqrt(spread * (1 + 1.0 / r.k) + excess);
+  out.diff = x.log_value - mean;
+  out.p = out.sd > 0 ? student_t_two_sided_p(out.diff / out.sd, r.k - 1) : (out.diff == 0 ? 1.0 : 0.0);
+  return out;
+}
+
+// A current row against its history: the prediction t-test (history.h). Each run of the
+// history is also tested against the others (leave one out), into `null_p`: how often
+// this history's own runs look as far off as the current one.
+void judge_against_history(ComparisonRow& row, const std::vector<RowFigure>& history, const RowFigure& current,
+                           int min_history, std::vector<double>& null_p) {
+  const int k = static_cast<int>(history.size());
+  row.history_runs = k;
+  row.current = std::exp(current.log_value);
+  std::vector<double> logs;
+  std::vector<std::optional<double>> within;
+  RunSums sums;
+  for (const RowFigure& f : history) logs.push_back(f.log_value), within.push_back(f.within_var), sums.add(f);
+  if (k > 0) row.baseline = std::exp(mean_of(logs));
+  if (k < min_history) {
+    row.verdict = RowVerdict::kNotJudged;
+    row.test = RowTest::kNone;
+    row.reason =
+        fmt::format("{} run{} of the history hold this row; judging needs {}", k, k == 1 ? "" : "s", min_history);
+    return;
+  }
+  set_noise(row, noise_of(logs, within));
+  const Prediction t = predict(sums, current);
+  for (const RowFigure& f : history) {
+    RunSums others = sums;
+    others.add(f, -1);
+    null_p.push_back(predict(others, f).p);
+  }
+  row.change = std::expm1(t.diff);
+  row.noise = t.sd;  // the prediction's standard deviation, in logs (relative)
+  row.test = RowTest::kHistoryT;
+  row.p_value = t.p;
+  const bool worse = row.higher_is_better ? t.diff < 0 : t.diff > 0;
+  row.reason = fmt::format(
+      "{} by {} against the mean of {} runs; t-test against their spread of {} (run to run {}{}): "
+      "p = {:.3g} on {} df",
+      worse ? "worse" : "better", format_change(row), k, pct(t.sd), pct(*row.between_run_sd),
+      row.within_run_sd ? ", within runs " + pct(*row.within_run_sd) : "", t.p, k - 1);
+}
+
+// The history's own tails: every judged row's runs each tested against the others. Where
+// there are enough of them, a current p-value counts only as far as the history's own runs
+// seldom reach it: p = max(p, (1 + #{null p <= p}) / (N + 1)).
+struct EmpiricalNull {
+  std::vector<double> sorted;
+  bool used() const { return sorted.size() >= kMinTests; }
+  double calibrate(double p) const {
+    if (!used()) return p;
+    const auto at_most = std::upper_bound(sorted.begin(), sorted.end(), p) - sorted.begin();
+    return std::max(p, static_cast<double>(at_most + 1) / static_cast<double>(sorted.size() + 1));
+  }
+  // The largest t-test p that calibrates to at most `level` (0 where none does).
+  double largest_p_within(double level) const {
+    if (!used()) return level;
+    const double reach = level * static_cast<double>(sorted.size() + 1) - 1;  // null p's allowed at or below
+    if (reach < 0) return 0;
+    const size_t c = static_cast<size_t>(reach);
+    return c < sorted.size() ? std::min(level, std::nextafter(sorted[c], 0.0)) : level;
+  }
+  static constexpr size_t kMinTests = 100;
+};
+
+void calibrate(std::vector<ComparisonRow>& rows, const EmpiricalNull& null) {
+  if (!null.used()) return;
+  for (ComparisonRow& r : rows) {
+    if (r.test != RowTest::kHistoryT || !r.p_value) continue;
+    const double p = null.calibrate(*r.p_value);
+    if (p > *r.p_value) {
+      r.reason += fmt::format(
+          "; the history's own runs, each against the others, came this far in {:.2g}% of {} "
+          "tests: p = {:.3g}",
+          100.0 * (p * static_cast<double>(null.sorted.size() + 1) - 1) / static_cast<double>(null.sorted.size()),
+          null.sorted.size(), p);
+    }
+    r.p_value = p;
+  }
+}
+
 // Benjamini-Hochberg at level q over the judged rows' p-values: the rows with the i
 // smallest p-values are rejected for the largest i with p_(i) <= i q / m.
-void benjamini_hochberg(std::vector<ComparisonRow>& rows, double q, double threshold) {
+void benjamini_hochberg(std::vector<ComparisonRow>& rows, double q, double threshold, const EmpiricalNull& null) {
   std::vector<ComparisonRow*> tested;
   for (ComparisonRow& r : rows) {
     if (r.test == RowTest::kHistoryT && r.p_value) tested.push_back(&r);
@@ -241,48 +372,16 @@ void benjamini_hochberg(std::vector<ComparisonRow>& rows, double q, double thres
     r.reason +=
         fmt::format("; {} by Benjamini-Hochberg over {} rows at {}{}", significant ? "significant" : "not significant",
                     m, q, magnitude < threshold ? fmt::format(", and inside the {} threshold", pct(threshold)) : "");
-    // The smallest change this row's test flags, were it the only row to move.
-    const double t_crit = student_t_quantile(1 - q / (2.0 * static_cast<double>(m)), r.history_runs - 1);
-    r.detection_limit = std::max(threshold, std::expm1(t_crit * *r.noise));
+    // The smallest change flagged when the rows move together (a slower fabric moves them
+    // all): Benjamini-Hochberg then rejects every row whose p is at most q. Null where
+    // the history is too short for any p to count.
+    const double level = null.largest_p_within(q);
+    r.detection_limit.reset();
+    if (level > 0) {
+      const double t_crit = student_t_quantile(1 - level / 2, r.history_runs - 1);
+      r.detection_limit = std::max(threshold, std::expm1(t_crit * *r.noise));
+    }
   }
-}
-
-// A current row against its history: the prediction t-test (history.h).
-void judge_against_history(ComparisonRow& row, const std::vector<RowFigure>& history, const RowFigure& current,
-                           int min_history) {
-  const int k = static_cast<int>(history.size());
-  row.history_runs = k;
-  row.current = std::exp(current.log_value);
-  std::vector<double> logs;
-  std::vector<std::optional<double>> within;
-  for (const RowFigure& f : history) logs.push_back(f.log_value), within.push_back(f.within_var);
-  if (k > 0) row.baseline = std::exp(mean_of(logs));
-  if (k < min_history) {
-    row.verdict = RowVerdict::kNotJudged;
-    row.test = RowTest::kNone;
-    row.reason =
-        fmt::format("{} run{} of the history hold this row; judging needs {}", k, k == 1 ? "" : "s", min_history);
-    return;
-  }
-  const Noise n = noise_of(logs, within);
-  set_noise(row, n);
-  const double m = mean_of(logs);
-  // The run-to-run variance is at least what the runs' own iterations explain: a few runs
-  // that happen to agree must not make the test believe the figure steadier than that.
-  const double spread = std::max(n.total_var, n.within_var.value_or(0));
-  const double excess = current.within_var && n.within_var ? std::max(0.0, *current.within_var - *n.within_var) : 0.0;
-  const double sd = std::sqrt(spread * (1 + 1.0 / k) + excess);
-  const double diff = current.log_value - m;
-  row.change = std::expm1(diff);
-  row.noise = sd;  // the prediction's standard deviation, in logs (relative)
-  row.test = RowTest::kHistoryT;
-  row.p_value = sd > 0 ? student_t_two_sided_p(diff / sd, k - 1) : (diff == 0 ? 1.0 : 0.0);
-  const bool worse = row.higher_is_better ? diff < 0 : diff > 0;
-  row.reason = fmt::format(
-      "{} by {} against the mean of {} runs; t-test against their spread of {} (run to run {}{}): "
-      "p = {:.3g} on {} df",
-      worse ? "worse" : "better", format_change(row), k, pct(sd), pct(*row.between_run_sd),
-      row.within_run_sd ? ", within runs " + pct(*row.within_run_sd) : "", *row.p_value, k - 1);
 }
 
 }  // namespace
@@ -305,6 +404,7 @@ Comparison compare_to_history(const std::vector<LoadedRun>& history, const Loade
   const Observed past = observe(reports);
   const std::vector<RowObservation> now = observe_rows(current.report);
   std::set<std::string> seen;
+  EmpiricalNull null;
   for (const RowObservation& obs : now) {
     seen.insert(obs.key);
     ComparisonRow row = obs.identity;
@@ -329,7 +429,7 @@ Comparison compare_to_history(const std::vector<LoadedRun>& history, const Loade
       row.history_runs = static_cast<int>(figures.size());
       row.reason = "the current run's figure is 0 or missing";
     } else {
-      judge_against_history(row, figures, *cur, o.min_history);
+      judge_against_history(row, figures, *cur, o.min_history, null.sorted);
     }
     out.rows.push_back(std::move(row));
   }
@@ -344,7 +444,9 @@ Comparison compare_to_history(const std::vector<LoadedRun>& history, const Loade
     row.reason = "measured in the history's latest run, not in the current one";
     out.rows.push_back(std::move(row));
   }
-  benjamini_hochberg(out.rows, o.alpha, o.threshold);
+  std::sort(null.sorted.begin(), null.sorted.end());
+  calibrate(out.rows, null);
+  benjamini_hochberg(out.rows, o.alpha, o.threshold, null);
   return out;
 }
 
@@ -353,16 +455,10 @@ Comparison compare_to_history(const std::vector<LoadedRun>& history, const Loade
 namespace {
 
 HistoryRow history_row(const RowObservation& obs, bool latency) {
-  HistoryRow h;
   ComparisonRow id = obs.identity;
   set_metric(id, latency);
-  h.section = id.section;
-  h.subject = id.subject;
-  h.collective = id.collective;
-  h.placement = id.placement;
-  h.size_bytes = id.size_bytes;
-  h.metric = id.metric;
-  h.higher_is_better = id.higher_is_better;
+  HistoryRow h;
+  static_cast<RowIdentity&>(h) = id;
   return h;
 }
 

@@ -10,16 +10,19 @@
 // and with the iterations inside it (within-run variance: the variance of the mean of
 // its per-iteration log times, w). The current run's figure c is judged by the
 // prediction t-test
-//     t = (c - m) / sqrt(s^2 (1 + 1/k) + max(0, w_c - mean w)),  k - 1 degrees of freedom
+//     t = (c - m) / sqrt(max(s^2, mean w) (1 + 1/k) + max(0, w_c - mean w)),  k - 1 df
 // (s^2 already holds the history's own within-run noise; a current run noisier than its
 // history adds the excess). It assumes the history's runs are alike and independent
-// with a roughly normal log figure. The rows' p-values are one family, corrected by
+// with a roughly normal log figure. Real histories have heavier tails, so every run of the
+// history is also tested against the others (leave one out); with 100 such tests or more
+// a current p counts only as far as they seldom reach it: max(p, (1 + #{null p <= p}) /
+// (N + 1)), an empirical null. The rows' p-values are one family, corrected by
 // Benjamini-Hochberg's false-discovery rate at alpha. A row is a regression or an
 // improvement when its test rejects and it moved by at least the threshold; moved by
 // more than the threshold without that, it is within_noise. A row held by fewer than
 // min_history runs of the history is not judged. Each row states its detection limit:
-// the smallest change its test would flag were it the only row that moved,
-// expm1(t_{1 - alpha/(2 rows), k-1} * the denominator), and never below the threshold.
+// the smallest change flagged when the rows move together (every calibrated p <= alpha),
+// never below the threshold.
 #pragma once
 
 #include <string>

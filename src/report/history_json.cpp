@@ -29,27 +29,16 @@ void read(const JsonIn& in, HistoryChange& v) {
 Json to_json(const HistoryRow& v) {
   Json values = Json::array();
   for (const std::optional<double>& x : v.values) values.push_back(to_json_opt(x));
-  return {{"section", name(v.section)},
-          {"subject", v.subject},
-          {"collective", known_or_null(v.collective)},
-          {"placement", to_json_opt(v.placement)},
-          {"size_bytes", v.size_bytes},
-          {"metric", name(v.metric)},
-          {"higher_is_better", v.higher_is_better},
-          {"values", values},
-          {"change_points", to_json_array(v.change_points)},
-          {"between_run_sd", to_json_opt(v.between_run_sd)},
-          {"within_run_sd", to_json_opt(v.within_run_sd)},
-          {"detection_limit", to_json_opt(v.detection_limit)}};
+  Json j = to_json(static_cast<const RowIdentity&>(v));
+  j.update(Json{{"values", values},
+                {"change_points", to_json_array(v.change_points)},
+                {"between_run_sd", to_json_opt(v.between_run_sd)},
+                {"within_run_sd", to_json_opt(v.within_run_sd)},
+                {"detection_limit", to_json_opt(v.detection_limit)}});
+  return j;
 }
 void read(const JsonIn& in, HistoryRow& v) {
-  in.field("section", v.section);
-  in.field("subject", v.subject);
-  in.field_or_unknown("collective", v.collective);
-  in.field("placement", v.placement);
-  in.field("size_bytes", v.size_bytes);
-  in.field("metric", v.metric);
-  in.field("higher_is_better", v.higher_is_better);
+  read(in, static_cast<RowIdentity&>(v));
   in.field("values", v.values);
   in.field("change_points", v.change_points);
   in.field("between_run_sd", v.between_run_sd);

@@ -30,14 +30,7 @@ struct HistoryChange {
   bool worse = false;  // against the row's metric (a lower bandwidth, a longer time)
 };
 
-struct HistoryRow {
-  CompareSection section = CompareSection::kSweep;
-  std::string subject;
-  std::string collective;
-  std::optional<Placement> placement;
-  uint64_t size_bytes = 0;
-  CompareMetric metric = CompareMetric::kBusbwGbps;
-  bool higher_is_better = true;
+struct HistoryRow : RowIdentity {
   std::vector<std::optional<double>> values;  // one per run of the series; null where the run lacks the row
   std::vector<HistoryChange> change_points;   // oldest first
   // The noise of the level since the last change: the spread of a run's figure from run

@@ -137,6 +137,8 @@ Json to_json(const ComparedRun& v);
 void read(const JsonIn& in, ComparedRun& v);
 Json to_json(const SettingDifference& v);
 void read(const JsonIn& in, SettingDifference& v);
+Json to_json(const RowIdentity& v);
+void read(const JsonIn& in, RowIdentity& v);
 Json to_json(const ComparisonRow& v);
 void read(const JsonIn& in, ComparisonRow& v);
 Json to_json(const Comparison& v);

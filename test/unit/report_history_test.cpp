@@ -108,6 +108,31 @@ TEST(HistoryCompare, BenjaminiHochbergRejectsWhereHolmWouldStopAtTheFirst) {
   EXPECT_EQ(c.rows[3].verdict, RowVerdict::kUnchanged);
 }
 
+TEST(HistoryCompare, TheHistorysOwnRunsCalibrateItsTails) {
+  // 20 rows x 5 runs: 100 leave-one-out tests, each run against the other four (3 df):
+  // p = 0.9955, 0.1849, 0.1785, 0.5573, 0.5616, twenty times each. A current row at 8
+  // (t-test p = 0.00021) counts as (1 + 0) / 101 = 0.0099: alone among 20 rows it is
+  // beyond Benjamini-Hochberg's 0.05 / 20, so within noise; all 20 rows at 8 are
+  // each <= 0.05 and all regress.
+  CompareOptions o;
+  o.threshold = 0.02;
+  std::vector<double> one(20, 10.0);
+  one[0] = 8.0;
+  Comparison c = compare_to_history(five_runs(20), {"now", bandwidth_report(one)}, o);
+  ASSERT_EQ(c.rows.size(), 20u);
+  EXPECT_NEAR(*c.rows[0].p_value, 1.0 / 101, 1e-12);
+  EXPECT_EQ(c.rows[0].verdict, RowVerdict::kWithinNoise);
+  EXPECT_NE(c.rows[0].reason.find("in 0% of 100 tests: p = 0.0099"), std::string::npos) << c.rows[0].reason;
+  Comparison all = compare_to_history(five_runs(20), {"now", bandwidth_report(std::vector<double>(20, 8.0))}, o);
+  for (const ComparisonRow& r : all.rows) EXPECT_EQ(r.verdict, RowVerdict::kRegression) << r.reason;
+  // The detection limit (rows moving together, each at p <= 0.05 after the calibration:
+  // the t-test's own 0.05 here) is the one-row figure worked above.
+  EXPECT_NEAR(*all.rows[0].detection_limit, 0.049271100520169205, 1e-7);
+  // A row at 10.0 (t-test p 0.97): 80 of the 100 null p's are at or below it, so
+  // max(0.97, 81 / 101) leaves it as the t-test gave it.
+  EXPECT_GT(*c.rows[1].p_value, 0.9);
+}
+
 TEST(HistoryCompare, TheThresholdIsTheMinimumEffect) {
   // 9.5 against 10: -5.0%, significant alone (p 0.042) but inside a 6% threshold.
   CompareOptions o;
