@@ -82,6 +82,7 @@ inline constexpr std::string_view kNcclIbListMismatch = "nccl.ib_list_mismatch";
 inline constexpr std::string_view kNcclKernelSharedMem = "nccl.kernel_shared_mem";
 inline constexpr std::string_view kNcclShmExhausted = "nccl.shm_exhausted";
 inline constexpr std::string_view kNcclShmPermission = "nccl.shm_permission";
+inline constexpr std::string_view kNcclSocketIfnameNoMatch = "nccl.socket_ifname_no_match";
 inline constexpr std::string_view kNcclIbRetryExceeded = "nccl.ib_retry_exceeded";
 inline constexpr std::string_view kNcclIbvFailed = "nccl.ibv_failed";
 inline constexpr std::string_view kNcclSystemError = "nccl.system_error";
@@ -162,6 +163,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNcclKernelSharedMem,
     kNcclShmExhausted,
     kNcclShmPermission,
+    kNcclSocketIfnameNoMatch,
     kNcclIbRetryExceeded,
     kNcclIbvFailed,
     kNcclSystemError,

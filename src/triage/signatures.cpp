@@ -507,6 +507,15 @@ constexpr WarnMeaning kWarnMeanings[] = {
     {"Transport retry count exceeded", code::kNcclIbRetryExceeded, "", ""},  // UCX's, the same completion
     {"Call to ibv_", code::kNcclIbvFailed, "a verbs call failed: the RDMA device or its resources",
      "check the NIC (ibv_devinfo, dmesg for mlx5 errors), locked-memory limits (ulimit -l) and the firmware"},
+    // NCCL's interface search found nothing to use (bootstrap.cc, net_socket.cc): the
+    // NCCL_SOCKET_IFNAME filter matches no interface with an address on this host.
+    {"no socket interface found", code::kNcclSocketIfnameNoMatch,
+     "NCCL found no network interface to use (bootstrap or NET/Socket): NCCL_SOCKET_IFNAME names none this host "
+     "has, or the only ones left are loopback or docker bridges it skips",
+     "compare NCCL_SOCKET_IFNAME with `ip -br addr` on the failing host (a prefix such as eth matches eth0, =eth0 "
+     "only that name, ^ excludes); unset it to let NCCL choose, or name the interface the hosts reach each other "
+     "on; in a Kubernetes pod, check that its network attachments (net1 ...) exist"},
+    {"NET/Socket : no interface found", code::kNcclSocketIfnameNoMatch, "", ""},
     {"unhandled system error", code::kNcclSystemError,
      "an operating-system call failed (often the network or /dev/shm)",
      "rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET to see which call; check ulimits and /dev/shm"},
@@ -1486,9 +1495,9 @@ const std::vector<Signature> kSignatures = {
     {{code::kNcclVersionMismatch, code::kNcclSettingMismatch, code::kNcclIbListMismatch},
      "different NCCL versions, NCCL_* settings or NET/IB lists across ranks",
      check_mismatch},
-    {{code::kNcclKernelSharedMem, code::kNcclShmPermission, code::kNcclShmExhausted, code::kNcclIbRetryExceeded,
-      code::kNcclIbvFailed, code::kNcclSystemError, code::kNcclPeerLost, code::kNcclTimeout, code::kNcclSocketAccept,
-      code::kNcclSocketConnect, code::kNcclWarn},
+    {{code::kNcclKernelSharedMem, code::kNcclShmPermission, code::kNcclShmExhausted, code::kNcclSocketIfnameNoMatch,
+      code::kNcclIbRetryExceeded, code::kNcclIbvFailed, code::kNcclSystemError, code::kNcclPeerLost, code::kNcclTimeout,
+      code::kNcclSocketAccept, code::kNcclSocketConnect, code::kNcclWarn},
      "NCCL WARN lines and a framework's NCCL errors with what they usually mean, and the first failing rank",
      check_warn},
     {{}, "logs of fewer ranks than the communicator has: inconclusive", check_coverage},

@@ -696,6 +696,22 @@ TEST(TriagePasted, RoceLossWithoutFlowControl) {
   EXPECT_EQ(find(judged({{"ethtool.txt", listing("0", false)}}), "counters.roce_no_flow_control"), nullptr);
 }
 
+// NCCL's interface search found nothing (NCCL_SOCKET_IFNAME matching no interface): both
+// of NCCL's wordings, with the usual prefix and bare; not a socket connect or accept.
+TEST(TriagePasted, NoSocketInterfaceIsTheIfnameFilter) {
+  Report r = judged({{"boot.log",
+                      "gpu3:4101:4101 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to ib0\n"
+                      "gpu3:4101:4101 [0] bootstrap.cc:1095 NCCL WARN Bootstrap : no socket interface found\n"
+                      "gpu3:4101:4101 [0] NCCL INFO init.cc:1720 -> 3\n"}});
+  const Finding* f = find(r, "nccl.socket_ifname_no_match");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"boot.log:2"});
+  EXPECT_EQ(find(r, "nccl.socket_connect"), nullptr);
+  Report net = judged({{"w.txt", "NCCL WARN NET/Socket : no interface found\n"}});
+  EXPECT_NE(find(net, "nccl.socket_ifname_no_match"), nullptr) << testing::PrintToString(codes(net));
+}
+
 // /dev/shm: shm_open refused is the mount's mode, and the segment error after it is its
 // consequence (not a full /dev/shm); a SIGBUS whose backtrace names NCCL is /dev/shm too
 // small, one without NCCL in it is nothing of NCCL's; UCX's retries exceeded are the same
@@ -1089,7 +1105,8 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
                                              "topo.pcie_degraded",
                                              "nvlink.fm_no_nvswitch",
                                              "nvlink.fm_version_mismatch",
-                                             "nccl.socket_ifaces_unroutable"};
+                                             "nccl.socket_ifaces_unroutable",
+                                             "nccl.socket_ifname_no_match"};
   for (const std::string& c : listed) {
     if (!inline_only.count(c)) {
       EXPECT_TRUE(produced.count(c)) << c << " comes out of no fixture";
