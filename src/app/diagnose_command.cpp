@@ -177,6 +177,10 @@ class DiagnoseCommand final : public Command {
   Status topology_phase();
   Status collective_phase();
   Result<int> calibrate();
+  // The collective phase measures only the first `kept` sizes: the plan's largest size
+  // (and the size attributed) becomes the last kept, and the report says what was left.
+  void keep_smaller_sizes(const std::map<uint64_t, double>& size_s, size_t kept, double calibration_s,
+                          double iteration_s, double collective_share);
   Status links_phase();
   Result<LinkPlan> plan_link_rounds(const std::vector<RankPlace>& places, uint64_t chunk,
                                     LinkPlanOptions& plan_options);
@@ -568,22 +572,38 @@ Result<int> DiagnoseCommand::calibrate() {
   // The calibration is a whole phase with one timed iteration: the real one costs that
   // again plus each further iteration (both placements of every size, as timed).
   const double calibration_s = steady_now_s() - t0;
-  double iteration_s = 0;
+  std::map<uint64_t, double> size_s;  // one timed iteration of every collective at each size
   for (const Sweep& s : cal) {
     for (const SweepPoint& p : s.points) {
       for (const auto* pl : {&p.out_of_place, &p.in_place}) {
-        if (pl->has_value()) iteration_s += (*pl)->time_us / 1e6;
+        if (pl->has_value()) size_s[p.size_bytes] += (*pl)->time_us / 1e6;
       }
     }
     if (!s.points.empty() && s.points.back().out_of_place) {
       busbw_estimate_ = std::max(busbw_estimate_, s.points.back().out_of_place->busbw_gbps);
     }
   }
+  double iteration_s = 0;
+  for (const auto& [size, t] : size_s) iteration_s += t;
   iteration_s = std::max(iteration_s, 1e-6);
   const double collective_share = share(kCollectiveWeight);
-  const double room = collective_share - 2 * calibration_s;  // the calibration, then the phase's fixed part
-  Result<int> iters = std::min(kMaxIters, 1 + static_cast<int>(room / iteration_s));
-  if (room < (kMinIters - 1) * iteration_s) {
+  // The sizes up to the largest that fits: the calibration spent, then the phase's fixed
+  // part (the calibration's share of those sizes) and at least kMinIters iterations. A
+  // slow fabric keeps the smaller sizes rather than refusing to run (its slow link shows
+  // at them too); only where not even the smallest fits is the budget refused. Where the
+  // calibration alone took more than half the phase's share (every size at a slow link's
+  // pace), the sizes kept get half the share, and the phase overruns by the difference.
+  const double after_calibration = std::max(collective_share - calibration_s, collective_share / 2);
+  int kept = 0;
+  double kept_s = 0, room = 0;
+  for (const auto& [size, t] : size_s) {
+    const double with = kept_s + t;
+    const double r = after_calibration - calibration_s * with / iteration_s;
+    if (r < (kMinIters - 1) * with) break;
+    ++kept, kept_s = with, room = r;
+  }
+  Result<int> iters = kept == 0 ? Result<int>(0) : std::min(kMaxIters, 1 + static_cast<int>(room / kept_s));
+  if (kept == 0) {
     const double need = 2 * calibration_s + (kMinIters - 1) * iteration_s;
     iters = Status::Invalid(fmt::format(
         "--budget {:g} s is too small to measure: calibrating over the sizes ({} to {}) took {:.2f} s, and the "
@@ -592,9 +612,33 @@ Result<int> DiagnoseCommand::calibrate() {
         budget_s_, format_size(sweep_.sizes.min_bytes), format_size(largest_), calibration_s, collective_share, need,
         kMinIters, std::ceil(budget_s_ * need / std::max(collective_share, 1e-9))));
   }
+  const int agreed_kept = job_->measured(agree_number(job_->ctx(), kept));  // rank 0's figure decides
+  if (agreed_kept > 0 && static_cast<size_t>(agreed_kept) < size_s.size()) {
+    keep_smaller_sizes(size_s, static_cast<size_t>(agreed_kept), calibration_s, iteration_s, collective_share);
+  }
   auto agreed = agree_number(job_->ctx(), iters);
   FABSCOPE_RETURN_IF_ERROR(job_->alike(agreed));
   return agreed;
+}
+
+void DiagnoseCommand::keep_smaller_sizes(const std::map<uint64_t, double>& size_s, size_t kept, double calibration_s,
+                                         double iteration_s, double collective_share) {
+  auto last = std::next(size_s.begin(), static_cast<std::ptrdiff_t>(kept - 1));
+  const uint64_t dropped_from = std::next(last)->first;
+  const uint64_t original = largest_;
+  sweep_.sizes.max_bytes = last->first;
+  largest_ = last->first;
+  const double need = 2 * calibration_s + (kMinIters - 1) * iteration_s;
+  const std::string what = fmt::format(
+      "{}: --budget {:g} s holds the collective phase up to {} (calibrating {} to {} took {:.2f} s of "
+      "its {:.2f} s); give --budget {:.0f} or more to measure {}",
+      dropped_from == original ? fmt::format("size {}", format_size(original))
+                               : fmt::format("sizes {} to {}", format_size(dropped_from), format_size(original)),
+      budget_s_, format_size(largest_), format_size(sweep_.sizes.min_bytes), format_size(original), calibration_s,
+      collective_share, std::ceil(budget_s_ * need / std::max(collective_share, 1e-9)),
+      dropped_from == original ? "it" : "them");
+  report_.verdict.not_judged.push_back(what);
+  job_->progress().update("diagnose: collective: " + what);
 }
 
 // The collective: calibrated, then every size with each rank's arrivals, then a few

@@ -320,6 +320,33 @@ def diagnose_slowlink(c):
     print("ok")
 
 
+def diagnose_small_budget(c):
+    """A fabric too slow for the budget to hold every size (issue 39): 3 hosts, the link
+    between hosts 1 and 2 at 40 Mbit/s, 256 KiB to 4 MiB in --budget 10. Calibrating the sizes
+    takes more than the collective's share; diagnose keeps the smaller sizes, names the
+    slow link at the largest kept, and says which sizes it left out and the budget that would
+    measure them (it refused before: exit 2)."""
+    c.run(3, [["diagnose", "-b", "256K", "-e", "4M", "--budget", "10", "--backend", "tcp",
+               "--json", c.path("d.json")]], faults=["--slow-link", "1", "2", "40mbit"], verdict_fail=True)
+    doc = c.report("d.json")
+    notes = [n for n in doc["verdict"]["not_judged"] if "--budget 10 s holds the collective phase up to" in n]
+    if len(notes) != 1 or "4 MiB" not in notes[0] or "give --budget" not in notes[0]:
+        fail(f"the sizes left out, and the budget that would measure them: {doc['verdict']['not_judged']}")
+    largest = max(p["size_bytes"] for s in doc["sweeps"] for p in s["points"])
+    a = doc["attribution"][0]
+    if largest >= 4 << 20 or a["size_bytes"] != largest:
+        fail(f"measured up to {largest}, attributed at {a['size_bytes']}: the largest kept size")
+    # On 3 hosts a link's two ends are two of the three hosts: the link, or one of its hosts
+    # with the link as evidence, holds the excess.
+    top = a["entries"][0]
+    named = (top["kind"] == "link" and sorted(top["ranks"]) == [1, 2]) or \
+        (top["kind"] == "host" and str(top["evidence"].get("link", "")).startswith("link 1 -> 2"))
+    if not named or top["share"] < 0.7:
+        fail(f"the slow link must hold the excess: {a['entries']}")
+    print(f"kept up to {largest} bytes; {top['kind']} {top['subject']} {top['share']:.2f}; {notes[0]}")
+    print("ok")
+
+
 def diagnose_slowhost(c):
     rate_mbit = share_of_quiet(c, "host 2")
     c.run(DIAG_HOSTS, [DIAG_ARGS + ["--backend", "tcp", "--json", c.path("d.json")]],
@@ -684,6 +711,7 @@ def main():
     ap = argparse.ArgumentParser()
     tests = {"sweeps": sweeps, "slow": slow, "slowlink": slowlink, "noise": noise, "sample_schedule": sample_schedule,
              "diagnose_slowlink": diagnose_slowlink, "diagnose_slowhost": diagnose_slowhost,
+             "diagnose_small_budget": diagnose_small_budget,
              "diagnose_noise": diagnose_noise, "diagnose_straggler": diagnose_straggler,
              "diagnose_healthy": diagnose_healthy, "compare_gate": compare_gate,
              "same_hostname": same_hostname, "soak_flap": soak_flap, "soak_healthy": soak_healthy,
