@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <set>
+
 #include "core/sizes.h"
 #include "report/p2p_table.h"
 
@@ -52,6 +55,29 @@ std::string cause_text(const AttributionEntry& e) {
   return what;
 }
 
+// The link matrix's failing findings that no attribution holds (a slow link off the
+// collective's path: it costs this collective nothing, but it is broken), so the answer's
+// first lines name every fault found, not only the collective's excess. A finding whose
+// hosts an attributed cause already covers (the other direction of a blamed link) is not
+// repeated.
+std::string unattributed_faults(const Report& r) {
+  std::set<std::string> covered;
+  for (const Attribution& a : r.attribution) {
+    for (const AttributionEntry& e : a.entries) covered.insert(e.hosts.begin(), e.hosts.end());
+  }
+  std::string out;
+  for (const Finding& f : r.findings) {
+    if (f.severity != Severity::kError || !f.code.starts_with("p2p.") || f.hosts.empty()) continue;
+    if (std::all_of(f.hosts.begin(), f.hosts.end(), [&](const std::string& h) { return covered.count(h) > 0; })) {
+      continue;
+    }
+    out += fmt::format(
+        "#   also found: {} ({}; {})\n", f.subject.empty() ? f.code : f.subject, f.code,
+        r.attribution.empty() ? "no collective was attributed" : "off the collective's path: none of its time");
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_answer(const Report& r) {
@@ -89,6 +115,7 @@ std::string render_answer(const Report& r) {
       }
     }
   }
+  out += unattributed_faults(r);
   if (!r.verdict.drain.empty()) {
     out += fmt::format("#   drain: {}\n", r.verdict.drain_hostlist);
   }

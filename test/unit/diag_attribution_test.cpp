@@ -121,6 +121,7 @@ TEST(Attribution, AFlaggedSlowLinkOnTheRingTakesItsPart) {
   EXPECT_NE(render_answer(r).find("90% of the excess is link 1 -> 2 (h1 -> h2): 1.000 GB/s, 10.0x below"),
             std::string::npos)
       << render_answer(r);
+  EXPECT_EQ(render_answer(r).find("also found"), std::string::npos) << render_answer(r);  // 2 -> 1: the same hosts
 }
 
 TEST(Attribution, AnUnflaggedSlowerLinkIsNotBlamed) {
@@ -135,8 +136,13 @@ TEST(Attribution, ASlowLinkOffTheRingDoesNotBoundIt) {
   // 0 -> 2 is not a ring link (r -> r+1) of an all-reduce.
   Report r = make_report(3 * ideal_us(), {{0, 2, 1.0}});
   r.findings.push_back(finding("p2p.slow_link", {"h0", "h2"}, {{"src_rank", 0}, {"dst_rank", 2}}));
+  r.findings.back().subject = "link 0 -> 2 (h0 -> h2)";
   attribute(r);
   EXPECT_EQ(name(r.attribution.at(0).entries.at(0).kind), "unexplained");
+  // The answer still names the link it found, in its first lines, as off the path.
+  EXPECT_NE(render_answer(r).find("also found: link 0 -> 2 (h0 -> h2) (p2p.slow_link; off the collective's path"),
+            std::string::npos)
+      << render_answer(r);
 }
 
 TEST(Attribution, ASlowHostIsNamedInsteadOfItsLink) {
