@@ -9,6 +9,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <span>
 #include <thread>
 #include <unordered_map>
 
@@ -188,30 +189,44 @@ uint64_t crossover_for(const std::string& key, const Observed& o, const RowObser
   return fallback.crossover;
 }
 
-double mean_of(const std::vector<double>& v) {
-  return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-}
-double sample_variance(const std::vector<double>& v, double mean) {
-  double ss = 0;
-  for (double x : v) ss += (x - mean) * (x - mean);
-  return v.size() < 2 ? 0 : ss / static_cast<double>(v.size() - 1);
+// The sums a row's figures over k runs come to: of the log figures, their squares, and the
+// within-run variances (used only where every run has one). Leaving one run out is O(1)
+// (add with sign -1), which the history's own leave-one-out tests need.
+struct RunSums {
+  double k = 0, sum = 0, squares = 0, within = 0;
+  bool within_known = true;
+  void add(const RowFigure& f, double sign = 1) {
+    k += sign;
+    sum += sign * f.log_value;
+    squares += sign * f.log_value * f.log_value;
+    if (f.within_var) {
+      within += sign * *f.within_var;
+    } else {
+      within_known = false;
+    }
+  }
+  double mean() const { return sum / k; }
+  double variance() const { return k > 1 ? std::max(0.0, (squares - k * mean() * mean()) / (k - 1)) : 0.0; }
+  std::optional<double> within_mean() const {
+    return within_known && k > 0 ? std::optional<double>(within / k) : std::nullopt;
+  }
+};
+
+RunSums sums_of(std::span<const RowFigure> figures) {
+  RunSums r;
+  for (const RowFigure& f : figures) r.add(f);
+  return r;
 }
 
-// The noise of a set of runs' figures: between-run and within-run standard deviations
-// and the between share of the variance. `within` holds the runs' known within variances.
+// The noise of a set of runs' figures: their whole variance, the within-run part (where
+// every run has one) and the between-run rest.
 struct Noise {
   double total_var = 0;
-  std::optional<double> within_var;  // the mean of the runs' own, where every run has one
+  std::optional<double> within_var;
   double between_var = 0;
 };
-Noise noise_of(const std::vector<double>& logs, const std::vector<std::optional<double>>& within) {
-  Noise n;
-  n.total_var = sample_variance(logs, mean_of(logs));
-  if (!within.empty() && std::all_of(within.begin(), within.end(), [](const auto& w) { return w.has_value(); })) {
-    double sum = 0;
-    for (const auto& w : within) sum += *w;
-    n.within_var = sum / static_cast<double>(within.size());
-  }
+Noise noise_of(const RunSums& r) {
+  Noise n{r.variance(), r.within_mean(), 0};
   n.between_var = std::max(0.0, n.total_var - n.within_var.value_or(0));
   return n;
 }
@@ -227,24 +242,6 @@ void set_noise(ComparisonRow& row, const Noise& n) {
 
 std::string pct(double v) { return fmt::format("{:.1f}%", 100.0 * v); }
 
-// The sums a prediction t-test needs over k runs' figures, so that leaving one run out is
-// O(1): sums of the log figures and their squares, and of the within-run variances (used
-// only where every run has one).
-struct RunSums {
-  double k = 0, sum = 0, squares = 0, within = 0;
-  bool within_known = true;
-  void add(const RowFigure& f, double sign = 1) {
-    k += sign;
-    sum += sign * f.log_value;
-    squares += sign * f.log_value * f.log_value;
-    if (f.within_var) {
-      within += sign * *f.within_var;
-    } else {
-      within_known = false;
-    }
-  }
-};
-
 struct Prediction {
   double diff = 0;  // the figure's log minus the runs' mean
   double sd = 0;    // the prediction's standard deviation
@@ -255,13 +252,11 @@ struct Prediction {
 // runs' own within-run variance, plus x's excess within-run variance.
 Prediction predict(const RunSums& r, const RowFigure& x) {
   Prediction out;
-  const double mean = r.sum / r.k;
-  const double variance = r.k > 1 ? std::max(0.0, (r.squares - r.k * mean * mean) / (r.k - 1)) : 0.0;
-  const std::optional<double> within = r.within_known ? std::optional<double>(r.within / r.k) : std::optional<double>();
-  const double spread = std::max(variance, within.value_or(0));
+  const std::optional<double> within = r.within_mean();
+  const double spread = std::max(r.variance(), within.value_or(0));
   const double excess = x.within_var && within ? std::max(0.0, *x.within_var - *within) : 0.0;
   out.sd = std::sqrt(spread * (1 + 1.0 / r.k) + excess);
-  out.diff = x.log_value - mean;
+  out.diff = x.log_value - r.mean();
   out.p = out.sd > 0 ? student_t_two_sided_p(out.diff / out.sd, r.k - 1) : (out.diff == 0 ? 1.0 : 0.0);
   return out;
 }
@@ -274,11 +269,8 @@ void judge_against_history(ComparisonRow& row, const std::vector<RowFigure>& his
   const int k = static_cast<int>(history.size());
   row.history_runs = k;
   row.current = std::exp(current.log_value);
-  std::vector<double> logs;
-  std::vector<std::optional<double>> within;
-  RunSums sums;
-  for (const RowFigure& f : history) logs.push_back(f.log_value), within.push_back(f.within_var), sums.add(f);
-  if (k > 0) row.baseline = std::exp(mean_of(logs));
+  const RunSums sums = sums_of(history);
+  if (k > 0) row.baseline = std::exp(sums.mean());
   if (k < min_history) {
     row.verdict = RowVerdict::kNotJudged;
     row.test = RowTest::kNone;
@@ -286,7 +278,7 @@ void judge_against_history(ComparisonRow& row, const std::vector<RowFigure>& his
         fmt::format("{} run{} of the history hold this row; judging needs {}", k, k == 1 ? "" : "s", min_history);
     return;
   }
-  set_noise(row, noise_of(logs, within));
+  set_noise(row, noise_of(sums));
   const Prediction t = predict(sums, current);
   for (const RowFigure& f : history) {
     RunSums others = sums;
@@ -464,13 +456,12 @@ HistoryRow history_row(const RowObservation& obs, bool latency) {
 
 // The noise of the level since the last change, and the smallest step a new segment of
 // min_segment runs would show against it at max_p (Welch's test, equal spreads).
-void history_noise(HistoryRow& h, const std::vector<double>& logs, const std::vector<std::optional<double>>& within,
-                   const HistoryOptions& o) {
-  if (logs.size() < 2) return;
-  const Noise n = noise_of(logs, within);
+void history_noise(HistoryRow& h, std::span<const RowFigure> level, const HistoryOptions& o) {
+  if (level.size() < 2) return;
+  const Noise n = noise_of(sums_of(level));
   h.between_run_sd = std::sqrt(n.between_var);
   if (n.within_var) h.within_run_sd = std::sqrt(*n.within_var);
-  const double l = static_cast<double>(logs.size()), s = static_cast<double>(o.min_segment);
+  const double l = static_cast<double>(level.size()), s = static_cast<double>(o.min_segment);
   const double t_crit = student_t_quantile(1 - o.max_p / 2, l + s - 2);
   h.detection_limit = std::max(o.min_step, std::expm1(t_crit * std::sqrt(n.total_var * (1 / l + 1 / s))));
 }
@@ -504,8 +495,7 @@ HistorySection build_history(const RunSeries& series, const HistoryOptions& o) {
     HistoryRow h = history_row(*first, latency);
     std::vector<double> present;
     std::vector<size_t> run_of;
-    std::vector<double> logs;
-    std::vector<std::optional<double>> within;
+    std::vector<RowFigure> figures;
     for (size_t i = 0; i < obs.index.size(); ++i) {
       auto it = obs.index[i].find(first->key);
       std::optional<RowFigure> f;
@@ -514,8 +504,7 @@ HistorySection build_history(const RunSeries& series, const HistoryOptions& o) {
       if (!f) continue;
       present.push_back(std::exp(f->log_value));
       run_of.push_back(i);
-      logs.push_back(f->log_value);
-      within.push_back(f->within_var);
+      figures.push_back(*f);
     }
     size_t level_begin = 0;
     for (const ChangePoint& cp : e_divisive_means(present, cpo)) {
@@ -531,9 +520,7 @@ HistorySection build_history(const RunSeries& series, const HistoryOptions& o) {
       level_begin = cp.index;
       if (!out.latest_change || c.index > *out.latest_change) out.latest_change = c.index;
     }
-    history_noise(
-        h, std::vector<double>(logs.begin() + static_cast<std::ptrdiff_t>(level_begin), logs.end()),
-        std::vector<std::optional<double>>(within.begin() + static_cast<std::ptrdiff_t>(level_begin), within.end()), o);
+    history_noise(h, std::span<const RowFigure>(figures).subspan(level_begin), o);
     out.rows.push_back(std::move(h));
   }
   return out;
