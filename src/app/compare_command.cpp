@@ -21,20 +21,12 @@ namespace {
 
 // "5%", "5" or "2.5%": a percentage above 0 and at most 1000.
 Result<double> parse_threshold(const std::string& text) {
-  std::string t = text;
-  if (!t.empty() && t.back() == '%') t.pop_back();
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(t, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (t.empty() || used != t.size() || !std::isfinite(v) || v <= 0 || v > 1000) {
+  const std::optional<double> v = parse_percent(text);
+  if (!v || *v <= 0 || *v > 10) {
     return Status::Invalid(fmt::format(
         "--threshold '{}' is not allowed: give a percentage above 0 and at most 1000, such as 5% or 2.5", text));
   }
-  return v / 100.0;
+  return *v;
 }
 
 class CompareCommand final : public Command {
@@ -46,8 +38,9 @@ class CompareCommand final : public Command {
         ->required();
     app.add_option("--history", history_dir_,
                    "A directory of earlier runs' reports: judge CURRENT (the one report given) against their spread");
-    app.add_option("--min-history", min_history_,
-                   "Runs of the history a row needs before it is judged; fewer: not judged (default 5)");
+    min_history_option_ =
+        app.add_option("--min-history", min_history_,
+                       "Runs of the history a row needs before it is judged; fewer: not judged (default 5)");
     app.add_option("--threshold", threshold_,
                    "A change smaller than this is unchanged; larger and beyond the runs' noise is a regression "
                    "(default 5%)");

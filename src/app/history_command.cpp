@@ -79,20 +79,12 @@ class HistoryCommand final : public Command {
           "--min-segment {} is not allowed: give 2 to 1000 runs (a segment's spread needs two)", min_segment_));
     }
     o.min_segment = min_segment_;
-    std::string step = min_step_;
-    if (!step.empty() && step.back() == '%') step.pop_back();
-    size_t used = 0;
-    double v = -1;
-    try {
-      v = std::stod(step, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (step.empty() || used != step.size() || !std::isfinite(v) || v < 0 || v >= 100) {
+    const std::optional<double> step = parse_percent(min_step_);
+    if (!step || *step < 0 || *step >= 1) {
       return Status::Invalid(fmt::format(
           "--min-step '{}' is not allowed: give a percentage from 0 to below 100, such as 5% or 2.5", min_step_));
     }
-    o.min_step = v / 100;
+    o.min_step = *step;
     if (crossover_ != "auto") {
       auto size = parse_size(crossover_, "--crossover");
       if (!size.ok()) return Status::Invalid(size.status().message() + "; or give auto");

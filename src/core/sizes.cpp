@@ -7,9 +7,25 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <exception>
 #include <numeric>
+#include <string>
 
 namespace fabscope {
+
+std::optional<double> parse_percent(std::string_view text) {
+  std::string t(text);
+  if (!t.empty() && t.back() == '%') t.pop_back();
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(t, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (t.empty() || used != t.size() || !std::isfinite(v)) return std::nullopt;
+  return v / 100.0;
+}
 
 Result<uint64_t> parse_size(std::string_view text, std::string_view what) {
   auto bad = [&](std::string_view why) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,10 @@ Result<uint64_t> parse_size(std::string_view text, std::string_view what);
 // A time span: seconds, or a number with s, m, h or d ("90", "90s", "30m", "2h",
 // "1.5h"); > 0 and finite. `what` names the option in the error.
 Result<double> parse_duration_s(std::string_view text, std::string_view what);
+
+// A percentage as users write it ("5%", "5", "2.5%") as a fraction (0.05), or nullopt
+// where the text is not a finite number; the caller checks the range it allows.
+std::optional<double> parse_percent(std::string_view text);
 
 // "64 MiB", "1 KiB", "12 B": exact binary units where the size divides, else bytes.
 std::string format_size(uint64_t bytes);
