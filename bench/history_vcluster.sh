@@ -58,7 +58,6 @@ for d in all_series:
     limits = sorted(r["detection_limit"] for r in judged if r["detection_limit"] is not None)
     at = [r for r in hrows if any(abs(cp["index"] - 10) <= 1 and cp["worse"] for cp in r["change_points"])]
     other = sum(sum(1 for cp in r["change_points"] if abs(cp["index"] - 10) > 1) for r in hrows)
-    changes = [cp["step"] for r in judged for cp in []]
     steps = [r["change"] for r in judged]
     flagged_series += len(bad) > 0
     located += len(at) == len(hrows)

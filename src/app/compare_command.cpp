@@ -60,6 +60,12 @@ class CompareCommand final : public Command {
     o.baseline_path = baseline_paths_.front();
     o.current_path = current_path_;
     o.strict = strict_;
+    if (min_history_option_->count() > 0 && !history_mode()) {
+      return fail(Status::Invalid(fmt::format(
+          "--min-history {} is for a history of runs: give several baseline reports, a directory of them or "
+          "--history DIR",
+          min_history_)));
+    }
     if (min_history_ < 2) {
       return fail(Status::Invalid(
           fmt::format("--min-history {} is not allowed: give 2 runs or more (a spread needs two)", min_history_)));
@@ -187,6 +193,7 @@ class CompareCommand final : public Command {
   std::vector<std::string> baseline_paths_;
   std::string history_dir_;
   int min_history_ = 5;
+  CLI::Option* min_history_option_ = nullptr;
   std::string current_path_;
   std::string threshold_ = "5%";
   double alpha_ = 0.05;

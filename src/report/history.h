@@ -54,7 +54,7 @@ Result<RunSeries> load_run_series(const std::vector<std::string>& paths, bool em
 // Refuses runs that are not alike: another backend, rank count, measured by another
 // tool, other iterations or timing settings, another p2p mode (the library, the tool's
 // version and the hosts may differ: what changed between nights is what a history is
-// for). `what` names the series in the message ("the history", "the series").
+// for), and runs with no row in common with `reference`. The message names both files.
 Status check_runs_alike(const std::vector<LoadedRun>& runs, const LoadedRun& reference);
 
 // CompareOptions::min_history runs of the history are needed to judge a row; an empty

@@ -920,6 +920,7 @@ def cmd_history(args):
             (["compare", "--history", hist, runs[0], runs[1]], "takes one report to judge"),
             (["compare", *runs[:5], other_backend], "differ in backend (mpi against tcp)"),
             (["compare", *runs[:5], runs[6], "--min-history", "1"], "--min-history 1 is not allowed"),
+            (["compare", runs[0], runs[6], "--min-history", "8"], "--min-history 8 is for a history of runs"),
             (["compare", runs[0], os.path.join(tmp, "absent.json"), runs[1]], "absent.json"),
             (["history", runs[0]], "is one run: a history needs two runs or more"),
             (["history", *runs[:6], other_rows], "measures none of the rows"),
