@@ -84,6 +84,8 @@ inline constexpr std::string_view kNcclShmExhausted = "nccl.shm_exhausted";
 inline constexpr std::string_view kNcclShmPermission = "nccl.shm_permission";
 inline constexpr std::string_view kNcclSocketIfnameNoMatch = "nccl.socket_ifname_no_match";
 inline constexpr std::string_view kNcclIbRetryExceeded = "nccl.ib_retry_exceeded";
+inline constexpr std::string_view kNcclIbLocalProtection = "nccl.ib_local_protection";
+inline constexpr std::string_view kNcclIbCompletionError = "nccl.ib_completion_error";
 inline constexpr std::string_view kNcclIbvFailed = "nccl.ibv_failed";
 inline constexpr std::string_view kNcclSystemError = "nccl.system_error";
 inline constexpr std::string_view kNcclPeerLost = "nccl.peer_lost";
@@ -108,6 +110,7 @@ inline constexpr std::string_view kKernelOomKill = "kernel.oom_kill";
 // NVIDIA Fabric Manager (NVSwitch systems).
 inline constexpr std::string_view kNvlinkFmNoNvswitch = "nvlink.fm_no_nvswitch";
 inline constexpr std::string_view kNvlinkFmVersionMismatch = "nvlink.fm_version_mismatch";
+inline constexpr std::string_view kNvlinkFmFailed = "nvlink.fm_failed";
 // Port and NIC counters of a bundle (and kCountersLinkErrors above).
 inline constexpr std::string_view kCountersSaturated = "counters.saturated";
 inline constexpr std::string_view kCountersCongestion = "counters.congestion";

@@ -414,12 +414,17 @@ class Gatherer {
       other_ += '\n';
       return;
     }
-    if (fabric_manager_line(line)) {
-      fabric_manager_ = true;
-      if (facts && fabric_manager_lines_.size() < kMaxKeptLines) {
-        fabric_manager_lines_.push_back({path_, lines_, std::string(trim(line))});
+    if (fm_unit_left_ > 0) {  // systemctl status of its unit: the state a few lines below the header
+      --fm_unit_left_;
+      if (trim(line).starts_with("Active:")) {
+        fm_unit_left_ = 0;
+        keep_fabric_manager_line(line, facts);
+        return;
       }
-      other_ += '\n';
+    }
+    if (fabric_manager_line(line)) {
+      if (contains(line, "fabricmanager.service -")) fm_unit_left_ = 4;  // "● nvidia-fabricmanager.service - ..."
+      keep_fabric_manager_line(line, facts);
       return;
     }
     if (interface_line(trim(line), facts)) {
@@ -873,7 +878,16 @@ class Gatherer {
   bool other_truncated_ = false;
   std::vector<Quote> kernel_lines_;
   std::vector<CounterFact> counters_pending_;  // taken when the file is counters
+  void keep_fabric_manager_line(std::string_view line, Facts* facts) {
+    fabric_manager_ = true;
+    if (facts && fabric_manager_lines_.size() < kMaxKeptLines) {
+      fabric_manager_lines_.push_back({path_, lines_, std::string(trim(line))});
+    }
+    other_ += '\n';
+  }
+
   bool lspci_ = false, fabric_manager_ = false;
+  int fm_unit_left_ = 0;  // lines left of a Fabric Manager unit's systemctl status
   std::vector<Quote> fabric_manager_lines_;
   bool rdma_absent_ = false;
   std::vector<Quote> rdma_absent_lines_;

@@ -274,13 +274,58 @@ void check_gdr_per_hca(const Facts& facts, std::vector<Finding>& out) {
                         quotes, {{"hcas", hcas}}));
 }
 
+struct GdrUse {
+  int with = 0, without = 0;
+  std::vector<Quote> quotes;  // its channels without, the first few
+};
+
+// GPUDirect RDMA off on every NET/IB channel of a host while other hosts' channels use it:
+// that host cannot (its peer-memory module not loaded, or dma-buf unsupported), so its
+// messages are staged through host memory. Each direction is judged apart: a platform may
+// read GPU memory for sends without GPUDirect (NCCL_NET_GDR_READ=0) and still receive
+// with it, so a host is flagged only where none of its channels, either way, uses it.
+void check_gdr_per_host(const std::map<std::string, GdrUse>& hosts, std::vector<Finding>& out) {
+  std::vector<std::string> with_gdr;
+  for (const auto& [host, u] : hosts) {
+    if (u.with > 0 && !host.empty()) with_gdr.push_back(host);
+  }
+  if (with_gdr.empty()) return;
+  for (const auto& [host, u] : hosts) {
+    if (u.with > 0 || u.without == 0 || host.empty()) continue;
+    out.push_back(finding(
+        code::kNcclGdrOff, Severity::kWarning, fmt::format("GPUDirect RDMA on {}", host), {host},
+        fmt::format("none of {}'s {} NET/IB channel{} uses GPUDirect RDMA, where {} use{} it: {}'s messages are "
+                    "staged through host memory",
+                    host, u.without, u.without == 1 ? "" : "s", fmt::join(with_gdr, ", "),
+                    with_gdr.size() == 1 ? "s" : "", host),
+        fmt::format("on {}: load nvidia-peermem (`lsmod | grep -e peermem -e nv_peer_mem`; an older NCCL looks only "
+                    "for nv_peer_mem), or check that its driver and NCCL support dma-buf like the other hosts'",
+                    host),
+        u.quotes, {{"channels", u.without}}));
+  }
+}
+
 // GPUDirect RDMA: off on every channel, or on some channels of a GPU and off on others
 // (a far NIC carrying part of its traffic), from the Channel lines alone.
+struct PerGpu {
+  std::map<int, bool> nic_gdr;  // NET/IB index -> GDRDMA seen on it
+  std::vector<Quote> with, without;
+};
+
+std::map<std::string, GdrUse> gpus_by_host(const std::map<std::pair<std::string, int>, PerGpu>& gpus) {
+  std::map<std::string, GdrUse> hosts;
+  for (const auto& [key, g] : gpus) {
+    GdrUse& u = hosts[key.first];
+    u.with += static_cast<int>(g.with.size());
+    u.without += static_cast<int>(g.without.size());
+    for (const Quote& q : g.without) {
+      if (u.quotes.size() < 4) u.quotes.push_back(q);
+    }
+  }
+  return hosts;
+}
+
 void check_gdr(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  struct PerGpu {
-    std::map<int, bool> nic_gdr;  // NET/IB index -> GDRDMA seen on it
-    std::vector<Quote> with, without;
-  };
   std::map<std::pair<std::string, int>, PerGpu> gpus;  // (host, dev)
   int ib_channels = 0, gdr_channels = 0;
   std::vector<Quote> no_gdr;
@@ -313,8 +358,10 @@ void check_gdr(const Facts& facts, std::vector<Finding>& out, std::vector<std::s
                 "and that GPU and NIC share a PCIe switch (nvidia-smi topo -m: PIX/PXB)",
                 no_gdr, {{"channels", ib_channels}}));
   } else {
+    check_gdr_per_host(gpus_by_host(gpus), out);
     for (const auto& [key, g] : gpus) {
-      if (g.with.empty() || g.without.empty()) continue;
+      // Lines without NCCL's prefix name no GPU: mixed channels of several GPUs are not one's.
+      if (g.with.empty() || g.without.empty() || key.second < 0) continue;
       std::vector<int> near, far;
       for (const auto& [nic, on] : g.nic_gdr) (on ? near : far).push_back(nic);
       std::vector<Quote> quotes(g.without.begin(), g.without.end());
@@ -502,9 +549,27 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "a send was never acknowledged (IBV_WC_RETRY_EXC_ERR): the peer or the path to it stopped answering",
      "a link down or flapping on that path, a dead peer host, or a misrouted/congested path: check both NICs' "
      "counters and the switch ports between them, and dmesg on both hosts"},
-    // Older NCCL's form of the same completion: "Got completion with error 12, opcode 1, ...".
-    {"completion with error 12,", code::kNcclIbRetryExceeded, "", ""},
+    // Older NCCL's forms of the same completion: "Got completion with error 12, opcode 1, ...",
+    // "Got completion from peer 10.0.0.2<1234> with error 12, opcode ...".
+    {"with error 12,", code::kNcclIbRetryExceeded, "", ""},
     {"Transport retry count exceeded", code::kNcclIbRetryExceeded, "", ""},  // UCX's, the same completion
+    // IBV_WC_LOC_PROT_ERR: the NIC was refused the local buffer of a work request. With
+    // GPUDirect RDMA that buffer is GPU memory reached peer to peer over PCIe; NCCL's
+    // troubleshooting guide names ACS (and the IOMMU) for it.
+    {"status=4 ", code::kNcclIbLocalProtection,
+     "the NIC was refused access to a local buffer (IBV_WC_LOC_PROT_ERR): with GPUDirect RDMA, PCIe ACS or the "
+     "IOMMU redirecting the NIC's peer-to-peer access to GPU memory through the root complex, which refuses it",
+     "disable ACS on the PCIe switches between the GPUs and the NICs (`lspci -vvv | grep ACSCtl`: SrcValid+ means "
+     "on; BIOS, or setpci at boot), or set the IOMMU to passthrough (iommu=pt); NCCL_NET_GDR_LEVEL=LOC confirms it "
+     "by turning GPUDirect RDMA off"},
+    {"with error 4,", code::kNcclIbLocalProtection, "", ""},
+    // Any other failed completion: the status names it (ibv_wc_status).
+    {"Got completion", code::kNcclIbCompletionError,
+     "an RDMA operation completed with an error status (ibv_wc_status: 5 is a flush, the queue pair already in "
+     "error, so read the first line; 10 and 11 the peer refused the access or the operation; 13 the receiver had "
+     "no buffer posted)",
+     "read the first completion error of the job (its status and vendor err), then the NICs' counters and dmesg on "
+     "both hosts of that queue pair"},
     {"Call to ibv_", code::kNcclIbvFailed, "a verbs call failed: the RDMA device or its resources",
      "check the NIC (ibv_devinfo, dmesg for mlx5 errors), locked-memory limits (ulimit -l) and the firmware"},
     // NCCL's interface search found nothing to use (bootstrap.cc, net_socket.cc): the
@@ -1237,10 +1302,29 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
 // NVSwitch (NV_WARN_NOTHING_TO_DO: none visible, or none there: a PCIe or NVLink-bridge
 // machine, where it is not needed), or its version is not the driver's.
 void check_fabric_manager(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  std::vector<Quote> nothing, version;
+  std::vector<Quote> nothing, version, failed;
   for (const Quote& q : facts.fabric_manager) {
     if (contains(q.text, "NV_WARN_NOTHING_TO_DO")) nothing.push_back(q);
     if (contains(q.text, "match with driver version")) version.push_back(q);  // "... don't match with driver version"
+    // The service's state (systemctl status' "Active:" line under its unit) and systemd's
+    // journal lines about it: it did not start, or stopped with an error.
+    if ((q.text.starts_with("Active:") && (contains(q.text, "failed") || contains(q.text, "inactive"))) ||
+        contains(q.text, "Failed with result") || contains(q.text, "Failed to start") ||
+        contains(q.text, "status=1/FAILURE")) {
+      failed.push_back(q);
+    }
+  }
+  // Its reason, when the files hold it, is a finding of its own above; the failure alone
+  // is the service's state.
+  if (!failed.empty() && nothing.empty() && version.empty()) {
+    out.push_back(finding(code::kNvlinkFmFailed, Severity::kWarning, "NVIDIA Fabric Manager", {},
+                          "Fabric Manager's service is not running (it failed or never started): on an NVSwitch "
+                          "system (HGX, DGX) CUDA cannot initialise the GPUs' NVLink fabric without it, so jobs fail "
+                          "at start or NCCL hangs; on a PCIe machine it is not needed",
+                          "read why in `journalctl -u nvidia-fabricmanager` (most often its version is not the "
+                          "driver's: `nv-fabricmanager --version` against `nvidia-smi`), fix, then "
+                          "`systemctl restart nvidia-fabricmanager` before the GPUs are used",
+                          failed));
   }
   if (!nothing.empty()) {
     out.push_back(finding(code::kNvlinkFmNoNvswitch, Severity::kWarning, "NVIDIA Fabric Manager", {},
@@ -1496,8 +1580,9 @@ const std::vector<Signature> kSignatures = {
      "different NCCL versions, NCCL_* settings or NET/IB lists across ranks",
      check_mismatch},
     {{code::kNcclKernelSharedMem, code::kNcclShmPermission, code::kNcclShmExhausted, code::kNcclSocketIfnameNoMatch,
-      code::kNcclIbRetryExceeded, code::kNcclIbvFailed, code::kNcclSystemError, code::kNcclPeerLost, code::kNcclTimeout,
-      code::kNcclSocketAccept, code::kNcclSocketConnect, code::kNcclWarn},
+      code::kNcclIbRetryExceeded, code::kNcclIbLocalProtection, code::kNcclIbCompletionError, code::kNcclIbvFailed,
+      code::kNcclSystemError, code::kNcclPeerLost, code::kNcclTimeout, code::kNcclSocketAccept,
+      code::kNcclSocketConnect, code::kNcclWarn},
      "NCCL WARN lines and a framework's NCCL errors with what they usually mean, and the first failing rank",
      check_warn},
     {{}, "logs of fewer ranks than the communicator has: inconclusive", check_coverage},
@@ -1514,8 +1599,9 @@ const std::vector<Signature> kSignatures = {
       code::kKernelMlx5Cmd, code::kKernelHcaFirmware, code::kKernelOomKill},
      "dmesg and journalctl -k",
      check_kernel},
-    {{code::kNvlinkFmNoNvswitch, code::kNvlinkFmVersionMismatch},
-     "NVIDIA Fabric Manager's log or service: no NVSwitch found (NV_WARN_NOTHING_TO_DO), a version not the driver's",
+    {{code::kNvlinkFmNoNvswitch, code::kNvlinkFmVersionMismatch, code::kNvlinkFmFailed},
+     "NVIDIA Fabric Manager's log or service: no NVSwitch found (NV_WARN_NOTHING_TO_DO), a version not the driver's, "
+     "its service failed or not started",
      check_fabric_manager},
     {{code::kTopoPcieDegraded},
      "PCIe links below their device's capability: lspci -vv LnkSta against LnkCap, the kernel's \"limited by\" line",

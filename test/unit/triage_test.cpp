@@ -169,6 +169,50 @@ TEST(TriageSignatures, GpuDirectOnSomeChannelsOfAGpuAndNotOthersBehindSrunPrefix
   EXPECT_TRUE(r.verdict.missing.empty()) << testing::PrintToString(r.verdict.missing);
 }
 
+// One host's NET/IB channels all without GPUDirect RDMA while another host's use it: that
+// host cannot (its peer-memory module); a host that only sends without it while receiving
+// with it (NCCL_NET_GDR_READ=0) is not flagged.
+TEST(TriageSignatures, GpuDirectOffOnOneHostOnlyOn) {
+  Report r = judged({{"a.log",
+                      "n1:10:10 [0] NCCL INFO Channel 00/0 : 0[0] -> 2[0] [send] via NET/IB/0/GDRDMA\n"
+                      "n1:10:10 [0] NCCL INFO Channel 00/0 : 2[0] -> 0[0] [receive] via NET/IB/0/GDRDMA\n"
+                      "n2:11:11 [0] NCCL INFO Channel 00/0 : 0[0] -> 2[0] [receive] via NET/IB/0\n"
+                      "n2:11:11 [0] NCCL INFO Channel 00/0 : 2[0] -> 0[0] [send] via NET/IB/0\n"
+                      "n3:12:12 [0] NCCL INFO Channel 00/0 : 4[0] -> 0[0] [send] via NET/IB/0\n"
+                      "n3:12:12 [0] NCCL INFO Channel 00/0 : 0[0] -> 4[0] [receive] via NET/IB/0/GDRDMA\n"}});
+  const Finding* f = find(r, "nccl.gdr_off");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->subject, "GPUDirect RDMA on n2");
+  EXPECT_EQ(f->hosts, std::vector<std::string>{"n2"});
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"a.log:3", "a.log:4"}));
+  const auto all = codes(r);
+  EXPECT_EQ(std::count(all.begin(), all.end(), "nccl.gdr_off"), 1);
+}
+
+// IB completion errors by status: 4 (local protection: ACS or the IOMMU under GPUDirect
+// RDMA) in NCCL's older and newer wordings, and any other status as itself.
+TEST(TriageSignatures, IbCompletionStatuses) {
+  Report r = judged({{"a.log",
+                      "h1:5:9 [2] transport/net_ib.cc:1500 NCCL WARN NET/IB : Got completion from peer "
+                      "10.1.1.2<41234> with error 4, opcode 1, len 0, vendor err 81 (Send)\n"
+                      "h2:6:8 [1] transport/net_ib.cc:1700 NCCL WARN NET/IB: Got completion from peer 10.1.1.1<5122> "
+                      "with status=4 opcode=0 len=524288 vendor err 81 (Recv) localGid fe80::1 remoteGids fe80::2\n"}});
+  const Finding* f = find(r, "nccl.ib_local_protection");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"a.log:1", "a.log:2"}));
+  Report other = judged({{"b.log",
+                          "h1:5:9 [2] transport/net_ib.cc:1500 NCCL WARN NET/IB : Got completion from peer "
+                          "10.1.1.2<41234> with status=10 opcode=1 len=0 vendor err 136 (Send)\n"}});
+  ASSERT_NE(find(other, "nccl.ib_completion_error"), nullptr) << testing::PrintToString(codes(other));
+  EXPECT_EQ(find(other, "nccl.ib_local_protection"), nullptr);
+  Report retry = judged({{"c.log",
+                          "h1:5:9 [2] NCCL WARN NET/IB : Got completion from peer 10.1.1.2<41234> with error 12, "
+                          "opcode 0, len 0, vendor err 129 (Send)\n"}});
+  EXPECT_NE(find(retry, "nccl.ib_retry_exceeded"), nullptr) << testing::PrintToString(codes(retry));
+  EXPECT_EQ(find(retry, "nccl.ib_completion_error"), nullptr);
+}
+
 TEST(TriageSignatures, GpuDirectOffOnEveryChannel) {
   Report r = judged({{"a.log",
                       "h1:10:10 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.1<0>\n"
@@ -858,6 +902,39 @@ TEST(TriagePasted, FabricManagerLines) {
   EXPECT_EQ(quoted(*version), std::vector<std::string>{"fm.txt:3"});
 }
 
+// systemctl status of the service, and systemd's journal lines, when it did not start:
+// the service's state, a warning, unless its reason is in the files (then that finding).
+TEST(TriagePasted, FabricManagerServiceFailed) {
+  Report r = judged({{"status.txt",
+                      "# systemctl status nvidia-fabricmanager --no-pager\n"
+                      "x nvidia-fabricmanager.service - NVIDIA fabric manager service\n"
+                      "   Loaded: loaded (/usr/lib/systemd/system/nvidia-fabricmanager.service; enabled)\n"
+                      "   Active: failed (Result: exit-code) since Tue 2025-03-04 09:12:01 UTC; 1min ago\n"
+                      "  Process: 2211 ExecStart=/usr/bin/nv-fabricmanager (code=exited, status=1/FAILURE)\n"
+                      "Active: failed (a line of something else, far below)\n"}});
+  const Finding* f = find(r, "nvlink.fm_failed");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"status.txt:4", "status.txt:5"}));
+  Report journal = judged({{"j.txt",
+                            "Mar 04 09:12:01 gpu7 systemd[1]: nvidia-fabricmanager.service: Failed with result "
+                            "'exit-code'.\nMar 04 09:12:01 gpu7 systemd[1]: Failed to start NVIDIA fabric manager "
+                            "service.\n"}});
+  ASSERT_NE(find(journal, "nvlink.fm_failed"), nullptr) << testing::PrintToString(codes(journal));
+  // Running: nothing.
+  Report running = judged({{"ok.txt",
+                            "* nvidia-fabricmanager.service - NVIDIA fabric manager service\n"
+                            "   Active: active (running) since Tue 2025-03-04 09:12:01 UTC; 2 days ago\n"}});
+  EXPECT_EQ(find(running, "nvlink.fm_failed"), nullptr) << testing::PrintToString(codes(running));
+  // Its reason in the files: the version finding says it; the failure is not said twice.
+  Report both = judged({{"j.txt",
+                         "Mar 04 09:12:01 gpu7 nv-fabricmanager[2211]: fabric manager NVIDIA GPU driver interface "
+                         "version 550.54.15 don't match with driver version 550.90.07.\n"
+                         "Mar 04 09:12:01 gpu7 systemd[1]: Failed to start NVIDIA fabric manager service.\n"}});
+  EXPECT_NE(find(both, "nvlink.fm_version_mismatch"), nullptr);
+  EXPECT_EQ(find(both, "nvlink.fm_failed"), nullptr);
+}
+
 // nccl-tests summaries one after another, no table between: each process ran its own
 // test. Two runs each with its table are two runs, not that.
 TEST(TriagePasted, SummariesWithNoTableBetween) {
@@ -1105,6 +1182,9 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
                                              "topo.pcie_degraded",
                                              "nvlink.fm_no_nvswitch",
                                              "nvlink.fm_version_mismatch",
+                                             "nvlink.fm_failed",
+                                             "nccl.ib_local_protection",
+                                             "nccl.ib_completion_error",
                                              "nccl.socket_ifaces_unroutable",
                                              "nccl.socket_ifname_no_match"};
   for (const std::string& c : listed) {
@@ -1155,8 +1235,12 @@ TEST(TriageDamage, PastedShapesNeverNameAnotherCause) {
       for (const Finding& f : r.findings) {
         if (f.severity == Severity::kInfo) continue;
         // A WARN line cut mid-way is still a warning, read without its meaning: weaker, no other cause.
-        const bool less_specific = f.code == "nccl.warn" && std::any_of(causes.begin(), causes.end(),
-                                                                        [](auto& c) { return c.starts_with("nccl."); });
+        // Likewise an IB completion error cut before its status.
+        const bool less_specific =
+            (f.code == "nccl.warn" &&
+             std::any_of(causes.begin(), causes.end(), [](auto& c) { return c.starts_with("nccl."); })) ||
+            (f.code == "nccl.ib_completion_error" &&
+             std::any_of(causes.begin(), causes.end(), [](auto& c) { return c.starts_with("nccl.ib_"); }));
         EXPECT_TRUE(causes.count(f.code) || less_specific)
             << file << " " << shape << ": " << f.code << " (" << f.message << ") where the file as written gives "
             << testing::PrintToString(causes);
