@@ -404,8 +404,9 @@ class Gatherer {
       nccl_line(line, l, facts);
       return;
     }
-    const bool framework = framework_error(line);
+    const bool framework = framework_error(line) || last_error_line(line);
     if (framework) framework_line(line, facts);  // the line stays for the other readers
+    since_framework_ = framework ? 0 : since_framework_ + 1;
     if (is_kernel_line(line)) {
       kernel_line(line, facts);
       return;
@@ -611,6 +612,20 @@ class Gatherer {
   }
 
   // PyTorch's NCCL errors: an error fact, with the rank its prefix names.
+  // PyTorch's NCCL error ends with NCCL's own last warning: "Last error:" on a line of its
+  // own (a rank prefix before it, "[rank0]: Last error:"), the warning's text on the next
+  // line. That text is taken as the error it is, within a few lines of the error above.
+  bool last_error_line(std::string_view line) {
+    std::string_view t = trim(line);
+    if (last_error_next_) {
+      if (t.empty()) return false;
+      last_error_next_ = false;
+      return true;
+    }
+    if (since_framework_ <= 3 && t.ends_with("Last error:") && t.size() < 64) last_error_next_ = true;
+    return false;
+  }
+
   void framework_line(std::string_view line, Facts* facts) {
     framework_ = true;
     if (facts && facts->nccl.size() < kMaxKeptLines) {
@@ -887,7 +902,9 @@ class Gatherer {
   }
 
   bool lspci_ = false, fabric_manager_ = false;
-  int fm_unit_left_ = 0;  // lines left of a Fabric Manager unit's systemctl status
+  int fm_unit_left_ = 0;           // lines left of a Fabric Manager unit's systemctl status
+  int since_framework_ = 1 << 20;  // lines since a framework's NCCL error
+  bool last_error_next_ = false;   // the next non-empty line is NCCL's last error (PyTorch's)
   std::vector<Quote> fabric_manager_lines_;
   bool rdma_absent_ = false;
   std::vector<Quote> rdma_absent_lines_;

@@ -902,6 +902,29 @@ TEST(TriagePasted, FabricManagerLines) {
   EXPECT_EQ(quoted(*version), std::vector<std::string>{"fm.txt:3"});
 }
 
+// PyTorch's NCCL error carries NCCL's last warning on the line after "Last error:": that
+// line is the cause, read as NCCL's own; far from an NCCL error, "Last error:" is nothing.
+TEST(TriagePasted, LastErrorContinuationOfAFrameworkError) {
+  Report r = judged({{"train.log",
+                      "[rank3]: torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:2010, "
+                      "unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.23.4\n"
+                      "[rank3]: ncclSystemError: System call (e.g. socket, malloc) or external library call failed "
+                      "or device error.\n"
+                      "[rank3]: Last error:\n"
+                      "[rank3]: Error while creating shared memory segment /dev/shm/nccl-Ab12Cd (size 4194304)\n"}});
+  const Finding* f = find(r, "nccl.shm_exhausted");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"train.log:4"});
+  Report same = judged({{"b.log",
+                         "torch.distributed.DistBackendError: NCCL error in: NCCLUtils.cpp:80, invalid usage, NCCL "
+                         "version 2.21.5\nLast error:\n\nBootstrap : no socket interface found\n"}});
+  EXPECT_NE(find(same, "nccl.socket_ifname_no_match"), nullptr) << testing::PrintToString(codes(same));
+  Report far = judged({{"c.log",
+                        "NCCL error in: x.cpp:1, unhandled system error\na\nb\nc\nd\nLast error:\n"
+                        "Error while creating shared memory segment /dev/shm/x (size 1)\n"}});
+  EXPECT_EQ(find(far, "nccl.shm_exhausted"), nullptr) << testing::PrintToString(codes(far));
+}
+
 // systemctl status of the service, and systemd's journal lines, when it did not start:
 // the service's state, a warning, unless its reason is in the files (then that finding).
 TEST(TriagePasted, FabricManagerServiceFailed) {
