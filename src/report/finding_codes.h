@@ -111,6 +111,7 @@ inline constexpr std::string_view kKernelOomKill = "kernel.oom_kill";
 inline constexpr std::string_view kNvlinkFmNoNvswitch = "nvlink.fm_no_nvswitch";
 inline constexpr std::string_view kNvlinkFmVersionMismatch = "nvlink.fm_version_mismatch";
 inline constexpr std::string_view kNvlinkFmFailed = "nvlink.fm_failed";
+inline constexpr std::string_view kNvlinkLinkInactive = "nvlink.link_inactive";
 // Port and NIC counters of a bundle (and kCountersLinkErrors above).
 inline constexpr std::string_view kCountersSaturated = "counters.saturated";
 inline constexpr std::string_view kCountersCongestion = "counters.congestion";

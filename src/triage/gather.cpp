@@ -411,7 +411,7 @@ class Gatherer {
       kernel_line(line, facts);
       return;
     }
-    if (lspci_line(trim(line), facts)) {
+    if (lspci_line(trim(line), facts) || nvlink_line(trim(line), facts)) {
       other_ += '\n';
       return;
     }
@@ -472,6 +472,7 @@ class Gatherer {
     if (kernel_) k.emplace_back("kernel-log");
     if (lspci_) k.emplace_back("lspci");
     if (fabric_manager_) k.emplace_back("fabric-manager-log");
+    if (nvlink_) k.emplace_back("nvidia-smi-nvlink");
     return k;
   }
 
@@ -528,6 +529,7 @@ class Gatherer {
     }
     for (Quote& q : kernel_lines_) facts.kernel.push_back(std::move(q));
     for (PcieLinkFact& l : pcie_links_) facts.pcie_links.push_back(std::move(l));
+    for (NvlinkFact& l : nvlinks_) facts.nvlinks.push_back(std::move(l));
     for (Quote& q : fabric_manager_lines_) facts.fabric_manager.push_back(std::move(q));
     for (Quote& q : rdma_absent_lines_) facts.rdma_absent.push_back(std::move(q));
     if (nccl_frames_) {  // a SIGBUS with NCCL in its backtrace: an error of NCCL's, as a framework reports one
@@ -652,6 +654,44 @@ class Gatherer {
     } else if (!t.empty() && !t.starts_with('#')) {
       summary_line_ = 0;  // a table row, or anything else, between them
     }
+  }
+
+  // nvidia-smi nvlink -s: "GPU 0: NAME (UUID: GPU-...)" opens a GPU, its "Link N: 25 GB/s"
+  // or "Link N: <inactive>" lines follow. True for the lines taken.
+  bool nvlink_line(std::string_view t, Facts* facts) {
+    if (t.starts_with("GPU ") && contains(t, "(UUID: ")) {
+      int gpu = -1;
+      const auto r = std::from_chars(t.data() + 4, t.data() + t.size(), gpu);
+      if (r.ec != std::errc() || r.ptr >= t.data() + t.size() || *r.ptr != ':') return false;
+      if (gpu <= nvlink_gpu_) ++nvlink_listing_;
+      nvlink_gpu_ = gpu;
+      nvlink_gpu_line_ = {path_, lines_, std::string(t)};
+      return true;  // nvidia-smi -L's form too: a GPU named, read
+    }
+    if (nvlink_gpu_ < 0 || !t.starts_with("Link ")) return false;
+    int link = -1;
+    const auto r = std::from_chars(t.data() + 5, t.data() + t.size(), link);
+    if (r.ec != std::errc() || r.ptr >= t.data() + t.size() || *r.ptr != ':') return false;
+    const std::string_view rest = trim(std::string_view(r.ptr + 1, t.data() + t.size() - r.ptr - 1));
+    NvlinkFact f;
+    f.inactive = rest == "<inactive>";
+    if (!f.inactive) {
+      const auto g = std::from_chars(rest.data(), rest.data() + rest.size(), f.gbps);
+      if (g.ec != std::errc() ||
+          !trim(std::string_view(g.ptr, rest.data() + rest.size() - g.ptr)).starts_with("GB/s")) {
+        return false;
+      }
+    }
+    nvlink_ = true;
+    if (facts && nvlinks_.size() < kMaxKeptLines) {
+      f.where = {path_, lines_, std::string(t)};
+      f.gpu_line = nvlink_gpu_line_;
+      f.listing = nvlink_listing_;
+      f.gpu = nvlink_gpu_;
+      f.link = link;
+      nvlinks_.push_back(std::move(f));
+    }
+    return true;
   }
 
   // lspci -vv: a device's line, then its LnkCap and LnkSta (LnkCap2 and LnkSta2 are other
@@ -902,6 +942,10 @@ class Gatherer {
   }
 
   bool lspci_ = false, fabric_manager_ = false;
+  bool nvlink_ = false;
+  int nvlink_gpu_ = -1, nvlink_listing_ = 0;
+  Quote nvlink_gpu_line_;
+  std::vector<NvlinkFact> nvlinks_;
   int fm_unit_left_ = 0;           // lines left of a Fabric Manager unit's systemctl status
   int since_framework_ = 1 << 20;  // lines since a framework's NCCL error
   bool last_error_next_ = false;   // the next non-empty line is NCCL's last error (PyTorch's)

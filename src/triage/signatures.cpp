@@ -1346,6 +1346,68 @@ void check_fabric_manager(const Facts& facts, std::vector<Finding>& out, std::ve
   }
 }
 
+// --- NVLink -----------------------------------------------------------------------
+
+// nvidia-smi nvlink -s: links inactive on a GPU whose other links are up, or on a GPU of a
+// listing where other GPUs' links are up. A listing where every link is inactive is a
+// machine without NVLink (PCIe cards, no bridges): nothing to say.
+void check_nvlinks(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  struct Gpu {
+    std::vector<int> inactive;
+    int active = 0;
+    double top = 0;  // GB/s of its fastest link
+    std::vector<Quote> quotes;
+  };
+  std::map<int, std::map<int, Gpu>> listings;  // listing -> GPU -> its links
+  std::map<int, std::string> file_of;
+  for (const NvlinkFact& l : facts.nvlinks) {
+    Gpu& g = listings[l.listing][l.gpu];
+    file_of[l.listing] = l.where.file;
+    if (g.quotes.empty()) g.quotes.push_back(l.gpu_line);
+    if (l.inactive) {
+      g.inactive.push_back(l.link);
+      g.quotes.push_back(l.where);
+    } else {
+      ++g.active;
+      g.top = std::max(g.top, l.gbps);
+    }
+  }
+  for (const auto& [listing, gpus] : listings) {
+    int active = 0;
+    double top = 0;
+    for (const auto& [gpu, g] : gpus) {
+      active += g.active;
+      top = std::max(top, g.top);
+    }
+    if (active == 0) continue;
+    std::vector<std::string> parts;
+    std::vector<Quote> quotes;
+    nlohmann::ordered_json evidence = nlohmann::ordered_json::array();
+    std::vector<int> flagged;
+    for (const auto& [gpu, g] : gpus) {
+      if (g.inactive.empty()) continue;
+      flagged.push_back(gpu);
+      parts.push_back(fmt::format("GPU {}: link{} {} inactive of {}", gpu, g.inactive.size() == 1 ? "" : "s",
+                                  fmt::join(g.inactive, ", "), g.inactive.size() + g.active));
+      quotes.insert(quotes.end(), g.quotes.begin(), g.quotes.end());
+      evidence.push_back({{"gpu", gpu}, {"inactive", g.inactive}, {"active", g.active}});
+    }
+    if (flagged.empty()) continue;
+    out.push_back(finding(
+        code::kNvlinkLinkInactive, Severity::kWarning,
+        fmt::format("NVLink of GPU{} {} ({})", flagged.size() == 1 ? "" : "s", fmt::join(flagged, ", "),
+                    file_of[listing]),
+        {},
+        fmt::format("{}, where the others are up at {:g} GB/s: traffic between those GPUs takes fewer links or falls "
+                    "back to PCIe",
+                    fmt::join(parts, "; "), top),
+        "reseat or replace the NVLink bridge (PCIe cards) or have the baseboard's link checked (SXM: "
+        "`nvidia-smi nvlink -e` for its error counters, `nvidia-smi -q` for the GPU's state, a field diagnostic); a "
+        "link down since boot may come back after a GPU reset",
+        quotes, {{"gpus", evidence}}));
+  }
+}
+
 // --- PCIe links -------------------------------------------------------------------
 
 // The kernel's report of a link trained below its device's capability (pcie_print_link_
@@ -1603,6 +1665,9 @@ const std::vector<Signature> kSignatures = {
      "NVIDIA Fabric Manager's log or service: no NVSwitch found (NV_WARN_NOTHING_TO_DO), a version not the driver's, "
      "its service failed or not started",
      check_fabric_manager},
+    {{code::kNvlinkLinkInactive},
+     "nvidia-smi nvlink -s: links inactive on a GPU whose other links, or other GPUs' links, are up",
+     check_nvlinks},
     {{code::kTopoPcieDegraded},
      "PCIe links below their device's capability: lspci -vv LnkSta against LnkCap, the kernel's \"limited by\" line",
      check_pcie_links},

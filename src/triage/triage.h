@@ -62,6 +62,17 @@ struct PcieLinkFact {
   int cap_width = 0, sta_width = 0;
 };
 
+// nvidia-smi nvlink -s: a GPU's line ("GPU 0: NVIDIA A100-SXM4-80GB (UUID: ...)") and its
+// links' lines ("Link 3: 25 GB/s", "Link 4: <inactive>"). `listing` counts the listings in
+// a file (a GPU index that does not rise starts another: several hosts' pasted together).
+struct NvlinkFact {
+  Quote where;  // the link's line
+  Quote gpu_line;
+  int listing = 0, gpu = -1, link = -1;
+  double gbps = 0;  // GB/s; 0 where inactive
+  bool inactive = false;
+};
+
 // The interfaces NCCL says it uses for sockets: "NET/Socket : Using [0]bond0:10.0.0.1<0>
 // [1]br-05ab815fa14e:172.19.0.1<0>" or "Bootstrap : Using [0]eth0:...", or such entries
 // on lines of their own (a list broken up when pasted).
@@ -80,6 +91,7 @@ struct Facts {
   std::vector<std::pair<std::string, NcclTestsTable>> tables;  // file, table
   std::vector<CounterFact> counters;
   std::vector<PcieLinkFact> pcie_links;  // lspci's LnkCap/LnkSta pairs (the kernel's lines are in `kernel`)
+  std::vector<NvlinkFact> nvlinks;       // nvidia-smi nvlink -s
   std::vector<InterfaceListFact> interfaces;
   std::vector<Quote> fabric_manager;  // NVIDIA Fabric Manager's lines (its log, journalctl)
   // An RDMA tool saying there is no device: ibstatus' "sys files not found

@@ -902,6 +902,36 @@ TEST(TriagePasted, FabricManagerLines) {
   EXPECT_EQ(quoted(*version), std::vector<std::string>{"fm.txt:3"});
 }
 
+// nvidia-smi nvlink -s: a GPU with links inactive beside active ones is named; a listing
+// with every link inactive (PCIe cards without bridges) and one with all up are not.
+// Two hosts' listings pasted one after the other are told apart by the GPU index restarting.
+TEST(TriagePasted, NvlinkStatusInactiveLinks) {
+  Report r = judged({{"nvlink.txt",
+                      "$ nvidia-smi nvlink -s\n"
+                      "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-aaaa)\n"
+                      "\t Link 0: 25 GB/s\n\t Link 1: 25 GB/s\n\t Link 2: 25 GB/s\n"
+                      "GPU 1: NVIDIA A100-SXM4-40GB (UUID: GPU-bbbb)\n"
+                      "\t Link 0: 25 GB/s\n\t Link 1: <inactive>\n\t Link 2: <inactive>\n"
+                      "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-cccc)\n"
+                      "\t Link 0: <inactive>\n\t Link 1: <inactive>\n\t Link 2: <inactive>\n"
+                      "GPU 1: NVIDIA A100-SXM4-40GB (UUID: GPU-dddd)\n"
+                      "\t Link 0: 25 GB/s\n\t Link 1: 25 GB/s\n\t Link 2: 25 GB/s\n"}});
+  EXPECT_EQ(r.triage->files.at(0).kinds, std::vector<std::string>{"nvidia-smi-nvlink"});
+  std::vector<const Finding*> found;
+  for (const Finding& f : r.findings) {
+    if (f.code == "nvlink.link_inactive") found.push_back(&f);
+  }
+  ASSERT_EQ(found.size(), 2u) << testing::PrintToString(codes(r));
+  EXPECT_EQ(found[0]->severity, Severity::kWarning);
+  EXPECT_EQ(found[0]->subject, "NVLink of GPU 1 (nvlink.txt)");
+  EXPECT_EQ(quoted(*found[0]), (std::vector<std::string>{"nvlink.txt:6", "nvlink.txt:8", "nvlink.txt:9"}));
+  EXPECT_NE(found[1]->message.find("GPU 0: links 0, 1, 2 inactive of 3"), std::string::npos) << found[1]->message;
+  Report pcie = judged({{"p.txt",
+                         "GPU 0: NVIDIA L40S (UUID: GPU-1)\n\t Link 0: <inactive>\n"
+                         "GPU 1: NVIDIA L40S (UUID: GPU-2)\n\t Link 0: <inactive>\n"}});
+  EXPECT_EQ(find(pcie, "nvlink.link_inactive"), nullptr) << testing::PrintToString(codes(pcie));
+}
+
 // PyTorch's NCCL error carries NCCL's last warning on the line after "Last error:": that
 // line is the cause, read as NCCL's own; far from an NCCL error, "Last error:" is nothing.
 TEST(TriagePasted, LastErrorContinuationOfAFrameworkError) {
@@ -1206,6 +1236,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
                                              "nvlink.fm_no_nvswitch",
                                              "nvlink.fm_version_mismatch",
                                              "nvlink.fm_failed",
+                                             "nvlink.link_inactive",
                                              "nccl.ib_local_protection",
                                              "nccl.ib_completion_error",
                                              "nccl.socket_ifaces_unroutable",
