@@ -721,6 +721,9 @@ Status DiagnoseCommand::links_phase() {
   // Rank 0's figures decide (the others' clocks and results differ), so every rank runs as many.
   links_.iters = job_->measured(
       agree_number(ctx, std::clamp(static_cast<int>(per_round_s * bw * 1e9 / static_cast<double>(chunk)), 16, 1000)));
+  // A slow link's flow moves what it can in the round's time, not all its messages: the
+  // round, and the retests and repeats after it, stay within the links' share.
+  links_.round_time_s = per_round_s;
   report_.diagnosis->link_size_bytes = chunk;
   FABSCOPE_RETURN_IF_ERROR(job_->alike(validate(links_, ctx.size())));
   phase_log_->begin("links", fmt::format("{} rounds of pairs ({}), {} x {}", nrounds, name(plan_options.schedule),
@@ -777,6 +780,7 @@ void DiagnoseCommand::repeat_collective(double seconds) {
 void DiagnoseCommand::repeat_links(double seconds) {
   P2pOptions repeat = links_;
   if (links_s_ > 0) repeat.iters = std::clamp(static_cast<int>(links_.iters * seconds / links_s_), 16, links_.iters);
+  repeat.round_time_s = links_.round_time_s * repeat.iters / std::max(links_.iters, 1);
   repeat.iters = job_->measured(agree_number(job_->ctx(), repeat.iters));
   const P2pSection again =
       job_->measured(run_p2p(job_->ctx(), *transport_, repeat, &job_->progress(), phase_log_->counters()));

@@ -7,6 +7,7 @@
 #include <limits>
 #include <list>
 #include <new>
+#include <sstream>
 #include <unordered_map>
 
 #include "backend/backend.h"
@@ -188,8 +189,9 @@ class P2pRunner {
   // stamps). Per message: a post, the completions the poll returns, a beat; no
   // allocation (a completion finds its flow by peer and direction: a rank has at most
   // one flow per peer and direction in a round).
+  // `counts`, where given, is each flow's own count (a flow bounded by time).
   Status stream(std::vector<FlowRun>& flows, char* send_buf, const std::vector<char*>& recv_bufs, size_t size,
-                int count) {
+                int count, const std::vector<int>* counts = nullptr) {
     auto post = [&](size_t i) -> Status {
       FlowRun& f = flows[i];
       auto id = f.sending ? t_.post_send(f.peer, send_buf, size) : t_.post_recv(f.peer, recv_bufs[i], size);
@@ -204,13 +206,15 @@ class P2pRunner {
                                              flows[i].sending ? "to" : "from", flows[i].peer));
         }
       }
+      const int n = counts ? (*counts)[i] : count;
       flows[i].posted = flows[i].completed = 0;
-      flows[i].total = count;
+      flows[i].total = n;
       flows[i].completions.clear();
-      flows[i].completions.reserve(static_cast<size_t>(count));
-      while (flows[i].posted < std::min(count, o_.window)) FABSCOPE_RETURN_IF_ERROR(post(i));
+      flows[i].completions.reserve(static_cast<size_t>(n));
+      while (flows[i].posted < std::min(n, o_.window)) FABSCOPE_RETURN_IF_ERROR(post(i));
     }
-    size_t open = flows.size();
+    size_t open = 0;
+    for (const FlowRun& f : flows) open += f.total > 0;
     done_.clear();
     done_.reserve(flows.size() * static_cast<size_t>(std::max(o_.window, 1)));
     while (open > 0) {
@@ -555,17 +559,23 @@ class P2pRun {
 
   // Every flow of the round at once, a window of messages each; receivers report.
   Status measure_bandwidth(std::vector<FlowRun>& mine, uint64_t size, const OsuLoop& loop, int ri, int rep) {
+    counts_.assign(mine.size(), loop.iters);
+    const int64_t warm_start = steady_now_ns();
     if (loop.warmup > 0)
       FABSCOPE_RETURN_IF_ERROR(runner_.stream(mine, buffers_.send(), buffers_.recv(), size, loop.warmup));
+    if (o_.round_time_s > 0 && loop.warmup > 0) {
+      FABSCOPE_RETURN_IF_ERROR(bound_by_time(mine, size, loop, warm_start));
+    }
     FABSCOPE_RETURN_IF_ERROR(ctx_.barrier());
     if (counters_) phase_counters_.begin();
     const int64_t start = steady_now_ns();
     FABSCOPE_RETURN_IF_ERROR(runner_.handshake(mine, buffers_.send(), buffers_.recv()[0]));
-    FABSCOPE_RETURN_IF_ERROR(runner_.stream(mine, buffers_.send(), buffers_.recv(), size, loop.iters));
-    for (const FlowRun& f : mine) {
+    FABSCOPE_RETURN_IF_ERROR(runner_.stream(mine, buffers_.send(), buffers_.recv(), size, loop.iters, &counts_));
+    for (size_t i = 0; i < mine.size(); ++i) {
+      const FlowRun& f = mine[i];
       if (f.sending) continue;
       FlowBandwidth bw = flow_bandwidth(size, f.completions, start, o_.window);
-      P2pLink l = link_of(f, size, loop.iters, ri, rep);
+      P2pLink l = link_of(f, size, counts_[i], ri, rep);
       l.bw_gbps = bw.avg_gbps;
       l.bw_peak_gbps = bw.peak_gbps;
       l.msg_rate_mpps = bw.msg_rate_mpps;
@@ -574,10 +584,46 @@ class P2pRun {
     return Status::Ok();
   }
 
+  // A round bounded by time (P2pOptions::round_time_s): each receiver's warm-up rate goes
+  // to rank 0, which gives every flow too slow to move its messages in twice the round's
+  // time the count it moves in that time; both ends of a flow then run that count.
+  Status bound_by_time(const std::vector<FlowRun>& mine, uint64_t size, const OsuLoop& loop, int64_t warm_start) {
+    std::vector<double> rates;  // src, dst, bytes per second, per flow this rank receives
+    for (const FlowRun& f : mine) {
+      if (f.sending || f.completions.empty()) continue;
+      const double s = static_cast<double>(f.completions.back() - warm_start) * 1e-9;
+      const double moved = static_cast<double>(size) * static_cast<double>(f.completions.size());
+      rates.insert(rates.end(),
+                   {static_cast<double>(f.flow.src), static_cast<double>(f.flow.dst), s > 0 ? moved / s : 0.0});
+    }
+    auto all = ctx_.gather_varying(rates);
+    if (!all.ok()) return all.status();
+    std::string cuts;  // "src dst count" lines: the flows cut, decided by rank 0
+    const double bytes = static_cast<double>(size) * static_cast<double>(loop.iters);
+    for (size_t i = 0; i + 3 <= all->size(); i += 3) {
+      const double rate = (*all)[i + 2];
+      if (rate <= 0 || bytes / rate <= 2 * o_.round_time_s) continue;
+      const int n = std::clamp(static_cast<int>(rate * o_.round_time_s / static_cast<double>(size)),
+                               std::min(kMinTimedMessages, loop.iters), loop.iters);
+      cuts += fmt::format("{} {} {}\n", static_cast<int>((*all)[i]), static_cast<int>((*all)[i + 1]), n);
+    }
+    auto agreed = ctx_.broadcast(cuts, 0);
+    if (!agreed.ok()) return agreed.status();
+    std::istringstream in(*agreed);
+    int src = 0, dst = 0, n = 0;
+    while (in >> src >> dst >> n) {
+      for (size_t i = 0; i < mine.size(); ++i) {
+        if (mine[i].flow.src == src && mine[i].flow.dst == dst) counts_[i] = n;
+      }
+    }
+    return Status::Ok();
+  }
+
   // The interface counters around the round, with what fabscope itself moved.
+  // (Bandwidth modes: each flow's own count, its last stream's.)
   Status end_counters(const std::vector<FlowRun>& mine, uint64_t size, int iters, int ri, int rep) {
     uint64_t tx = 0, rx = 0;
-    for (const FlowRun& f : mine) (f.sending ? tx : rx) += size * static_cast<uint64_t>(iters);
+    for (const FlowRun& f : mine) (f.sending ? tx : rx) += size * static_cast<uint64_t>(f.total);
     if (latency_) tx = rx = mine.empty() ? 0 : size * static_cast<uint64_t>(iters);
     return phase_counters_.end(
         fmt::format("p2p {} {} {} round {} repeat {}", name(o_.pattern), name(o_.mode), format_size(size), ri, rep), tx,
@@ -595,6 +641,7 @@ class P2pRun {
   PhaseCounters phase_counters_;
   const bool latency_;
   std::vector<double> packed_;
+  std::vector<int> counts_;  // this round's count per flow of `mine`
   int step_ = 0;
   int steps_ = 0;
 };
