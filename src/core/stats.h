@@ -23,6 +23,10 @@ double percentile_sorted(std::span<const double> sorted, double p);
 // The middle value, or the mean of the two middle values; 0 for no values.
 double median_sorted(std::span<const double> sorted);
 double median(std::vector<double> values);
+// Sorts ascending. Values that are all non-negative (the rates and inverse latencies of
+// a link matrix) are sorted by their bit patterns, which order as they do: a radix sort,
+// linear in their number; others by std::sort.
+void sort_values(std::vector<double>& values);
 Summary summarize(std::span<const double> values);  // n == 0 and zeros for no values
 
 }  // namespace fabscope

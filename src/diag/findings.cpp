@@ -78,9 +78,11 @@ struct LinkTally {
   std::unordered_map<std::string_view, size_t> host_at;
   std::vector<std::string_view> host_names;
   std::vector<std::vector<double>> touching;  // per host index
-  std::unordered_map<int, size_t> rank_at;
+  std::vector<int64_t> rank_slot;             // rank -> its index, -1 where not seen (ranks are dense)
+  std::unordered_map<int, size_t> rank_at;    // ranks outside rank_slot's reach
   std::vector<int> rank_ids;
-  std::vector<size_t> rank_host;  // host index of each rank index
+  std::vector<size_t> link_src, link_dst;  // each link's rank indices, in the links' order
+  std::vector<size_t> rank_host;           // host index of each rank index
   std::vector<std::vector<double>> rank_touching;
   std::vector<double> all, cross;     // every link's goodness; those between two hosts (sorted)
   std::vector<size_t> ranks_of_host;  // per host index
@@ -89,10 +91,14 @@ struct LinkTally {
 
   explicit LinkTally(const std::vector<const P2pLink*>& links) {
     all.reserve(links.size());
+    link_src.reserve(links.size());
+    link_dst.reserve(links.size());
     for (const P2pLink* l : links) {
       const double g = goodness(*l);
       all.push_back(g);
       const size_t rs = place(l->src_rank, l->src_host), rd = place(l->dst_rank, l->dst_host);
+      link_src.push_back(rs);
+      link_dst.push_back(rd);
       const size_t hs = rank_host[rs], hd = rank_host[rd];
       touching[hs].push_back(g);
       if (hd != hs) {
@@ -111,8 +117,12 @@ struct LinkTally {
     rank_order.resize(rank_ids.size());
     for (size_t i = 0; i < rank_order.size(); ++i) rank_order[i] = i;
     std::sort(rank_order.begin(), rank_order.end(), [&](size_t a, size_t b) { return rank_ids[a] < rank_ids[b]; });
-    std::sort(all.begin(), all.end());
-    std::sort(cross.begin(), cross.end());
+    sort_values(all);
+    if (cross.size() == all.size()) {
+      cross = all;  // every link between two hosts (the rail matrix): the same values
+    } else {
+      sort_values(cross);
+    }
   }
 
  private:
@@ -126,9 +136,20 @@ struct LinkTally {
   }
   // A rank's host is looked up by name once, when the rank is first seen.
   size_t place(int rank, const std::string& host) {
-    if (auto it = rank_at.find(rank); it != rank_at.end()) return it->second;
+    constexpr int kDense = 1 << 22;
+    const bool dense = rank >= 0 && rank < kDense;
+    if (dense) {
+      if (static_cast<size_t>(rank) >= rank_slot.size()) rank_slot.resize(static_cast<size_t>(rank) + 1, -1);
+      if (rank_slot[static_cast<size_t>(rank)] >= 0) return static_cast<size_t>(rank_slot[static_cast<size_t>(rank)]);
+    } else if (auto it = rank_at.find(rank); it != rank_at.end()) {
+      return it->second;
+    }
     const size_t h = host_index(host);
-    rank_at.emplace(rank, rank_ids.size());
+    if (dense) {
+      rank_slot[static_cast<size_t>(rank)] = static_cast<int64_t>(rank_ids.size());
+    } else {
+      rank_at.emplace(rank, rank_ids.size());
+    }
     rank_ids.push_back(rank);
     rank_host.push_back(h);
     rank_touching.emplace_back();
@@ -141,7 +162,7 @@ void compare_hosts(P2pSizeContext& c, LinkTally& t) {
   for (size_t hi : t.host_order) {
     std::vector<double>& mine = t.touching[hi];
     if (mine.size() >= t.all.size()) continue;  // no link avoids this host
-    std::sort(mine.begin(), mine.end());
+    sort_values(mine);
     P2pSizeContext::HostComparison hc{std::string(t.host_names[hi]), mine.size(), t.all.size() - mine.size(),
                                       median_sorted(mine), median_of_difference(t.all, mine)};
     hc.slow = hc.median_avoiding > 0 && hc.median_touching < kSlowRatio * hc.median_avoiding;
@@ -198,23 +219,31 @@ void compare_ranks(P2pSizeContext& c, LinkTally& t) {
     if (mine.size() < kRankMinLinks || mine.size() >= t.cross.size()) continue;
     const std::string host(t.host_names[t.rank_host[ri]]);
     if (t.ranks_of_host[t.rank_host[ri]] < 2 || c.slow_hosts.count(host)) continue;
-    std::sort(mine.begin(), mine.end());
+    sort_values(mine);
     const double mt = median_sorted(mine), ma = median_of_difference(t.cross, mine);
     if (ma > 0 && mt < kSlowRatio * ma) c.slow_ranks.push_back({t.rank_ids[ri], host, mine.size(), mt, ma});
   }
 }
 
 // The links no slow host or rank explains, against the links that touch neither.
-void find_slow_links(P2pSizeContext& c) {
-  std::set<int> slow_rank_set;
-  for (const auto& r : c.slow_ranks) slow_rank_set.insert(r.rank);
+void find_slow_links(P2pSizeContext& c, const LinkTally& t) {
+  std::vector<char> explained(t.rank_ids.size(), 0);  // per rank index: on a slow host, or slow itself
+  for (size_t ri = 0; ri < t.rank_ids.size(); ++ri) {
+    explained[ri] = c.slow_hosts.count(std::string(t.host_names[t.rank_host[ri]])) > 0;
+  }
+  for (const auto& r : c.slow_ranks) {
+    for (size_t ri = 0; ri < t.rank_ids.size(); ++ri) {
+      if (t.rank_ids[ri] == r.rank) explained[ri] = 1;
+    }
+  }
   std::vector<const P2pLink*> clean;
   std::vector<double> values;
-  for (const P2pLink* l : c.links) {
-    if (c.slow_hosts.count(l->src_host) || c.slow_hosts.count(l->dst_host)) continue;
-    if (slow_rank_set.count(l->src_rank) || slow_rank_set.count(l->dst_rank)) continue;
-    clean.push_back(l);
-    values.push_back(goodness(*l));
+  clean.reserve(c.links.size());
+  values.reserve(c.links.size());
+  for (size_t i = 0; i < c.links.size(); ++i) {
+    if (explained[t.link_src[i]] || explained[t.link_dst[i]]) continue;
+    clean.push_back(c.links[i]);
+    values.push_back(goodness(*c.links[i]));
   }
   if (clean.size() < 2) return;
   c.reference = median(values);
@@ -290,7 +319,7 @@ P2pSizeContext size_context(const P2pSection& p2p, uint64_t size, std::vector<co
   std::set<std::string> grouped;  // leaves whose uplinks are named
   if (leaves && !c.slow_hosts.empty()) grouped = group_whole_leaves(c, tally, *leaves);
   compare_ranks(c, tally);
-  find_slow_links(c);
+  find_slow_links(c, tally);
   if (leaves && !c.slow_links.empty()) group_uplink_links(c, *leaves, grouped);
   for (const P2pLink& l : p2p.alone) {
     if (l.size_bytes == size) c.alone.push_back(&l);

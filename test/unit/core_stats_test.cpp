@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <random>
 #include <vector>
 
 namespace fabscope {
@@ -41,6 +44,55 @@ TEST(Median, OddEvenAndUnsorted) {
   EXPECT_DOUBLE_EQ(median({4, 1, 3, 2}), 2.5);
   EXPECT_DOUBLE_EQ(median({-1}), -1);
   EXPECT_DOUBLE_EQ(median({}), 0);
+}
+
+// The median by selection: the same as a sort's, for odd and even counts, repeats included.
+TEST(Median, SelectionAgreesWithASort) {
+  std::mt19937_64 rng(5);
+  for (size_t n : {1u, 2u, 3u, 10u, 11u, 1000u, 1001u}) {
+    std::vector<double> v(n);
+    for (double& x : v) x = static_cast<double>(rng() % 50);  // repeats
+    std::vector<double> sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_DOUBLE_EQ(median(v), median_sorted(sorted)) << n;
+  }
+}
+
+// sort_values: the radix sort of non-negative values (zeros, subnormals, infinities and a
+// run of equal values among them) and the fallback for values with a sign, as std::sort.
+TEST(SortValues, AsStdSortForEveryKindOfValue) {
+  std::mt19937_64 rng(7);
+  for (size_t n : {0u, 5u, 1023u, 1024u, 5000u, 200000u}) {
+    for (bool with_negatives : {false, true}) {
+      std::vector<double> v(n);
+      for (size_t i = 0; i < n; ++i) {
+        switch (rng() % 6) {
+          case 0:
+            v[i] = 0;
+            break;
+          case 1:
+            v[i] = std::numeric_limits<double>::denorm_min() * static_cast<double>(rng() % 100);
+            break;
+          case 2:
+            v[i] = 2.5;
+            break;
+          case 3:
+            v[i] = std::ldexp(static_cast<double>(rng() % 1000000), static_cast<int>(rng() % 80) - 40);
+            break;
+          case 4:
+            v[i] = with_negatives ? -static_cast<double>(rng() % 1000) : 1e300;
+            break;
+          default:
+            v[i] = i == 3 ? std::numeric_limits<double>::infinity() : static_cast<double>(rng() % 7) / 3;
+            break;
+        }
+      }
+      std::vector<double> want = v;
+      std::sort(want.begin(), want.end());
+      sort_values(v);
+      EXPECT_EQ(v, want) << n << (with_negatives ? " with negatives" : "");
+    }
+  }
 }
 
 TEST(Summarize, Empty) {
