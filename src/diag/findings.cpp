@@ -213,7 +213,10 @@ std::set<std::string> group_whole_leaves(P2pSizeContext& c, const LinkTally& t, 
 
 // Each rank of a host with several ranks in the links, where its host is not slow: a
 // rank alone slow is its own NIC (or the rail behind it).
+// A slow rank's host's other ranks below kSharedRatio share its NIC (p2p.slow_nic says so).
 void compare_ranks(P2pSizeContext& c, LinkTally& t) {
+  std::vector<double> ratio(t.rank_ids.size(), 1);  // per rank index: its links' median over the others'
+  std::vector<size_t> slow_index;
   for (size_t ri : t.rank_order) {
     std::vector<double>& mine = t.rank_touching[ri];
     if (mine.size() < kRankMinLinks || mine.size() >= t.cross.size()) continue;
@@ -221,7 +224,18 @@ void compare_ranks(P2pSizeContext& c, LinkTally& t) {
     if (t.ranks_of_host[t.rank_host[ri]] < 2 || c.slow_hosts.count(host)) continue;
     sort_values(mine);
     const double mt = median_sorted(mine), ma = median_of_difference(t.cross, mine);
-    if (ma > 0 && mt < kSlowRatio * ma) c.slow_ranks.push_back({t.rank_ids[ri], host, mine.size(), mt, ma});
+    if (ma > 0) ratio[ri] = mt / ma;
+    if (ma > 0 && mt < kSlowRatio * ma) {
+      c.slow_ranks.push_back({t.rank_ids[ri], host, mine.size(), mt, ma, {}, 0});
+      slow_index.push_back(ri);
+    }
+  }
+  for (size_t i = 0; i < slow_index.size(); ++i) {
+    for (size_t q : t.rank_order) {  // slow ranks of the host too: two ranks on one NIC are both slowed
+      if (q != slow_index[i] && t.rank_host[q] == t.rank_host[slow_index[i]] && ratio[q] < kSharedRatio) {
+        c.slow_ranks[i].sharing.push_back(t.rank_ids[q]);
+      }
+    }
   }
 }
 
@@ -231,24 +245,34 @@ void find_slow_links(P2pSizeContext& c, const LinkTally& t) {
   for (size_t ri = 0; ri < t.rank_ids.size(); ++ri) {
     explained[ri] = c.slow_hosts.count(std::string(t.host_names[t.rank_host[ri]])) > 0;
   }
-  for (const auto& r : c.slow_ranks) {
+  std::vector<size_t> shared_by(t.rank_ids.size(), SIZE_MAX);  // rank index -> the slow rank whose NIC it shares
+  for (size_t i = 0; i < c.slow_ranks.size(); ++i) {
+    const auto& r = c.slow_ranks[i];
     for (size_t ri = 0; ri < t.rank_ids.size(); ++ri) {
       if (t.rank_ids[ri] == r.rank) explained[ri] = 1;
+      if (std::find(r.sharing.begin(), r.sharing.end(), t.rank_ids[ri]) != r.sharing.end()) shared_by[ri] = i;
     }
   }
   std::vector<const P2pLink*> clean;
   std::vector<double> values;
   clean.reserve(c.links.size());
   values.reserve(c.links.size());
+  std::vector<size_t> folded_by;  // per clean link: the slow rank it follows from (SIZE_MAX: none)
   for (size_t i = 0; i < c.links.size(); ++i) {
     if (explained[t.link_src[i]] || explained[t.link_dst[i]]) continue;
     clean.push_back(c.links[i]);
     values.push_back(goodness(*c.links[i]));
+    folded_by.push_back(std::min(shared_by[t.link_src[i]], shared_by[t.link_dst[i]]));
   }
   if (clean.size() < 2) return;
   c.reference = median(values);
-  for (const P2pLink* l : clean) {
-    if (goodness(*l) < kSlowRatio * c.reference) c.slow_links.push_back(l);
+  for (size_t i = 0; i < clean.size(); ++i) {
+    if (goodness(*clean[i]) >= kSlowRatio * c.reference) continue;
+    if (folded_by[i] != SIZE_MAX) {
+      ++c.slow_ranks[folded_by[i]].folded;  // slow beside the slow rank's traffic on the NIC they share
+    } else {
+      c.slow_links.push_back(clean[i]);
+    }
   }
 }
 
@@ -307,6 +331,27 @@ void group_uplink_links(P2pSizeContext& c, const LeafMap& leaves, std::set<std::
                   c.uplinks.end());
 }
 
+// A rank on another's NIC (a slow rank whose host's ranks share its NIC) sends across
+// rails: its NIC's leaf carries what another leaf should, and the uplinks of its host's
+// leaf congest. That congestion follows from it (folded under the rank, not named apart)
+// where it is no worse than the rank's own links: a congestion that slows the uplinks'
+// links below them has a cause of its own.
+void fold_uplinks_under_shared_nics(P2pSizeContext& c, const LeafMap& leaves) {
+  for (P2pSizeContext::RankComparison& r : c.slow_ranks) {
+    const std::string* leaf = r.sharing.empty() ? nullptr : leaves.of(r.host);
+    if (!leaf) continue;
+    for (auto it = c.uplinks.begin(); it != c.uplinks.end();) {
+      if (!it->whole_leaf && it->leaf == *leaf && it->median >= r.median_touching) {
+        r.folded += it->links.size();
+        r.folded_uplinks.push_back(it->leaf);
+        it = c.uplinks.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+}
+
 // One size's context: hosts, then whole leaves, ranks, links and the uplinks they share.
 P2pSizeContext size_context(const P2pSection& p2p, uint64_t size, std::vector<const P2pLink*> links,
                             const LeafMap* leaves) {
@@ -321,6 +366,7 @@ P2pSizeContext size_context(const P2pSection& p2p, uint64_t size, std::vector<co
   compare_ranks(c, tally);
   find_slow_links(c, tally);
   if (leaves && !c.slow_links.empty()) group_uplink_links(c, *leaves, grouped);
+  if (leaves) fold_uplinks_under_shared_nics(c, *leaves);
   for (const P2pLink& l : p2p.alone) {
     if (l.size_bytes == size) c.alone.push_back(&l);
   }

@@ -77,6 +77,14 @@ struct P2pSizeContext {
     size_t touching = 0;
     double median_touching = 0;
     double median_avoiding = 0;
+    // Other ranks of its host whose links are slow too, though less (below kSharedRatio):
+    // the NIC this rank's traffic shares (a GPU on another's NIC). Their slow links follow
+    // from this rank's and are not judged apart (`folded` of them).
+    std::vector<int> sharing;
+    size_t folded = 0;
+    // With a fabric description: leaves whose uplinks' congestion this rank's traffic
+    // across rails explains (its host under them), not named apart.
+    std::vector<std::string> folded_uplinks;
   };
   std::vector<RankComparison> slow_ranks;
   // With a fabric description (report.fabric): the leaves whose uplinks the slow links
@@ -103,6 +111,9 @@ double goodness(const P2pLink& link);
 inline constexpr size_t kUplinkMinLinks = 4;
 // A rank is judged against the others (p2p.slow_nic) with at least this many links.
 inline constexpr size_t kRankMinLinks = 4;
+// A rank of a slow rank's host whose links carry less than this share of the others' is
+// taken to share its NIC (p2p.slow_nic names it; its links are not judged apart).
+inline constexpr double kSharedRatio = 0.75;
 
 // The contexts of a p2p section, one per message size in increasing order. With a
 // fabric description, slow links that share a leaf's uplinks are grouped.

@@ -247,6 +247,37 @@ TEST(FabricSim, CongestedUplinkIsOneCauseNotDozensOfSlowLinks) {
   EXPECT_GT(b.count("p2p.slow_link") + b.count("p2p.congested_link"), 1u);
 }
 
+// A rank on another GPU's NIC (issue 39, cause before symptom): the rank is named (p2p.slow_nic,
+// the rank whose NIC it shares in the evidence); the links its traffic slows beside it and the
+// uplinks its traffic across rails congests are folded under it, not findings of their own, so
+// the drain list holds its host alone. A congested uplink of the same leaf that is worse than
+// the rank's own links still stands.
+TEST(FabricSim, WrongNicIsOneCauseNotItsCongestion) {
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    const sim::Fabric f = fabric_with({sim::FaultKind::kWrongNic}, 32, seed);
+    const Report r = analyzed(f);
+    const sim::Score s = sim::score(f, r);
+    EXPECT_EQ(s.faults_found, 1) << f.faults[0].describe();
+    EXPECT_EQ(s.findings, s.findings_true)
+        << f.faults[0].describe() << ": " << (s.false_findings.empty() ? "" : s.false_findings[0]);
+    const auto c = codes(r);
+    EXPECT_EQ(c.count("p2p.congested_link") + c.count("p2p.congested_uplink") + c.count("p2p.slow_link"), 0u);
+    bool named = false;
+    for (const Finding& x : r.findings) {
+      if (x.code != "p2p.slow_nic" || x.evidence["rank"] != f.faults[0].rank) continue;
+      named = true;
+      EXPECT_FALSE(x.evidence["sharing_ranks"].empty()) << x.message;
+      EXPECT_NE(x.message.find("of the same host"), std::string::npos) << x.message;
+    }
+    EXPECT_TRUE(named) << f.faults[0].describe();
+    EXPECT_EQ(r.verdict.drain, std::vector<std::string>{f.faults[0].host});
+  }
+  // With a congested uplink too: both named (the uplink's links are slower than the rank's).
+  const sim::Fabric both = fabric_with({sim::FaultKind::kWrongNic, sim::FaultKind::kCongestedUplink}, 32, 3);
+  const sim::Score s = sim::score(both, analyzed(both));
+  EXPECT_EQ(s.faults_found, 2) << both.faults[0].describe() << "; " << both.faults[1].describe();
+}
+
 TEST(FabricSim, SampledScheduleSaysWhatItInferred) {
   const sim::Fabric f = fabric_with({sim::FaultKind::kSlowHost}, 32);
   const Report r = analyzed(f, LinkSchedule::kSample);
