@@ -133,6 +133,7 @@ class DiagnoseCommand final : public Command {
     app.add_option("--fabric", fabric_path_,
                    "Slurm's topology.conf (SwitchName=... Nodes=...): sample hosts under one leaf first, and name "
                    "a leaf's uplinks as one cause (p2p.congested_uplink)");
+    app.add_option("--oversubscription", oversubscription_, kOversubscriptionHelp);
   }
 
   CommandOutcome run(const CommonOptions& common, int* argc, char*** argv) override;
@@ -165,6 +166,7 @@ class DiagnoseCommand final : public Command {
   std::string expect_path_;
   std::string schedule_ = "auto";
   std::string fabric_path_;
+  double oversubscription_ = 1;
   bool nccl_profile_ = true;
   CLI::Option* nccl_profile_option_ = nullptr;
   std::string import_profile_;
@@ -238,6 +240,7 @@ Status DiagnoseCommand::parse(double timeout_s) {
     return Status::Invalid(fmt::format(
         "--budget {:g}: give the seconds the phases may take, more than 0 and at most {:g}", budget_s_, kMaxBudgetS));
   }
+  if (Status s = check_oversubscription(oversubscription_, fabric_path_); !s.ok()) return s;
   if (schedule_ != "auto") {
     if (auto s = link_schedule_from_name(schedule_); !s.ok())
       return Status::Invalid("--schedule: " + s.status().message());
@@ -497,7 +500,7 @@ CommandOutcome DiagnoseCommand::run(const CommonOptions& common, int* argc, char
       argc, argv,
       [&](const RankContext& ctx) {
         if (!parsed.ok()) return parsed;
-        if (Status s = load_fabric(ctx, fabric_path_, fabric_); !s.ok()) return s;
+        if (Status s = load_fabric(ctx, fabric_path_, oversubscription_, fabric_); !s.ok()) return s;
         return load_expectations_on_rank0(ctx, expect_path_, expectations_);
       },
       common);

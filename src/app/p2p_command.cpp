@@ -50,6 +50,7 @@ class P2pCommand final : public Command {
     app.add_option("--rounds", rounds_, "--schedule sample: rounds before the suspects' (default 16, at least 3)");
     app.add_option("--fabric", fabric_path_,
                    "Slurm's topology.conf: sample within leaves first, name a leaf's uplinks as one cause");
+    app.add_option("--oversubscription", oversubscription_, kOversubscriptionHelp);
   }
 
   CommandOutcome run(const CommonOptions& common, int* argc, char*** argv) override;
@@ -72,6 +73,7 @@ class P2pCommand final : public Command {
   std::optional<std::string> schedule_;
   std::optional<int> rounds_;
   std::string fabric_path_;
+  double oversubscription_ = 1;
 };
 
 Result<P2pOptions> P2pCommand::build_options(double timeout_s) const {
@@ -146,6 +148,7 @@ Result<P2pOptions> P2pCommand::build_options(double timeout_s) const {
   if (!fabric_path_.empty() && !schedule_) {
     return Status::Invalid(fmt::format("--fabric {} goes with --schedule (rail or sample)", fabric_path_));
   }
+  if (Status s = check_oversubscription(oversubscription_, fabric_path_); !s.ok()) return s;
   return o;
 }
 
@@ -159,7 +162,7 @@ CommandOutcome P2pCommand::run(const CommonOptions& common, int* argc, char*** a
       argc, argv,
       [&](const RankContext& c) {
         Status s = options.ok() ? Status::Ok() : options.status();
-        if (s.ok()) s = load_fabric(c, fabric_path_, fabric);
+        if (s.ok()) s = load_fabric(c, fabric_path_, oversubscription_, fabric);
         if (s.ok() && schedule_) {
           // Every rank plans the same rounds from the same ranks, fabric and seed.
           for (const RankInfo& ri : c.ranks()) places.push_back({ri.host, ri.local_rank});

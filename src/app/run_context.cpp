@@ -1,5 +1,7 @@
 #include "app/run_context.h"
 
+#include <cmath>
+
 #include <unistd.h>
 #include <algorithm>
 #include <cstdio>
@@ -88,7 +90,20 @@ Status load_expectations_on_rank0(const RankContext& ctx, const std::string& pat
   return ctx.rank() == 0 ? load_expectations_if_given(path, out) : Status::Ok();
 }
 
-Status load_fabric(const RankContext& ctx, const std::string& path, std::optional<FabricDescription>& out) {
+Status check_oversubscription(double ratio, const std::string& fabric_path) {
+  if (!std::isfinite(ratio) || ratio < 1) {
+    return Status::Invalid(fmt::format(
+        "--oversubscription {}: a leaf's host-facing capacity over its uplinks', at least 1 (2 for 2:1)", ratio));
+  }
+  if (ratio != 1 && fabric_path.empty()) {
+    return Status::Invalid(
+        fmt::format("--oversubscription {} describes the leaves of --fabric; give --fabric too", ratio));
+  }
+  return Status::Ok();
+}
+
+Status load_fabric(const RankContext& ctx, const std::string& path, double oversubscription,
+                   std::optional<FabricDescription>& out) {
   if (path.empty()) return Status::Ok();
   std::string mine;
   if (ctx.rank() == 0) {
@@ -105,6 +120,7 @@ Status load_fabric(const RankContext& ctx, const std::string& path, std::optiona
   auto fabric = parse_slurm_topology(body, path);
   if (!fabric.ok()) return Status::Invalid(fmt::format("--fabric: {}", fabric.status().message()));
   out = std::move(*fabric);
+  out->oversubscription = oversubscription;
   return Status::Ok();
 }
 

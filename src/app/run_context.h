@@ -46,8 +46,17 @@ Status load_expectations_if_given(const std::string& path, std::optional<Expecta
 // The same for a measuring command: rank 0 reads it (the others leave `out` empty).
 Status load_expectations_on_rank0(const RankContext& ctx, const std::string& path, std::optional<Expectations>& out);
 // --fabric FILE (Slurm's topology.conf): read by rank 0, its text sent to every rank,
-// which parses it (every rank plans the same link rounds from it). Nothing when empty.
-Status load_fabric(const RankContext& ctx, const std::string& path, std::optional<FabricDescription>& out);
+// which parses it (every rank plans the same link rounds from it), with
+// --oversubscription. Nothing when empty.
+Status load_fabric(const RankContext& ctx, const std::string& path, double oversubscription,
+                   std::optional<FabricDescription>& out);
+// --oversubscription R: at least 1 and finite, with --fabric (what it describes).
+Status check_oversubscription(double ratio, const std::string& fabric_path);
+// The option, as p2p and diagnose add it.
+inline constexpr const char* kOversubscriptionHelp =
+    "With --fabric: each leaf's host-facing capacity over its uplinks' (2 for 2:1, default 1): links across "
+    "leaves are judged against the share of the uplinks each gets in its round, so a fabric that performs as "
+    "described raises nothing";
 // A failure in the middle of measuring: the other ranks may be waiting inside a
 // collective, so the whole job ends here, with the failure's exit code.
 [[noreturn]] void end_job_on_failure(const JobStart& job, Progress& progress, const Status& status);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -89,12 +90,15 @@ struct LinkTally {
   std::vector<size_t> host_order;     // host indices by name
   std::vector<size_t> rank_order;     // rank indices by rank
 
-  explicit LinkTally(const std::vector<const P2pLink*>& links) {
+  // `expected`, where given, is each link's expected share of a full rate (an
+  // oversubscribed fabric's uplinks): its goodness is judged over it.
+  LinkTally(const std::vector<const P2pLink*>& links, const std::vector<double>& expected) {
     all.reserve(links.size());
     link_src.reserve(links.size());
     link_dst.reserve(links.size());
-    for (const P2pLink* l : links) {
-      const double g = goodness(*l);
+    for (size_t i = 0; i < links.size(); ++i) {
+      const P2pLink* l = links[i];
+      const double g = goodness(*l) / (expected.empty() ? 1.0 : expected[i]);
       all.push_back(g);
       const size_t rs = place(l->src_rank, l->src_host), rd = place(l->dst_rank, l->dst_host);
       link_src.push_back(rs);
@@ -240,7 +244,7 @@ void compare_ranks(P2pSizeContext& c, LinkTally& t) {
 }
 
 // The links no slow host or rank explains, against the links that touch neither.
-void find_slow_links(P2pSizeContext& c, const LinkTally& t) {
+void find_slow_links(P2pSizeContext& c, const LinkTally& t, const std::vector<double>& expected) {
   std::vector<char> explained(t.rank_ids.size(), 0);  // per rank index: on a slow host, or slow itself
   for (size_t ri = 0; ri < t.rank_ids.size(); ++ri) {
     explained[ri] = c.slow_hosts.count(std::string(t.host_names[t.rank_host[ri]])) > 0;
@@ -261,13 +265,13 @@ void find_slow_links(P2pSizeContext& c, const LinkTally& t) {
   for (size_t i = 0; i < c.links.size(); ++i) {
     if (explained[t.link_src[i]] || explained[t.link_dst[i]]) continue;
     clean.push_back(c.links[i]);
-    values.push_back(goodness(*c.links[i]));
+    values.push_back(goodness(*c.links[i]) / (expected.empty() ? 1.0 : expected[i]));
     folded_by.push_back(std::min(shared_by[t.link_src[i]], shared_by[t.link_dst[i]]));
   }
   if (clean.size() < 2) return;
   c.reference = median(values);
   for (size_t i = 0; i < clean.size(); ++i) {
-    if (goodness(*clean[i]) >= kSlowRatio * c.reference) continue;
+    if (values[i] >= kSlowRatio * c.reference) continue;
     if (folded_by[i] != SIZE_MAX) {
       ++c.slow_ranks[folded_by[i]].folded;  // slow beside the slow rank's traffic on the NIC they share
     } else {
@@ -353,18 +357,69 @@ void fold_uplinks_under_shared_nics(P2pSizeContext& c, const LeafMap& leaves) {
 }
 
 // One size's context: hosts, then whole leaves, ranks, links and the uplinks they share.
+// Each link's expected share of a full rate on a fabric whose leaves' uplinks carry
+// 1/oversubscription of their hosts' NICs: a link across leaves gets at most its fair
+// share of each leaf's uplinks in its round (their capacity, in NICs, over the flows
+// crossing them that way). Empty where nothing is oversubscribed (every share 1).
+std::vector<double> expected_shares(const std::vector<const P2pLink*>& links, const LeafMap& leaves,
+                                    double oversubscription) {
+  if (!(oversubscription > 1) || links.empty()) return {};
+  std::map<std::string, std::set<int>> ranks_of_host;
+  for (const P2pLink* l : links) {
+    ranks_of_host[l->src_host].insert(l->src_rank);
+    ranks_of_host[l->dst_host].insert(l->dst_rank);
+  }
+  size_t nics_per_host = 1;  // a rank per NIC: the most ranks a host has in the links
+  for (const auto& [h, r] : ranks_of_host) nics_per_host = std::max(nics_per_host, r.size());
+  std::map<std::string, size_t> hosts_of_leaf;
+  for (const auto& [h, lf] : leaves.leaf_of) ++hosts_of_leaf[lf];
+  using Key = std::tuple<std::string, int, int, bool>;  // leaf, round, repeat, leaving (else entering)
+  std::map<Key, size_t> crossing;
+  for (const P2pLink* l : links) {
+    const std::string *a = leaves.of(l->src_host), *b = leaves.of(l->dst_host);
+    if (!a || !b || *a == *b) continue;
+    ++crossing[{*a, l->round, l->repeat, true}];
+    ++crossing[{*b, l->round, l->repeat, false}];
+  }
+  const auto share = [&](const std::string& leaf, const P2pLink& l, bool leaving) {
+    const double capacity = static_cast<double>(hosts_of_leaf[leaf] * nics_per_host) / oversubscription;
+    return std::min(1.0, capacity / static_cast<double>(crossing[{leaf, l.round, l.repeat, leaving}]));
+  };
+  std::vector<double> out(links.size(), 1.0);
+  for (size_t i = 0; i < links.size(); ++i) {
+    const std::string *a = leaves.of(links[i]->src_host), *b = leaves.of(links[i]->dst_host);
+    if (a && b && *a != *b) out[i] = std::min(share(*a, *links[i], true), share(*b, *links[i], false));
+  }
+  return out;
+}
+
 P2pSizeContext size_context(const P2pSection& p2p, uint64_t size, std::vector<const P2pLink*> links,
-                            const LeafMap* leaves) {
+                            const LeafMap* leaves, double oversubscription) {
   P2pSizeContext c;
   c.size_bytes = size;
   c.latency = p2p.mode == P2pMode::kLatency;
   c.links = std::move(links);
-  LinkTally tally(c.links);
-  compare_hosts(c, tally);
+  // Latency is not shared out by the uplinks' capacity: judged as measured.
+  const std::vector<double> expected =
+      leaves && !c.latency ? expected_shares(c.links, *leaves, oversubscription) : std::vector<double>();
+  LinkTally tally(c.links, expected);
+  // Oversubscribed: a host's or a rank's own rate shows on the links within leaves, which
+  // no uplink limits (a NIC at 30% reads 60% of a 2:1 fabric's share across leaves).
+  std::optional<LinkTally> within;
+  if (!expected.empty()) {
+    std::vector<const P2pLink*> inside;
+    for (const P2pLink* l : c.links) {
+      const std::string *a = leaves->of(l->src_host), *b = leaves->of(l->dst_host);
+      if (a && b && *a == *b) inside.push_back(l);
+    }
+    if (inside.size() >= kRankMinLinks * tally.host_names.size()) within.emplace(inside, std::vector<double>());
+  }
+  LinkTally& judged = within ? *within : tally;
+  compare_hosts(c, judged);
   std::set<std::string> grouped;  // leaves whose uplinks are named
   if (leaves && !c.slow_hosts.empty()) grouped = group_whole_leaves(c, tally, *leaves);
-  compare_ranks(c, tally);
-  find_slow_links(c, tally);
+  compare_ranks(c, judged);
+  find_slow_links(c, tally, expected);
   if (leaves && !c.slow_links.empty()) group_uplink_links(c, *leaves, grouped);
   if (leaves) fold_uplinks_under_shared_nics(c, *leaves);
   for (const P2pLink& l : p2p.alone) {
@@ -382,7 +437,8 @@ std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p, const Fabri
   for (const P2pLink& l : p2p.links) by_size[l.size_bytes].push_back(&l);
   std::vector<P2pSizeContext> out;
   for (auto& [size, links] : by_size)
-    out.push_back(size_context(p2p, size, std::move(links), fabric ? &leaves : nullptr));
+    out.push_back(
+        size_context(p2p, size, std::move(links), fabric ? &leaves : nullptr, fabric ? fabric->oversubscription : 1));
   return out;
 }
 

@@ -18,6 +18,9 @@ struct FabricSwitch {
 struct FabricDescription {
   std::string source;  // the file, or "simulated"
   std::vector<FabricSwitch> switches;
+  // A leaf's host-facing capacity over its uplinks' (2 for 2:1; --oversubscription): links
+  // across leaves are expected at the share of the uplinks each gets in its round.
+  double oversubscription = 1;
   bool operator==(const FabricDescription&) const = default;
 };
 

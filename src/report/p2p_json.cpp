@@ -83,10 +83,13 @@ void read(const JsonIn& in, FabricSwitch& v) {
   in.field("hosts", v.hosts);
   in.field("switches", v.switches);
 }
-Json to_json(const FabricDescription& v) { return {{"source", v.source}, {"switches", to_json_array(v.switches)}}; }
+Json to_json(const FabricDescription& v) {
+  return {{"source", v.source}, {"switches", to_json_array(v.switches)}, {"oversubscription", v.oversubscription}};
+}
 void read(const JsonIn& in, FabricDescription& v) {
   in.field("source", v.source);
   in.field("switches", v.switches);
+  in.field_or_keep("oversubscription", v.oversubscription);  // absent before --oversubscription: 1
 }
 
 Json to_json(const P2pSection& v) {

@@ -101,6 +101,7 @@ Fabric lay_out(const FabricSpec& s) {
   for (int h = 0; h < s.nodes; ++h) f.hosts.push_back(fmt::format("node{:04d}", h));
   for (int r = 0; r < s.nodes * g; ++r) f.ranks.push_back({f.hosts[static_cast<size_t>(r / g)], r % g});
   f.description.source = "simulated";
+  f.description.oversubscription = s.oversubscription;
   const int groups = group_count(s);
   FabricSwitch spine{"spine", {}, {}};
   for (int grp = 0; grp < groups; ++grp) {

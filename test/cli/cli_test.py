@@ -264,6 +264,8 @@ BAD_SWEEPS = [
     (["p2p", "--schedule", "sample", "--mode", "bibw", "--rounds", "2"], "--rounds 2: a sample needs at least 3 rounds"),
     (["p2p", "--rounds", "5"], "--rounds 5 goes with --schedule sample"),
     (["p2p", "--fabric", "/etc/hostname"], "--fabric /etc/hostname goes with --schedule"),
+    (["diagnose", "--oversubscription", "0.5"], "--oversubscription 0.5: a leaf's host-facing capacity over its uplinks', at least 1"),
+    (["p2p", "--mode", "bibw", "--schedule", "rail", "--oversubscription", "2"], "--oversubscription 2 describes the leaves of --fabric; give --fabric too"),
 ]
 
 

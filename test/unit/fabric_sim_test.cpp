@@ -278,6 +278,54 @@ TEST(FabricSim, WrongNicIsOneCauseNotItsCongestion) {
   EXPECT_EQ(s.faults_found, 2) << both.faults[0].describe() << "; " << both.faults[1].describe();
 }
 
+// A 2:1 oversubscribed fat tree (issue 39 item 3): with the description's oversubscription,
+// a healthy fabric raises nothing and each fault is named where it is; without it (judged
+// as non-blocking), the healthy fabric's links across leaves read as congested.
+TEST(FabricSim, OversubscribedFatTreePerformingAsDescribedRaisesNothing) {
+  const auto fat = [](std::vector<sim::FaultKind> faults, uint64_t seed) {
+    sim::FabricSpec spec;  // the scorecard's 512 ranks: 64 nodes, 4 leaves
+    spec.kind = sim::FabricKind::kFatTree;
+    spec.nodes = 64;
+    spec.nodes_per_leaf = 16;
+    spec.oversubscription = 2;
+    auto f = sim::make_fabric(spec, faults, seed);
+    EXPECT_TRUE(f.ok()) << f.status().message();
+    return *f;
+  };
+  const auto analyzed = [](const sim::Fabric& f, LinkSchedule schedule) {
+    sim::SimOptions o;
+    o.schedule = schedule;
+    o.max_rounds = 24;  // the scorecard's sample budget
+    auto r = sim::simulate(f, o, 11);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    sim::analyze(*r);
+    return *r;
+  };
+  for (LinkSchedule schedule : {LinkSchedule::kRail, LinkSchedule::kSample}) {
+    for (uint64_t seed = 1; seed <= 2; ++seed) {
+      const sim::Fabric healthy = fat({}, seed);
+      ASSERT_EQ(healthy.description.oversubscription, 2);
+      const Report r = analyzed(healthy, schedule);
+      EXPECT_TRUE(codes(r).empty()) << name(schedule) << " seed " << seed << ": " << r.findings.front().message;
+      for (sim::FaultKind k : {sim::FaultKind::kSlowHost, sim::FaultKind::kWrongNic, sim::FaultKind::kSlowNic}) {
+        const sim::Fabric f = fat({k}, seed);
+        const sim::Score s = sim::score(f, analyzed(f, schedule));
+        EXPECT_EQ(s.faults_found, 1) << name(schedule) << " " << f.faults[0].describe();
+        EXPECT_EQ(s.findings, s.findings_true) << name(schedule) << " " << f.faults[0].describe() << ": "
+                                               << (s.false_findings.empty() ? "" : s.false_findings[0]);
+      }
+    }
+  }
+  // The same healthy fabrics judged as if non-blocking: their links across leaves read as slow.
+  size_t blind_findings = 0;
+  for (uint64_t seed = 1; seed <= 2; ++seed) {
+    sim::Fabric blind = fat({}, seed);
+    blind.description.oversubscription = 1;
+    blind_findings += codes(analyzed(blind, LinkSchedule::kSample)).size();
+  }
+  EXPECT_GT(blind_findings, 0u);
+}
+
 TEST(FabricSim, SampledScheduleSaysWhatItInferred) {
   const sim::Fabric f = fabric_with({sim::FaultKind::kSlowHost}, 32);
   const Report r = analyzed(f, LinkSchedule::kSample);
