@@ -326,6 +326,56 @@ TEST(FabricSim, OversubscribedFatTreePerformingAsDescribedRaisesNothing) {
   EXPECT_GT(blind_findings, 0u);
 }
 
+// Issue 39 item 7, the scorecard as a gate: 512 ranks, rail-optimized and a 2:1 fat tree,
+// both schedules, every fault kind over a few seeds (bench/fabric_sim has the full table):
+// recall and precision at the 0.95 target, and nothing on a healthy fabric. The one row
+// below it today, `sample`'s single slow link (recall 0.40 at 512 ranks: a sample of 24
+// rounds leaves pairs unmeasured, item 1), is held to its precision only.
+TEST(FabricSimScorecard, HoldsRecallAndPrecisionAt512Ranks) {
+  constexpr int kSeeds = 3;
+  for (const auto& [kind, oversubscription] :
+       {std::pair{sim::FabricKind::kRailOptimized, 1.0}, std::pair{sim::FabricKind::kFatTree, 2.0}}) {
+    sim::FabricSpec spec;  // as bench/fabric_sim's 512 ranks
+    spec.kind = kind;
+    spec.nodes = 64;
+    spec.nodes_per_leaf = 16;
+    spec.oversubscription = oversubscription;
+    for (LinkSchedule schedule : {LinkSchedule::kRail, LinkSchedule::kSample}) {
+      std::vector<std::vector<sim::FaultKind>> cases = {{}};
+      for (sim::FaultKind k : sim::kAllFaults) cases.push_back({k});
+      for (const auto& faults : cases) {
+        int found = 0, total = 0, findings = 0, right = 0;
+        std::string falses;
+        for (uint64_t seed = 1; seed <= kSeeds; ++seed) {
+          auto f = sim::make_fabric(spec, faults, seed);
+          ASSERT_TRUE(f.ok()) << f.status().message();
+          sim::SimOptions o;
+          o.schedule = schedule;
+          o.max_rounds = 24;
+          auto r = sim::simulate(*f, o, seed);
+          ASSERT_TRUE(r.ok()) << r.status().message();
+          sim::analyze(*r);
+          const sim::Score sc = sim::score(*f, *r);
+          found += sc.faults_found;
+          total += sc.faults;
+          findings += sc.findings;
+          right += sc.findings_true;
+          for (const std::string& x : sc.false_findings) falses += x + "; ";
+        }
+        const std::string row = fmt::format("{} {} {}", sim::name(kind), name(schedule),
+                                            faults.empty() ? "none" : std::string(sim::name(faults[0])));
+        if (faults.empty()) {
+          EXPECT_EQ(findings, 0) << row << ": " << falses;
+          continue;
+        }
+        const bool sampled_slow_link = schedule == LinkSchedule::kSample && faults[0] == sim::FaultKind::kSlowLink;
+        if (!sampled_slow_link) EXPECT_GE(found, 0.95 * total) << row << ": recall " << found << "/" << total;
+        EXPECT_GE(right, 0.95 * findings) << row << ": precision " << right << "/" << findings << ": " << falses;
+      }
+    }
+  }
+}
+
 TEST(FabricSim, SampledScheduleSaysWhatItInferred) {
   const sim::Fabric f = fabric_with({sim::FaultKind::kSlowHost}, 32);
   const Report r = analyzed(f, LinkSchedule::kSample);
