@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -533,6 +534,37 @@ void add_counter_findings(Report& report) {
   run_rules(counter_rules(), CounterContext{report.counters}, report.findings);
 }
 
+namespace {
+
+constexpr std::string_view kSampleLeft = "links: the sample measured ";
+
+// A sample leaves host pairs unmeasured: a slow link among those not inferred slow is not
+// ruled out. The verdict says how many, and what would measure every pair (the rail
+// schedule's rounds; in diagnose, the budget that holds them, the links' share scaling with
+// it). Said once (an analysis run again replaces it).
+void say_what_the_sample_left(Report& report, const LinkCoverage& cov) {
+  auto& notes = report.verdict.not_judged;
+  notes.erase(
+      std::remove_if(notes.begin(), notes.end(), [](const std::string& n) { return n.starts_with(kSampleLeft); }),
+      notes.end());
+  const uint64_t open = cov.host_pairs - cov.measured_host_pairs - cov.inferred_slow;
+  if (cov.schedule != LinkSchedule::kSample || open == 0) return;
+  const int rail_rounds = cov.hosts % 2 ? cov.hosts : cov.hosts - 1;
+  std::string cover = fmt::format("every pair (--schedule rail) takes {} rounds", rail_rounds);
+  if (report.diagnosis && report.diagnosis->budget_s > 0 && cov.rounds > 0) {
+    cover += fmt::format(
+        ", about --budget {:.0f} s here (this run's {} sampled rounds took the links' share of {:.0f} s)",
+        std::ceil(report.diagnosis->budget_s * rail_rounds / cov.rounds), cov.rounds, report.diagnosis->budget_s);
+  }
+  notes.push_back(fmt::format(
+      "{}{} of {} host pairs; {} were not ({} with an end that has a slow link no host explains, "
+      "{} inferred healthy from their ends' other links): a slow link among them is not ruled "
+      "out; {}",
+      kSampleLeft, cov.measured_host_pairs, cov.host_pairs, open, cov.unjudged, cov.inferred_healthy, cover));
+}
+
+}  // namespace
+
 void judge_link_coverage(Report& report) {
   if (!report.p2p || !report.p2p->coverage) return;
   LinkCoverage& cov = *report.p2p->coverage;
@@ -615,6 +647,7 @@ void judge_link_coverage(Report& report) {
   for (size_t i = 0; i < n; ++i) {
     if (!in_link[i]) cov.unmeasured_hosts.push_back(hosts[i]);
   }
+  say_what_the_sample_left(report, cov);
 }
 
 void analyze_diagnosis(Report& report) {

@@ -389,6 +389,21 @@ TEST(FabricSim, SampledScheduleSaysWhatItInferred) {
   EXPECT_GT(c.inferred_slow, 0u);  // the slow host's pairs not measured
   EXPECT_GT(c.inferred_healthy, 0u);
   EXPECT_EQ(codes(r).count("p2p.slow_host"), 1u);
+  // The verdict says what the sample left open and what would measure every pair, once.
+  const auto& notes = r.verdict.not_judged;
+  const std::string want =
+      fmt::format("links: the sample measured {} of {} host pairs; {} were not", c.measured_host_pairs, c.host_pairs,
+                  c.host_pairs - c.measured_host_pairs - c.inferred_slow);
+  ASSERT_EQ(std::count_if(notes.begin(), notes.end(), [](const std::string& n) { return n.starts_with("links: "); }), 1)
+      << testing::PrintToString(notes);
+  const std::string& note = *std::find_if(notes.begin(), notes.end(), [](auto& n) { return n.starts_with("links: "); });
+  EXPECT_TRUE(note.starts_with(want)) << note;
+  EXPECT_NE(note.find("every pair (--schedule rail) takes 31 rounds"), std::string::npos) << note;
+  Report again = r;
+  sim::analyze(again);
+  EXPECT_EQ(std::count_if(again.verdict.not_judged.begin(), again.verdict.not_judged.end(),
+                          [](const std::string& n) { return n.starts_with("links: "); }),
+            1);
   // Said in words where the report is read.
   const std::string line = render_coverage(*r.p2p);
   EXPECT_NE(line.find("# Links: schedule sample, 8 rounds (3 within leaves) and"), std::string::npos) << line;
