@@ -24,14 +24,28 @@
 // destroyed, it writes one JSON file per communicator into $FABSCOPE_PROFILE_DIR
 // (written to a temporary name and renamed, so a reader never sees half a file).
 // src/diag/nccl_profile.h reads it.
+//
+// With FABSCOPE_PROFILE_INTERVAL=S it also writes snapshots while the job runs: a thread
+// of its own, every S seconds, writes each communicator's totals so far and the interval's
+// own figures per peer and direction (bytes, steps, each state's summed and wall-clock
+// time) as fabscope-snapshot-HOST-PID-cCOMM-rRANK-sSEQ.json, atomically, keeping the last
+// FABSCOPE_PROFILE_KEEP (default 8) of each. It reads the tables with the same relaxed
+// loads as the final write; NCCL's threads never wait for it (a finalize waits for the
+// one snapshot being written of its own communicator, if any, before freeing it).
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cinttypes>
+#include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <mutex>
+#include <thread>
+#include <vector>
 
 #include "nccl_profiler/busy_time.h"
 #include "nccl_profiler/profiler_api.h"
@@ -484,7 +498,18 @@ void write_bins(FILE* f, const Context* c, bool groups) {
   }
 }
 
-void write_body(FILE* f, const Context* c, bool complete) {
+// A snapshot's own part: its sequence number and interval, and per peer and direction the
+// interval's figures (written by the snapshot writer, below).
+struct SnapshotPart {
+  uint64_t seq = 0;
+  double interval_s = 0;
+  int keep = 0;
+  uint64_t interval_start_ns = 0, interval_end_ns = 0;
+  void (*write_interval)(FILE*, const void*) = nullptr;
+  const void* interval = nullptr;
+};
+
+void write_body(FILE* f, const Context* c, bool complete, const SnapshotPart* snap = nullptr) {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   char when[64] = {};
@@ -500,13 +525,21 @@ void write_body(FILE* f, const Context* c, bool complete) {
           "  \"complete\": %s,\n  \"clock\": \"CLOCK_MONOTONIC\",\n  \"start_ns\": %" PRIu64 ",\n  \"end_ns\": %" PRIu64
           ",\n  \"dropped_events\": %" PRIu64 ",\n  \"foreign_parent_ops\": %" PRIu64
           ",\n  \"histogram\": {\"first_ns\": %d, \"factor\": 2, \"buckets\": %d},\n  \"keys\": [",
-          c->rank, c->n_ranks, c->n_nodes, when, complete ? "true" : "false", c->start_ns, now_ns(), load(c->dropped),
-          load(c->foreign_parents), 1 << kFirstBucketLog2Ns, kBuckets);
+          c->rank, c->n_ranks, c->n_nodes, when, complete ? "true" : "false", c->start_ns,
+          snap ? snap->interval_end_ns : now_ns(), load(c->dropped), load(c->foreign_parents), 1 << kFirstBucketLog2Ns,
+          kBuckets);
   write_keys(f, c);
   fputs("\n  ],\n  \"bins\": [", f);
   write_bins(f, c, false);
   fputs("\n  ],\n  \"peers\": [", f);
   write_bins(f, c, true);
+  if (snap != nullptr) {
+    fprintf(f,
+            "\n  ],\n  \"snapshot\": {\"seq\": %" PRIu64 ", \"interval_s\": %g, \"keep\": %d, \"start_ns\": %" PRIu64
+            ", \"end_ns\": %" PRIu64 "},\n  \"interval\": [",
+            snap->seq, snap->interval_s, snap->keep, snap->interval_start_ns, snap->interval_end_ns);
+    snap->write_interval(f, snap->interval);
+  }
   fputs("\n  ]\n}\n", f);
 }
 
@@ -518,31 +551,39 @@ void warn(const Context* c, const char* what, const char* path, int err) {
   }
 }
 
-void write_file(const Context* c, bool complete) {
+// DIR/fabscope-KIND-HOST-PID-cCOMM-rRANK[-sSEQ].json; false where DIR is not set.
+bool file_path(const Context* c, const char* kind, const uint64_t* seq, char* path, size_t n) {
   const char* dir = getenv(kDirVariable);
-  if (dir == nullptr || *dir == '\0') {
-    if (c->log != nullptr) {
-      c->log(kLogWarn, kLogInit, __FILE__, __LINE__,
-             "fabscope profiler: %s is not set; rank %d's profile is not written", kDirVariable, c->rank);
-    }
-    return;
-  }
+  if (dir == nullptr || *dir == '\0') return false;
   char host[128] = {};
   gethostname(host, sizeof host - 1);
   for (char* p = host; *p; ++p) {
     if (*p == '/' || *p == ' ') *p = '_';
   }
+  char suffix[32] = "";
+  if (seq != nullptr) snprintf(suffix, sizeof suffix, "-s%06" PRIu64, *seq);
+  snprintf(path, n, "%s/fabscope-%s-%s-%d-c%016" PRIx64 "-r%d%s.json", dir, kind, host, static_cast<int>(c->pid),
+           c->comm_id, c->rank, suffix);
+  return true;
+}
+
+void write_file(const Context* c, bool complete, const SnapshotPart* snap = nullptr) {
   char path[4096];
   char tmp[4200];
-  snprintf(path, sizeof path, "%s/fabscope-profile-%s-%d-c%016" PRIx64 "-r%d.json", dir, host, static_cast<int>(c->pid),
-           c->comm_id, c->rank);
+  if (!file_path(c, snap ? "snapshot" : "profile", snap ? &snap->seq : nullptr, path, sizeof path)) {
+    if (c->log != nullptr && snap == nullptr) {
+      c->log(kLogWarn, kLogInit, __FILE__, __LINE__,
+             "fabscope profiler: %s is not set; rank %d's profile is not written", kDirVariable, c->rank);
+    }
+    return;
+  }
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE* f = fopen(tmp, "w");
   if (f == nullptr) {
     warn(c, "cannot write", tmp, errno);
     return;
   }
-  write_body(f, c, complete);
+  write_body(f, c, complete, snap);
   const bool ok = fflush(f) == 0 && ferror(f) == 0;
   const int err = errno;
   if (fclose(f) != 0 || !ok) {
@@ -555,8 +596,202 @@ void write_file(const Context* c, bool complete) {
     unlink(tmp);
     return;
   }
-  if (c->log != nullptr) c->log(kLogInfo, kLogInit, __FILE__, __LINE__, "fabscope profiler: wrote %s", path);
+  if (c->log != nullptr && snap == nullptr) {
+    c->log(kLogInfo, kLogInit, __FILE__, __LINE__, "fabscope profiler: wrote %s", path);
+  }
 }
+
+// --- snapshots while the job runs -------------------------------------------------------
+
+// One peer and direction's figures, summed over its keys and channels (bytes, steps, each
+// state's time) and over its keys (each state's wall-clock time across channels).
+struct PeerFigures {
+  uint64_t bytes = 0, steps = 0;
+  uint64_t ns[kStates] = {};
+  uint64_t wall_ns[kStates] = {};
+};
+
+// A communicator's series, as the writer thread keeps it: its last totals per peer and
+// direction (index 2 * (peer + 1) + is_send), to take the interval's figures from.
+struct Series {
+  const Context* ctx = nullptr;
+  uint64_t seq = 0;
+  uint64_t last_ns = 0;
+  std::vector<PeerFigures> last;
+};
+
+struct IntervalFigures {
+  const std::vector<PeerFigures>* now;
+  const std::vector<PeerFigures>* before;
+};
+
+void totals_by_peer(const Context* c, std::vector<PeerFigures>& out) {
+  out.assign(2 * (static_cast<size_t>(c->n_ranks) + 1), PeerFigures{});
+  for (int i = 0; i < kMaxBins; ++i) {
+    const Bin& b = c->bins[i];
+    const uint64_t tag = load(b.tag);
+    if (tag == 0) continue;
+    const int peer = static_cast<int>((tag >> 16) & 0xffffff) - 1;
+    const size_t at = 2 * static_cast<size_t>(peer + 1) + (tag & 1);
+    if (peer < -1 || at >= out.size()) continue;
+    PeerFigures& p = out[at];
+    if ((tag & kGroup) != 0) {
+      for (int s = 0; s < kStates; ++s) p.wall_ns[s] += load(b.states[s].wall_ns);
+      continue;
+    }
+    p.bytes += load(b.bytes);
+    p.steps += load(b.done_steps);
+    for (int s = 0; s < kStates; ++s) p.ns[s] += load(b.states[s].ns);
+  }
+}
+
+// The interval's figures: each peer and direction that moved or waited since the last.
+void write_interval(FILE* f, const void* arg) {
+  const auto* iv = static_cast<const IntervalFigures*>(arg);
+  bool first = true;
+  for (size_t at = 0; at < iv->now->size(); ++at) {
+    const PeerFigures& n = (*iv->now)[at];
+    const PeerFigures b = at < iv->before->size() ? (*iv->before)[at] : PeerFigures{};
+    uint64_t waited = 0;
+    for (int s = 0; s < kStates; ++s) waited += n.ns[s] - b.ns[s];
+    if (n.bytes == b.bytes && n.steps == b.steps && waited == 0) continue;
+    fprintf(
+        f,
+        "%s\n    {\"peer\": %d, \"direction\": \"%s\", \"bytes\": %" PRIu64 ", \"steps\": %" PRIu64 ", \"states\": {",
+        first ? "" : ",", static_cast<int>(at / 2) - 1, at % 2 ? "send" : "recv", n.bytes - b.bytes, n.steps - b.steps);
+    bool first_state = true;
+    for (int s = 0; s < kStates; ++s) {
+      if (n.ns[s] == b.ns[s] && n.wall_ns[s] == b.wall_ns[s]) continue;
+      fprintf(f, "%s\"%s\": {\"ns\": %" PRIu64 ", \"wall_ns\": %" PRIu64 "}", first_state ? "" : ", ", kStateNames[s],
+              n.ns[s] - b.ns[s], n.wall_ns[s] - b.wall_ns[s]);
+      first_state = false;
+    }
+    fputs("}}", f);
+    first = false;
+  }
+}
+
+class SnapshotWriter {
+ public:
+  static SnapshotWriter& get() {
+    static auto* w = new SnapshotWriter;  // never destroyed: stopped at exit, its thread joined
+    return *w;
+  }
+
+  // From init: the first communicator reads the settings and starts the thread. A bad
+  // interval is said once, and the profile is then written at the end only.
+  void start_if_asked(const Context* c) {
+    std::call_once(once_, [&] {
+      const char* v = getenv(kIntervalVariable);
+      if (v == nullptr || *v == '\0') return;
+      char* end = nullptr;
+      const double s = strtod(v, &end);
+      if (end == v || *end != '\0' || !std::isfinite(s) || s < 0.01 || s > 86400) {
+        say(c, kLogWarn,
+            "fabscope profiler: %s=%s is not a number of seconds from 0.01 to 86400; writing the "
+            "profile at the end only",
+            kIntervalVariable, v);
+        return;
+      }
+      const char* k = getenv(kKeepVariable);
+      keep_ = kDefaultKeep;
+      if (k != nullptr && *k != '\0') {
+        const long n = strtol(k, &end, 10);
+        if (*end != '\0' || n < 2 || n > 100000) {
+          say(c, kLogWarn, "fabscope profiler: %s=%s is not a count from 2 to 100000; keeping %d", kKeepVariable, k,
+              kDefaultKeep);
+        } else {
+          keep_ = static_cast<int>(n);
+        }
+      }
+      interval_s_ = s;
+      thread_ = std::thread([this] { run(); });
+    });
+  }
+
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  // Finalize: the communicator may be freed once no snapshot of it is being written.
+  void wait_not_writing(const Context* c) const {
+    while (writing_.load() == c) std::this_thread::yield();
+  }
+
+ private:
+  static void say(const Context* c, int level, const char* fmt, const char* a, const char* b, int n = 0) {
+    char line[512];
+    snprintf(line, sizeof line, fmt, a, b, n);
+    if (c->log != nullptr) {
+      c->log(level, kLogInit, __FILE__, __LINE__, "%s", line);
+    } else {
+      fprintf(stderr, "%s\n", line);
+    }
+  }
+
+  void run() {
+    std::unique_lock<std::mutex> lock(m_);
+    const auto period = std::chrono::duration<double>(interval_s_);
+    auto next =
+        std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(period);
+    while (!cv_.wait_until(lock, next, [this] { return stop_; })) {
+      lock.unlock();
+      for (int i = 0; i < kMaxContexts; ++i) snapshot(i);
+      lock.lock();
+      next += std::chrono::duration_cast<std::chrono::steady_clock::duration>(period);
+      if (next < std::chrono::steady_clock::now()) next = std::chrono::steady_clock::now();  // a slow write: no burst
+    }
+  }
+
+  // Registry slot `i`'s communicator, if any: published as being written, checked to be
+  // still registered (a finalize that took it first frees it: skipped), then written.
+  void snapshot(int i) {
+    const Context* c = __atomic_load_n(&g_contexts[i], __ATOMIC_SEQ_CST);
+    if (c == nullptr) return;
+    writing_.store(c);
+    if (__atomic_load_n(&g_contexts[i], __ATOMIC_SEQ_CST) != c || c->magic != kMagic) {
+      writing_.store(nullptr);
+      return;
+    }
+    Series& s = series_[i];
+    if (s.ctx != c) s = Series{c, 0, c->start_ns, {}};
+    totals_by_peer(c, now_);
+    SnapshotPart part;
+    part.seq = ++s.seq;
+    part.interval_s = interval_s_;
+    part.keep = keep_;
+    part.interval_start_ns = s.last_ns;
+    part.interval_end_ns = now_ns();
+    IntervalFigures figures{&now_, &s.last};
+    part.write_interval = write_interval;
+    part.interval = &figures;
+    write_file(c, false, &part);
+    if (s.seq > static_cast<uint64_t>(keep_)) {  // the oldest kept goes
+      char old[4096];
+      const uint64_t gone = s.seq - static_cast<uint64_t>(keep_);
+      if (file_path(c, "snapshot", &gone, old, sizeof old)) unlink(old);
+    }
+    s.last.swap(now_);
+    s.last_ns = part.interval_end_ns;
+    writing_.store(nullptr);
+  }
+
+  std::once_flag once_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+  double interval_s_ = 0;
+  int keep_ = kDefaultKeep;
+  std::atomic<const Context*> writing_{nullptr};
+  Series series_[kMaxContexts];
+  std::vector<PeerFigures> now_;
+};
 
 Result init_common(void** context, int api, uint64_t comm_id, int* mask, const char* comm_name, int n_nodes,
                    int n_ranks, int rank, Logger log) {
@@ -586,6 +821,7 @@ Result init_common(void** context, int api, uint64_t comm_id, int* mask, const c
   }
   *mask = static_cast<int>(kColl | kP2p | kProxyOp | kProxyStep);
   *context = c;
+  SnapshotWriter::get().start_if_asked(c);
   if (log != nullptr) {
     log(kLogInfo, kLogInit, __FILE__, __LINE__,
         "fabscope profiler: API v%d, communicator %s rank %d of %d, profile to %s", api,
@@ -602,6 +838,7 @@ Result finalize(void* context) {
   if (c->registry_slot >= 0 && __atomic_exchange_n(&g_contexts[c->registry_slot], nullptr, __ATOMIC_ACQ_REL) != c) {
     return kSuccess;
   }
+  SnapshotWriter::get().wait_not_writing(c);
   write_file(c, true);
   c->magic = 0;
   free(c);
@@ -626,6 +863,7 @@ Result start_v4(void* context, void** handle, DescrV4* d) {
 // A communicator never destroyed (a job that exits without ncclCommDestroy) still
 // leaves its profile, marked incomplete.
 __attribute__((destructor)) void flush_at_exit() {
+  SnapshotWriter::get().stop();
   for (int i = 0; i < kMaxContexts; ++i) {
     Context* c = __atomic_exchange_n(&g_contexts[i], nullptr, __ATOMIC_ACQ_REL);
     if (c != nullptr && c->magic == kMagic) write_file(c, false);

@@ -177,6 +177,12 @@ static_assert(offsetof(CollDescr, count) == 32 && offsetof(CollDescr, datatype) 
 inline constexpr const char* kDirVariable = "FABSCOPE_PROFILE_DIR";
 inline constexpr const char* kFormat = "fabscope-nccl-profile";
 inline constexpr int kFormatVersion = 2;  // 2: the wall-clock time per state ("wall_ns", "peers")
+// Snapshots while the job runs: every FABSCOPE_PROFILE_INTERVAL seconds, one file per rank
+// and communicator (fabscope-snapshot-*.json, the profile's fields with "snapshot" and
+// "interval"), the last FABSCOPE_PROFILE_KEEP of each kept (default kDefaultKeep).
+inline constexpr const char* kIntervalVariable = "FABSCOPE_PROFILE_INTERVAL";
+inline constexpr const char* kKeepVariable = "FABSCOPE_PROFILE_KEEP";
+inline constexpr int kDefaultKeep = 8;
 // The step states, in the order of the file's "states" arrays.
 inline constexpr int kStates = 6;
 inline constexpr const char* kStateNames[kStates] = {"SendGPUWait", "SendPeerWait",  "SendWait",

@@ -18,6 +18,12 @@
 //     every call started first, then each call's steps, 8 in flight per operation; ring
 //     collectives over CHANNELS channels, p2p ones over 2 per peer. Ranks 0 (the root)
 //     and 1 of NRANKS are driven. Prints the operations and steps driven per rank.
+//   profile_replay timeline PLUGIN DIR NRANKS SECONDS SLOW_SRC SLOW_DST FACTOR FROM_S
+//     every rank's communicator open at once for SECONDS of wall time, ring all-reduce
+//     calls one after another (each rank's part in turn); from FROM_S seconds on, sends of
+//     SLOW_SRC to SLOW_DST wait FACTOR times longer (a link turning slow), and the receives
+//     behind them too. With FABSCOPE_PROFILE_INTERVAL set, the plugin's snapshots follow the
+//     run; every communicator is finalized at the end. Prints the calls made.
 //   profile_replay cost PLUGIN STEPS
 //     the plugin's cost per proxy step (start, three states, stop) and per proxy
 //     operation, in ns, on this machine: bench/nccl_profiler_overhead.sh.
@@ -157,6 +163,61 @@ int replay(const char* plugin, const char* dir, int nranks, int slow_src, int sl
     }
     p->finalize(ctx);
   }
+  return 0;
+}
+
+// One rank's part of one ring all-reduce call: per channel a send to rank+1 and a receive
+// from rank-1, a few steps each; `send_us` and `recv_us` are the network waits.
+void ring_call(ProfilerV5* p, void* ctx, int rank, int nranks, int send_us, int recv_us) {
+  constexpr int kChannels = 2, kSteps = 4;
+  constexpr size_t kChunk = 1 << 19;
+  const int next = (rank + 1) % nranks, prev = (rank + nranks - 1) % nranks;
+  void* coll = start_coll(p, ctx, rank, 4u << 20);
+  for (int ch = 0; ch < kChannels; ++ch) {
+    void* send = start_op(p, ctx, coll, rank, next, ch, true);
+    void* recv = start_op(p, ctx, coll, rank, prev, ch, false);
+    for (int s = 0; s < kSteps; ++s) {
+      void* st = start_step(p, ctx, send, rank, s);
+      state(p, st, kSendGpuWait, kChunk, 5);
+      state(p, st, kSendWait, kChunk, send_us);
+      p->stop_event(st);
+      void* rt = start_step(p, ctx, recv, rank, s);
+      state(p, rt, kRecvWait, kChunk, recv_us);
+      state(p, rt, kRecvGpuWait, kChunk, 5);
+      p->stop_event(rt);
+    }
+    p->stop_event(send);
+    p->stop_event(recv);
+  }
+}
+
+int timeline(const char* plugin, const char* dir, int nranks, double seconds, int slow_src, int slow_dst, double factor,
+             double from_s) {
+  ProfilerV5* p = load(plugin);
+  setenv(kDirVariable, dir, 1);
+  std::vector<void*> ctx(static_cast<size_t>(nranks));
+  for (int rank = 0; rank < nranks; ++rank) {
+    int mask = 0;
+    if (p->init(&ctx[static_cast<size_t>(rank)], 0x5eec, &mask, "timeline", 1, nranks, rank, nullptr) != kSuccess) {
+      return 1;
+    }
+  }
+  constexpr int kWaitUs = 200;
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto since = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  long calls = 0;
+  while (since() < seconds) {
+    const bool slow = since() >= from_s;
+    for (int rank = 0; rank < nranks; ++rank) {
+      const int next = (rank + 1) % nranks, prev = (rank + nranks - 1) % nranks;
+      const int send_us = slow && rank == slow_src && next == slow_dst ? static_cast<int>(kWaitUs * factor) : kWaitUs;
+      const int recv_us = slow && prev == slow_src && rank == slow_dst ? static_cast<int>(kWaitUs * factor) : kWaitUs;
+      ring_call(p, ctx[static_cast<size_t>(rank)], rank, nranks, send_us, recv_us);
+    }
+    ++calls;
+  }
+  for (void* c : ctx) p->finalize(c);
+  std::printf("{\"calls\": %ld, \"seconds\": %.3f}\n", calls, since());
   return 0;
 }
 
@@ -447,10 +508,20 @@ int main(int argc, char** argv) {
     return sweep(argv[2], argv[3], n, channels);
   }
   if (argc == 4 && std::strcmp(argv[1], "cost") == 0) return cost(argv[2], std::atol(argv[3]));
+  if (argc == 10 && std::strcmp(argv[1], "timeline") == 0) {
+    const int n = std::atoi(argv[4]);
+    const double seconds = std::atof(argv[5]), factor = std::atof(argv[8]), from = std::atof(argv[9]);
+    if (n < 2 || n > 64 || !(seconds > 0) || !(factor >= 1)) {
+      std::fprintf(stderr, "profile_replay timeline: NRANKS 2-64, SECONDS > 0, FACTOR >= 1\n");
+      return 2;
+    }
+    return timeline(argv[2], argv[3], n, seconds, std::atoi(argv[6]), std::atoi(argv[7]), factor, from);
+  }
   std::fprintf(stderr,
                "usage: profile_replay replay PLUGIN DIR NRANKS [SLOW_SRC SLOW_DST FACTOR]\n"
                "       profile_replay overlap PLUGIN DIR CHANNELS STEPS WAIT_US CALLS\n"
                "       profile_replay sweep PLUGIN DIR NRANKS CHANNELS\n"
-               "       profile_replay cost PLUGIN STEPS\n");
+               "       profile_replay cost PLUGIN STEPS\n"
+               "       profile_replay timeline PLUGIN DIR NRANKS SECONDS SLOW_SRC SLOW_DST FACTOR FROM_S\n");
   return 2;
 }

@@ -8,6 +8,14 @@ overlap: steps of several channels in flight together, as NCCL's proxy keeps the
 sweep: every collective at the default size with its calls enqueued back to back, as the
     proxy sees them: no event is dropped, every operation and step the driver made is in
     the files.
+snapshots: FABSCOPE_PROFILE_INTERVAL (issue 40): 4 ranks of a ring all-reduce for 3 s, the
+    link 2 -> 3 four times slower from 1.5 s. Every rank's snapshots come every interval,
+    numbered without a gap, each interval starting where the last ended; the interval's
+    own figures show rank 2's sends to rank 3 waiting as long as rank 0's to rank 1 before
+    the turn and about four times as long after it; the last snapshot's totals are within
+    the final profile's. FABSCOPE_PROFILE_KEEP bounds the files kept (the oldest go, no
+    temporary left); a bad interval is said once and the profiles are written at the end
+    as without it.
 """
 import argparse
 import glob
@@ -109,14 +117,90 @@ def cmd_sweep(args):
     print("ok")
 
 
+def snapshots_of(d, rank):
+    files = sorted(glob.glob(os.path.join(d, f"fabscope-snapshot-*-r{rank}-s*.json")))
+    return [json.load(open(f)) for f in files]
+
+
+def wait_per_step(doc, peer, direction, state):
+    for x in doc["interval"]:
+        if x["peer"] == peer and x["direction"] == direction and x["steps"] > 0:
+            return x["states"].get(state, {}).get("ns", 0) / x["steps"]
+    return None
+
+
+def replay_timeline(args, tmp, seconds, env):
+    return subprocess.run([args.replay, "timeline", args.plugin, tmp, "4", str(seconds), "2", "3", "4", "1.5"],
+                          capture_output=True, text=True, timeout=60, env={**os.environ, **env})
+
+
+def cmd_snapshots(args):
+    interval = 0.25
+    with tempfile.TemporaryDirectory() as tmp:
+        p = replay_timeline(args, tmp, 3, {"FABSCOPE_PROFILE_INTERVAL": str(interval), "FABSCOPE_PROFILE_KEEP": "100"})
+        if p.returncode != 0:
+            fail(f"timeline: exit {p.returncode}\n{p.stdout}{p.stderr}")
+        finals = {d["rank"]: d for d in profiles(tmp)}
+        for rank in range(4):
+            snaps = snapshots_of(tmp, rank)
+            seqs = [d["snapshot"]["seq"] for d in snaps]
+            if len(snaps) < 8 or seqs != list(range(1, len(snaps) + 1)):
+                fail(f"rank {rank}: snapshots {seqs}, want one every {interval} s over 3 s, numbered from 1")
+            for a, b in zip(snaps, snaps[1:]):
+                if b["snapshot"]["start_ns"] != a["snapshot"]["end_ns"]:
+                    fail(f"rank {rank}: snapshot {b['snapshot']['seq']} starts at {b['snapshot']['start_ns']}, "
+                         f"not where {a['snapshot']['seq']} ended")
+            lengths = [(d["snapshot"]["end_ns"] - d["snapshot"]["start_ns"]) / 1e9 for d in snaps[1:]]
+            if not all(0.5 * interval < x < 3 * interval for x in lengths):
+                fail(f"rank {rank}: intervals {lengths} s, asked {interval}")
+            last = snaps[-1]
+            for b in last["bins"]:
+                final = [f for f in finals[rank]["bins"] if (f["key"], f["peer"], f["channel"], f["direction"]) ==
+                         (b["key"], b["peer"], b["channel"], b["direction"])]
+                if not final or b["steps"] > final[0]["steps"]:
+                    fail(f"rank {rank}: the last snapshot holds more than the final profile: {b}")
+        start = snapshots_of(tmp, 2)[0]["start_ns"]
+        ratios = []
+        for d2, d0 in zip(snapshots_of(tmp, 2), snapshots_of(tmp, 0)):
+            slow, healthy = wait_per_step(d2, 3, "send", "SendWait"), wait_per_step(d0, 1, "send", "SendWait")
+            if slow is None or healthy is None:
+                continue
+            ratios.append(((d2["snapshot"]["start_ns"] - start) / 1e9, (d2["snapshot"]["end_ns"] - start) / 1e9,
+                           slow / healthy))
+        print("interval (s from start), rank 2's SendWait per step to rank 3 over rank 0's to rank 1:")
+        print("  " + ", ".join(f"{a:.2f}-{b:.2f}: {r:.2f}" for a, b, r in ratios))
+        before = [r for a, b, r in ratios if b < 1.45]
+        after = [r for a, b, r in ratios if a > 1.55]
+        if not before or not after or max(before) > 1.6 or min(after) < 2:
+            fail(f"the interval figures must show the link turn slow at 1.5 s: before {before}, after {after}")
+    with tempfile.TemporaryDirectory() as tmp:
+        p = replay_timeline(args, tmp, 1.5, {"FABSCOPE_PROFILE_INTERVAL": "0.1", "FABSCOPE_PROFILE_KEEP": "3"})
+        if p.returncode != 0:
+            fail(f"timeline: exit {p.returncode}\n{p.stderr}")
+        for rank in range(4):
+            seqs = [d["snapshot"]["seq"] for d in snapshots_of(tmp, rank)]
+            if len(seqs) != 3 or seqs != list(range(seqs[0], seqs[0] + 3)) or seqs[0] < 5:
+                fail(f"rank {rank}: FABSCOPE_PROFILE_KEEP=3 keeps the last 3 snapshots; kept {seqs}")
+        left = [f for f in os.listdir(tmp) if f.endswith(".tmp")]
+        if left:
+            fail(f"temporary files left: {left}")
+    with tempfile.TemporaryDirectory() as tmp:
+        p = replay_timeline(args, tmp, 0.3, {"FABSCOPE_PROFILE_INTERVAL": "soon"})
+        said = p.stderr.count("FABSCOPE_PROFILE_INTERVAL=soon is not a number of seconds")
+        if p.returncode != 0 or said != 1 or glob.glob(os.path.join(tmp, "fabscope-snapshot-*")) or \
+                len(profiles(tmp)) != 4:
+            fail(f"a bad interval: said once ({said}), no snapshot, the 4 profiles at the end\n{p.stderr}")
+    print("ok")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("command", choices=["overlap", "sweep"])
+    ap.add_argument("command", choices=["overlap", "sweep", "snapshots"])
     ap.add_argument("--replay", required=True)
     ap.add_argument("--plugin", required=True)
     ap.add_argument("--fabscope")
     args = ap.parse_args()
-    {"overlap": cmd_overlap, "sweep": cmd_sweep}[args.command](args)
+    {"overlap": cmd_overlap, "sweep": cmd_sweep, "snapshots": cmd_snapshots}[args.command](args)
 
 
 if __name__ == "__main__":
