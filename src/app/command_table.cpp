@@ -15,6 +15,7 @@ std::unique_ptr<Command> make_compare_command();
 std::unique_ptr<Command> make_history_command();
 std::unique_ptr<Command> make_import_command();
 std::unique_ptr<Command> make_triage_command();
+std::unique_ptr<Command> make_watch_command();
 
 namespace {
 
@@ -48,6 +49,11 @@ constexpr CommandEntry kCommands[] = {
      "Answers from what a ticket holds: NCCL logs, nccl-tests output, nvidia-smi topo, RDMA tool output, counters, "
      "dmesg (files or directories, taken by content): the most likely cause, its evidence lines, what to do",
      kOutputFiles | kLogLevel, make_triage_command},
+    {"watch",
+     "A running job's snapshots from fabscope's NCCL profiler plugin (FABSCOPE_PROFILE_INTERVAL), read as they "
+     "appear: per interval the links whose sends wait most, against the median link and their own past; a link "
+     "turning slow, a rank whose snapshots stop",
+     kOutputFiles | kLogLevel, make_watch_command},
     {"backends", "List the backends: compiled in? usable here? if not, why", 0, make_backends_command},
 };
 

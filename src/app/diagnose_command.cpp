@@ -447,20 +447,12 @@ CommandOutcome DiagnoseCommand::run_import(const CommonOptions& common) {
       s = read.status();
     }
   }
-  for (const std::string& path : nccl_logs_) {
-    if (!s.ok()) break;
-    auto texts = topo::read_nccl_log_paths(path);
-    if (!texts.ok()) {
-      s = texts.status();
-      break;
-    }
-    for (const auto& [file, text] : *texts) {
-      auto c = topo::nccl_log_channels(text, file);
-      if (!c.ok()) {
-        s = c.status();
-        break;
-      }
-      channels.insert(channels.end(), c->begin(), c->end());
+  if (s.ok()) {
+    auto read = read_channel_nics(nccl_logs_);
+    if (read.ok()) {
+      channels = std::move(*read);
+    } else {
+      s = read.status();
     }
   }
   if (!s.ok()) {

@@ -1,5 +1,7 @@
 #include "app/run_context.h"
 
+#include "topo/readers.h"
+
 #include <cmath>
 
 #include <unistd.h>
@@ -88,6 +90,20 @@ void end_job_on_failure(const JobStart& job, Progress& progress, const Status& s
 
 Status load_expectations_on_rank0(const RankContext& ctx, const std::string& path, std::optional<Expectations>& out) {
   return ctx.rank() == 0 ? load_expectations_if_given(path, out) : Status::Ok();
+}
+
+Result<std::vector<ChannelNic>> read_channel_nics(const std::vector<std::string>& paths) {
+  std::vector<ChannelNic> channels;
+  for (const std::string& path : paths) {
+    auto texts = topo::read_nccl_log_paths(path);
+    if (!texts.ok()) return texts.status();
+    for (const auto& [file, text] : *texts) {
+      auto c = topo::nccl_log_channels(text, file);
+      if (!c.ok()) return c.status();
+      channels.insert(channels.end(), c->begin(), c->end());
+    }
+  }
+  return channels;
 }
 
 Status check_oversubscription(double ratio, const std::string& fabric_path) {

@@ -16,6 +16,7 @@
 #include "core/log.h"
 #include "core/progress.h"
 #include "diag/expectations.h"
+#include "diag/nccl_profile.h"
 #include "report/report.h"
 #include "report/reporter.h"
 
@@ -50,6 +51,8 @@ Status load_expectations_on_rank0(const RankContext& ctx, const std::string& pat
 // --oversubscription. Nothing when empty.
 Status load_fabric(const RankContext& ctx, const std::string& path, double oversubscription,
                    std::optional<FabricDescription>& out);
+// The channels' NICs from NCCL_DEBUG=INFO logs: files or directories (`--nccl-log`).
+Result<std::vector<ChannelNic>> read_channel_nics(const std::vector<std::string>& paths);
 // --oversubscription R: at least 1 and finite, with --fabric (what it describes).
 Status check_oversubscription(double ratio, const std::string& fabric_path);
 // The option, as p2p and diagnose add it.

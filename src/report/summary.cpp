@@ -45,6 +45,9 @@ std::string command_name(const Report& r) {
   if (r.history) return "history";
   if (r.context.imported) return "import";
   if (r.triage) return "triage";
+  // watch's report is its findings alone: its command line names it.
+  const auto& argv = r.context.command_line;
+  if (argv.size() > 1 && argv[1] == "watch") return "watch";
   if (r.diagnosis) return "diagnose";
   if (r.nccl_profile && r.sweeps.empty()) return "diagnose";  // --import-profile
   if (r.p2p) return "p2p";

@@ -193,14 +193,118 @@ def cmd_snapshots(args):
     print("ok")
 
 
+def watch_report(args, tmp, name):
+    path = os.path.join(tmp, name)
+    if not os.path.exists(path):
+        fail(f"fabscope watch wrote no {name}")
+    return json.load(open(path))
+
+
+def cmd_watch(args):
+    """fabscope watch (issue 40): live, beside the replay, the link that turns slow at 1.5 s is named in the
+    interval it turns (nccl.link_wait, only it); a rank whose snapshots stop coming is named within two intervals
+    (run.hang); bad input refused with exit 2, naming it."""
+    import shutil
+    import signal
+    import time
+    with tempfile.TemporaryDirectory() as tmp:
+        snaps = os.path.join(tmp, "snaps")
+        os.mkdir(snaps)
+        watch = subprocess.Popen([args.fabscope, "watch", snaps, "--interval", "0.1", "--json",
+                                  os.path.join(tmp, "w.json")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        p = replay_timeline(args, snaps, 3, {"FABSCOPE_PROFILE_INTERVAL": "0.25", "FABSCOPE_PROFILE_KEEP": "100"})
+        if p.returncode != 0:
+            fail(f"timeline: exit {p.returncode}\n{p.stderr}")
+        time.sleep(0.5)
+        watch.send_signal(signal.SIGINT)
+        out, err = watch.communicate(timeout=30)
+        print("\n".join(l for l in out.splitlines() if "interval 6 " in l or "interval 7 " in l))
+        doc = watch_report(args, tmp, "w.json")
+        flagged = [(f["code"], f["subject"], f["evidence"].get("interval")) for f in doc["findings"]
+                   if f["severity"] in ("warning", "error")]
+        if watch.returncode != 1 or len(flagged) != 1 or not flagged[0][1].startswith("link 2 -> 3 ") or \
+                flagged[0][0] != "nccl.link_wait" or flagged[0][2] not in (7, 8):
+            fail(f"watch must name link 2 -> 3 alone, in interval 7 or 8 (the turn at 1.5 s), exit 1: exit "
+                 f"{watch.returncode}, {flagged}\n{out[-2000:]}{err}")
+        if "ended by SIGINT" not in out:
+            fail(f"watch must say it ended by SIGINT:\n{out[-500:]}")
+        # With the job's NCCL log, the slow link's NIC is named (rank r sends over NET/IB/(r % 2)).
+        first = json.load(open(sorted(glob.glob(os.path.join(snaps, "fabscope-snapshot-*-r0-s000001.json")))[0]))
+        host, pid = first["host"], first["pid"]
+        log = os.path.join(tmp, "nccl.log")
+        with open(log, "w") as f:
+            f.write(f"{host}:{pid}:{pid} [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [RO]; OOB eth0:10.0.0.1<0>\n")
+            for r in range(4):
+                for ch in range(2):
+                    f.write(f"{host}:{pid}:{pid} [0] NCCL INFO Channel {ch:02d}/0 : {r}[0] -> {(r + 1) % 4}[0] [send] "
+                            f"via NET/IB/{r % 2}/GDRDMA\n")
+        q = subprocess.run([args.fabscope, "watch", snaps, "--once", "--nccl-log", log, "--json",
+                            os.path.join(tmp, "n.json")], capture_output=True, text=True, timeout=60)
+        named = [f for f in watch_report(args, tmp, "n.json")["findings"] if f["code"] == "nccl.link_wait"]
+        if q.returncode != 1 or len(named) != 1 or not named[0]["subject"].endswith(" over mlx5_0") or \
+                named[0]["evidence"]["nic"] != "mlx5_0":
+            fail(f"with --nccl-log the slow link's NIC (mlx5_0) is named: exit {q.returncode}, {named}\n{q.stderr}")
+        print(f"--once with the NCCL log: {named[0]['subject']}")
+        # A rank whose snapshots stop: the finished run's files fed interval by interval, rank 2's no more after 4.
+        feed = os.path.join(tmp, "feed")
+        os.mkdir(feed)
+        watch = subprocess.Popen([args.fabscope, "watch", feed, "--interval", "0.1", "--duration", "4", "--json",
+                                  os.path.join(tmp, "h.json")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        by_seq = {}
+        for f in glob.glob(os.path.join(snaps, "fabscope-snapshot-*.json")):
+            by_seq.setdefault(json.load(open(f))["snapshot"]["seq"], []).append(f)
+        stopped_at = None
+        for seq in sorted(by_seq):
+            for f in by_seq[seq]:
+                if seq > 4 and "-r2-" in f:
+                    continue
+                shutil.copy(f, os.path.join(feed, os.path.basename(f) + ".part"))
+                os.rename(os.path.join(feed, os.path.basename(f) + ".part"), os.path.join(feed, os.path.basename(f)))
+            if seq == 4:
+                stopped_at = time.monotonic()
+            time.sleep(0.25)
+        out, err = watch.communicate(timeout=30)
+        doc = watch_report(args, tmp, "h.json")
+        hangs = [f for f in doc["findings"] if f["code"] == "run.hang"]
+        if len(hangs) != 1 or hangs[0]["evidence"]["rank"] != 2 or hangs[0]["evidence"]["last_interval"] != 4:
+            fail(f"rank 2's snapshots stopped after interval 4: want one run.hang naming it: {hangs}\n{out[-1500:]}")
+        newest = hangs[0]["evidence"]["newest_interval"]
+        if newest > 4 + 3:
+            fail(f"rank 2 named when the others were at interval {newest}: want within two intervals of its last")
+        print(f"run.hang: {hangs[0]['message']}")
+        # Bad input: a foreign file with --once; two jobs in one directory; options out of range; no directory.
+        bad = os.path.join(tmp, "bad")
+        os.mkdir(bad)
+        shutil.copy(sorted(glob.glob(os.path.join(snaps, "fabscope-snapshot-*-r0-s000001.json")))[0], bad)
+        with open(os.path.join(bad, "fabscope-snapshot-x-1-c1-r0-s000001.json"), "w") as f:
+            f.write('{"format": "fabscope-nccl-profile", "snapshot": {"seq": 1')
+        other = json.load(open(sorted(glob.glob(os.path.join(snaps, "fabscope-snapshot-*-r1-s000001.json")))[0]))
+        other["comm_id"], other["pid"], other["host"] = "0x00000000000000ff", 1, "elsewhere"
+        two = os.path.join(tmp, "two")
+        os.mkdir(two)
+        shutil.copy(sorted(glob.glob(os.path.join(snaps, "fabscope-snapshot-*-r0-s000001.json")))[0], two)
+        with open(os.path.join(two, "fabscope-snapshot-elsewhere-1-c00000000000000ff-r1-s000001.json"), "w") as f:
+            json.dump(other, f)
+        for argv, want in (([bad, "--once"], "fabscope-snapshot-x-1-c1-r0-s000001.json"),
+                           ([two, "--once"], "two different jobs"),
+                           ([snaps, "--interval", "0"], "--interval 0"),
+                           ([snaps, "--slow-factor", "1"], "--slow-factor 1"),
+                           ([os.path.join(tmp, "none")], "is not a directory")):
+            q = subprocess.run([args.fabscope, "watch", *argv, "--json", os.path.join(tmp, "bad.json")],
+                               capture_output=True, text=True, timeout=30)
+            if q.returncode != 2 or want not in q.stderr or os.path.exists(os.path.join(tmp, "bad.json")):
+                fail(f"watch {argv}: want exit 2 naming {want!r}, nothing written: exit {q.returncode}\n{q.stderr}")
+    print("ok")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("command", choices=["overlap", "sweep", "snapshots"])
+    ap.add_argument("command", choices=["overlap", "sweep", "snapshots", "watch"])
     ap.add_argument("--replay", required=True)
     ap.add_argument("--plugin", required=True)
     ap.add_argument("--fabscope")
     args = ap.parse_args()
-    {"overlap": cmd_overlap, "sweep": cmd_sweep, "snapshots": cmd_snapshots}[args.command](args)
+    {"overlap": cmd_overlap, "sweep": cmd_sweep, "snapshots": cmd_snapshots, "watch": cmd_watch}[args.command](args)
 
 
 if __name__ == "__main__":
