@@ -775,8 +775,9 @@ void DiagnoseCommand::repeat_collective(double seconds) {
 void DiagnoseCommand::repeat_links(double seconds) {
   P2pOptions repeat = links_;
   if (links_s_ > 0) repeat.iters = std::clamp(static_cast<int>(links_.iters * seconds / links_s_), 16, links_.iters);
-  repeat.round_time_s = links_.round_time_s * repeat.iters / std::max(links_.iters, 1);
   repeat.iters = job_->measured(agree_number(job_->ctx(), repeat.iters));
+  // The agreed count's share of the round's time: every rank bounds the same rounds.
+  repeat.round_time_s = links_.round_time_s * repeat.iters / std::max(links_.iters, 1);
   const P2pSection again =
       job_->measured(run_p2p(job_->ctx(), *transport_, repeat, &job_->progress(), phase_log_->counters()));
   report_.diagnosis->link_noise = link_variation(*report_.p2p, again.links);

@@ -8,7 +8,6 @@
 #include <optional>
 #include <set>
 #include <string_view>
-#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -357,61 +356,98 @@ void fold_uplinks_under_shared_nics(P2pSizeContext& c, const LeafMap& leaves) {
   }
 }
 
-// One size's context: hosts, then whole leaves, ranks, links and the uplinks they share.
-// Each link's expected share of a full rate on a fabric whose leaves' uplinks carry
-// 1/oversubscription of their hosts' NICs: a link across leaves gets at most its fair
-// share of each leaf's uplinks in its round (their capacity, in NICs, over the flows
-// crossing them that way). Empty where nothing is oversubscribed (every share 1).
-std::vector<double> expected_shares(const std::vector<const P2pLink*>& links, const LeafMap& leaves,
-                                    double oversubscription) {
-  if (!(oversubscription > 1) || links.empty()) return {};
-  std::map<std::string, std::set<int>> ranks_of_host;
-  for (const P2pLink* l : links) {
-    ranks_of_host[l->src_host].insert(l->src_rank);
-    ranks_of_host[l->dst_host].insert(l->dst_rank);
+// Each link's two leaves as indices into `hosts` (-1: a host the description does not
+// place), each host's leaf looked up once; `hosts` counts each leaf's hosts.
+struct LinkLeaves {
+  std::vector<int> src, dst;
+  std::vector<size_t> hosts;
+  bool within(size_t i) const { return src[i] >= 0 && src[i] == dst[i]; }
+  bool across(size_t i) const { return src[i] >= 0 && dst[i] >= 0 && src[i] != dst[i]; }
+};
+LinkLeaves leaves_of_links(const std::vector<const P2pLink*>& links, const LeafMap& leaves) {
+  LinkLeaves out;
+  std::unordered_map<std::string_view, int> leaf_index;
+  for (const auto& [h, lf] : leaves.leaf_of) {
+    auto [it, fresh] = leaf_index.emplace(lf, static_cast<int>(out.hosts.size()));
+    if (fresh) out.hosts.push_back(0);
+    ++out.hosts[static_cast<size_t>(it->second)];
   }
-  size_t nics_per_host = 1;  // a rank per NIC: the most ranks a host has in the links
-  for (const auto& [h, r] : ranks_of_host) nics_per_host = std::max(nics_per_host, r.size());
-  std::map<std::string, size_t> hosts_of_leaf;
-  for (const auto& [h, lf] : leaves.leaf_of) ++hosts_of_leaf[lf];
-  using Key = std::tuple<std::string, int, int, bool>;  // leaf, round, repeat, leaving (else entering)
-  std::map<Key, size_t> crossing;
-  for (const P2pLink* l : links) {
-    const std::string *a = leaves.of(l->src_host), *b = leaves.of(l->dst_host);
-    if (!a || !b || *a == *b) continue;
-    ++crossing[{*a, l->round, l->repeat, true}];
-    ++crossing[{*b, l->round, l->repeat, false}];
-  }
-  const auto share = [&](const std::string& leaf, const P2pLink& l, bool leaving) {
-    const double capacity = static_cast<double>(hosts_of_leaf[leaf] * nics_per_host) / oversubscription;
-    return std::min(1.0, capacity / static_cast<double>(crossing[{leaf, l.round, l.repeat, leaving}]));
+  std::unordered_map<std::string_view, int> of_host;
+  const auto index = [&](const std::string& host) {
+    auto [it, fresh] = of_host.emplace(host, -1);
+    if (fresh) {
+      if (const std::string* lf = leaves.of(host)) it->second = leaf_index.at(*lf);
+    }
+    return it->second;
   };
-  std::vector<double> out(links.size(), 1.0);
-  for (size_t i = 0; i < links.size(); ++i) {
-    const std::string *a = leaves.of(links[i]->src_host), *b = leaves.of(links[i]->dst_host);
-    if (a && b && *a != *b) out[i] = std::min(share(*a, *links[i], true), share(*b, *links[i], false));
+  out.src.reserve(links.size());
+  out.dst.reserve(links.size());
+  for (const P2pLink* l : links) {
+    out.src.push_back(index(l->src_host));
+    out.dst.push_back(index(l->dst_host));
   }
   return out;
 }
 
+// Each link's expected share of a full rate on a fabric whose leaves' uplinks carry
+// 1/oversubscription of their hosts' NICs: a link across leaves gets at most its fair
+// share of each leaf's uplinks in its round (their capacity, in NICs, over the flows
+// crossing them that way).
+std::vector<double> expected_shares(const std::vector<const P2pLink*>& links, const LinkLeaves& ll,
+                                    double oversubscription) {
+  std::unordered_map<int, std::unordered_set<int>> ranks_of_host;  // by the host's first rank seen: names once
+  std::unordered_map<std::string_view, int> host_id;
+  for (const P2pLink* l : links) {
+    for (const auto& [host, rank] : {std::pair<const std::string&, int>{l->src_host, l->src_rank},
+                                     std::pair<const std::string&, int>{l->dst_host, l->dst_rank}}) {
+      ranks_of_host[host_id.emplace(host, static_cast<int>(host_id.size())).first->second].insert(rank);
+    }
+  }
+  size_t nics_per_host = 1;  // a rank per NIC: the most ranks a host has in the links
+  for (const auto& [h, r] : ranks_of_host) nics_per_host = std::max(nics_per_host, r.size());
+  // (leaf, round, repeat, leaving) -> flows crossing that leaf's uplinks that way
+  const auto key = [](int leaf, const P2pLink& l, bool leaving) {
+    return static_cast<uint64_t>(leaf) << 42 | static_cast<uint64_t>(l.round & 0xfffff) << 22 |
+           static_cast<uint64_t>(l.repeat & 0x1fffff) << 1 | (leaving ? 1u : 0u);
+  };
+  std::unordered_map<uint64_t, uint32_t> crossing;
+  for (size_t i = 0; i < links.size(); ++i) {
+    if (!ll.across(i)) continue;
+    ++crossing[key(ll.src[i], *links[i], true)];
+    ++crossing[key(ll.dst[i], *links[i], false)];
+  }
+  const auto share = [&](int leaf, const P2pLink& l, bool leaving) {
+    const double capacity = static_cast<double>(ll.hosts[static_cast<size_t>(leaf)] * nics_per_host) / oversubscription;
+    return std::min(1.0, capacity / static_cast<double>(crossing.at(key(leaf, l, leaving))));
+  };
+  std::vector<double> out(links.size(), 1.0);
+  for (size_t i = 0; i < links.size(); ++i) {
+    if (ll.across(i)) out[i] = std::min(share(ll.src[i], *links[i], true), share(ll.dst[i], *links[i], false));
+  }
+  return out;
+}
+
+// One size's context: hosts, then whole leaves, ranks, links and the uplinks they share.
 P2pSizeContext size_context(const P2pSection& p2p, uint64_t size, std::vector<const P2pLink*> links,
                             const LeafMap* leaves, double oversubscription) {
   P2pSizeContext c;
   c.size_bytes = size;
   c.latency = p2p.mode == P2pMode::kLatency;
   c.links = std::move(links);
-  // Latency is not shared out by the uplinks' capacity: judged as measured.
+  // Oversubscribed (latency is not shared out by the uplinks' capacity: judged as measured):
+  // each link's expected share of a full rate, empty where every share is 1.
+  const bool oversubscribed = leaves && !c.latency && oversubscription > 1 && !c.links.empty();
+  const LinkLeaves ll = oversubscribed ? leaves_of_links(c.links, *leaves) : LinkLeaves();
   const std::vector<double> expected =
-      leaves && !c.latency ? expected_shares(c.links, *leaves, oversubscription) : std::vector<double>();
+      oversubscribed ? expected_shares(c.links, ll, oversubscription) : std::vector<double>();
   LinkTally tally(c.links, expected);
   // Oversubscribed: a host's or a rank's own rate shows on the links within leaves, which
   // no uplink limits (a NIC at 30% reads 60% of a 2:1 fabric's share across leaves).
   std::optional<LinkTally> within;
-  if (!expected.empty()) {
+  if (oversubscribed) {
     std::vector<const P2pLink*> inside;
-    for (const P2pLink* l : c.links) {
-      const std::string *a = leaves->of(l->src_host), *b = leaves->of(l->dst_host);
-      if (a && b && *a == *b) inside.push_back(l);
+    for (size_t i = 0; i < c.links.size(); ++i) {
+      if (ll.within(i)) inside.push_back(c.links[i]);
     }
     if (inside.size() >= kRankMinLinks * tally.host_names.size()) within.emplace(inside, std::vector<double>());
   }
