@@ -67,6 +67,11 @@ class WatchCommand final : public Command {
     std::string ended = "--once";
     for (;;) {
       if (Status s = look(watch, steady_now_s() - t0); !s.ok()) return fail(s);
+      // Two jobs in one directory: judged on what is there (--once), or once every
+      // communicator of the job has had two intervals to write its first snapshot.
+      if (once_ || steady_now_s() - t0 >= 2 * watch.longest_interval_s()) {
+        if (Status s = watch.check_one_job(); !s.ok()) return fail(s);
+      }
       for (const WatchedInterval& iv : watch.judge(steady_now_s() - t0, report.findings)) print_interval(iv);
       if (once_) break;
       if (stop_signal() != 0) {

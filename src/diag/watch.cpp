@@ -81,22 +81,6 @@ void Watch::set_channel_nics(const std::vector<ChannelNic>& channels) {
 Status Watch::add(const Snapshot& s, double now_s) {
   if (!seen_.insert({s.comm, s.rank, s.seq}).second) return Status::Ok();
   Comm& c = comms_[s.comm];
-  if (c.ranks.empty() && !comms_.empty()) {
-    // Another communicator: the same job only where a process of it is one of the others'.
-    for (const auto& [id, other] : comms_) {
-      if (id == s.comm || other.ranks.empty()) continue;
-      const bool shared = std::any_of(other.ranks.begin(), other.ranks.end(),
-                                      [&](const auto& r) { return r.second.host == s.host && r.second.pid == s.pid; });
-      if (!shared) {
-        const std::string other_file = first_file_[id];
-        comms_.erase(s.comm);
-        return Status::Invalid(fmt::format(
-            "'{}' (communicator {}, {} pid {}) and '{}' (communicator {}) are snapshots of two different jobs (no "
-            "process in common): watch one job's directory",
-            s.file, s.comm, s.host, s.pid, other_file, id));
-      }
-    }
-  }
   first_file_.emplace(s.comm, s.file);
   c.nranks = s.nranks;
   if (c.origin_ns == 0 || (s.seq == 1 && s.start_ns < c.origin_ns)) c.origin_ns = s.start_ns;
@@ -109,6 +93,42 @@ Status Watch::add(const Snapshot& s, double now_s) {
   r.latest = std::max(r.latest, s.seq);
   if (s.seq > c.judged) c.pending[s.seq][s.rank] = s;
   return Status::Ok();
+}
+
+double Watch::longest_interval_s() const {
+  double longest = 0;
+  for (const auto& [id, c] : comms_) {
+    for (const auto& [rank, r] : c.ranks) longest = std::max(longest, r.interval_s);
+  }
+  return longest;
+}
+
+// Communicators are one job where processes join them: a job's tensor-parallel groups
+// share no process with each other, but each shares its processes with the job's world
+// communicator. Two groups that no chain of shared processes joins are two jobs.
+Status Watch::check_one_job() const {
+  std::map<std::pair<std::string, int>, std::string> owner;  // (host, pid) -> a communicator holding it
+  std::map<std::string, std::string> parent;                 // union-find over communicators
+  for (const auto& [id, c] : comms_) parent[id] = id;
+  const auto root = [&](std::string id) {
+    while (parent[id] != id) id = parent[id] = parent[parent[id]];
+    return id;
+  };
+  for (const auto& [id, c] : comms_) {
+    for (const auto& [rank, r] : c.ranks) {
+      auto [it, fresh] = owner.emplace(std::pair{r.host, r.pid}, id);
+      if (!fresh) parent[root(id)] = root(it->second);
+    }
+  }
+  std::map<std::string, std::string> groups;  // root -> a communicator of it
+  for (const auto& [id, c] : comms_) groups.emplace(root(id), id);
+  if (groups.size() < 2) return Status::Ok();
+  const std::string& a = groups.begin()->second;
+  const std::string& b = std::next(groups.begin())->second;
+  return Status::Invalid(fmt::format(
+      "'{}' (communicator {}) and '{}' (communicator {}) are snapshots of two different jobs: no process joins their "
+      "communicators; watch one job's directory",
+      first_file_.at(a), a, first_file_.at(b), b));
 }
 
 std::vector<WatchedInterval> Watch::judge(double now_s, std::vector<Finding>& findings) {

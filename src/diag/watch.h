@@ -74,13 +74,17 @@ struct WatchedInterval {
 class Watch {
  public:
   explicit Watch(WatchOptions o) : o_(o) {}
-  // A snapshot seen at `now_s` (the watcher's clock). A repeat is ignored; a snapshot of
-  // another job (no process shared with the ones watched) is refused, naming both files.
+  // A snapshot seen at `now_s` (the watcher's clock). A repeat is ignored.
   Status add(const Snapshot& s, double now_s);
+  // The communicators seen are one job (joined by shared processes), or an error naming a
+  // file of each of two jobs.
+  Status check_one_job() const;
   // The intervals every rank that is not silent has reported, in order, each once; the
   // findings they raise (a link turning slow, a rank gone silent) are appended.
   std::vector<WatchedInterval> judge(double now_s, std::vector<Finding>& findings);
   size_t snapshots() const { return seen_.size(); }
+  // The longest snapshot interval seen (0 before any).
+  double longest_interval_s() const;
   // The NICs of each rank's channels to each peer, from NCCL's logs (`--nccl-log`).
   void set_channel_nics(const std::vector<ChannelNic>& channels);
 

@@ -285,6 +285,23 @@ def cmd_watch(args):
         shutil.copy(sorted(glob.glob(os.path.join(snaps, "fabscope-snapshot-*-r0-s000001.json")))[0], two)
         with open(os.path.join(two, "fabscope-snapshot-elsewhere-1-c00000000000000ff-r1-s000001.json"), "w") as f:
             json.dump(other, f)
+        # One job's communicators that share no process (tensor-parallel groups), joined by a third that holds
+        # processes of both (the world communicator): one job, not refused.
+        joined = os.path.join(tmp, "joined")
+        os.mkdir(joined)
+        shutil.copy(sorted(glob.glob(os.path.join(snaps, "fabscope-snapshot-*-r0-s000001.json")))[0], joined)
+        with open(os.path.join(joined, "fabscope-snapshot-elsewhere-1-c00000000000000ff-r1-s000001.json"), "w") as f:
+            json.dump(other, f)
+        world = json.load(open(sorted(glob.glob(os.path.join(snaps, "fabscope-snapshot-*-r0-s000001.json")))[0]))
+        world["comm_id"], world["nranks"] = "0x00000000000000ee", 2
+        world_elsewhere = dict(other, comm_id="0x00000000000000ee", nranks=2)
+        for name, doc in (("fabscope-snapshot-w0-s000001.json", world), ("fabscope-snapshot-w1-s000001.json",
+                                                                             world_elsewhere)):
+            with open(os.path.join(joined, name), "w") as f:
+                json.dump(doc, f)
+        q = subprocess.run([args.fabscope, "watch", joined, "--once"], capture_output=True, text=True, timeout=30)
+        if q.returncode not in (0, 1) or "two different jobs" in q.stderr:
+            fail(f"communicators joined by a third are one job: exit {q.returncode}\n{q.stderr}")
         for argv, want in (([bad, "--once"], "fabscope-snapshot-x-1-c1-r0-s000001.json"),
                            ([two, "--once"], "two different jobs"),
                            ([snaps, "--interval", "0"], "--interval 0"),
