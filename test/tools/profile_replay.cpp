@@ -128,47 +128,10 @@ void state(ProfilerV5* p, void* h, int s, size_t bytes, int sleep_us) {
   if (sleep_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(sleep_us));
 }
 
-int replay(const char* plugin, const char* dir, int nranks, int slow_src, int slow_dst, double factor) {
-  ProfilerV5* p = load(plugin);
-  setenv(kDirVariable, dir, 1);
-  constexpr int kCalls = 3, kChannels = 2, kSteps = 4, kWaitUs = 300;
-  constexpr size_t kChunk = 1 << 19;
-  for (int rank = 0; rank < nranks; ++rank) {
-    void* ctx = nullptr;
-    int mask = 0;
-    if (p->init(&ctx, 0x5eed, &mask, "replay", 1, nranks, rank, nullptr) != kSuccess) return 1;
-    const int next = (rank + 1) % nranks, prev = (rank + nranks - 1) % nranks;
-    for (int call = 0; call < kCalls; ++call) {
-      void* coll = start_coll(p, ctx, rank, 4u << 20);
-      for (int ch = 0; ch < kChannels; ++ch) {
-        void* send = start_op(p, ctx, coll, rank, next, ch, true);
-        void* recv = start_op(p, ctx, coll, rank, prev, ch, false);
-        const int send_us = rank == slow_src && next == slow_dst ? static_cast<int>(kWaitUs * factor) : kWaitUs;
-        const int recv_us = prev == slow_src && rank == slow_dst ? static_cast<int>(kWaitUs * factor) : kWaitUs;
-        for (int s = 0; s < kSteps; ++s) {
-          void* st = start_step(p, ctx, send, rank, s);
-          state(p, st, kSendGpuWait, kChunk, 20);
-          state(p, st, kSendPeerWait, kChunk, 0);
-          state(p, st, kSendWait, kChunk, send_us);
-          p->stop_event(st);
-          void* rt = start_step(p, ctx, recv, rank, s);
-          state(p, rt, kRecvWait, kChunk, recv_us);
-          state(p, rt, kRecvFlushWait, kChunk, 0);
-          state(p, rt, kRecvGpuWait, kChunk, 20);
-          p->stop_event(rt);
-        }
-        p->stop_event(send);
-        p->stop_event(recv);
-      }
-    }
-    p->finalize(ctx);
-  }
-  return 0;
-}
-
 // One rank's part of one ring all-reduce call: per channel a send to rank+1 and a receive
-// from rank-1, a few steps each; `send_us` and `recv_us` are the network waits.
-void ring_call(ProfilerV5* p, void* ctx, int rank, int nranks, int send_us, int recv_us) {
+// from rank-1, a few steps each through their states; `send_us` and `recv_us` are the
+// network waits, `gpu_us` the GPU's.
+void ring_call(ProfilerV5* p, void* ctx, int rank, int nranks, int send_us, int recv_us, int gpu_us) {
   constexpr int kChannels = 2, kSteps = 4;
   constexpr size_t kChunk = 1 << 19;
   const int next = (rank + 1) % nranks, prev = (rank + nranks - 1) % nranks;
@@ -178,17 +141,36 @@ void ring_call(ProfilerV5* p, void* ctx, int rank, int nranks, int send_us, int 
     void* recv = start_op(p, ctx, coll, rank, prev, ch, false);
     for (int s = 0; s < kSteps; ++s) {
       void* st = start_step(p, ctx, send, rank, s);
-      state(p, st, kSendGpuWait, kChunk, 5);
+      state(p, st, kSendGpuWait, kChunk, gpu_us);
+      state(p, st, kSendPeerWait, kChunk, 0);
       state(p, st, kSendWait, kChunk, send_us);
       p->stop_event(st);
       void* rt = start_step(p, ctx, recv, rank, s);
       state(p, rt, kRecvWait, kChunk, recv_us);
-      state(p, rt, kRecvGpuWait, kChunk, 5);
+      state(p, rt, kRecvFlushWait, kChunk, 0);
+      state(p, rt, kRecvGpuWait, kChunk, gpu_us);
       p->stop_event(rt);
     }
     p->stop_event(send);
     p->stop_event(recv);
   }
+}
+
+int replay(const char* plugin, const char* dir, int nranks, int slow_src, int slow_dst, double factor) {
+  ProfilerV5* p = load(plugin);
+  setenv(kDirVariable, dir, 1);
+  constexpr int kCalls = 3, kWaitUs = 300;
+  for (int rank = 0; rank < nranks; ++rank) {
+    void* ctx = nullptr;
+    int mask = 0;
+    if (p->init(&ctx, 0x5eed, &mask, "replay", 1, nranks, rank, nullptr) != kSuccess) return 1;
+    const int next = (rank + 1) % nranks, prev = (rank + nranks - 1) % nranks;
+    const int send_us = rank == slow_src && next == slow_dst ? static_cast<int>(kWaitUs * factor) : kWaitUs;
+    const int recv_us = prev == slow_src && rank == slow_dst ? static_cast<int>(kWaitUs * factor) : kWaitUs;
+    for (int call = 0; call < kCalls; ++call) ring_call(p, ctx, rank, nranks, send_us, recv_us, 20);
+    p->finalize(ctx);
+  }
+  return 0;
 }
 
 int timeline(const char* plugin, const char* dir, int nranks, double seconds, int slow_src, int slow_dst, double factor,
@@ -212,7 +194,7 @@ int timeline(const char* plugin, const char* dir, int nranks, double seconds, in
       const int next = (rank + 1) % nranks, prev = (rank + nranks - 1) % nranks;
       const int send_us = slow && rank == slow_src && next == slow_dst ? static_cast<int>(kWaitUs * factor) : kWaitUs;
       const int recv_us = slow && prev == slow_src && rank == slow_dst ? static_cast<int>(kWaitUs * factor) : kWaitUs;
-      ring_call(p, ctx[static_cast<size_t>(rank)], rank, nranks, send_us, recv_us);
+      ring_call(p, ctx[static_cast<size_t>(rank)], rank, nranks, send_us, recv_us, 5);
     }
     ++calls;
   }
