@@ -190,6 +190,12 @@ def cmd_snapshots(args):
         if p.returncode != 0 or said != 1 or glob.glob(os.path.join(tmp, "fabscope-snapshot-*")) or \
                 len(profiles(tmp)) != 4:
             fail(f"a bad interval: said once ({said}), no snapshot, the 4 profiles at the end\n{p.stderr}")
+    with tempfile.TemporaryDirectory() as tmp:
+        p = replay_timeline(args, tmp, 0.5, {"FABSCOPE_PROFILE_INTERVAL": "0.1", "FABSCOPE_PROFILE_KEEP": "1"})
+        said = p.stderr.count("FABSCOPE_PROFILE_KEEP=1 is not a count from 2 to 100000; keeping 8")
+        kept = max(len(snapshots_of(tmp, r)) for r in range(4))
+        if p.returncode != 0 or said != 1 or not 2 <= kept <= 8:
+            fail(f"a bad keep: said once ({said}), the default 8 kept ({kept})\n{p.stderr}")
     print("ok")
 
 
@@ -306,7 +312,8 @@ def cmd_watch(args):
                            ([two, "--once"], "two different jobs"),
                            ([snaps, "--interval", "0"], "--interval 0"),
                            ([snaps, "--slow-factor", "1"], "--slow-factor 1"),
-                           ([os.path.join(tmp, "none")], "is not a directory")):
+                           ([os.path.join(tmp, "none")], "is not a directory"),
+                           ([snaps, "--once", "--nccl-log", os.path.join(tmp, "no.log")], "no.log")):
             q = subprocess.run([args.fabscope, "watch", *argv, "--json", os.path.join(tmp, "bad.json")],
                                capture_output=True, text=True, timeout=30)
             if q.returncode != 2 or want not in q.stderr or os.path.exists(os.path.join(tmp, "bad.json")):
