@@ -37,6 +37,21 @@ awk -v ns="$median" 'BEGIN {
   }
 }'
 
+echo "== the same, with snapshots every 0.1 s written while the events run (FABSCOPE_PROFILE_INTERVAL), alternating"
+snapdir=$(mktemp -d)
+off=() on=()
+for ((i = 0; i < reps; i++)); do
+  off+=("$("$replay" cost "$plugin" 4000000 | sed -n 's/.* \([0-9.]*\)$/\1/p')")
+  rm -f "$snapdir"/*
+  on+=("$(FABSCOPE_PROFILE_INTERVAL=0.1 "$replay" cost "$plugin" 4000000 "$snapdir" | sed -n 's/.* \([0-9.]*\)$/\1/p')")
+done
+med() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+snaps=$(find "$snapdir" -name 'fabscope-snapshot-*.json' | wc -l)
+size=$(find "$snapdir" -name 'fabscope-snapshot-*.json' -printf '%s\n' | sort -n | tail -1)
+echo "ns per transfer without snapshots: ${off[*]}; median $(med "${off[@]}")"
+echo "ns per transfer with snapshots:    ${on[*]}; median $(med "${on[@]}") (last run: $snaps snapshots kept, the largest ${size:-0} bytes)"
+rm -rf "$snapdir"
+
 echo "== with and without --nccl-profile over NCCL"
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l || true)
 if [[ ${gpus:-0} -lt 2 ]]; then

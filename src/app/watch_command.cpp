@@ -64,7 +64,7 @@ class WatchCommand final : public Command {
     report.context.backend = "nccl";
     report.context.memory = "none";
     const double t0 = steady_now_s();
-    std::string ended = "--once";
+    std::string ended;
     for (;;) {
       if (Status s = look(watch, steady_now_s() - t0); !s.ok()) return fail(s);
       // Two jobs in one directory: judged on what is there (--once), or once every
@@ -72,16 +72,14 @@ class WatchCommand final : public Command {
       if (once_ || steady_now_s() - t0 >= 2 * watch.longest_interval_s()) {
         if (Status s = watch.check_one_job(); !s.ok()) return fail(s);
       }
-      for (const WatchedInterval& iv : watch.judge(steady_now_s() - t0, report.findings)) print_interval(iv);
-      if (once_) break;
       if (stop_signal() != 0) {
         ended = stop_signal_name(stop_signal());
-        break;
-      }
-      if (duration_s_ > 0 && steady_now_s() - t0 >= duration_s_) {
+      } else if (duration_s_ > 0 && steady_now_s() - t0 >= duration_s_) {
         ended = fmt::format("--duration {:g}", duration_s_);
-        break;
       }
+      const bool last = once_ || !ended.empty();  // at the end, every interval read is judged
+      for (const WatchedInterval& iv : watch.judge(steady_now_s() - t0, report.findings, last)) print_interval(iv);
+      if (last) break;
       std::this_thread::sleep_for(std::chrono::duration<double>(poll_s_));
     }
     if (watch.snapshots() == 0) {
@@ -94,7 +92,7 @@ class WatchCommand final : public Command {
       report.verdict.not_judged.push_back(
           fmt::format("files skipped, not snapshots: {} (e.g. {})", skipped_.size(), *skipped_.begin()));
     }
-    fmt::print("# watch: {} snapshots read, ended by {}\n", watch.snapshots(), ended);
+    fmt::print("# watch: {} snapshots read, ended by {}\n", watch.snapshots(), ended.empty() ? "--once" : ended);
     return finish_report(*out, report);
   }
 

@@ -131,16 +131,23 @@ Status Watch::check_one_job() const {
       first_file_.at(a), a, first_file_.at(b), b));
 }
 
-std::vector<WatchedInterval> Watch::judge(double now_s, std::vector<Finding>& findings) {
+std::vector<WatchedInterval> Watch::judge(double now_s, std::vector<Finding>& findings, bool flush) {
   std::vector<WatchedInterval> out;
   for (auto& [id, c] : comms_) {
     find_silent(id, c, now_s, findings);
+    uint64_t newest = 0;
+    for (const auto& [rank, r] : c.ranks) newest = std::max(newest, r.latest);
     while (!c.pending.empty()) {
       const uint64_t seq = c.pending.begin()->first;
       const auto& have = c.pending.begin()->second;
-      const bool all = std::all_of(c.ranks.begin(), c.ranks.end(),
-                                   [&](const auto& r) { return r.second.silent || have.count(r.first) > 0; });
-      if (!all) break;
+      // Every rank of the communicator in, but those gone silent; or the interval left
+      // behind by `silent_intervals` (a rank whose directory is not watched); or the end.
+      bool all = true;
+      for (int rank = 0; rank < c.nranks && all; ++rank) {
+        auto r = c.ranks.find(rank);
+        all = have.count(rank) > 0 || (r != c.ranks.end() && r->second.silent);
+      }
+      if (!all && !flush && newest < seq + static_cast<uint64_t>(o_.silent_intervals)) break;
       out.push_back(judge_interval(id, c, seq, findings));
       c.judged = seq;
       c.pending.erase(c.pending.begin());

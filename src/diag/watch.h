@@ -79,9 +79,10 @@ class Watch {
   // The communicators seen are one job (joined by shared processes), or an error naming a
   // file of each of two jobs.
   Status check_one_job() const;
-  // The intervals every rank that is not silent has reported, in order, each once; the
-  // findings they raise (a link turning slow, a rank gone silent) are appended.
-  std::vector<WatchedInterval> judge(double now_s, std::vector<Finding>& findings);
+  // The intervals every rank of the communicator that is not silent has reported (or that
+  // the newest is `silent_intervals` past; with `flush`, every one), in order, each once;
+  // the findings they raise (a link turning slow, a rank gone silent) are appended.
+  std::vector<WatchedInterval> judge(double now_s, std::vector<Finding>& findings, bool flush = false);
   size_t snapshots() const { return seen_.size(); }
   // The longest snapshot interval seen (0 before any).
   double longest_interval_s() const;

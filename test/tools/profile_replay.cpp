@@ -24,9 +24,10 @@
 //     SLOW_SRC to SLOW_DST wait FACTOR times longer (a link turning slow), and the receives
 //     behind them too. With FABSCOPE_PROFILE_INTERVAL set, the plugin's snapshots follow the
 //     run; every communicator is finalized at the end. Prints the calls made.
-//   profile_replay cost PLUGIN STEPS
+//   profile_replay cost PLUGIN STEPS [DIR]
 //     the plugin's cost per proxy step (start, three states, stop) and per proxy
-//     operation, in ns, on this machine: bench/nccl_profiler_overhead.sh.
+//     operation, in ns, on this machine: bench/nccl_profiler_overhead.sh. With DIR, the
+//     profile (and, with FABSCOPE_PROFILE_INTERVAL, the snapshots) is written there.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -432,9 +433,15 @@ int sweep(const char* plugin, const char* dir, int nranks, int channels) {
   return 0;
 }
 
-int cost(const char* plugin, long steps) {
+int cost(const char* plugin, long steps, const char* dir) {
   ProfilerV5* p = load(plugin);
-  unsetenv(kDirVariable);  // nothing written: only the event path is timed
+  // Without DIR nothing is written: only the event path is timed. With DIR (and
+  // FABSCOPE_PROFILE_INTERVAL), the snapshots are written there while the events run.
+  if (dir != nullptr) {
+    setenv(kDirVariable, dir, 1);
+  } else {
+    unsetenv(kDirVariable);
+  }
   void* ctx = nullptr;
   int mask = 0;
   p->init(&ctx, 0xc057, &mask, "cost", 1, 2, 0, nullptr);
@@ -489,7 +496,9 @@ int main(int argc, char** argv) {
     }
     return sweep(argv[2], argv[3], n, channels);
   }
-  if (argc == 4 && std::strcmp(argv[1], "cost") == 0) return cost(argv[2], std::atol(argv[3]));
+  if ((argc == 4 || argc == 5) && std::strcmp(argv[1], "cost") == 0) {
+    return cost(argv[2], std::atol(argv[3]), argc == 5 ? argv[4] : nullptr);
+  }
   if (argc == 10 && std::strcmp(argv[1], "timeline") == 0) {
     const int n = std::atoi(argv[4]);
     const double seconds = std::atof(argv[5]), factor = std::atof(argv[8]), from = std::atof(argv[9]);
@@ -503,7 +512,7 @@ int main(int argc, char** argv) {
                "usage: profile_replay replay PLUGIN DIR NRANKS [SLOW_SRC SLOW_DST FACTOR]\n"
                "       profile_replay overlap PLUGIN DIR CHANNELS STEPS WAIT_US CALLS\n"
                "       profile_replay sweep PLUGIN DIR NRANKS CHANNELS\n"
-               "       profile_replay cost PLUGIN STEPS\n"
+               "       profile_replay cost PLUGIN STEPS [DIR]\n"
                "       profile_replay timeline PLUGIN DIR NRANKS SECONDS SLOW_SRC SLOW_DST FACTOR FROM_S\n");
   return 2;
 }

@@ -19,6 +19,7 @@ snapshots: FABSCOPE_PROFILE_INTERVAL (issue 40): 4 ranks of a ring all-reduce fo
 """
 import argparse
 import glob
+import re
 import json
 import os
 import subprocess
@@ -254,22 +255,24 @@ def cmd_watch(args):
         # A rank whose snapshots stop: the finished run's files fed interval by interval, rank 2's no more after 4.
         feed = os.path.join(tmp, "feed")
         os.mkdir(feed)
-        watch = subprocess.Popen([args.fabscope, "watch", feed, "--interval", "0.1", "--duration", "4", "--json",
+        watch = subprocess.Popen([args.fabscope, "watch", feed, "--interval", "0.1", "--duration", "5", "--json",
                                   os.path.join(tmp, "h.json")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         by_seq = {}
         for f in glob.glob(os.path.join(snaps, "fabscope-snapshot-*.json")):
             by_seq.setdefault(json.load(open(f))["snapshot"]["seq"], []).append(f)
-        stopped_at = None
         for seq in sorted(by_seq):
-            for f in by_seq[seq]:
+            # Each interval's files land one by one, a poll apart: an interval is judged once all are in.
+            for f in sorted(by_seq[seq]):
                 if seq > 4 and "-r2-" in f:
                     continue
                 shutil.copy(f, os.path.join(feed, os.path.basename(f) + ".part"))
                 os.rename(os.path.join(feed, os.path.basename(f) + ".part"), os.path.join(feed, os.path.basename(f)))
-            if seq == 4:
-                stopped_at = time.monotonic()
-            time.sleep(0.25)
+                time.sleep(0.06)
+            time.sleep(0.05)
         out, err = watch.communicate(timeout=30)
+        partial = [l for l in out.splitlines() if re.match(r"# comm \S+ interval [1-4] \(", l) and " 4 ranks)" not in l]
+        if partial:
+            fail(f"intervals judged before every rank's snapshot was in: {partial}")
         doc = watch_report(args, tmp, "h.json")
         hangs = [f for f in doc["findings"] if f["code"] == "run.hang"]
         if len(hangs) != 1 or hangs[0]["evidence"]["rank"] != 2 or hangs[0]["evidence"]["last_interval"] != 4:
