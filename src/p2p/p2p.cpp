@@ -585,8 +585,8 @@ class P2pRun {
   }
 
   // A round bounded by time (P2pOptions::round_time_s): each receiver's warm-up rate goes
-  // to rank 0, which gives every flow too slow to move its messages in twice the round's
-  // time the count it moves in that time; both ends of a flow then run that count.
+  // to rank 0, which gives every flow too slow to move its messages in kCutBeyondRounds
+  // times the round's time the count it moves in that time; both ends then run that count.
   Status bound_by_time(const std::vector<FlowRun>& mine, uint64_t size, const OsuLoop& loop, int64_t warm_start) {
     std::vector<double> rates;  // src, dst, bytes per second, per flow this rank receives
     for (const FlowRun& f : mine) {
@@ -602,7 +602,7 @@ class P2pRun {
     const double bytes = static_cast<double>(size) * static_cast<double>(loop.iters);
     for (size_t i = 0; i + 3 <= all->size(); i += 3) {
       const double rate = (*all)[i + 2];
-      if (rate <= 0 || bytes / rate <= 2 * o_.round_time_s) continue;
+      if (rate <= 0 || bytes / rate <= kCutBeyondRounds * o_.round_time_s) continue;
       const int n = std::clamp(static_cast<int>(rate * o_.round_time_s / static_cast<double>(size)),
                                std::min(kMinTimedMessages, loop.iters), loop.iters);
       cuts += fmt::format("{} {} {}\n", static_cast<int>((*all)[i]), static_cast<int>((*all)[i + 1]), n);

@@ -25,10 +25,10 @@ struct P2pOptions {
   int warmup_iters = 50;
   int window = 64;  // messages in flight per flow in bandwidth modes
   int repeats = 1;  // each round measured this many times in a row (variance, dips)
-  // Bandwidth modes: a flow whose warm-up shows it cannot move its messages within twice
-  // this many seconds moves as many as fit in this time instead (at least
-  // kMinTimedMessages): a round lasts about this long however slow its slowest link, and
-  // the link is timed over what it moved. 0: every flow its iters.
+  // Bandwidth modes: a flow whose warm-up shows it cannot move its messages within
+  // kCutBeyondRounds times this many seconds moves as many as fit in this time instead (at
+  // least kMinTimedMessages): a round lasts about this long however slow its slowest link,
+  // and the link is timed over what it moved. 0: every flow its iters.
   double round_time_s = 0;
   double timeout_s = 300;  // no progress for this long ends the job (see Watchdog)
   // Rounds to run in place of the pattern's (a link schedule: plan_links, suspect_rounds).
@@ -58,6 +58,10 @@ struct FlowBandwidth {
 };
 inline constexpr int kMinPeakMessages = 64;
 inline constexpr int kMinTimedMessages = 4;
+// A warm-up of a few messages reads a healthy flow up to a few times slow on a busy host
+// (its sender let out late, another process on the core): only a flow beyond this many
+// rounds' time is cut (a link at a fortieth of the others is; a busy healthy one is not).
+inline constexpr double kCutBeyondRounds = 4;
 inline constexpr int64_t kMinPeakNs = 1000000;  // 1 ms
 FlowBandwidth flow_bandwidth(uint64_t size_bytes, const std::vector<int64_t>& completion_ns, int64_t start_ns,
                              int window);
