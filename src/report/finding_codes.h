@@ -49,6 +49,8 @@ inline constexpr std::string_view kTopoGdrOff = "topo.gdr_off";
 inline constexpr std::string_view kTopoPortDown = "topo.port_down";
 inline constexpr std::string_view kTopoPortDegraded = "topo.port_degraded";
 inline constexpr std::string_view kTopoPcieDegraded = "topo.pcie_degraded";
+inline constexpr std::string_view kTopoPcieAcs = "topo.pcie_acs";
+inline constexpr std::string_view kTopoIbZeroGuid = "topo.ib_zero_guid";
 inline constexpr std::string_view kTopoNumaMismatch = "topo.numa_mismatch";
 inline constexpr std::string_view kTopoNumaAffinity = "topo.numa_affinity";
 inline constexpr std::string_view kTopoNvlinkMismatch = "topo.nvlink_mismatch";
@@ -194,6 +196,8 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNvlinkFmFailed,
     kNvlinkLinkInactive,
     kTopoPcieDegraded,
+    kTopoPcieAcs,
+    kTopoIbZeroGuid,
     kCountersLinkErrors,
     kCountersSaturated,
     kCountersCongestion,

@@ -441,6 +441,10 @@ class Gatherer {
       other_ += '\n';
       return;
     }
+    if (zero_guid_line(trim(line), facts)) {
+      other_ += '\n';
+      return;
+    }
     summary_line(trim(line));
     recognise_tables(line);
     // ibqueryerrors: "Errors for 0x248a0703 "ib-switch-1"" names the node of the ports below.
@@ -530,6 +534,8 @@ class Gatherer {
     for (Quote& q : kernel_lines_) facts.kernel.push_back(std::move(q));
     for (PcieLinkFact& l : pcie_links_) facts.pcie_links.push_back(std::move(l));
     for (NvlinkFact& l : nvlinks_) facts.nvlinks.push_back(std::move(l));
+    for (AcsFact& a : acs_) facts.acs.push_back(std::move(a));
+    for (ZeroGuidFact& g : zero_guids_) facts.zero_guids.push_back(std::move(g));
     for (Quote& q : fabric_manager_lines_) facts.fabric_manager.push_back(std::move(q));
     for (Quote& q : rdma_absent_lines_) facts.rdma_absent.push_back(std::move(q));
     if (nccl_frames_) {  // a SIGBUS with NCCL in its backtrace: an error of NCCL's, as a framework reports one
@@ -694,6 +700,48 @@ class Gatherer {
     return true;
   }
 
+  // An RDMA device's GUID of zeros, and the device names the listings give above them:
+  // ibstat's "CA 'mlx5_0'", ibv_devinfo's "hca_id:\tmlx5_0", ibv_devices' "mlx5_2 0000...".
+  // True for a zero GUID's line (the other lines stay for the RDMA readers).
+  bool zero_guid_line(std::string_view t, Facts* facts) {
+    if (t.starts_with("CA '") && t.size() > 5) {
+      rdma_device_ = std::string(t.substr(4, t.find('\'', 4) - 4));
+      return false;
+    }
+    if (t.starts_with("hca_id:")) {
+      rdma_device_ = std::string(trim(t.substr(7)));
+      return false;
+    }
+    std::string device;
+    std::string_view value;
+    if (t.starts_with("Node GUID:") || t.starts_with("Port GUID:") || t.starts_with("node_guid:")) {
+      device = rdma_device_;
+      value = trim(t.substr(t.find(':') + 1));
+      if (value.starts_with("0x")) value.remove_prefix(2);
+    } else {  // ibv_devices, below its header: "mlx5_2 0000000000000000" (a name, a 16-digit GUID)
+      if (t.starts_with("device") && contains(t, "node GUID")) {
+        ibv_devices_ = rdma_ = true;
+        return false;
+      }
+      if (!ibv_devices_) return false;
+      const size_t space = t.find_first_of(" \t");
+      if (space == std::string_view::npos || space == 0) return false;
+      value = trim(t.substr(space));
+      if (value.size() != 16 || !std::all_of(value.begin(), value.end(), [](char c) {
+            return std::isxdigit(static_cast<unsigned char>(c));
+          })) {
+        return false;
+      }
+      device = std::string(t.substr(0, space));
+    }
+    if (value.empty() || !std::all_of(value.begin(), value.end(), [](char c) { return c == '0' || c == ':'; })) {
+      return false;
+    }
+    rdma_ = true;
+    if (facts && zero_guids_.size() < kMaxKeptLines) zero_guids_.push_back({{path_, lines_, std::string(t)}, device});
+    return true;
+  }
+
   // lspci -vv: a device's line, then its LnkCap and LnkSta (LnkCap2 and LnkSta2 are other
   // lines). A LnkSta pairs with the LnkCap above it in the same device; a device line
   // starts the next. True for the lines taken.
@@ -716,6 +764,15 @@ class Gatherer {
         pcie_links_.push_back(std::move(l));
       }
       cap_ = PcieLinkFact{};
+      return true;
+    }
+    if (t.starts_with("ACSCtl:")) {
+      lspci_ = true;
+      if (facts && acs_.size() < kMaxKeptLines) {
+        acs_.push_back({{path_, lines_, std::string(t)},
+                        lspci_device_,
+                        contains(t, "SrcValid+") || contains(t, "ReqRedir+") || contains(t, "CmpltRedir+")});
+      }
       return true;
     }
     if (lspci_device_line(t)) {
@@ -946,6 +1003,10 @@ class Gatherer {
   int nvlink_gpu_ = -1, nvlink_listing_ = 0;
   Quote nvlink_gpu_line_;
   std::vector<NvlinkFact> nvlinks_;
+  std::vector<AcsFact> acs_;
+  std::vector<ZeroGuidFact> zero_guids_;
+  bool ibv_devices_ = false;  // ibv_devices' header seen
+  std::string rdma_device_;   // the device an ibstat/ibv_devinfo listing is about ("CA 'mlx5_0'", "hca_id:")
   int fm_unit_left_ = 0;           // lines left of a Fabric Manager unit's systemctl status
   int since_framework_ = 1 << 20;  // lines since a framework's NCCL error
   bool last_error_next_ = false;   // the next non-empty line is NCCL's last error (PyTorch's)

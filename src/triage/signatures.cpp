@@ -1477,6 +1477,60 @@ void check_pcie_links(const Facts& facts, std::vector<Finding>& out, std::vector
   }
 }
 
+// lspci's ACSCtl lines with a redirection on: peer-to-peer traffic below a PCIe switch
+// goes up to the root complex instead of across the switch (NCCL's troubleshooting guide:
+// disable ACS where GPUDirect is used). One finding over every file's lines.
+void check_pcie_acs(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  std::vector<Quote> on;
+  size_t listed = 0;
+  for (const AcsFact& a : facts.acs) {
+    ++listed;
+    if (a.redirect) on.push_back(a.where);
+  }
+  if (on.empty()) return;
+  std::vector<std::string> devices;
+  for (const AcsFact& a : facts.acs) {
+    if (a.redirect && !a.device.empty() && devices.size() < 4) devices.push_back(a.device.substr(0, a.device.find(' ')));
+  }
+  const size_t n = on.size();
+  if (on.size() > 6) on.resize(6);
+  out.push_back(finding(
+      code::kTopoPcieAcs, Severity::kWarning, "PCIe Access Control Services",
+      {},
+      fmt::format("PCIe ACS redirects peer-to-peer requests on {} of the {} ports listed{}: GPU-to-GPU and GPU-to-NIC "
+                  "traffic below a switch goes up to the root complex (and the IOMMU), where GPUDirect P2P and RDMA "
+                  "slow down, hang or fail (an IB completion with error 4, local protection)",
+                  n, listed, devices.empty() ? "" : fmt::format(" ({})", fmt::join(devices, ", "))),
+      "on bare metal, disable ACS on the PCIe switches' ports (the BIOS's ACS option, or at every boot `setpci -s "
+      "BDF ECAP_ACS+0x6.w=0000` for each bridge with SrcValid+) and check with `lspci -vvv | grep ACSCtl`; in a "
+      "VM, where ACS isolates passed-through devices, enable ATS instead; NCCL_P2P_LEVEL or NCCL_NET_GDR_LEVEL "
+      "lowered is the workaround, at a cost",
+      on, {{"ports_redirecting", n}, {"ports_listed", listed}}));
+}
+
+// RDMA devices listed with a GUID of zeros: an InfiniBand port without a GUID cannot join
+// its subnet (the SM assigns no LID); SR-IOV virtual functions get none unless given.
+void check_zero_guids(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.zero_guids.empty()) return;
+  std::vector<std::string> devices;
+  std::vector<Quote> quotes;
+  for (const ZeroGuidFact& g : facts.zero_guids) {
+    const std::string d = g.device.empty() ? "a device" : g.device;
+    if (std::find(devices.begin(), devices.end(), d) == devices.end()) devices.push_back(d);
+    if (quotes.size() < 6) quotes.push_back(g.where);
+  }
+  out.push_back(finding(
+      code::kTopoIbZeroGuid, Severity::kWarning, fmt::format("RDMA device {}", devices.front()), {},
+      fmt::format("{} listed with a GUID of zeros: an InfiniBand port without a node and port GUID gets no LID from "
+                  "the subnet manager and carries no RDMA traffic; SR-IOV virtual functions have none unless one is "
+                  "assigned",
+                  fmt::join(devices, ", ")),
+      "give each VF its GUIDs before binding it (`ip link set PF vf N node_guid G` and `port_guid G`, or the "
+      "SR-IOV network operator's or device plugin's settings), then check `ibstat` shows them and the port "
+      "Active",
+      quotes, {{"devices", devices}}));
+}
+
 // --- counters ---------------------------------------------------------------------
 
 // Lower case, without '_' and a trailing "counter": PortXmitWait, port_xmit_wait -> portxmitwait.
@@ -1671,6 +1725,13 @@ const std::vector<Signature> kSignatures = {
     {{code::kTopoPcieDegraded},
      "PCIe links below their device's capability: lspci -vv LnkSta against LnkCap, the kernel's \"limited by\" line",
      check_pcie_links},
+    {{code::kTopoPcieAcs},
+     "lspci's ACSCtl: PCIe Access Control Services redirecting peer-to-peer traffic (SrcValid+, ReqRedir+, "
+     "CmpltRedir+)",
+     check_pcie_acs},
+    {{code::kTopoIbZeroGuid},
+     "RDMA devices with a GUID of zeros (ibv_devices, ibstat, ibv_devinfo): SR-IOV VFs without GUIDs",
+     check_zero_guids},
     {{code::kCountersLinkErrors, code::kCountersSaturated, code::kCountersCongestion},
      "IB port and NIC counters",
      check_counters},

@@ -62,6 +62,24 @@ struct PcieLinkFact {
   int cap_width = 0, sta_width = 0;
 };
 
+// lspci -vv's ACSCtl line of a PCIe port (or `lspci -vvv | grep ACSCtl`): Access Control
+// Services with a redirection on (SrcValid+, ReqRedir+, CmpltRedir+) send peer-to-peer
+// traffic between devices below one switch up to the root complex (and the IOMMU), where
+// GPUDirect P2P and RDMA slow down, hang or fail.
+struct AcsFact {
+  Quote where;
+  std::string device;  // lspci's device line above it; "" where not shown
+  bool redirect = false;
+};
+
+// An RDMA device whose GUID is all zeros: ibv_devices' "mlx5_2 0000000000000000",
+// ibstat's "Node GUID: 0x0000000000000000" (or Port GUID), ibv_devinfo's
+// "node_guid: 0000:0000:0000:0000". The device where the listing names it.
+struct ZeroGuidFact {
+  Quote where;
+  std::string device;
+};
+
 // nvidia-smi nvlink -s: a GPU's line ("GPU 0: NVIDIA A100-SXM4-80GB (UUID: ...)") and its
 // links' lines ("Link 3: 25 GB/s", "Link 4: <inactive>"). `listing` counts the listings in
 // a file (a GPU index that does not rise starts another: several hosts' pasted together).
@@ -92,6 +110,8 @@ struct Facts {
   std::vector<CounterFact> counters;
   std::vector<PcieLinkFact> pcie_links;  // lspci's LnkCap/LnkSta pairs (the kernel's lines are in `kernel`)
   std::vector<NvlinkFact> nvlinks;       // nvidia-smi nvlink -s
+  std::vector<AcsFact> acs;              // lspci's ACSCtl lines
+  std::vector<ZeroGuidFact> zero_guids;  // RDMA devices listed with GUID 0
   std::vector<InterfaceListFact> interfaces;
   std::vector<Quote> fabric_manager;  // NVIDIA Fabric Manager's lines (its log, journalctl)
   // An RDMA tool saying there is no device: ibstatus' "sys files not found

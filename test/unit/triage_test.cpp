@@ -932,6 +932,47 @@ TEST(TriagePasted, NvlinkStatusInactiveLinks) {
   EXPECT_EQ(find(pcie, "nvlink.link_inactive"), nullptr) << testing::PrintToString(codes(pcie));
 }
 
+// lspci -vv's ACSCtl: a bridge with a redirection on (SrcValid+, ReqRedir+ or CmpltRedir+)
+// is named with its device line; a listing where every port has them off is quiet.
+TEST(TriagePasted, PcieAcsRedirecting) {
+  Report r = judged({{"lspci.txt",
+                      "0000:16:02.0 PCI bridge: PLX Technology, Inc. PEX 8747 48-Lane, 5-Port PCI Express Gen 3\n"
+                      "\tCapabilities: [148 v1] Access Control Services\n"
+                      "\t\tACSCap:\tSrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans+\n"
+                      "\t\tACSCtl:\tSrcValid+ TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-\n"
+                      "0000:16:03.0 PCI bridge: PLX Technology, Inc. PEX 8747 48-Lane, 5-Port PCI Express Gen 3\n"
+                      "\t\tACSCtl:\tSrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-\n"}});
+  EXPECT_EQ(r.triage->files.at(0).kinds, std::vector<std::string>{"lspci"});
+  const Finding* f = find(r, "topo.pcie_acs");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"lspci.txt:4"});
+  EXPECT_NE(f->message.find("on 1 of the 2 ports listed (0000:16:02.0)"), std::string::npos) << f->message;
+  Report off = judged({{"g.txt", "\t\tACSCtl:\tSrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl-\n"
+                                 "\t\tACSCtl:\tSrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl-\n"}});
+  EXPECT_EQ(find(off, "topo.pcie_acs"), nullptr) << testing::PrintToString(codes(off));
+}
+
+// RDMA devices with GUID zero, in the three tools' shapes, each named once with its device;
+// GUIDs that are not zero, and 16 zeros outside an ibv_devices listing, are nothing.
+TEST(TriagePasted, RdmaDevicesWithZeroGuid) {
+  Report r = judged({{"devs.txt",
+                      "$ ibv_devices\n    device          \t   node GUID\n    ------          \t----------------\n"
+                      "    mlx5_0          \t0c42a10300d1e6f0\n    mlx5_4          \t0000000000000000\n"},
+                     {"ibstat.txt",
+                      "CA 'mlx5_5'\n\tCA type: MT4126\n\tNode GUID: 0x0000000000000000\n\tPort 1:\n"
+                      "\t\tState: Down\n\t\tPort GUID: 0x0000000000000000\n"},
+                     {"devinfo.txt", "hca_id:\tmlx5_6\n\ttransport:\t\t\tInfiniBand (0)\n"
+                                     "\tnode_guid:\t\t\t0000:0000:0000:0000\n"}});
+  const Finding* f = find(r, "topo.ib_zero_guid");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_EQ(f->evidence.at("devices"), (nlohmann::json{"mlx5_4", "mlx5_5", "mlx5_6"}));
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"devs.txt:5", "ibstat.txt:3", "ibstat.txt:6", "devinfo.txt:3"}));
+  Report quiet = judged({{"x.txt", "RAX: 0000000000000000\nmlx5_0 0c42a10300d1e6f0\n"}});
+  EXPECT_EQ(find(quiet, "topo.ib_zero_guid"), nullptr) << testing::PrintToString(codes(quiet));
+}
+
 // PyTorch's NCCL error carries NCCL's last warning on the line after "Last error:": that
 // line is the cause, read as NCCL's own; far from an NCCL error, "Last error:" is nothing.
 TEST(TriagePasted, LastErrorContinuationOfAFrameworkError) {
@@ -1240,7 +1281,9 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
                                              "nccl.ib_local_protection",
                                              "nccl.ib_completion_error",
                                              "nccl.socket_ifaces_unroutable",
-                                             "nccl.socket_ifname_no_match"};
+                                             "nccl.socket_ifname_no_match",
+                                             "topo.pcie_acs",
+                                             "topo.ib_zero_guid"};
   for (const std::string& c : listed) {
     if (!inline_only.count(c)) {
       EXPECT_TRUE(produced.count(c)) << c << " comes out of no fixture";
