@@ -45,7 +45,8 @@ constexpr std::string_view kKernelTags[] = {"NVRM: ",    "mlx5_core ",      "mlx
                                             " AER: ",    "nvidia-nvswitch", "Out of memory: Killed process",
                                             "oom-kill:", "oom_reaper: ",    "available PCIe bandwidth, limited by"};
 
-// "[ 1234.567890] ..." (dmesg), "[Sun Jan 11 09:52:01 2026] ..." (dmesg -T), "Mon DD
+// "[ 1234.567890] ..." (dmesg), "[Sun Jan 11 09:52:01 2026] ..." (dmesg -T), "[Jan21
+// 10:20] ..." and "[  +0.000844] ..." (dmesg -H, --reltime), "Mon DD
 // HH:MM:SS host kernel: ..." (journalctl -k), or a line with a kernel subsystem's tag
 // (kKernelTags).
 bool is_kernel_line(std::string_view line) {
@@ -53,7 +54,14 @@ bool is_kernel_line(std::string_view line) {
   if (t.size() > 3 && t[0] == '[') {
     const size_t close = t.find(']');
     if (close != std::string_view::npos && close > 1) {
-      const std::string_view stamp = trim(t.substr(1, close - 1));
+      std::string_view stamp = trim(t.substr(1, close - 1));
+      // dmesg -H and --reltime: "[Jan21 10:20]" on a new minute, "[  +0.000844]" between.
+      if (stamp.size() >= 11 && stamp.size() <= 12 && std::isalpha(static_cast<unsigned char>(stamp[0])) &&
+          (std::isdigit(static_cast<unsigned char>(stamp[3])) || stamp[3] == ' ') && stamp[stamp.size() - 3] == ':' &&
+          stamp[stamp.size() - 6] == ' ') {
+        return true;
+      }
+      if (stamp.starts_with('+')) stamp.remove_prefix(1);
       const size_t dot = stamp.find('.');
       if (dot != std::string_view::npos && dot > 0 &&
           std::all_of(stamp.begin(), stamp.begin() + static_cast<ptrdiff_t>(dot),
@@ -727,9 +735,8 @@ class Gatherer {
       const size_t space = t.find_first_of(" \t");
       if (space == std::string_view::npos || space == 0) return false;
       value = trim(t.substr(space));
-      if (value.size() != 16 || !std::all_of(value.begin(), value.end(), [](char c) {
-            return std::isxdigit(static_cast<unsigned char>(c));
-          })) {
+      if (value.size() != 16 || !std::all_of(value.begin(), value.end(),
+                                             [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); })) {
         return false;
       }
       device = std::string(t.substr(0, space));
@@ -1005,8 +1012,8 @@ class Gatherer {
   std::vector<NvlinkFact> nvlinks_;
   std::vector<AcsFact> acs_;
   std::vector<ZeroGuidFact> zero_guids_;
-  bool ibv_devices_ = false;  // ibv_devices' header seen
-  std::string rdma_device_;   // the device an ibstat/ibv_devinfo listing is about ("CA 'mlx5_0'", "hca_id:")
+  bool ibv_devices_ = false;       // ibv_devices' header seen
+  std::string rdma_device_;        // the device an ibstat/ibv_devinfo listing is about ("CA 'mlx5_0'", "hca_id:")
   int fm_unit_left_ = 0;           // lines left of a Fabric Manager unit's systemctl status
   int since_framework_ = 1 << 20;  // lines since a framework's NCCL error
   bool last_error_next_ = false;   // the next non-empty line is NCCL's last error (PyTorch's)

@@ -1490,13 +1490,13 @@ void check_pcie_acs(const Facts& facts, std::vector<Finding>& out, std::vector<s
   if (on.empty()) return;
   std::vector<std::string> devices;
   for (const AcsFact& a : facts.acs) {
-    if (a.redirect && !a.device.empty() && devices.size() < 4) devices.push_back(a.device.substr(0, a.device.find(' ')));
+    if (a.redirect && !a.device.empty() && devices.size() < 4)
+      devices.push_back(a.device.substr(0, a.device.find(' ')));
   }
   const size_t n = on.size();
   if (on.size() > 6) on.resize(6);
   out.push_back(finding(
-      code::kTopoPcieAcs, Severity::kWarning, "PCIe Access Control Services",
-      {},
+      code::kTopoPcieAcs, Severity::kWarning, "PCIe Access Control Services", {},
       fmt::format("PCIe ACS redirects peer-to-peer requests on {} of the {} ports listed{}: GPU-to-GPU and GPU-to-NIC "
                   "traffic below a switch goes up to the root complex (and the IOMMU), where GPUDirect P2P and RDMA "
                   "slow down, hang or fail (an IB completion with error 4, local protection)",

@@ -496,6 +496,23 @@ TEST(TriagePasted, KernelLinesWithoutTheirTimestamp) {
   EXPECT_EQ(r.triage->files.at(0).kinds, std::vector<std::string>{"kernel-log"});
 }
 
+// dmesg -H (--human, --reltime): the minute's stamp, then each line's distance from the last.
+TEST(TriagePasted, KernelLinesOfDmesgHuman) {
+  Report r = judged({{"dmesg-H.txt",
+                      "[Mar 3 10:20] pcieport 0000:40:01.1: AER: Uncorrected (Fatal) error received: 0000:41:00.0\n"
+                      "[  +0.000012] nvidia 0000:41:00.0: AER: can't recover (no error_detected callback)\n"
+                      "[  +2.113000] NVRM: Xid (PCI:0000:41:00): 79, pid='<unknown>', name=<unknown>, GPU has "
+                      "fallen off the bus.\n"}});
+  EXPECT_EQ(r.triage->files.at(0).kinds, std::vector<std::string>{"kernel-log"});
+  const Finding* aer = find(r, "kernel.pcie_aer");
+  ASSERT_NE(aer, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(aer->severity, Severity::kError);
+  EXPECT_EQ(quoted(*aer), std::vector<std::string>{"dmesg-H.txt:1"});
+  const Finding* xid = find(r, "kernel.gpu_xid");
+  ASSERT_NE(xid, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(xid->evidence.at("xid"), 79);
+}
+
 TEST(TriagePasted, NcclLinesWithoutTheirPrefixOrBehindColours) {
   // Bare lines: the file is an NCCL log, the warning read for its meaning.
   Report bare = judged({{"bare.txt",
@@ -935,21 +952,23 @@ TEST(TriagePasted, NvlinkStatusInactiveLinks) {
 // lspci -vv's ACSCtl: a bridge with a redirection on (SrcValid+, ReqRedir+ or CmpltRedir+)
 // is named with its device line; a listing where every port has them off is quiet.
 TEST(TriagePasted, PcieAcsRedirecting) {
-  Report r = judged({{"lspci.txt",
-                      "0000:16:02.0 PCI bridge: PLX Technology, Inc. PEX 8747 48-Lane, 5-Port PCI Express Gen 3\n"
-                      "\tCapabilities: [148 v1] Access Control Services\n"
-                      "\t\tACSCap:\tSrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans+\n"
-                      "\t\tACSCtl:\tSrcValid+ TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-\n"
-                      "0000:16:03.0 PCI bridge: PLX Technology, Inc. PEX 8747 48-Lane, 5-Port PCI Express Gen 3\n"
-                      "\t\tACSCtl:\tSrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-\n"}});
+  Report r =
+      judged({{"lspci.txt",
+               "0000:16:02.0 PCI bridge: PLX Technology, Inc. PEX 8747 48-Lane, 5-Port PCI Express Gen 3\n"
+               "\tCapabilities: [148 v1] Access Control Services\n"
+               "\t\tACSCap:\tSrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans+\n"
+               "\t\tACSCtl:\tSrcValid+ TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-\n"
+               "0000:16:03.0 PCI bridge: PLX Technology, Inc. PEX 8747 48-Lane, 5-Port PCI Express Gen 3\n"
+               "\t\tACSCtl:\tSrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-\n"}});
   EXPECT_EQ(r.triage->files.at(0).kinds, std::vector<std::string>{"lspci"});
   const Finding* f = find(r, "topo.pcie_acs");
   ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
   EXPECT_EQ(f->severity, Severity::kWarning);
   EXPECT_EQ(quoted(*f), std::vector<std::string>{"lspci.txt:4"});
   EXPECT_NE(f->message.find("on 1 of the 2 ports listed (0000:16:02.0)"), std::string::npos) << f->message;
-  Report off = judged({{"g.txt", "\t\tACSCtl:\tSrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl-\n"
-                                 "\t\tACSCtl:\tSrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl-\n"}});
+  Report off = judged({{"g.txt",
+                        "\t\tACSCtl:\tSrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl-\n"
+                        "\t\tACSCtl:\tSrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl-\n"}});
   EXPECT_EQ(find(off, "topo.pcie_acs"), nullptr) << testing::PrintToString(codes(off));
 }
 
@@ -962,8 +981,9 @@ TEST(TriagePasted, RdmaDevicesWithZeroGuid) {
                      {"ibstat.txt",
                       "CA 'mlx5_5'\n\tCA type: MT4126\n\tNode GUID: 0x0000000000000000\n\tPort 1:\n"
                       "\t\tState: Down\n\t\tPort GUID: 0x0000000000000000\n"},
-                     {"devinfo.txt", "hca_id:\tmlx5_6\n\ttransport:\t\t\tInfiniBand (0)\n"
-                                     "\tnode_guid:\t\t\t0000:0000:0000:0000\n"}});
+                     {"devinfo.txt",
+                      "hca_id:\tmlx5_6\n\ttransport:\t\t\tInfiniBand (0)\n"
+                      "\tnode_guid:\t\t\t0000:0000:0000:0000\n"}});
   const Finding* f = find(r, "topo.ib_zero_guid");
   ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
   EXPECT_EQ(f->severity, Severity::kWarning);
