@@ -28,8 +28,6 @@ namespace fabscope {
 
 namespace {
 
-constexpr std::string_view kSnapshotPrefix = "fabscope-snapshot-";
-
 class WatchCommand final : public Command {
  public:
   void add_options(CLI::App& app) override {
@@ -91,6 +89,19 @@ class WatchCommand final : public Command {
     if (!skipped_.empty()) {
       report.verdict.not_judged.push_back(
           fmt::format("files skipped, not snapshots: {} (e.g. {})", skipped_.size(), *skipped_.begin()));
+    }
+    report.watch = watch.section();
+    // The job's ranks and hosts (its largest communicator), not this process's.
+    if (auto ranks = watch.job_ranks(); !ranks.empty()) {
+      report.context.ranks.clear();
+      report.context.hosts.clear();
+      for (const auto& [rank, host, pid] : ranks) {
+        report.context.ranks.push_back({rank, host, pid, 0});
+        if (std::find(report.context.hosts.begin(), report.context.hosts.end(), host) == report.context.hosts.end()) {
+          report.context.hosts.push_back(host);
+        }
+      }
+      report.context.nranks = static_cast<int>(ranks.size());
     }
     fmt::print("# watch: {} snapshots read, ended by {}\n", watch.snapshots(), ended.empty() ? "--once" : ended);
     return finish_report(*out, report);

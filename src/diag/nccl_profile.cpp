@@ -103,12 +103,13 @@ ProfilePeerEntry parse_peer(const JsonIn& g, const RankProfile& p) {
 // What a collected section holds, in words.
 std::string describe(const NcclProfileSection& s) {
   uint64_t dropped = 0;
-  int incomplete = 0;
+  int incomplete = 0, snapshots = 0;
   std::set<std::string> comms;
   std::set<int> apis;
   for (const ProfileSource& r : s.ranks) {
     dropped += r.dropped_events;
-    incomplete += r.complete ? 0 : 1;
+    incomplete += r.complete || r.snapshot_seq > 0 ? 0 : 1;
+    snapshots += r.snapshot_seq > 0 ? 1 : 0;
     comms.insert(r.comm);
     apis.insert(r.api);
   }
@@ -131,6 +132,12 @@ std::string describe(const NcclProfileSection& s) {
   }
   if (dropped > 0) d += fmt::format("; {} events dropped (the plugin's buffers were full)", dropped);
   if (incomplete > 0) d += fmt::format("; {} written at process exit, the communicator never destroyed", incomplete);
+  if (snapshots > 0) {
+    d += fmt::format(
+        "; {} snapshot{} of a running job (the newest of each rank without a final profile: its totals "
+        "so far)",
+        snapshots, snapshots == 1 ? "" : "s");
+  }
   return d;
 }
 
@@ -193,6 +200,7 @@ Result<RankProfile> parse_rank_profile(std::string_view text, const std::string&
     in.field("nranks", p.nranks);
     in.field("complete", p.complete);
     in.field("dropped_events", p.dropped_events);
+    if (auto snap = in.find("snapshot")) snap->field("seq", p.snapshot_seq);
     if (p.nranks < 1) in.at("nranks").fail(fmt::format("{} ranks; a communicator has 1 or more", p.nranks));
     if (p.rank < 0 || p.rank >= p.nranks) {
       in.at("rank").fail(fmt::format("rank {} outside the communicator's 0..{}", p.rank, p.nranks - 1));
@@ -235,18 +243,32 @@ Result<std::vector<RankProfile>> read_rank_profiles(const std::string& path) {
     if (d == nullptr) {
       return Status::Invalid(fmt::format("--import-profile '{}': {}", path, std::strerror(errno)));
     }
+    // Per rank and communicator (the name's HOST-PID-cCOMM-rRANK): its final profile, or
+    // while the job runs (or where it was killed) the newest of its snapshots.
+    std::map<std::string, std::pair<uint64_t, std::string>> chosen;  // key -> (seq + 1, or 0 for the profile; file)
     while (dirent* e = ::readdir(d)) {
       const std::string name = e->d_name;
-      if (name.starts_with(kProfilePrefix) && name.ends_with(".json")) files.push_back(path + "/" + name);
+      if (!name.ends_with(".json")) continue;
+      if (name.starts_with(kProfilePrefix)) {
+        const std::string key = name.substr(kProfilePrefix.size(), name.size() - kProfilePrefix.size() - 5);
+        chosen[key] = {0, path + "/" + name};
+      } else if (name.starts_with(kSnapshotPrefix)) {
+        const size_t s = name.rfind("-s");
+        if (s == std::string::npos || s < kSnapshotPrefix.size()) continue;
+        const std::string key = name.substr(kSnapshotPrefix.size(), s - kSnapshotPrefix.size());
+        const uint64_t seq = std::strtoull(name.c_str() + s + 2, nullptr, 10);
+        auto [it, fresh] = chosen.try_emplace(key, seq + 1, path + "/" + name);
+        if (!fresh && it->second.first != 0 && seq + 1 > it->second.first) it->second = {seq + 1, path + "/" + name};
+      }
     }
     ::closedir(d);
-    std::sort(files.begin(), files.end());
+    for (const auto& [key, pick] : chosen) files.push_back(pick.second);
     if (files.empty()) {
       return Status::Invalid(fmt::format(
-          "--import-profile '{}' has no {}*.json files: run the job with NCCL_PROFILER_PLUGIN=<path to "
+          "--import-profile '{}' has no {}*.json or {}*.json files: run the job with NCCL_PROFILER_PLUGIN=<path to "
           "libnccl-profiler-fabscope.so> and FABSCOPE_PROFILE_DIR={} (the plugin writes when a communicator is "
-          "destroyed, or when the process exits)",
-          path, kProfilePrefix, path));
+          "destroyed, or when the process exits, and with FABSCOPE_PROFILE_INTERVAL while it runs)",
+          path, kProfilePrefix, kSnapshotPrefix, path));
     }
   } else {
     files.push_back(path);
@@ -364,7 +386,7 @@ NcclProfileSection build_profile_section(const std::vector<RankProfile>& profile
   }
   for (const RankProfile& p : profiles) {
     const std::string comm = p.comm_name.empty() ? p.comm_id : fmt::format("{} ({})", p.comm_name, p.comm_id);
-    s.ranks.push_back({comm, p.rank, p.host, p.pid, p.api, p.file, p.complete, p.dropped_events});
+    s.ranks.push_back({comm, p.rank, p.host, p.pid, p.api, p.file, p.complete, p.dropped_events, p.snapshot_seq});
     sb.add(p, comm);
   }
   for (auto& [pk, pt] : sb.points) {

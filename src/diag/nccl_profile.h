@@ -18,6 +18,8 @@ namespace fabscope {
 
 // The plugin's file names: fabscope-profile-HOST-PID-cCOMMID-rRANK.json.
 inline constexpr std::string_view kProfilePrefix = "fabscope-profile-";
+// Its snapshots while the job runs: fabscope-snapshot-HOST-PID-cCOMMID-rRANK-sSEQ.json.
+inline constexpr std::string_view kSnapshotPrefix = "fabscope-snapshot-";
 // The profiler API versions the plugin implements, and the NCCL releases that load them.
 inline constexpr std::string_view kProfilerVersions = "profiler API v4 (NCCL 2.27) and v5 (NCCL 2.28 and later)";
 
@@ -59,6 +61,7 @@ struct RankProfile {
   int nranks = 0;
   bool complete = true;
   uint64_t dropped_events = 0;
+  uint64_t snapshot_seq = 0;  // a snapshot (fabscope-snapshot-*.json): its interval; 0 for the final profile
   std::vector<ProfileKeyEntry> keys;
   std::vector<ProfileBinEntry> bins;
   std::vector<ProfilePeerEntry> peers;
@@ -78,7 +81,8 @@ struct ChannelNic {
 // A plugin file's text; `source` names it in errors (a foreign or damaged file is an
 // error that says what it is and what was expected).
 Result<RankProfile> parse_rank_profile(std::string_view text, const std::string& source);
-// Every fabscope-profile-*.json in `path` (a directory), or `path` itself (a file).
+// Every fabscope-profile-*.json in `path` (a directory), and for a rank and communicator
+// without one the newest of its fabscope-snapshot-*.json; or `path` itself (a file).
 // No such file, an unreadable or malformed one: an error naming it.
 Result<std::vector<RankProfile>> read_rank_profiles(const std::string& path);
 // The section from the files and the log's channels (either may be empty: without

@@ -66,6 +66,26 @@ Result<Snapshot> parse_snapshot(std::string_view text, const std::string& file) 
       }
       s.links.push_back(l);
     }
+    std::map<std::pair<int, bool>, SnapshotLink> totals;
+    for (const JsonIn& b : in.at("bins").elements()) {
+      int peer = -1;
+      std::string direction;
+      uint64_t bytes = 0, steps = 0;
+      b.field("peer", peer);
+      b.field("direction", direction);
+      b.field("bytes", bytes);
+      b.field("done_steps", steps);
+      if (peer < 0) continue;
+      SnapshotLink& t = totals[{peer, direction == "send"}];
+      t.peer = peer;
+      t.send = direction == "send";
+      t.bytes += bytes;
+      t.steps += steps;
+      const Json& states = b.json().at("states");
+      if (auto it = states.find(state_of(t.send)); it != states.end())
+        t.network_wait_ns += it->at("ns").get<uint64_t>();
+    }
+    for (auto& [key, t] : totals) s.totals.push_back(t);
     return s;
   } catch (const JsonInputError& e) {
     return Status::Invalid(e.what());
@@ -206,9 +226,7 @@ WatchedInterval Watch::judge_interval(const std::string& id, Comm& c, uint64_t s
       w.src_host = s.host;
       auto peer = c.ranks.find(l.peer);
       w.dst_host = peer == c.ranks.end() ? "?" : peer->second.host;
-      if (auto n = nics_.find({s.host, std::to_string(s.pid), rank, l.peer, true}); n != nics_.end()) {
-        w.nic = fmt::format("{}", fmt::join(n->second, ","));
-      }
+      w.nic = nic_of(s, l.peer, true);
       w.wait_us_per_step = static_cast<double>(l.network_wait_ns) / static_cast<double>(l.steps) / 1e3;
       waits.push_back(w.wait_us_per_step);
       iv.links.push_back(w);
@@ -255,7 +273,143 @@ WatchedInterval Watch::judge_interval(const std::string& id, Comm& c, uint64_t s
   }
   std::sort(iv.links.begin(), iv.links.end(),
             [](const WatchedLink& a, const WatchedLink& b) { return a.wait_us_per_step > b.wait_us_per_step; });
+  for (const auto& [rank, s] : have) record(id, c, s, iv);
+  ++intervals_;
   return iv;
+}
+
+std::string Watch::nic_of(const Snapshot& s, int peer, bool send) const {
+  auto n = nics_.find({s.host, std::to_string(s.pid), s.rank, peer, send});
+  return n == nics_.end() ? std::string() : fmt::format("{}", fmt::join(n->second, ","));
+}
+
+// A judged interval's figures of one rank, into its links' series: a point per interval
+// (or, once the series has been thinned, merged into the last point until it holds as
+// many intervals as the others), and the totals since the communicator began.
+void Watch::record(const std::string& id, Comm& c, const Snapshot& s, const WatchedInterval& iv) {
+  const auto series_of = [&](int peer, bool send) -> Series& {
+    Series& x = c.series[{s.rank, peer, send}];
+    if (x.link.rank < 0) {
+      x.link.comm = id;
+      x.link.rank = s.rank;
+      x.link.peer = peer;
+      x.link.direction = send ? "send" : "recv";
+      x.link.host = s.host;
+      auto p = c.ranks.find(peer);
+      x.link.peer_host = p == c.ranks.end() ? "?" : p->second.host;
+      x.link.nic = nic_of(s, peer, send);
+    }
+    return x;
+  };
+  const double seconds = static_cast<double>(s.end_ns - s.start_ns) / 1e9;
+  for (const SnapshotLink& l : s.links) {
+    if (l.peer < 0 || l.steps == 0) continue;
+    Series& x = series_of(l.peer, l.send);
+    WatchLink& w = x.link;
+    WatchPoint p{iv.seq,
+                 iv.seq,
+                 iv.start_s,
+                 iv.end_s,
+                 static_cast<double>(l.network_wait_ns) / static_cast<double>(l.steps) / 1e3,
+                 l.bytes,
+                 l.steps,
+                 false};
+    p.slow = l.send && std::any_of(iv.links.begin(), iv.links.end(), [&](const WatchedLink& k) {
+               return k.rank == s.rank && k.peer == l.peer && k.slow;
+             });
+    if (p.slow && !w.slow_from && c.raised.count({s.rank, l.peer})) w.slow_from = iv.seq;
+    w.last_wait_us_per_step = p.wait_us_per_step;
+    w.last_bytes_per_s = seconds > 0 ? static_cast<double>(l.bytes) / seconds : 0;
+    if (!w.points.empty() && w.points.back().seq_last + 1 == iv.seq &&
+        w.points.back().seq_last - w.points.back().seq_first + 1 < x.stride) {
+      WatchPoint& b = w.points.back();
+      const uint64_t steps = b.steps + p.steps;
+      b.wait_us_per_step =
+          (b.wait_us_per_step * static_cast<double>(b.steps) + p.wait_us_per_step * static_cast<double>(p.steps)) /
+          static_cast<double>(steps);
+      b.seq_last = p.seq_last;
+      b.end_s = p.end_s;
+      b.bytes += p.bytes;
+      b.steps = steps;
+      b.slow = b.slow || p.slow;
+    } else {
+      w.points.push_back(p);
+    }
+    if (w.points.size() > static_cast<size_t>(o_.max_points)) {  // pairs merge: half the points, twice the span
+      std::vector<WatchPoint> half;
+      for (size_t i = 0; i < w.points.size(); i += 2) {
+        WatchPoint a = w.points[i];
+        if (i + 1 < w.points.size()) {
+          const WatchPoint& b = w.points[i + 1];
+          const uint64_t steps = a.steps + b.steps;
+          a.wait_us_per_step = steps == 0 ? 0
+                                          : (a.wait_us_per_step * static_cast<double>(a.steps) +
+                                             b.wait_us_per_step * static_cast<double>(b.steps)) /
+                                                static_cast<double>(steps);
+          a.seq_last = b.seq_last;
+          a.end_s = b.end_s;
+          a.bytes += b.bytes;
+          a.steps = steps;
+          a.slow = a.slow || b.slow;
+        }
+        half.push_back(a);
+      }
+      w.points = std::move(half);
+      x.stride *= 2;
+    }
+  }
+  for (const SnapshotLink& t : s.totals) {
+    WatchLink& w = series_of(t.peer, t.send).link;
+    w.bytes_total = t.bytes;
+    w.steps_total = t.steps;
+    w.network_wait_s_total = static_cast<double>(t.network_wait_ns) / 1e9;
+  }
+}
+
+std::vector<std::tuple<int, std::string, int>> Watch::job_ranks() const {
+  const Comm* largest = nullptr;
+  for (const auto& [id, c] : comms_) {
+    if (largest == nullptr || c.ranks.size() > largest->ranks.size()) largest = &c;
+  }
+  std::vector<std::tuple<int, std::string, int>> out;
+  if (largest != nullptr) {
+    for (const auto& [rank, r] : largest->ranks) out.emplace_back(rank, r.host, r.pid);
+  }
+  return out;
+}
+
+WatchSection Watch::section() const {
+  WatchSection out;
+  out.interval_s = longest_interval_s();
+  out.snapshots = seen_.size();
+  out.intervals = intervals_;
+  out.max_points = o_.max_points;
+  for (const auto& [id, c] : comms_) {
+    for (const auto& [key, x] : c.series) {
+      WatchLink w = x.link;
+      std::vector<double> waits;
+      for (const WatchPoint& p : w.points) waits.push_back(p.wait_us_per_step);
+      w.median_wait_us_per_step = waits.empty() ? 0 : median(waits);
+      out.links.push_back(std::move(w));
+    }
+  }
+  // Slow links first (in the order they turned), then sends before receives, the highest
+  // median wait first: the report keeps the series of the first `plotted_links` sends.
+  std::stable_sort(out.links.begin(), out.links.end(), [](const WatchLink& a, const WatchLink& b) {
+    if (a.slow_from.has_value() != b.slow_from.has_value()) return a.slow_from.has_value();
+    if (a.slow_from && *a.slow_from != *b.slow_from) return *a.slow_from < *b.slow_from;
+    if (a.direction != b.direction) return a.direction == "send";
+    return a.median_wait_us_per_step > b.median_wait_us_per_step;
+  });
+  int plotted = 0;
+  for (WatchLink& w : out.links) {
+    if (w.direction == "send" && !w.points.empty() && plotted < o_.plotted_links) {
+      ++plotted;
+    } else {
+      w.points.clear();
+    }
+  }
+  return out;
 }
 
 }  // namespace fabscope

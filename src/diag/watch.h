@@ -18,6 +18,7 @@
 #include "core/status.h"
 #include "diag/nccl_profile.h"
 #include "report/finding.h"
+#include "report/watch_section.h"
 
 namespace fabscope {
 
@@ -39,7 +40,8 @@ struct Snapshot {
   uint64_t seq = 0;
   double interval_s = 0;
   uint64_t start_ns = 0, end_ns = 0;
-  std::vector<SnapshotLink> links;
+  std::vector<SnapshotLink> links;   // the interval's own figures
+  std::vector<SnapshotLink> totals;  // since the communicator began (its bins, summed per peer and direction)
 };
 
 // Refused, naming the file and what is wrong: not JSON, not the plugin's, not a snapshot,
@@ -51,6 +53,8 @@ struct WatchOptions {
   int past_intervals = 4;     // the link's own recent past: its last judged intervals
   int silent_intervals = 2;   // a rank this many intervals behind the others, and as long without a file
   double min_excess_us = 20;  // per step, beyond the median: below it no link is slow
+  int max_points = 240;       // a link's series: beyond it, pairs of points merge (memory bounded)
+  int plotted_links = 32;     // send links whose series the report keeps (the slow ones, then the highest)
 };
 
 // One judged interval of one communicator: its slowest sends.
@@ -88,6 +92,10 @@ class Watch {
   double longest_interval_s() const;
   // The NICs of each rank's channels to each peer, from NCCL's logs (`--nccl-log`).
   void set_channel_nics(const std::vector<ChannelNic>& channels);
+  // Every link seen, over the intervals judged so far: the report's watch section.
+  WatchSection section() const;
+  // The ranks of the job's largest communicator: (rank, host, pid), by rank.
+  std::vector<std::tuple<int, std::string, int>> job_ranks() const;
 
  private:
   struct RankState {
@@ -98,6 +106,10 @@ class Watch {
     double interval_s = 0;
     bool silent = false;
   };
+  struct Series {
+    WatchLink link;
+    uint64_t stride = 1;  // intervals per point: doubled each time the series is thinned
+  };
   struct Comm {
     int nranks = 0;
     uint64_t origin_ns = 0;  // the first interval's start
@@ -106,12 +118,16 @@ class Watch {
     std::map<uint64_t, std::map<int, Snapshot>> pending;      // seq -> rank -> snapshot
     std::map<std::pair<int, int>, std::vector<double>> past;  // (rank, peer) -> wait per step, us
     std::set<std::pair<int, int>> raised;                     // links already named slow
+    std::map<std::tuple<int, int, bool>, Series> series;      // (rank, peer, send) -> its series
   };
+  void record(const std::string& id, Comm& c, const Snapshot& s, const WatchedInterval& iv);
+  std::string nic_of(const Snapshot& s, int peer, bool send) const;
   WatchedInterval judge_interval(const std::string& id, Comm& c, uint64_t seq, std::vector<Finding>& findings);
   void find_silent(const std::string& id, Comm& c, double now_s, std::vector<Finding>& findings);
 
   WatchOptions o_;
   std::map<std::string, Comm> comms_;
+  uint64_t intervals_ = 0;
   std::set<std::tuple<std::string, int, uint64_t>> seen_;  // (comm, rank, seq)
   std::map<std::string, std::string> first_file_;          // comm -> a file of it, to name
   // (host, pid, rank, peer, send) -> the NICs of its channels

@@ -44,6 +44,7 @@
 #include <cstring>
 #include <ctime>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -505,6 +506,7 @@ struct SnapshotPart {
   double interval_s = 0;
   int keep = 0;
   uint64_t interval_start_ns = 0, interval_end_ns = 0;
+  uint64_t previous_write_ns = 0;  // how long the communicator's last snapshot took to write (0 for the first)
   void (*write_interval)(FILE*, const void*) = nullptr;
   const void* interval = nullptr;
 };
@@ -536,8 +538,9 @@ void write_body(FILE* f, const Context* c, bool complete, const SnapshotPart* sn
   if (snap != nullptr) {
     fprintf(f,
             "\n  ],\n  \"snapshot\": {\"seq\": %" PRIu64 ", \"interval_s\": %g, \"keep\": %d, \"start_ns\": %" PRIu64
-            ", \"end_ns\": %" PRIu64 "},\n  \"interval\": [",
-            snap->seq, snap->interval_s, snap->keep, snap->interval_start_ns, snap->interval_end_ns);
+            ", \"end_ns\": %" PRIu64 ", \"previous_write_ns\": %" PRIu64 "},\n  \"interval\": [",
+            snap->seq, snap->interval_s, snap->keep, snap->interval_start_ns, snap->interval_end_ns,
+            snap->previous_write_ns);
     snap->write_interval(f, snap->interval);
   }
   fputs("\n  ]\n}\n", f);
@@ -617,6 +620,7 @@ struct Series {
   const Context* ctx = nullptr;
   uint64_t seq = 0;
   uint64_t last_ns = 0;
+  uint64_t write_ns = 0;  // its last snapshot's write, open to rename
   std::vector<PeerFigures> last;
 };
 
@@ -671,6 +675,111 @@ void write_interval(FILE* f, const void* arg) {
   }
 }
 
+// FABSCOPE_PROFILE_PROM: one Prometheus textfile per process for node_exporter's textfile
+// collector, rewritten (temporary name, then rename) after each interval's snapshots,
+// removed at exit. The names are those of `fabscope report --format prometheus` on a
+// `fabscope watch` report; series per link (communicator, rank, peer, direction), never
+// per step or channel, so a rank's lines grow with its peers only.
+class PromFile {
+ public:
+  void open(const char* dir, const Context* c) {
+    char host[128] = {};
+    gethostname(host, sizeof host - 1);
+    host_ = host;
+    for (char& ch : host_) {
+      if (ch == '/' || ch == ' ') ch = '_';
+    }
+    path_ = std::string(dir) + "/fabscope-nccl-" + host_ + "-" + std::to_string(static_cast<int>(c->pid)) + ".prom";
+    host_ = escaped(host);
+  }
+  bool on() const { return !path_.empty(); }
+  void begin() {
+    for (std::string& f : families_) f.clear();
+  }
+  // A communicator's snapshot: its totals per peer and direction (`now`), and the
+  // interval's figures (now less `before`).
+  void add(const Context* c, const SnapshotPart& part, const std::vector<PeerFigures>& now,
+           const std::vector<PeerFigures>& before) {
+    if (!on()) return;
+    char labels[512];
+    snprintf(labels, sizeof labels, "comm=\"0x%016" PRIx64 "\",host=\"%s\",rank=\"%d\"", c->comm_id, host_.c_str(),
+             c->rank);
+    line(kPromSeq, labels, static_cast<double>(part.seq));
+    line(kPromStamp, labels, static_cast<double>(time(nullptr)));
+    const double seconds = static_cast<double>(part.interval_end_ns - part.interval_start_ns) / 1e9;
+    for (size_t at = 2; at < now.size(); ++at) {  // 0 and 1: steps of no known peer
+      const PeerFigures& n = now[at];
+      if (n.steps == 0 && n.bytes == 0) continue;
+      const PeerFigures b = at < before.size() ? before[at] : PeerFigures{};
+      const bool send = at % 2 == 1;
+      const int wait_state = send ? 2 : 3;  // SendWait, RecvWait: the network's part
+      char link[640];
+      snprintf(link, sizeof link, "%s,peer=\"%d\",direction=\"%s\"", labels, static_cast<int>(at / 2) - 1,
+               send ? "send" : "recv");
+      line(kPromBytes, link, static_cast<double>(n.bytes));
+      line(kPromSteps, link, static_cast<double>(n.steps));
+      line(kPromWait, link, static_cast<double>(n.ns[wait_state]) / 1e9);
+      const uint64_t steps = n.steps - b.steps;
+      if (steps > 0)
+        line(kPromWaitPerStep, link,
+             static_cast<double>(n.ns[wait_state] - b.ns[wait_state]) / 1e9 / static_cast<double>(steps));
+      if (seconds > 0) line(kPromRate, link, static_cast<double>(n.bytes - b.bytes) / seconds);
+    }
+  }
+  void write() {
+    if (!on()) return;
+    std::string text;
+    for (int f = 0; f < kPromFamilies; ++f) {
+      if (families_[f].empty()) continue;
+      text += std::string("# HELP ") + kPromFamily[f].name + " " + kPromFamily[f].help + "\n# TYPE " +
+              kPromFamily[f].name + " " + kPromFamily[f].type + "\n" + families_[f];
+    }
+    const std::string tmp = path_ + ".tmp";
+    FILE* f = fopen(tmp.c_str(), "w");
+    bool ok = f != nullptr;
+    int err = errno;
+    if (ok) {
+      ok = fwrite(text.data(), 1, text.size(), f) == text.size() && fflush(f) == 0;
+      err = errno;
+      ok = fclose(f) == 0 && ok;
+      ok = ok && rename(tmp.c_str(), path_.c_str()) == 0;
+      if (!ok) err = errno;
+    }
+    if (ok) {
+      written_ = true;
+      return;
+    }
+    unlink(tmp.c_str());
+    if (!warned_) fprintf(stderr, "fabscope profiler: cannot write %s: %s (said once)\n", path_.c_str(), strerror(err));
+    warned_ = true;
+  }
+  void remove() {
+    if (written_) unlink(path_.c_str());
+  }
+
+ private:
+  static std::string escaped(const char* raw) {
+    std::string out;
+    for (const char* p = raw; *p; ++p) {
+      if (*p == '\\' || *p == '"') out += '\\';
+      if (*p == '\n') {
+        out += "\\n";
+        continue;
+      }
+      out += *p;
+    }
+    return out;
+  }
+  void line(int family, const char* labels, double value) {
+    char buf[800];
+    snprintf(buf, sizeof buf, "%s{%s} %.10g\n", kPromFamily[family].name, labels, value);
+    families_[family] += buf;
+  }
+  std::string path_, host_;
+  std::string families_[kPromFamilies];
+  bool written_ = false, warned_ = false;
+};
+
 class SnapshotWriter {
  public:
   static SnapshotWriter& get() {
@@ -683,15 +792,21 @@ class SnapshotWriter {
   void start_if_asked(const Context* c) {
     std::call_once(once_, [&] {
       const char* v = getenv(kIntervalVariable);
-      if (v == nullptr || *v == '\0') return;
+      const char* prom = getenv(kPromVariable);
+      const bool want_json = v != nullptr && *v != '\0';
+      const bool want_prom = prom != nullptr && *prom != '\0';
+      if (!want_json && !want_prom) return;
+      double s = kDefaultPromInterval;
       char* end = nullptr;
-      const double s = strtod(v, &end);
-      if (end == v || *end != '\0' || !std::isfinite(s) || s < 0.01 || s > 86400) {
-        say(c, kLogWarn,
-            "fabscope profiler: %s=%s is not a number of seconds from 0.01 to 86400; writing the "
-            "profile at the end only",
-            kIntervalVariable, v);
-        return;
+      if (want_json) {
+        s = strtod(v, &end);
+        if (end == v || *end != '\0' || !std::isfinite(s) || s < 0.01 || s > 86400) {
+          say(c, kLogWarn,
+              "fabscope profiler: %s=%s is not a number of seconds from 0.01 to 86400; writing the "
+              "profile at the end only",
+              kIntervalVariable, v);
+          return;
+        }
       }
       const char* k = getenv(kKeepVariable);
       keep_ = kDefaultKeep;
@@ -705,6 +820,8 @@ class SnapshotWriter {
         }
       }
       interval_s_ = s;
+      json_ = want_json;
+      if (want_prom) prom_.open(prom, c);
       thread_ = std::thread([this] { run(); });
     });
   }
@@ -716,6 +833,7 @@ class SnapshotWriter {
     }
     cv_.notify_all();
     if (thread_.joinable()) thread_.join();
+    prom_.remove();
   }
 
   // Finalize: the communicator may be freed once no snapshot of it is being written.
@@ -741,7 +859,9 @@ class SnapshotWriter {
         std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(period);
     while (!cv_.wait_until(lock, next, [this] { return stop_; })) {
       lock.unlock();
+      prom_.begin();
       for (int i = 0; i < kMaxContexts; ++i) snapshot(i);
+      prom_.write();
       lock.lock();
       next += std::chrono::duration_cast<std::chrono::steady_clock::duration>(period);
       if (next < std::chrono::steady_clock::now()) next = std::chrono::steady_clock::now();  // a slow write: no burst
@@ -759,7 +879,7 @@ class SnapshotWriter {
       return;
     }
     Series& s = series_[i];
-    if (s.ctx != c) s = Series{c, 0, c->start_ns, {}};
+    if (s.ctx != c) s = Series{c, 0, c->start_ns, 0, {}};
     totals_by_peer(c, now_);
     SnapshotPart part;
     part.seq = ++s.seq;
@@ -767,11 +887,17 @@ class SnapshotWriter {
     part.keep = keep_;
     part.interval_start_ns = s.last_ns;
     part.interval_end_ns = now_ns();
+    part.previous_write_ns = s.write_ns;
     IntervalFigures figures{&now_, &s.last};
     part.write_interval = write_interval;
     part.interval = &figures;
-    write_file(c, false, &part);
-    if (s.seq > static_cast<uint64_t>(keep_)) {  // the oldest kept goes
+    if (json_) {
+      const uint64_t t0 = now_ns();
+      write_file(c, false, &part);
+      s.write_ns = now_ns() - t0;
+    }
+    prom_.add(c, part, now_, s.last);
+    if (json_ && s.seq > static_cast<uint64_t>(keep_)) {  // the oldest kept goes
       char old[4096];
       const uint64_t gone = s.seq - static_cast<uint64_t>(keep_);
       if (file_path(c, "snapshot", &gone, old, sizeof old)) unlink(old);
@@ -787,6 +913,8 @@ class SnapshotWriter {
   bool stop_ = false;
   std::thread thread_;
   double interval_s_ = 0;
+  bool json_ = false;  // FABSCOPE_PROFILE_INTERVAL set: the JSON snapshots
+  PromFile prom_;      // FABSCOPE_PROFILE_PROM set: the textfile
   int keep_ = kDefaultKeep;
   std::atomic<const Context*> writing_{nullptr};
   Series series_[kMaxContexts];

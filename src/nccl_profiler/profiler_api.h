@@ -183,6 +183,31 @@ inline constexpr int kFormatVersion = 2;  // 2: the wall-clock time per state ("
 inline constexpr const char* kIntervalVariable = "FABSCOPE_PROFILE_INTERVAL";
 inline constexpr const char* kKeepVariable = "FABSCOPE_PROFILE_KEEP";
 inline constexpr int kDefaultKeep = 8;
+// Prometheus textfiles for node_exporter: with FABSCOPE_PROFILE_PROM=DIR, one file per
+// process (DIR/fabscope-nccl-HOST-PID.prom, every communicator of it) rewritten each
+// interval (FABSCOPE_PROFILE_INTERVAL, kDefaultPromInterval without it), removed at exit.
+inline constexpr const char* kPromVariable = "FABSCOPE_PROFILE_PROM";
+inline constexpr double kDefaultPromInterval = 15;
+// The textfile's metric families, by the index the writers use; `fabscope report --format
+// prometheus` writes the same ones for a `fabscope watch` report (report/prometheus_reporter.cpp).
+// Labels: comm, host, rank, and for the link families peer and direction.
+struct PromFamily {
+  const char* name;
+  const char* type;
+  const char* help;
+};
+enum PromIndex { kPromBytes, kPromSteps, kPromWait, kPromWaitPerStep, kPromRate, kPromSeq, kPromStamp, kPromFamilies };
+inline constexpr PromFamily kPromFamily[kPromFamilies] = {
+    {"fabscope_nccl_link_bytes_total", "counter", "Bytes a rank's network transfers moved to or from a peer."},
+    {"fabscope_nccl_link_steps_total", "counter", "Network transfers (proxy steps) of a rank to or from a peer."},
+    {"fabscope_nccl_link_network_wait_seconds_total", "counter",
+     "Time a rank's transfers to or from a peer waited on the network (SendWait, RecvWait), summed over steps."},
+    {"fabscope_nccl_link_wait_per_step_seconds", "gauge",
+     "Network wait per transfer to or from a peer in the last interval."},
+    {"fabscope_nccl_link_bytes_per_second", "gauge", "Bytes moved to or from a peer per second in the last interval."},
+    {"fabscope_nccl_snapshot_seq", "gauge", "The last interval's sequence number, per rank and communicator."},
+    {"fabscope_nccl_snapshot_timestamp_seconds", "gauge",
+     "When the last interval ended, seconds since the Unix epoch: a rank whose value stops rising is hung or dead."}};
 // The step states, in the order of the file's "states" arrays.
 inline constexpr int kStates = 6;
 inline constexpr const char* kStateNames[kStates] = {"SendGPUWait", "SendPeerWait",  "SendWait",

@@ -202,6 +202,8 @@ inline constexpr std::string_view kTriageCodes[] = {
     kCountersSaturated,
     kCountersCongestion,
     kCountersRoceNoFlowControl,
+    kNcclLinkWait,
+    kRunHang,
 };
 
 }  // namespace fabscope::code

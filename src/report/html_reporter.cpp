@@ -227,19 +227,27 @@ std::string render_html(const Report& r, std::span<const LabelledReport> beside)
   const std::string command = command_name(r);
   const VerdictResult verdict = r.verdict.result;
   const std::string result(name(verdict));
-  std::string sections[] = {answer_section(r),         html::comparison_section(r),
-                            html::history_section(r),  html::bandwidth_section(r, beside),
-                            html::spread_section(r),   html::timeline_section(r),
-                            html::links_section(r),    html::nccl_profile_section(r),
-                            html::topology_section(r), html::counters_section(r),
-                            triage_section(r),         findings_section(r),
+  std::string sections[] = {answer_section(r),
+                            html::comparison_section(r),
+                            html::history_section(r),
+                            html::bandwidth_section(r, beside),
+                            html::spread_section(r),
+                            html::timeline_section(r),
+                            html::watch_section(r),
+                            html::links_section(r),
+                            html::nccl_profile_section(r),
+                            html::topology_section(r),
+                            html::counters_section(r),
+                            triage_section(r),
+                            findings_section(r),
                             context_section(r)};
   std::string nav;
   const std::pair<const char*, const char*> titles[] = {
-      {"answer", "Answer"},     {"comparison", "Comparison"}, {"history", "History"},   {"bandwidth", "Bus bandwidth"},
-      {"spread", "Spread"},     {"timeline", "Timeline"},     {"links", "Link matrix"}, {"nccl-profile", "NCCL wait"},
-      {"topology", "Topology"}, {"counters", "Counters"},     {"triage", "Files"},      {"findings", "Findings"},
-      {"context", "Context"}};
+      {"answer", "Answer"},           {"comparison", "Comparison"}, {"history", "History"},
+      {"bandwidth", "Bus bandwidth"}, {"spread", "Spread"},         {"timeline", "Timeline"},
+      {"watch", "Links over time"},   {"links", "Link matrix"},     {"nccl-profile", "NCCL wait"},
+      {"topology", "Topology"},       {"counters", "Counters"},     {"triage", "Files"},
+      {"findings", "Findings"},       {"context", "Context"}};
   for (size_t i = 0; i < std::size(titles); ++i) {
     if (!sections[i].empty()) nav += fmt::format("<a href=\"#{}\">{}</a>", titles[i].first, titles[i].second);
   }

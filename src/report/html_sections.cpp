@@ -710,6 +710,60 @@ std::string history_section(const Report& r) {
   return out + "</div></section>";
 }
 
+std::string watch_section(const Report& r) {
+  if (!r.watch || r.watch->links.empty()) return "";
+  const WatchSection& w = *r.watch;
+  std::string out = fmt::format(
+      "<section id=\"watch\"><h2>Links over time</h2><p class=\"note\">{} snapshots, {} intervals judged (every {:g} "
+      "s). Per interval, each send link's network wait per step (NCCL's SendWait, from fabscope's profiler "
+      "plugin): the slow links first, then those that waited most; a series longer than {} points shows runs of "
+      "intervals merged.</p>",
+      w.snapshots, w.intervals, w.interval_s, w.max_points);
+  std::map<std::string, std::vector<const WatchLink*>> by_comm;
+  for (const WatchLink& l : w.links) {
+    if (!l.points.empty()) by_comm[l.comm].push_back(&l);
+  }
+  for (const auto& [comm, links] : by_comm) {
+    svg::Plot plot;
+    plot.css_class = "plot watch";
+    plot.data = {{"comm", comm}};
+    plot.title = fmt::format("Communicator {}: network wait per step", comm);
+    plot.x.label = "time (s)";
+    plot.y.label = "wait per step (us)";
+    for (size_t i = 0; i < links.size() && i < 8; ++i) {
+      const WatchLink& l = *links[i];
+      svg::Series s;
+      s.label = fmt::format("{} -> {}{}{}", l.rank, l.peer, l.nic.empty() ? "" : " " + l.nic,
+                            l.slow_from ? fmt::format(" (slow from {})", *l.slow_from) : "");
+      s.style = fmt::format("s{}", i % 6);
+      for (const WatchPoint& p : l.points) {
+        s.points.push_back({(p.start_s + p.end_s) / 2, p.wait_us_per_step});
+        s.tips.push_back(fmt::format(
+            "{} -> {} ({} -> {}) interval {}{}: {:.0f} us per step, {:.2f} GB/s{}", l.rank, l.peer, l.host, l.peer_host,
+            p.seq_first, p.seq_last != p.seq_first ? fmt::format("-{}", p.seq_last) : "", p.wait_us_per_step,
+            p.end_s > p.start_s ? static_cast<double>(p.bytes) / (p.end_s - p.start_s) / 1e9 : 0.0,
+            p.slow ? " SLOW" : ""));
+      }
+      plot.series.push_back(std::move(s));
+    }
+    out += svg::plot(plot);
+  }
+  out +=
+      "<table class=\"data\"><thead><tr><th>link</th><th>hosts</th><th>NIC</th><th>slow from</th><th>median wait "
+      "(us/step)</th><th>last (us/step)</th><th>last rate (GB/s)</th><th>moved (GiB)</th></tr></thead><tbody>";
+  int rows = 0;
+  for (const WatchLink& l : w.links) {
+    if (l.direction != "send" || ++rows > 32) continue;
+    out += fmt::format(
+        "<tr><td>{} -> {}</td><td>{} -> "
+        "{}</td><td>{}</td><td>{}</td><td>{:.0f}</td><td>{:.0f}</td><td>{:.3f}</td><td>{:.2f}</td></tr>",
+        l.rank, l.peer, xml_escape(l.host), xml_escape(l.peer_host), xml_escape(l.nic),
+        l.slow_from ? fmt::format("interval {}", *l.slow_from) : "", l.median_wait_us_per_step, l.last_wait_us_per_step,
+        l.last_bytes_per_s / 1e9, static_cast<double>(l.bytes_total) / (1ull << 30));
+  }
+  return out + "</tbody></table></section>";
+}
+
 std::string timeline_section(const Report& r) {
   if (!r.timeline) return "";
   const Timeline& t = *r.timeline;

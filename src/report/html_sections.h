@@ -22,6 +22,8 @@ std::string counters_section(const Report& r);
 // sweep -N / --duration: bus bandwidth and the slowest iteration per interval, the
 // stalls, the links that went down. Empty for a run of one cycle with no event.
 std::string timeline_section(const Report& r);
+// `fabscope watch`: each plotted link's network wait per step over the job's time.
+std::string watch_section(const Report& r);
 // NCCL's profiler plugin: per collective and size, each link's wait per state.
 std::string nccl_profile_section(const Report& r);
 // `compare`: the runs, their differences and the rows that moved.

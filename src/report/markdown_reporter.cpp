@@ -248,6 +248,25 @@ std::string nccl_profile_markdown(const Report& r) {
   return out + "\n";
 }
 
+// fabscope watch: the send links that turned slow or waited most, with their figures.
+std::string watch_markdown(const Report& r) {
+  if (!r.watch || r.watch->links.empty()) return "";
+  const WatchSection& w = *r.watch;
+  std::string out = fmt::format(
+      "**Links over time** ({} snapshots, {} intervals judged; network wait per step, NCCL's SendWait)\n\n| Link | "
+      "Hosts | NIC | Slow from | Median (us) | Last (us) | Last rate (GB/s) |\n|---|---|---|---:|---:|---:|---:|\n",
+      w.snapshots, w.intervals);
+  int rows = 0;
+  for (const WatchLink& l : w.links) {
+    if (l.direction != "send" || ++rows > 8) continue;
+    out += fmt::format("| {} -> {} | {} -> {} | {} | {} | {:.0f} | {:.0f} | {:.3f} |\n", l.rank, l.peer, cell(l.host),
+                       cell(l.peer_host), l.nic.empty() ? "?" : cell(l.nic),
+                       l.slow_from ? std::to_string(*l.slow_from) : "", l.median_wait_us_per_step,
+                       l.last_wait_us_per_step, l.last_bytes_per_s / 1e9);
+  }
+  return out + "\n";
+}
+
 std::string attribution_markdown(const Report& r) {
   if (r.attribution.empty()) return "";
   std::string out =
@@ -293,6 +312,7 @@ std::string render_markdown(const Report& r, const Budget& budget) {
   }
   out += p2p_markdown(r);
   out += nccl_profile_markdown(r);
+  out += watch_markdown(r);
   out += attribution_markdown(r);
   if (!r.findings.empty()) {
     // Errors first, then warnings, then the rest, each in the report's order.

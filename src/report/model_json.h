@@ -52,6 +52,14 @@ void read(const JsonIn& in, TimelineInterval& v);
 Json to_json(const Timeline& v);
 void read(const JsonIn& in, Timeline& v);
 
+// watch
+Json to_json(const WatchPoint& v);
+void read(const JsonIn& in, WatchPoint& v);
+Json to_json(const WatchLink& v);
+void read(const JsonIn& in, WatchLink& v);
+Json to_json(const WatchSection& v);
+void read(const JsonIn& in, WatchSection& v);
+
 // p2p
 Json to_json(const LatencyStats& v);
 void read(const JsonIn& in, LatencyStats& v);

@@ -70,8 +70,15 @@ void read(const JsonIn& in, ProfilePoint& v) {
 }
 
 Json to_json(const ProfileSource& v) {
-  return {{"comm", v.comm}, {"rank", v.rank}, {"host", v.host},         {"pid", v.pid},
-          {"api", v.api},   {"file", v.file}, {"complete", v.complete}, {"dropped_events", v.dropped_events}};
+  return {{"comm", v.comm},
+          {"rank", v.rank},
+          {"host", v.host},
+          {"pid", v.pid},
+          {"api", v.api},
+          {"file", v.file},
+          {"complete", v.complete},
+          {"dropped_events", v.dropped_events},
+          {"snapshot_seq", v.snapshot_seq}};
 }
 void read(const JsonIn& in, ProfileSource& v) {
   in.field("comm", v.comm);
@@ -82,6 +89,7 @@ void read(const JsonIn& in, ProfileSource& v) {
   in.field("file", v.file);
   in.field("complete", v.complete);
   in.field("dropped_events", v.dropped_events);
+  in.field_or_keep("snapshot_seq", v.snapshot_seq);  // absent before snapshots were read
 }
 
 Json to_json(const NcclProfileSection& v) {

@@ -70,6 +70,7 @@ struct ProfileSource {
   std::string file;
   bool complete = true;  // false: written at process exit, the communicator never destroyed
   uint64_t dropped_events = 0;
+  uint64_t snapshot_seq = 0;  // a snapshot of a running job (FABSCOPE_PROFILE_INTERVAL): its interval; 0: not one
 };
 struct NcclProfileSection {
   ProfileStatus status = ProfileStatus::kNoData;

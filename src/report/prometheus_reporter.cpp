@@ -15,6 +15,7 @@
 #include "core/atomic_file.h"
 #include "core/stats.h"
 #include "core/utf8.h"
+#include "nccl_profiler/profiler_api.h"
 #include "report/file_reporter.h"
 #include "report/reporter.h"
 #include "report/summary.h"
@@ -50,7 +51,8 @@ std::string number(double v) {
 // One metric family: HELP, TYPE and its series, each label set once (the first value kept).
 class Family {
  public:
-  Family(std::string name, std::string help) : name_(std::move(name)), help_(std::move(help)) {}
+  Family(std::string name, std::string help, std::string type = "gauge")
+      : name_(std::move(name)), help_(std::move(help)), type_(std::move(type)) {}
   void add(const Labels& labels, double value) {
     std::string key;
     for (const auto& [k, v] : labels) key += fmt::format("{}{}=\"{}\"", key.empty() ? "" : ",", k, label_value(v));
@@ -59,11 +61,11 @@ class Family {
   }
   std::string text() const {
     if (lines_.empty()) return "";
-    return fmt::format("# HELP {} {}\n# TYPE {} gauge\n{}", name_, help_, name_, lines_);
+    return fmt::format("# HELP {} {}\n# TYPE {} {}\n{}", name_, help_, name_, type_, lines_);
   }
 
  private:
-  std::string name_, help_, lines_;
+  std::string name_, help_, type_, lines_;
   std::set<std::string> seen_;
 };
 
@@ -268,6 +270,35 @@ std::string nccl_profile_families(const Report& r) {
   return nccl_wait.text() + nccl_open.text();
 }
 
+// fabscope watch: each link's figures at the last snapshot read, with the names and labels
+// of the profiler plugin's own textfile (FABSCOPE_PROFILE_PROM), so a dashboard reads
+// either; and whether watch judged the link slow.
+std::string watch_families(const Report& r) {
+  if (!r.watch) return "";
+  using namespace ncclprof;
+  std::vector<Family> f;
+  for (const PromFamily& p : kPromFamily) f.emplace_back(p.name, p.help, p.type);
+  Family slow("fabscope_nccl_link_slow",
+              "1 where fabscope watch named the link slow (nccl.link_wait): its sends waited on the network over "
+              "the median link's and their own past's.");
+  for (const WatchLink& l : r.watch->links) {
+    const Labels labels = {{"comm", l.comm},
+                           {"host", l.host},
+                           {"rank", std::to_string(l.rank)},
+                           {"peer", std::to_string(l.peer)},
+                           {"direction", l.direction}};
+    f[kPromBytes].add(labels, static_cast<double>(l.bytes_total));
+    f[kPromSteps].add(labels, static_cast<double>(l.steps_total));
+    f[kPromWait].add(labels, l.network_wait_s_total);
+    f[kPromWaitPerStep].add(labels, l.last_wait_us_per_step / 1e6);
+    f[kPromRate].add(labels, l.last_bytes_per_s);
+    if (l.direction == "send") slow.add(labels, l.slow_from ? 1 : 0);
+  }
+  std::string out;
+  for (int i = 0; i < kPromSeq; ++i) out += f[static_cast<size_t>(i)].text();
+  return out + slow.text();
+}
+
 // fabscope compare: the compared rows by verdict, every verdict written (0 where none).
 std::string compare_family(const Report& r) {
   Family rows("fabscope_compare_rows", "Compared rows by verdict (fabscope compare).");
@@ -284,7 +315,7 @@ std::string compare_family(const Report& r) {
 
 std::string render_prometheus(const Report& r) {
   return run_families(r) + verdict_families(r) + sweep_families(r) + link_families(r) + attribution_family(r) +
-         foreign_traffic_family(r) + nccl_profile_families(r) + compare_family(r);
+         foreign_traffic_family(r) + nccl_profile_families(r) + watch_families(r) + compare_family(r);
 }
 
 std::unique_ptr<Reporter> make_prometheus_reporter(const std::string& path) {

@@ -22,6 +22,7 @@
 #include "report/p2p_section.h"
 #include "report/sweep_section.h"
 #include "report/timeline_section.h"
+#include "report/watch_section.h"
 #include "report/topology_section.h"
 #include "report/triage_section.h"
 #include "report/verdict.h"
@@ -46,6 +47,7 @@ struct Report {
   std::optional<NcclProfileSection> nccl_profile;  // --nccl-profile, --import-profile; null otherwise
   std::optional<FabricDescription> fabric;         // --fabric (Slurm's topology.conf); null otherwise
   std::optional<Timeline> timeline;                // sweep: cycles, stalls, link events; null otherwise
+  std::optional<WatchSection> watch;               // `fabscope watch`: the job's links over time; null otherwise
   std::vector<Finding> findings;
   Verdict verdict;
 };

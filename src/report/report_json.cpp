@@ -56,6 +56,7 @@ const std::vector<Section>& sections() {
       member_section<&Report::nccl_profile>("nccl_profile", /*missing_in_older_reports=*/true),
       member_section<&Report::fabric>("fabric", /*missing_in_older_reports=*/true),
       member_section<&Report::timeline>("timeline", /*missing_in_older_reports=*/true),
+      member_section<&Report::watch>("watch", /*missing_in_older_reports=*/true),
       member_section<&Report::findings>("findings"),
       member_section<&Report::verdict>("verdict"),
   };

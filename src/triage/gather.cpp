@@ -344,6 +344,7 @@ std::vector<std::string> interface_entries(std::string_view t) {
 bool fabric_manager_line(std::string_view line) {
   if (line.size() > 1024) return false;  // its lines are short: not a pasted command line
   if (contains(line, "NV_WARN_NOTHING_TO_DO")) return true;
+  if (contains(line, "nvlsm")) return true;    // NVLSM, the NVLink subnet manager Fabric Manager starts
   if (!contains(line, "abric")) return false;  // one search for the three spellings below
   return contains(line, "fabricmanager") || contains(line, "Fabric Manager") || contains(line, "fabric manager");
 }
@@ -449,6 +450,10 @@ class Gatherer {
       other_ += '\n';
       return;
     }
+    if (gpu_memory_line(line, facts)) {
+      other_ += '\n';
+      return;
+    }
     if (zero_guid_line(trim(line), facts)) {
       other_ += '\n';
       return;
@@ -485,6 +490,7 @@ class Gatherer {
     if (lspci_) k.emplace_back("lspci");
     if (fabric_manager_) k.emplace_back("fabric-manager-log");
     if (nvlink_) k.emplace_back("nvidia-smi-nvlink");
+    if (smi_query_) k.emplace_back("nvidia-smi-query");
     return k;
   }
 
@@ -544,6 +550,8 @@ class Gatherer {
     for (NvlinkFact& l : nvlinks_) facts.nvlinks.push_back(std::move(l));
     for (AcsFact& a : acs_) facts.acs.push_back(std::move(a));
     for (ZeroGuidFact& g : zero_guids_) facts.zero_guids.push_back(std::move(g));
+    for (Quote& q : repair_pending_) facts.gpu_repair_pending.push_back(std::move(q));
+    for (Quote& q : remap_failed_) facts.gpu_remap_failed.push_back(std::move(q));
     for (Quote& q : fabric_manager_lines_) facts.fabric_manager.push_back(std::move(q));
     for (Quote& q : rdma_absent_lines_) facts.rdma_absent.push_back(std::move(q));
     if (nccl_frames_) {  // a SIGBUS with NCCL in its backtrace: an error of NCCL's, as a framework reports one
@@ -704,6 +712,38 @@ class Gatherer {
       f.gpu = nvlink_gpu_;
       f.link = link;
       nvlinks_.push_back(std::move(f));
+    }
+    return true;
+  }
+
+  // nvidia-smi -q's GPU memory repair: under "Remapped Rows" (A100 and later) or "Retired
+  // Pages" (earlier), a "Pending : Yes" waits for the GPU's reset; "Remapping Failure
+  // Occurred : Yes" means its spare rows ran out. True for the lines taken.
+  bool gpu_memory_line(std::string_view line, Facts* facts) {
+    const std::string_view t = trim(line);
+    const size_t indent = line.find_first_not_of(" \t");
+    if (t == "Remapped Rows" || t == "Retired Pages") {
+      smi_query_ = true;
+      smi_section_left_ = 10;
+      smi_indent_ = indent;
+      return true;
+    }
+    if (smi_section_left_ == 0) return false;
+    --smi_section_left_;
+    if (indent == std::string_view::npos || indent <= smi_indent_) {  // the next section
+      smi_section_left_ = 0;
+      return false;
+    }
+    const size_t colon = t.find(':');
+    if (colon == std::string_view::npos) return false;
+    const std::string_view key = trim(t.substr(0, colon)), value = trim(t.substr(colon + 1));
+    const bool yes = value.starts_with("Yes");
+    if (facts && yes && (key == "Pending" || key == "Pending Page Blacklist" || key == "Pending Page Retirement") &&
+        repair_pending_.size() < kMaxKeptLines) {
+      repair_pending_.push_back({path_, lines_, std::string(t)});
+    }
+    if (facts && yes && key == "Remapping Failure Occurred" && remap_failed_.size() < kMaxKeptLines) {
+      remap_failed_.push_back({path_, lines_, std::string(t)});
     }
     return true;
   }
@@ -1012,6 +1052,10 @@ class Gatherer {
   std::vector<NvlinkFact> nvlinks_;
   std::vector<AcsFact> acs_;
   std::vector<ZeroGuidFact> zero_guids_;
+  int smi_section_left_ = 0;  // nvidia-smi -q: lines left of a "Remapped Rows" or "Retired Pages" section
+  size_t smi_indent_ = 0;     // its header's indent: its keys are deeper
+  bool smi_query_ = false;
+  std::vector<Quote> repair_pending_, remap_failed_;
   bool ibv_devices_ = false;       // ibv_devices' header seen
   std::string rdma_device_;        // the device an ibstat/ibv_devinfo listing is about ("CA 'mlx5_0'", "hca_id:")
   int fm_unit_left_ = 0;           // lines left of a Fabric Manager unit's systemctl status
@@ -1047,7 +1091,36 @@ std::vector<std::string> recognise(std::string_view text) {
   return g.kinds();
 }
 
+namespace {
+
+// A file of fabscope's NCCL profiler plugin: a snapshot of a running job is read as
+// `fabscope watch` reads it (judged with the others, diag/watch.h); a final profile is
+// `fabscope diagnose --import-profile`'s. False for any other text.
+bool gather_profile_file(const std::string& path, std::string_view text, Facts& facts) {
+  const std::string_view head = text.substr(0, 512);
+  if (!trim(head).starts_with("{") || !contains(head, "\"fabscope-nccl-profile\"")) return false;
+  TriageFile file;
+  file.path = path;
+  file.bytes = text.size();
+  file.lines = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  if (text.find("\"snapshot\"") == std::string_view::npos) {
+    file.note =
+        "a profile of fabscope's NCCL profiler plugin, written at the job's end: judge it with `fabscope "
+        "diagnose --import-profile DIR`";
+  } else if (auto s = parse_snapshot(text, path); s.ok()) {
+    file.kinds = {"fabscope-snapshot"};
+    facts.snapshots.push_back(std::move(*s));
+  } else {
+    file.note = fmt::format("a damaged snapshot of fabscope's NCCL profiler plugin: {}", s.status().message());
+  }
+  facts.files.push_back(std::move(file));
+  return true;
+}
+
+}  // namespace
+
 void gather(const std::string& path, std::string_view text, Facts& facts) {
+  if (gather_profile_file(path, text, facts)) return;
   Gatherer g(path);
   g.start(text.substr(0, 65536));
   if (!g.binary()) {

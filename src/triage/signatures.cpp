@@ -758,7 +758,7 @@ void check_coverage(const Facts& facts, std::vector<Finding>&, std::vector<std::
     return std::find(f.kinds.begin(), f.kinds.end(), "nccl-log") != f.kinds.end() ||
            std::find(f.kinds.begin(), f.kinds.end(), "framework-log") != f.kinds.end();
   });
-  if (!has_log && facts.tables.empty() && facts.kernel.empty() && facts.counters.empty() &&
+  if (!has_log && facts.tables.empty() && facts.kernel.empty() && facts.counters.empty() && facts.snapshots.empty() &&
       std::any_of(facts.files.begin(), facts.files.end(), [](const TriageFile& f) { return !f.kinds.empty(); })) {
     missing.emplace_back("no NCCL log, nccl-tests output, kernel log or counters: nothing says how the job ran");
   }
@@ -1279,6 +1279,23 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
                           "for the Xid or GSP error that put it there, and check the driver version",
                           reset_required));
   }
+  if (!facts.gpu_repair_pending.empty() || !facts.gpu_remap_failed.empty()) {
+    std::vector<Quote> quotes = facts.gpu_remap_failed;
+    quotes.insert(quotes.end(), facts.gpu_repair_pending.begin(), facts.gpu_repair_pending.end());
+    const bool failed = !facts.gpu_remap_failed.empty();
+    out.push_back(finding(
+        code::kKernelGpuResetRequired, Severity::kError, "GPU memory repair", {},
+        failed ? "nvidia-smi -q: a GPU's row remapping failed (Remapping Failure Occurred: Yes): its spare memory rows "
+                 "ran out, and uncorrectable memory errors will recur on it"
+               : fmt::format("nvidia-smi -q: {} GPU memory repair{} pending (a row remap or page retirement after "
+                             "uncorrectable ECC errors): it takes effect only when the GPU is reset, and until then "
+                             "the bad memory can fail jobs again (Xid 48, 63, 64, 94, 95)",
+                             facts.gpu_repair_pending.size(), facts.gpu_repair_pending.size() == 1 ? "" : "s"),
+        failed ? "drain the node and replace the GPU (a field diagnostic, `dcgmi diag -r 3`, confirms it)"
+               : "drain the node and reset the GPU (`nvidia-smi -r -i N`, or reboot) so the repair takes effect; then "
+                 "`nvidia-smi -q -d ROW_REMAPPER` shows Pending: No",
+        quotes, {{"pending", facts.gpu_repair_pending.size()}, {"remap_failed", facts.gpu_remap_failed.size()}}));
+  }
   if (!mlx5_cmd.empty()) {
     out.push_back(finding(code::kKernelMlx5Cmd, Severity::kWarning, "mlx5 command failures", {},
                           fmt::format("{} mlx5 firmware command failure line(s)", mlx5_cmd.size()),
@@ -1302,8 +1319,13 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
 // NVSwitch (NV_WARN_NOTHING_TO_DO: none visible, or none there: a PCIe or NVLink-bridge
 // machine, where it is not needed), or its version is not the driver's.
 void check_fabric_manager(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  std::vector<Quote> nothing, version, failed;
+  std::vector<Quote> nothing, version, failed, umad;
   for (const Quote& q : facts.fabric_manager) {
+    // NVLSM (NVLink 5 systems: GB200 NVL72, HGX B200) reads the IB management device:
+    // "umad_init: can't read ABI version from /sys/class/infiniband_mad/abi_version ...".
+    if (contains(q.text, "umad") && (contains(q.text, "ib_umad") || contains(q.text, "infiniband_mad"))) {
+      umad.push_back(q);
+    }
     if (contains(q.text, "NV_WARN_NOTHING_TO_DO")) nothing.push_back(q);
     if (contains(q.text, "match with driver version")) version.push_back(q);  // "... don't match with driver version"
     // The service's state (systemctl status' "Active:" line under its unit) and systemd's
@@ -1316,7 +1338,17 @@ void check_fabric_manager(const Facts& facts, std::vector<Finding>& out, std::ve
   }
   // Its reason, when the files hold it, is a finding of its own above; the failure alone
   // is the service's state.
-  if (!failed.empty() && nothing.empty() && version.empty()) {
+  if (!umad.empty()) {
+    out.push_back(finding(code::kNvlinkFmFailed, Severity::kError, "NVIDIA Fabric Manager (NVLSM)", {},
+                          "NVLSM, the NVLink subnet manager that Fabric Manager starts on NVLink 5 systems (GB200 "
+                          "NVL72, HGX B200), cannot open the InfiniBand management interface "
+                          "(/sys/class/infiniband_mad): the ib_umad kernel module is not loaded, so Fabric Manager "
+                          "fails and the GPUs' NVLink fabric never comes up",
+                          "`modprobe ib_umad` (and list it in /etc/modules-load.d so it loads at boot), then "
+                          "`systemctl restart nvidia-fabricmanager`",
+                          umad));
+  }
+  if (!failed.empty() && nothing.empty() && version.empty() && umad.empty()) {
     out.push_back(finding(code::kNvlinkFmFailed, Severity::kWarning, "NVIDIA Fabric Manager", {},
                           "Fabric Manager's service is not running (it failed or never started): on an NVSwitch "
                           "system (HGX, DGX) CUDA cannot initialise the GPUs' NVLink fabric without it, so jobs fail "
@@ -1531,6 +1563,55 @@ void check_zero_guids(const Facts& facts, std::vector<Finding>& out, std::vector
       quotes, {{"devices", devices}}));
 }
 
+// fabscope's profiler plugin's snapshots of a running job, judged interval by interval as
+// `fabscope watch` judges them: a link that turned slow (nccl.link_wait), a rank whose
+// snapshots stopped while the others' went on (run.hang). Each snapshot's own clock
+// orders them: a rank is silent whose last interval ended two intervals before the newest.
+void check_snapshots(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>& missing) {
+  if (facts.snapshots.empty()) return;
+  std::map<std::string, std::pair<std::set<int>, int>> ranks;  // comm -> (ranks with a snapshot, nranks)
+  for (const Snapshot& s : facts.snapshots) {
+    ranks[s.comm].first.insert(s.rank);
+    ranks[s.comm].second = s.nranks;
+  }
+  for (const auto& [comm, r] : ranks) {
+    if (static_cast<int>(r.first.size()) < r.second) {
+      missing.push_back(
+          fmt::format("snapshots of {} of communicator {}'s {} ranks: the others' links are not in the "
+                      "files (each rank writes its own, into its node's FABSCOPE_PROFILE_DIR)",
+                      r.first.size(), comm, r.second));
+    }
+  }
+  uint64_t origin = UINT64_MAX, newest = 0;
+  for (const Snapshot& s : facts.snapshots) {
+    origin = std::min(origin, s.start_ns);
+    newest = std::max(newest, s.end_ns);
+  }
+  std::vector<const Snapshot*> order;
+  for (const Snapshot& s : facts.snapshots) order.push_back(&s);
+  std::sort(order.begin(), order.end(), [](const Snapshot* a, const Snapshot* b) { return a->end_ns < b->end_ns; });
+  Watch watch{WatchOptions{}};
+  for (const Snapshot* s : order) {
+    if (!watch.add(*s, static_cast<double>(s->end_ns - origin) / 1e9).ok()) return;
+  }
+  if (!watch.check_one_job().ok()) return;
+  std::vector<Finding> found;
+  watch.judge(static_cast<double>(newest - origin) / 1e9, found, /*flush=*/true);
+  for (Finding& f : found) {
+    std::vector<Quote> quotes;
+    for (const Snapshot& s : facts.snapshots) {
+      const bool of_it =
+          f.evidence.contains("rank")
+              ? s.rank == f.evidence.at("rank").get<int>() && s.seq == f.evidence.at("last_interval").get<uint64_t>()
+              : s.rank == f.evidence.value("src_rank", -1) && s.seq == f.evidence.value("interval", uint64_t{0});
+      if (of_it && s.comm == f.evidence.value("comm", std::string())) {
+        quotes.push_back({s.file, 1, fmt::format("snapshot {} of rank {} ({})", s.seq, s.rank, s.host)});
+      }
+    }
+    out.push_back(finding(f.code, f.severity, f.subject, f.hosts, f.message, f.hint, quotes, f.evidence));
+  }
+}
+
 // --- counters ---------------------------------------------------------------------
 
 // Lower case, without '_' and a trailing "counter": PortXmitWait, port_xmit_wait -> portxmitwait.
@@ -1725,6 +1806,9 @@ const std::vector<Signature> kSignatures = {
     {{code::kTopoPcieDegraded},
      "PCIe links below their device's capability: lspci -vv LnkSta against LnkCap, the kernel's \"limited by\" line",
      check_pcie_links},
+    {{code::kNcclLinkWait, code::kRunHang},
+     "fabscope's profiler plugin's snapshots of a running job: a link turning slow, a rank whose snapshots stop",
+     check_snapshots},
     {{code::kTopoPcieAcs},
      "lspci's ACSCtl: PCIe Access Control Services redirecting peer-to-peer traffic (SrcValid+, ReqRedir+, "
      "CmpltRedir+)",

@@ -15,6 +15,7 @@
 
 #include "core/progress.h"
 #include "core/status.h"
+#include "diag/watch.h"
 #include "report/nccl_tests_parse.h"
 #include "report/report.h"
 #include "topo/model.h"
@@ -112,6 +113,11 @@ struct Facts {
   std::vector<NvlinkFact> nvlinks;       // nvidia-smi nvlink -s
   std::vector<AcsFact> acs;              // lspci's ACSCtl lines
   std::vector<ZeroGuidFact> zero_guids;  // RDMA devices listed with GUID 0
+  std::vector<Snapshot> snapshots;       // fabscope's profiler plugin's snapshots of a running job
+  // nvidia-smi -q: a GPU memory repair waiting for a reset ("Pending : Yes" under "Remapped
+  // Rows" or "Retired Pages", "Pending Page Blacklist : Yes"), and spare rows run out
+  // ("Remapping Failure Occurred : Yes").
+  std::vector<Quote> gpu_repair_pending, gpu_remap_failed;
   std::vector<InterfaceListFact> interfaces;
   std::vector<Quote> fabric_manager;  // NVIDIA Fabric Manager's lines (its log, journalctl)
   // An RDMA tool saying there is no device: ibstatus' "sys files not found

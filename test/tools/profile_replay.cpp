@@ -12,12 +12,14 @@
 //     leaving a few us apart, as NCCL's proxy keeps 8 steps of every channel posted. Prints
 //     one JSON object: what the driver's own clock saw (the calls' durations, the union
 //     of the steps' intervals bracketed from inside and outside, their sum), in us.
-//   profile_replay sweep PLUGIN DIR NRANKS CHANNELS
+//   profile_replay sweep PLUGIN DIR NRANKS CHANNELS [HOLD_S]
 //     every collective at the default size (32 MiB, 22 calls: warm-up, 20 timed, check)
 //     as NCCL's proxy sees them with the calls enqueued back to back: the operations of
 //     every call started first, then each call's steps, 8 in flight per operation; ring
 //     collectives over CHANNELS channels, p2p ones over 2 per peer. Ranks 0 (the root)
-//     and 1 of NRANKS are driven. Prints the operations and steps driven per rank.
+//     and 1 of NRANKS are driven. Prints the operations and steps driven per rank. With
+//     HOLD_S, each rank's communicator stays open that long after its events (snapshots
+//     of its full tables: bench/nccl_profiler_overhead.sh).
 //   profile_replay timeline PLUGIN DIR NRANKS SECONDS SLOW_SRC SLOW_DST FACTOR FROM_S
 //     every rank's communicator open at once for SECONDS of wall time, ring all-reduce
 //     calls one after another (each rank's part in turn); from FROM_S seconds on, sends of
@@ -400,7 +402,7 @@ std::vector<ActiveOp> start_call(ProfilerV5* p, void* ctx, const SweepColl& c, i
   return ops;
 }
 
-int sweep(const char* plugin, const char* dir, int nranks, int channels) {
+int sweep(const char* plugin, const char* dir, int nranks, int channels, double hold_s) {
   ProfilerV5* p = load(plugin);
   setenv(kDirVariable, dir, 1);
   const double ring = 1.0 * (nranks - 1) / nranks;
@@ -427,6 +429,7 @@ int sweep(const char* plugin, const char* dir, int nranks, int channels) {
         steps += progress_call(p, ctx, rank, call);
       }
     }
+    if (hold_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(hold_s));  // snapshots of full tables
     p->finalize(ctx);
     std::printf("rank %d ops %ld steps %ld\n", rank, ops, steps);
   }
@@ -488,13 +491,14 @@ int main(int argc, char** argv) {
     }
     return overlap(argv[2], argv[3], channels, steps, wait, calls);
   }
-  if (argc == 6 && std::strcmp(argv[1], "sweep") == 0) {
+  if ((argc == 6 || argc == 7) && std::strcmp(argv[1], "sweep") == 0) {
     const int n = std::atoi(argv[4]), channels = std::atoi(argv[5]);
-    if (n < 2 || n > 1024 || channels < 1 || channels > 64) {
-      std::fprintf(stderr, "profile_replay sweep: NRANKS 2-1024, CHANNELS 1-64\n");
+    const double hold = argc == 7 ? std::atof(argv[6]) : 0;
+    if (n < 2 || n > 1024 || channels < 1 || channels > 64 || hold < 0 || hold > 3600) {
+      std::fprintf(stderr, "profile_replay sweep: NRANKS 2-1024, CHANNELS 1-64, HOLD_S 0-3600\n");
       return 2;
     }
-    return sweep(argv[2], argv[3], n, channels);
+    return sweep(argv[2], argv[3], n, channels, hold);
   }
   if ((argc == 4 || argc == 5) && std::strcmp(argv[1], "cost") == 0) {
     return cost(argv[2], std::atol(argv[3]), argc == 5 ? argv[4] : nullptr);
@@ -511,7 +515,7 @@ int main(int argc, char** argv) {
   std::fprintf(stderr,
                "usage: profile_replay replay PLUGIN DIR NRANKS [SLOW_SRC SLOW_DST FACTOR]\n"
                "       profile_replay overlap PLUGIN DIR CHANNELS STEPS WAIT_US CALLS\n"
-               "       profile_replay sweep PLUGIN DIR NRANKS CHANNELS\n"
+               "       profile_replay sweep PLUGIN DIR NRANKS CHANNELS [HOLD_S]\n"
                "       profile_replay cost PLUGIN STEPS [DIR]\n"
                "       profile_replay timeline PLUGIN DIR NRANKS SECONDS SLOW_SRC SLOW_DST FACTOR FROM_S\n");
   return 2;

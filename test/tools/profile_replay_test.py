@@ -207,6 +207,35 @@ def watch_report(args, tmp, name):
     return json.load(open(path))
 
 
+def check_watch_section(doc):
+    """The report's watch section: every link's series, the slow one first with its turn in it."""
+    w = doc.get("watch")
+    if not w or w["intervals"] < 8 or w["snapshots"] < 32:
+        fail(f"the watch section must count the intervals and snapshots read: {w and {k: w[k] for k in w if k != 'links'}}")
+    sends = [l for l in w["links"] if l["direction"] == "send"]
+    if len(sends) != 4 or len(w["links"]) != 8:
+        fail(f"want 4 send and 4 receive links of the ring: {[(l['rank'], l['peer'], l['direction']) for l in w['links']]}")
+    first = sends[0]
+    if (first["rank"], first["peer"]) != (2, 3) or first["slow_from"] not in (7, 8) or \
+            any(l["slow_from"] for l in sends[1:]):
+        fail(f"the slow link 2 -> 3 first, slow from interval 7 or 8, no other: "
+             f"{[(l['rank'], l['peer'], l['slow_from']) for l in sends]}")
+    pts = first["points"]
+    seqs = [p["seq_first"] for p in pts]
+    if seqs != sorted(seqs) or len(pts) != w["intervals"] or any(p["seq_first"] != p["seq_last"] for p in pts):
+        fail(f"link 2 -> 3's series: one point per interval, in order: {seqs}")
+    before = [p["wait_us_per_step"] for p in pts if p["end_s"] < 1.45]
+    after = [p["wait_us_per_step"] for p in pts if p["start_s"] > 1.55]
+    if not before or not after or min(after) < 2 * max(before):
+        fail(f"link 2 -> 3's series must show its wait per step turn at 1.5 s: before {before}, after {after}")
+    if not all(p["slow"] for p in pts if p["start_s"] > 1.55) or any(p["slow"] for p in pts if p["end_s"] < 1.45):
+        fail(f"link 2 -> 3's points are slow from the turn on, not before: {[(p['seq_first'], p['slow']) for p in pts]}")
+    if first["bytes_total"] <= 0 or first["steps_total"] <= 0 or not first["network_wait_s_total"] > 0:
+        fail(f"link 2 -> 3's totals since the communicator began: {first}")
+    print(f"watch section: link 2 -> 3 slow from interval {first['slow_from']}; wait per step "
+          f"{max(before):.0f} us before the turn, {min(after):.0f} us after")
+
+
 def cmd_watch(args):
     """fabscope watch (issue 40): live, beside the replay, the link that turns slow at 1.5 s is named in the
     interval it turns (nccl.link_wait, only it); a rank whose snapshots stop coming is named within two intervals
@@ -235,6 +264,7 @@ def cmd_watch(args):
                  f"{watch.returncode}, {flagged}\n{out[-2000:]}{err}")
         if "ended by SIGINT" not in out:
             fail(f"watch must say it ended by SIGINT:\n{out[-500:]}")
+        check_watch_section(doc)
         # With the job's NCCL log, the slow link's NIC is named (rank r sends over NET/IB/(r % 2)).
         first = json.load(open(sorted(glob.glob(os.path.join(snaps, "fabscope-snapshot-*-r0-s000001.json")))[0]))
         host, pid = first["host"], first["pid"]
@@ -252,6 +282,16 @@ def cmd_watch(args):
                 named[0]["evidence"]["nic"] != "mlx5_0":
             fail(f"with --nccl-log the slow link's NIC (mlx5_0) is named: exit {q.returncode}, {named}\n{q.stderr}")
         print(f"--once with the NCCL log: {named[0]['subject']}")
+        q = subprocess.run([args.fabscope, "watch", snaps, "--once", "--html", os.path.join(tmp, "w.html"),
+                            "--markdown", os.path.join(tmp, "w.md")], capture_output=True, text=True, timeout=60)
+        page = open(os.path.join(tmp, "w.html")).read()
+        plot = re.search(r'<svg[^>]*class="plot watch".*?</svg>', page, re.S)
+        if q.returncode != 1 or plot is None or "2 -&gt; 3" not in plot.group(0) or "SLOW" not in plot.group(0):
+            fail(f"the HTML page must plot each link's wait over time, link 2 -> 3 among them with its slow points: "
+                 f"exit {q.returncode}, plot {'found' if plot else 'missing'}")
+        md = open(os.path.join(tmp, "w.md")).read()
+        if "**Links over time**" not in md or "| 2 -> 3 |" not in md:
+            fail(f"the Markdown must list the links over time:\n{md[:1500]}")
         # A rank whose snapshots stop: the finished run's files fed interval by interval, rank 2's no more after 4.
         feed = os.path.join(tmp, "feed")
         os.mkdir(feed)
@@ -324,14 +364,139 @@ def cmd_watch(args):
     print("ok")
 
 
+def prom_samples(text):
+    from prometheus_client.parser import text_string_to_metric_families
+    out = {}
+    for fam in text_string_to_metric_families(text):
+        for smp in fam.samples:
+            out[(smp.name, tuple(sorted(smp.labels.items())))] = (fam.type, smp.value)
+    return out
+
+
+def cmd_prom(args):
+    """FABSCOPE_PROFILE_PROM (issue 40): the plugin's textfile, rewritten each interval while the job runs, parsed
+    by Prometheus' own parser; links per rank (peer, direction), not per step or channel; removed at exit; the
+    names, types and labels those of `fabscope report --format prometheus` on the watch report."""
+    import time
+    with tempfile.TemporaryDirectory() as tmp:
+        prom, snaps = os.path.join(tmp, "prom"), os.path.join(tmp, "snaps")
+        os.mkdir(prom)
+        os.mkdir(snaps)
+        env = {**os.environ, "FABSCOPE_PROFILE_INTERVAL": "0.2", "FABSCOPE_PROFILE_KEEP": "100",
+               "FABSCOPE_PROFILE_PROM": prom}
+        job = subprocess.Popen([args.replay, "timeline", args.plugin, snaps, "4", "3", "2", "3", "4", "1.5"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        seen, seqs = None, set()
+        deadline = time.time() + 2.6
+        while time.time() < deadline:
+            files = glob.glob(os.path.join(prom, "*.prom"))
+            if len(files) > 1:
+                fail(f"one textfile per process, found {files}")
+            if files:
+                try:
+                    text = open(files[0]).read()
+                except FileNotFoundError:
+                    continue
+                samples = prom_samples(text)  # a half-written file would not parse
+                seqs |= {v for (n, l), (t, v) in samples.items() if n == "fabscope_nccl_snapshot_seq"}
+                seen = (files[0], text, samples)
+            time.sleep(0.05)
+        job.communicate(timeout=60)
+        if job.returncode != 0 or seen is None:
+            fail(f"timeline with FABSCOPE_PROFILE_PROM: exit {job.returncode}, textfile {'seen' if seen else 'never seen'}")
+        if len(seqs) < 5:
+            fail(f"the textfile must be rewritten each interval: sequence numbers seen {sorted(seqs)}")
+        if glob.glob(os.path.join(prom, "*")):
+            fail(f"the textfile must be removed at exit: {os.listdir(prom)}")
+        path, text, plugin = seen
+        if not re.fullmatch(r"fabscope-nccl-.+-\d+\.prom", os.path.basename(path)):
+            fail(f"textfile name {os.path.basename(path)}: want fabscope-nccl-HOST-PID.prom")
+        links = {l for (n, l) in plugin if n == "fabscope_nccl_link_bytes_total"}
+        if len(links) != 8 or any(dict(l).keys() != {"comm", "host", "rank", "peer", "direction"} for l in links):
+            fail(f"a series per rank, peer and direction (8 for a 4-rank ring), labelled comm/host/rank/peer/direction: "
+                 f"{sorted(links)}")
+        q = subprocess.run([args.fabscope, "watch", snaps, "--once", "--prometheus", os.path.join(tmp, "w.prom")],
+                           capture_output=True, text=True, timeout=60)
+        report = prom_samples(open(os.path.join(tmp, "w.prom")).read())
+        for (name, labels), (kind, value) in plugin.items():
+            if name.startswith("fabscope_nccl_snapshot_"):
+                continue
+            got = report.get((name, labels))
+            if got is None or got[0] != kind:
+                fail(f"{name}{dict(labels)} ({kind}) of the plugin's textfile is not in watch's Prometheus output as "
+                     f"the same kind: {got}")
+            if name.endswith("_total") and got[1] < value:
+                fail(f"{name}{dict(labels)}: watch's total at the end {got[1]} below the plugin's mid-run {value}")
+        slow = [dict(l) for (n, l), (t, v) in report.items() if n == "fabscope_nccl_link_slow" and v == 1]
+        if q.returncode != 1 or slow != [{"comm": "0x0000000000005eec", "host": dict(next(iter(links)))["host"],
+                                          "rank": "2", "peer": "3", "direction": "send"}]:
+            fail(f"watch's Prometheus output names link 2 -> 3 slow (fabscope_nccl_link_slow 1), only it: {slow}")
+        print(f"textfile rewritten {len(seqs)} times, {len(plugin)} samples, all in watch's output with their kinds")
+    print("ok")
+
+
+def cmd_kill(args):
+    """Snapshots written while the job is killed at random moments (issue 40): every snapshot on disk is whole (a
+    killed writer leaves at most its temporary file, which no reader takes); watch, diagnose --import-profile and
+    triage read what is there."""
+    import random
+    import signal
+    import time
+    rng = random.Random(40)
+    temps_seen = 0
+    for attempt in range(12):
+        with tempfile.TemporaryDirectory() as tmp:
+            env = {**os.environ, "FABSCOPE_PROFILE_INTERVAL": "0.01", "FABSCOPE_PROFILE_KEEP": "4"}
+            job = subprocess.Popen([args.replay, "timeline", args.plugin, tmp, "8", "30", "2", "3", "4", "0.5"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+            when = rng.uniform(0.2, 0.8)
+            time.sleep(when)
+            job.send_signal(signal.SIGKILL)
+            job.wait(timeout=30)
+            names = os.listdir(tmp)
+            snaps = [n for n in names if n.startswith("fabscope-snapshot-") and n.endswith(".json")]
+            temps = [n for n in names if n.endswith(".tmp")]
+            others = set(names) - set(snaps) - set(temps)
+            if len(snaps) < 8 or others or len(temps) > 1:
+                fail(f"killed at {when:.2f} s: want snapshots of every rank, at most one temporary file: {len(snaps)} "
+                     f"snapshots, temporary {temps}, other {sorted(others)}")
+            for n in snaps:
+                try:
+                    doc = json.load(open(os.path.join(tmp, n)))
+                except ValueError as e:
+                    fail(f"killed at {when:.2f} s: {n} is not whole: {e}")
+                if doc.get("format") != "fabscope-nccl-profile" or "snapshot" not in doc:
+                    fail(f"killed at {when:.2f} s: {n} is not a snapshot")
+            for argv in (["watch", tmp, "--once"], ["diagnose", "--import-profile", tmp], ["triage", tmp]):
+                q = subprocess.run([args.fabscope, *argv, "--json", os.path.join(tmp, "r.json.out")],
+                                   capture_output=True, text=True, timeout=60)
+                if q.returncode not in (0, 1):  # triage: pass or fail; an inconclusive 5 would say a rank is missing
+                    fail(f"killed at {when:.2f} s: fabscope {' '.join(argv)} must read what is there: exit "
+                         f"{q.returncode}\n{q.stderr[-1500:]}")
+                doc = json.load(open(os.path.join(tmp, "r.json.out")))
+                os.remove(os.path.join(tmp, "r.json.out"))
+                if argv[0] == "diagnose" and len(doc["nccl_profile"]["ranks"]) != 8:
+                    fail(f"killed at {when:.2f} s: diagnose --import-profile must read the 8 ranks' newest snapshots: "
+                         f"{len(doc['nccl_profile']['ranks'])}")
+                if argv[0] == "triage" and sum("fabscope-snapshot" in f["kinds"] for f in doc["triage"]["files"]) != \
+                        len(snaps):
+                    fail(f"killed at {when:.2f} s: triage must take every snapshot")
+            temps_seen += len(temps)
+            print(f"killed at {when:.2f} s: {len(snaps)} snapshots whole, {len(temps)} temporary file left; "
+                  f"watch, diagnose --import-profile and triage read them")
+    print(f"12 kills, {temps_seen} caught while a snapshot was being written")
+    print("ok")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("command", choices=["overlap", "sweep", "snapshots", "watch"])
+    ap.add_argument("command", choices=["overlap", "sweep", "snapshots", "watch", "prom", "kill"])
     ap.add_argument("--replay", required=True)
     ap.add_argument("--plugin", required=True)
     ap.add_argument("--fabscope")
     args = ap.parse_args()
-    {"overlap": cmd_overlap, "sweep": cmd_sweep, "snapshots": cmd_snapshots, "watch": cmd_watch}[args.command](args)
+    {"overlap": cmd_overlap, "sweep": cmd_sweep, "snapshots": cmd_snapshots, "watch": cmd_watch, "prom": cmd_prom,
+     "kill": cmd_kill}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -78,9 +78,11 @@ TEST(FindingCodes, EveryConstantIsTheCodeOfExactlyOneRule) {
 }
 
 // Across the rule tables a code names one rule. Triage reads other evidence (logs and
-// gathered files) and shares two codes with the rules that judge the same fault from a
-// live run: counters.link_errors (the counter rules) and topo.pcie_degraded (the host
-// topology rules; triage's from lspci -vv and the kernel's "limited by" line).
+// gathered files) and shares four codes with the rules that judge the same fault from a
+// live run: counters.link_errors (the counter rules), topo.pcie_degraded (the host
+// topology rules; triage's from lspci -vv and the kernel's "limited by" line), and
+// nccl.link_wait and run.hang (the sweep rules; triage's from the profiler plugin's
+// snapshots, judged as `fabscope watch` judges them).
 TEST(FindingCodes, TheRuleTablesShareNoCode) {
   std::map<std::string_view, std::vector<std::string>> tables_of;
   for (const Table& t : tables()) {
@@ -93,6 +95,10 @@ TEST(FindingCodes, TheRuleTablesShareNoCode) {
     }
     if (c == code::kTopoPcieDegraded) {
       EXPECT_EQ(names, (std::vector<std::string>{"topo::host_rules", "triage::signatures"}));
+      continue;
+    }
+    if (c == code::kNcclLinkWait || c == code::kRunHang) {
+      EXPECT_EQ(names, (std::vector<std::string>{"sweep_rules", "triage::signatures"}));
       continue;
     }
     EXPECT_EQ(names.size(), 1u) << c << " is listed for " << names.size() << " tables";

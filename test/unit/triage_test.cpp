@@ -949,6 +949,44 @@ TEST(TriagePasted, NvlinkStatusInactiveLinks) {
   EXPECT_EQ(find(pcie, "nvlink.link_inactive"), nullptr) << testing::PrintToString(codes(pcie));
 }
 
+// nvidia-smi -q: a memory repair pending under Remapped Rows (or Retired Pages) is a GPU that
+// needs a reset; a remapping failure is one to replace; "Pending : No" is nothing.
+TEST(TriagePasted, GpuMemoryRepairPendingInNvidiaSmiQuery) {
+  Report r = judged({{"q.txt",
+                      "GPU 00000000:CB:00.0\n    Remapped Rows\n        Correctable Error                 : 0\n"
+                      "        Uncorrectable Error               : 2\n        Pending                           : Yes\n"
+                      "        Remapping Failure Occurred        : No\n    Temperature\n        Pending : Yes\n"}});
+  EXPECT_EQ(r.triage->files.at(0).kinds, std::vector<std::string>{"nvidia-smi-query"});
+  const Finding* f = find(r, "kernel.gpu_reset_required");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"q.txt:5"});
+  Report gone = judged({{"f.txt",
+                         "    Remapped Rows\n        Pending                           : No\n"
+                         "        Remapping Failure Occurred        : Yes\n"}});
+  const Finding* g = find(gone, "kernel.gpu_reset_required");
+  ASSERT_NE(g, nullptr) << testing::PrintToString(codes(gone));
+  EXPECT_NE(g->message.find("spare memory rows ran out"), std::string::npos) << g->message;
+  Report fine = judged({{"ok.txt",
+                         "    Remapped Rows\n        Pending                           : No\n"
+                         "        Remapping Failure Occurred        : No\n"}});
+  EXPECT_EQ(find(fine, "kernel.gpu_reset_required"), nullptr) << testing::PrintToString(codes(fine));
+}
+
+// NVLSM (Fabric Manager's NVLink subnet manager) without the ib_umad module: the reason, said
+// as Fabric Manager's failure.
+TEST(TriagePasted, NvlsmWithoutIbUmad) {
+  Report r = judged({{"fm.log",
+                      "Jan 05 10:00:01 node7 nvlsm[2211]: ibwarn: [2211] umad_init: can't read ABI version "
+                      "from /sys/class/infiniband_mad/abi_version (No such file or directory): is ib_umad "
+                      "module loaded?\n"}});
+  EXPECT_EQ(r.triage->files.at(0).kinds, std::vector<std::string>{"fabric-manager-log"});
+  const Finding* f = find(r, "nvlink.fm_failed");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_NE(f->hint.find("modprobe ib_umad"), std::string::npos) << f->hint;
+}
+
 // lspci -vv's ACSCtl: a bridge with a redirection on (SrcValid+, ReqRedir+ or CmpltRedir+)
 // is named with its device line; a listing where every port has them off is quiet.
 TEST(TriagePasted, PcieAcsRedirecting) {
@@ -1286,24 +1324,14 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
   // Every code of the table comes out of a fixture file, except those tested on inline logs
   // above (the tickets' corpus has real ones of each but counters.roce_no_flow_control:
   // ctest triage_corpus).
-  const std::set<std::string> inline_only = {"nccl.socket_fallback",
-                                             "nccl.shm_permission",
-                                             "kernel.hca_firmware",
-                                             "counters.roce_no_flow_control",
-                                             "nccl.gdr_off",
-                                             "nccl.shared_nic",
-                                             "kernel.gpu_reset_required",
-                                             "topo.pcie_degraded",
-                                             "nvlink.fm_no_nvswitch",
-                                             "nvlink.fm_version_mismatch",
-                                             "nvlink.fm_failed",
-                                             "nvlink.link_inactive",
-                                             "nccl.ib_local_protection",
-                                             "nccl.ib_completion_error",
-                                             "nccl.socket_ifaces_unroutable",
-                                             "nccl.socket_ifname_no_match",
-                                             "topo.pcie_acs",
-                                             "topo.ib_zero_guid"};
+  const std::set<std::string> inline_only = {
+      "nccl.socket_fallback", "nccl.shm_permission", "kernel.hca_firmware", "counters.roce_no_flow_control",
+      "nccl.gdr_off", "nccl.shared_nic", "kernel.gpu_reset_required", "topo.pcie_degraded", "nvlink.fm_no_nvswitch",
+      "nvlink.fm_version_mismatch", "nvlink.fm_failed", "nvlink.link_inactive", "nccl.ib_local_protection",
+      "nccl.ib_completion_error", "nccl.socket_ifaces_unroutable", "nccl.socket_ifname_no_match", "topo.pcie_acs",
+      "topo.ib_zero_guid",
+      // on the plugin's own snapshots: test/tools/profile_replay_test.py
+      "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
     if (!inline_only.count(c)) {
       EXPECT_TRUE(produced.count(c)) << c << " comes out of no fixture";
