@@ -3,7 +3,12 @@
 # from the nvidia-nccl-cu13 Python package, no Open MPI, no network). Run from the project
 # root there:
 #
-#   bash bench/gpu_check.sh [--dry-run] [--carry DIR]
+#   bash bench/gpu_check.sh [--dry-run] [--part 2] [--carry DIR]
+#
+# Part 1 (the default) is the GPU issue's check (issue 35); part 2, a second call, is the
+# running-job watch's (issue 40): a minute of all-reduce with the plugin set only by its
+# environment lines and snapshots every 2 s, `fabscope watch` beside it, and busbw with and
+# without snapshots. Each part fits one call.
 #
 # DIR (default carry) is the bundle made here: scripts/carry-openmpi.sh DIR build/release/fabscope
 # build/release/fabscope_gpu_tests build/release/fabscope_nccl_gpu_tests
@@ -91,6 +96,72 @@ sys.exit(1 if any(low) else 0)
 PY
 }
 
+# Issue 40: the job's own environment lines (no --nccl-profile), snapshots every 2 s while
+# two ranks sharing the GPU run all-reduce for a minute, `fabscope watch` reading them live
+# with the job's NCCL logs; what it saw kept (its report, the last snapshots, the textfile).
+internal_watch() {
+  local d=$W/watch
+  mkdir -p "$d/snaps" "$d/prom" "$d/nccl-logs"
+  "$F" watch "$d/snaps" --interval 1 --duration 80 --nccl-log "$d/nccl-logs" --json "$d/watch.json" \
+    --html "$d/watch.html" --prometheus "$d/watch.prom" > "$d/watch.log" 2>&1 &
+  local watcher=$!
+  (sleep 40; cp "$d"/prom/*.prom "$d/plugin-midrun.prom" 2>/dev/null) &
+  echo "$ ${MPIRUN[*]} (NCCL_PROFILER_PLUGIN, FABSCOPE_PROFILE_*) $F sweep allreduce -b 64M -e 64M -N 0 --duration 60"
+  "${MPIRUN[@]}" -x NCCL_PROFILER_PLUGIN="$FABSCOPE_NCCL_PROFILER" -x FABSCOPE_PROFILE_DIR="$d/snaps" \
+    -x FABSCOPE_PROFILE_INTERVAL=2 -x FABSCOPE_PROFILE_KEEP=100 -x FABSCOPE_PROFILE_PROM="$d/prom" \
+    "$F" sweep allreduce -b 64M -e 64M -N 0 --duration 60 --backend nccl --share-gpus \
+    --nccl-debug-dir "$d/nccl-logs" --json "$d/sweep.json" > "$d/sweep.log" 2>&1
+  echo "  sweep rc=$?"
+  wait "$watcher"
+  echo "  watch rc=$?"
+  tail -5 "$d/watch.log"
+  python3 - "$d" <<'PY'
+import json, sys
+d = sys.argv[1]
+w = json.load(open(f"{d}/watch.json"))["watch"]
+print(f"watch: {w['snapshots']} snapshots, {w['intervals']} intervals judged")
+for l in w["links"]:
+    print(f"  {l['rank']} -> {l['peer']} {l['direction']} nic={l['nic'] or '?'} median {l['median_wait_us_per_step']:.0f} us/step, "
+          f"last rate {l['last_bytes_per_s'] / 1e9:.2f} GB/s, moved {l['bytes_total'] / 2**30:.1f} GiB, slow_from {l['slow_from']}")
+PY
+}
+
+# Issue 40: busbw of two ranks sharing the GPU with the plugin writing snapshots every 0.5 s
+# against the plugin alone (--nccl-profile both times), alternating 3 times.
+internal_snapshot_overhead() {
+  local d=$W/snapshot-overhead i mode order
+  mkdir -p "$d/snaps"
+  for i in 0 1 2; do
+    order="off on"
+    [ $((i % 2)) = 1 ] && order="on off"
+    for mode in $order; do
+      local env=()
+      [ "$mode" = on ] && env=(-x FABSCOPE_PROFILE_INTERVAL=0.5 -x FABSCOPE_PROFILE_DIR="$d/snaps")
+      "${MPIRUN[@]}" "${env[@]}" "$F" sweep allreduce -b 1M -e 64M -f 4 -n 10 -w 2 --backend nccl --share-gpus \
+        --nccl-profile --json "$d/$mode-$i.json" > "$d/$mode-$i.log" 2>&1
+      echo "  $mode-$i rc=$?"
+    done
+  done
+  python3 - "$d" <<'PY'
+import json, statistics, sys
+d = sys.argv[1]
+def busbw(path):
+    try:
+        return {p["size_bytes"]: p["out_of_place"]["busbw_gbps"] for p in json.load(open(path))["sweeps"][0]["points"]}
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+pairs = [(busbw(f"{d}/off-{i}.json"), busbw(f"{d}/on-{i}.json")) for i in range(3)]
+pairs = [(a, b) for a, b in pairs if a and b]
+if not pairs:
+    sys.exit("no complete pair of runs")
+print(f"busbw with / without snapshots (0.5 s), 2 ranks sharing the GPU, {len(pairs)} pair(s); target >= 0.99")
+for size in sorted(set.intersection(*(set(a) & set(b) for a, b in pairs))):
+    r = [b[size] / a[size] for a, b in pairs if a[size] > 0]
+    print(f"{size:>12} off {statistics.median(a[size] for a, _ in pairs):8.3f} on {statistics.median(b[size] for _, b in pairs):8.3f} "
+          f"ratio median {statistics.median(r):.3f} (min {min(r):.3f})")
+PY
+}
+
 # Nsight Compute on the first launches of the fill and the verify kernel (int8, a sum's
 # values: the benchmark's first), then on the first checks of float or a 16-bit float
 # (demangled names count_kernel<float, ...>, count_kernel<unsigned short, ...>): DRAM and
@@ -110,26 +181,31 @@ internal_ncu() {
 if [ "${1:-}" = __ncu ]; then internal_ncu; exit; fi
 if [ "${1:-}" = __env ]; then internal_env 2>&1 | tee "$W/env.txt"; exit; fi
 if [ "${1:-}" = __profiler_overhead ]; then internal_profiler_overhead; exit; fi
+if [ "${1:-}" = __watch ]; then internal_watch; exit; fi
+if [ "${1:-}" = __snapshot_overhead ]; then internal_snapshot_overhead; exit; fi
 
 # --- arguments ---
 dry=0
 only=""  # --only a,b: just those steps (a second call for what the first left open)
+part=1   # --part 2: the watch's steps
 C=carry
 while [ $# -gt 0 ]; do
   case $1 in
     --dry-run) dry=1 ;;
     --only) only=",${2:?--only needs step names, comma-separated},"; shift ;;
     --only=*) only=",${1#--only=}," ;;
+    --part) part=${2:?--part needs 1 or 2}; shift ;;
     --carry) C=${2:?--carry needs a directory}; shift ;;
     --carry=*) C=${1#--carry=} ;;
     -h|--help) sed -n '2,19p' "$self" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "gpu_check: unknown argument $1 (--dry-run, --only STEP,..., --carry DIR)" >&2; exit 2 ;;
+    *) echo "gpu_check: unknown argument $1 (--dry-run, --part 1|2, --only STEP,..., --carry DIR)" >&2; exit 2 ;;
   esac
   shift
 done
-# --only names steps that exist: the names the full dry run lists.
+[ "$part" = 1 ] || [ "$part" = 2 ] || { echo "gpu_check: --part $part: give 1 or 2" >&2; exit 2; }
+# --only names steps that exist: the names the full dry run of the part lists.
 if [ -n "$only" ]; then
-  known=$(bash "$self" --dry-run | awk '/^[a-z0-9-]+ +[0-9]+s  /{print $1}' | tr '\n' ' ')
+  known=$(bash "$self" --dry-run --part "$part" | awk '/^[a-z0-9-]+ +[0-9]+s  /{print $1}' | tr '\n' ' ')
   IFS=, read -r -a wanted <<<"${only#,}"
   for name in "${wanted[@]}"; do
     [[ " $known" == *" $name "* ]] && continue
@@ -151,6 +227,7 @@ T0=$(date +%s%N)
 step() { # NAME TIMEOUT CMD...: CMD's output in $W/NAME.log, one line in steps.txt, the archive refreshed
   local name=$1 t=$2
   shift 2
+  [ "$in_part" = "$part" ] || return 0
   if [ -n "$only" ] && [[ "$only" != *",$name,"* ]]; then return; fi
   total=$((total + t))
   if [ "$dry" = 1 ]; then
@@ -190,6 +267,7 @@ if [ "$dry" = 0 ]; then
 fi
 
 # a. the machine (also into env.txt)
+in_part=1
 step env                5 bash "$self" __env
 # b. the GPU tests
 step gtest-kernels     15 "$C/bin/fabscope_gpu_tests"
@@ -229,6 +307,15 @@ step sweep-all-np1     10 "$F" sweep all -b 8 -e 64M -f 8 -n 5 --backend nccl \
 # h. topology, live and from the NCCL logs p2p-np2 wrote (Socket over eth0)
 step topo-live          5 "$F" topo --json "$W/topo-live.json"
 step topo-ncclog        5 "$F" topo --nccl-log "$W/nccl-logs/p2p-np2" --json "$W/topo-ncclog.json"
+
+# --- part 2: a running job watched (issue 40) ---
+in_part=2
+step env2               5 bash "$self" __env
+#    a minute of all-reduce (two ranks sharing the GPU) with the plugin set only by its
+#    environment lines, snapshots every 2 s and the Prometheus textfile; watch beside it
+step watch-np2        110 bash "$self" __watch
+#    busbw with and without snapshots (every 0.5 s), alternating 3 times: target >= 0.99
+step snapshot-overhead 60 bash "$self" __snapshot_overhead
 
 if [ "$dry" = 1 ]; then
   echo "total ${total}s (limit ${LIMIT}s)"

@@ -70,6 +70,16 @@ some=$(bash bench/gpu_check.sh --dry-run --only gtest-kernels,parity-np1)
 bad=$(bash bench/gpu_check.sh --dry-run --only gtest-kernels,no-such-step 2>&1) && fail "--only accepts an unknown step"
 grep -q "no step 'no-such-step'; the steps: env gtest-kernels" <<<"$bad" || fail "--only's error: $bad"
 
+# Part 2 (issue 40, a second call): the watched job's steps, within a call of their own.
+two=$(bash bench/gpu_check.sh --dry-run --part 2) || fail "gpu_check.sh --dry-run --part 2 exited $?"
+[ "$(echo "$two" | awk '/^[a-z0-9-]+ +[0-9]+s  /{print $1}' | tr '\n' ' ')" = "env2 watch-np2 snapshot-overhead " ] \
+  || fail "--part 2 lists: $two"
+[ "$(echo "$two" | sed -n 's/^total \([0-9]*\)s.*/\1/p')" -le 480 ] || fail "part 2 is over 480s"
+grep -q 'internal_watch' bench/gpu_check.sh && grep -q 'NCCL_PROFILER_PLUGIN=' bench/gpu_check.sh \
+  && grep -q 'FABSCOPE_PROFILE_INTERVAL=2' bench/gpu_check.sh && grep -q -- '-N 0 --duration 60' bench/gpu_check.sh \
+  || fail "the watch step sets the plugin by its environment lines and runs a minute of all-reduce"
+if bash bench/gpu_check.sh --dry-run --part 3 >/dev/null 2>&1; then fail "--part 3 is accepted"; fi
+
 help=$(python3 bench/nccl_vs_nccl_tests.py --help) || fail "nccl_vs_nccl_tests.py --help exited $?"
 for word in --collective --np --share-gpus --reps --batch --budget --json allreduce allgather reducescatter \
             alltoall broadcast reduce gather scatter sendrecv; do
