@@ -137,39 +137,6 @@ std::optional<NcclTestsParams> params_line(std::string_view body) {
   return p;
 }
 
-// "#  Rank  0 Group  0 Pid   6287 on     fs-207 device  0 [0x18] NVIDIA H200"
-std::optional<NcclTestsDevice> device_line(std::string_view body) {
-  std::vector<std::string_view> w = split_ws(body);
-  if (w.size() < 7 || w[0] != "Rank") return std::nullopt;
-  NcclTestsDevice d;
-  size_t i = 0;
-  auto rank = parse_integer<int>(w[1]);
-  if (!rank) return std::nullopt;
-  d.rank = *rank;
-  i = 2;
-  if (w[i] == "Group" && i + 1 < w.size()) {
-    d.group = parse_integer<int>(w[i + 1]);
-    i += 2;
-  }
-  if (i + 5 > w.size() || w[i] != "Pid" || w[i + 2] != "on") return std::nullopt;
-  auto pid = parse_integer<int>(w[i + 1]);
-  if (!pid) return std::nullopt;
-  d.pid = *pid;
-  d.host = std::string(w[i + 3]);
-  if (w[i + 4] != "device" || i + 5 >= w.size()) return std::nullopt;
-  auto dev = parse_integer<int>(w[i + 5]);
-  if (!dev) return std::nullopt;
-  d.device = *dev;
-  // The rest: "[0x18] NVIDIA H200".
-  const size_t open = body.find('[');
-  const size_t close = body.find(']', open == std::string_view::npos ? 0 : open);
-  if (open != std::string_view::npos && close != std::string_view::npos) {
-    d.bus_id = std::string(body.substr(open + 1, close - open - 1));
-    d.device_name = std::string(trim(body.substr(close + 1)));
-  }
-  return d;
-}
-
 class TextParser {
  public:
   TextParser(std::string_view text, const std::string& source) : text_(text), source_(source) {}
@@ -285,7 +252,7 @@ class TextParser {
       pre_.devices.clear();
       pre_.devices_done = false;
     } else if (body.starts_with("Rank")) {
-      if (auto d = device_line(body)) {
+      if (auto d = nccl_tests_device_line(body)) {
         if (pre_.devices_done) {
           pre_.devices.clear();
           pre_.devices_done = false;
@@ -609,6 +576,39 @@ void json_summary(const JsonReader& j, const OJson& doc, NcclTestsTable& t) {
 }
 
 }  // namespace
+
+// "#  Rank  0 Group  0 Pid   6287 on     fs-207 device  0 [0x18] NVIDIA H200"
+std::optional<NcclTestsDevice> nccl_tests_device_line(std::string_view body) {
+  std::vector<std::string_view> w = split_ws(body);
+  if (w.size() < 7 || w[0] != "Rank") return std::nullopt;
+  NcclTestsDevice d;
+  size_t i = 0;
+  auto rank = parse_integer<int>(w[1]);
+  if (!rank) return std::nullopt;
+  d.rank = *rank;
+  i = 2;
+  if (w[i] == "Group" && i + 1 < w.size()) {
+    d.group = parse_integer<int>(w[i + 1]);
+    i += 2;
+  }
+  if (i + 5 > w.size() || w[i] != "Pid" || w[i + 2] != "on") return std::nullopt;
+  auto pid = parse_integer<int>(w[i + 1]);
+  if (!pid) return std::nullopt;
+  d.pid = *pid;
+  d.host = std::string(w[i + 3]);
+  if (w[i + 4] != "device" || i + 5 >= w.size()) return std::nullopt;
+  auto dev = parse_integer<int>(w[i + 5]);
+  if (!dev) return std::nullopt;
+  d.device = *dev;
+  // The rest: "[0x18] NVIDIA H200".
+  const size_t open = body.find('[');
+  const size_t close = body.find(']', open == std::string_view::npos ? 0 : open);
+  if (open != std::string_view::npos && close != std::string_view::npos) {
+    d.bus_id = std::string(body.substr(open + 1, close - open - 1));
+    d.device_name = std::string(trim(body.substr(close + 1)));
+  }
+  return d;
+}
 
 Result<std::vector<NcclTestsTable>> parse_nccl_tests_text(std::string_view text, const std::string& source) {
   return TextParser(text, source).run();

@@ -99,6 +99,10 @@ struct NcclTestsTable {
   bool json = false;                     // read from a -J JSON file
 };
 
+// A "# Using devices" line's body (after the '#'): "Rank  0 Group  0 Pid   6287 on fs-207
+// device  0 [0x18] NVIDIA H200"; nullopt for any other text.
+std::optional<NcclTestsDevice> nccl_tests_device_line(std::string_view body);
+
 // Every table in `text`, in file order. `source` names the file in errors.
 Result<std::vector<NcclTestsTable>> parse_nccl_tests_text(std::string_view text, const std::string& source);
 // A -J JSON file (JSON_FILE_VERSION 3): one table.

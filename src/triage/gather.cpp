@@ -187,7 +187,8 @@ bool counter_line(std::string_view line, std::string& device, std::string& name,
 }
 
 // ibqueryerrors: "   GUID 0x248a0703 port 7: [LinkDownedCounter == 3] [PortRcvErrors == 12]",
-// each bracket a counter of that port ("port ALL" sums the others: skipped).
+// each bracket a counter of that port ("port ALL" sums the others: read as port "ALL",
+// kept only for a node whose ports are not listed one by one).
 std::vector<std::pair<std::string, uint64_t>> bracket_counters(std::string_view line, std::string& port) {
   std::vector<std::pair<std::string, uint64_t>> out;
   const std::string_view t = trim(line);
@@ -196,7 +197,6 @@ std::vector<std::pair<std::string, uint64_t>> bracket_counters(std::string_view 
   if (p == std::string_view::npos) return out;
   std::string_view num = t.substr(p + 6);
   num = num.substr(0, num.find(':'));
-  if (num == "ALL") return out;
   port = std::string(num);
   size_t at = 0;
   while ((at = t.find('[', at)) != std::string_view::npos) {
@@ -459,6 +459,15 @@ class Gatherer {
       return;
     }
     summary_line(trim(line));
+    // nccl-tests' device lines, by block: a line that is not a comment (a table's row, a
+    // log line) ends one, so two runs pasted one after the other are two blocks.
+    if (!trim(line).starts_with("#")) {
+      if (!trim(line).empty()) ++device_block_;
+    } else if (facts && test_devices_.size() < kMaxKeptLines) {
+      if (auto d = nccl_tests_device_line(trim(trim(line).substr(1)))) {
+        test_devices_.push_back({{path_, lines_, std::string(trim(line))}, std::move(*d), device_block_});
+      }
+    }
     recognise_tables(line);
     // ibqueryerrors: "Errors for 0x248a0703 "ib-switch-1"" names the node of the ports below.
     if (line.starts_with("Errors for ")) errors_for_ = ibqueryerrors_node(line);
@@ -543,7 +552,19 @@ class Gatherer {
     // damaged XML); beside a kind that read, it was a wrong guess.
     if (file.kinds.empty()) notes = refused;
     if (has("counters")) {
-      for (CounterFact& c : counters_pending_) facts.counters.push_back(std::move(c));
+      // ibqueryerrors' "port ALL" sums a node's ports: counted only where they are not listed.
+      std::set<std::string> listed;
+      for (const CounterFact& c : counters_pending_) {
+        if (c.device.ends_with(" port ALL") || c.device == "port ALL") continue;
+        if (const size_t p = c.device.rfind("port "); p != std::string::npos) listed.insert(c.device.substr(0, p));
+      }
+      for (CounterFact& c : counters_pending_) {
+        if ((c.device.ends_with(" port ALL") || c.device == "port ALL") &&
+            listed.count(c.device.substr(0, c.device.size() - 8))) {
+          continue;
+        }
+        facts.counters.push_back(std::move(c));
+      }
     }
     for (Quote& q : kernel_lines_) facts.kernel.push_back(std::move(q));
     for (PcieLinkFact& l : pcie_links_) facts.pcie_links.push_back(std::move(l));
@@ -551,6 +572,7 @@ class Gatherer {
     for (AcsFact& a : acs_) facts.acs.push_back(std::move(a));
     for (ZeroGuidFact& g : zero_guids_) facts.zero_guids.push_back(std::move(g));
     for (Quote& q : repair_pending_) facts.gpu_repair_pending.push_back(std::move(q));
+    for (TestDeviceFact& d : test_devices_) facts.test_devices.push_back(std::move(d));
     for (Quote& q : remap_failed_) facts.gpu_remap_failed.push_back(std::move(q));
     for (Quote& q : fabric_manager_lines_) facts.fabric_manager.push_back(std::move(q));
     for (Quote& q : rdma_absent_lines_) facts.rdma_absent.push_back(std::move(q));
@@ -1053,7 +1075,9 @@ class Gatherer {
   std::vector<AcsFact> acs_;
   std::vector<ZeroGuidFact> zero_guids_;
   int smi_section_left_ = 0;  // nvidia-smi -q: lines left of a "Remapped Rows" or "Retired Pages" section
-  size_t smi_indent_ = 0;     // its header's indent: its keys are deeper
+  std::vector<TestDeviceFact> test_devices_;
+  int device_block_ = 0;
+  size_t smi_indent_ = 0;  // its header's indent: its keys are deeper
   bool smi_query_ = false;
   std::vector<Quote> repair_pending_, remap_failed_;
   bool ibv_devices_ = false;       // ibv_devices' header seen

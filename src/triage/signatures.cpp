@@ -894,6 +894,38 @@ void check_single_rank(const Facts& facts, std::vector<Finding>& out, std::vecto
         quotes, {{"tables", tables.size()}}));
     missing.push_back(fmt::format("{}: its nccl-tests ran on one rank each: no measurement of the fabric", file));
   }
+  // The device list: one rank number printed by two processes (a pid or host apart): each
+  // process ran a test of its own, whether or not its table made it into the paste.
+  std::map<std::pair<std::string, int>, std::map<int, std::vector<const TestDeviceFact*>>> ranks_by_block;
+  for (const TestDeviceFact& d : facts.test_devices)
+    ranks_by_block[{d.where.file, d.block}][d.device.rank].push_back(&d);
+  std::set<std::string> said;
+  for (const auto& [block, ranks] : ranks_by_block) {
+    const std::string& file = block.first;
+    if (by_file.count(file) || said.count(file)) continue;
+    for (const auto& [rank, lines] : ranks) {
+      std::set<std::pair<std::string, int>> procs;
+      for (const TestDeviceFact* d : lines) procs.insert({d->device.host, d->device.pid});
+      if (procs.size() < 2) continue;
+      std::vector<Quote> quotes;
+      std::vector<std::string> where;
+      for (const TestDeviceFact* d : lines) {
+        quotes.push_back(d->where);
+        where.push_back(fmt::format("pid {} on {}", d->device.pid, d->device.host));
+      }
+      out.push_back(finding(
+          code::kNcclTestsSingleRank, Severity::kWarning, fmt::format("nccl-tests in {}", file), {},
+          fmt::format("rank {} is listed by {} processes ({}): each process ran a test of its own, so nothing "
+                      "crossed between them and the numbers say nothing about the fabric",
+                      rank, procs.size(), fmt::join(where, ", ")),
+          "nccl-tests built without MPI=1 and started by mpirun runs one test per process: rebuild with `make MPI=1 "
+          "MPI_HOME=...` (one header, ranks numbered across the job)",
+          quotes, {{"rank", rank}, {"processes", procs.size()}}));
+      missing.push_back(fmt::format("{}: its nccl-tests ran one test per process: no measurement of the fabric", file));
+      said.insert(file);
+      break;
+    }
+  }
   // Without tables: each process's summary, one after the other.
   std::map<std::string, std::vector<Quote>> doubled;
   for (const auto& [a, b] : facts.doubled_summaries) {

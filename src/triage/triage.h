@@ -102,6 +102,15 @@ struct InterfaceListFact {
   std::vector<std::string> names;
 };
 
+// An nccl-tests "# Using devices" line, and its block in the file: a line that is not a
+// comment (a table's row, a log line) ends a block, so two runs pasted one after the other
+// are two blocks.
+struct TestDeviceFact {
+  Quote where;
+  NcclTestsDevice device;
+  int block = 0;
+};
+
 // Everything the files say that a signature reads.
 struct Facts {
   std::vector<TriageFile> files;
@@ -127,6 +136,8 @@ struct Facts {
   // nccl-tests summaries ("# Out of bounds values") that follow one another with no table
   // between: each process printed its own run.
   std::vector<std::pair<Quote, Quote>> doubled_summaries;
+  // nccl-tests' "# Using devices" lines, also where no table follows them.
+  std::vector<TestDeviceFact> test_devices;
   topo::TopologySet topology;  // what nvidia-smi, XML, RDMA output and NCCL logs describe
 };
 

@@ -987,6 +987,53 @@ TEST(TriagePasted, NvlsmWithoutIbUmad) {
   EXPECT_NE(f->hint.find("modprobe ib_umad"), std::string::npos) << f->hint;
 }
 
+// ibqueryerrors' "port ALL" line (a node's ports summed) is read where the node's ports are
+// not listed one by one: a paste of only that line still shows the errors.
+TEST(TriagePasted, IbqueryerrorsPortAllAlone) {
+  Report r = judged({{"ibq.txt",
+                      "Errors for 0x0c42a1030070a8b0 \"leaf-3\"\n   GUID 0x0c42a1030070a8b0 port ALL: "
+                      "[SymbolErrorCounter == 512] [LinkDownedCounter == 4] [PortXmitData == 1024 (1K)]\n"}});
+  const Finding* f = find(r, "counters.link_errors");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_NE(f->message.find("leaf-3 port ALL SymbolErrorCounter 512"), std::string::npos) << f->message;
+  // Beside the ports' own lines, the sum is not counted again.
+  Report both = judged({{"b.txt",
+                         "Errors for 0x1 \"sw\"\n   GUID 0x1 port 3: [SymbolErrorCounter == 500]\n"
+                         "   GUID 0x1 port ALL: [SymbolErrorCounter == 500]\n"}});
+  const Finding* g = find(both, "counters.link_errors");
+  ASSERT_NE(g, nullptr) << testing::PrintToString(codes(both));
+  EXPECT_EQ(g->message.find("port ALL"), std::string::npos) << g->message;
+}
+
+// nccl-tests' device list with one rank number printed by two processes: a build without
+// MPI=1 under mpirun, also where the paste stops before any table; two runs pasted one after
+// the other (a table between them) are not that.
+TEST(TriagePasted, NcclTestsRankListedByTwoProcesses) {
+  const std::string header =
+      "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
+      "#\n# Using devices\n";
+  Report r = judged({{"t.txt", header + header + "#  Rank  0 Group  0 Pid   3591 on   gpu1 device  0 [0x03] A100\n" +
+                                   "#  Rank  0 Group  0 Pid   2451 on   gpu2 device  0 [0x03] A100\n"}});
+  const Finding* f = find(r, "nccl_tests.single_rank");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"t.txt:7", "t.txt:8"}));
+  const std::string run =
+      "#  Rank  0 Group  0 Pid   PID on   gpu1 device  0 [0x03] A100\n"
+      "#  Rank  1 Group  0 Pid   PID on   gpu2 device  0 [0x03] A100\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+      "time   algbw   busbw #wrong\n"
+      "     1048576        262144     float     sum      -1    100.0   10.49   10.49      0    "
+      "100.0   10.49   10.49      0\n";
+  std::string two = header + run + header + run;
+  two.replace(two.find("PID"), 3, "11");
+  two.replace(two.find("PID"), 3, "12");
+  two.replace(two.find("PID"), 3, "21");
+  two.replace(two.find("PID"), 3, "22");
+  Report runs = judged({{"two.txt", two}});
+  EXPECT_EQ(find(runs, "nccl_tests.single_rank"), nullptr) << testing::PrintToString(codes(runs));
+}
+
 // lspci -vv's ACSCtl: a bridge with a redirection on (SrcValid+, ReqRedir+ or CmpltRedir+)
 // is named with its device line; a listing where every port has them off is quiet.
 TEST(TriagePasted, PcieAcsRedirecting) {
