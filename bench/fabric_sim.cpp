@@ -4,8 +4,14 @@
 // it, over many seeds; then the analysis' time and memory at the largest size.
 //
 //   fabscope_bench_fabric_sim [--ranks 64,512,4096] [--seeds 20] [--big-seeds 4]
-//       [--fabric rail|fat] [--schedules rail,sample] [--rounds 24] [--oversubscription 1]
-//       [--template NCCL_TOPO.xml] [--no-fabric] [--show SEED]
+//       [--fabric rail|fat] [--schedules rail,sample,auto] [--rounds 24] [--budget 60]
+//       [--oversubscription 1] [--template NCCL_TOPO.xml] [--no-fabric] [--show SEED]
+//
+// `auto` is diagnose's own plan for --budget S (issue 39): the rounds the links' share of S
+// fits at the simulated all-reduce's bus bandwidth, the schedule pick_link_schedule takes
+// for them, each round charged its modelled time, and suspects' rounds and retests only
+// while the share lasts; the row says what the plan came to. rail and sample run the
+// schedule named (sample: --rounds rounds), suspects' rounds free.
 #include <fmt/format.h>
 
 #include <malloc.h>
@@ -17,6 +23,7 @@
 #include <fstream>
 #include <map>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,9 +73,10 @@ struct Tally {
 
 int main(int argc, char** argv) {
   std::vector<int> scales = {64, 512, 4096};
-  std::vector<LinkSchedule> schedules = {LinkSchedule::kRail, LinkSchedule::kSample};
+  // nullopt: auto, diagnose's plan for the budget
+  std::vector<std::optional<LinkSchedule>> schedules = {LinkSchedule::kRail, LinkSchedule::kSample};
   int seeds = 20, big_seeds = 4, rounds = 24, show = -1;
-  double oversub = 1;
+  double oversub = 1, budget = 60;
   bool fat = false, describe = true;
   std::string template_path;
   for (int i = 1; i < argc; ++i) {
@@ -81,6 +89,10 @@ int main(int argc, char** argv) {
     } else if (a == "--schedules") {
       schedules.clear();
       for (std::string_view x : split(v, ',')) {
+        if (x == "auto") {
+          schedules.push_back(std::nullopt);
+          continue;
+        }
         auto s = link_schedule_from_name(x);
         if (!s.ok()) {
           fmt::print(stderr, "{}\n", s.status().message());
@@ -95,6 +107,12 @@ int main(int argc, char** argv) {
       big_seeds = std::atoi(v), ++i;
     } else if (a == "--rounds") {
       rounds = std::atoi(v), ++i;
+    } else if (a == "--budget") {
+      budget = std::atof(v), ++i;
+      if (!(budget > 0)) {
+        fmt::print(stderr, "--budget {}: give seconds above 0\n", v);
+        return 2;
+      }
     } else if (a == "--oversubscription") {
       oversub = std::atof(v), ++i;
     } else if (a == "--fabric") {
@@ -129,18 +147,19 @@ int main(int argc, char** argv) {
   };
   fmt::print(
       "fabric simulator: {} fabric, 8 GPUs and NICs per node, oversubscription {:g}, noise cv 3%, fabric "
-      "description {}, sample budget {} rounds, topology {}\n",
-      fat ? "fat-tree" : "rail-optimized", oversub, describe ? "given" : "not given", rounds,
+      "description {}, sample budget {} rounds, auto's --budget {:g} s, topology {}\n",
+      fat ? "fat-tree" : "rail-optimized", oversub, describe ? "given" : "not given", rounds, budget,
       tmpl ? template_path : "none");
   fmt::print("{:>6} {:>8} {:<17} {:>6} {:>7} {:>9} {:>8}  {}\n", "ranks", "schedule", "fault", "seeds", "recall",
              "precision", "top", "false findings (count)");
   for (int ranks : scales) {
     const FabricSpec spec = spec_for(ranks);
-    for (LinkSchedule sched : schedules) {
+    for (const std::optional<LinkSchedule>& sched : schedules) {
       std::vector<std::vector<FaultKind>> cases = {{}};
       for (FaultKind k : kAllFaults) cases.push_back({k});
       for (const auto& faults : cases) {
         Tally t;
+        std::map<std::string, int> plans;  // auto: what the plan came to, per seed
         const int n = ranks >= 4096 ? big_seeds : seeds;
         for (int seed = 1; seed <= n; ++seed) {
           if (show >= 0 && seed != show) continue;
@@ -150,11 +169,19 @@ int main(int argc, char** argv) {
             return 2;
           }
           SimOptions o;
-          o.schedule = sched;
+          o.schedule = sched.value_or(LinkSchedule::kSample);
+          o.budget_s = sched ? 0 : budget;
           o.max_rounds = static_cast<size_t>(rounds);
           o.describe_fabric = describe;
           o.host_template = tmpl ? &*tmpl : nullptr;
-          auto report = simulate(*fabric, o, static_cast<uint64_t>(seed));
+          SimPlanned planned;
+          auto report = simulate(*fabric, o, static_cast<uint64_t>(seed), &planned);
+          if (!sched) {
+            ++plans[fmt::format("{} {} rounds (fit {}) +{} suspects' ({} cut), {} retests ({} cut), {:.1f} of {:.1f} s",
+                                name(planned.schedule), planned.rounds, planned.fit_rounds, planned.adaptive_rounds,
+                                planned.adaptive_cut, planned.retests, planned.retests_cut, planned.links_used_s,
+                                planned.links_share_s)];
+          }
           if (!report.ok()) {
             fmt::print(stderr, "{}\n", report.status().message());
             return 2;
@@ -191,25 +218,33 @@ int main(int argc, char** argv) {
         }
         std::string falses;
         for (const auto& [code, count] : t.false_codes) falses += fmt::format("{} ({}) ", code, count);
-        fmt::print("{:>6} {:>8} {:<17} {:>6} {:>7} {:>9} {:>8}  {}\n", ranks, name(sched),
+        fmt::print("{:>6} {:>8} {:<17} {:>6} {:>7} {:>9} {:>8}  {}\n", ranks,
+                   sched ? std::string(name(*sched)) : std::string("auto"),
                    faults.empty() ? "none" : std::string(name(faults[0])), t.trials,
                    faults.empty() ? std::string("-") : fmt::format("{:.2f}", double(t.found) / std::max(1, t.faults)),
                    t.findings ? fmt::format("{:.2f}", double(t.right) / t.findings) : std::string("-"),
                    t.tops ? fmt::format("{:.2f}", double(t.top_right) / t.tops) : std::string("-"),
                    falses.empty() ? "none" : falses);
+        // The plan of the last seed, and how many seeds made the same.
+        if (!plans.empty()) {
+          const auto most = std::max_element(plans.begin(), plans.end(),
+                                             [](const auto& a, const auto& b) { return a.second < b.second; });
+          fmt::print("{:>15} plan: {} ({} of {} seeds)\n", "", most->first, most->second, t.trials);
+        }
       }
     }
   }
   // The analysis at the largest size, every fault at once, every host pair measured rail by rail.
   const int big = *std::max_element(scales.begin(), scales.end());
-  for (LinkSchedule sched : schedules) {
+  for (const std::optional<LinkSchedule>& sched : schedules) {
     auto fabric = make_fabric(spec_for(big), std::vector<FaultKind>(std::begin(kAllFaults), std::end(kAllFaults)), 7);
     if (!fabric.ok()) {
       fmt::print(stderr, "{}\n", fabric.status().message());
       return 2;
     }
     SimOptions o;
-    o.schedule = sched;
+    o.schedule = sched.value_or(LinkSchedule::kSample);
+    o.budget_s = sched ? 0 : budget;
     o.max_rounds = static_cast<size_t>(rounds);
     o.describe_fabric = describe;
     o.host_template = tmpl ? &*tmpl : nullptr;
@@ -232,9 +267,10 @@ int main(int argc, char** argv) {
         "analysis at {} ranks ({} hosts), schedule {}: {} links, {} findings ({} right), {} of {} faults "
         "found; time median {:.3f} s (target 1 s: {}), heap beyond the report at its peak {:.0f} MiB (target 1 GiB: "
         "{})\n",
-        big, fabric->hosts.size(), name(sched), base->p2p->links.size(), s.findings, s.findings_true, s.faults_found,
-        s.faults, median(secs), median(secs) <= 1 ? "met" : "MISSED", extra_kib / 1024.0,
-        extra_kib < (1 << 20) ? "met" : "MISSED");
+        big, fabric->hosts.size(),
+        sched ? std::string(name(*sched)) : "auto (" + std::string(name(base->p2p->coverage->schedule)) + ")",
+        base->p2p->links.size(), s.findings, s.findings_true, s.faults_found, s.faults, median(secs),
+        median(secs) <= 1 ? "met" : "MISSED", extra_kib / 1024.0, extra_kib < (1 << 20) ? "met" : "MISSED");
     for (const std::string& m : s.missed) fmt::print("  missed: {}\n", m);
     // Where the time goes: the steps of analyze_diagnosis, one by one, on a fresh copy.
     Report r = *base;

@@ -51,18 +51,14 @@ namespace {
 
 // The phases, in the order they run. Attribution, findings and the verdict always follow.
 constexpr std::string_view kPhases[] = {"topology", "collective", "links", "counters", "noise"};
-// The measuring phases' shares of the budget (of those asked for).
-constexpr double kCollectiveWeight = 0.4, kLinksWeight = 0.35, kNoiseWeight = 0.25;
+// The measuring phases' shares of the budget (of those asked for): kCollectiveWeight,
+// kLinksWeight, kNoiseWeight (p2p/schedule.h, shared with the fabric simulator).
 // The fewest timed iterations per size the collective phase's share must hold.
 constexpr int kMinIters = 3;
 constexpr int kMaxIters = 50;
 constexpr double kMaxBudgetS = 86400;
 // Of the budget, kept for starting up, the analysis and writing the outputs.
-constexpr double kReserve = 0.1;
-// The link schedule's rounds are sized for at least this many messages per flow, and
-// this much per round besides (agreeing, starting the flows).
-constexpr int kMinLinkIters = 16;
-constexpr double kRoundOverheadS = 0.002;
+constexpr double kReserve = kDiagnoseReserve;
 
 std::string phase_names() {
   std::string s;
@@ -157,7 +153,7 @@ class DiagnoseCommand final : public Command {
 
   std::vector<std::string> collectives_ = {"allreduce"};
   std::string min_bytes_ = "1M";
-  std::string max_bytes_ = "16M";
+  std::string max_bytes_ = "16M";  // kDiagnoseLargestBytes (p2p/schedule.h), which the fabric simulator assumes
   uint64_t step_factor_ = 4;
   std::string dtypes_ = "float";
   std::string ops_ = "sum";
@@ -670,13 +666,13 @@ Status DiagnoseCommand::collective_phase() {
 Result<LinkPlan> DiagnoseCommand::plan_link_rounds(const std::vector<RankPlace>& places, uint64_t chunk,
                                                    LinkPlanOptions& plan_options) {
   const RankContext& ctx = job_->ctx();
-  const double bw = busbw_estimate_ > 0 ? busbw_estimate_ : 1.0;
-  const double min_round_s = kMinLinkIters * static_cast<double>(chunk) / (bw * 1e9) + kRoundOverheadS;
-  const int fit = job_->measured(
-      agree_number(ctx, static_cast<int>(std::clamp(0.75 * share(kLinksWeight) / min_round_s, 1.0, 1e6))));
+  const int fit = job_->measured(agree_number(ctx, link_rounds_that_fit(share(kLinksWeight), chunk, busbw_estimate_)));
   plan_options.schedule =
       schedule_ == "auto" ? pick_link_schedule(places, static_cast<size_t>(fit)) : *link_schedule_from_name(schedule_);
   plan_options.max_rounds = static_cast<size_t>(fit);
+  if (schedule_ == "auto" && plan_options.schedule == LinkSchedule::kSample) {
+    plan_options.max_rounds = std::min(plan_options.max_rounds, sample_rounds_within(places));
+  }
   const std::map<std::string, std::string> leaf_of =
       fabric_ ? leaf_of_hosts(*fabric_) : std::map<std::string, std::string>();
   plan_options.leaf_of = fabric_ ? &leaf_of : nullptr;
@@ -696,8 +692,7 @@ Status DiagnoseCommand::links_phase() {
   transport_ = std::move(*created);
   if (library_.empty()) library_ = transport_->library();
   if (Memory* m = transport_->memory()) memory_kind_ = std::string(m->kind());
-  uint64_t chunk = std::bit_floor(std::max<uint64_t>(largest_ / std::max(1, ctx.size()), 1));
-  chunk = std::clamp<uint64_t>(chunk, 64 << 10, 4 << 20);
+  const uint64_t chunk = link_chunk_bytes(largest_, ctx.size());
   links_.pattern = P2pPattern::kPairs;
   links_.mode = P2pMode::kBidirectional;
   links_.sizes = {chunk};
@@ -711,7 +706,7 @@ Status DiagnoseCommand::links_phase() {
   if (!plan.ok()) return plan.status();
   links_.rounds = std::move(plan->rounds);
   const size_t nrounds = std::max<size_t>(links_.rounds.size(), 1);
-  const double per_round_s = 0.75 * share(kLinksWeight) / static_cast<double>(nrounds);
+  const double per_round_s = kScheduleShare * share(kLinksWeight) / static_cast<double>(nrounds);
   const double bw = busbw_estimate_ > 0 ? busbw_estimate_ : 1.0;
   // Rank 0's figures decide (the others' clocks and results differ), so every rank runs as many.
   links_.iters = job_->measured(

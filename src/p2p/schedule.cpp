@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <bit>
 #include <iterator>
 #include <random>
 
@@ -171,6 +172,18 @@ size_t schedule_rounds(LinkSchedule schedule, const std::vector<RankPlace>& rank
   return schedule == LinkSchedule::kAll ? rounds_for(ranks.size()) : rounds_for(hosts_in_order(ranks).size());
 }
 
+uint64_t link_chunk_bytes(uint64_t largest_bytes, int nranks) {
+  const uint64_t chunk =
+      std::bit_floor(std::max<uint64_t>(largest_bytes / static_cast<uint64_t>(std::max(1, nranks)), 1));
+  return std::clamp<uint64_t>(chunk, 64 << 10, 4 << 20);
+}
+
+int link_rounds_that_fit(double links_share_s, uint64_t chunk_bytes, double busbw_gbps) {
+  const double bw = busbw_gbps > 0 ? busbw_gbps : 1.0;
+  const double min_round_s = kMinLinkIters * static_cast<double>(chunk_bytes) / (bw * 1e9) + kRoundOverheadS;
+  return static_cast<int>(std::clamp(kScheduleShare * links_share_s / min_round_s, 1.0, 1e6));
+}
+
 size_t schedule_links(LinkSchedule schedule, const std::vector<RankPlace>& ranks) {
   const size_t n = ranks.size();
   if (schedule == LinkSchedule::kAll) return n < 2 ? 0 : n * (n - 1);
@@ -183,12 +196,18 @@ size_t schedule_links(LinkSchedule schedule, const std::vector<RankPlace>& ranks
   return links;
 }
 
+size_t sample_rounds_within(const std::vector<RankPlace>& ranks, size_t max_links) {
+  const size_t rounds = schedule_rounds(LinkSchedule::kRail, ranks);
+  const size_t per_round = rounds == 0 ? 0 : schedule_links(LinkSchedule::kRail, ranks) / rounds;
+  return std::max(kMinSampleRounds, per_round == 0 ? kMinSampleRounds : max_links / per_round);
+}
+
 LinkSchedule pick_link_schedule(const std::vector<RankPlace>& ranks, size_t max_rounds, size_t max_links) {
   const size_t hosts = hosts_in_order(ranks).size();
   const auto fits = [&](LinkSchedule s) {
     return schedule_rounds(s, ranks) <= max_rounds && schedule_links(s, ranks) <= max_links;
   };
-  if (hosts < 2 || fits(LinkSchedule::kAll)) return LinkSchedule::kAll;
+  if (hosts < 2 || (ranks.size() == hosts && fits(LinkSchedule::kAll))) return LinkSchedule::kAll;
   if (fits(LinkSchedule::kRail)) return LinkSchedule::kRail;
   return LinkSchedule::kSample;
 }

@@ -7,6 +7,7 @@
 // matchings.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -81,15 +82,43 @@ Result<LinkPlan> plan_links(const std::vector<RankPlace>& ranks, const LinkPlanO
 // The rounds of each schedule, to choose one within a budget: all (ranks - 1 or ranks),
 // rail and sample (hosts - 1 or hosts).
 size_t schedule_rounds(LinkSchedule schedule, const std::vector<RankPlace>& ranks);
-// auto: all if its rounds fit `max_rounds` and its links `max_links`, else rail if they
-// fit, else sample. The link cap keeps the analysis within its second (diagnose's
-// analysis of half a million links takes 0.4 s, of two million 3 s: bench/README.md).
-inline constexpr size_t kMaxAutoLinks = size_t{1} << 19;
+// auto: on one host, or with one rank per host, all (every pair) if its rounds fit
+// `max_rounds` and its links `max_links`; with several ranks on a host, rail if it fits
+// (NCCL's rings pair GPUs rail by rail across nodes; all's cross-rail pairs are flows NCCL
+// never makes, which on a rail-optimized fabric cross the spine and blur its faults:
+// bench/fabric_sim's auto row, issue 39); else sample. The link cap keeps the analysis
+// within its second: the rail matrix of 4,096 ranks (2,093,056 links) takes 0.79 s and
+// 208 MiB (bench/README.md, issue 39 item 4), so auto measures every host pair up to
+// 512 hosts of 8 GPUs and samples beyond.
+inline constexpr size_t kMaxAutoLinks = size_t{1} << 21;
 LinkSchedule pick_link_schedule(const std::vector<RankPlace>& ranks, size_t max_rounds,
                                 size_t max_links = kMaxAutoLinks);
+// The sample rounds whose links stay within `max_links` (a round measures about what a
+// rail round does: every host with one partner, rail by rail), at least kMinSampleRounds:
+// auto's sample takes the fewer of these and the rounds the budget fits, so that a large
+// budget does not sample its way past the analysis' cap.
+size_t sample_rounds_within(const std::vector<RankPlace>& ranks, size_t max_links = kMaxAutoLinks);
 // The directed links a schedule measures in full (all: n(n-1); rail: each host pair's
 // common rails, both ways).
 size_t schedule_links(LinkSchedule schedule, const std::vector<RankPlace>& ranks);
+
+// Diagnose's plan for the link matrix, shared with the fabric simulator (bench/fabric_sim)
+// so that its scores are those of the plan diagnose makes. Of the budget, kDiagnoseReserve
+// is kept for starting up, the analysis and the output; the measuring phases share the
+// rest by weight; the links' share goes three quarters to the schedule's rounds (each sized
+// for kMinLinkIters messages of the chunk at the collective's bus bandwidth, and
+// kRoundOverheadS besides), a quarter to suspects (more partners, then alone).
+inline constexpr double kDiagnoseReserve = 0.1;
+inline constexpr double kCollectiveWeight = 0.4, kLinksWeight = 0.35, kNoiseWeight = 0.25;
+inline constexpr int kMinLinkIters = 16;
+inline constexpr double kRoundOverheadS = 0.002;
+inline constexpr double kScheduleShare = 0.75;
+inline constexpr uint64_t kDiagnoseLargestBytes = 16u << 20;  // diagnose's default largest size (-e 16M)
+// The message size of the link matrix: the collective's largest size over the ranks, a
+// power of two from 64 KiB to 4 MiB.
+uint64_t link_chunk_bytes(uint64_t largest_bytes, int nranks);
+// The schedule's rounds that fit the links' share of the budget (at least 1).
+int link_rounds_that_fit(double links_share_s, uint64_t chunk_bytes, double busbw_gbps);
 
 // Adaptive retest: `partners` more partners for each suspect host (a slow link's ends,
 // hosts with few measured partners), hosts not yet measured with it, healthy first

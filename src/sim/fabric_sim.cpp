@@ -15,6 +15,7 @@
 #include "diag/fabric.h"
 #include "diag/findings.h"
 #include "diag/rules.h"
+#include "p2p/p2p.h"
 #include "report/finding_codes.h"
 #include "topo/mapping.h"
 #include "topo/topo_report.h"
@@ -455,11 +456,46 @@ RunContext simulated_context(const Fabric& f) {
 
 // The link matrix as diagnose measures it: the schedule's rounds, with --adaptive the
 // suspects' extra partners, with --retest the slow links again alone.
-Result<P2pSection> simulate_link_matrix(const Fabric& f, const SimOptions& o, uint64_t seed, FlowModel& model) {
+// Diagnose's time for one round (budgeted runs): each flow moves its messages at its
+// modelled rate, or, where that would take over kCutBeyondRounds rounds' time, what fits
+// in one round (p2p's round_time_s); the round lasts as long as its slowest flow.
+struct RoundClock {
+  double per_round_s = 0;
+  int iters = 0;
+  uint64_t chunk = 0;
+  double seconds(FlowModel& model, const Round& round) const {
+    double slowest = 0;
+    for (double rate : model.rates(round)) {
+      double t = iters * static_cast<double>(chunk) / (std::max(rate, 1e-6) * 1e9);
+      if (t > kCutBeyondRounds * per_round_s) t = per_round_s;
+      slowest = std::max(slowest, t);
+    }
+    return slowest + kRoundOverheadS;
+  }
+};
+
+Result<P2pSection> simulate_link_matrix(const Fabric& f, const SimOptions& o, uint64_t seed, FlowModel& model,
+                                        double busbw_gbps, SimPlanned* planned) {
   const std::map<std::string, std::string> leaf_of = leaf_of_hosts(f.description);
   LinkPlanOptions plan_options;
   plan_options.schedule = o.schedule;
   plan_options.max_rounds = o.max_rounds;
+  SimPlanned plan_made;
+  RoundClock clock;
+  uint64_t chunk = o.chunk_bytes;
+  const bool budgeted = o.budget_s > 0;
+  if (budgeted) {  // diagnose's plan: the links' share of the measuring phases' time
+    plan_made.links_share_s =
+        o.budget_s * (1 - kDiagnoseReserve) * kLinksWeight / (kCollectiveWeight + kLinksWeight + kNoiseWeight);
+    chunk = link_chunk_bytes(kDiagnoseLargestBytes, static_cast<int>(f.ranks.size()));
+    plan_made.fit_rounds = link_rounds_that_fit(plan_made.links_share_s, chunk, busbw_gbps);
+    plan_options.schedule = pick_link_schedule(f.ranks, static_cast<size_t>(plan_made.fit_rounds));
+    plan_options.max_rounds = static_cast<size_t>(plan_made.fit_rounds);
+    if (plan_options.schedule == LinkSchedule::kSample) {
+      plan_options.max_rounds = std::min(plan_options.max_rounds, sample_rounds_within(f.ranks));
+    }
+    plan_made.schedule = plan_options.schedule;
+  }
   plan_options.leaf_of = o.describe_fabric ? &leaf_of : nullptr;
   plan_options.seed = seed;
   auto plan = plan_links(f.ranks, plan_options);
@@ -471,29 +507,61 @@ Result<P2pSection> simulate_link_matrix(const Fabric& f, const SimOptions& o, ui
   p2p.window = 8;
   p2p.warmup_iters = 4;
   LinkCoverage cov;
-  cov.schedule = o.schedule;
+  cov.schedule = plan_options.schedule;
   cov.rounds = static_cast<int>(plan->rounds.size());
   cov.intra_leaf_rounds = static_cast<int>(plan->intra_leaf_rounds);
+  plan_made.rounds = cov.rounds;
+  if (budgeted) {
+    clock.per_round_s = kScheduleShare * plan_made.links_share_s / static_cast<double>(std::max(cov.rounds, 1));
+    clock.iters = std::clamp(
+        static_cast<int>(clock.per_round_s * std::max(busbw_gbps, 1e-3) * 1e9 / static_cast<double>(chunk)), 16, 1000);
+    clock.chunk = chunk;
+  }
+  // A round is measured where the links' share has time left for it (always, unbudgeted).
+  const auto fits = [&](const Round& round) {
+    if (!budgeted) return true;
+    const double t = clock.seconds(model, round);
+    if (plan_made.links_used_s + t > plan_made.links_share_s) return false;
+    plan_made.links_used_s += t;
+    return true;
+  };
   int index = 0;
-  for (const Round& round : plan->rounds) add_round(f, model, round, index++, o.chunk_bytes, p2p.links);
+  for (const Round& round : plan->rounds) {
+    fits(round);  // the schedule's rounds run whatever they take (diagnose cuts their slow flows)
+    add_round(f, model, round, index++, chunk, p2p.links);
+  }
   const FabricDescription* fabric = o.describe_fabric ? &f.description : nullptr;
-  if (o.adaptive && o.schedule == LinkSchedule::kSample) {
+  if (o.adaptive && plan_options.schedule == LinkSchedule::kSample) {
     const std::vector<std::string> suspects = link_suspects(p2p, fabric);
     std::set<std::string> avoid;
     for (const P2pSizeContext& c : p2p_size_contexts(p2p, fabric))
       avoid.insert(c.slow_hosts.begin(), c.slow_hosts.end());
     const auto extra = suspect_rounds(f.ranks, suspects, measured_pairs(p2p), avoid, kAdaptivePartners, seed + 1);
-    cov.adaptive_rounds = static_cast<int>(extra.size());
-    for (const Round& round : extra) add_round(f, model, round, index++, o.chunk_bytes, p2p.links);
+    for (const Round& round : extra) {
+      if (!fits(round)) {
+        ++plan_made.adaptive_cut;
+        continue;
+      }
+      ++cov.adaptive_rounds;
+      add_round(f, model, round, index++, chunk, p2p.links);
+    }
   }
+  plan_made.adaptive_rounds = cov.adaptive_rounds;
   if (o.retest) {
     for (const P2pLink& l : links_to_retest(p2p, 32, fabric)) {
+      const Round alone_round{{l.src_rank, l.dst_rank}, {l.dst_rank, l.src_rank}};
+      if (!fits(alone_round)) {
+        ++plan_made.retests_cut;
+        continue;
+      }
+      ++plan_made.retests;
       std::vector<P2pLink> alone;
-      add_round(f, model, Round{{l.src_rank, l.dst_rank}, {l.dst_rank, l.src_rank}}, l.round, o.chunk_bytes, alone);
+      add_round(f, model, alone_round, l.round, chunk, alone);
       p2p.alone.push_back(alone.front());
     }
   }
   p2p.coverage = cov;
+  if (planned) *planned = plan_made;
   return p2p;
 }
 
@@ -577,7 +645,7 @@ Sweep simulate_allreduce(const Fabric& f, FlowModel& model, std::mt19937_64& rng
 // The largest all-reduce repeated: noisier where a neighbour shares the NICs.
 Diagnosis simulated_diagnosis(const Sweep& allreduce, const SimOptions& o, const FlowModel& model) {
   Diagnosis d;
-  d.link_size_bytes = o.chunk_bytes;
+  d.link_size_bytes = o.budget_s > 0 ? link_chunk_bytes(kDiagnoseLargestBytes, allreduce.nranks) : o.chunk_bytes;
   const double t = allreduce.points.back().out_of_place->time_us;
   const double cv = model.noisy().empty() ? 0.01 : 0.08;
   CollectiveRepeats rep{"allreduce", 64u << 20, {t, t * (1 + cv), t * (1 - cv)}, 0};
@@ -616,15 +684,19 @@ std::vector<CounterSample> simulated_counters(const Fabric& f, const SimOptions&
 
 }  // namespace
 
-Result<Report> simulate(const Fabric& f, const SimOptions& o, uint64_t seed) {
+Result<Report> simulate(const Fabric& f, const SimOptions& o, uint64_t seed, SimPlanned* planned) {
   FlowModel model(f, seed ^ 0x5eed);
   std::mt19937_64 rng(seed);
   Report r;
   r.context = simulated_context(f);
   if (o.describe_fabric) r.fabric = f.description;
-  auto p2p = simulate_link_matrix(f, o, seed, model);
+  // A budgeted plan needs the collective's bus bandwidth first, as diagnose's calibration
+  // gives it; otherwise the link matrix is simulated first (the scorecard's seeds as they were).
+  if (o.budget_s > 0) r.sweeps.push_back(simulate_allreduce(f, model, rng));
+  const double busbw = r.sweeps.empty() ? 0 : r.sweeps[0].points.back().out_of_place->busbw_gbps;
+  auto p2p = simulate_link_matrix(f, o, seed, model, busbw, planned);
   if (!p2p.ok()) return p2p.status();
-  r.sweeps.push_back(simulate_allreduce(f, model, rng));
+  if (r.sweeps.empty()) r.sweeps.push_back(simulate_allreduce(f, model, rng));
   r.p2p = std::move(*p2p);
   r.diagnosis = simulated_diagnosis(r.sweeps[0], o, model);
   r.counters = simulated_counters(f, o, *r.p2p, model);

@@ -77,6 +77,13 @@ struct Fabric {
 Result<Fabric> make_fabric(const FabricSpec& spec, const std::vector<FaultKind>& faults, uint64_t seed);
 
 struct SimOptions {
+  // > 0: diagnose's own plan for this --budget (auto): the rounds the links' share fits at
+  // the simulated all-reduce's bus bandwidth (link_rounds_that_fit), the schedule
+  // pick_link_schedule takes for them, each round charged its modelled time (its slowest
+  // flow's messages, or a round's time where diagnose cuts the flow), and suspects'
+  // rounds and retests measured only while the links' share lasts. `schedule` and
+  // `max_rounds` are then ignored.
+  double budget_s = 0;
   LinkSchedule schedule = LinkSchedule::kRail;
   size_t max_rounds = 0;        // sample: the rounds the budget gives
   bool adaptive = true;         // sample: suspects measured with kAdaptivePartners more partners
@@ -90,9 +97,20 @@ struct SimOptions {
 };
 inline constexpr int kAdaptivePartners = 3;
 
+// What the plan of a budgeted run (SimOptions::budget_s) came to.
+struct SimPlanned {
+  LinkSchedule schedule = LinkSchedule::kRail;
+  int fit_rounds = 0;       // the rounds the links' share fits (pick_link_schedule's input)
+  int rounds = 0;           // the schedule's
+  int adaptive_rounds = 0;  // suspects' rounds measured
+  int adaptive_cut = 0;     // suspects' rounds the share had no time left for
+  int retests = 0, retests_cut = 0;
+  double links_share_s = 0;  // the links phase's share of the budget
+  double links_used_s = 0;   // the modelled time of what was measured
+};
 // What diagnose would have measured, before its analysis (findings, attribution, verdict
 // empty; topo.* findings present, as the topology phase makes them on each node).
-Result<Report> simulate(const Fabric& fabric, const SimOptions& options, uint64_t seed);
+Result<Report> simulate(const Fabric& fabric, const SimOptions& options, uint64_t seed, SimPlanned* planned = nullptr);
 
 // Diagnose's analysis on a report (what `fabscope diagnose` runs after measuring).
 void analyze(Report& report);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -89,18 +90,28 @@ TEST(LinkSchedule, RailPairsEveryHostPairRailByRail) {
   }
   EXPECT_EQ(host_pairs.size(), 15u);  // every pair of 6 hosts
   EXPECT_EQ(schedule_rounds(LinkSchedule::kAll, ranks), 23u);
-  EXPECT_EQ(pick_link_schedule(ranks, 100), LinkSchedule::kAll);
+  // Several ranks a host: rail, the pairs NCCL's rings use, whatever the budget.
+  EXPECT_EQ(pick_link_schedule(ranks, 100), LinkSchedule::kRail);
   EXPECT_EQ(pick_link_schedule(ranks, 10), LinkSchedule::kRail);
   EXPECT_EQ(pick_link_schedule(ranks, 4), LinkSchedule::kSample);
   EXPECT_EQ(schedule_links(LinkSchedule::kAll, ranks), 24u * 23u);
   EXPECT_EQ(schedule_links(LinkSchedule::kRail, ranks), 15u * 4u * 2u);
-  EXPECT_EQ(pick_link_schedule(ranks, 100, 200), LinkSchedule::kRail) << "all's 552 links are over the cap";
-  EXPECT_EQ(pick_link_schedule(ranks, 100, 100), LinkSchedule::kSample);
-  // 4,096 ranks on 512 hosts: all (16.8 million links) and rail (2.1 million) are over the
-  // analysis' cap whatever the budget; auto samples.
-  EXPECT_EQ(pick_link_schedule(places(512, 8), 100000), LinkSchedule::kSample);
-  EXPECT_EQ(pick_link_schedule(places(64, 8), 100000), LinkSchedule::kAll);    // 261,632 links
-  EXPECT_EQ(pick_link_schedule(places(128, 8), 100000), LinkSchedule::kRail);  // all: 1 million
+  EXPECT_EQ(pick_link_schedule(ranks, 100, 200), LinkSchedule::kRail);
+  EXPECT_EQ(pick_link_schedule(ranks, 100, 100), LinkSchedule::kSample) << "rail's 120 links are over the cap";
+  // One rank a host: all (the same pairs as rail), within the budget and the cap; one host: all.
+  EXPECT_EQ(pick_link_schedule(places(6, 1), 100), LinkSchedule::kAll);
+  EXPECT_EQ(pick_link_schedule(places(6, 1), 4), LinkSchedule::kSample);
+  EXPECT_EQ(pick_link_schedule(places(1, 8), 1), LinkSchedule::kAll);
+  // 4,096 ranks on 512 hosts: rail's 2,093,056 links are within the analysis' cap (0.79 s),
+  // all's 16.8 million are not; 8,192 ranks on 1,024 hosts (rail: 8.4 million) sample, and
+  // their sample stays under the cap however many rounds the budget fits: a round of 1,024
+  // hosts measures 512 pairs x 8 rails x 2 directions.
+  EXPECT_EQ(pick_link_schedule(places(512, 8), 100000), LinkSchedule::kRail);
+  EXPECT_EQ(pick_link_schedule(places(1024, 8), 100000), LinkSchedule::kSample);
+  EXPECT_EQ(sample_rounds_within(places(1024, 8)), kMaxAutoLinks / 8192);
+  EXPECT_EQ(sample_rounds_within(places(4, 8), 10), kMinSampleRounds);
+  EXPECT_EQ(pick_link_schedule(places(64, 8), 100000), LinkSchedule::kRail);  // all's 261,632 links fit: rail
+  EXPECT_EQ(pick_link_schedule(places(256, 1), 100000), LinkSchedule::kAll);  // one rank a host: all
   EXPECT_FALSE(plan_links(places(1, 4), {LinkSchedule::kRail, 0, nullptr, 1}).ok());
 }
 
@@ -340,7 +351,9 @@ TEST(FabricSimScorecard, HoldsRecallAndPrecisionAt512Ranks) {
     spec.nodes = 64;
     spec.nodes_per_leaf = 16;
     spec.oversubscription = oversubscription;
-    for (LinkSchedule schedule : {LinkSchedule::kRail, LinkSchedule::kSample}) {
+    // nullopt: diagnose's own plan for its default --budget 60 (auto: rail at 512 ranks).
+    for (std::optional<LinkSchedule> schedule :
+         {std::optional(LinkSchedule::kRail), std::optional(LinkSchedule::kSample), std::optional<LinkSchedule>()}) {
       std::vector<std::vector<sim::FaultKind>> cases = {{}};
       for (sim::FaultKind k : sim::kAllFaults) cases.push_back({k});
       for (const auto& faults : cases) {
@@ -350,7 +363,8 @@ TEST(FabricSimScorecard, HoldsRecallAndPrecisionAt512Ranks) {
           auto f = sim::make_fabric(spec, faults, seed);
           ASSERT_TRUE(f.ok()) << f.status().message();
           sim::SimOptions o;
-          o.schedule = schedule;
+          o.schedule = schedule.value_or(LinkSchedule::kSample);
+          o.budget_s = schedule ? 0 : 60;
           o.max_rounds = 24;
           auto r = sim::simulate(*f, o, seed);
           ASSERT_TRUE(r.ok()) << r.status().message();
@@ -362,13 +376,14 @@ TEST(FabricSimScorecard, HoldsRecallAndPrecisionAt512Ranks) {
           right += sc.findings_true;
           for (const std::string& x : sc.false_findings) falses += x + "; ";
         }
-        const std::string row = fmt::format("{} {} {}", sim::name(kind), name(schedule),
+        const std::string row = fmt::format("{} {} {}", sim::name(kind), schedule ? name(*schedule) : "auto",
                                             faults.empty() ? "none" : std::string(sim::name(faults[0])));
         if (faults.empty()) {
           EXPECT_EQ(findings, 0) << row << ": " << falses;
           continue;
         }
         const bool sampled_slow_link = schedule == LinkSchedule::kSample && faults[0] == sim::FaultKind::kSlowLink;
+        if (!schedule) EXPECT_EQ(total, kSeeds) << row;
         if (!sampled_slow_link) EXPECT_GE(found, 0.95 * total) << row << ": recall " << found << "/" << total;
         EXPECT_GE(right, 0.95 * findings) << row << ": precision " << right << "/" << findings << ": " << falses;
       }
