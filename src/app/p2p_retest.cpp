@@ -32,9 +32,24 @@ Status retest_alone(const RankContext& ctx, Transport& transport, const P2pOptio
     alone.pair = {l.src_rank, l.dst_rank};
     alone.sizes = {l.size_bytes};
     alone.repeats = 1;
-    auto one = run_p2p(ctx, transport, alone, &progress, &counters);
-    if (!one.ok()) return one.status();
-    for (P2pLink& m : one->links) section.alone.push_back(std::move(m));
+    // Twice, each direction's better kept: a link slow alone is slow every time, while a
+    // host's stall (a scheduler's hiccup, a page-cache flush) slows one measurement.
+    std::vector<P2pLink> best;
+    for (int attempt = 0; attempt < kAloneAttempts; ++attempt) {
+      auto one = run_p2p(ctx, transport, alone, &progress, &counters);
+      if (!one.ok()) return one.status();
+      for (P2pLink& m : one->links) {
+        auto it = std::find_if(best.begin(), best.end(), [&](const P2pLink& b) {
+          return b.src_rank == m.src_rank && b.dst_rank == m.dst_rank && b.size_bytes == m.size_bytes;
+        });
+        if (it == best.end()) {
+          best.push_back(std::move(m));
+        } else if (m.bw_gbps > it->bw_gbps) {
+          *it = std::move(m);
+        }
+      }
+    }
+    for (P2pLink& m : best) section.alone.push_back(std::move(m));
   }
   return Status::Ok();
 }

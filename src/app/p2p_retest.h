@@ -13,7 +13,9 @@
 namespace fabscope {
 
 // --retest: rank 0 names the slow links of `section`; every rank then measures each of
-// them alone (pattern pair, that link's size), and rank 0 keeps them in section.alone.
+// them alone (pattern pair, that link's size), kAloneAttempts times, and rank 0 keeps each
+// direction's best in section.alone.
+inline constexpr int kAloneAttempts = 2;
 Status retest_alone(const RankContext& ctx, Transport& transport, const P2pOptions& options, Progress& progress,
                     std::vector<CounterSample>& counters, P2pSection& section,
                     const FabricDescription* fabric = nullptr);
