@@ -263,6 +263,28 @@ Result<LinkPlan> plan_links(const std::vector<RankPlace>& ranks, const LinkPlanO
     }
     plan.intra_leaf_rounds = plan.rounds.size();
   }
+  // The collective's own path next: hosts next to each other in rank order, which NCCL's
+  // rings connect (two rounds, three for an odd count), so a slow link that slows the
+  // collective is measured whatever the sample leaves out.
+  {
+    std::vector<std::vector<std::pair<int, int>>> ring(nhosts % 2 == 0 ? 2 : 3);
+    for (int h = 0; h < nhosts; ++h) {
+      const int next = (h + 1) % nhosts;
+      if (nhosts == 2 && h == 1) break;  // two hosts: one pair
+      const size_t r = nhosts % 2 == 1 && h == nhosts - 1 ? 2 : static_cast<size_t>(h % 2);
+      ring[r].emplace_back(std::min(h, next), std::max(h, next));
+    }
+    for (const auto& round : ring) {
+      if (plan.rounds.size() >= budget) break;
+      std::vector<std::pair<int, int>> pairs;
+      for (auto p : round) {
+        if (done.insert(p).second) pairs.push_back(p);
+      }
+      if (pairs.empty()) continue;
+      plan.rounds.push_back(hr.round_of(pairs));
+      ++plan.ring_rounds;
+    }
+  }
   std::vector<size_t> order(all_rounds.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::mt19937_64 rng(o.seed);

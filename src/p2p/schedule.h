@@ -47,7 +47,8 @@ Result<std::vector<Round>> p2p_schedule(P2pPattern pattern, P2pMode mode, int nr
 //          the other, every rail of a host pair in the same round, as NCCL's rings pair
 //          GPUs across nodes (hosts - 1 rounds).
 //  sample: rail pairs of hosts sampled within a round budget: with a fabric description,
-//          hosts under one leaf first (every leaf at once), then rounds across leaves;
+//          hosts under one leaf first (every leaf at once); then the hosts next to each
+//          other in rank order (NCCL's rings: two or three rounds); then rounds across leaves;
 //          without one, rounds of the host round robin in a seeded order. Every round gives
 //          every host one more partner; pairs not measured are judged by their hosts' other
 //          links (the report's coverage says which).
@@ -72,6 +73,7 @@ struct LinkPlan {
   LinkSchedule schedule = LinkSchedule::kAll;
   std::vector<Round> rounds;     // directed flows, both directions of each pair in one round
   size_t intra_leaf_rounds = 0;  // sample with a fabric: the first rounds, within leaves
+  size_t ring_rounds = 0;        // sample: then hosts next to each other in rank order (the collective's ring)
 };
 
 // Hosts in the order their first rank appears.

@@ -123,17 +123,26 @@ TEST(LinkSchedule, SampleStaysWithinBudgetLeavesFirst) {
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(plan->rounds.size(), 8u);
   EXPECT_EQ(plan->intra_leaf_rounds, 4u);  // half the budget at most
+  EXPECT_EQ(plan->ring_rounds, 2u);        // then the hosts next in rank order (NCCL's ring)
   expect_disjoint(plan->rounds);
   std::map<int, std::set<int>> partners;
+  const size_t ring_end = plan->intra_leaf_rounds + plan->ring_rounds;
   for (size_t i = 0; i < plan->rounds.size(); ++i) {
     for (const Flow& f : plan->rounds[i]) {
       const int a = f.src / 2, b = f.dst / 2;
-      EXPECT_EQ(i < plan->intra_leaf_rounds, a / 8 == b / 8) << "within leaves first, then across";
+      if (i < plan->intra_leaf_rounds) {
+        EXPECT_EQ(a / 8, b / 8) << "within leaves first";
+      } else if (i < ring_end) {
+        EXPECT_TRUE((a + 1) % 32 == b || (b + 1) % 32 == a) << "then the ring's pairs: " << a << " " << b;
+      } else {
+        EXPECT_NE(a / 8, b / 8) << "then across leaves";
+      }
       partners[a].insert(b);
     }
   }
+  for (int h = 0; h < 32; ++h) EXPECT_TRUE(partners[h].count((h + 1) % 32)) << "ring pair " << h << " measured";
   for (const auto& [h, p] : partners)
-    EXPECT_GE(p.size(), 5u) << h;  // 3 in the leaf, then across (a round may skip one)
+    EXPECT_GE(p.size(), 5u) << h;  // 3 in the leaf, its ring neighbours, then across (a round may skip one)
   // Suspects get partners they have not had.
   std::set<std::pair<std::string, std::string>> measured;
   for (const auto& [a, p] : partners) {
@@ -388,6 +397,33 @@ TEST(FabricSimScorecard, HoldsRecallAndPrecisionAt512Ranks) {
         EXPECT_GE(right, 0.95 * findings) << row << ": precision " << right << "/" << findings << ": " << falses;
       }
     }
+  }
+}
+
+// A slow link between hosts next to each other in rank order (on NCCL's ring: the one that
+// slows the collective) is measured by every sample, whatever its seed leaves out.
+TEST(FabricSim, SampleAlwaysMeasuresTheRingsPairs) {
+  sim::FabricSpec spec;  // as bench/fabric_sim's 512 ranks
+  spec.nodes = 64;
+  spec.nodes_per_leaf = 16;
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    auto f = sim::make_fabric(spec, {sim::FaultKind::kSlowLink}, seed);
+    ASSERT_TRUE(f.ok()) << f.status().message();
+    sim::Fault& x = f->faults.at(0);
+    const int a = static_cast<int>(seed * 7 % 63), local = x.rank % spec.gpus_per_node;
+    x.host = f->hosts[static_cast<size_t>(a)];
+    x.peer = f->hosts[static_cast<size_t>(a + 1)];
+    x.rank = a * spec.gpus_per_node + local;
+    x.peer_rank = (a + 1) * spec.gpus_per_node + local;
+    sim::SimOptions o;
+    o.schedule = LinkSchedule::kSample;
+    o.max_rounds = 8;  // 8 of 63 host rounds
+    auto r = sim::simulate(*f, o, seed);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    sim::analyze(*r);
+    const sim::Score sc = sim::score(*f, *r);
+    EXPECT_EQ(sc.faults_found, 1) << x.describe() << ": " << testing::PrintToString(sc.false_findings);
+    EXPECT_TRUE(sc.false_findings.empty()) << testing::PrintToString(sc.false_findings);
   }
 }
 
