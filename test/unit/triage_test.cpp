@@ -1034,6 +1034,23 @@ TEST(TriagePasted, NcclTestsRankListedByTwoProcesses) {
   EXPECT_EQ(find(runs, "nccl_tests.single_rank"), nullptr) << testing::PrintToString(codes(runs));
 }
 
+// NCCL_IB_HCA=roce names no device: a prefix on purpose, quiet; NCCL_IB_HCA=mlx5_1 names a
+// device and also takes mlx5_10, which NCCL lists: a warning.
+TEST(TriagePasted, HcaFilterPrefixOnPurpose) {
+  Report roce = judged({{"roce.log",
+                         "h1:1:1 [0] NCCL INFO NCCL_IB_HCA set to roce\n"
+                         "h1:1:1 [0] NCCL INFO NET/IB : Using [0]rocep1s0f1:1/RoCE [1]roceP2p1s0f1:1/RoCE "
+                         "[RO]; OOB eth0:10.0.0.1<0>\n"}});
+  EXPECT_EQ(find(roce, "topo.hca_filter"), nullptr) << testing::PrintToString(codes(roce));
+  Report mlx = judged({{"mlx.log",
+                        "h1:1:1 [0] NCCL INFO NCCL_IB_HCA set to mlx5_1\n"
+                        "h1:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_1:1/IB [1]mlx5_10:1/IB [RO]; OOB "
+                        "eth0:10.0.0.1<0>\n"}});
+  const Finding* f = find(mlx, "topo.hca_filter");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(mlx));
+  EXPECT_NE(f->message.find("mlx5_10"), std::string::npos) << f->message;
+}
+
 // lspci -vv's ACSCtl: a bridge with a redirection on (SrcValid+, ReqRedir+ or CmpltRedir+)
 // is named with its device line; a listing where every port has them off is quiet.
 TEST(TriagePasted, PcieAcsRedirecting) {

@@ -1,12 +1,14 @@
-// topo.hca_filter: what NCCL_IB_HCA does that its author may not mean. An entry that is
-// a prefix and also selects (or excludes) other devices (NCCL's NET/IB list has them:
-// warning; latent: info); an entry naming a device this host does not have; a list
-// that selects no usable device (error); a value from a log or environment that NCCL
-// misreads (error).
+// topo.hca_filter: what NCCL_IB_HCA does that its author may not mean. An entry that
+// names a device (or reads as one: it ends in its number) and, as NCCL takes it as a
+// prefix, also selects (or excludes) other devices: mlx5_1 takes mlx5_10 (NCCL's NET/IB
+// list has them: warning; latent: info). An entry that is no device's name ("roce",
+// "mlx5") is a prefix on purpose: what it takes is what it means; an entry naming a device this host does not have; a
+// list that selects no usable device (error); a value from a log or environment that NCCL misreads (error).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <ranges>
 #include <set>
 
@@ -46,6 +48,8 @@ void check_hca_filter(const HostContext& c, FindingSink& sink) {
   for (const HcaEntry& e : f.entries) {
     std::vector<std::string> extra;
     bool any = false;
+    const bool names_a_device = h.find_nic(e.name) >= 0 || listed_by_nccl(h, e.name) ||
+                                (!e.name.empty() && std::isdigit(static_cast<unsigned char>(e.name.back())));
     for (const Nic& n : h.nics) {
       if (!n.rdma || !f.entry_matches(e, n.name)) continue;
       any = true;
@@ -59,7 +63,7 @@ void check_hca_filter(const HostContext& c, FindingSink& sink) {
       if (f.entry_matches(e, net)) any = true;
     }
     std::sort(extra.begin(), extra.end(), natural_less);
-    if (!extra.empty()) {
+    if (!extra.empty() && names_a_device) {
       // In use (NCCL listed it) or would be (its port is up): a warning; latent: info.
       std::vector<std::string> live;
       for (const std::string& x : extra) {
