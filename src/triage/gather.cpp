@@ -408,6 +408,14 @@ class Gatherer {
       append_other(line);
       return;
     }
+    // CUDA's uncorrectable ECC error, in whatever program's line (NCCL's "Cuda failure",
+    // a framework's exception, a tool's message): read before the line's own reader.
+    if (facts && cuda_ecc_.size() < kMaxKeptLines &&
+        (contains(line, "uncorrectable ECC error encountered") || contains(line, "CUDA_ERROR_ECC_UNCORRECTABLE") ||
+         contains(line, "cudaErrorECCUncorrectable"))) {
+      cuda_ecc_.push_back({path_, lines_, std::string(trim(line))});
+      cuda_ecc_seen_ = true;
+    }
     topo::NcclLogLine l;
     if (topo::split_nccl_line(line, l)) {
       nccl_line(line, l, facts);
@@ -490,7 +498,7 @@ class Gatherer {
     if (hwloc_) k.emplace_back("hwloc-xml");
     if (nccl_xml_) k.emplace_back("nccl-xml");
     if (nccl_) k.emplace_back("nccl-log");
-    if (framework_ && !nccl_) k.emplace_back("framework-log");
+    if ((framework_ || cuda_ecc_seen_) && !nccl_) k.emplace_back("framework-log");
     if (tests_) k.emplace_back("nccl-tests");
     if (smi_) k.emplace_back("nvidia-smi-topo");
     if (rdma_ || rdma_absent_) k.emplace_back("rdma-info");
@@ -574,6 +582,7 @@ class Gatherer {
     for (Quote& q : repair_pending_) facts.gpu_repair_pending.push_back(std::move(q));
     for (TestDeviceFact& d : test_devices_) facts.test_devices.push_back(std::move(d));
     for (Quote& q : remap_failed_) facts.gpu_remap_failed.push_back(std::move(q));
+    for (Quote& q : cuda_ecc_) facts.cuda_ecc.push_back(std::move(q));
     for (Quote& q : fabric_manager_lines_) facts.fabric_manager.push_back(std::move(q));
     for (Quote& q : rdma_absent_lines_) facts.rdma_absent.push_back(std::move(q));
     if (nccl_frames_) {  // a SIGBUS with NCCL in its backtrace: an error of NCCL's, as a framework reports one
@@ -1079,7 +1088,8 @@ class Gatherer {
   int device_block_ = 0;
   size_t smi_indent_ = 0;  // its header's indent: its keys are deeper
   bool smi_query_ = false;
-  std::vector<Quote> repair_pending_, remap_failed_;
+  std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_;
+  bool cuda_ecc_seen_ = false;     // a file of only such lines is a framework's log
   bool ibv_devices_ = false;       // ibv_devices' header seen
   std::string rdma_device_;        // the device an ibstat/ibv_devinfo listing is about ("CA 'mlx5_0'", "hca_id:")
   int fm_unit_left_ = 0;           // lines left of a Fabric Manager unit's systemctl status

@@ -1311,6 +1311,17 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
                           "for the Xid or GSP error that put it there, and check the driver version",
                           reset_required));
   }
+  if (!facts.cuda_ecc.empty()) {
+    out.push_back(finding(
+        code::kKernelGpuResetRequired, Severity::kError, "GPU memory (CUDA)", {},
+        fmt::format("CUDA reports an uncorrectable ECC error ({} line{}): a GPU's memory returned data it could not "
+                    "correct, and the GPU refuses new work (CUDA error 214) until it is reset",
+                    facts.cuda_ecc.size(), facts.cuda_ecc.size() == 1 ? "" : "s"),
+        "drain the node; find the GPU (`nvidia-smi -q -d ECC,ROW_REMAPPER`: volatile uncorrectable counts, a remap "
+        "pending), reset it (`nvidia-smi -r -i N`) or reboot so the remap takes effect, and replace it if the errors "
+        "recur or the remapping failed",
+        facts.cuda_ecc, {{"lines", facts.cuda_ecc.size()}}));
+  }
   if (!facts.gpu_repair_pending.empty() || !facts.gpu_remap_failed.empty()) {
     std::vector<Quote> quotes = facts.gpu_remap_failed;
     quotes.insert(quotes.end(), facts.gpu_repair_pending.begin(), facts.gpu_repair_pending.end());

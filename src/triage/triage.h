@@ -127,6 +127,9 @@ struct Facts {
   // Rows" or "Retired Pages", "Pending Page Blacklist : Yes"), and spare rows run out
   // ("Remapping Failure Occurred : Yes").
   std::vector<Quote> gpu_repair_pending, gpu_remap_failed;
+  // CUDA's own report of it, from any program: "uncorrectable ECC error encountered"
+  // (cudaErrorECCUncorrectable, CUDA_ERROR_ECC_UNCORRECTABLE, error 214).
+  std::vector<Quote> cuda_ecc;
   std::vector<InterfaceListFact> interfaces;
   std::vector<Quote> fabric_manager;  // NVIDIA Fabric Manager's lines (its log, journalctl)
   // An RDMA tool saying there is no device: ibstatus' "sys files not found

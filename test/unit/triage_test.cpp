@@ -973,6 +973,18 @@ TEST(TriagePasted, GpuMemoryRepairPendingInNvidiaSmiQuery) {
   EXPECT_EQ(find(fine, "kernel.gpu_reset_required"), nullptr) << testing::PrintToString(codes(fine));
 }
 
+// CUDA's uncorrectable ECC error, bare or in NCCL's "Cuda failure": a GPU to reset.
+TEST(TriagePasted, CudaUncorrectableEcc) {
+  Report r = judged({{"app.log", "RuntimeError: CUDA error: uncorrectable ECC error encountered\n"},
+                     {"nccl.log",
+                      "gpu7:88:88 [3] enqueue.cc:1401 NCCL WARN Cuda failure 214 'uncorrectable ECC error "
+                      "encountered'\n"}});
+  const Finding* f = find(r, "kernel.gpu_reset_required");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"app.log:1", "nccl.log:1"}));
+}
+
 // NVLSM (Fabric Manager's NVLink subnet manager) without the ib_umad module: the reason, said
 // as Fabric Manager's failure.
 TEST(TriagePasted, NvlsmWithoutIbUmad) {
