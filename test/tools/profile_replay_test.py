@@ -449,8 +449,12 @@ def cmd_kill(args):
             env = {**os.environ, "FABSCOPE_PROFILE_INTERVAL": "0.01", "FABSCOPE_PROFILE_KEEP": "4"}
             job = subprocess.Popen([args.replay, "timeline", args.plugin, tmp, "8", "30", "2", "3", "4", "0.5"],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-            when = rng.uniform(0.2, 0.8)
-            time.sleep(when)
+            # Once every rank has written (a loaded machine starts slowly), at a random moment.
+            started = time.time()
+            while len(glob.glob(os.path.join(tmp, "fabscope-snapshot-*.json"))) < 8 and time.time() - started < 20:
+                time.sleep(0.02)
+            time.sleep(rng.uniform(0.0, 0.6))
+            when = time.time() - started  # since the job started, for the message
             job.send_signal(signal.SIGKILL)
             job.wait(timeout=30)
             names = os.listdir(tmp)
