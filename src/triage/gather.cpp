@@ -408,16 +408,12 @@ class Gatherer {
       append_other(line);
       return;
     }
-    // CUDA's uncorrectable ECC error, in whatever program's line (NCCL's "Cuda failure",
-    // a framework's exception, a tool's message): read before the line's own reader.
-    if (facts && cuda_ecc_.size() < kMaxKeptLines &&
-        (contains(line, "uncorrectable ECC error encountered") || contains(line, "CUDA_ERROR_ECC_UNCORRECTABLE") ||
-         contains(line, "cudaErrorECCUncorrectable"))) {
-      cuda_ecc_.push_back({path_, lines_, std::string(trim(line))});
-      cuda_ecc_seen_ = true;
-    }
+    // CUDA's uncorrectable ECC error, in whatever program's line (NCCL's "Cuda failure" is a
+    // WARN; NCCL's INFO lines, most of a log, never carry it): read before the line's reader.
     topo::NcclLogLine l;
-    if (topo::split_nccl_line(line, l)) {
+    const bool nccl = topo::split_nccl_line(line, l);
+    if (!nccl || l.level != "INFO") cuda_ecc_line(line, facts);
+    if (nccl) {
       nccl_line(line, l, facts);
       return;
     }
@@ -745,6 +741,15 @@ class Gatherer {
       nvlinks_.push_back(std::move(f));
     }
     return true;
+  }
+
+  void cuda_ecc_line(std::string_view line, Facts* facts) {
+    if (!facts || cuda_ecc_.size() >= kMaxKeptLines || line.find("ECC") == std::string_view::npos) return;
+    if (contains(line, "uncorrectable ECC error encountered") || contains(line, "CUDA_ERROR_ECC_UNCORRECTABLE") ||
+        contains(line, "cudaErrorECCUncorrectable")) {
+      cuda_ecc_.push_back({path_, lines_, std::string(trim(line))});
+      cuda_ecc_seen_ = true;
+    }
   }
 
   // nvidia-smi -q's GPU memory repair: under "Remapped Rows" (A100 and later) or "Retired
