@@ -985,6 +985,20 @@ TEST(TriagePasted, CudaUncorrectableEcc) {
   EXPECT_EQ(quoted(*f), (std::vector<std::string>{"app.log:1", "nccl.log:1"}));
 }
 
+// NCCL's NVLS setup failing in CUDA: the NVSwitch fabric's state (Fabric Manager), not NCCL.
+TEST(TriagePasted, NvlsCudaFailureIsTheFabricManagersState) {
+  Report r = judged({{"n.log",
+                      "h9:10:11 [0] transport/nvls.cc:201 NCCL WARN Cuda failure 401 'operation not "
+                      "permitted'\nh9:10:11 [0] NCCL INFO transport/nvls.cc:350 -> 1\n"}});
+  const Finding* f = find(r, "nvlink.fm_failed");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(f->hosts, std::vector<std::string>{"h9"});
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"n.log:1"});
+  Report other = judged({{"o.log", "h9:10:11 [0] enqueue.cc:10 NCCL WARN Cuda failure 1 'invalid argument'\n"}});
+  EXPECT_EQ(find(other, "nvlink.fm_failed"), nullptr) << testing::PrintToString(codes(other));
+}
+
 // NVLSM (Fabric Manager's NVLink subnet manager) without the ib_umad module: the reason, said
 // as Fabric Manager's failure.
 TEST(TriagePasted, NvlsmWithoutIbUmad) {
