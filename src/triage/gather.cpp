@@ -454,6 +454,10 @@ class Gatherer {
       other_ += '\n';
       return;
     }
+    if (libfabric_efa_line(trim(line), facts)) {
+      other_ += '\n';
+      return;
+    }
     if (gpu_memory_line(line, facts)) {
       other_ += '\n';
       return;
@@ -579,6 +583,7 @@ class Gatherer {
     for (TestDeviceFact& d : test_devices_) facts.test_devices.push_back(std::move(d));
     for (Quote& q : remap_failed_) facts.gpu_remap_failed.push_back(std::move(q));
     for (Quote& q : cuda_ecc_) facts.cuda_ecc.push_back(std::move(q));
+    for (Quote& q : efa_no_device_) facts.efa_no_device.push_back(std::move(q));
     for (Quote& q : fabric_manager_lines_) facts.fabric_manager.push_back(std::move(q));
     for (Quote& q : rdma_absent_lines_) facts.rdma_absent.push_back(std::move(q));
     if (nccl_frames_) {  // a SIGBUS with NCCL in its backtrace: an error of NCCL's, as a framework reports one
@@ -741,6 +746,20 @@ class Gatherer {
       nvlinks_.push_back(std::move(f));
     }
     return true;
+  }
+
+  // libfabric's log ("libfabric:PID:TIME:efa:...:<warn> ..."): its EFA provider listing no
+  // device, or fi_getinfo's -61 after EFA's lines. True for libfabric's lines (taken).
+  bool libfabric_efa_line(std::string_view t, Facts* facts) {
+    const bool libfabric = t.starts_with("libfabric:");
+    if (libfabric && contains(t, ":efa:")) efa_seen_ = true;
+    const bool empty = libfabric && contains(t, "provider efa output empty list");
+    const bool enodata = efa_seen_ && t.starts_with("fi_getinfo: -61");
+    if ((empty || enodata) && facts && efa_no_device_.size() < kMaxKeptLines) {
+      efa_no_device_.push_back({path_, lines_, std::string(t)});
+    }
+    if (libfabric || enodata) rdma_absent_ = true;  // an RDMA stack's own account of its devices
+    return libfabric || enodata;
   }
 
   void cuda_ecc_line(std::string_view line, Facts* facts) {
@@ -1093,7 +1112,8 @@ class Gatherer {
   int device_block_ = 0;
   size_t smi_indent_ = 0;  // its header's indent: its keys are deeper
   bool smi_query_ = false;
-  std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_;
+  std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, efa_no_device_;
+  bool efa_seen_ = false;          // a libfabric EFA line above: its "fi_getinfo: -61" is EFA's
   bool cuda_ecc_seen_ = false;     // a file of only such lines is a framework's log
   bool ibv_devices_ = false;       // ibv_devices' header seen
   std::string rdma_device_;        // the device an ibstat/ibv_devinfo listing is about ("CA 'mlx5_0'", "hca_id:")

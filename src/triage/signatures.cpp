@@ -174,6 +174,16 @@ void check_socket_fallback(const Facts& facts, std::vector<Finding>& out, std::v
         "rdma-core (libibverbs, libmlx5); on bare metal: check `ibv_devinfo` and that NCCL_IB_DISABLE is not set",
         no_device, expected));
   }
+  if (!facts.efa_no_device.empty()) {
+    out.push_back(finding(
+        code::kNcclNoIbDevice, Severity::kError, "libfabric EFA provider", {},
+        "libfabric's EFA provider found no usable device (fi_getinfo: no data): NCCL's OFI plugin (aws-ofi-nccl) has "
+        "no network to use, so NCCL falls back to sockets or fails to start",
+        "inside a container: pass the EFA devices (/dev/infiniband/uverbs*, the EFA device plugin's resource) and "
+        "nothing it cannot open (a host NIC's uverbs device mounted but not allowed breaks the EFA listing); on the "
+        "host: `fi_info -p efa` and `ibv_devices`",
+        facts.efa_no_device, {{"lines", facts.efa_no_device.size()}}));
+  }
   if (socket_only && no_device.empty()) {
     out.push_back(finding(
         code::kNcclSocketFallback, ib_expected ? Severity::kError : Severity::kInfo,

@@ -130,6 +130,9 @@ struct Facts {
   // CUDA's own report of it, from any program: "uncorrectable ECC error encountered"
   // (cudaErrorECCUncorrectable, CUDA_ERROR_ECC_UNCORRECTABLE, error 214).
   std::vector<Quote> cuda_ecc;
+  // libfabric's EFA provider with no usable device: "provider efa output empty list",
+  // "fi_getinfo: -61 (No data available)" after the provider's own warnings.
+  std::vector<Quote> efa_no_device;
   std::vector<InterfaceListFact> interfaces;
   std::vector<Quote> fabric_manager;  // NVIDIA Fabric Manager's lines (its log, journalctl)
   // An RDMA tool saying there is no device: ibstatus' "sys files not found

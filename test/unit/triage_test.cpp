@@ -985,6 +985,20 @@ TEST(TriagePasted, CudaUncorrectableEcc) {
   EXPECT_EQ(quoted(*f), (std::vector<std::string>{"app.log:1", "nccl.log:1"}));
 }
 
+// libfabric's EFA provider listing no device: no network for NCCL's OFI plugin.
+TEST(TriagePasted, LibfabricEfaWithoutDevice) {
+  Report r = judged({{"lf.txt",
+                      "libfabric:12:1700000000::efa:core:efa_device_list_initialize():300<warn> no device\n"
+                      "libfabric:12:1700000000::core:core:fi_getinfo_():1391<warn> fi_getinfo: provider efa "
+                      "output empty list\nfi_getinfo: -61 (No data available)\n"}});
+  const Finding* f = find(r, "nccl.no_ib_device");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"lf.txt:2", "lf.txt:3"}));
+  Report alone = judged({{"x.txt", "fi_getinfo: -61 (No data available)\n"}});
+  EXPECT_EQ(find(alone, "nccl.no_ib_device"), nullptr) << testing::PrintToString(codes(alone));
+}
+
 // NCCL's NVLS setup failing in CUDA: the NVSwitch fabric's state (Fabric Manager), not NCCL.
 TEST(TriagePasted, NvlsCudaFailureIsTheFabricManagersState) {
   Report r = judged({{"n.log",
