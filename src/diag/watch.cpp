@@ -278,6 +278,26 @@ WatchedInterval Watch::judge_interval(const std::string& id, Comm& c, uint64_t s
   return iv;
 }
 
+namespace {
+
+// `b`, the interval (or run of intervals) right after `a`, into `a`: the wait per step
+// weighted by steps, the span and the figures summed, slow if either was.
+void merge_point(WatchPoint& a, const WatchPoint& b) {
+  const uint64_t steps = a.steps + b.steps;
+  a.wait_us_per_step =
+      steps == 0
+          ? 0
+          : (a.wait_us_per_step * static_cast<double>(a.steps) + b.wait_us_per_step * static_cast<double>(b.steps)) /
+                static_cast<double>(steps);
+  a.seq_last = b.seq_last;
+  a.end_s = b.end_s;
+  a.bytes += b.bytes;
+  a.steps = steps;
+  a.slow = a.slow || b.slow;
+}
+
+}  // namespace
+
 std::string Watch::nic_of(const Snapshot& s, int peer, bool send) const {
   auto n = nics_.find({s.host, std::to_string(s.pid), s.rank, peer, send});
   return n == nics_.end() ? std::string() : fmt::format("{}", fmt::join(n->second, ","));
@@ -322,37 +342,15 @@ void Watch::record(const std::string& id, Comm& c, const Snapshot& s, const Watc
     w.last_bytes_per_s = seconds > 0 ? static_cast<double>(l.bytes) / seconds : 0;
     if (!w.points.empty() && w.points.back().seq_last + 1 == iv.seq &&
         w.points.back().seq_last - w.points.back().seq_first + 1 < x.stride) {
-      WatchPoint& b = w.points.back();
-      const uint64_t steps = b.steps + p.steps;
-      b.wait_us_per_step =
-          (b.wait_us_per_step * static_cast<double>(b.steps) + p.wait_us_per_step * static_cast<double>(p.steps)) /
-          static_cast<double>(steps);
-      b.seq_last = p.seq_last;
-      b.end_s = p.end_s;
-      b.bytes += p.bytes;
-      b.steps = steps;
-      b.slow = b.slow || p.slow;
+      merge_point(w.points.back(), p);
     } else {
       w.points.push_back(p);
     }
     if (w.points.size() > static_cast<size_t>(o_.max_points)) {  // pairs merge: half the points, twice the span
       std::vector<WatchPoint> half;
       for (size_t i = 0; i < w.points.size(); i += 2) {
-        WatchPoint a = w.points[i];
-        if (i + 1 < w.points.size()) {
-          const WatchPoint& b = w.points[i + 1];
-          const uint64_t steps = a.steps + b.steps;
-          a.wait_us_per_step = steps == 0 ? 0
-                                          : (a.wait_us_per_step * static_cast<double>(a.steps) +
-                                             b.wait_us_per_step * static_cast<double>(b.steps)) /
-                                                static_cast<double>(steps);
-          a.seq_last = b.seq_last;
-          a.end_s = b.end_s;
-          a.bytes += b.bytes;
-          a.steps = steps;
-          a.slow = a.slow || b.slow;
-        }
-        half.push_back(a);
+        half.push_back(w.points[i]);
+        if (i + 1 < w.points.size()) merge_point(half.back(), w.points[i + 1]);
       }
       w.points = std::move(half);
       x.stride *= 2;
