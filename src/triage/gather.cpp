@@ -424,58 +424,9 @@ class Gatherer {
       kernel_line(line, facts);
       return;
     }
-    if (lspci_line(trim(line), facts) || nvlink_line(trim(line), facts)) {
-      other_ += '\n';
-      return;
-    }
-    if (fm_unit_left_ > 0) {  // systemctl status of its unit: the state a few lines below the header
-      --fm_unit_left_;
-      if (trim(line).starts_with("Active:")) {
-        fm_unit_left_ = 0;
-        keep_fabric_manager_line(line, facts);
-        return;
-      }
-    }
-    if (fabric_manager_line(line)) {
-      if (contains(line, "fabricmanager.service -")) fm_unit_left_ = 4;  // "● nvidia-fabricmanager.service - ..."
-      keep_fabric_manager_line(line, facts);
-      return;
-    }
-    if (interface_line(trim(line), facts)) {
-      nccl_ = true;
-      other_ += '\n';
-      return;
-    }
-    if (rdma_absent_line(trim(line))) {
-      rdma_absent_ = true;
-      if (facts && rdma_absent_lines_.size() < kMaxKeptLines) {
-        rdma_absent_lines_.push_back({path_, lines_, std::string(trim(line))});
-      }
-      other_ += '\n';
-      return;
-    }
-    if (libfabric_efa_line(trim(line), facts)) {
-      other_ += '\n';
-      return;
-    }
-    if (gpu_memory_line(line, facts)) {
-      other_ += '\n';
-      return;
-    }
-    if (zero_guid_line(trim(line), facts)) {
-      other_ += '\n';
-      return;
-    }
+    if (taken_whole(line, facts)) return;
     summary_line(trim(line));
-    // nccl-tests' device lines, by block: a line that is not a comment (a table's row, a
-    // log line) ends one, so two runs pasted one after the other are two blocks.
-    if (!trim(line).starts_with("#")) {
-      if (!trim(line).empty()) ++device_block_;
-    } else if (facts && test_devices_.size() < kMaxKeptLines) {
-      if (auto d = nccl_tests_device_line(trim(trim(line).substr(1)))) {
-        test_devices_.push_back({{path_, lines_, std::string(trim(line))}, std::move(*d), device_block_});
-      }
-    }
+    test_device_line(trim(line), facts);
     recognise_tables(line);
     // ibqueryerrors: "Errors for 0x248a0703 "ib-switch-1"" names the node of the ports below.
     if (line.starts_with("Errors for ")) errors_for_ = ibqueryerrors_node(line);
@@ -490,6 +441,68 @@ class Gatherer {
     if (!taken) taken = counter_line_taken(line, facts);
     if (!taken) not_read(not_read_, line);
     append_other(line);
+  }
+
+  // The readers that take a line whole, leaving an empty line in other_ (or, for Fabric
+  // Manager's lines, nothing): lspci, nvidia-smi nvlink, Fabric Manager, NCCL's interface
+  // lists, RDMA tools saying there is no device, libfabric, nvidia-smi -q, GUIDs. True where
+  // one took the line.
+  bool taken_whole(std::string_view line, Facts* facts) {
+    if (lspci_line(trim(line), facts) || nvlink_line(trim(line), facts)) {
+      other_ += '\n';
+      return true;
+    }
+    if (fm_unit_left_ > 0) {  // systemctl status of its unit: the state a few lines below the header
+      --fm_unit_left_;
+      if (trim(line).starts_with("Active:")) {
+        fm_unit_left_ = 0;
+        keep_fabric_manager_line(line, facts);
+        return true;
+      }
+    }
+    if (fabric_manager_line(line)) {
+      if (contains(line, "fabricmanager.service -")) fm_unit_left_ = 4;  // "● nvidia-fabricmanager.service - ..."
+      keep_fabric_manager_line(line, facts);
+      return true;
+    }
+    if (interface_line(trim(line), facts)) {
+      nccl_ = true;
+      other_ += '\n';
+      return true;
+    }
+    if (rdma_absent_line(trim(line))) {
+      rdma_absent_ = true;
+      if (facts && rdma_absent_lines_.size() < kMaxKeptLines) {
+        rdma_absent_lines_.push_back({path_, lines_, std::string(trim(line))});
+      }
+      other_ += '\n';
+      return true;
+    }
+    if (libfabric_efa_line(trim(line), facts)) {
+      other_ += '\n';
+      return true;
+    }
+    if (gpu_memory_line(line, facts)) {
+      other_ += '\n';
+      return true;
+    }
+    if (zero_guid_line(trim(line), facts)) {
+      other_ += '\n';
+      return true;
+    }
+    return false;
+  }
+
+  // nccl-tests' device lines, by block: a line that is not a comment (a table's row, a log
+  // line) ends one, so two runs pasted one after the other are two blocks.
+  void test_device_line(std::string_view t, Facts* facts) {
+    if (!t.starts_with("#")) {
+      if (!t.empty()) ++device_block_;
+    } else if (facts && test_devices_.size() < kMaxKeptLines) {
+      if (auto d = nccl_tests_device_line(trim(t.substr(1)))) {
+        test_devices_.push_back({{path_, lines_, std::string(t)}, std::move(*d), device_block_});
+      }
+    }
   }
 
   std::vector<std::string> kinds() const {
@@ -509,6 +522,23 @@ class Gatherer {
     if (nvlink_) k.emplace_back("nvidia-smi-nvlink");
     if (smi_query_) k.emplace_back("nvidia-smi-query");
     return k;
+  }
+
+  // The file's counters into `facts`. ibqueryerrors' "port ALL" sums a node's ports: it
+  // counts only where they are not listed one by one.
+  void take_counters(Facts& facts) {
+    std::set<std::string> listed;
+    for (const CounterFact& c : counters_pending_) {
+      if (c.device.ends_with(" port ALL") || c.device == "port ALL") continue;
+      if (const size_t p = c.device.rfind("port "); p != std::string::npos) listed.insert(c.device.substr(0, p));
+    }
+    for (CounterFact& c : counters_pending_) {
+      if ((c.device.ends_with(" port ALL") || c.device == "port ALL") &&
+          listed.count(c.device.substr(0, c.device.size() - 8))) {
+        continue;
+      }
+      facts.counters.push_back(std::move(c));
+    }
   }
 
   // The readers that need a whole text, then the file's entry.
@@ -559,21 +589,7 @@ class Gatherer {
     // A refusal matters where nothing else was made of the file (a truncated table, a
     // damaged XML); beside a kind that read, it was a wrong guess.
     if (file.kinds.empty()) notes = refused;
-    if (has("counters")) {
-      // ibqueryerrors' "port ALL" sums a node's ports: counted only where they are not listed.
-      std::set<std::string> listed;
-      for (const CounterFact& c : counters_pending_) {
-        if (c.device.ends_with(" port ALL") || c.device == "port ALL") continue;
-        if (const size_t p = c.device.rfind("port "); p != std::string::npos) listed.insert(c.device.substr(0, p));
-      }
-      for (CounterFact& c : counters_pending_) {
-        if ((c.device.ends_with(" port ALL") || c.device == "port ALL") &&
-            listed.count(c.device.substr(0, c.device.size() - 8))) {
-          continue;
-        }
-        facts.counters.push_back(std::move(c));
-      }
-    }
+    if (has("counters")) take_counters(facts);
     for (Quote& q : kernel_lines_) facts.kernel.push_back(std::move(q));
     for (PcieLinkFact& l : pcie_links_) facts.pcie_links.push_back(std::move(l));
     for (NvlinkFact& l : nvlinks_) facts.nvlinks.push_back(std::move(l));
