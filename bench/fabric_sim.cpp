@@ -71,7 +71,8 @@ struct Tally {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// The bench's settings (the command line's) and what each run of the simulator takes from them.
+struct Config {
   std::vector<int> scales = {64, 512, 4096};
   // nullopt: auto, diagnose's plan for the budget
   std::vector<std::optional<LinkSchedule>> schedules = {LinkSchedule::kRail, LinkSchedule::kSample};
@@ -79,6 +80,158 @@ int main(int argc, char** argv) {
   double oversub = 1, budget = 60;
   bool fat = false, describe = true;
   std::string template_path;
+  std::optional<topo::HostTopology> tmpl;  // --template, read
+
+  FabricSpec spec_for(int ranks) const {
+    FabricSpec spec;
+    spec.kind = fat ? FabricKind::kFatTree : FabricKind::kRailOptimized;
+    spec.nodes = ranks / spec.gpus_per_node;
+    spec.nodes_per_leaf = std::min(32, std::max(2, spec.nodes / 4));
+    spec.oversubscription = oversub;
+    return spec;
+  }
+
+  SimOptions options(const std::optional<LinkSchedule>& sched) const {
+    SimOptions o;
+    o.schedule = sched.value_or(LinkSchedule::kSample);
+    o.budget_s = sched ? 0 : budget;
+    o.max_rounds = static_cast<size_t>(rounds);
+    o.describe_fabric = describe;
+    o.host_template = tmpl ? &*tmpl : nullptr;
+    return o;
+  }
+};
+
+// One row of the scorecard: every seed of one fault kind (or none) at one size and
+// schedule, and auto's plan. 2 where a fabric or a simulation cannot be made.
+int scorecard_row(const Config& c, int ranks, const FabricSpec& spec, const std::optional<LinkSchedule>& sched,
+                  const std::vector<FaultKind>& faults) {
+  Tally t;
+  std::map<std::string, int> plans;  // auto: what the plan came to, per seed
+  const int n = ranks >= 4096 ? c.big_seeds : c.seeds;
+  for (int seed = 1; seed <= n; ++seed) {
+    if (c.show >= 0 && seed != c.show) continue;
+    auto fabric = make_fabric(spec, faults, static_cast<uint64_t>(seed));
+    if (!fabric.ok()) {
+      fmt::print(stderr, "{}\n", fabric.status().message());
+      return 2;
+    }
+    const SimOptions o = c.options(sched);
+    SimPlanned planned;
+    auto report = simulate(*fabric, o, static_cast<uint64_t>(seed), &planned);
+    if (!sched) {
+      ++plans[fmt::format("{} {} rounds (fit {}) +{} suspects' ({} cut), {} retests ({} cut), {:.1f} of {:.1f} s",
+                          name(planned.schedule), planned.rounds, planned.fit_rounds, planned.adaptive_rounds,
+                          planned.adaptive_cut, planned.retests, planned.retests_cut, planned.links_used_s,
+                          planned.links_share_s)];
+    }
+    if (!report.ok()) {
+      fmt::print(stderr, "{}\n", report.status().message());
+      return 2;
+    }
+    analyze(*report);
+    const Score s = score(*fabric, *report);
+    ++t.trials;
+    t.faults += s.faults;
+    t.found += s.faults_found;
+    t.findings += s.findings;
+    t.right += s.findings_true;
+    if (!faults.empty() && s.top_entry) {
+      ++t.tops;
+      t.top_right += s.top_named;
+    }
+    for (const std::string& f : s.false_findings) ++t.false_codes[f.substr(0, f.find(':'))];
+    if (c.show >= 0) {
+      for (const Fault& f : fabric->faults) fmt::print("  fault: {}\n", f.describe());
+      for (const Finding& f : report->findings) {
+        fmt::print("  finding {} {}: {}\n", f.code, f.subject, f.message);
+      }
+      if (!report->attribution.empty()) {
+        for (const AttributionEntry& e : report->attribution[0].entries) {
+          fmt::print("  attribution {} {} {:.2f}\n", e.kind, e.subject, e.share);
+        }
+      }
+      const LinkCoverage& c = *report->p2p->coverage;
+      fmt::print(
+          "  coverage: {} rounds {} (+{} adaptive) measured {} of {} host pairs, inferred slow {}, "
+          "healthy {}, unjudged {}\n",
+          c.schedule, c.rounds, c.adaptive_rounds, c.measured_host_pairs, c.host_pairs, c.inferred_slow,
+          c.inferred_healthy, c.unjudged);
+    }
+  }
+  std::string falses;
+  for (const auto& [code, count] : t.false_codes) falses += fmt::format("{} ({}) ", code, count);
+  fmt::print("{:>6} {:>8} {:<17} {:>6} {:>7} {:>9} {:>8}  {}\n", ranks,
+             sched ? std::string(name(*sched)) : std::string("auto"),
+             faults.empty() ? "none" : std::string(name(faults[0])), t.trials,
+             faults.empty() ? std::string("-") : fmt::format("{:.2f}", double(t.found) / std::max(1, t.faults)),
+             t.findings ? fmt::format("{:.2f}", double(t.right) / t.findings) : std::string("-"),
+             t.tops ? fmt::format("{:.2f}", double(t.top_right) / t.tops) : std::string("-"),
+             falses.empty() ? "none" : falses);
+  // The plan of the last seed, and how many c.seeds made the same.
+  if (!plans.empty()) {
+    const auto most =
+        std::max_element(plans.begin(), plans.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    fmt::print("{:>15} plan: {} ({} of {} c.seeds)\n", "", most->first, most->second, t.trials);
+  }
+  return 0;
+}
+
+// The analysis at the largest size, every fault at once: its time (median of 3), the heap
+// it takes beyond the report, and each step's time.
+int largest_analysis(const Config& c, int big, const std::optional<LinkSchedule>& sched) {
+  auto fabric = make_fabric(c.spec_for(big), std::vector<FaultKind>(std::begin(kAllFaults), std::end(kAllFaults)), 7);
+  if (!fabric.ok()) {
+    fmt::print(stderr, "{}\n", fabric.status().message());
+    return 2;
+  }
+  const SimOptions o = c.options(sched);
+  auto base = simulate(*fabric, o, 7);
+  if (!base.ok()) return 2;
+  std::vector<double> secs;
+  long extra_kib = 0;
+  Score s;
+  for (int rep = 0; rep < 3; ++rep) {
+    Report r = *base;
+    const int64_t before = g_live.load();
+    g_peak.store(before);
+    const double t0 = steady_now_s();
+    analyze(r);
+    secs.push_back(steady_now_s() - t0);
+    extra_kib = std::max<long>(extra_kib, static_cast<long>((g_peak.load() - before) / 1024));
+    s = score(*fabric, r);
+  }
+  fmt::print(
+      "analysis at {} ranks ({} hosts), schedule {}: {} links, {} findings ({} right), {} of {} faults "
+      "found; time median {:.3f} s (target 1 s: {}), heap beyond the report at its peak {:.0f} MiB (target 1 GiB: "
+      "{})\n",
+      big, fabric->hosts.size(),
+      sched ? std::string(name(*sched)) : "auto (" + std::string(name(base->p2p->coverage->schedule)) + ")",
+      base->p2p->links.size(), s.findings, s.findings_true, s.faults_found, s.faults, median(secs),
+      median(secs) <= 1 ? "met" : "MISSED", extra_kib / 1024.0, extra_kib < (1 << 20) ? "met" : "MISSED");
+  for (const std::string& m : s.missed) fmt::print("  missed: {}\n", m);
+  // Where the time goes: the steps of analyze_diagnosis, one by one, on a fresh copy.
+  Report r = *base;
+  std::vector<std::pair<const char*, void (*)(Report&)>> steps = {{"sweep findings", add_sweep_findings},
+                                                                  {"p2p findings", add_p2p_findings},
+                                                                  {"counter findings", add_counter_findings},
+                                                                  {"stalled links", discount_stalled_links},
+                                                                  {"coverage", judge_link_coverage},
+                                                                  {"attribution", attribute},
+                                                                  {"verdict", decide_verdict}};
+  std::string split;
+  for (const auto& [what, step] : steps) {
+    const double t0 = steady_now_s();
+    step(r);
+    split += fmt::format("{} {:.3f} s, ", what, steady_now_s() - t0);
+  }
+  fmt::print("  steps: {}\n", split.substr(0, split.size() - 2));
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  Config c;
+  auto& [scales, schedules, seeds, big_seeds, rounds, show, oversub, budget, fat, describe, template_path, tmpl] = c;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : "";
@@ -128,7 +281,6 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  std::optional<topo::HostTopology> tmpl;
   if (!template_path.empty()) {
     topo::TopologySet set;
     if (Status s = topo::read_nccl_xml(template_path, set); !s.ok() || set.hosts.empty()) {
@@ -137,14 +289,6 @@ int main(int argc, char** argv) {
     }
     tmpl = set.hosts.front();
   }
-  const auto spec_for = [&](int ranks) {
-    FabricSpec spec;
-    spec.kind = fat ? FabricKind::kFatTree : FabricKind::kRailOptimized;
-    spec.nodes = ranks / spec.gpus_per_node;
-    spec.nodes_per_leaf = std::min(32, std::max(2, spec.nodes / 4));
-    spec.oversubscription = oversub;
-    return spec;
-  };
   fmt::print(
       "fabric simulator: {} fabric, 8 GPUs and NICs per node, oversubscription {:g}, noise cv 3%, fabric "
       "description {}, sample budget {} rounds, auto's --budget {:g} s, topology {}\n",
@@ -153,141 +297,18 @@ int main(int argc, char** argv) {
   fmt::print("{:>6} {:>8} {:<17} {:>6} {:>7} {:>9} {:>8}  {}\n", "ranks", "schedule", "fault", "seeds", "recall",
              "precision", "top", "false findings (count)");
   for (int ranks : scales) {
-    const FabricSpec spec = spec_for(ranks);
+    const FabricSpec spec = c.spec_for(ranks);
     for (const std::optional<LinkSchedule>& sched : schedules) {
       std::vector<std::vector<FaultKind>> cases = {{}};
       for (FaultKind k : kAllFaults) cases.push_back({k});
       for (const auto& faults : cases) {
-        Tally t;
-        std::map<std::string, int> plans;  // auto: what the plan came to, per seed
-        const int n = ranks >= 4096 ? big_seeds : seeds;
-        for (int seed = 1; seed <= n; ++seed) {
-          if (show >= 0 && seed != show) continue;
-          auto fabric = make_fabric(spec, faults, static_cast<uint64_t>(seed));
-          if (!fabric.ok()) {
-            fmt::print(stderr, "{}\n", fabric.status().message());
-            return 2;
-          }
-          SimOptions o;
-          o.schedule = sched.value_or(LinkSchedule::kSample);
-          o.budget_s = sched ? 0 : budget;
-          o.max_rounds = static_cast<size_t>(rounds);
-          o.describe_fabric = describe;
-          o.host_template = tmpl ? &*tmpl : nullptr;
-          SimPlanned planned;
-          auto report = simulate(*fabric, o, static_cast<uint64_t>(seed), &planned);
-          if (!sched) {
-            ++plans[fmt::format("{} {} rounds (fit {}) +{} suspects' ({} cut), {} retests ({} cut), {:.1f} of {:.1f} s",
-                                name(planned.schedule), planned.rounds, planned.fit_rounds, planned.adaptive_rounds,
-                                planned.adaptive_cut, planned.retests, planned.retests_cut, planned.links_used_s,
-                                planned.links_share_s)];
-          }
-          if (!report.ok()) {
-            fmt::print(stderr, "{}\n", report.status().message());
-            return 2;
-          }
-          analyze(*report);
-          const Score s = score(*fabric, *report);
-          ++t.trials;
-          t.faults += s.faults;
-          t.found += s.faults_found;
-          t.findings += s.findings;
-          t.right += s.findings_true;
-          if (!faults.empty() && s.top_entry) {
-            ++t.tops;
-            t.top_right += s.top_named;
-          }
-          for (const std::string& f : s.false_findings) ++t.false_codes[f.substr(0, f.find(':'))];
-          if (show >= 0) {
-            for (const Fault& f : fabric->faults) fmt::print("  fault: {}\n", f.describe());
-            for (const Finding& f : report->findings) {
-              fmt::print("  finding {} {}: {}\n", f.code, f.subject, f.message);
-            }
-            if (!report->attribution.empty()) {
-              for (const AttributionEntry& e : report->attribution[0].entries) {
-                fmt::print("  attribution {} {} {:.2f}\n", e.kind, e.subject, e.share);
-              }
-            }
-            const LinkCoverage& c = *report->p2p->coverage;
-            fmt::print(
-                "  coverage: {} rounds {} (+{} adaptive) measured {} of {} host pairs, inferred slow {}, "
-                "healthy {}, unjudged {}\n",
-                c.schedule, c.rounds, c.adaptive_rounds, c.measured_host_pairs, c.host_pairs, c.inferred_slow,
-                c.inferred_healthy, c.unjudged);
-          }
-        }
-        std::string falses;
-        for (const auto& [code, count] : t.false_codes) falses += fmt::format("{} ({}) ", code, count);
-        fmt::print("{:>6} {:>8} {:<17} {:>6} {:>7} {:>9} {:>8}  {}\n", ranks,
-                   sched ? std::string(name(*sched)) : std::string("auto"),
-                   faults.empty() ? "none" : std::string(name(faults[0])), t.trials,
-                   faults.empty() ? std::string("-") : fmt::format("{:.2f}", double(t.found) / std::max(1, t.faults)),
-                   t.findings ? fmt::format("{:.2f}", double(t.right) / t.findings) : std::string("-"),
-                   t.tops ? fmt::format("{:.2f}", double(t.top_right) / t.tops) : std::string("-"),
-                   falses.empty() ? "none" : falses);
-        // The plan of the last seed, and how many seeds made the same.
-        if (!plans.empty()) {
-          const auto most = std::max_element(plans.begin(), plans.end(),
-                                             [](const auto& a, const auto& b) { return a.second < b.second; });
-          fmt::print("{:>15} plan: {} ({} of {} seeds)\n", "", most->first, most->second, t.trials);
-        }
+        if (int rc = scorecard_row(c, ranks, spec, sched, faults); rc != 0) return rc;
       }
     }
   }
-  // The analysis at the largest size, every fault at once, every host pair measured rail by rail.
   const int big = *std::max_element(scales.begin(), scales.end());
   for (const std::optional<LinkSchedule>& sched : schedules) {
-    auto fabric = make_fabric(spec_for(big), std::vector<FaultKind>(std::begin(kAllFaults), std::end(kAllFaults)), 7);
-    if (!fabric.ok()) {
-      fmt::print(stderr, "{}\n", fabric.status().message());
-      return 2;
-    }
-    SimOptions o;
-    o.schedule = sched.value_or(LinkSchedule::kSample);
-    o.budget_s = sched ? 0 : budget;
-    o.max_rounds = static_cast<size_t>(rounds);
-    o.describe_fabric = describe;
-    o.host_template = tmpl ? &*tmpl : nullptr;
-    auto base = simulate(*fabric, o, 7);
-    if (!base.ok()) return 2;
-    std::vector<double> secs;
-    long extra_kib = 0;
-    Score s;
-    for (int rep = 0; rep < 3; ++rep) {
-      Report r = *base;
-      const int64_t before = g_live.load();
-      g_peak.store(before);
-      const double t0 = steady_now_s();
-      analyze(r);
-      secs.push_back(steady_now_s() - t0);
-      extra_kib = std::max<long>(extra_kib, static_cast<long>((g_peak.load() - before) / 1024));
-      s = score(*fabric, r);
-    }
-    fmt::print(
-        "analysis at {} ranks ({} hosts), schedule {}: {} links, {} findings ({} right), {} of {} faults "
-        "found; time median {:.3f} s (target 1 s: {}), heap beyond the report at its peak {:.0f} MiB (target 1 GiB: "
-        "{})\n",
-        big, fabric->hosts.size(),
-        sched ? std::string(name(*sched)) : "auto (" + std::string(name(base->p2p->coverage->schedule)) + ")",
-        base->p2p->links.size(), s.findings, s.findings_true, s.faults_found, s.faults, median(secs),
-        median(secs) <= 1 ? "met" : "MISSED", extra_kib / 1024.0, extra_kib < (1 << 20) ? "met" : "MISSED");
-    for (const std::string& m : s.missed) fmt::print("  missed: {}\n", m);
-    // Where the time goes: the steps of analyze_diagnosis, one by one, on a fresh copy.
-    Report r = *base;
-    std::vector<std::pair<const char*, void (*)(Report&)>> steps = {{"sweep findings", add_sweep_findings},
-                                                                    {"p2p findings", add_p2p_findings},
-                                                                    {"counter findings", add_counter_findings},
-                                                                    {"stalled links", discount_stalled_links},
-                                                                    {"coverage", judge_link_coverage},
-                                                                    {"attribution", attribute},
-                                                                    {"verdict", decide_verdict}};
-    std::string split;
-    for (const auto& [what, step] : steps) {
-      const double t0 = steady_now_s();
-      step(r);
-      split += fmt::format("{} {:.3f} s, ", what, steady_now_s() - t0);
-    }
-    fmt::print("  steps: {}\n", split.substr(0, split.size() - 2));
+    if (int rc = largest_analysis(c, big, sched); rc != 0) return rc;
   }
   return 0;
 }
