@@ -375,8 +375,13 @@ TEST(FabricSimScorecard, HoldsRecallAndPrecisionAt512Ranks) {
           o.schedule = schedule.value_or(LinkSchedule::kSample);
           o.budget_s = schedule ? 0 : 60;
           o.max_rounds = 24;
-          auto r = sim::simulate(*f, o, seed);
+          sim::SimPlanned planned;
+          auto r = sim::simulate(*f, o, seed, &planned);
           ASSERT_TRUE(r.ok()) << r.status().message();
+          // diagnose's plan at 512 ranks of 8 GPUs a host: every host pair, rail by rail.
+          if (!schedule) {
+            EXPECT_EQ(planned.schedule, LinkSchedule::kRail);
+          }
           sim::analyze(*r);
           const sim::Score sc = sim::score(*f, *r);
           found += sc.faults_found;
@@ -392,8 +397,9 @@ TEST(FabricSimScorecard, HoldsRecallAndPrecisionAt512Ranks) {
           continue;
         }
         const bool sampled_slow_link = schedule == LinkSchedule::kSample && faults[0] == sim::FaultKind::kSlowLink;
-        if (!schedule) EXPECT_EQ(total, kSeeds) << row;
-        if (!sampled_slow_link) EXPECT_GE(found, 0.95 * total) << row << ": recall " << found << "/" << total;
+        if (!sampled_slow_link) {
+          EXPECT_GE(found, 0.95 * total) << row << ": recall " << found << "/" << total;
+        }
         EXPECT_GE(right, 0.95 * findings) << row << ": precision " << right << "/" << findings << ": " << falses;
       }
     }
