@@ -432,6 +432,14 @@ def cmd_prom(args):
                                           "rank": "2", "peer": "3", "direction": "send"}]:
             fail(f"watch's Prometheus output names link 2 -> 3 slow (fabscope_nccl_link_slow 1), only it: {slow}")
         print(f"textfile rewritten {len(seqs)} times, {len(plugin)} samples, all in watch's output with their kinds")
+    with tempfile.TemporaryDirectory() as tmp:
+        # A directory it cannot write: said once, and the job goes on (snapshots, profiles).
+        p = replay_timeline(args, tmp, 0.6, {"FABSCOPE_PROFILE_INTERVAL": "0.1",
+                                             "FABSCOPE_PROFILE_PROM": os.path.join(tmp, "no", "such")})
+        said = p.stderr.count("cannot write")
+        if p.returncode != 0 or said != 1 or not snapshots_of(tmp, 0) or len(profiles(tmp)) != 4:
+            fail(f"an unwritable FABSCOPE_PROFILE_PROM: said once ({said}), the job's files still written, exit 0: "
+                 f"exit {p.returncode}\n{p.stderr}")
     print("ok")
 
 
