@@ -306,21 +306,29 @@ std::vector<std::string> drop_phases_between_ranks(int nranks, std::vector<std::
   return not_judged;
 }
 
+// Each run's arrivals of a collective at its largest size (none where not recorded), in the
+// order of CollectiveRepeats::time_us, by collective and size.
+using RunArrivals = std::map<std::pair<std::string, uint64_t>, std::vector<std::optional<ArrivalSplit>>>;
+
 // The noise phase's repeat of the collective `s` at its largest size, added to its
-// figures (the collective phase's first) and their coefficient of variation.
-void add_collective_repeat(Report& report, const Sweep& s) {
+// figures (the collective phase's first) and their coefficient of variation; its arrivals
+// to `arrivals`.
+void add_collective_repeat(Report& report, const Sweep& s, RunArrivals& arrivals) {
   if (s.points.empty() || !s.points.back().out_of_place) return;
   auto& reps = report.diagnosis->collective_noise;
+  const uint64_t size = s.points.back().size_bytes;
+  auto& runs = arrivals[{s.collective, size}];
   auto it = std::find_if(reps.begin(), reps.end(), [&](const CollectiveRepeats& r) {
-    return r.collective == s.collective && r.size_bytes == s.points.back().size_bytes;
+    return r.collective == s.collective && r.size_bytes == size;
   });
   if (it == reps.end()) {
     CollectiveRepeats r;
     r.collective = s.collective;
-    r.size_bytes = s.points.back().size_bytes;
+    r.size_bytes = size;
     for (const Sweep& first : report.sweeps) {  // the collective phase's figure comes first
       if (first.collective == s.collective && !first.points.empty() && first.points.back().out_of_place) {
         r.time_us.push_back(first.points.back().out_of_place->time_us);
+        runs.push_back(first.points.back().out_of_place->arrivals);
         break;
       }
     }
@@ -328,6 +336,7 @@ void add_collective_repeat(Report& report, const Sweep& s) {
     it = reps.end() - 1;
   }
   it->time_us.push_back(s.points.back().out_of_place->time_us);
+  runs.push_back(s.points.back().out_of_place->arrivals);
   const Summary sum = summarize(it->time_us);
   it->cv = sum.stddev && sum.mean > 0 ? *sum.stddev / sum.mean : 0;
 }
@@ -744,8 +753,7 @@ Status DiagnoseCommand::links_phase() {
 void DiagnoseCommand::repeat_collective(double seconds) {
   SweepOptions again = sweep_;
   again.sizes = {largest_, largest_, 1, 2};
-  again.record_arrivals = false;
-  again.check_iters = 0;
+  again.check_iters = 0;  // arrivals as in the collective phase: who held the others, run by run
   double per_iter_s = 0;  // both placements of every collective at the largest size
   for (const Sweep& s : report_.sweeps) {
     if (s.points.empty()) continue;
@@ -757,11 +765,15 @@ void DiagnoseCommand::repeat_collective(double seconds) {
   again.iters = job_->measured(agree_number(
       job_->ctx(),
       per_iter_s > 0 ? std::clamp(static_cast<int>(seconds / 2 / per_iter_s) - 1, 2, sweep_.iters) : sweep_.iters));
+  RunArrivals arrivals;
   for (int repeat = 0; repeat < 2; ++repeat) {
     auto plan = job_->measured(plan_sweeps(job_->ctx(), *backend_, again));
     const std::vector<Sweep> sweeps =
         job_->measured(run_sweeps(*plan, nullptr, &job_->progress(), phase_log_->counters()));
-    for (const Sweep& s : sweeps) add_collective_repeat(report_, s);
+    for (const Sweep& s : sweeps) add_collective_repeat(report_, s, arrivals);
+  }
+  for (CollectiveRepeats& rep : report_.diagnosis->collective_noise) {
+    rep.held = runs_held(rep.time_us, arrivals[{rep.collective, rep.size_bytes}]);
   }
 }
 

@@ -44,7 +44,7 @@ struct Flags {
         slow_hosts.insert(f.hosts.begin(), f.hosts.end());
       } else if (f.code == code::kP2pSlowLink) {
         slow_links.insert(link());
-      } else if (f.code == code::kP2pCongestedLink) {
+      } else if (f.code == code::kP2pCongestedLink && f.severity != Severity::kInfo) {
         congested[link()] = f.evidence.value("impact_factor", 1.0);
       } else if ((f.code == code::kTopoNicFar || f.code == code::kTopoGpuWithoutNearNic ||
                   f.code == code::kTopoNicShared || f.code == code::kTopoPortDegraded ||
@@ -248,6 +248,47 @@ double measured_time(const Report& report, const std::string& collective, uint64
   return first_us;
 }
 
+// The runs of a collective at its attributed size (diagnosis.collective_noise), where the
+// noise phase repeated it: which runs stand for the measured time (the median: the middle
+// run, or the two middle ones for an even count) and which was the best.
+class Runs {
+ public:
+  Runs(const Report& report, const std::string& collective, uint64_t size) {
+    if (!report.diagnosis) return;
+    for (const CollectiveRepeats& r : report.diagnosis->collective_noise) {
+      if (r.collective == collective && r.size_bytes == size && !r.time_us.empty()) rep_ = &r;
+    }
+    if (!rep_) return;
+    std::vector<size_t> order(rep_->time_us.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t x, size_t y) { return rep_->time_us[x] < rep_->time_us[y]; });
+    best_ = order.front();
+    const size_t n = order.size();
+    middle_ = n % 2 ? std::vector<size_t>{order[n / 2]} : std::vector<size_t>{order[n / 2 - 1], order[n / 2]};
+  }
+  // The rank's time holding the others back in each run, where every run recorded it.
+  const std::vector<double>* held(int rank) const {
+    if (!rep_) return nullptr;
+    for (const RunsHeld& h : rep_->held) {
+      if (h.rank == rank && h.us.size() == rep_->time_us.size()) return &h.us;
+    }
+    return nullptr;
+  }
+  // `per_run` (one figure per run) at the measured run, and at the best.
+  double at_measured(const std::vector<double>& per_run) const {
+    double sum = 0;
+    for (size_t i : middle_) sum += per_run[i];
+    return sum / static_cast<double>(middle_.size());
+  }
+  double at_best(const std::vector<double>& per_run) const { return per_run[best_]; }
+
+ private:
+  const CollectiveRepeats* rep_ = nullptr;
+  std::vector<size_t> middle_;
+  size_t best_ = 0;
+};
+
 // The largest run-to-run variation of the links touching `hosts` (diagnosis.link_noise).
 double link_cv(const Report& report, const std::vector<std::string>& hosts) {
   double cv = 0;
@@ -440,51 +481,74 @@ void attribute_link(const Report& report, const LinkRates& rates, const Flags& f
   }
 }
 
-// Ranks the others waited for: their share of each iteration's span.
-void attribute_late_ranks(const Report& report, const ArrivalSplit& arrivals, const Flags& flags, double excess,
-                          Entries& entries) {
-  std::vector<const RankArrival*> late;
-  for (const RankArrival& ra : arrivals.ranks) late.push_back(&ra);
+// Ranks the others waited for: their share of each iteration's span, in the measured run
+// where the noise phase's runs recorded it. Returns how much of the measured run's time over
+// the best run's these ranks held beyond what they held in the best: run-to-run variance
+// that is theirs (a rank stopped now and then holds the others longer in some runs).
+double attribute_late_ranks(const Report& report, const ArrivalSplit& arrivals, const Runs& runs, const Flags& flags,
+                            double excess, Entries& entries) {
   auto held_share = [](const RankArrival* x) { return x->held_share + x->stalled_share; };
-  std::sort(late.begin(), late.end(), [&](auto* x, auto* y) { return held_share(x) > held_share(y); });
-  for (const RankArrival* ra : late) {
-    const double held = held_share(ra) * arrivals.span_us;
-    if (held < kMinRankShare * excess) break;
+  struct Late {
+    const RankArrival* ra;
+    const std::vector<double>* per_run;
+    double held;
+  };
+  std::vector<Late> late;
+  for (const RankArrival& ra : arrivals.ranks) {
+    const std::vector<double>* per_run = runs.held(ra.rank);
+    const double held = per_run ? runs.at_measured(*per_run) : held_share(&ra) * arrivals.span_us;
+    if (held >= kMinRankShare * excess) late.push_back({&ra, per_run, held});
+  }
+  std::sort(late.begin(), late.end(), [](const Late& x, const Late& y) { return x.held > y.held; });
+  double varied = 0;
+  for (const auto& [ra, per_run, held] : late) {
     const std::string host = host_of_rank(report, ra->rank);
+    const double their_variance = per_run ? std::max(0.0, held - runs.at_best(*per_run)) : 0.0;
     // A rank at an end of the slow link or on the slow host enters late because its
     // data came late: that wait is the link's.
     if (AttributionEntry* e = entries.implicating(host)) {
       const double before = e->evidence.value("downstream_wait_us", 0.0);
       entries.add(e->kind, e->subject, {}, {}, held, Ev{{"downstream_wait_us", before + held}});
+      varied += their_variance;
       continue;
     }
     if (!flags.stragglers.count(ra->rank)) continue;  // named only where rank.straggler flags it
-    entries.add(AttributionKind::kRank, fmt::format("rank {} on {}", ra->rank, host), {host}, {ra->rank}, held,
-                Ev{{"held_share", held_share(ra)},
-                   {"stalled_share", ra->stalled_share},
-                   {"held_us", held},
-                   {"last_count", ra->last_count},
-                   {"iterations", arrivals.iterations},
-                   {"clock_bound_us", arrivals.clock_bound_us}});
+    Ev ev{{"held_share", held_share(ra)},
+          {"stalled_share", ra->stalled_share},
+          {"held_us", held},
+          {"last_count", ra->last_count},
+          {"iterations", arrivals.iterations},
+          {"clock_bound_us", arrivals.clock_bound_us}};
+    if (per_run) ev["held_us_per_run"] = *per_run;
+    entries.add(AttributionKind::kRank, fmt::format("rank {} on {}", ra->rank, host), {host}, {ra->rank}, held, ev);
+    varied += their_variance;
   }
+  return varied;
 }
 
-// Run-to-run variance: the measured time beyond the best repeat.
-void attribute_run_variance(const Report& report, const Attribution& a, const Flags& flags, Entries& entries) {
+// Run-to-run variance: the measured time beyond the best repeat, less what the late ranks
+// held the others back longer in the measured run than in the best (`ranks_varied_us`).
+void attribute_run_variance(const Report& report, const Attribution& a, const Flags& flags, double ranks_varied_us,
+                            Entries& entries) {
   if (!report.diagnosis) return;
   for (const CollectiveRepeats& rep : report.diagnosis->collective_noise) {
     if (rep.collective != a.collective || rep.size_bytes != a.size_bytes || rep.time_us.size() < 2) continue;
     const double best = *std::min_element(rep.time_us.begin(), rep.time_us.end());
     if (rep.cv < kNoiseCv || a.measured_us <= best) continue;
+    const double varied = a.measured_us - best;
+    const double ranks = std::min(ranks_varied_us, varied);
+    // What the ranks leave of the spread, where it is next to nothing, is not named.
+    if (ranks > 0 && varied - ranks < kMinRankShare / 10 * a.excess_us) continue;
     std::vector<std::string> hosts;
     Ev ev{{"time_us", rep.time_us}, {"cv", rep.cv}, {"best_us", best}};
+    if (ranks > 0) ev["ranks_held_us"] = ranks;
     for (const auto& [h, bytes] : flags.foreign_bytes) {
       hosts.push_back(h);
       ev["foreign_bytes"][h] = bytes;
     }
     if (const double cv = link_cv(report, hosts); cv > 0) ev["link_cv"] = cv;
     entries.add(AttributionKind::kNoise, hosts.empty() ? std::string("run-to-run variance") : hosts_subject(hosts),
-                hosts, {}, a.measured_us - best, ev);
+                hosts, {}, varied - ranks, ev);
   }
 }
 
@@ -503,13 +567,45 @@ Attribution attribute_one(const Report& report, const Sweep& s, const SweepPoint
       if (bound->explains(rates.median)) attribute_link(report, rates, flags, *bound, a.ideal_us, entries);
     }
   }
-  if (p.out_of_place->arrivals) attribute_late_ranks(report, *p.out_of_place->arrivals, flags, a.excess_us, entries);
-  attribute_run_variance(report, a, flags, entries);
+  double ranks_varied_us = 0;
+  if (p.out_of_place->arrivals) {
+    const Runs runs(report, a.collective, a.size_bytes);
+    ranks_varied_us = attribute_late_ranks(report, *p.out_of_place->arrivals, runs, flags, a.excess_us, entries);
+  }
+  attribute_run_variance(report, a, flags, ranks_varied_us, entries);
   a.entries = entries.finish(a.excess_us);
   return a;
 }
 
 }  // namespace
+
+std::vector<RunsHeld> runs_held(const std::vector<double>& time_us,
+                                const std::vector<std::optional<ArrivalSplit>>& runs) {
+  std::vector<RunsHeld> out;
+  if (runs.size() != time_us.size() ||
+      std::any_of(runs.begin(), runs.end(), [](const auto& r) { return !r.has_value(); })) {
+    return out;
+  }
+  auto held_us = [](const ArrivalSplit& run, const RankArrival& ra) {
+    return (ra.held_share + ra.stalled_share) * run.span_us;
+  };
+  std::set<int> ranks;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    for (const RankArrival& ra : runs[i]->ranks) {
+      if (held_us(*runs[i], ra) >= kRunsHeldShare * time_us[i]) ranks.insert(ra.rank);
+    }
+  }
+  for (int rank : ranks) {
+    RunsHeld h{rank, {}};
+    for (const std::optional<ArrivalSplit>& run : runs) {
+      auto it =
+          std::find_if(run->ranks.begin(), run->ranks.end(), [&](const RankArrival& x) { return x.rank == rank; });
+      h.us.push_back(it == run->ranks.end() ? 0.0 : held_us(*run, *it));
+    }
+    out.push_back(std::move(h));
+  }
+  return out;
+}
 
 std::vector<LinkVariation> link_variation(const P2pSection& p2p, const std::vector<P2pLink>& again) {
   std::map<std::tuple<int, int, uint64_t>, LinkVariation> by_link;

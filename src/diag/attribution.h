@@ -18,7 +18,10 @@
 //     sends waited longest on the network per call bounds it instead, by its wait beyond
 //     the median link's (method nccl_profile);
 //   - run-to-run variance of the collective (diagnosis.collective_noise), to the hosts
-//     with foreign traffic when there are any;
+//     with foreign traffic when there are any, less what a named rank held the others
+//     back longer in the measured run than in the best (its time in each run,
+//     CollectiveRepeats::held): a rank stopped now and then varies the runs, and the
+//     rank's part is then its time in the measured run;
 //   - the rest, unexplained.
 // Shares are of the excess and add up to 1. Pure: reads the report, writes
 // report.attribution.
@@ -40,6 +43,13 @@ inline constexpr double kNoiseCv = 0.05;
 // evidence). Without a link matrix there is no link rate to compare with, and no
 // attribution.
 void attribute(Report& report);
+
+// The ranks that alone held the others back for kRunsHeldShare or more of some run's time
+// (`time_us`, one per run), with their time holding them in every run, from each run's
+// arrivals (`runs`, in the same order): CollectiveRepeats::held. None where a run has no
+// arrivals.
+std::vector<RunsHeld> runs_held(const std::vector<double>& time_us,
+                                const std::vector<std::optional<ArrivalSplit>>& runs);
 
 // The links of the link matrix measured again under load (`again`: the noise phase),
 // with their variation, and alone / loaded where retested.

@@ -12,14 +12,25 @@ void read(const JsonIn& in, PhaseTiming& v) {
   in.field("seconds", v.seconds);
 }
 
+Json to_json(const RunsHeld& v) { return {{"rank", v.rank}, {"us", v.us}}; }
+void read(const JsonIn& in, RunsHeld& v) {
+  in.field("rank", v.rank);
+  in.field("us", v.us);
+}
+
 Json to_json(const CollectiveRepeats& v) {
-  return {{"collective", v.collective}, {"size_bytes", v.size_bytes}, {"time_us", v.time_us}, {"cv", v.cv}};
+  return {{"collective", v.collective},
+          {"size_bytes", v.size_bytes},
+          {"time_us", v.time_us},
+          {"cv", v.cv},
+          {"held", to_json_array(v.held)}};
 }
 void read(const JsonIn& in, CollectiveRepeats& v) {
   in.field("collective", v.collective);
   in.field("size_bytes", v.size_bytes);
   in.field("time_us", v.time_us);
   in.field("cv", v.cv);
+  in.field_or_keep("held", v.held);  // reports before it: none
 }
 
 Json to_json(const LinkVariation& v) {

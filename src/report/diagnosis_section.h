@@ -22,6 +22,12 @@ struct PhaseTiming {
   std::string name;  // topology, collective, links, noise
   double seconds = 0;
 };
+// A rank's time holding the others back in each run of a collective (its arrivals: held
+// and stalled, mean per iteration), in the order of the runs' times.
+struct RunsHeld {
+  int rank = 0;
+  std::vector<double> us;
+};
 // One collective at one size measured again and again (noise phase): nccl-tests'
 // time of each run, the first being the collective phase's.
 struct CollectiveRepeats {
@@ -29,7 +35,14 @@ struct CollectiveRepeats {
   uint64_t size_bytes = 0;
   std::vector<double> time_us;
   double cv = 0;  // coefficient of variation of time_us
+  // Where every run recorded arrivals (host-timed backends): the ranks that alone held the
+  // others back for kRunsHeldShare or more of some run's time, their time in every run.
+  // What lets the attribution tell a straggler's uneven stalls from run-to-run noise.
+  std::vector<RunsHeld> held;
 };
+// A rank holding the others back for less than this share of every run's time is left
+// out of CollectiveRepeats::held.
+inline constexpr double kRunsHeldShare = 0.05;
 // One link measured under load more than once (the link matrix and its noise repeat).
 struct LinkVariation {
   int src_rank = 0;

@@ -1,9 +1,12 @@
 #include "report/diagnosis_text.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "core/sizes.h"
 #include "report/p2p_table.h"
@@ -12,13 +15,20 @@ namespace fabscope {
 
 namespace {
 
+// The part of the runs' spread that the ranks named hold (attribution's ranks_held_us).
+std::string ranks_held(const nlohmann::ordered_json& ev) {
+  if (!ev.contains("ranks_held_us")) return "";
+  return fmt::format(", beyond the {} by which the ranks named held the others longer than in the best run",
+                     format_duration_us(ev["ranks_held_us"].get<double>()));
+}
+
 // One cause, in words: "link 2 -> 3 (node2 -> node3): 0.120 GB/s, 9.0x below the median, slow alone too".
 std::string cause_text(const AttributionEntry& e) {
   const auto& ev = e.evidence;
   std::string what = e.subject;
   if (e.kind == AttributionKind::kNoise && e.hosts.empty() && ev.contains("cv")) {
-    return fmt::format("run-to-run variance: the collective's time varied {:.0f}% between its runs",
-                       100 * ev["cv"].get<double>());
+    return fmt::format("run-to-run variance: the collective's time varied {:.0f}% between its runs{}",
+                       100 * ev["cv"].get<double>(), ranks_held(ev));
   }
   if (e.kind == AttributionKind::kLink || e.kind == AttributionKind::kHost || e.kind == AttributionKind::kNoise) {
     if (ev.contains("bw_gbps")) {
@@ -44,6 +54,7 @@ std::string cause_text(const AttributionEntry& e) {
     }
     if (ev.contains("link_cv")) what += fmt::format(", link variation {:.0f}%", 100 * ev["link_cv"].get<double>());
     if (ev.contains("cv")) what += fmt::format(", run-to-run variation {:.0f}%", 100 * ev["cv"].get<double>());
+    what += ranks_held(ev);
   } else if (e.kind == AttributionKind::kRank) {
     what += fmt::format(": the others waited for it, {:.0f}% of each iteration (it entered last in {} of {}",
                         100 * ev.value("held_share", 0.0), ev.value("last_count", 0), ev.value("iterations", 0));
@@ -51,6 +62,12 @@ std::string cause_text(const AttributionEntry& e) {
       what += fmt::format("; its process did not run for {:.0f}%: stopped, frozen or starved of CPU", 100 * stalled);
     }
     what += ")";
+    if (ev.contains("held_us_per_run")) {
+      std::vector<std::string> runs;
+      for (const auto& us : ev["held_us_per_run"]) runs.push_back(format_duration_us(us.get<double>()));
+      what += fmt::format("; it held them {} per call in the runs, {} in the median run", fmt::join(runs, ", "),
+                          format_duration_us(ev.value("held_us", 0.0)));
+    }
   }
   return what;
 }

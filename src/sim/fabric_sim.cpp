@@ -648,7 +648,7 @@ Diagnosis simulated_diagnosis(const Sweep& allreduce, const SimOptions& o, const
   d.link_size_bytes = o.budget_s > 0 ? link_chunk_bytes(kDiagnoseLargestBytes, allreduce.nranks) : o.chunk_bytes;
   const double t = allreduce.points.back().out_of_place->time_us;
   const double cv = model.noisy().empty() ? 0.01 : 0.08;
-  CollectiveRepeats rep{"allreduce", 64u << 20, {t, t * (1 + cv), t * (1 - cv)}, 0};
+  CollectiveRepeats rep{"allreduce", 64u << 20, {t, t * (1 + cv), t * (1 - cv)}, 0, {}};
   rep.cv = summarize(rep.time_us).stddev.value_or(0) / summarize(rep.time_us).mean;
   d.collective_noise.push_back(std::move(rep));
   return d;

@@ -187,6 +187,94 @@ TEST(Attribution, AStragglerHoldsItsWaitAndTheLinksAreSpared) {
   expect_shares_add_up(a);
 }
 
+// A rank stopped now and then (SIGSTOP from outside, a throttled CPU) holds the others
+// longer in some runs than in others: the runs vary because of it, and that variance is its.
+TEST(Attribution, AStragglersUnevenStallsAreItsNotNoise) {
+  const double i = ideal_us();
+  Report r = make_report(3 * i);  // the collective phase's run: the best
+  ArrivalSplit split;
+  split.iterations = 20;
+  split.span_us = 3 * i;
+  RankArrival late;
+  late.rank = 3;
+  late.held_share = 0.1;
+  late.stalled_share = 0.5 / 3 - 0.1;  // 0.5 ideals of the 3 in all
+  split.ranks = {late};
+  r.sweeps[0].points[0].out_of_place->arrivals = split;
+  Finding flagged = finding("rank.straggler", {"h3"}, {{"rank", 3}});
+  flagged.severity = Severity::kWarning;
+  r.findings.push_back(flagged);
+  // The noise phase's two runs took 5 and 4 ideals: the median run is 4, 1 over the best.
+  r.diagnosis->collective_noise.push_back({"allreduce", kSize, {3 * i, 5 * i, 4 * i}, 0.2, {}});
+  attribute(r);
+  {
+    // Without each run's arrivals (reports before them): the rank holds what it held in the
+    // collective phase's run, and the runs' spread is noise.
+    const Attribution& a = r.attribution.at(0);
+    ASSERT_EQ(a.entries.size(), 3u);
+    EXPECT_EQ(name(a.entries[0].kind), "noise");  // the largest share first
+    EXPECT_NEAR(a.entries[0].excess_us, 1.0 * i, 1e-6);
+    EXPECT_EQ(name(a.entries[1].kind), "rank");
+    EXPECT_NEAR(a.entries[1].excess_us, 0.5 * i, 1e-6);
+    expect_shares_add_up(a);
+  }
+  // With them: rank 3 held 0.5, 2.5 and 1.4 ideals. In the median run it held 1.4, 0.9 more
+  // than in the best: 0.9 of the runs' spread of 1 is the rank's, 0.1 is left to noise.
+  r.diagnosis->collective_noise[0].held = {{3, {0.5 * i, 2.5 * i, 1.4 * i}}};
+  attribute(r);
+  const Attribution& a = r.attribution.at(0);
+  ASSERT_EQ(a.entries.size(), 3u);
+  EXPECT_EQ(name(a.entries[0].kind), "rank");
+  EXPECT_EQ(a.entries[0].subject, "rank 3 on h3");
+  EXPECT_NEAR(a.entries[0].excess_us, 1.4 * i, 1e-6);
+  EXPECT_NEAR(a.entries[0].evidence["held_us_per_run"][1].get<double>(), 2.5 * i, 1e-6);
+  EXPECT_EQ(name(a.entries[1].kind), "noise");
+  EXPECT_NEAR(a.entries[1].excess_us, 0.1 * i, 1e-6);
+  EXPECT_NEAR(a.entries[1].evidence["ranks_held_us"].get<double>(), 0.9 * i, 1e-6);
+  EXPECT_EQ(name(a.entries[2].kind), "unexplained");
+  EXPECT_NEAR(a.entries[2].excess_us, 1.5 * i, 1e-6);  // the best run's excess the rank did not hold
+  expect_shares_add_up(a);
+  const std::string answer = render_answer(r);
+  EXPECT_NE(answer.find("47% of the excess is rank 3 on h3"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("in the runs, "), std::string::npos) << answer;
+  EXPECT_NE(answer.find("by which the ranks named held the others longer than in the best run"), std::string::npos)
+      << answer;
+  // Where the rank held the others back by all of the runs' spread, no noise is left to name.
+  r.diagnosis->collective_noise[0].held = {{3, {0.5 * i, 2.5 * i, 1.5 * i}}};
+  attribute(r);
+  for (const AttributionEntry& e : r.attribution.at(0).entries) EXPECT_NE(name(e.kind), "noise");
+  expect_shares_add_up(r.attribution.at(0));
+}
+
+TEST(Attribution, TheRunsHeldAreTheRanksThatHeldSomeRun) {
+  auto run = [](double span, std::vector<std::pair<int, double>> held) {
+    ArrivalSplit s;
+    s.span_us = span;
+    for (auto [rank, us] : held) {
+      RankArrival ra;
+      ra.rank = rank;
+      ra.held_share = us / span / 2;
+      ra.stalled_share = us / span / 2;
+      s.ranks.push_back(ra);
+    }
+    return std::optional<ArrivalSplit>(s);
+  };
+  // 1000 us runs: rank 2 held 5% or more of the second run only, rank 1 never did.
+  const std::vector<double> t = {1000, 1000, 1000};
+  const std::vector<std::optional<ArrivalSplit>> runs = {run(1000, {{1, 40}, {2, 10}}), run(1000, {{1, 30}, {2, 60}}),
+                                                         run(1000, {{1, 20}})};
+  const std::vector<RunsHeld> held = runs_held(t, runs);
+  ASSERT_EQ(held.size(), 1u);
+  EXPECT_EQ(held[0].rank, 2);
+  ASSERT_EQ(held[0].us.size(), 3u);
+  EXPECT_NEAR(held[0].us[0], 10, 1e-9);
+  EXPECT_NEAR(held[0].us[1], 60, 1e-9);
+  EXPECT_EQ(held[0].us[2], 0);  // not among the third run's ranks: it held no one there
+  // A run without arrivals (a device-timed backend) or a count that differs: none.
+  EXPECT_TRUE(runs_held(t, {runs[0], std::nullopt, runs[2]}).empty());
+  EXPECT_TRUE(runs_held({1000, 1000}, runs).empty());
+}
+
 TEST(Attribution, ARankWaitingOnTheSlowLinkCountsToTheLink) {
   const double t = 12 * ideal_us();  // 11 ideals of excess: 9 the link's bound, 1.2 the wait
   Report r = make_report(t, {{1, 2, 1.0}});
@@ -213,7 +301,7 @@ TEST(Attribution, ForeignTrafficOnTheBoundingLinkIsNoiseWithItsEvidence) {
   Report r = make_report(t, {{0, 1, 5.0}});
   r.findings.push_back(finding("counters.foreign_traffic", {"h0"}, {{"excess_bytes", 1000000}}));
   r.findings.push_back(finding("counters.foreign_traffic", {"h1"}, {{"excess_bytes", 2000000}}));
-  r.diagnosis->collective_noise.push_back({"allreduce", kSize, {t, 0.75 * t, t}, 0.14});
+  r.diagnosis->collective_noise.push_back({"allreduce", kSize, {t, 0.75 * t, t}, 0.14, {}});
   r.diagnosis->link_noise.push_back({0, 1, "h0", "h1", {5.0, 3.0}, 0.35, std::nullopt});
   attribute(r);
   const Attribution& a = r.attribution.at(0);
@@ -263,6 +351,8 @@ TEST(Attribution, SurvivesTheJsonRoundTrip) {
   r.diagnosis->phases = {"collective", "links"};
   r.diagnosis->budget_s = 30;
   r.diagnosis->timings = {{"collective", 1.5}, {"links", 2.5}};
+  const double t = r.sweeps[0].points[0].out_of_place->time_us;
+  r.diagnosis->collective_noise.push_back({"allreduce", kSize, {t, t, t}, 0, {{3, {0.5, 1, 1.5}}}});
   attribute(r);
   auto back = report_from_json_text(to_json_text(r), "round trip");
   ASSERT_TRUE(back.ok()) << back.status().message();
@@ -271,6 +361,9 @@ TEST(Attribution, SurvivesTheJsonRoundTrip) {
   EXPECT_EQ(back->attribution[0].entries[0].subject, "link 1 -> 2 (h1 -> h2)");
   EXPECT_DOUBLE_EQ(back->attribution[0].entries[0].share, r.attribution[0].entries[0].share);
   EXPECT_EQ(back->diagnosis->timings.size(), 2u);
+  ASSERT_EQ(back->diagnosis->collective_noise.at(0).held.size(), 1u);
+  EXPECT_EQ(back->diagnosis->collective_noise[0].held[0].rank, 3);
+  EXPECT_EQ(back->diagnosis->collective_noise[0].held[0].us, (std::vector<double>{0.5, 1, 1.5}));
   EXPECT_EQ(render_answer(*back), render_answer(r));
   // An unknown kind is refused with its path.
   std::string text = to_json_text(r);

@@ -80,6 +80,35 @@ TEST(LinkFindings, ASlowLinkThatIsFastAloneIsCongestion) {
   EXPECT_TRUE(r.verdict.drain.empty());
 }
 
+// diagnose: the noise phase measures the link matrix again beside the same flows. A link
+// congested once and at the median the second time passed; one slow both times stays.
+TEST(LinkFindings, CongestionSeenOnceOfTwoLoadedMeasurementsPassed) {
+  for (const double again : {0.95, 0.3}) {
+    Report r = links(4, [](int a, int b) { return a == 0 && b == 3 ? 0.2 : 1.0; });
+    P2pLink alone = links_to_retest(*r.p2p).at(0);
+    alone.bw_gbps = 0.9;
+    r.p2p->alone = {alone};
+    r.diagnosis = Diagnosis();
+    r.diagnosis->link_size_bytes = 1 << 20;
+    r.diagnosis->link_noise.push_back({0, 3, "h0", "h3", {0.2, again}, 0.6, 4.5});
+    add_p2p_findings(r);
+    settle_passing_congestion(r);
+    ASSERT_EQ(subjects(r, "p2p.congested_link"), std::vector<std::string>{"link 0 -> 3 (h0 -> h3)"});
+    const Finding& f = r.findings[0];
+    if (again > 0.5) {
+      EXPECT_EQ(f.severity, Severity::kInfo);
+      EXPECT_EQ(f.evidence["again_loaded"][0].get<double>(), 0.95);
+      EXPECT_NE(f.message.find("measured again beside the same flows it ran at 0.950 GB/s, 95% of the median: it "
+                               "passed"),
+                std::string::npos)
+          << f.message;
+    } else {
+      EXPECT_EQ(f.severity, Severity::kWarning);
+      EXPECT_FALSE(f.evidence.contains("again_loaded"));
+    }
+  }
+}
+
 TEST(LinkFindings, ASlowLinkThatIsSlowAloneTooIsTheLink) {
   Report r = links(4, [](int a, int b) { return a == 0 && b == 3 ? 0.2 : 1.0; });
   P2pLink alone = links_to_retest(*r.p2p).at(0);
