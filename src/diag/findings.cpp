@@ -261,23 +261,36 @@ void find_slow_links(P2pSizeContext& c, const LinkTally& t, const std::vector<do
   std::vector<double> values;
   clean.reserve(c.links.size());
   values.reserve(c.links.size());
-  std::vector<size_t> folded_by;  // per clean link: the slow rank it follows from (SIZE_MAX: none)
+  std::vector<size_t> folded_by;    // per clean link: the slow rank it follows from (SIZE_MAX: none)
+  std::vector<size_t> clean_index;  // per clean link: its index in c.links (and expected)
   for (size_t i = 0; i < c.links.size(); ++i) {
     if (explained[t.link_src[i]] || explained[t.link_dst[i]]) continue;
     clean.push_back(c.links[i]);
+    clean_index.push_back(i);
     values.push_back(goodness(*c.links[i]) / (expected.empty() ? 1.0 : expected[i]));
     folded_by.push_back(std::min(shared_by[t.link_src[i]], shared_by[t.link_dst[i]]));
   }
   if (clean.size() < 2) return;
   c.reference = median(values);
+  std::vector<std::pair<double, const P2pLink*>> hidden;  // share suspects, by value
   for (size_t i = 0; i < clean.size(); ++i) {
-    if (values[i] >= kSlowRatio * c.reference) continue;
+    if (values[i] >= kSlowRatio * c.reference) {
+      if (!expected.empty() && values[i] < kShareSuspectRatio * c.reference && folded_by[i] == SIZE_MAX &&
+          expected[clean_index[i]] < 1) {
+        hidden.emplace_back(values[i], clean[i]);
+      }
+      continue;
+    }
     if (folded_by[i] != SIZE_MAX) {
       ++c.slow_ranks[folded_by[i]].folded;  // slow beside the slow rank's traffic on the NIC they share
     } else {
       c.slow_links.push_back(clean[i]);
     }
   }
+  // The lowest first: retests are few (links_to_retest's limit), and a flow that hashed onto
+  // a busier uplink than its share assumes reads low too.
+  std::stable_sort(hidden.begin(), hidden.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (const auto& [value, l] : hidden) c.share_suspects.push_back(l);
 }
 
 // The leaf whose uplinks most of the slow links cross, at least kUplinkMinLinks of
@@ -458,6 +471,12 @@ P2pSizeContext size_context(const P2pSection& p2p, uint64_t size, std::vector<co
   compare_ranks(c, judged);
   find_slow_links(c, tally, expected);
   if (leaves && !c.slow_links.empty()) group_uplink_links(c, *leaves, grouped);
+  if (leaves && !c.uplinks.empty()) {  // a link across named uplinks reads them, alone too
+    std::erase_if(c.share_suspects, [&](const P2pLink* l) {
+      return std::any_of(c.uplinks.begin(), c.uplinks.end(),
+                         [&](const auto& g) { return leaves->crosses_uplinks_of(*l, g.leaf); });
+    });
+  }
   if (leaves) fold_uplinks_under_shared_nics(c, *leaves);
   for (const P2pLink& l : p2p.alone) {
     if (l.size_bytes == size) c.alone.push_back(&l);
@@ -504,6 +523,9 @@ std::vector<P2pLink> links_to_retest(const P2pSection& p2p, size_t limit, const 
       }
     }
     for (const P2pLink* l : c.slow_links) {
+      if (out.size() < limit) out.push_back(*l);
+    }
+    for (const P2pLink* l : c.share_suspects) {
       if (out.size() < limit) out.push_back(*l);
     }
   }

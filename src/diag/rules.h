@@ -17,6 +17,11 @@ namespace fabscope {
 // A host or link below this fraction of its reference is flagged (latency: above its
 // inverse).
 inline constexpr double kSlowRatio = 0.5;
+// A link across oversubscribed uplinks reads its rate or its uplinks' share, the lower: a
+// link at a quarter of its rate under a 2:1 share reads half of it. One below this
+// fraction of its share's reference (and not below kSlowRatio) is measured again alone:
+// slow alone, it is the link.
+inline constexpr double kShareSuspectRatio = 0.8;
 // A rank that alone held the others back for this share of a placement's time is a
 // straggler (rank.straggler).
 inline constexpr double kStragglerShare = 0.2;
@@ -68,6 +73,9 @@ struct P2pSizeContext {
   // fewer than two such links), and those below kSlowRatio of it.
   double reference = 0;
   std::vector<const P2pLink*> slow_links;
+  // Links across oversubscribed uplinks between kSlowRatio and kShareSuspectRatio of the
+  // reference for their share: their share may hide a slow link (retested alone).
+  std::vector<const P2pLink*> share_suspects;
   // Where a host runs several ranks in the links (rail by rail): each rank's links to
   // other hosts (what its NIC carries) against the other links between hosts, on hosts
   // not slow; a rank alone slow is its NIC.

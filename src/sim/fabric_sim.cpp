@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -266,26 +267,29 @@ class FlowModel {
   // The rates of a round's flows, in order, each with noise. The flows that leave (enter)
   // a leaf are spread over its uplinks in turn from a start the round's first flow hashes
   // to, as adaptive routing balances them: a healthy non-blocking fabric has no collisions.
+  // The resources are shared max-min fairly (as TCP's and IB's congestion control come
+  // close to): each flow gets an equal share of its tightest resource, and what a flow held
+  // back elsewhere (by a slow link, or a tighter resource) cannot use goes to the others. A
+  // slow link caps its flows at its rate; a stalled rank's or a far NIC's flows move
+  // their factor of what they get.
   std::vector<double> rates(const Round& round) {
-    std::unordered_map<int64_t, int> users;
     std::unordered_map<int64_t, int> turn;  // per leaf and direction: flows placed so far
     const uint64_t start = round.empty() ? 0 : mix(round.front().src, round.front().dst);
     std::vector<std::vector<int64_t>> res(round.size());
-    for (size_t i = 0; i < round.size(); ++i) {
-      res[i] = resources(round[i], start, turn);
-      for (int64_t r : res[i]) ++users[r];
-    }
-    std::vector<double> out(round.size());
-    std::lognormal_distribution<double> noise(0, f_.spec.noise_cv);
+    std::vector<double> cap(round.size());
     for (size_t i = 0; i < round.size(); ++i) {
       const Flow& fl = round[i];
-      double rate = host_of(fl.src) == host_of(fl.dst) ? f_.spec.nvlink_gbps : f_.spec.nic_gbps;
-      for (int64_t r : res[i]) rate = std::min(rate, capacity(r) / users[r]);
-      if (auto it = slow_pairs_.find(key(fl.src, fl.dst)); it != slow_pairs_.end()) rate *= it->second;
-      for (int rank : {fl.src, fl.dst}) {
-        if (auto it = rank_factor_.find(rank); it != rank_factor_.end()) rate *= it->second;
+      res[i] = resources(fl, start, turn);
+      cap[i] = host_of(fl.src) == host_of(fl.dst) ? f_.spec.nvlink_gbps : f_.spec.nic_gbps;
+      if (auto it = slow_pairs_.find(key(fl.src, fl.dst)); it != slow_pairs_.end()) cap[i] *= it->second;
+    }
+    std::vector<double> out = max_min_fair(res, cap);
+    std::lognormal_distribution<double> noise(0, f_.spec.noise_cv);
+    for (size_t i = 0; i < round.size(); ++i) {
+      for (int rank : {round[i].src, round[i].dst}) {
+        if (auto it = rank_factor_.find(rank); it != rank_factor_.end()) out[i] *= it->second;
       }
-      out[i] = rate * (f_.spec.noise_cv > 0 ? noise(rng_) : 1.0);
+      if (f_.spec.noise_cv > 0) out[i] *= noise(rng_);
     }
     return out;
   }
@@ -327,6 +331,47 @@ class FlowModel {
       r.push_back(rk(4, lb * per + down));
     }
     return r;
+  }
+  // Progressive filling: every flow not yet held grows at the same pace until a resource
+  // it crosses is full or it reaches its own cap; then it is held there.
+  std::vector<double> max_min_fair(const std::vector<std::vector<int64_t>>& res, const std::vector<double>& cap) const {
+    const size_t n = res.size();
+    std::vector<double> rate(n, 0);
+    std::vector<char> held(n, 0);
+    std::unordered_map<int64_t, double> left;
+    std::unordered_map<int64_t, int> growing;
+    for (size_t i = 0; i < n; ++i) {
+      for (int64_t r : res[i]) {
+        left.emplace(r, capacity(r));
+        ++growing[r];
+      }
+    }
+    for (size_t active = n; active > 0;) {
+      double step = std::numeric_limits<double>::infinity();
+      for (size_t i = 0; i < n; ++i) {
+        if (held[i]) continue;
+        step = std::min(step, cap[i] - rate[i]);
+        for (int64_t r : res[i]) step = std::min(step, left[r] / growing[r]);
+      }
+      step = std::max(step, 0.0);
+      for (size_t i = 0; i < n; ++i) {
+        if (held[i]) continue;
+        rate[i] += step;
+        for (int64_t r : res[i]) left[r] -= step;
+      }
+      const size_t before = active;
+      for (size_t i = 0; i < n; ++i) {
+        if (held[i]) continue;
+        bool full = rate[i] >= cap[i] * (1 - 1e-12);
+        for (int64_t r : res[i]) full = full || left[r] <= capacity(r) * 1e-12;
+        if (!full) continue;
+        held[i] = 1;
+        --active;
+        for (int64_t r : res[i]) --growing[r];
+      }
+      if (active == before) break;  // rounding left no flow at a bound: each is where it is
+    }
+    return rate;
   }
   double capacity(int64_t r) const {
     const int kind = static_cast<int>(r >> 48);
@@ -702,6 +747,11 @@ Result<Report> simulate(const Fabric& f, const SimOptions& o, uint64_t seed, Sim
   r.counters = simulated_counters(f, o, *r.p2p, model);
   if (o.host_template) add_topology(f, *o.host_template, r);
   return r;
+}
+
+std::vector<double> model_rates(const Fabric& fabric, const Round& round) {
+  FlowModel model(fabric, 0);
+  return model.rates(round);
 }
 
 void analyze(Report& report) {

@@ -112,6 +112,11 @@ struct SimPlanned {
 // empty; topo.* findings present, as the topology phase makes them on each node).
 Result<Report> simulate(const Fabric& fabric, const SimOptions& options, uint64_t seed, SimPlanned* planned = nullptr);
 
+// The flow model's rate of each flow of `round` beside the others (GB/s, in order), with
+// the fabric's faults: what the simulator predicts for a round measured elsewhere (the
+// realism check, bench/sim_realism.sh). Noise as the spec's noise_cv (0: none).
+std::vector<double> model_rates(const Fabric& fabric, const Round& round);
+
 // Diagnose's analysis on a report (what `fabscope diagnose` runs after measuring).
 void analyze(Report& report);
 

@@ -298,6 +298,90 @@ TEST(FabricSim, WrongNicIsOneCauseNotItsCongestion) {
   EXPECT_EQ(s.faults_found, 2) << both.faults[0].describe() << "; " << both.faults[1].describe();
 }
 
+// The flow model against what the virtual cluster measured (bench/sim_realism.sh): 8 hosts
+// at 1, leaves of 4 under one uplink of 1 each way (4:1), the link between hosts 1 and 5 at
+// 0.2. Two pairs across the leaves in one round: the slow link takes its 0.2 and the other
+// pair the 0.8 it leaves of the uplinks (measured: 0.0048 and 0.0191 of 0.0239 GB/s), not
+// half each; four pairs across share them four ways.
+TEST(FlowModel, SharesResourcesMaxMinFairlyAndASlowLinkCapsItsFlows) {
+  sim::FabricSpec spec;
+  spec.kind = sim::FabricKind::kFatTree;
+  spec.nodes = 8;
+  spec.gpus_per_node = 1;
+  spec.nodes_per_leaf = 4;
+  spec.oversubscription = 4;
+  spec.nic_gbps = 1;
+  spec.noise_cv = 0;
+  auto f = sim::make_fabric(spec, {}, 0);
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  sim::Fault slow;
+  slow.kind = sim::FaultKind::kSlowLink;
+  slow.rank = 1;
+  slow.peer_rank = 5;
+  slow.host = f->hosts[1];
+  slow.peer = f->hosts[5];
+  slow.factor = 0.2;
+  f->faults.push_back(slow);
+  // Round 4 of the measured matrix: 0 <-> 3 and 6 <-> 7 within the leaves, 1 <-> 5 and 2 <-> 4 across.
+  const std::vector<double> r4 = sim::model_rates(*f, {{0, 3}, {1, 5}, {2, 4}, {3, 0}, {4, 2}, {5, 1}, {6, 7}, {7, 6}});
+  const std::vector<double> want4 = {1, 0.2, 0.8, 1, 0.8, 0.2, 1, 1};
+  for (size_t i = 0; i < want4.size(); ++i) EXPECT_NEAR(r4[i], want4[i], 1e-9) << i;
+  // Round 0: every pair across the leaves; the slow link is not in it.
+  const std::vector<double> r0 = sim::model_rates(*f, {{0, 7}, {1, 6}, {2, 5}, {3, 4}, {4, 3}, {5, 2}, {6, 1}, {7, 0}});
+  for (double r : r0) EXPECT_NEAR(r, 0.25, 1e-9);
+  // Alone, the slow link has the path to itself and moves its 0.2.
+  EXPECT_NEAR(sim::model_rates(*f, {{1, 5}})[0], 0.2, 1e-9);
+}
+
+// Under a 2:1 share a link at a quarter of its rate reads half its share's reference,
+// within kSlowRatio's bound: measured again alone (a share suspect), it is p2p.slow_link.
+TEST(LinkFindings, ASlowLinkTheUplinksShareHidIsFoundAlone) {
+  Report r;
+  r.p2p = P2pSection{};
+  r.p2p->mode = P2pMode::kBidirectional;
+  FabricDescription d;
+  d.oversubscription = 2;
+  d.switches = {{"leafA", {"h0", "h1", "h2", "h3"}, {}}, {"leafB", {"h4", "h5", "h6", "h7"}, {}}};
+  r.fabric = d;
+  for (int h = 0; h < 8; ++h) r.context.ranks.push_back({h, "h" + std::to_string(h), 100 + h, 0});
+  // Round 0: every host paired across the leaves (share 1/2 each); round 1 within them.
+  const std::vector<std::pair<int, int>> across = {{0, 4}, {1, 5}, {2, 6}, {3, 7}},
+                                         within = {{0, 1}, {2, 3}, {4, 5}, {6, 7}};
+  for (const auto& [round, pairs] : {std::pair{0, across}, std::pair{1, within}}) {
+    for (auto [a, b] : pairs) {
+      for (auto [s, t] : {std::pair{a, b}, std::pair{b, a}}) {
+        P2pLink l;
+        l.round = round;
+        l.src_rank = s;
+        l.dst_rank = t;
+        l.src_host = "h" + std::to_string(s);
+        l.dst_host = "h" + std::to_string(t);
+        l.size_bytes = 1 << 20;
+        const bool slow = (s == 1 && t == 5) || (s == 5 && t == 1);
+        l.bw_gbps = round == 0 ? (slow ? 0.26 : 0.5) : 1.0;
+        r.p2p->links.push_back(l);
+      }
+    }
+  }
+  auto retest = links_to_retest(*r.p2p, 32, &*r.fabric);
+  ASSERT_EQ(retest.size(), 2u);  // the two directions of the hidden link, nothing else
+  for (P2pLink& l : retest) l.bw_gbps = 0.25;
+  r.p2p->alone = retest;
+  add_p2p_findings(r);
+  std::set<std::string> subjects;
+  for (const Finding& x : r.findings) {
+    EXPECT_EQ(x.code, "p2p.slow_link");
+    EXPECT_TRUE(x.evidence.value("within_share", false));
+    subjects.insert(x.subject);
+  }
+  EXPECT_EQ(subjects, (std::set<std::string>{"link 1 -> 5 (h1 -> h5)", "link 5 -> 1 (h5 -> h1)"}));
+  // Fine alone, it was the share: nothing.
+  for (P2pLink& l : r.p2p->alone) l.bw_gbps = 0.95;
+  r.findings.clear();
+  add_p2p_findings(r);
+  EXPECT_TRUE(r.findings.empty()) << r.findings.front().message;
+}
+
 // A 2:1 oversubscribed fat tree (issue 39 item 3): with the description's oversubscription,
 // a healthy fabric raises nothing and each fault is named where it is; without it (judged
 // as non-blocking), the healthy fabric's links across leaves read as congested.

@@ -5,7 +5,7 @@
 # namespace. Everything it creates carries this run's unique prefix and is removed
 # when the command ends, also on failure or interruption.
 #
-#   vcluster.sh run N [--slow HOST_INDEX RATE] [--rate-all RATE] [--slow-link A B RATE] [--noise A B] [--stop I] [--link-down I AT S]
+#   vcluster.sh run N [--slow HOST_INDEX RATE] [--rate-all RATE] [--slow-link A B RATE] [--leaves K RATE] [--noise A B] [--stop I] [--link-down I AT S]
 #                     [--same-hostname NAME] [--sysctl KEY=VALUE]... -- COMMAND...
 #       Brings up N hosts, runs COMMAND with these variables set, tears down:
 #         VC_MPIRUN   mpirun with the agent, one slot per host and Open MPI's settings
@@ -17,6 +17,10 @@
 #       --slow-link a b RATE   the same limit on the traffic between hosts a and b only
 #                       (tc htb with a u32 filter on the peer's address, on both hosts):
 #                       a slow link, not a slow host
+#       --leaves K RATE hosts split in order over K leaf switches (bridges), each joined to
+#                       one spine bridge by an uplink (a veth pair) limited to RATE each way:
+#                       a two-tier fabric whose uplinks are shared, e.g. 4 hosts at 200mbit
+#                       under an uplink of 200mbit is 4:1 oversubscribed
 #       --noise a b     bursty iperf3 traffic from host a to host b while COMMAND runs
 #       --same-hostname NAME   every host's hostname is NAME (cloned images)
 #       --sysctl KEY=VALUE   set this network-namespace sysctl in every host, e.g.
@@ -58,7 +62,7 @@ run() {
   local n="$1"
   shift
   local slow_host="" slow_rate="" noise_a="" noise_b="" link_a="" link_b="" link_rate="" stop_host=""
-  local down_host="" down_at="" down_for="" all_rate=""
+  local down_host="" down_at="" down_for="" all_rate="" leaves="" uplink_rate=""
   local sysctls=()
   while [ $# -gt 0 ] && [ "$1" != "--" ]; do
     case "$1" in
@@ -66,6 +70,7 @@ run() {
       --rate-all) all_rate="$2"; shift 2 ;;
       --slow-link) link_a="$2"; link_b="$3"; link_rate="$4"; shift 4 ;;
       --noise) noise_a="$2"; noise_b="$3"; shift 3 ;;
+      --leaves) leaves="$2"; uplink_rate="$3"; shift 3 ;;
       --stop) stop_host="$2"; shift 2 ;;
       --link-down) down_host="$2"; down_at="$3"; down_for="$4"; shift 4 ;;
       --same-hostname) export VC_SAME_HOSTNAME="$2"; shift 2 ;;
@@ -79,6 +84,10 @@ run() {
   shift
   if ! [[ "$n" =~ ^[0-9]+$ ]] || [ "$n" -lt 1 ] || [ "$n" -gt 200 ]; then
     echo "vcluster: host count '$n' must be 1 to 200" >&2
+    exit 2
+  fi
+  if [ -n "$leaves" ] && { ! [[ "$leaves" =~ ^[0-9]+$ ]] || [ "$leaves" -lt 2 ] || [ "$leaves" -gt "$n" ]; }; then
+    echo "vcluster: --leaves '$leaves' must be 2 to the host count ($n)" >&2
     exit 2
   fi
 
@@ -102,6 +111,10 @@ run() {
       ip netns del "$h" 2>/dev/null
     done
     ip link del "$bridge" 2>/dev/null
+    for ((j = 0; j < ${leaves:-0}; j++)); do
+      ip link del "${prefix}u${j}" 2>/dev/null
+      ip link del "${prefix}l${j}" 2>/dev/null
+    done
     [ -n "$workdir" ] && rm -rf "$workdir"
   }
   trap cleanup EXIT INT TERM HUP
@@ -112,6 +125,21 @@ run() {
   ip link set "$bridge" up
   local hostfile="$workdir/hosts"
   : >"$hostfile"
+  if [ -n "$leaves" ]; then
+    # Each leaf a bridge of its own; its uplink a veth pair to the spine (the bridge with the
+    # address), limited each way: the leaf side sends up, the spine side sends down.
+    for ((j = 0; j < leaves; j++)); do
+      ip link add "${prefix}l${j}" type bridge
+      ip link set "${prefix}l${j}" up
+      ip link add "${prefix}u${j}" type veth peer name "${prefix}u${j}s"
+      ip link set "${prefix}u${j}" master "${prefix}l${j}"
+      ip link set "${prefix}u${j}s" master "$bridge"
+      ip link set "${prefix}u${j}" up
+      ip link set "${prefix}u${j}s" up
+      tc qdisc add dev "${prefix}u${j}" root tbf rate "$uplink_rate" burst 256kb latency 400ms
+      tc qdisc add dev "${prefix}u${j}s" root tbf rate "$uplink_rate" burst 256kb latency 400ms
+    done
+  fi
   for i in $(seq 0 $((n - 1))); do
     local h="${prefix}h${i}" veth="${prefix}v${i}" addr="198.18.${subnet_octet}.$((i + 1))"
     hosts+=("$h")
@@ -125,7 +153,9 @@ run() {
     for kv in "${sysctls[@]}"; do
       ip netns exec "$h" sysctl -qw "$kv" >/dev/null || { echo "vcluster: cannot set $kv in $h" >&2; exit 2; }
     done
-    ip link set "$veth" master "$bridge"
+    local switch="$bridge"
+    [ -z "$leaves" ] || switch="${prefix}l$((i * leaves / n))"  # hosts in order, n / K each
+    ip link set "$veth" master "$switch"
     ip link set "$veth" up
     echo "$h slots=1" >>"$hostfile"
     export "VC_ADDR_${i}=$addr"
@@ -147,13 +177,18 @@ run() {
   fi
   if [ -n "$link_a" ]; then
     # Each host's traffic to the other goes through a limited htb class; the rest
-    # through an unlimited one.
+    # through an unlimited one (with --rate-all, one at that rate, in place of its tbf).
     local from to
     for pair in "$link_a $link_b" "$link_b $link_a"; do
       read -r from to <<<"$pair"
       local h="${prefix}h${from}" peer="198.18.${subnet_octet}.$((to + 1))"
+      [ -z "$all_rate" ] || ip netns exec "$h" tc qdisc del dev eth0 root
       ip netns exec "$h" tc qdisc add dev eth0 root handle 1: htb default 10
-      ip netns exec "$h" tc class add dev eth0 parent 1: classid 1:10 htb rate 100gbit
+      if [ -n "$all_rate" ]; then
+        ip netns exec "$h" tc class add dev eth0 parent 1: classid 1:10 htb rate "$all_rate" ceil "$all_rate" burst 256kb
+      else
+        ip netns exec "$h" tc class add dev eth0 parent 1: classid 1:10 htb rate 100gbit
+      fi
       ip netns exec "$h" tc class add dev eth0 parent 1: classid 1:20 htb rate "$link_rate" ceil "$link_rate" \
         burst 256kb
       ip netns exec "$h" tc filter add dev eth0 protocol ip parent 1: prio 1 u32 match ip dst "$peer/32" flowid 1:20
@@ -217,6 +252,6 @@ case "${1:-}" in
   check) check ;;
   agent) shift; agent "$@" ;;
   run) shift; run "$@" ;;
-  *) echo "usage: vcluster.sh run N [--slow I RATE] [--rate-all RATE] [--slow-link A B RATE] [--noise A B] [--stop I] [--link-down I AT SECONDS] [--same-hostname NAME] -- COMMAND... | check" >&2
+  *) echo "usage: vcluster.sh run N [--slow I RATE] [--rate-all RATE] [--slow-link A B RATE] [--leaves K RATE] [--noise A B] [--stop I] [--link-down I AT SECONDS] [--same-hostname NAME] -- COMMAND... | check" >&2
      exit 2 ;;
 esac

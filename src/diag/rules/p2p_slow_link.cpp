@@ -29,6 +29,29 @@ void check_p2p_slow_link(const P2pSizeContext& c, FindingSink& sink) {
          {"reference", c.latency ? 1 / c.reference : c.reference},
          {"alone", alone ? nlohmann::ordered_json(link_value(*alone, c.latency)) : nlohmann::ordered_json(nullptr)}});
   }
+  // Across oversubscribed uplinks, a link within its share beside the others may still be
+  // slow: measured alone, it has the path to itself.
+  for (const P2pLink* l : c.share_suspects) {
+    const P2pLink* alone = c.alone_of(*l);
+    if (!alone || goodness(*alone) >= kSlowRatio * c.reference) continue;
+    sink.add(Severity::kError,
+             fmt::format("link {} -> {} ({} -> {})", l->src_rank, l->dst_rank, l->src_host, l->dst_host),
+             {l->src_host, l->dst_host},
+             fmt::format("link {} -> {} measured {} alone at {}, against a full rate of {} (the median of the other "
+                         "links over their uplinks' share); beside the others it read {}, which the oversubscribed "
+                         "uplinks' share hid",
+                         l->src_host, l->dst_host, c.show(goodness(*alone)), format_size(c.size_bytes),
+                         c.show(c.reference), c.show(goodness(*l))),
+             "slow with no other traffic: suspect the path between these hosts (cable, switch port, routing), not the "
+             "uplinks",
+             {{"size_bytes", c.size_bytes},
+              {"src_rank", l->src_rank},
+              {"dst_rank", l->dst_rank},
+              {"value", link_value(*l, c.latency)},
+              {"reference", c.reference},
+              {"alone", link_value(*alone, c.latency)},
+              {"within_share", true}});
+  }
 }
 
 }  // namespace fabscope
