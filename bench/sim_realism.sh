@@ -19,6 +19,10 @@ rate="${2:-200}"
 slow="${3:-40}"
 slow_a="${4:-1}"
 slow_b="${5:-5}"
+if ! why="$(bash "$here/test/vcluster/vcluster.sh" check)"; then
+  echo "sim_realism: skipped: the virtual cluster $why"
+  exit 77
+fi
 out="$(mktemp -d /tmp/fsrealism.XXXXXX)"
 trap 'rm -rf "$out"' EXIT
 source "$here/scripts/mpi-env.sh"
