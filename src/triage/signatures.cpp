@@ -1207,9 +1207,11 @@ KernelLines sort_kernel_lines(const Facts& facts) {
       // (GSP's "Assertion failed: Reset required [NV_ERR_RESET_REQUIRED]").
       reset_required.push_back(q);
       xid_hosts.push_back(kernel_host(t));
-    } else if (contains(t, "AER:") && contains(t, "Uncorrected")) {
-      aer_uncorrected.push_back(q);
-    } else if (contains(t, "AER:") && contains(t, "Corrected")) {
+    } else if ((contains(t, "AER:") || contains(t, "PCIe Bus Error:")) &&
+               (contains(t, "Uncorrected") || contains(t, "Uncorrectable"))) {
+      aer_uncorrected.push_back(q);  // the kernel's words before 4.20 and since ("Uncorrectable (Fatal)")
+    } else if ((contains(t, "AER:") || contains(t, "PCIe Bus Error:")) &&
+               (contains(t, "Corrected") || contains(t, "Correctable"))) {
       aer_corrected.push_back(q);
     } else if (contains(t, "Out of memory: Killed process") || contains(t, "oom-kill:")) {
       if (contains(t, "Out of memory")) {
@@ -1266,9 +1268,9 @@ void check_hca_firmware(const Facts& facts, const std::vector<Quote>& lines, std
 }
 
 void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  const KernelLines k = sort_kernel_lines(facts);
-  const auto& [xids, aer_uncorrected, aer_corrected, oom, mlx5_cmd, reset_required, hca_firmware, link_down, xid_hosts,
-               oom_hosts] = k;
+  KernelLines k = sort_kernel_lines(facts);
+  auto& [xids, aer_uncorrected, aer_corrected, oom, mlx5_cmd, reset_required, hca_firmware, link_down, xid_hosts,
+         oom_hosts] = k;
   auto nonempty = [](std::vector<std::string> v) {
     v.erase(std::remove(v.begin(), v.end(), std::string()), v.end());
     return v;
@@ -1285,6 +1287,13 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
                           "the PCI address in the line names the GPU (nvidia-smi -q maps it to an index); a job "
                           "failing at that time failed because of it",
                           quotes, {{"xid", xid}}));
+  }
+  // One error is one "PCIe Bus Error: severity=..." line (the device's) and, from the port
+  // that received it, one "AER: ... received from" line: counted by the first where it is there.
+  for (std::vector<Quote>* lines : {&aer_uncorrected, &aer_corrected}) {
+    if (std::any_of(lines->begin(), lines->end(), [](const Quote& x) { return contains(x.text, "PCIe Bus Error:"); })) {
+      std::erase_if(*lines, [](const Quote& x) { return !contains(x.text, "PCIe Bus Error:"); });
+    }
   }
   if (!aer_uncorrected.empty()) {
     out.push_back(finding(

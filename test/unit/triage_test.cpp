@@ -689,7 +689,30 @@ TEST(TriagePasted, ResetRequiredAndCorrectedAer) {
   const Finding* aer = find(r, "kernel.pcie_aer");
   ASSERT_NE(aer, nullptr) << testing::PrintToString(codes(r));
   EXPECT_EQ(aer->severity, Severity::kWarning);
-  EXPECT_EQ(quoted(*aer), (std::vector<std::string>{"k.txt:2", "k.txt:3"}));
+  EXPECT_EQ(quoted(*aer), (std::vector<std::string>{"k.txt:3"}));  // the device's line: one error, not two
+}
+
+// Kernels since 4.20 say "Correctable" and "Uncorrectable", and the device's "PCIe Bus
+// Error" line carries no "AER:"; the port's summary is counted only where no device line is.
+TEST(TriagePasted, AerInTheNewerKernelsWords) {
+  Report r = judged({{"k.txt",
+                      "[Tue Mar  4 02:11:09 2025] pcieport 0000:80:03.1: AER: Multiple Correctable error message "
+                      "received from 0000:81:00.0\n"
+                      "[Tue Mar  4 02:11:09 2025] mlx5_core 0000:81:00.0: PCIe Bus Error: severity=Correctable, "
+                      "type=Physical Layer, (Receiver ID)\n"
+                      "[Tue Mar  4 02:11:09 2025] mlx5_core 0000:81:00.0:   device [15b3:101d] error "
+                      "status/mask=00000001/00000000\n"
+                      "[Tue Mar  4 02:11:09 2025] mlx5_core 0000:81:00.0:    [ 0] RxErr\n"}});
+  const Finding* aer = find(r, "kernel.pcie_aer");
+  ASSERT_NE(aer, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(aer->severity, Severity::kWarning);
+  EXPECT_EQ(quoted(*aer), (std::vector<std::string>{"k.txt:2"}));
+  Report fatal = judged({{"k.txt",
+                          "[ 8812.004411] pcieport 0000:40:01.1: AER: Uncorrectable (Fatal) error message received "
+                          "from 0000:41:00.0\n"}});
+  const Finding* f = find(fatal, "kernel.pcie_aer");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(fatal));
+  EXPECT_EQ(f->severity, Severity::kError);
 }
 
 // The files table's lines not read: counted where only line readers read the file (here
