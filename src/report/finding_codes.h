@@ -51,6 +51,7 @@ inline constexpr std::string_view kTopoPortDegraded = "topo.port_degraded";
 inline constexpr std::string_view kTopoPcieDegraded = "topo.pcie_degraded";
 inline constexpr std::string_view kTopoPcieAcs = "topo.pcie_acs";
 inline constexpr std::string_view kTopoIbZeroGuid = "topo.ib_zero_guid";
+inline constexpr std::string_view kTopoP2pUnsupported = "topo.p2p_unsupported";
 inline constexpr std::string_view kTopoNumaMismatch = "topo.numa_mismatch";
 inline constexpr std::string_view kTopoNumaAffinity = "topo.numa_affinity";
 inline constexpr std::string_view kTopoNvlinkMismatch = "topo.nvlink_mismatch";
@@ -109,6 +110,7 @@ inline constexpr std::string_view kKernelLinkFlap = "kernel.link_flap";
 inline constexpr std::string_view kKernelMlx5Cmd = "kernel.mlx5_cmd";
 inline constexpr std::string_view kKernelHcaFirmware = "kernel.hca_firmware";
 inline constexpr std::string_view kKernelOomKill = "kernel.oom_kill";
+inline constexpr std::string_view kKernelDriverMismatch = "kernel.driver_mismatch";
 // NVIDIA Fabric Manager (NVSwitch systems).
 inline constexpr std::string_view kNvlinkFmNoNvswitch = "nvlink.fm_no_nvswitch";
 inline constexpr std::string_view kNvlinkFmVersionMismatch = "nvlink.fm_version_mismatch";
@@ -191,6 +193,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kKernelMlx5Cmd,
     kKernelHcaFirmware,
     kKernelOomKill,
+    kKernelDriverMismatch,
     kNvlinkFmNoNvswitch,
     kNvlinkFmVersionMismatch,
     kNvlinkFmFailed,
@@ -198,6 +201,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kTopoPcieDegraded,
     kTopoPcieAcs,
     kTopoIbZeroGuid,
+    kTopoP2pUnsupported,
     kCountersLinkErrors,
     kCountersSaturated,
     kCountersCongestion,

@@ -412,7 +412,10 @@ class Gatherer {
     // WARN; NCCL's INFO lines, most of a log, never carry it): read before the line's reader.
     topo::NcclLogLine l;
     const bool nccl = topo::split_nccl_line(line, l);
-    if (!nccl || l.level != "INFO") cuda_ecc_line(line, facts);
+    if (!nccl || l.level != "INFO") {
+      cuda_ecc_line(line, facts);
+      driver_line(line, facts);
+    }
     if (nccl) {
       nccl_line(line, l, facts);
       return;
@@ -511,7 +514,7 @@ class Gatherer {
     if (hwloc_) k.emplace_back("hwloc-xml");
     if (nccl_xml_) k.emplace_back("nccl-xml");
     if (nccl_) k.emplace_back("nccl-log");
-    if ((framework_ || cuda_ecc_seen_) && !nccl_) k.emplace_back("framework-log");
+    if ((framework_ || cuda_error_seen_) && !nccl_) k.emplace_back("framework-log");
     if (tests_) k.emplace_back("nccl-tests");
     if (smi_) k.emplace_back("nvidia-smi-topo");
     if (rdma_ || rdma_absent_) k.emplace_back("rdma-info");
@@ -599,6 +602,8 @@ class Gatherer {
     for (TestDeviceFact& d : test_devices_) facts.test_devices.push_back(std::move(d));
     for (Quote& q : remap_failed_) facts.gpu_remap_failed.push_back(std::move(q));
     for (Quote& q : cuda_ecc_) facts.cuda_ecc.push_back(std::move(q));
+    for (Quote& q : cuda_p2p_) facts.cuda_p2p.push_back(std::move(q));
+    for (Quote& q : driver_mismatch_) facts.driver_mismatch.push_back(std::move(q));
     for (Quote& q : efa_no_device_) facts.efa_no_device.push_back(std::move(q));
     for (Quote& q : fabric_manager_lines_) facts.fabric_manager.push_back(std::move(q));
     for (Quote& q : rdma_absent_lines_) facts.rdma_absent.push_back(std::move(q));
@@ -778,12 +783,31 @@ class Gatherer {
     return libfabric || enodata;
   }
 
+  // CUDA's "peer access is not supported" (error 217), and the driver's module and
+  // libraries at different versions, in whatever program's line.
+  void driver_line(std::string_view line, Facts* facts) {
+    if (!facts) return;
+    if (line.find("eer") != std::string_view::npos || line.find("EER") != std::string_view::npos) {
+      if ((contains(line, "peer access is not supported") || contains(line, "cudaErrorPeerAccessUnsupported") ||
+           contains(line, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED")) &&
+          cuda_p2p_.size() < kMaxKeptLines) {
+        cuda_p2p_.push_back({path_, lines_, std::string(trim(line))});
+        cuda_error_seen_ = true;  // a file of only such lines is a framework's log
+      }
+    }
+    if (line.find("ismatch") != std::string_view::npos &&
+        (contains(line, "Driver/library version mismatch") || contains(line, "NVRM: API mismatch")) &&
+        driver_mismatch_.size() < kMaxKeptLines) {
+      driver_mismatch_.push_back({path_, lines_, std::string(trim(line))});
+    }
+  }
+
   void cuda_ecc_line(std::string_view line, Facts* facts) {
     if (!facts || cuda_ecc_.size() >= kMaxKeptLines || line.find("ECC") == std::string_view::npos) return;
     if (contains(line, "uncorrectable ECC error encountered") || contains(line, "CUDA_ERROR_ECC_UNCORRECTABLE") ||
         contains(line, "cudaErrorECCUncorrectable")) {
       cuda_ecc_.push_back({path_, lines_, std::string(trim(line))});
-      cuda_ecc_seen_ = true;
+      cuda_error_seen_ = true;
     }
   }
 
@@ -1128,9 +1152,9 @@ class Gatherer {
   int device_block_ = 0;
   size_t smi_indent_ = 0;  // its header's indent: its keys are deeper
   bool smi_query_ = false;
-  std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, efa_no_device_;
+  std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, driver_mismatch_, efa_no_device_;
   bool efa_seen_ = false;          // a libfabric EFA line above: its "fi_getinfo: -61" is EFA's
-  bool cuda_ecc_seen_ = false;     // a file of only such lines is a framework's log
+  bool cuda_error_seen_ = false;   // CUDA errors: a file of only such lines is a framework's log
   bool ibv_devices_ = false;       // ibv_devices' header seen
   std::string rdma_device_;        // the device an ibstat/ibv_devinfo listing is about ("CA 'mlx5_0'", "hca_id:")
   int fm_unit_left_ = 0;           // lines left of a Fabric Manager unit's systemctl status

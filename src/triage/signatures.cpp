@@ -1341,6 +1341,17 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
         "recur or the remapping failed",
         facts.cuda_ecc, {{"lines", facts.cuda_ecc.size()}}));
   }
+  if (!facts.driver_mismatch.empty()) {
+    out.push_back(finding(
+        code::kKernelDriverMismatch, Severity::kError, "NVIDIA driver", {},
+        fmt::format("the NVIDIA kernel module and the driver's user-space libraries are different versions ({} "
+                    "line{}): NVML and CUDA refuse the GPUs until they match",
+                    facts.driver_mismatch.size(), facts.driver_mismatch.size() == 1 ? "" : "s"),
+        "a driver upgraded without a reboot, or a new kernel whose module DKMS did not build: compare `cat "
+        "/sys/module/nvidia/version` with the libraries' version (`modinfo nvidia`, the package), then reboot or "
+        "rebuild and reload the module; drain the node until they match",
+        facts.driver_mismatch, {{"lines", facts.driver_mismatch.size()}}));
+  }
   if (!facts.gpu_repair_pending.empty() || !facts.gpu_remap_failed.empty()) {
     std::vector<Quote> quotes = facts.gpu_remap_failed;
     quotes.insert(quotes.end(), facts.gpu_repair_pending.begin(), facts.gpu_repair_pending.end());
@@ -1627,6 +1638,23 @@ void check_pcie_acs(const Facts& facts, std::vector<Finding>& out, std::vector<s
 
 // RDMA devices listed with a GUID of zeros: an InfiniBand port without a GUID cannot join
 // its subnet (the SM assigns no LID); SR-IOV virtual functions get none unless given.
+// CUDA's error 217: two GPUs with no peer-to-peer path (no NVLink, and PCIe P2P not
+// allowed between them: consumer GPUs, a path through the CPU's host bridge, a VM, ACS).
+// NCCL finds its own way around (SHM through host memory); what fails is code that needs
+// P2P outright, as the custom all-reduce of vLLM, SGLang and TensorRT-LLM does.
+void check_p2p_unsupported(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.cuda_p2p.empty()) return;
+  out.push_back(finding(
+      code::kTopoP2pUnsupported, Severity::kError, "GPU peer access", {},
+      fmt::format("CUDA refuses peer access between two GPUs ({} line{}): they have no peer-to-peer path, and the "
+                  "program needed one",
+                  facts.cuda_p2p.size(), facts.cuda_p2p.size() == 1 ? "" : "s"),
+      "`nvidia-smi topo -p2p r` shows which pairs can; without NVLink, PCIe P2P needs the GPUs under one PCIe switch "
+      "or host bridge that allows it (not in most VMs, nor on GeForce cards). Turn off the program's custom "
+      "all-reduce (vLLM and SGLang: --disable-custom-all-reduce) to fall back to NCCL, which works without P2P",
+      facts.cuda_p2p, {{"lines", facts.cuda_p2p.size()}}));
+}
+
 void check_zero_guids(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   if (facts.zero_guids.empty()) return;
   std::vector<std::string> devices;
@@ -1878,7 +1906,7 @@ const std::vector<Signature> kSignatures = {
      "a multi-host all-reduce, all-gather or reduce-scatter far below the sum of each host's NIC rates",
      check_below_nics},
     {{code::kKernelGpuXid, code::kKernelGpuResetRequired, code::kKernelPcieAer, code::kKernelLinkFlap,
-      code::kKernelMlx5Cmd, code::kKernelHcaFirmware, code::kKernelOomKill},
+      code::kKernelMlx5Cmd, code::kKernelHcaFirmware, code::kKernelOomKill, code::kKernelDriverMismatch},
      "dmesg and journalctl -k",
      check_kernel},
     {{code::kNvlinkFmNoNvswitch, code::kNvlinkFmVersionMismatch, code::kNvlinkFmFailed},
@@ -1901,6 +1929,10 @@ const std::vector<Signature> kSignatures = {
     {{code::kTopoIbZeroGuid},
      "RDMA devices with a GUID of zeros (ibv_devices, ibstat, ibv_devinfo): SR-IOV VFs without GUIDs",
      check_zero_guids},
+    {{code::kTopoP2pUnsupported},
+     "CUDA refusing peer access between two GPUs (error 217), from any program: a custom all-reduce or a P2P copy "
+     "on GPUs without a P2P path",
+     check_p2p_unsupported},
     {{code::kCountersLinkErrors, code::kCountersSaturated, code::kCountersCongestion},
      "IB port and NIC counters",
      check_counters},

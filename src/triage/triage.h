@@ -130,6 +130,13 @@ struct Facts {
   // CUDA's own report of it, from any program: "uncorrectable ECC error encountered"
   // (cudaErrorECCUncorrectable, CUDA_ERROR_ECC_UNCORRECTABLE, error 214).
   std::vector<Quote> cuda_ecc;
+  // CUDA refusing peer access between two GPUs, from any program: "peer access is not
+  // supported between these two devices" (cudaErrorPeerAccessUnsupported, error 217).
+  std::vector<Quote> cuda_p2p;
+  // The NVIDIA driver's kernel module and its user-space libraries at different versions:
+  // nvidia-smi's "Failed to initialize NVML: Driver/library version mismatch", the
+  // kernel's "NVRM: API mismatch".
+  std::vector<Quote> driver_mismatch;
   // libfabric's EFA provider with no usable device: "provider efa output empty list",
   // "fi_getinfo: -61 (No data available)" after the provider's own warnings.
   std::vector<Quote> efa_no_device;

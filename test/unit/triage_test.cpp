@@ -715,6 +715,31 @@ TEST(TriagePasted, AerInTheNewerKernelsWords) {
   EXPECT_EQ(f->severity, Severity::kError);
 }
 
+// CUDA's error 217 in a program's own log (here a custom all-reduce's), and the driver's
+// module at another version than its libraries: nvidia-smi's line and the kernel's.
+TEST(TriagePasted, PeerAccessUnsupportedAndDriverMismatch) {
+  Report r = judged({{"serve.log",
+                      "INFO 04-02 10:11:12 custom_all_reduce.py:112] initializing custom allreduce\n"
+                      "RuntimeError: CUDA error: peer access is not supported between these two devices\n"}});
+  const Finding* p2p = find(r, "topo.p2p_unsupported");
+  ASSERT_NE(p2p, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(p2p->severity, Severity::kError);
+  EXPECT_EQ(quoted(*p2p), std::vector<std::string>{"serve.log:2"});
+  Report d = judged({{"node.txt",
+                      "$ nvidia-smi\n"
+                      "Failed to initialize NVML: Driver/library version mismatch\n"
+                      "NVML library version: 550.127\n"
+                      "[  311.502208] NVRM: API mismatch: the client has the version 550.127.08, but\n"
+                      "[  311.502209] NVRM: this kernel module has the version 550.90.07.  Please\n"}});
+  const Finding* m = find(d, "kernel.driver_mismatch");
+  ASSERT_NE(m, nullptr) << testing::PrintToString(codes(d));
+  EXPECT_EQ(m->severity, Severity::kError);
+  EXPECT_EQ(quoted(*m), (std::vector<std::string>{"node.txt:2", "node.txt:4"}));
+  // NCCL's INFO lines are not read for them; a healthy nvidia-smi says nothing.
+  Report quiet = judged({{"ok.log", "h1:7:7 [0] NCCL INFO P2P/IPC: peer access is not supported here, using SHM\n"}});
+  EXPECT_EQ(find(quiet, "topo.p2p_unsupported"), nullptr);
+}
+
 // The files table's lines not read: counted where only line readers read the file (here
 // NCCL lines, a framework error and a kernel line around an application's own output),
 // blank lines not; not counted where a table reader read the other lines whole.
@@ -1456,7 +1481,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.gdr_off", "nccl.shared_nic", "kernel.gpu_reset_required", "topo.pcie_degraded", "nvlink.fm_no_nvswitch",
       "nvlink.fm_version_mismatch", "nvlink.fm_failed", "nvlink.link_inactive", "nccl.ib_local_protection",
       "nccl.ib_completion_error", "nccl.socket_ifaces_unroutable", "nccl.socket_ifname_no_match", "topo.pcie_acs",
-      "topo.ib_zero_guid",
+      "topo.ib_zero_guid", "topo.p2p_unsupported", "kernel.driver_mismatch",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
