@@ -787,7 +787,12 @@ class Gatherer {
   // libraries at different versions, in whatever program's line.
   void driver_line(std::string_view line, Facts* facts) {
     if (!facts) return;
-    if (line.find("eer") != std::string_view::npos || line.find("EER") != std::string_view::npos) {
+    // memmem: these run on every line but NCCL's INFO lines, and a needle whose first
+    // character is common makes string_view::find stop at each one.
+    const auto has = [&](std::string_view what) {
+      return memmem(line.data(), line.size(), what.data(), what.size()) != nullptr;
+    };
+    if (has("eer ") || has("PeerAccess") || has("PEER_ACCESS")) {
       if ((contains(line, "peer access is not supported") || contains(line, "cudaErrorPeerAccessUnsupported") ||
            contains(line, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED")) &&
           cuda_p2p_.size() < kMaxKeptLines) {
@@ -795,7 +800,7 @@ class Gatherer {
         cuda_error_seen_ = true;  // a file of only such lines is a framework's log
       }
     }
-    if (line.find("ismatch") != std::string_view::npos &&
+    if (has(" mismatch") &&
         (contains(line, "Driver/library version mismatch") || contains(line, "NVRM: API mismatch")) &&
         driver_mismatch_.size() < kMaxKeptLines) {
       driver_mismatch_.push_back({path_, lines_, std::string(trim(line))});
