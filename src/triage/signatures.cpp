@@ -1267,27 +1267,11 @@ void check_hca_firmware(const Facts& facts, const std::vector<Quote>& lines, std
       quotes));
 }
 
-void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  KernelLines k = sort_kernel_lines(facts);
-  auto& [xids, aer_uncorrected, aer_corrected, oom, mlx5_cmd, reset_required, hca_firmware, link_down, xid_hosts,
-         oom_hosts] = k;
-  auto nonempty = [](std::vector<std::string> v) {
-    v.erase(std::remove(v.begin(), v.end(), std::string()), v.end());
-    return v;
-  };
-  for (const auto& [xid, quotes] : xids) {
-    const XidMeaning* m = nullptr;
-    for (const XidMeaning& x : kXids) {
-      if (x.xid == xid) m = &x;
-    }
-    out.push_back(finding(code::kKernelGpuXid, m ? m->severity : Severity::kWarning, fmt::format("Xid {}", xid),
-                          nonempty(xid_hosts),
-                          fmt::format("GPU Xid {} ({} line{}): {}", xid, quotes.size(), quotes.size() == 1 ? "" : "s",
-                                      m ? m->meaning : "see NVIDIA's Xid catalogue"),
-                          "the PCI address in the line names the GPU (nvidia-smi -q maps it to an index); a job "
-                          "failing at that time failed because of it",
-                          quotes, {{"xid", xid}}));
-  }
+// "1 line", "3 lines".
+std::string count_lines(size_t n) { return fmt::format("{} line{}", n, n == 1 ? "" : "s"); }
+
+// PCIe AER, uncorrected (an error) or corrected (a warning).
+void check_pcie_aer(std::vector<Quote>& aer_uncorrected, std::vector<Quote>& aer_corrected, std::vector<Finding>& out) {
   // One error is one "PCIe Bus Error: severity=..." line (the device's) and, from the port
   // that received it, one "AER: ... received from" line: counted by the first where it is there.
   for (std::vector<Quote>* lines : {&aer_uncorrected, &aer_corrected}) {
@@ -1313,29 +1297,18 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
                           "if they keep coming; with ASPM on, pcie_aspm=off tells a power-state cause apart",
                           aer_corrected));
   }
-  for (const auto& [dev, quotes] : link_down) {
-    out.push_back(finding(code::kKernelLinkFlap, quotes.size() >= 2 ? Severity::kError : Severity::kWarning,
-                          fmt::format("link {}", dev), {},
-                          fmt::format("{} went down {} time(s) in the kernel log", dev, quotes.size()),
-                          "a flapping link drops or stalls every flow on it: check the cable, transceiver and switch "
-                          "port (their error counters, `ethtool -S`, `perfquery`)",
-                          quotes, {{"downs", quotes.size()}}));
-  }
-  if (!reset_required.empty()) {
-    out.push_back(finding(code::kKernelGpuResetRequired, Severity::kError, "GPU reset required", nonempty(xid_hosts),
-                          fmt::format("the NVIDIA driver refuses work on a GPU that needs a reset ({} line{}): jobs "
-                                      "using it fail (CUDA: device busy or unavailable) until it is reset",
-                                      reset_required.size(), reset_required.size() == 1 ? "" : "s"),
-                          "drain the node, reset the GPU (`nvidia-smi -r -i N`) or reboot; look above these lines "
-                          "for the Xid or GSP error that put it there, and check the driver version",
-                          reset_required));
-  }
+}
+
+// What CUDA, the driver and nvidia-smi -q say of a GPU's memory and the driver itself: an
+// uncorrectable ECC error, the module at another version than its libraries, a memory
+// repair pending or failed.
+void check_gpu_memory_and_driver(const Facts& facts, std::vector<Finding>& out) {
   if (!facts.cuda_ecc.empty()) {
     out.push_back(finding(
         code::kKernelGpuResetRequired, Severity::kError, "GPU memory (CUDA)", {},
-        fmt::format("CUDA reports an uncorrectable ECC error ({} line{}): a GPU's memory returned data it could not "
+        fmt::format("CUDA reports an uncorrectable ECC error ({}): a GPU's memory returned data it could not "
                     "correct, and the GPU refuses new work (CUDA error 214) until it is reset",
-                    facts.cuda_ecc.size(), facts.cuda_ecc.size() == 1 ? "" : "s"),
+                    count_lines(facts.cuda_ecc.size())),
         "drain the node; find the GPU (`nvidia-smi -q -d ECC,ROW_REMAPPER`: volatile uncorrectable counts, a remap "
         "pending), reset it (`nvidia-smi -r -i N`) or reboot so the remap takes effect, and replace it if the errors "
         "recur or the remapping failed",
@@ -1344,9 +1317,9 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
   if (!facts.driver_mismatch.empty()) {
     out.push_back(finding(
         code::kKernelDriverMismatch, Severity::kError, "NVIDIA driver", {},
-        fmt::format("the NVIDIA kernel module and the driver's user-space libraries are different versions ({} "
-                    "line{}): NVML and CUDA refuse the GPUs until they match",
-                    facts.driver_mismatch.size(), facts.driver_mismatch.size() == 1 ? "" : "s"),
+        fmt::format("the NVIDIA kernel module and the driver's user-space libraries are different versions ({}): "
+                    "NVML and CUDA refuse the GPUs until they match",
+                    count_lines(facts.driver_mismatch.size())),
         "a driver upgraded without a reboot, or a new kernel whose module DKMS did not build: compare `cat "
         "/sys/module/nvidia/version` with the libraries' version (`modinfo nvidia`, the package), then reboot or "
         "rebuild and reload the module; drain the node until they match",
@@ -1369,6 +1342,48 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
                  "`nvidia-smi -q -d ROW_REMAPPER` shows Pending: No",
         quotes, {{"pending", facts.gpu_repair_pending.size()}, {"remap_failed", facts.gpu_remap_failed.size()}}));
   }
+}
+
+void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  KernelLines k = sort_kernel_lines(facts);
+  auto& [xids, aer_uncorrected, aer_corrected, oom, mlx5_cmd, reset_required, hca_firmware, link_down, xid_hosts,
+         oom_hosts] = k;
+  auto nonempty = [](std::vector<std::string> v) {
+    v.erase(std::remove(v.begin(), v.end(), std::string()), v.end());
+    return v;
+  };
+  for (const auto& [xid, quotes] : xids) {
+    const XidMeaning* m = nullptr;
+    for (const XidMeaning& x : kXids) {
+      if (x.xid == xid) m = &x;
+    }
+    out.push_back(finding(code::kKernelGpuXid, m ? m->severity : Severity::kWarning, fmt::format("Xid {}", xid),
+                          nonempty(xid_hosts),
+                          fmt::format("GPU Xid {} ({} line{}): {}", xid, quotes.size(), quotes.size() == 1 ? "" : "s",
+                                      m ? m->meaning : "see NVIDIA's Xid catalogue"),
+                          "the PCI address in the line names the GPU (nvidia-smi -q maps it to an index); a job "
+                          "failing at that time failed because of it",
+                          quotes, {{"xid", xid}}));
+  }
+  check_pcie_aer(aer_uncorrected, aer_corrected, out);
+  for (const auto& [dev, quotes] : link_down) {
+    out.push_back(finding(code::kKernelLinkFlap, quotes.size() >= 2 ? Severity::kError : Severity::kWarning,
+                          fmt::format("link {}", dev), {},
+                          fmt::format("{} went down {} time(s) in the kernel log", dev, quotes.size()),
+                          "a flapping link drops or stalls every flow on it: check the cable, transceiver and switch "
+                          "port (their error counters, `ethtool -S`, `perfquery`)",
+                          quotes, {{"downs", quotes.size()}}));
+  }
+  if (!reset_required.empty()) {
+    out.push_back(finding(code::kKernelGpuResetRequired, Severity::kError, "GPU reset required", nonempty(xid_hosts),
+                          fmt::format("the NVIDIA driver refuses work on a GPU that needs a reset ({} line{}): jobs "
+                                      "using it fail (CUDA: device busy or unavailable) until it is reset",
+                                      reset_required.size(), reset_required.size() == 1 ? "" : "s"),
+                          "drain the node, reset the GPU (`nvidia-smi -r -i N`) or reboot; look above these lines "
+                          "for the Xid or GSP error that put it there, and check the driver version",
+                          reset_required));
+  }
+  check_gpu_memory_and_driver(facts, out);
   if (!mlx5_cmd.empty()) {
     out.push_back(finding(code::kKernelMlx5Cmd, Severity::kWarning, "mlx5 command failures", {},
                           fmt::format("{} mlx5 firmware command failure line(s)", mlx5_cmd.size()),
@@ -1646,9 +1661,9 @@ void check_p2p_unsupported(const Facts& facts, std::vector<Finding>& out, std::v
   if (facts.cuda_p2p.empty()) return;
   out.push_back(finding(
       code::kTopoP2pUnsupported, Severity::kError, "GPU peer access", {},
-      fmt::format("CUDA refuses peer access between two GPUs ({} line{}): they have no peer-to-peer path, and the "
+      fmt::format("CUDA refuses peer access between two GPUs ({}): they have no peer-to-peer path, and the "
                   "program needed one",
-                  facts.cuda_p2p.size(), facts.cuda_p2p.size() == 1 ? "" : "s"),
+                  count_lines(facts.cuda_p2p.size())),
       "`nvidia-smi topo -p2p r` shows which pairs can; without NVLink, PCIe P2P needs the GPUs under one PCIe switch "
       "or host bridge that allows it (not in most VMs, nor on GeForce cards). Turn off the program's custom "
       "all-reduce (vLLM and SGLang: --disable-custom-all-reduce) to fall back to NCCL, which works without P2P",
