@@ -15,11 +15,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/stats.h"
@@ -55,6 +57,17 @@ double number(const char* text, const char* what) {
   return v;
 }
 
+// A whole number from 0 (a rank, a leaf size), or a usage error naming the value.
+int whole_number(const char* text, const char* what) {
+  int v = -1;
+  const std::string_view t(text);
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec != std::errc() || end != t.data() + t.size() || v < 0) {
+    usage(fmt::format("{} '{}' is not a whole number from 0", what, text));
+  }
+  return v;
+}
+
 Args parse(int argc, char** argv) {
   Args a;
   for (int i = 1; i < argc; ++i) {
@@ -64,7 +77,7 @@ Args parse(int argc, char** argv) {
       return argv[i + k];
     };
     if (arg == "--leaf-size") {
-      a.leaf_size = static_cast<int>(number(next(), "--leaf-size")), ++i;
+      a.leaf_size = whole_number(next(), "--leaf-size"), ++i;
     } else if (arg == "--oversubscription") {
       a.oversub = number(next(), "--oversubscription"), ++i;
     } else if (arg == "--nic-gbps") {
@@ -73,8 +86,8 @@ Args parse(int argc, char** argv) {
       a.tolerance = number(next(), "--tolerance"), ++i;
     } else if (arg == "--slow-link") {
       next(3);
-      a.slow_a = std::atoi(argv[i + 1]);
-      a.slow_b = std::atoi(argv[i + 2]);
+      a.slow_a = whole_number(argv[i + 1], "--slow-link's first rank");
+      a.slow_b = whole_number(argv[i + 2], "--slow-link's second rank");
       a.slow_fraction = number(argv[i + 3], "--slow-link's fraction");
       i += 3;
     } else if (a.measured.empty() && !arg.starts_with("--")) {
@@ -157,6 +170,11 @@ int main(int argc, char** argv) {
   auto measured = load_report(a.measured);
   if (!measured.ok()) usage(measured.status().message());
   if (!measured->p2p || measured->p2p->links.empty()) usage(a.measured + " has no link matrix");
+  const int ranks = static_cast<int>(measured->context.ranks.size());
+  if (a.slow_a >= ranks || a.slow_b >= ranks || (a.slow_a >= 0 && a.slow_a == a.slow_b)) {
+    usage(fmt::format("--slow-link {} {}: two different ranks of the {} ranks in {}", a.slow_a, a.slow_b, ranks,
+                      a.measured));
+  }
   const std::vector<P2pLink>& links = measured->p2p->links;
   double nic = a.nic_gbps;
   if (nic <= 0) {  // the median of what the model gives a whole host link (at 1 GB/s)

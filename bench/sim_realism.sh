@@ -19,6 +19,13 @@ rate="${2:-200}"
 slow="${3:-40}"
 slow_a="${4:-1}"
 slow_b="${5:-5}"
+for v in "$rate" "$slow" "$slow_a" "$slow_b"; do
+  [[ "$v" =~ ^[0-9]+$ ]] || { echo "sim_realism: '$v' is not a whole number (rates in Mbit/s, hosts 0 to 7)" >&2; exit 2; }
+done
+if [ "$slow_a" -gt 7 ] || [ "$slow_b" -gt 7 ] || [ "$slow_a" = "$slow_b" ] || [ "$rate" -eq 0 ] || [ "$slow" -eq 0 ]; then
+  echo "sim_realism: the slow link joins two different hosts of 0 to 7, at rates above 0 (got $slow_a $slow_b, $slow of $rate Mbit/s)" >&2
+  exit 2
+fi
 if ! why="$(bash "$here/test/vcluster/vcluster.sh" check)"; then
   echo "sim_realism: skipped: the virtual cluster $why"
   exit 77

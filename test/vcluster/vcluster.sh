@@ -90,6 +90,10 @@ run() {
     echo "vcluster: --leaves '$leaves' must be 2 to the host count ($n)" >&2
     exit 2
   fi
+  if [ -n "$leaves" ] && ! [[ "$uplink_rate" =~ ^[0-9]+(\.[0-9]+)?[kmg]?(bit|bps)$ ]]; then
+    echo "vcluster: --leaves $leaves '$uplink_rate': the uplinks' rate must be tc's, e.g. 200mbit" >&2
+    exit 2
+  fi
 
   # A prefix no other run on this machine uses: pid plus random, short enough for
   # interface names (15 characters).
