@@ -362,6 +362,69 @@ bool split_unprefixed(std::string_view line, size_t tag, NcclLogLine& out) {
   return true;
 }
 
+// The "host:pid:tid [dev]" before NCCL's level (with a launcher's or a prompt's text before
+// it): host, pid and dev into `out`. False where the prefix names no host.
+bool split_prefix(std::string_view prefix, NcclLogLine& out) {
+  const size_t lb = prefix.rfind('[');
+  if (lb == std::string_view::npos) return false;
+  std::string_view id = trim(prefix.substr(0, lb));  // "[1,3]<stdout>:host:pid:tid"
+  const size_t last_space = id.find_last_of(" \t");
+  if (last_space != std::string_view::npos) id = id.substr(last_space + 1);
+  // The launcher's "[1,3]<stdout>:" has no spaces: the host is the third field from the end.
+  const size_t c2 = id.rfind(':');
+  const size_t c1 = c2 == std::string_view::npos || c2 == 0 ? std::string_view::npos : id.rfind(':', c2 - 1);
+  if (c1 == std::string_view::npos) return false;
+  const size_t c0 = c1 == 0 ? std::string_view::npos : id.rfind(':', c1 - 1);
+  const std::string_view host =
+      id.substr(c0 == std::string_view::npos ? 0 : c0 + 1, c1 - (c0 == std::string_view::npos ? 0 : c0 + 1));
+  if (host.empty()) return false;
+  out.host = host;
+  out.pid = id.substr(c1 + 1, c2 - c1 - 1);
+  const size_t rb = prefix.find(']', lb);
+  out.dev = -1;
+  if (rb == std::string_view::npos || !to_int(prefix.substr(lb + 1, rb - lb - 1), out.dev)) out.dev = -1;
+  return true;
+}
+
+// A location in NCCL's sources as its warnings print it: "misc/ibvwrap.cu:61",
+// "include/socket.h:344", "init.cc:1350" (a C or CUDA file, then the line).
+bool source_location(std::string_view token) {
+  const size_t colon = token.rfind(':');
+  if (colon == std::string_view::npos || colon + 1 == token.size() ||
+      !std::all_of(token.begin() + static_cast<ptrdiff_t>(colon) + 1, token.end(),
+                   [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    return false;
+  }
+  const std::string_view file = token.substr(0, colon);
+  if (!std::all_of(file.begin(), file.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '_' || c == '.' || c == '-';
+      })) {
+    return false;
+  }
+  return file.ends_with(".cc") || file.ends_with(".cu") || file.ends_with(".h") || file.ends_with(".c") ||
+         file.ends_with(".cpp");
+}
+
+// NCCL before 2.4 printed its warnings without the word NCCL ("host:pid:tid [0]
+// misc/ibvwrap.cu:61 WARN Failed to open libibverbs.so[.1]"), and pastes keep them bare
+// ("include/socket.h:344 WARN Socket creation failed : ..."): a WARN right after a source
+// location of C or CUDA code is NCCL's.
+bool split_sourced_warn(std::string_view line, NcclLogLine& out) {
+  const size_t tag = line.find(" WARN ");
+  if (tag == std::string_view::npos || tag == 0) return false;
+  size_t start = line.find_last_of(" \t", tag - 1);
+  start = start == std::string_view::npos ? 0 : start + 1;
+  if (!source_location(line.substr(start, tag - start))) return false;
+  if (!split_prefix(line.substr(0, start), out)) {
+    out.host = kUnnamedHost;
+    out.pid = {};
+    out.dev = -1;
+  }
+  out.level = line.substr(tag + 1, 4);
+  out.msg = line.substr(tag + 6);
+  return true;
+}
+
 }  // namespace
 
 bool split_nccl_line(std::string_view line, NcclLogLine& out) {
@@ -369,29 +432,11 @@ bool split_nccl_line(std::string_view line, NcclLogLine& out) {
   if (tag == std::string_view::npos) tag = line.find(" NCCL WARN ");
   if (tag == std::string_view::npos) {
     const std::string_view t = trim(line);
-    if (!t.starts_with("NCCL INFO ") && !t.starts_with("NCCL WARN ")) return false;
+    if (!t.starts_with("NCCL INFO ") && !t.starts_with("NCCL WARN ")) return split_sourced_warn(t, out);
     return split_unprefixed(t, 0, out);
   }
-  const std::string_view prefix = line.substr(0, tag);
   // prefix: [launcher or prompt text] host:pid:tid [dev]
-  const size_t lb = prefix.rfind('[');
-  if (lb == std::string_view::npos) return split_unprefixed(line, tag + 1, out);
-  std::string_view id = trim(prefix.substr(0, lb));  // "[1,3]<stdout>:host:pid:tid"
-  const size_t last_space = id.find_last_of(" \t");
-  if (last_space != std::string_view::npos) id = id.substr(last_space + 1);
-  // The launcher's "[1,3]<stdout>:" has no spaces: the host is the third field from the end.
-  const size_t c2 = id.rfind(':');
-  const size_t c1 = c2 == std::string_view::npos || c2 == 0 ? std::string_view::npos : id.rfind(':', c2 - 1);
-  if (c1 == std::string_view::npos) return split_unprefixed(line, tag + 1, out);
-  const size_t c0 = c1 == 0 ? std::string_view::npos : id.rfind(':', c1 - 1);
-  const std::string_view host =
-      id.substr(c0 == std::string_view::npos ? 0 : c0 + 1, c1 - (c0 == std::string_view::npos ? 0 : c0 + 1));
-  if (host.empty()) return split_unprefixed(line, tag + 1, out);
-  out.host = host;
-  out.pid = id.substr(c1 + 1, c2 - c1 - 1);
-  const size_t rb = prefix.find(']', lb);
-  out.dev = -1;
-  if (rb == std::string_view::npos || !to_int(prefix.substr(lb + 1, rb - lb - 1), out.dev)) out.dev = -1;
+  if (!split_prefix(line.substr(0, tag), out)) return split_unprefixed(line, tag + 1, out);
   out.level = line.substr(tag + 6, 4);
   out.msg = line.substr(tag + 11);
   return true;

@@ -274,14 +274,32 @@ int rank_prefix(std::string_view line) {
   return -1;
 }
 
+}  // namespace
+
+std::optional<TraceFrame> nccl_trace_frame(std::string_view msg) {
+  const size_t arrow = msg.find(" -> ");
+  if (arrow == std::string_view::npos || arrow > 80) return std::nullopt;
+  const std::string_view where = msg.substr(0, arrow);
+  const size_t colon = where.rfind(':');
+  if (colon == std::string_view::npos || colon == 0 || where.find(' ') != std::string_view::npos) return std::nullopt;
+  uint64_t line = 0, result = 0;
+  if (!parse_u64(where.substr(colon + 1), line)) return std::nullopt;
+  std::string_view rest = msg.substr(arrow + 4);
+  if (!parse_u64(rest.substr(0, rest.find(' ')), result) || result > 1000) return std::nullopt;
+  return TraceFrame{where.substr(0, colon), static_cast<int>(result)};
+}
+
+namespace {
+
 // The NCCL lines the signatures read (the others are counted, not kept: a log of 100 MB
 // is mostly channel and ring lines).
 bool kept_nccl_line(const topo::NcclLogLine& l) {
   const std::string_view m = l.msg;
-  return l.level == "WARN" || m.starts_with("NCCL version") || m.starts_with("NET/") || contains(m, " via NET/") ||
-         contains(m, "set by environment to") || contains(m, "nranks ") || contains(m, " nNodes ") ||
-         m.starts_with("NCCL_IB_HCA set to") || contains(m, "Using network") || contains(m, "GPU Direct RDMA") ||
-         m.starts_with("Bootstrap : Using") || trim(m).starts_with("+ NET[") || contains(m, "ncclMaxSharedMem");
+  return l.level == "WARN" || nccl_trace_frame(m).has_value() || m.starts_with("NCCL version") ||
+         m.starts_with("NET/") || contains(m, " via NET/") || contains(m, "set by environment to") ||
+         contains(m, "nranks ") || contains(m, " nNodes ") || m.starts_with("NCCL_IB_HCA set to") ||
+         contains(m, "Using network") || contains(m, "GPU Direct RDMA") || m.starts_with("Bootstrap : Using") ||
+         trim(m).starts_with("+ NET[") || contains(m, "ncclMaxSharedMem");
 }
 
 // NCCL lines topo's reader reads besides those: the GRAPH dump's PCI links.

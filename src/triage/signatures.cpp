@@ -591,6 +591,10 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "only that name, ^ excludes); unset it to let NCCL choose, or name the interface the hosts reach each other "
      "on; in a Kubernetes pod, check that its network attachments (net1 ...) exist"},
     {"NET/Socket : no interface found", code::kNcclSocketIfnameNoMatch, "", ""},
+    // Older NCCL went on without an interface and failed at its first socket: the address
+    // it was given has no family ("Socket creation failed : Address family not supported by
+    // protocol", EAFNOSUPPORT), so there was none to take it from.
+    {"Address family not supported", code::kNcclSocketIfnameNoMatch, "", ""},
     {"unhandled system error", code::kNcclSystemError,
      "an operating-system call failed (often the network or /dev/shm)",
      "rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET to see which call; check ulimits and /dev/shm"},
@@ -686,6 +690,86 @@ void name_stalled_ranks(const Facts& facts, std::vector<Finding>& out) {
   }
 }
 
+// NCCL's bootstrap failing in its sockets where no warning says why: the error trace of a
+// process (INFO "misc/socket.cc:567 -> 2", then "bootstrap.cc:270 -> 2", innermost first)
+// runs from NCCL's socket code through its bootstrap with an error. The bootstrap's
+// interface, where a line names it (the "Bootstrap : Using" list, NET/IB's "OOB" entry),
+// is said with it: NCCL takes an IPoIB interface (ib*) first unless NCCL_SOCKET_IFNAME
+// says otherwise, and in containers that interface often does not reach the other hosts.
+std::string_view result_name(int r) {
+  static constexpr std::string_view kNames[] = {"success",        "unhandled CUDA error", "system error",
+                                                "internal error", "invalid argument",     "invalid usage",
+                                                "remote error",   "in progress"};
+  return r >= 0 && r < static_cast<int>(std::size(kNames)) ? kNames[r] : std::string_view("error");
+}
+
+// The bootstrap's interface on `host` as its lines name it ("ibp75s0:192.168.0.103"), or "".
+std::string bootstrap_interface(const Facts& facts, const std::string& host) {
+  for (const InterfaceListFact& i : facts.interfaces) {
+    if (i.what == "Bootstrap" && i.host == host && !i.names.empty()) return i.names.front();
+  }
+  for (const NcclFact& n : facts.nccl) {
+    const size_t oob = n.msg.find("; OOB ");
+    if (n.host != host || !n.msg.starts_with("NET/IB") || oob == std::string::npos) continue;
+    std::string_view e = std::string_view(n.msg).substr(oob + 6);
+    e = e.substr(0, std::min(e.find('<'), e.find(' ')));
+    return std::string(e);
+  }
+  return "";
+}
+
+void check_bootstrap_trace(const Facts& facts, std::vector<Finding>& out) {
+  for (const Finding& f : out) {  // a warning said what failed: its finding stands for it
+    if (f.code == code::kNcclSocketConnect || f.code == code::kNcclSocketAccept ||
+        f.code == code::kNcclSocketIfnameNoMatch || f.code == code::kNcclSocketIfacesUnroutable) {
+      return;
+    }
+  }
+  struct Trace {
+    const NcclFact* socket = nullptr;  // the innermost socket frame with an error
+    const NcclFact* bootstrap = nullptr;
+  };
+  std::map<std::string, Trace> by_process;  // "host:pid" -> its frames
+  for (const NcclFact& n : facts.nccl) {
+    const auto frame = nccl_trace_frame(n.msg);
+    if (!frame || frame->result == 0) continue;
+    Trace& t = by_process[proc_of(n)];
+    if (frame->file.ends_with("socket.cc") && !t.socket) t.socket = &n;
+    if (frame->file.ends_with("bootstrap.cc") && !t.bootstrap) t.bootstrap = &n;
+  }
+  std::vector<Quote> quotes;
+  std::vector<std::string> hosts;
+  const NcclFact* first = nullptr;
+  for (const auto& [proc, t] : by_process) {
+    if (!t.socket || !t.bootstrap) continue;
+    if (!first) first = t.socket;
+    quotes.push_back(t.socket->where);
+    quotes.push_back(t.bootstrap->where);
+    hosts.push_back(t.socket->host);
+  }
+  if (!first) return;
+  const RankMap ranks = rank_map(facts);
+  const auto frame = nccl_trace_frame(first->msg);
+  const std::string iface = bootstrap_interface(facts, first->host);
+  std::string message = fmt::format(
+      "NCCL's bootstrap failed in its sockets ({}, returned through bootstrap.cc) on {} process{}, first {}: the "
+      "ranks could not open or connect the TCP sockets they find each other with, and no warning line says why",
+      result_name(frame->result), quotes.size() / 2, quotes.size() == 2 ? "" : "es", who(*first, ranks));
+  std::string hint =
+      "set NCCL_SOCKET_IFNAME to the interface the hosts reach each other on and check that every host reaches the "
+      "others' addresses on it (ping, nc); NCCL_DEBUG_SUBSYS=INIT,NET shows the interface each rank chose";
+  if (!iface.empty()) {
+    const bool ipoib = iface.starts_with("ib");
+    message +=
+        fmt::format("; the bootstrap used {}{}", iface,
+                    ipoib ? ", an IPoIB interface, which NCCL picks first when NCCL_SOCKET_IFNAME is unset" : "");
+    if (ipoib) hint = "point NCCL_SOCKET_IFNAME at the Ethernet interface the hosts reach each other on; " + hint;
+  }
+  out.push_back(finding(code::kNcclSocketConnect, Severity::kError, who(*first, ranks), hosts, std::move(message),
+                        std::move(hint), quotes,
+                        {{"first_host", first->host}, {"bootstrap_interface", iface}, {"result", frame->result}}));
+}
+
 void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   const RankMap ranks = rank_map(facts);
   std::map<std::string_view, std::vector<const NcclFact*>> by_code;
@@ -744,6 +828,7 @@ void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::
                 {{"first_host", first.host}, {"first_pid", first.pid}, {"first_rank", first_rank(first, ranks)}}));
   }
   name_stalled_ranks(facts, out);
+  check_bootstrap_trace(facts, out);
   if (!other.empty()) {
     std::vector<Quote> quotes;
     for (const NcclFact* n : other) quotes.push_back(n->where);
@@ -1908,7 +1993,8 @@ const std::vector<Signature> kSignatures = {
       code::kNcclIbRetryExceeded, code::kNcclIbLocalProtection, code::kNcclIbCompletionError, code::kNcclIbvFailed,
       code::kNcclSystemError, code::kNcclPeerLost, code::kNcclTimeout, code::kNcclSocketAccept,
       code::kNcclSocketConnect, code::kNcclWarn},
-     "NCCL WARN lines and a framework's NCCL errors with what they usually mean, and the first failing rank",
+     "NCCL WARN lines and a framework's NCCL errors with what they usually mean, and the first failing rank; NCCL's "
+     "error trace through its bootstrap's sockets with no warning saying why",
      check_warn},
     {{}, "logs of fewer ranks than the communicator has: inconclusive", check_coverage},
     {{code::kNcclTestsWrong, code::kNcclTestsDip},

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -153,6 +154,15 @@ struct Facts {
   std::vector<TestDeviceFact> test_devices;
   topo::TopologySet topology;  // what nvidia-smi, XML, RDMA output and NCCL logs describe
 };
+
+// A frame of NCCL's error trace: the INFO line "misc/socket.cc:567 -> 2" (" [Progress
+// Thread]" may follow) that NCCL prints at each level a failure returns through, innermost
+// first: the source file and the ncclResult_t it returned. nullopt for any other message.
+struct TraceFrame {
+  std::string_view file;
+  int result = 0;
+};
+std::optional<TraceFrame> nccl_trace_frame(std::string_view msg);
 
 // The kinds a file can be taken as (a file can be several: nccl-tests run with
 // NCCL_DEBUG=INFO is an NCCL log too). Empty: not recognised.

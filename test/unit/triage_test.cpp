@@ -821,6 +821,67 @@ TEST(TriagePasted, NoSocketInterfaceIsTheIfnameFilter) {
   EXPECT_NE(find(net, "nccl.socket_ifname_no_match"), nullptr) << testing::PrintToString(codes(net));
 }
 
+// NCCL before 2.4 printed WARN without the word NCCL, and a pasted line may keep only the
+// source location: both are NCCL's, their host where the prefix names it. A socket created
+// with no address family is NCCL having found no interface at all. A WARN after anything
+// but a C or CUDA source location is not NCCL's.
+TEST(TriagePasted, OldAndBareWarnLinesAndNoInterfaceAtAll) {
+  topo::NcclLogLine l;
+  ASSERT_TRUE(topo::split_nccl_line("box7:88:88 [1] misc/ibvwrap.cu:61 WARN Failed to open libibverbs.so[.1]", l));
+  EXPECT_EQ(l.host, "box7");
+  EXPECT_EQ(l.dev, 1);
+  EXPECT_EQ(l.level, "WARN");
+  EXPECT_EQ(l.msg, "Failed to open libibverbs.so[.1]");
+  ASSERT_TRUE(topo::split_nccl_line("  include/socket.h:290 WARN Socket creation failed : x", l));
+  EXPECT_EQ(l.host, topo::kUnnamedHost);
+  EXPECT_EQ(l.msg, "Socket creation failed : x");
+  EXPECT_FALSE(topo::split_nccl_line("2024-01-02 10:00:00 WARN disk almost full", l));
+  EXPECT_FALSE(topo::split_nccl_line("[1700000000.1] [h:1:0] ib_iface.c:9 UCX  WARN  x", l));
+  EXPECT_FALSE(topo::split_nccl_line("train.py:12 WARN lr too high", l));
+  Report r = judged({{"w.txt",
+                      "box7:88:88 [0] misc/ibvwrap.cu:61 WARN Failed to open libibverbs.so[.1]\n"
+                      "box7:88:88 [0] include/socket.h:290 WARN Socket creation failed : Address family not "
+                      "supported by protocol\n"}});
+  const Finding* f = find(r, "nccl.socket_ifname_no_match");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"w.txt:2"});
+  EXPECT_EQ(find(r, "nccl.no_ib_device"), nullptr);
+}
+
+// NCCL's error trace through socket.cc and bootstrap.cc with no warning: the bootstrap's
+// sockets failed, with its interface where a line names it (an IPoIB one said so). A trace
+// elsewhere (the net plugin's probe, which NCCL survives) says nothing; a warning that
+// names the socket failure stands for the trace.
+TEST(TriagePasted, BootstrapTraceThroughItsSockets) {
+  Report r = judged({{"init.log",
+                      "n3:51:60 [2] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB ibs2:10.8.0.3<0>\n"
+                      "n3:51:60 [2] NCCL INFO misc/socket.cc:480 -> 2\n"
+                      "n3:51:60 [2] NCCL INFO misc/socket.cc:530 -> 2\n"
+                      "n3:51:60 [2] NCCL INFO bootstrap.cc:300 -> 2\n"
+                      "n3:51:60 [2] NCCL INFO init.cc:1400 -> 2\n"}});
+  const Finding* f = find(r, "nccl.socket_connect");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"init.log:2", "init.log:4"}));
+  EXPECT_EQ(f->evidence.at("bootstrap_interface"), "ibs2:10.8.0.3");
+  EXPECT_NE(f->message.find("IPoIB"), std::string::npos) << f->message;
+  EXPECT_NE(f->message.find("system error"), std::string::npos) << f->message;
+  Report probe = judged({{"p.log",
+                          "n3:51:51 [0] NCCL INFO plugin/net.cc:118 -> 2\n"
+                          "n3:51:51 [0] NCCL INFO misc/socket.cc:480 -> 3\n"
+                          "n3:51:51 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.3<0>\n"}});
+  EXPECT_EQ(find(probe, "nccl.socket_connect"), nullptr) << testing::PrintToString(codes(probe));
+  Report warned = judged({{"w.log",
+                           "n3:51:60 [2] misc/socket.cc:470 NCCL WARN Net : Connect to 10.0.0.4<4000> failed : "
+                           "Connection refused\n"
+                           "n3:51:60 [2] NCCL INFO misc/socket.cc:480 -> 2\n"
+                           "n3:51:60 [2] NCCL INFO bootstrap.cc:300 -> 2\n"}});
+  int connects = 0;
+  for (const Finding& w : warned.findings) connects += w.code == "nccl.socket_connect";
+  EXPECT_EQ(connects, 1) << testing::PrintToString(codes(warned));
+}
+
 // /dev/shm: shm_open refused is the mount's mode, and the segment error after it is its
 // consequence (not a full /dev/shm); a SIGBUS whose backtrace names NCCL is /dev/shm too
 // small, one without NCCL in it is nothing of NCCL's; UCX's retries exceeded are the same
