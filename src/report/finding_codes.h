@@ -111,6 +111,7 @@ inline constexpr std::string_view kKernelMlx5Cmd = "kernel.mlx5_cmd";
 inline constexpr std::string_view kKernelHcaFirmware = "kernel.hca_firmware";
 inline constexpr std::string_view kKernelOomKill = "kernel.oom_kill";
 inline constexpr std::string_view kKernelDriverMismatch = "kernel.driver_mismatch";
+inline constexpr std::string_view kKernelGpudirectPinFailed = "kernel.gpudirect_pin_failed";
 // NVIDIA Fabric Manager (NVSwitch systems).
 inline constexpr std::string_view kNvlinkFmNoNvswitch = "nvlink.fm_no_nvswitch";
 inline constexpr std::string_view kNvlinkFmVersionMismatch = "nvlink.fm_version_mismatch";
@@ -194,6 +195,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kKernelHcaFirmware,
     kKernelOomKill,
     kKernelDriverMismatch,
+    kKernelGpudirectPinFailed,
     kNvlinkFmNoNvswitch,
     kNvlinkFmVersionMismatch,
     kNvlinkFmFailed,

@@ -622,6 +622,8 @@ class Gatherer {
     for (Quote& q : cuda_ecc_) facts.cuda_ecc.push_back(std::move(q));
     for (Quote& q : cuda_p2p_) facts.cuda_p2p.push_back(std::move(q));
     for (Quote& q : driver_mismatch_) facts.driver_mismatch.push_back(std::move(q));
+    for (Quote& q : cuda_not_ready_) facts.cuda_not_ready.push_back(std::move(q));
+    for (Quote& q : pin_failed_) facts.gpudirect_pin_failed.push_back(std::move(q));
     for (Quote& q : efa_no_device_) facts.efa_no_device.push_back(std::move(q));
     for (Quote& q : fabric_manager_lines_) facts.fabric_manager.push_back(std::move(q));
     for (Quote& q : rdma_absent_lines_) facts.rdma_absent.push_back(std::move(q));
@@ -822,6 +824,17 @@ class Gatherer {
         (contains(line, "Driver/library version mismatch") || contains(line, "NVRM: API mismatch")) &&
         driver_mismatch_.size() < kMaxKeptLines) {
       driver_mismatch_.push_back({path_, lines_, std::string(trim(line))});
+    }
+    if ((has("not yet initiali") || has("NotReady") || has("NOT_READY")) &&
+        (contains(line, "system not yet initiali") || contains(line, "cudaErrorSystemNotReady") ||
+         contains(line, "CUDA_ERROR_SYSTEM_NOT_READY")) &&
+        cuda_not_ready_.size() < kMaxKeptLines) {
+      cuda_not_ready_.push_back({path_, lines_, std::string(trim(line))});
+      cuda_error_seen_ = true;
+    }
+    if (has("nvidia_p2p_get_pages") && contains(line, "fail") && pin_failed_.size() < kMaxKeptLines) {
+      pin_failed_.push_back({path_, lines_, std::string(trim(line))});
+      kernel_ = true;  // a kernel module's line (gdrdrv, nvidia-peermem), with or without dmesg's stamp
     }
   }
 
@@ -1176,6 +1189,7 @@ class Gatherer {
   size_t smi_indent_ = 0;  // its header's indent: its keys are deeper
   bool smi_query_ = false;
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, driver_mismatch_, efa_no_device_;
+  std::vector<Quote> cuda_not_ready_, pin_failed_;
   bool efa_seen_ = false;          // a libfabric EFA line above: its "fi_getinfo: -61" is EFA's
   bool cuda_error_seen_ = false;   // CUDA errors: a file of only such lines is a framework's log
   bool ibv_devices_ = false;       // ibv_devices' header seen

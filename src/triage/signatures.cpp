@@ -1410,6 +1410,19 @@ void check_gpu_memory_and_driver(const Facts& facts, std::vector<Finding>& out) 
         "rebuild and reload the module; drain the node until they match",
         facts.driver_mismatch, {{"lines", facts.driver_mismatch.size()}}));
   }
+  if (!facts.gpudirect_pin_failed.empty()) {
+    out.push_back(finding(
+        code::kKernelGpudirectPinFailed, Severity::kError, "GPUDirect RDMA", {},
+        fmt::format("the NVIDIA driver refused to pin GPU memory for another device (nvidia_p2p_get_pages failed, "
+                    "{}): GPUDirect RDMA (nvidia-peermem, nv_peer_mem, gdrcopy) cannot register GPU buffers, so "
+                    "NCCL's registrations fail or it falls back to copies through host memory",
+                    count_lines(facts.gpudirect_pin_failed.size())),
+        "the peer-memory module (nvidia-peermem, nv_peer_mem, gdrdrv) must be built for the running driver, and the "
+        "CUDA toolkit supported by it: compare `modinfo nvidia-peermem` (or the module's package) with "
+        "`cat /proc/driver/nvidia/version` and rebuild or reinstall; ret -22 (EINVAL) is also a range not aligned "
+        "to 64 KiB, -12 (ENOMEM) the BAR1 aperture full (`nvidia-smi -q -d MEMORY`)",
+        facts.gpudirect_pin_failed, {{"lines", facts.gpudirect_pin_failed.size()}}));
+  }
   if (!facts.gpu_repair_pending.empty() || !facts.gpu_remap_failed.empty()) {
     std::vector<Quote> quotes = facts.gpu_remap_failed;
     quotes.insert(quotes.end(), facts.gpu_repair_pending.begin(), facts.gpu_repair_pending.end());
@@ -1544,7 +1557,24 @@ void check_fabric_manager(const Facts& facts, std::vector<Finding>& out, std::ve
                           "`systemctl restart nvidia-fabricmanager`",
                           umad));
   }
-  if (!failed.empty() && nothing.empty() && version.empty() && umad.empty() && nvls.empty()) {
+  // CUDA's "system not yet initialized" (802): the GPUs wait for their NVLink fabric, which
+  // Fabric Manager brings up; its own reason, where the files hold it, is the finding.
+  if (!facts.cuda_not_ready.empty() && version.empty() && umad.empty()) {
+    std::vector<Quote> quotes = facts.cuda_not_ready;
+    quotes.insert(quotes.end(), failed.begin(), failed.end());
+    out.push_back(finding(
+        code::kNvlinkFmFailed, Severity::kError, "NVIDIA Fabric Manager", {},
+        fmt::format("CUDA refuses the GPUs: system not yet initialized (cudaErrorSystemNotReady, error 802; {}): on "
+                    "an NVSwitch system (HGX, DGX) the GPUs' NVLink fabric is not up because NVIDIA Fabric Manager is "
+                    "not installed, not running, or not finished{}",
+                    count_lines(facts.cuda_not_ready.size()), failed.empty() ? "" : "; its service is not running"),
+        "install the nvidia-fabricmanager package of exactly the driver's version, `systemctl enable --now "
+        "nvidia-fabricmanager`, and read `journalctl -u nvidia-fabricmanager` if it does not stay up; "
+        "`nvidia-smi -q | grep -A2 Fabric` says State Completed, Status Success when the fabric is ready",
+        quotes, {{"lines", facts.cuda_not_ready.size()}}));
+  }
+  if (!failed.empty() && facts.cuda_not_ready.empty() && nothing.empty() && version.empty() && umad.empty() &&
+      nvls.empty()) {
     out.push_back(finding(code::kNvlinkFmFailed, Severity::kWarning, "NVIDIA Fabric Manager", {},
                           "Fabric Manager's service is not running (it failed or never started): on an NVSwitch "
                           "system (HGX, DGX) CUDA cannot initialise the GPUs' NVLink fabric without it, so jobs fail "
@@ -2007,12 +2037,13 @@ const std::vector<Signature> kSignatures = {
      "a multi-host all-reduce, all-gather or reduce-scatter far below the sum of each host's NIC rates",
      check_below_nics},
     {{code::kKernelGpuXid, code::kKernelGpuResetRequired, code::kKernelPcieAer, code::kKernelLinkFlap,
-      code::kKernelMlx5Cmd, code::kKernelHcaFirmware, code::kKernelOomKill, code::kKernelDriverMismatch},
+      code::kKernelMlx5Cmd, code::kKernelHcaFirmware, code::kKernelOomKill, code::kKernelDriverMismatch,
+      code::kKernelGpudirectPinFailed},
      "dmesg and journalctl -k",
      check_kernel},
     {{code::kNvlinkFmNoNvswitch, code::kNvlinkFmVersionMismatch, code::kNvlinkFmFailed},
      "NVIDIA Fabric Manager's log or service: no NVSwitch found (NV_WARN_NOTHING_TO_DO), a version not the driver's, "
-     "its service failed or not started",
+     "its service failed or not started, CUDA's \"system not yet initialized\" (802) from any program",
      check_fabric_manager},
     {{code::kNvlinkLinkInactive},
      "nvidia-smi nvlink -s: links inactive on a GPU whose other links, or other GPUs' links, are up",

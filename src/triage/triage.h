@@ -138,6 +138,12 @@ struct Facts {
   // nvidia-smi's "Failed to initialize NVML: Driver/library version mismatch", the
   // kernel's "NVRM: API mismatch".
   std::vector<Quote> driver_mismatch;
+  // CUDA refusing work because the system is not ready, from any program: "system not yet
+  // initialized", cudaErrorSystemNotReady, error 802 (an NVSwitch system's Fabric Manager).
+  std::vector<Quote> cuda_not_ready;
+  // The NVIDIA driver refusing to pin GPU memory for another device (GPUDirect RDMA's
+  // nvidia-peermem, nv_peer_mem, gdrcopy): "nvidia_p2p_get_pages(...) failed [ret = -22]".
+  std::vector<Quote> gpudirect_pin_failed;
   // libfabric's EFA provider with no usable device: "provider efa output empty list",
   // "fi_getinfo: -61 (No data available)" after the provider's own warnings.
   std::vector<Quote> efa_no_device;

@@ -882,6 +882,41 @@ TEST(TriagePasted, BootstrapTraceThroughItsSockets) {
   EXPECT_EQ(connects, 1) << testing::PrintToString(codes(warned));
 }
 
+// CUDA's 802 in any program's output is the NVLink fabric not up (Fabric Manager), with its
+// service's failure folded in; Fabric Manager's own reason (a version) stands instead. The
+// driver refusing to pin GPU memory for GPUDirect RDMA is an error, stamped or bare.
+TEST(TriagePasted, CudaSystemNotReadyAndGpudirectPinFailed) {
+  Report r = judged({{"run.txt",
+                      "$ python -c 'import torch; torch.zeros(1).cuda()'\n"
+                      "RuntimeError: CUDA error: system not yet initialized\n"},
+                     {"svc.txt",
+                      "nvidia-fabricmanager.service - NVIDIA fabric manager service\n"
+                      "   Active: inactive (dead)\n"}});
+  const Finding* f = find(r, "nvlink.fm_failed");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"run.txt:2", "svc.txt:2"}));
+  int fm = 0;
+  for (const Finding& g : r.findings) fm += g.code == "nvlink.fm_failed";
+  EXPECT_EQ(fm, 1);
+  Report version = judged({{"fm.log",
+                            "[ERROR] [tid 88] fabric manager NVIDIA GPU driver interface version 535.54.03 don't "
+                            "match with driver version 535.104.05\n"
+                            "CUDA error at x.cu:9 code=802(cudaErrorSystemNotReady) \"cudaSetDevice(0)\"\n"}});
+  EXPECT_NE(find(version, "nvlink.fm_version_mismatch"), nullptr) << testing::PrintToString(codes(version));
+  EXPECT_EQ(find(version, "nvlink.fm_failed"), nullptr) << testing::PrintToString(codes(version));
+  Report pin = judged({{"k.txt",
+                        "[ 812.5] nvidia-peermem nv_get_p2p_pages: nvidia_p2p_get_pages failed, ret -22\n"
+                        "gdrdrv:nvidia_p2p_get_pages(va=7f00 len=65536 p2p_token=0 va_space=0) failed [ret = -12]\n"}});
+  const Finding* p = find(pin, "kernel.gpudirect_pin_failed");
+  ASSERT_NE(p, nullptr) << testing::PrintToString(codes(pin));
+  EXPECT_EQ(p->severity, Severity::kError);
+  EXPECT_EQ(quoted(*p), (std::vector<std::string>{"k.txt:1", "k.txt:2"}));
+  Report quiet = judged({{"ok.txt", "nvidia_p2p_get_pages returned 0 for 16 pages\nsystem initialized\n"}});
+  EXPECT_EQ(find(quiet, "kernel.gpudirect_pin_failed"), nullptr);
+  EXPECT_EQ(find(quiet, "nvlink.fm_failed"), nullptr);
+}
+
 // /dev/shm: shm_open refused is the mount's mode, and the segment error after it is its
 // consequence (not a full /dev/shm); a SIGBUS whose backtrace names NCCL is /dev/shm too
 // small, one without NCCL in it is nothing of NCCL's; UCX's retries exceeded are the same
@@ -1542,7 +1577,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.gdr_off", "nccl.shared_nic", "kernel.gpu_reset_required", "topo.pcie_degraded", "nvlink.fm_no_nvswitch",
       "nvlink.fm_version_mismatch", "nvlink.fm_failed", "nvlink.link_inactive", "nccl.ib_local_protection",
       "nccl.ib_completion_error", "nccl.socket_ifaces_unroutable", "nccl.socket_ifname_no_match", "topo.pcie_acs",
-      "topo.ib_zero_guid", "topo.p2p_unsupported", "kernel.driver_mismatch",
+      "topo.ib_zero_guid", "topo.p2p_unsupported", "kernel.driver_mismatch", "kernel.gpudirect_pin_failed",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
