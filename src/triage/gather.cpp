@@ -820,8 +820,13 @@ class Gatherer {
         cuda_error_seen_ = true;  // a file of only such lines is a framework's log
       }
     }
-    if (has(" mismatch") &&
-        (contains(line, "Driver/library version mismatch") || contains(line, "NVRM: API mismatch")) &&
+    // The module and its GSP firmware at different versions: the module refuses the image
+    // ("GSP firmware image version mismatch: got version A, expected version B"), or finds
+    // none for its own version ("Direct firmware load for nvidia/B/gsp_ga10x.bin failed").
+    const bool gsp = has("GSP firmware image version mismatch") ||
+                     (has("Direct firmware load for nvidia/") && contains(line, "/gsp") && contains(line, "failed"));
+    if ((gsp || (has(" mismatch") &&
+                 (contains(line, "Driver/library version mismatch") || contains(line, "NVRM: API mismatch")))) &&
         driver_mismatch_.size() < kMaxKeptLines) {
       driver_mismatch_.push_back({path_, lines_, std::string(trim(line))});
     }

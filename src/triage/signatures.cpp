@@ -1402,8 +1402,8 @@ void check_gpu_memory_and_driver(const Facts& facts, std::vector<Finding>& out) 
   if (!facts.driver_mismatch.empty()) {
     out.push_back(finding(
         code::kKernelDriverMismatch, Severity::kError, "NVIDIA driver", {},
-        fmt::format("the NVIDIA kernel module and the driver's user-space libraries are different versions ({}): "
-                    "NVML and CUDA refuse the GPUs until they match",
+        fmt::format("the NVIDIA kernel module and the driver's user-space libraries or its GSP firmware are "
+                    "different versions ({}): NVML and CUDA refuse the GPUs until they match",
                     count_lines(facts.driver_mismatch.size())),
         "a driver upgraded without a reboot, or a new kernel whose module DKMS did not build: compare `cat "
         "/sys/module/nvidia/version` with the libraries' version (`modinfo nvidia`, the package), then reboot or "

@@ -912,6 +912,17 @@ TEST(TriagePasted, CudaSystemNotReadyAndGpudirectPinFailed) {
   ASSERT_NE(p, nullptr) << testing::PrintToString(codes(pin));
   EXPECT_EQ(p->severity, Severity::kError);
   EXPECT_EQ(quoted(*p), (std::vector<std::string>{"k.txt:1", "k.txt:2"}));
+  // The module and its GSP firmware at different versions, in either of the module's words.
+  Report gsp = judged({{"boot.txt",
+                        "NVRM: GPU0 _kgspFwContainerVerifyVersion: GSP firmware image version mismatch:\n"
+                        "got version 560.35.03, expected version 560.28.03\n"
+                        "[ 9.1] nvidia 0000:41:00.0: Direct firmware load for nvidia/560.28.03/gsp_tu10x.bin failed "
+                        "with error -2\n"
+                        "[ 9.2] iwlwifi 0000:02:00.0: Direct firmware load for iwlwifi-ty-a0-gf-a0-83.ucode failed "
+                        "with error -2\n"}});
+  const Finding* m = find(gsp, "kernel.driver_mismatch");
+  ASSERT_NE(m, nullptr) << testing::PrintToString(codes(gsp));
+  EXPECT_EQ(quoted(*m), (std::vector<std::string>{"boot.txt:1", "boot.txt:3"}));
   Report quiet = judged({{"ok.txt", "nvidia_p2p_get_pages returned 0 for 16 pages\nsystem initialized\n"}});
   EXPECT_EQ(find(quiet, "kernel.gpudirect_pin_failed"), nullptr);
   EXPECT_EQ(find(quiet, "nvlink.fm_failed"), nullptr);
