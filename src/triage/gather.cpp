@@ -277,11 +277,13 @@ int rank_prefix(std::string_view line) {
 }  // namespace
 
 std::optional<TraceFrame> nccl_trace_frame(std::string_view msg) {
-  const size_t arrow = msg.find(" -> ");
-  if (arrow == std::string_view::npos || arrow > 80) return std::nullopt;
+  // The location is the message's first word, the arrow right after it: most messages
+  // (every line of a log passes here) end the test at their first space.
+  const size_t arrow = msg.find(' ');
+  if (arrow == std::string_view::npos || arrow == 0 || msg.substr(arrow, 4) != " -> ") return std::nullopt;
   const std::string_view where = msg.substr(0, arrow);
   const size_t colon = where.rfind(':');
-  if (colon == std::string_view::npos || colon == 0 || where.find(' ') != std::string_view::npos) return std::nullopt;
+  if (colon == std::string_view::npos || colon == 0) return std::nullopt;
   uint64_t line = 0, result = 0;
   if (!parse_u64(where.substr(colon + 1), line)) return std::nullopt;
   std::string_view rest = msg.substr(arrow + 4);
