@@ -91,6 +91,8 @@ inline constexpr std::string_view kNcclIbLocalProtection = "nccl.ib_local_protec
 inline constexpr std::string_view kNcclIbCompletionError = "nccl.ib_completion_error";
 inline constexpr std::string_view kNcclIbvFailed = "nccl.ibv_failed";
 inline constexpr std::string_view kNcclSystemError = "nccl.system_error";
+inline constexpr std::string_view kNcclTopoFileInvalid = "nccl.topo_file_invalid";
+inline constexpr std::string_view kNcclPciSysfsMissing = "nccl.pci_sysfs_missing";
 inline constexpr std::string_view kNcclPeerLost = "nccl.peer_lost";
 inline constexpr std::string_view kNcclTimeout = "nccl.timeout";
 inline constexpr std::string_view kNcclSocketAccept = "nccl.socket_accept";
@@ -178,6 +180,8 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNcclIbCompletionError,
     kNcclIbvFailed,
     kNcclSystemError,
+    kNcclTopoFileInvalid,
+    kNcclPciSysfsMissing,
     kNcclPeerLost,
     kNcclTimeout,
     kNcclSocketAccept,

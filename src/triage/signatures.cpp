@@ -582,6 +582,25 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "both hosts of that queue pair"},
     {"Call to ibv_", code::kNcclIbvFailed, "a verbs call failed: the RDMA device or its resources",
      "check the NIC (ibv_devinfo, dmesg for mlx5 errors), locked-memory limits (ulimit -l) and the firmware"},
+    // NCCL's topology XML lacking what it needs (graph/xml.h: "Attribute arch of node cpu not
+    // found"): a topology file written for another machine, or for all of its GPUs when only
+    // some are visible (a net plugin's static profile, an image's NCCL_TOPO_FILE).
+    {"of node", code::kNcclTopoFileInvalid,
+     "NCCL's topology lacks an attribute it needs (its XML): a topology file (NCCL_TOPO_FILE, set in the "
+     "environment, /etc/nccl.conf, or by a net plugin's static profile) made for another machine, or for all of "
+     "its GPUs while only some are visible",
+     "look for `NCCL_TOPO_FILE set by environment` in the INFO log; unset it to let NCCL detect the machine, or "
+     "regenerate it there (NCCL_TOPO_DUMP_FILE from a run without it); a net plugin that loads its own static "
+     "profile (older aws-ofi-nccl on p4d/p5) needs a version that builds it from the devices present"},
+    // NCCL walking sysfs for a device's PCI path and not finding it (graph/xml.cc: "Could not
+    // find real path of /sys/class/pci_bus/0000:01/../../0000:01:00.0").
+    {"Could not find real path", code::kNcclPciSysfsMissing,
+     "NCCL could not find a device's PCI path in sysfs, so it cannot build the machine's topology: /sys does not "
+     "show the GPU or NIC as the host has it (WSL2, where the GPU is not on a PCI bus, a container with a partial "
+     "/sys, a VM whose devices sit behind a virtual bus)",
+     "compare the path with `ls -l /sys/class/pci_bus/` and `lspci` where the job runs; give the container the "
+     "host's /sys (read-only), or give NCCL its topology (NCCL_TOPO_FILE); under WSL2 use an NCCL release that "
+     "supports it"},
     // NCCL's interface search found nothing to use (bootstrap.cc, net_socket.cc): the
     // NCCL_SOCKET_IFNAME filter matches no interface with an address on this host.
     {"no socket interface found", code::kNcclSocketIfnameNoMatch,
@@ -2021,8 +2040,8 @@ const std::vector<Signature> kSignatures = {
      check_mismatch},
     {{code::kNcclKernelSharedMem, code::kNcclShmPermission, code::kNcclShmExhausted, code::kNcclSocketIfnameNoMatch,
       code::kNcclIbRetryExceeded, code::kNcclIbLocalProtection, code::kNcclIbCompletionError, code::kNcclIbvFailed,
-      code::kNcclSystemError, code::kNcclPeerLost, code::kNcclTimeout, code::kNcclSocketAccept,
-      code::kNcclSocketConnect, code::kNcclWarn},
+      code::kNcclSystemError, code::kNcclTopoFileInvalid, code::kNcclPciSysfsMissing, code::kNcclPeerLost,
+      code::kNcclTimeout, code::kNcclSocketAccept, code::kNcclSocketConnect, code::kNcclWarn},
      "NCCL WARN lines and a framework's NCCL errors with what they usually mean, and the first failing rank; NCCL's "
      "error trace through its bootstrap's sockets with no warning saying why",
      check_warn},

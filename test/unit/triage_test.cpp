@@ -928,6 +928,27 @@ TEST(TriagePasted, CudaSystemNotReadyAndGpudirectPinFailed) {
   EXPECT_EQ(find(quiet, "nvlink.fm_failed"), nullptr);
 }
 
+// NCCL's topology: its XML lacking an attribute (a topology file for another machine), and
+// a device's PCI path missing from sysfs; each its own error, first failing process named.
+TEST(TriagePasted, TopologyFileAndSysfsPathWarnings) {
+  Report r = judged({{"a.log",
+                      "g1:70:80 [3] NCCL INFO NCCL_TOPO_FILE set by environment to /etc/topo/p4d.xml\n"
+                      "g1:70:80 [3] graph/xml.h:77 NCCL WARN Attribute numaid of node cpu not found\n"
+                      "g1:70:80 [3] NCCL INFO graph/topo.cc:400 -> 3\n"},
+                     {"b.log",
+                      "wsl:9:12 [0] graph/xml.cc:300 NCCL WARN Could not find real path of "
+                      "/sys/class/pci_bus/0000:02/../../0000:02:00.0\n"
+                      "wsl:9:12 [0] NCCL INFO graph/xml.cc:450 -> 2\n"}});
+  const Finding* topo = find(r, "nccl.topo_file_invalid");
+  ASSERT_NE(topo, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(topo->severity, Severity::kError);
+  EXPECT_EQ(quoted(*topo), std::vector<std::string>{"a.log:2"});
+  const Finding* sysfs = find(r, "nccl.pci_sysfs_missing");
+  ASSERT_NE(sysfs, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(quoted(*sysfs), std::vector<std::string>{"b.log:1"});
+  EXPECT_EQ(find(r, "nccl.warn"), nullptr) << testing::PrintToString(codes(r));
+}
+
 // /dev/shm: shm_open refused is the mount's mode, and the segment error after it is its
 // consequence (not a full /dev/shm); a SIGBUS whose backtrace names NCCL is /dev/shm too
 // small, one without NCCL in it is nothing of NCCL's; UCX's retries exceeded are the same
@@ -1589,6 +1610,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nvlink.fm_version_mismatch", "nvlink.fm_failed", "nvlink.link_inactive", "nccl.ib_local_protection",
       "nccl.ib_completion_error", "nccl.socket_ifaces_unroutable", "nccl.socket_ifname_no_match", "topo.pcie_acs",
       "topo.ib_zero_guid", "topo.p2p_unsupported", "kernel.driver_mismatch", "kernel.gpudirect_pin_failed",
+      "nccl.topo_file_invalid", "nccl.pci_sysfs_missing",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
