@@ -93,6 +93,10 @@ inline constexpr std::string_view kNcclIbvFailed = "nccl.ibv_failed";
 inline constexpr std::string_view kNcclSystemError = "nccl.system_error";
 inline constexpr std::string_view kNcclTopoFileInvalid = "nccl.topo_file_invalid";
 inline constexpr std::string_view kNcclPciSysfsMissing = "nccl.pci_sysfs_missing";
+inline constexpr std::string_view kNcclMessageTruncated = "nccl.message_truncated";
+inline constexpr std::string_view kNcclCudaOom = "nccl.cuda_oom";
+inline constexpr std::string_view kNcclCudaDriverTooOld = "nccl.cuda_driver_too_old";
+inline constexpr std::string_view kNcclInvalidDevice = "nccl.invalid_device";
 inline constexpr std::string_view kNcclPeerLost = "nccl.peer_lost";
 inline constexpr std::string_view kNcclTimeout = "nccl.timeout";
 inline constexpr std::string_view kNcclSocketAccept = "nccl.socket_accept";
@@ -182,6 +186,10 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNcclSystemError,
     kNcclTopoFileInvalid,
     kNcclPciSysfsMissing,
+    kNcclMessageTruncated,
+    kNcclCudaOom,
+    kNcclCudaDriverTooOld,
+    kNcclInvalidDevice,
     kNcclPeerLost,
     kNcclTimeout,
     kNcclSocketAccept,

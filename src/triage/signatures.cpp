@@ -582,6 +582,39 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "both hosts of that queue pair"},
     {"Call to ibv_", code::kNcclIbvFailed, "a verbs call failed: the RDMA device or its resources",
      "check the NIC (ibv_devinfo, dmesg for mlx5 errors), locked-memory limits (ulimit -l) and the firmware"},
+    // A receive larger than the buffer posted for it ("Message truncated : received 2048 bytes
+    // instead of 1024"): the ranks do not agree on the operation.
+    {"Message truncated", code::kNcclMessageTruncated,
+     "a rank received more data than it had posted a buffer for: the ranks called different collectives, or the "
+     "same one with different counts or data types, in the same slot (an application mismatch), or run NCCL "
+     "builds or protocol settings that differ",
+     "check that every rank issues the same collectives in the same order with the same counts and types "
+     "(NCCL_DEBUG_SUBSYS=COLL lists them; PyTorch's TORCH_DISTRIBUTED_DEBUG=DETAIL checks them), and that "
+     "NCCL_PROTO, NCCL_ALGO and the NCCL version are the same on every rank"},
+    // CUDA's out of memory inside NCCL: "Cuda failure 'out of memory'", "Failed to CUDA calloc
+    // 4194304 bytes", cudaErrorMemoryAllocation (2).
+    {"out of memory", code::kNcclCudaOom,
+     "NCCL could not allocate GPU memory for its buffers and connections: the GPU's memory is taken (the "
+     "application's tensors, a framework's caching allocator, another process on the same GPU)",
+     "see what holds the GPU (`nvidia-smi --query-compute-apps=pid,used_memory --format=csv`); leave NCCL room "
+     "(create the communicator before the model takes the memory, a smaller NCCL_BUFFSIZE, fewer channels with "
+     "NCCL_MAX_NCHANNELS), and check that no two ranks share a GPU by mistake"},
+    {"Failed to CUDA calloc", code::kNcclCudaOom, "", ""},
+    // The driver older than the CUDA runtime the program carries (cudaErrorInsufficientDriver, 35).
+    {"driver version is insufficient", code::kNcclCudaDriverTooOld,
+     "the NVIDIA driver is older than the CUDA runtime the program was built with (CUDA error 35, "
+     "cudaErrorInsufficientDriver): CUDA refuses the GPU",
+     "upgrade the driver to one that supports the program's CUDA version (`nvidia-smi` prints the newest CUDA "
+     "the driver supports), install the CUDA forward-compatibility package on a datacenter GPU, or use a build "
+     "of the framework for an older CUDA"},
+    {"cudaErrorInsufficientDriver", code::kNcclCudaDriverTooOld, "", ""},
+    // A GPU index the process cannot see (cudaErrorInvalidDevice, 101).
+    {"invalid device ordinal", code::kNcclInvalidDevice,
+     "a rank asked for a GPU its process cannot see (invalid device ordinal): more ranks on the host than GPUs "
+     "visible to them, or CUDA_VISIBLE_DEVICES and the local rank disagreeing",
+     "compare the ranks per host with `nvidia-smi -L` and CUDA_VISIBLE_DEVICES in the job's environment; each "
+     "rank should take the GPU of its local rank (LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID) among "
+     "those visible"},
     // NCCL's topology XML lacking what it needs (graph/xml.h: "Attribute arch of node cpu not
     // found"): a topology file written for another machine, or for all of its GPUs when only
     // some are visible (a net plugin's static profile, an image's NCCL_TOPO_FILE).
@@ -2038,10 +2071,16 @@ const std::vector<Signature> kSignatures = {
     {{code::kNcclVersionMismatch, code::kNcclSettingMismatch, code::kNcclIbListMismatch},
      "different NCCL versions, NCCL_* settings or NET/IB lists across ranks",
      check_mismatch},
-    {{code::kNcclKernelSharedMem, code::kNcclShmPermission, code::kNcclShmExhausted, code::kNcclSocketIfnameNoMatch,
-      code::kNcclIbRetryExceeded, code::kNcclIbLocalProtection, code::kNcclIbCompletionError, code::kNcclIbvFailed,
-      code::kNcclSystemError, code::kNcclTopoFileInvalid, code::kNcclPciSysfsMissing, code::kNcclPeerLost,
-      code::kNcclTimeout, code::kNcclSocketAccept, code::kNcclSocketConnect, code::kNcclWarn},
+    {{code::kNcclKernelSharedMem,   code::kNcclShmPermission,
+      code::kNcclShmExhausted,      code::kNcclSocketIfnameNoMatch,
+      code::kNcclIbRetryExceeded,   code::kNcclIbLocalProtection,
+      code::kNcclIbCompletionError, code::kNcclIbvFailed,
+      code::kNcclSystemError,       code::kNcclTopoFileInvalid,
+      code::kNcclPciSysfsMissing,   code::kNcclMessageTruncated,
+      code::kNcclCudaOom,           code::kNcclCudaDriverTooOld,
+      code::kNcclInvalidDevice,     code::kNcclPeerLost,
+      code::kNcclTimeout,           code::kNcclSocketAccept,
+      code::kNcclSocketConnect,     code::kNcclWarn},
      "NCCL WARN lines and a framework's NCCL errors with what they usually mean, and the first failing rank; NCCL's "
      "error trace through its bootstrap's sockets with no warning saying why",
      check_warn},

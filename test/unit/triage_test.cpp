@@ -949,6 +949,26 @@ TEST(TriagePasted, TopologyFileAndSysfsPathWarnings) {
   EXPECT_EQ(find(r, "nccl.warn"), nullptr) << testing::PrintToString(codes(r));
 }
 
+// CUDA's and the application's failures as NCCL reports them: each its own code.
+TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"n1:5:9 [0] transport/net.cc:900 NCCL WARN Message truncated : received 4096 bytes instead of 2048",
+       "nccl.message_truncated"},
+      {"n1:5:5 [1] init.cc:300 NCCL WARN Cuda failure 'out of memory'", "nccl.cuda_oom"},
+      {"n1:5:5 [1] include/alloc.h:48 NCCL WARN Failed to CUDA calloc 4194304 bytes", "nccl.cuda_oom"},
+      {"n1:5:5 [0] init.cc:1200 NCCL WARN Cuda failure 'CUDA driver version is insufficient for CUDA runtime "
+       "version'",
+       "nccl.cuda_driver_too_old"},
+      {"n1:5:5 [9] init.cc:1500 NCCL WARN Cuda failure 'invalid device ordinal'", "nccl.invalid_device"}};
+  for (const auto& [line, code] : cases) {
+    Report r = judged({{"w.log", std::string(line) + "\n"}});
+    const Finding* f = find(r, code);
+    ASSERT_NE(f, nullptr) << line << ": " << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError);
+    EXPECT_EQ(find(r, "nccl.warn"), nullptr) << line;
+  }
+}
+
 // /dev/shm: shm_open refused is the mount's mode, and the segment error after it is its
 // consequence (not a full /dev/shm); a SIGBUS whose backtrace names NCCL is /dev/shm too
 // small, one without NCCL in it is nothing of NCCL's; UCX's retries exceeded are the same
@@ -1610,7 +1630,8 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nvlink.fm_version_mismatch", "nvlink.fm_failed", "nvlink.link_inactive", "nccl.ib_local_protection",
       "nccl.ib_completion_error", "nccl.socket_ifaces_unroutable", "nccl.socket_ifname_no_match", "topo.pcie_acs",
       "topo.ib_zero_guid", "topo.p2p_unsupported", "kernel.driver_mismatch", "kernel.gpudirect_pin_failed",
-      "nccl.topo_file_invalid", "nccl.pci_sysfs_missing",
+      "nccl.topo_file_invalid", "nccl.pci_sysfs_missing", "nccl.message_truncated", "nccl.cuda_oom",
+      "nccl.cuda_driver_too_old", "nccl.invalid_device",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
