@@ -765,6 +765,19 @@ class Gatherer {
       nvlink_gpu_line_ = {path_, lines_, std::string(t)};
       return true;  // nvidia-smi -L's form too: a GPU named, read
     }
+    if (nvlink_gpu_ >= 0 && contains(t, "Unable to retrieve NVLink information as all links are in")) {
+      nvlink_ = true;
+      if (facts && nvlinks_.size() < kMaxKeptLines) {
+        NvlinkFact f;
+        f.where = {path_, lines_, std::string(t)};
+        f.gpu_line = nvlink_gpu_line_;
+        f.listing = nvlink_listing_;
+        f.gpu = nvlink_gpu_;
+        f.inactive = f.all = true;
+        nvlinks_.push_back(std::move(f));
+      }
+      return true;
+    }
     if (nvlink_gpu_ < 0 || !t.starts_with("Link ")) return false;
     int link = -1;
     const auto r = std::from_chars(t.data() + 5, t.data() + t.size(), link);

@@ -1661,10 +1661,23 @@ void check_fabric_manager(const Facts& facts, std::vector<Finding>& out, std::ve
 // nvidia-smi nvlink -s: links inactive on a GPU whose other links are up, or on a GPU of a
 // listing where other GPUs' links are up. A listing where every link is inactive is a
 // machine without NVLink (PCIe cards, no bridges): nothing to say.
+// A GPU that only comes on an NVLink baseboard (SXM, HGX, the Grace-Blackwell boards), by
+// the name nvidia-smi prints: its NVLinks are always cabled, so all of them down is a fault
+// even with no other GPU listed. PCIe cards ("PCIe", "NVL" bridged pairs) may have none.
+bool nvlink_baseboard_gpu(std::string_view gpu_line) {
+  if (contains(gpu_line, "PCIe") || contains(gpu_line, " NVL")) return false;
+  for (std::string_view name : {"SXM", "HBM3", "H200", "B200", "B100", "B300", "GB200", "GB300", "GH200"}) {
+    if (contains(gpu_line, name)) return true;
+  }
+  return false;
+}
+
 void check_nvlinks(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   struct Gpu {
     std::vector<int> inactive;
     int active = 0;
+    bool all = false;  // nvidia-smi: all its links inactive
+    bool baseboard = false;
     double top = 0;  // GB/s of its fastest link
     std::vector<Quote> quotes;
   };
@@ -1674,7 +1687,11 @@ void check_nvlinks(const Facts& facts, std::vector<Finding>& out, std::vector<st
     Gpu& g = listings[l.listing][l.gpu];
     file_of[l.listing] = l.where.file;
     if (g.quotes.empty()) g.quotes.push_back(l.gpu_line);
-    if (l.inactive) {
+    g.baseboard = nvlink_baseboard_gpu(l.gpu_line.text);
+    if (l.all) {
+      g.all = true;
+      g.quotes.push_back(l.where);
+    } else if (l.inactive) {
       g.inactive.push_back(l.link);
       g.quotes.push_back(l.where);
     } else {
@@ -1689,12 +1706,22 @@ void check_nvlinks(const Facts& facts, std::vector<Finding>& out, std::vector<st
       active += g.active;
       top = std::max(top, g.top);
     }
-    if (active == 0) continue;
+    const bool baseboard_down =
+        std::any_of(gpus.begin(), gpus.end(), [](const auto& e) { return e.second.all && e.second.baseboard; });
+    if (active == 0 && !baseboard_down) continue;
     std::vector<std::string> parts;
     std::vector<Quote> quotes;
     nlohmann::ordered_json evidence = nlohmann::ordered_json::array();
     std::vector<int> flagged;
     for (const auto& [gpu, g] : gpus) {
+      if (g.all && (active > 0 || g.baseboard)) {
+        flagged.push_back(gpu);
+        parts.push_back(fmt::format("GPU {}: all its links inactive{}", gpu,
+                                    g.baseboard ? " (a baseboard GPU, whose NVLinks are always cabled)" : ""));
+        quotes.insert(quotes.end(), g.quotes.begin(), g.quotes.end());
+        evidence.push_back({{"gpu", gpu}, {"inactive", "all"}, {"active", 0}});
+        continue;
+      }
       if (g.inactive.empty()) continue;
       flagged.push_back(gpu);
       parts.push_back(fmt::format("GPU {}: link{} {} inactive of {}", gpu, g.inactive.size() == 1 ? "" : "s",
@@ -1708,9 +1735,12 @@ void check_nvlinks(const Facts& facts, std::vector<Finding>& out, std::vector<st
         fmt::format("NVLink of GPU{} {} ({})", flagged.size() == 1 ? "" : "s", fmt::join(flagged, ", "),
                     file_of[listing]),
         {},
-        fmt::format("{}, where the others are up at {:g} GB/s: traffic between those GPUs takes fewer links or falls "
-                    "back to PCIe",
-                    fmt::join(parts, "; "), top),
+        active > 0 ? fmt::format("{}, where the others are up at {:g} GB/s: traffic between those GPUs takes fewer "
+                                 "links or falls back to PCIe",
+                                 fmt::join(parts, "; "), top)
+                   : fmt::format("{}: its traffic to the other GPUs has no NVLink (PCIe, or jobs fail where NVLink "
+                                 "is required)",
+                                 fmt::join(parts, "; ")),
         "reseat or replace the NVLink bridge (PCIe cards) or have the baseboard's link checked (SXM: "
         "`nvidia-smi nvlink -e` for its error counters, `nvidia-smi -q` for the GPU's state, a field diagnostic); a "
         "link down since boot may come back after a GPU reset",

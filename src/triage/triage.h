@@ -91,6 +91,9 @@ struct NvlinkFact {
   int listing = 0, gpu = -1, link = -1;
   double gbps = 0;  // GB/s; 0 where inactive
   bool inactive = false;
+  // nvidia-smi's "Unable to retrieve NVLink information as all links are inActive" under
+  // the GPU's line: every link of the GPU down (link is -1).
+  bool all = false;
 };
 
 // The interfaces NCCL says it uses for sockets: "NET/Socket : Using [0]bond0:10.0.0.1<0>

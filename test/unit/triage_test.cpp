@@ -1143,6 +1143,24 @@ TEST(TriagePasted, NvlinkStatusInactiveLinks) {
                          "GPU 0: NVIDIA L40S (UUID: GPU-1)\n\t Link 0: <inactive>\n"
                          "GPU 1: NVIDIA L40S (UUID: GPU-2)\n\t Link 0: <inactive>\n"}});
   EXPECT_EQ(find(pcie, "nvlink.link_inactive"), nullptr) << testing::PrintToString(codes(pcie));
+  // nvidia-smi's "all links are inActive" for one GPU: a fault on a baseboard GPU (SXM,
+  // B200) even alone, or beside GPUs whose links are up; nothing on a PCIe card alone.
+  Report alone = judged({{"a.txt",
+                          "GPU 5: NVIDIA H100 80GB HBM3 (UUID: GPU-5)\n"
+                          "NVML: Unable to retrieve NVLink information as all links are inActive\n"}});
+  const Finding* a = find(alone, "nvlink.link_inactive");
+  ASSERT_NE(a, nullptr) << testing::PrintToString(codes(alone));
+  EXPECT_EQ(quoted(*a), (std::vector<std::string>{"a.txt:1", "a.txt:2"}));
+  EXPECT_NE(a->message.find("GPU 5: all its links inactive"), std::string::npos) << a->message;
+  Report beside = judged({{"b.txt",
+                           "GPU 0: NVIDIA RTX A6000 (UUID: GPU-0)\n\t Link 0: 14.062 GB/s\n"
+                           "GPU 1: NVIDIA RTX A6000 (UUID: GPU-1)\n"
+                           "Unable to retrieve NVLink information as all links are inActive\n"}});
+  EXPECT_NE(find(beside, "nvlink.link_inactive"), nullptr) << testing::PrintToString(codes(beside));
+  Report card = judged({{"c.txt",
+                         "GPU 0: NVIDIA H100 PCIe (UUID: GPU-0)\n"
+                         "NVML: Unable to retrieve NVLink information as all links are inActive\n"}});
+  EXPECT_EQ(find(card, "nvlink.link_inactive"), nullptr) << testing::PrintToString(codes(card));
 }
 
 // nvidia-smi -q: a memory repair pending under Remapped Rows (or Retired Pages) is a GPU that
