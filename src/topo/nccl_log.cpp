@@ -352,11 +352,16 @@ Status parse_lines(std::string_view text, std::string_view source, TopologySet& 
 
 namespace {
 
-// "NCCL INFO ..." without the HOST:PID:TID [DEV] prefix: the message, the host unnamed.
-bool split_unprefixed(std::string_view line, size_t tag, NcclLogLine& out) {
+// A line that names no process: the host unnamed, no pid, no device.
+void unnamed(NcclLogLine& out) {
   out.host = kUnnamedHost;
   out.pid = {};
   out.dev = -1;
+}
+
+// "NCCL INFO ..." without the HOST:PID:TID [DEV] prefix: the message, the host unnamed.
+bool split_unprefixed(std::string_view line, size_t tag, NcclLogLine& out) {
+  unnamed(out);
   out.level = line.substr(tag + 5, 4);
   out.msg = line.substr(tag + 10);
   return true;
@@ -415,11 +420,7 @@ bool split_sourced_warn(std::string_view line, NcclLogLine& out) {
   size_t start = line.find_last_of(" \t", tag - 1);
   start = start == std::string_view::npos ? 0 : start + 1;
   if (!source_location(line.substr(start, tag - start))) return false;
-  if (!split_prefix(line.substr(0, start), out)) {
-    out.host = kUnnamedHost;
-    out.pid = {};
-    out.dev = -1;
-  }
+  if (!split_prefix(line.substr(0, start), out)) unnamed(out);
   out.level = line.substr(tag + 1, 4);
   out.msg = line.substr(tag + 6);
   return true;
