@@ -1556,6 +1556,33 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
 // Fabric Manager's two failures that stop NVLink on an NVSwitch system: it found no
 // NVSwitch (NV_WARN_NOTHING_TO_DO: none visible, or none there: a PCIe or NVLink-bridge
 // machine, where it is not needed), or its version is not the driver's.
+// NCCL's NVLink SHARP (NVLS) setup failing in CUDA (transport/nvls.cc: "Cuda failure 1
+// 'invalid argument'", "999 'unknown error'"): the NVSwitches' multicast objects are not
+// there, as when Fabric Manager stopped, or was restarted without the GPUs being reset.
+// True where the files show it.
+bool check_nvls(const Facts& facts, std::vector<Finding>& out) {
+  std::vector<Quote> nvls;
+  std::set<std::string> nvls_hosts;
+  for (const NcclFact& n : facts.nccl) {
+    if (n.level == "WARN" && contains(n.where.text, "nvls.cc") && contains(n.msg, "Cuda failure")) {
+      nvls.push_back(n.where);
+      nvls_hosts.insert(n.host);
+    }
+  }
+  if (nvls.empty()) return false;
+  out.push_back(
+      finding(code::kNvlinkFmFailed, Severity::kError, "NVLink SHARP (NVLS)",
+              std::vector<std::string>(nvls_hosts.begin(), nvls_hosts.end()),
+              "NCCL's NVLink SHARP setup failed in CUDA (transport/nvls.cc): the NVSwitches' multicast memory is not "
+              "available, as when NVIDIA Fabric Manager is stopped, in error, or was restarted without the GPUs being "
+              "reset",
+              "check `systemctl status nvidia-fabricmanager` and its log (`nvidia-smi -q | grep -A2 Fabric`: State "
+              "Completed, Status Success); after a Fabric Manager restart reset the GPUs (`nvidia-smi -r`) or reboot; "
+              "NCCL_NVLS_ENABLE=0 runs without NVLS meanwhile",
+              nvls));
+  return true;
+}
+
 void check_fabric_manager(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   std::vector<Quote> nothing, version, failed, umad;
   for (const Quote& q : facts.fabric_manager) {
@@ -1574,31 +1601,9 @@ void check_fabric_manager(const Facts& facts, std::vector<Finding>& out, std::ve
       failed.push_back(q);
     }
   }
-  // Its reason, when the files hold it, is a finding of its own above; the failure alone
-  // is the service's state.
-  // NCCL's NVLink SHARP (NVLS) setup failing in CUDA (transport/nvls.cc: "Cuda failure 1
-  // 'invalid argument'", "999 'unknown error'"): the NVSwitches' multicast objects are not
-  // there, as when Fabric Manager stopped, or was restarted without the GPUs being reset.
-  std::vector<Quote> nvls;
-  std::set<std::string> nvls_hosts;
-  for (const NcclFact& n : facts.nccl) {
-    if (n.level == "WARN" && contains(n.where.text, "nvls.cc") && contains(n.msg, "Cuda failure")) {
-      nvls.push_back(n.where);
-      nvls_hosts.insert(n.host);
-    }
-  }
-  if (!nvls.empty()) {
-    out.push_back(finding(
-        code::kNvlinkFmFailed, Severity::kError, "NVLink SHARP (NVLS)",
-        std::vector<std::string>(nvls_hosts.begin(), nvls_hosts.end()),
-        "NCCL's NVLink SHARP setup failed in CUDA (transport/nvls.cc): the NVSwitches' multicast memory is not "
-        "available, as when NVIDIA Fabric Manager is stopped, in error, or was restarted without the GPUs being "
-        "reset",
-        "check `systemctl status nvidia-fabricmanager` and its log (`nvidia-smi -q | grep -A2 Fabric`: State "
-        "Completed, Status Success); after a Fabric Manager restart reset the GPUs (`nvidia-smi -r`) or reboot; "
-        "NCCL_NVLS_ENABLE=0 runs without NVLS meanwhile",
-        nvls));
-  }
+  // Its reason, when the files hold it, is a finding of its own; the failure alone is the
+  // service's state.
+  const bool nvls = check_nvls(facts, out);
   if (!umad.empty()) {
     out.push_back(finding(code::kNvlinkFmFailed, Severity::kError, "NVIDIA Fabric Manager (NVLSM)", {},
                           "NVLSM, the NVLink subnet manager that Fabric Manager starts on NVLink 5 systems (GB200 "
@@ -1625,8 +1630,7 @@ void check_fabric_manager(const Facts& facts, std::vector<Finding>& out, std::ve
         "`nvidia-smi -q | grep -A2 Fabric` says State Completed, Status Success when the fabric is ready",
         quotes, {{"lines", facts.cuda_not_ready.size()}}));
   }
-  if (!failed.empty() && facts.cuda_not_ready.empty() && nothing.empty() && version.empty() && umad.empty() &&
-      nvls.empty()) {
+  if (!failed.empty() && facts.cuda_not_ready.empty() && nothing.empty() && version.empty() && umad.empty() && !nvls) {
     out.push_back(finding(code::kNvlinkFmFailed, Severity::kWarning, "NVIDIA Fabric Manager", {},
                           "Fabric Manager's service is not running (it failed or never started): on an NVSwitch "
                           "system (HGX, DGX) CUDA cannot initialise the GPUs' NVLink fabric without it, so jobs fail "
