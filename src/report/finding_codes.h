@@ -51,6 +51,7 @@ inline constexpr std::string_view kTopoPortDegraded = "topo.port_degraded";
 inline constexpr std::string_view kTopoPcieDegraded = "topo.pcie_degraded";
 inline constexpr std::string_view kTopoPcieAcs = "topo.pcie_acs";
 inline constexpr std::string_view kTopoIbZeroGuid = "topo.ib_zero_guid";
+inline constexpr std::string_view kTopoRoceGidEmpty = "topo.roce_gid_empty";
 inline constexpr std::string_view kTopoP2pUnsupported = "topo.p2p_unsupported";
 inline constexpr std::string_view kTopoNumaMismatch = "topo.numa_mismatch";
 inline constexpr std::string_view kTopoNumaAffinity = "topo.numa_affinity";
@@ -215,6 +216,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kTopoPcieDegraded,
     kTopoPcieAcs,
     kTopoIbZeroGuid,
+    kTopoRoceGidEmpty,
     kTopoP2pUnsupported,
     kCountersLinkErrors,
     kCountersSaturated,

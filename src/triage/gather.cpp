@@ -509,7 +509,7 @@ class Gatherer {
       other_ += '\n';
       return true;
     }
-    if (zero_guid_line(trim(line), facts)) {
+    if (zero_guid_line(trim(line), facts) || perftest_gid_line(trim(line), facts)) {
       other_ += '\n';
       return true;
     }
@@ -626,6 +626,8 @@ class Gatherer {
     for (Quote& q : driver_mismatch_) facts.driver_mismatch.push_back(std::move(q));
     for (Quote& q : cuda_not_ready_) facts.cuda_not_ready.push_back(std::move(q));
     for (Quote& q : pin_failed_) facts.gpudirect_pin_failed.push_back(std::move(q));
+    for (Quote& q : gpu_lost_) facts.gpu_lost.push_back(std::move(q));
+    for (Quote& q : roce_gid_empty_) facts.roce_gid_empty.push_back(std::move(q));
     for (Quote& q : efa_no_device_) facts.efa_no_device.push_back(std::move(q));
     for (Quote& q : fabric_manager_lines_) facts.fabric_manager.push_back(std::move(q));
     for (Quote& q : rdma_absent_lines_) facts.rdma_absent.push_back(std::move(q));
@@ -852,6 +854,9 @@ class Gatherer {
       cuda_not_ready_.push_back({path_, lines_, std::string(trim(line))});
       cuda_error_seen_ = true;
     }
+    if (has("GPU is lost") && gpu_lost_.size() < kMaxKeptLines) {
+      gpu_lost_.push_back({path_, lines_, std::string(trim(line))});
+    }
     if (has("nvidia_p2p_get_pages") && contains(line, "fail") && pin_failed_.size() < kMaxKeptLines) {
       pin_failed_.push_back({path_, lines_, std::string(trim(line))});
       kernel_ = true;  // a kernel module's line (gdrdrv, nvidia-peermem), with or without dmesg's stamp
@@ -937,6 +942,25 @@ class Gatherer {
     }
     rdma_ = true;
     if (facts && zero_guids_.size() < kMaxKeptLines) zero_guids_.push_back({{path_, lines_, std::string(t)}, device});
+    return true;
+  }
+
+  // perftest's header (ib_write_bw, ib_send_bw ...): "Link type : Ethernet" for a RoCE
+  // port, then each side's "GID: 00:00:...": all zeros is no RoCE GID for the port. True for
+  // such a GID line.
+  bool perftest_gid_line(std::string_view t, Facts* facts) {
+    if (t.starts_with("Link type")) {
+      const size_t colon = t.find(':');
+      if (colon != std::string_view::npos) perftest_ethernet_ = trim(t.substr(colon + 1)) == "Ethernet";
+      return false;
+    }
+    if (!perftest_ethernet_ || !t.starts_with("GID:")) return false;
+    const std::string_view gid = trim(t.substr(4));
+    if (gid.size() < 16 || !std::all_of(gid.begin(), gid.end(), [](char c) { return c == '0' || c == ':'; })) {
+      return false;
+    }
+    rdma_ = true;
+    if (facts && roce_gid_empty_.size() < kMaxKeptLines) roce_gid_empty_.push_back({path_, lines_, std::string(t)});
     return true;
   }
 
@@ -1209,14 +1233,15 @@ class Gatherer {
   size_t smi_indent_ = 0;  // its header's indent: its keys are deeper
   bool smi_query_ = false;
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, driver_mismatch_, efa_no_device_;
-  std::vector<Quote> cuda_not_ready_, pin_failed_;
-  bool efa_seen_ = false;          // a libfabric EFA line above: its "fi_getinfo: -61" is EFA's
-  bool cuda_error_seen_ = false;   // CUDA errors: a file of only such lines is a framework's log
-  bool ibv_devices_ = false;       // ibv_devices' header seen
-  std::string rdma_device_;        // the device an ibstat/ibv_devinfo listing is about ("CA 'mlx5_0'", "hca_id:")
-  int fm_unit_left_ = 0;           // lines left of a Fabric Manager unit's systemctl status
-  int since_framework_ = 1 << 20;  // lines since a framework's NCCL error
-  bool last_error_next_ = false;   // the next non-empty line is NCCL's last error (PyTorch's)
+  std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_;
+  bool perftest_ethernet_ = false;  // perftest's header said "Link type : Ethernet" (RoCE)
+  bool efa_seen_ = false;           // a libfabric EFA line above: its "fi_getinfo: -61" is EFA's
+  bool cuda_error_seen_ = false;    // CUDA errors: a file of only such lines is a framework's log
+  bool ibv_devices_ = false;        // ibv_devices' header seen
+  std::string rdma_device_;         // the device an ibstat/ibv_devinfo listing is about ("CA 'mlx5_0'", "hca_id:")
+  int fm_unit_left_ = 0;            // lines left of a Fabric Manager unit's systemctl status
+  int since_framework_ = 1 << 20;   // lines since a framework's NCCL error
+  bool last_error_next_ = false;    // the next non-empty line is NCCL's last error (PyTorch's)
   std::vector<Quote> fabric_manager_lines_;
   bool rdma_absent_ = false;
   std::vector<Quote> rdma_absent_lines_;

@@ -1462,6 +1462,16 @@ void check_gpu_memory_and_driver(const Facts& facts, std::vector<Finding>& out) 
         "rebuild and reload the module; drain the node until they match",
         facts.driver_mismatch, {{"lines", facts.driver_mismatch.size()}}));
   }
+  if (!facts.gpu_lost.empty()) {
+    out.push_back(finding(
+        code::kKernelGpuResetRequired, Severity::kError, "GPU lost", {},
+        fmt::format("nvidia-smi: a GPU is lost ({}): it stopped answering on PCIe (fallen off the bus, as with Xid "
+                    "79), and only a reboot or a reset of its slot brings it back",
+                    count_lines(facts.gpu_lost.size())),
+        "drain the node and reboot it; read the kernel log around the loss (Xid 79, PCIe AER, a power or thermal "
+        "event); a GPU lost again needs reseating or replacing",
+        facts.gpu_lost, {{"lines", facts.gpu_lost.size()}}));
+  }
   if (!facts.gpudirect_pin_failed.empty()) {
     out.push_back(finding(
         code::kKernelGpudirectPinFailed, Severity::kError, "GPUDirect RDMA", {},
@@ -1872,6 +1882,19 @@ void check_p2p_unsupported(const Facts& facts, std::vector<Finding>& out, std::v
 }
 
 void check_zero_guids(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (!facts.roce_gid_empty.empty()) {
+    out.push_back(finding(
+        code::kTopoRoceGidEmpty, Severity::kError, "RoCE GID", {},
+        fmt::format("perftest on a RoCE port shows a GID of zeros ({}): the port has no RoCE GID where the test "
+                    "ran, as when its network interface has no IP address in that network namespace (a pod "
+                    "without the secondary network that carries RDMA), so its queue pairs cannot connect (Failed "
+                    "to modify QP to RTR)",
+                    count_lines(facts.roce_gid_empty.size())),
+        "give the RDMA device's network interface an address where the job runs (in Kubernetes, attach the "
+        "macvlan, ipvlan or SR-IOV network of the RDMA device to the pod); `show_gids` or `ibv_devinfo -v` then "
+        "lists a GID with that address: pass its index (perftest -x N, NCCL_IB_GID_INDEX)",
+        facts.roce_gid_empty));
+  }
   if (facts.zero_guids.empty()) return;
   std::vector<std::string> devices;
   std::vector<Quote> quotes;
@@ -2150,8 +2173,9 @@ const std::vector<Signature> kSignatures = {
      "lspci's ACSCtl: PCIe Access Control Services redirecting peer-to-peer traffic (SrcValid+, ReqRedir+, "
      "CmpltRedir+)",
      check_pcie_acs},
-    {{code::kTopoIbZeroGuid},
-     "RDMA devices with a GUID of zeros (ibv_devices, ibstat, ibv_devinfo): SR-IOV VFs without GUIDs",
+    {{code::kTopoIbZeroGuid, code::kTopoRoceGidEmpty},
+     "RDMA devices with a GUID of zeros (ibv_devices, ibstat, ibv_devinfo): SR-IOV VFs without GUIDs; perftest on a "
+     "RoCE port with a GID of zeros",
      check_zero_guids},
     {{code::kTopoP2pUnsupported},
      "CUDA refusing peer access between two GPUs (error 217), from any program: a custom all-reduce or a P2P copy "

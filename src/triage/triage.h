@@ -147,6 +147,12 @@ struct Facts {
   // The NVIDIA driver refusing to pin GPU memory for another device (GPUDirect RDMA's
   // nvidia-peermem, nv_peer_mem, gdrcopy): "nvidia_p2p_get_pages(...) failed [ret = -22]".
   std::vector<Quote> gpudirect_pin_failed;
+  // nvidia-smi's "GPU is lost.  Reboot the system to recover this GPU": a GPU that stopped
+  // answering (fallen off the bus).
+  std::vector<Quote> gpu_lost;
+  // perftest (ib_write_bw ...) on a RoCE port ("Link type : Ethernet") whose GID line is all
+  // zeros: the port has no RoCE GID in this network namespace.
+  std::vector<Quote> roce_gid_empty;
   // libfabric's EFA provider with no usable device: "provider efa output empty list",
   // "fi_getinfo: -61 (No data available)" after the provider's own warnings.
   std::vector<Quote> efa_no_device;

@@ -949,6 +949,32 @@ TEST(TriagePasted, TopologyFileAndSysfsPathWarnings) {
   EXPECT_EQ(find(r, "nccl.warn"), nullptr) << testing::PrintToString(codes(r));
 }
 
+// nvidia-smi's lost GPU needs a reboot; perftest on a RoCE port with a GID of zeros has no
+// RoCE GID (an IB port's perftest prints no GID line; a RoCE port's real GID says nothing).
+TEST(TriagePasted, LostGpuAndRocePerftestWithoutGid) {
+  Report lost = judged({{"smi.txt",
+                         "Unable to determine the device handle for GPU 0000:41:00.0: GPU is lost.  Reboot the system "
+                         "to recover this GPU\n"}});
+  const Finding* l = find(lost, "kernel.gpu_reset_required");
+  ASSERT_NE(l, nullptr) << testing::PrintToString(codes(lost));
+  EXPECT_EQ(l->severity, Severity::kError);
+  const std::string header =
+      " Dual-port       : OFF\t\tDevice         : mlx5_1\n"
+      " Link type       : Ethernet\n"
+      " GID index       : 3\n"
+      "---------------------------------------------------------------------------------------\n";
+  Report roce = judged({{"bw.txt", header + " local address: LID 0000 QPN 0x0101 PSN 0x1\n"
+                                            " GID: 00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00\n"
+                                            " remote address: LID 0000 QPN 0x0102 PSN 0x2\n"
+                                            " GID: 00:00:00:00:00:00:00:00:00:00:255:255:10:0:0:2\n"
+                                            "Failed to modify QP 257 to RTR\n"}});
+  const Finding* g = find(roce, "topo.roce_gid_empty");
+  ASSERT_NE(g, nullptr) << testing::PrintToString(codes(roce));
+  EXPECT_EQ(quoted(*g), std::vector<std::string>{"bw.txt:6"});
+  Report fine = judged({{"ok.txt", header + " GID: 00:00:00:00:00:00:00:00:00:00:255:255:10:0:0:1\n"}});
+  EXPECT_EQ(find(fine, "topo.roce_gid_empty"), nullptr) << testing::PrintToString(codes(fine));
+}
+
 // CUDA's and the application's failures as NCCL reports them: each its own code.
 TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
   const std::pair<const char*, const char*> cases[] = {
@@ -1649,7 +1675,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.ib_completion_error", "nccl.socket_ifaces_unroutable", "nccl.socket_ifname_no_match", "topo.pcie_acs",
       "topo.ib_zero_guid", "topo.p2p_unsupported", "kernel.driver_mismatch", "kernel.gpudirect_pin_failed",
       "nccl.topo_file_invalid", "nccl.pci_sysfs_missing", "nccl.message_truncated", "nccl.cuda_oom",
-      "nccl.cuda_driver_too_old", "nccl.invalid_device",
+      "nccl.cuda_driver_too_old", "nccl.invalid_device", "topo.roce_gid_empty",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
