@@ -79,14 +79,12 @@ struct LinePattern {
   void (*apply)(const LogLine& line, ParseState& state);
 };
 
-// "NCCL_IB_HCA set to mlx5_0,mlx5_1": the NCCL_IB_HCA in effect.
+// "NCCL_IB_HCA set to mlx5_0,mlx5_1": the NCCL_IB_HCA in effect. Its value has no spaces:
+// what follows one is not the setting's (lines a paste ran together).
 bool is_ib_hca(std::string_view msg) { return msg.starts_with("NCCL_IB_HCA set to "); }
 void apply_ib_hca(const LogLine& line, ParseState& /*state*/) {
-  const std::string_view msg = line.msg;
-  HostTopology& h = line.h;
-  std::string v(msg.substr(19));
-  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.pop_back();
-  h.nccl_ib_hca = v;
+  const std::string_view v = trim(line.msg.substr(19));
+  line.h.nccl_ib_hca = std::string(v.substr(0, v.find_first_of(" \t\r")));
 }
 
 // "NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [RO]; OOB ...": the process's NET/IB
@@ -415,8 +413,12 @@ bool source_location(std::string_view token) {
 // ("include/socket.h:344 WARN Socket creation failed : ..."): a WARN right after a source
 // location of C or CUDA code is NCCL's.
 bool split_sourced_warn(std::string_view line, NcclLogLine& out) {
-  const size_t tag = line.find(" WARN ");
-  if (tag == std::string_view::npos || tag == 0) return false;
+  // "WARN " first: its upper-case W is rare, where a space stops a search at every word
+  // of a long pasted line.
+  size_t tag = line.find("WARN ");
+  while (tag != std::string_view::npos && (tag < 2 || line[tag - 1] != ' ')) tag = line.find("WARN ", tag + 1);
+  if (tag == std::string_view::npos) return false;
+  --tag;  // at the space before it
   size_t start = line.find_last_of(" \t", tag - 1);
   start = start == std::string_view::npos ? 0 : start + 1;
   if (!source_location(line.substr(start, tag - start))) return false;

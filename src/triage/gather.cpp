@@ -297,11 +297,12 @@ namespace {
 // is mostly channel and ring lines).
 bool kept_nccl_line(const topo::NcclLogLine& l) {
   const std::string_view m = l.msg;
-  return l.level == "WARN" || nccl_trace_frame(m).has_value() || m.starts_with("NCCL version") ||
-         m.starts_with("NET/") || contains(m, " via NET/") || contains(m, "set by environment to") ||
-         contains(m, "nranks ") || contains(m, " nNodes ") || m.starts_with("NCCL_IB_HCA set to") ||
-         contains(m, "Using network") || contains(m, "GPU Direct RDMA") || m.starts_with("Bootstrap : Using") ||
-         trim(m).starts_with("+ NET[") || contains(m, "ncclMaxSharedMem");
+  return l.level == "WARN" || m.starts_with("NCCL version") || m.starts_with("NET/") || contains(m, " via NET/") ||
+         contains(m, "set by environment to") || contains(m, "nranks ") || contains(m, " nNodes ") ||
+         m.starts_with("NCCL_IB_HCA set to") || contains(m, "Using network") || contains(m, "GPU Direct RDMA") ||
+         m.starts_with("Bootstrap : Using") || trim(m).starts_with("+ NET[") || contains(m, "ncclMaxSharedMem") ||
+         // NCCL's error trace: its source paths start in lower case, most INFO lines do not
+         (!m.empty() && std::islower(static_cast<unsigned char>(m.front())) && nccl_trace_frame(m).has_value());
 }
 
 // NCCL lines topo's reader reads besides those: the GRAPH dump's PCI links.
@@ -822,6 +823,7 @@ class Gatherer {
 
   // CUDA's "peer access is not supported" (error 217), and the driver's module and
   // libraries at different versions, in whatever program's line.
+  static constexpr size_t kShortLine = 1024;
   void driver_line(std::string_view line, Facts* facts) {
     if (!facts) return;
     // memmem: these run on every line but NCCL's INFO lines, and a needle whose first
@@ -829,6 +831,9 @@ class Gatherer {
     const auto has = [&](std::string_view what) {
       return memmem(line.data(), line.size(), what.data(), what.size()) != nullptr;
     };
+    // A needle whose first character is rare in logs (an upper-case letter, '_'): find's
+    // memchr for it skips most lines at once, where memmem pays its set-up on each.
+    const auto finds = [&](std::string_view what) { return line.find(what) != std::string_view::npos; };
     if (has("eer ") || has("PeerAccess") || has("PEER_ACCESS")) {
       if ((contains(line, "peer access is not supported") || contains(line, "cudaErrorPeerAccessUnsupported") ||
            contains(line, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED")) &&
@@ -840,24 +845,28 @@ class Gatherer {
     // The module and its GSP firmware at different versions: the module refuses the image
     // ("GSP firmware image version mismatch: got version A, expected version B"), or finds
     // none for its own version ("Direct firmware load for nvidia/B/gsp_ga10x.bin failed").
-    const bool gsp = has("GSP firmware image version mismatch") ||
-                     (has("Direct firmware load for nvidia/") && contains(line, "/gsp") && contains(line, "failed"));
-    if ((gsp || (has(" mismatch") &&
-                 (contains(line, "Driver/library version mismatch") || contains(line, "NVRM: API mismatch")))) &&
+    const bool mismatch = has(" mismatch");
+    const bool gsp = (mismatch && contains(line, "GSP firmware image version mismatch")) ||
+                     (line.size() <= kShortLine && finds("Direct firmware load for nvidia/") &&
+                      contains(line, "/gsp") && contains(line, "failed"));
+    if ((gsp ||
+         (mismatch && (contains(line, "Driver/library version mismatch") || contains(line, "NVRM: API mismatch")))) &&
         driver_mismatch_.size() < kMaxKeptLines) {
       driver_mismatch_.push_back({path_, lines_, std::string(trim(line))});
     }
-    if ((has("not yet initiali") || has("NotReady") || has("NOT_READY")) &&
+    // The driver's and CUDA's own short lines below; a pasted command line is not one.
+    if (line.size() > kShortLine) return;
+    if ((finds("yet initiali") || finds("NotReady") || finds("NOT_READY")) &&
         (contains(line, "system not yet initiali") || contains(line, "cudaErrorSystemNotReady") ||
          contains(line, "CUDA_ERROR_SYSTEM_NOT_READY")) &&
         cuda_not_ready_.size() < kMaxKeptLines) {
       cuda_not_ready_.push_back({path_, lines_, std::string(trim(line))});
       cuda_error_seen_ = true;
     }
-    if (has("GPU is lost") && gpu_lost_.size() < kMaxKeptLines) {
+    if (finds("GPU is lost") && gpu_lost_.size() < kMaxKeptLines) {
       gpu_lost_.push_back({path_, lines_, std::string(trim(line))});
     }
-    if (has("nvidia_p2p_get_pages") && contains(line, "fail") && pin_failed_.size() < kMaxKeptLines) {
+    if (finds("_p2p_get_pages") && contains(line, "fail") && pin_failed_.size() < kMaxKeptLines) {
       pin_failed_.push_back({path_, lines_, std::string(trim(line))});
       kernel_ = true;  // a kernel module's line (gdrdrv, nvidia-peermem), with or without dmesg's stamp
     }
