@@ -1293,7 +1293,11 @@ bool gather_profile_file(const std::string& path, std::string_view text, Facts& 
   file.path = path;
   file.bytes = text.size();
   file.lines = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
-  if (text.find("\"snapshot\"") == std::string_view::npos) {
+  if (path.ends_with(".tmp")) {
+    // The plugin writes NAME.tmp, then renames it: a writer killed between the two leaves a
+    // file no reader takes, whole or not (its snapshot was not yet the rank's newest).
+    file.note = "a snapshot of fabscope's NCCL profiler plugin still being written (its temporary file): not read";
+  } else if (text.find("\"snapshot\"") == std::string_view::npos) {
     file.note =
         "a profile of fabscope's NCCL profiler plugin, written at the job's end: judge it with `fabscope "
         "diagnose --import-profile DIR`";
