@@ -3,10 +3,12 @@
 #include "coll/pattern_math.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 namespace fabscope {
 
@@ -53,22 +55,44 @@ class Generator {
   T value(uint64_t key, int rank, uint64_t index) const { return Ops::from_number(number(key, rank, index)); }
   uint64_t key(int rank) const { return rank_key(spec_.seed, rank); }
 
-  // The reduction of every rank's value at `index`, with keys precomputed per rank.
-  T reduced(const std::vector<uint64_t>& keys, uint64_t index) const {
-    const ReduceOp op = *spec_.op;
+  const pattern_math::Params& params() const { return params_; }
+
+  // The reduction of every rank's value at one index: a fold, each rank's number
+  // added in rank order, then finished (an average divided).
+  using Fold = std::conditional_t<Ops::kFloat, pattern_math::FloatFold, pattern_math::IntFold<T>>;
+  Fold fold() const { return Fold(*spec_.op); }
+  static void add(Fold& f, int64_t number) {
     if constexpr (Ops::kFloat) {
-      pattern_math::FloatFold fold(op);
-      for (size_t r = 0; r < keys.size(); ++r) fold.add(Ops::to_double(value(keys[r], static_cast<int>(r), index)));
-      T result = Ops::from_double(fold.result());
-      if (op == ReduceOp::kAvg) result = divide(result, spec_.nranks);
-      return result;
+      f.add(Ops::to_double(Ops::from_number(number)));
     } else {
-      pattern_math::IntFold<T> fold(op);
-      for (size_t r = 0; r < keys.size(); ++r) fold.add(value(keys[r], static_cast<int>(r), index));
-      T acc = fold.result();
-      if (op == ReduceOp::kAvg) acc = divide(acc, spec_.nranks);
-      return acc;
+      f.add(Ops::from_number(number));
     }
+  }
+  T finish(const Fold& f) const {
+    T result;
+    if constexpr (Ops::kFloat) {
+      result = Ops::from_double(f.result());
+    } else {
+      result = f.result();
+    }
+    if (*spec_.op == ReduceOp::kAvg) result = divide(result, spec_.nranks);
+    return result;
+  }
+  // `next(r)` gives rank r's number.
+  template <typename Next>
+  T reduce(size_t nranks, Next&& next) const {
+    Fold f = fold();
+    for (size_t r = 0; r < nranks; ++r) add(f, next(r));
+    return finish(f);
+  }
+  // At `index`, with keys precomputed per rank.
+  T reduced(const std::vector<uint64_t>& keys, uint64_t index) const {
+    return reduce(keys.size(), [&](size_t r) { return number(keys[r], static_cast<int>(r), index); });
+  }
+  // At the runs' next index (each run one rank's, in rank order), advancing them.
+  template <typename Run>
+  T reduced(std::vector<Run>& runs) const {
+    return reduce(runs.size(), [&](size_t r) { return runs[r].next(); });
   }
 
   static T divide(T v, int n) {
@@ -108,37 +132,175 @@ class Generator {
   pattern_math::Params params_;
 };
 
+// The numbers one rank holds at consecutive indexes, as pattern_math::number gives
+// them for a type of kBytes bytes, with one hash per 16-byte chunk (and, for products,
+// one per group of 16 indexes) where number() takes one per element: what host_fill
+// and host_count_wrong walk.
+template <pattern_math::Kind K, unsigned kBytes>
+class NumberRun {
+ public:
+  NumberRun(const pattern_math::Params& p, uint64_t key, int rank, uint64_t index)
+      : p_(p), key_(key), rank_(rank), index_(index) {
+    bits_ = pattern_math::chunk_bits(key_, index_ >> p_.lane_shift);
+    if constexpr (K == pattern_math::Kind::kProd) group_ = pattern_math::special_group_bits(p_.special_key, index_);
+  }
+
+  int64_t next() {
+    constexpr uint64_t kLaneMask = 16 / kBytes - 1;
+    const auto lane = static_cast<unsigned>(index_ & kLaneMask);
+    const uint64_t bits = pattern_math::lane_bits(bits_, lane, kBytes);
+    int64_t v = 0;
+    if constexpr (K == pattern_math::Kind::kProd) {
+      v = pattern_math::product_lane(p_, group_, bits, rank_, index_);
+    } else {
+      v = pattern_math::lane_number<K>(p_, bits, rank_, index_);
+    }
+    ++index_;
+    if ((index_ & kLaneMask) == 0) bits_ = pattern_math::chunk_bits(key_, index_ >> p_.lane_shift);
+    if constexpr (K == pattern_math::Kind::kProd) {
+      if ((index_ & 15) == 0) group_ = pattern_math::special_group_bits(p_.special_key, index_);
+    }
+    return v;
+  }
+
+ private:
+  const pattern_math::Params p_;
+  const uint64_t key_;
+  const int rank_;
+  uint64_t index_;
+  pattern_math::ChunkBits bits_{};
+  uint32_t group_ = 0;
+};
+template <typename T, pattern_math::Kind K>
+using RunOf = NumberRun<K, static_cast<unsigned>(sizeof(T))>;
+
+// Calls emit(i, number) for i in [0, count), the numbers of indexes first + i of one
+// rank: whole chunks at a time (one hash each, the lanes unrolled), NumberRun for the
+// partial chunks at the two ends.
+template <typename T, pattern_math::Kind K, typename Emit>
+void for_each_number(const pattern_math::Params& p, uint64_t key, int rank, uint64_t first, size_t count, Emit&& emit) {
+  constexpr unsigned kBytes = sizeof(T);
+  constexpr size_t kLanes = 16 / kBytes;
+  size_t i = 0;
+  const size_t head = std::min<size_t>(count, (kLanes - (first & (kLanes - 1))) & (kLanes - 1));
+  if (head > 0) {
+    RunOf<T, K> run(p, key, rank, first);
+    for (; i < head; ++i) emit(i, run.next());
+  }
+  for (; i + kLanes <= count; i += kLanes) {
+    const uint64_t index = first + i;
+    const pattern_math::ChunkBits b = pattern_math::chunk_bits(key, index / kLanes);
+    [[maybe_unused]] uint32_t group = 0;  // a chunk lies within one product group of 16
+    if constexpr (K == pattern_math::Kind::kProd) group = pattern_math::special_group_bits(p.special_key, index);
+    for (unsigned lane = 0; lane < kLanes; ++lane) {
+      const uint64_t bits = pattern_math::lane_bits(b, lane, kBytes);
+      if constexpr (K == pattern_math::Kind::kProd) {
+        emit(i + lane, pattern_math::product_lane(p, group, bits, rank, index + lane));
+      } else {
+        emit(i + lane, pattern_math::lane_number<K>(p, bits, rank, index + lane));
+      }
+    }
+  }
+  if (i < count) {
+    RunOf<T, K> run(p, key, rank, first + i);
+    for (; i < count; ++i) emit(i, run.next());
+  }
+}
+
+// Calls fn(std::integral_constant<Kind, K>) for the pattern's kind.
+template <typename Fn>
+decltype(auto) visit_kind(pattern_math::Kind kind, Fn&& fn) {
+  using pattern_math::Kind;
+  switch (kind) {
+    case Kind::kSum:
+      return fn(std::integral_constant<Kind, Kind::kSum>{});
+    case Kind::kProd:
+      return fn(std::integral_constant<Kind, Kind::kProd>{});
+    case Kind::kWide:
+      break;
+  }
+  return fn(std::integral_constant<Kind, Kind::kWide>{});
+}
+
 template <typename T>
 void fill_typed(void* buffer, const PatternSpec& spec, std::span<const Segment> segments) {
   Generator<T> gen(spec);
   T* out = static_cast<T*>(buffer);
-  for (const Segment& s : segments) {
-    uint64_t key = gen.key(s.src_rank);
-    for (size_t i = 0; i < s.count; ++i) out[s.offset + i] = gen.value(key, s.src_rank, s.index_base + i);
+  visit_kind(gen.params().kind, [&](auto kind) {
+    for (const Segment& s : segments) {
+      T* dst = out + s.offset;
+      for_each_number<T, decltype(kind)::value>(gen.params(), gen.key(s.src_rank), s.src_rank, s.index_base, s.count,
+                                                [&](size_t i, int64_t v) { dst[i] = TypeOps<T>::from_number(v); });
+    }
+  });
+}
+
+// Elements of `got` that differ from the reduction over all ranks of indexes first + i:
+// whole chunks at a time (one hash per rank and chunk, a fold per lane), NumberRuns
+// for the partial chunks at the two ends.
+template <typename T, pattern_math::Kind K>
+uint64_t count_wrong_reduced(const Generator<T>& gen, const std::vector<uint64_t>& keys, const T* got, uint64_t first,
+                             size_t count) {
+  constexpr unsigned kBytes = sizeof(T);
+  constexpr size_t kLanes = 16 / kBytes;
+  const pattern_math::Params& p = gen.params();
+  uint64_t wrong = 0;
+  auto ends = [&](size_t from, size_t to) {
+    std::vector<RunOf<T, K>> runs;
+    runs.reserve(keys.size());
+    for (size_t r = 0; r < keys.size(); ++r) runs.emplace_back(p, keys[r], static_cast<int>(r), first + from);
+    for (size_t i = from; i < to; ++i) wrong += gen.equal(got[i], gen.reduced(runs)) ? 0 : 1;
+  };
+  const size_t head = std::min<size_t>(count, (kLanes - (first & (kLanes - 1))) & (kLanes - 1));
+  if (head > 0) ends(0, head);
+  size_t i = head;
+  for (; i + kLanes <= count; i += kLanes) {
+    const uint64_t index = first + i;
+    [[maybe_unused]] uint32_t group = 0;
+    if constexpr (K == pattern_math::Kind::kProd) group = pattern_math::special_group_bits(p.special_key, index);
+    std::array<typename Generator<T>::Fold, kLanes> folds;
+    folds.fill(gen.fold());
+    for (size_t r = 0; r < keys.size(); ++r) {
+      const pattern_math::ChunkBits b = pattern_math::chunk_bits(keys[r], index / kLanes);
+      const int rank = static_cast<int>(r);
+      for (unsigned lane = 0; lane < kLanes; ++lane) {
+        const uint64_t bits = pattern_math::lane_bits(b, lane, kBytes);
+        if constexpr (K == pattern_math::Kind::kProd) {
+          Generator<T>::add(folds[lane], pattern_math::product_lane(p, group, bits, rank, index + lane));
+        } else {
+          Generator<T>::add(folds[lane], pattern_math::lane_number<K>(p, bits, rank, index + lane));
+        }
+      }
+    }
+    for (unsigned lane = 0; lane < kLanes; ++lane) wrong += gen.equal(got[i + lane], gen.finish(folds[lane])) ? 0 : 1;
   }
+  if (i < count) ends(i, count);
+  return wrong;
 }
 
 template <typename T>
 uint64_t count_wrong_typed(const void* buffer, const PatternSpec& spec, std::span<const Segment> segments) {
   Generator<T> gen(spec);
   const T* in = static_cast<const T*>(buffer);
-  uint64_t wrong = 0;
   std::vector<uint64_t> keys;
-  for (const Segment& s : segments) {
-    if (s.src_rank == kAllRanks) {
-      if (keys.empty()) {
-        for (int r = 0; r < spec.nranks; ++r) keys.push_back(gen.key(r));
-      }
-      for (size_t i = 0; i < s.count; ++i)
-        wrong += gen.equal(in[s.offset + i], gen.reduced(keys, s.index_base + i)) ? 0 : 1;
-    } else {
-      uint64_t key = gen.key(s.src_rank);
-      for (size_t i = 0; i < s.count; ++i) {
-        wrong += gen.equal(in[s.offset + i], gen.value(key, s.src_rank, s.index_base + i)) ? 0 : 1;
+  return visit_kind(gen.params().kind, [&](auto kind) {
+    constexpr pattern_math::Kind K = decltype(kind)::value;
+    uint64_t wrong = 0;
+    for (const Segment& s : segments) {
+      const T* got = in + s.offset;
+      if (s.src_rank == kAllRanks) {
+        if (keys.empty()) {
+          for (int r = 0; r < spec.nranks; ++r) keys.push_back(gen.key(r));
+        }
+        wrong += count_wrong_reduced<T, K>(gen, keys, got, s.index_base, s.count);
+      } else {
+        for_each_number<T, K>(
+            gen.params(), gen.key(s.src_rank), s.src_rank, s.index_base, s.count,
+            [&](size_t i, int64_t v) { wrong += gen.equal(got[i], TypeOps<T>::from_number(v)) ? 0 : 1; });
       }
     }
-  }
-  return wrong;
+    return wrong;
+  });
 }
 
 template <typename T>

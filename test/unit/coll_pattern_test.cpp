@@ -544,6 +544,48 @@ TEST(Pattern, OneHashPerSixteenByteChunkCutIntoLanes) {
   for (int h : hits) EXPECT_NEAR(h, 10000, 500);
 }
 
+// host_fill and host_count_wrong walk whole 16-byte chunks, one hash each, and the
+// partial chunks at a segment's two ends element by element: at index bases and counts
+// that start and end mid-chunk, the filled values are pattern_value's (one number() per
+// element), a reduction of them verifies, and one changed element is counted once.
+template <typename T>
+void check_chunk_walk(DataType t, std::optional<ReduceOp> op, int n, uint64_t base, size_t count) {
+  const std::string where = describe(t, op, n) + " base " + std::to_string(base) + " count " + std::to_string(count);
+  const PatternSpec spec{t, op, 0x5eed, n};
+  Buffer<T> buf(count + 2);
+  const Segment seg{2, count, n - 1, base};
+  host_fill(buf.data(), spec, std::span<const Segment>(&seg, 1));
+  for (size_t i = 0; i < count; ++i) {
+    ASSERT_EQ(as_double(buf[2 + i]), pattern_value(spec, n - 1, base + i)) << where << " element " << i;
+  }
+  EXPECT_EQ(host_count_wrong(buf.data(), spec, std::span<const Segment>(&seg, 1)), 0u) << where;
+  if (!op) return;
+  std::vector<int> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  Buffer<T> red = reduce_in_order(*op, rank_inputs<T>(spec, count, base), order);
+  if (*op == ReduceOp::kAvg) host_divide(red.data(), count, t, n);
+  const Segment all{0, count, kAllRanks, base};
+  EXPECT_EQ(host_count_wrong(red.data(), spec, std::span<const Segment>(&all, 1)), 0u) << where;
+  unsigned char* at = reinterpret_cast<unsigned char*>(red.data() + count / 2);
+  at[sizeof(T) - 1] ^= 0x40;  // the top byte: beyond avg's 2 ulp
+  EXPECT_EQ(host_count_wrong(red.data(), spec, std::span<const Segment>(&all, 1)), 1u) << where;
+}
+
+TEST(Pattern, ChunkWalksEqualElementByElement) {
+  const std::pair<uint64_t, size_t> spans[] = {{0, 1}, {3, 5}, {7, 40}, {16, 33}, {1, 15}, {5, 64}, {31, 2}};
+  std::vector<std::optional<ReduceOp>> ops = {std::nullopt};
+  for (ReduceOp op : kAllReduceOps) ops.push_back(op);
+  for (DataType t : kAllDataTypes) {
+    for (const std::optional<ReduceOp>& op : ops) {
+      for (int n : {1, 3, 5}) {
+        for (const auto& [base, count] : spans) {
+          visit_data_type(t, [&](auto tag) { check_chunk_walk<decltype(tag)>(t, op, n, base, count); });
+        }
+      }
+    }
+  }
+}
+
 TEST(Pattern, PinnedDigests) {
   struct Golden {
     int dtype;
