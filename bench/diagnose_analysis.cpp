@@ -114,7 +114,7 @@ Report synthetic(int nranks, int nhosts) {
   r.diagnosis = Diagnosis();
   r.diagnosis->link_size_bytes = chunk;
   const double t = r.sweeps[0].points.back().out_of_place->time_us;
-  r.diagnosis->collective_noise.push_back({"allreduce", 64u << 20, {t, t * 0.97, t * 1.02}, 0.025});
+  r.diagnosis->collective_noise.push_back({"allreduce", 64u << 20, {t, t * 0.97, t * 1.02}, 0.025, {}});
   return r;
 }
 

@@ -151,12 +151,12 @@ int scorecard_row(const Config& c, int ranks, const FabricSpec& spec, const std:
           fmt::print("  attribution {} {} {:.2f}\n", e.kind, e.subject, e.share);
         }
       }
-      const LinkCoverage& c = *report->p2p->coverage;
+      const LinkCoverage& cov = *report->p2p->coverage;
       fmt::print(
           "  coverage: {} rounds {} (+{} adaptive) measured {} of {} host pairs, inferred slow {}, "
           "healthy {}, unjudged {}\n",
-          c.schedule, c.rounds, c.adaptive_rounds, c.measured_host_pairs, c.host_pairs, c.inferred_slow,
-          c.inferred_healthy, c.unjudged);
+          cov.schedule, cov.rounds, cov.adaptive_rounds, cov.measured_host_pairs, cov.host_pairs, cov.inferred_slow,
+          cov.inferred_healthy, cov.unjudged);
     }
   }
   std::string falses;
@@ -208,7 +208,8 @@ int largest_analysis(const Config& c, int big, const std::optional<LinkSchedule>
       big, fabric->hosts.size(),
       sched ? std::string(name(*sched)) : "auto (" + std::string(name(base->p2p->coverage->schedule)) + ")",
       base->p2p->links.size(), s.findings, s.findings_true, s.faults_found, s.faults, median(secs),
-      median(secs) <= 1 ? "met" : "MISSED", extra_kib / 1024.0, extra_kib < (1 << 20) ? "met" : "MISSED");
+      median(secs) <= 1 ? "met" : "MISSED", static_cast<double>(extra_kib) / 1024.0,
+      extra_kib < (1 << 20) ? "met" : "MISSED");
   for (const std::string& m : s.missed) fmt::print("  missed: {}\n", m);
   // Where the time goes: the steps of analyze_diagnosis, one by one, on a fresh copy.
   Report r = *base;

@@ -230,7 +230,7 @@ void compare_ranks(P2pSizeContext& c, LinkTally& t) {
     const double mt = median_sorted(mine), ma = median_of_difference(t.cross, mine);
     if (ma > 0) ratio[ri] = mt / ma;
     if (ma > 0 && mt < kSlowRatio * ma) {
-      c.slow_ranks.push_back({t.rank_ids[ri], host, mine.size(), mt, ma, {}, 0});
+      c.slow_ranks.push_back({t.rank_ids[ri], host, mine.size(), mt, ma, {}, 0, {}});
       slow_index.push_back(ri);
     }
   }

@@ -18,7 +18,6 @@ namespace fabscope {
 
 namespace {
 
-constexpr std::string_view kFormat = "fabscope-nccl-profile";
 constexpr int kVersion = 2;  // 2: the wall-clock time per state ("wall_ns", "peers")
 
 int state_index(std::string_view name) {
@@ -173,11 +172,11 @@ Result<RankProfile> parse_rank_profile(std::string_view text, const std::string&
     return Status::Invalid(fmt::format(
         "'{}' is not a profile of fabscope's NCCL profiler plugin (no \"format\": \"{}\"); give the directory "
         "FABSCOPE_PROFILE_DIR pointed at, with its fabscope-profile-*.json files",
-        source, kFormat));
+        source, kProfileFormat));
   }
-  if (doc["format"].get<std::string>() != kFormat) {
+  if (doc["format"].get<std::string>() != kProfileFormat) {
     return Status::Invalid(fmt::format("'{}' has format '{}', not '{}': not a profile of fabscope's NCCL plugin",
-                                       source, doc["format"].get<std::string>(), kFormat));
+                                       source, doc["format"].get<std::string>(), kProfileFormat));
   }
   try {
     const JsonIn in(doc, "", source);

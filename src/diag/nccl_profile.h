@@ -16,6 +16,8 @@
 
 namespace fabscope {
 
+// The "format" of the plugin's files and snapshots (its own kFormat, profiler_api.h).
+inline constexpr std::string_view kProfileFormat = "fabscope-nccl-profile";
 // The plugin's file names: fabscope-profile-HOST-PID-cCOMMID-rRANK.json.
 inline constexpr std::string_view kProfilePrefix = "fabscope-profile-";
 // Its snapshots while the job runs: fabscope-snapshot-HOST-PID-cCOMMID-rRANK-sSEQ.json.

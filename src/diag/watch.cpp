@@ -14,8 +14,6 @@ namespace fabscope {
 
 namespace {
 
-constexpr std::string_view kFormat = "fabscope-nccl-profile";
-
 std::string state_of(bool send) { return send ? "SendWait" : "RecvWait"; }
 
 }  // namespace
@@ -24,11 +22,11 @@ Result<Snapshot> parse_snapshot(std::string_view text, const std::string& file) 
   auto parsed = parse_json_text<Json>(text, fmt::format("'{}'", file));
   if (!parsed.ok()) return parsed.status();
   const Json doc = std::move(*parsed);
-  if (!doc.is_object() || !doc.contains("format") || doc["format"] != kFormat || !doc.contains("snapshot")) {
+  if (!doc.is_object() || !doc.contains("format") || doc["format"] != kProfileFormat || !doc.contains("snapshot")) {
     return Status::Invalid(fmt::format(
         "'{}' is not a snapshot of fabscope's NCCL profiler plugin (\"format\": \"{}\" with \"snapshot\"): run the "
         "job with FABSCOPE_PROFILE_INTERVAL set",
-        file, kFormat));
+        file, kProfileFormat));
   }
   try {
     const JsonIn in(doc, "", file);

@@ -133,7 +133,7 @@ void apply_net_ib_using(const LogLine& line, ParseState& state) {
       n.rdma = true;
       auto p = std::find_if(n.ports.begin(), n.ports.end(), [&](const Port& x) { return x.number == port; });
       if (p == n.ports.end()) {
-        n.ports.push_back({port, "ACTIVE", 0, layer, ""});
+        n.ports.push_back({port, "ACTIVE", 0, layer, "", ""});
       } else {
         p->state = "ACTIVE";
         if (!layer.empty()) p->link_layer = layer;

@@ -461,7 +461,9 @@ TEST(StreamSweep, DeviceClockTimesEachIterationInEveryBlockingMode) {
           const int per = (*pl)->iterations_per_sample;
           EXPECT_GE(per, 1);
           EXPECT_LE(per, o.iters);
-          if (z != 0) EXPECT_EQ(per, 1);
+          if (z != 0) {
+            EXPECT_EQ(per, 1);
+          }
           EXPECT_EQ((*pl)->samples_us.size(), static_cast<size_t>((o.iters + per - 1) / per))
               << "-z " << z << " " << s.collective << " " << p.size_bytes;
         }

@@ -254,9 +254,13 @@ TEST(TcpAlgorithms, AllToAllGoesInRoundsTheReceiversGrant) {
         EXPECT_EQ(received[j], per_rank * sizeof(float)) << "from rank " << j;
         EXPECT_EQ(grants_sent[j], rounds ? 1 : 0) << "grant to rank " << j;
         EXPECT_EQ(grants_received[j], rounds ? 1 : 0) << "grant from rank " << j;
-        if (rounds) EXPECT_GE(first_slice_at[j], grant_at[j]) << "a slice to rank " << j << " before its grant";
+        if (rounds) {
+          EXPECT_GE(first_slice_at[j], grant_at[j]) << "a slice to rank " << j << " before its grant";
+        }
       }
-      if (n == 1) EXPECT_TRUE(trace.records.empty());
+      if (n == 1) {
+        EXPECT_TRUE(trace.records.empty());
+      }
     }
   }
 }

@@ -61,7 +61,7 @@ const char* const kReduce = "Reduce";
 const char* const kSend = "Send";
 const char* const kRecv = "Recv";
 const char* const kFloat = "ncclFloat32";
-const char* const kRing = "RING";
+const char* const kRingAlgo = "RING";
 const char* const kSimple = "SIMPLE";
 
 ProfilerV5* load(const char* path) {
@@ -83,7 +83,7 @@ void* start_coll(ProfilerV5* p, void* ctx, int rank, size_t count, const char* f
   DescrV5 d{};
   d.type = kColl;
   d.rank = rank;
-  d.coll = {0, func, nullptr, nullptr, count, 0, kFloat, channels, 16, kRing, kSimple};
+  d.coll = {0, func, nullptr, nullptr, count, 0, kFloat, channels, 16, kRingAlgo, kSimple};
   void* h = nullptr;
   p->start_event(ctx, &h, &d);
   p->stop_event(h);  // enqueued; its proxy operations follow
@@ -397,7 +397,7 @@ std::vector<ActiveOp> start_call(ProfilerV5* p, void* ctx, const SweepColl& c, i
   for (const OpPlan& o : plan_call(c, rank, n)) {
     // A p2p call per peer and direction, its channels' operations after it.
     if (!ring && o.channel == 0) parent = start_p2p(p, ctx, rank, kSweepBytes / 4 / n, o.peer, o.send, kP2pChannels);
-    ops.push_back({start_op(p, ctx, parent, rank, o.peer, o.channel, o.send), o});
+    ops.push_back({start_op(p, ctx, parent, rank, o.peer, o.channel, o.send), o, 0, {}});
   }
   return ops;
 }

@@ -32,9 +32,10 @@ TEST(WatchSeries, ThinnedByMergingPairsWithinMaxPoints) {
   for (uint64_t seq = 1; seq <= 11; ++seq) {
     // Rank 0's sends: 10 steps of 100 us in odd intervals, 30 steps of 300 us in even ones.
     const bool even = seq % 2 == 0;
-    ASSERT_TRUE(w.add(snap(0, seq, even ? 30 : 10, even ? 30 * 300000ull : 10 * 100000ull), seq).ok());
-    ASSERT_TRUE(w.add(snap(1, seq, 10, 10 * 100000ull), seq).ok());
-    w.judge(seq, findings);
+    ASSERT_TRUE(
+        w.add(snap(0, seq, even ? 30 : 10, even ? 30 * 300000ull : 10 * 100000ull), static_cast<double>(seq)).ok());
+    ASSERT_TRUE(w.add(snap(1, seq, 10, 10 * 100000ull), static_cast<double>(seq)).ok());
+    w.judge(static_cast<double>(seq), findings);
   }
   const WatchSection sec = w.section();
   EXPECT_EQ(sec.intervals, 11u);

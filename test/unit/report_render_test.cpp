@@ -221,7 +221,7 @@ TEST(MarkdownRenderer, A64RankDiagnosisFitsAGitHubComment) {
       p.time_us = 10;
       p.busbw_gbps = 1;
       p.wrong = 0;
-      s.points.push_back({size, size / 4, p, p});
+      s.points.push_back({size, size / 4, p, p, ""});
     }
     r.sweeps.push_back(s);
   }

@@ -34,7 +34,7 @@ Report two_collectives() {
       p.algbw_gbps = static_cast<double>(size) / 3500.0;
       p.busbw_gbps = p.algbw_gbps;
       p.wrong = 0;
-      s.points.push_back({size, size / 4, p, p});
+      s.points.push_back({size, size / 4, p, p, ""});
     }
     r.sweeps.push_back(s);
   }

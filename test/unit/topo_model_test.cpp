@@ -88,7 +88,7 @@ void nic_at(HostTopology& h, const std::string& name, int pci, std::string state
   Nic& n = h.add_nic(name);
   n.pci = pci;
   n.busid = h.pci[pci].busid;
-  n.ports.push_back({1, state, rate, "InfiniBand", ""});
+  n.ports.push_back({1, state, rate, "InfiniBand", "", ""});
 }
 
 // NCCL's XML: one node per switch; two levels as on OCI's H100 shape.

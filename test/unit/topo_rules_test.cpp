@@ -42,7 +42,7 @@ HostTopology one_pair(const std::string& state = "ACTIVE") {
   Nic& nic = h.add_nic("mlx5_0");
   nic.pci = n;
   nic.busid = h.pci[n].busid;
-  nic.ports.push_back({1, state, 400, "InfiniBand", ""});
+  nic.ports.push_back({1, state, 400, "InfiniBand", "", ""});
   return h;
 }
 
