@@ -98,6 +98,18 @@ inline constexpr std::string_view kNcclMessageTruncated = "nccl.message_truncate
 inline constexpr std::string_view kNcclCudaOom = "nccl.cuda_oom";
 inline constexpr std::string_view kNcclCudaDriverTooOld = "nccl.cuda_driver_too_old";
 inline constexpr std::string_view kNcclInvalidDevice = "nccl.invalid_device";
+inline constexpr std::string_view kNcclDuplicateGpu = "nccl.duplicate_gpu";
+inline constexpr std::string_view kNcclInvalidUsage = "nccl.invalid_usage";
+inline constexpr std::string_view kNcclCudaKernelFault = "nccl.cuda_kernel_fault";
+inline constexpr std::string_view kNcclCudaEcc = "nccl.cuda_ecc";
+inline constexpr std::string_view kNcclNoCudaDevice = "nccl.no_cuda_device";
+inline constexpr std::string_view kNcclGpuUnavailable = "nccl.gpu_unavailable";
+inline constexpr std::string_view kNcclNoKernelImage = "nccl.no_kernel_image";
+inline constexpr std::string_view kNcclIbIncompatibleDevices = "nccl.ib_incompatible_devices";
+inline constexpr std::string_view kNcclIbPortError = "nccl.ib_port_error";
+inline constexpr std::string_view kNcclIbFatalEvent = "nccl.ib_fatal_event";
+inline constexpr std::string_view kNcclIbMemlock = "nccl.ib_memlock";
+inline constexpr std::string_view kNcclP2pDisabledNvlink = "nccl.p2p_disabled_nvlink";
 inline constexpr std::string_view kNcclPeerLost = "nccl.peer_lost";
 inline constexpr std::string_view kNcclTimeout = "nccl.timeout";
 inline constexpr std::string_view kNcclSocketAccept = "nccl.socket_accept";
@@ -191,6 +203,18 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNcclCudaOom,
     kNcclCudaDriverTooOld,
     kNcclInvalidDevice,
+    kNcclDuplicateGpu,
+    kNcclInvalidUsage,
+    kNcclCudaKernelFault,
+    kNcclCudaEcc,
+    kNcclNoCudaDevice,
+    kNcclGpuUnavailable,
+    kNcclNoKernelImage,
+    kNcclIbIncompatibleDevices,
+    kNcclIbPortError,
+    kNcclIbFatalEvent,
+    kNcclIbMemlock,
+    kNcclP2pDisabledNvlink,
     kNcclPeerLost,
     kNcclTimeout,
     kNcclSocketAccept,

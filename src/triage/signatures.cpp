@@ -550,6 +550,7 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "NCCL_SHM_DISABLE=1 at a cost in intra-node bandwidth"},
     // NCCL's shm.cc, when the segment does not fit: "Call to posix_fallocate failed: No
     // space left on device", "Error while creating shared memory segment ...".
+    {"failed to extend", code::kNcclShmExhausted, "", ""},  // misc/shmutils.cc (2.19 on): ENOSPC
     {"posix_fallocate", code::kNcclShmExhausted, "", ""},
     {"creating shared memory segment", code::kNcclShmExhausted, "", ""},
     // A SIGBUS with NCCL in the backtrace (gather.cpp): a write to a /dev/shm segment the
@@ -580,6 +581,39 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "no buffer posted)",
      "read the first completion error of the job (its status and vendor err), then the NICs' counters and dmesg on "
      "both hosts of that queue pair"},
+    // Registering memory with the NIC refused for want of locked memory (misc/ibvwrap.cc:
+    // "Call to ibv_reg_mr failed with error Cannot allocate memory", ENOMEM): RLIMIT_MEMLOCK.
+    {"reg_mr failed with error Cannot allocate memory", code::kNcclIbMemlock,
+     "the NIC could not register NCCL's buffers (ibv_reg_mr: Cannot allocate memory): the process may lock too "
+     "little memory (RLIMIT_MEMLOCK, `ulimit -l`), which RDMA needs for every registered buffer",
+     "run `ulimit -l` where the ranks run (inside the container, under the launcher): it must be unlimited; set "
+     "memlock unlimited in /etc/security/limits.conf and the job's launcher (Slurm's PropagateResourceLimits, "
+     "docker --ulimit memlock=-1, the Kubernetes runtime's default)"},
+    {"reg_mr_iova2 failed with error Cannot allocate memory", code::kNcclIbMemlock, "", ""},
+    // NET/IB's asynchronous events (net_ib: "Got async event : port error" before 2.19,
+    // "Got non-fatal async event: port error(10)" and "async fatal event: ..." since).
+    {"catastrophic error", code::kNcclIbFatalEvent,
+     "the NIC reported a fatal asynchronous event (a catastrophic device error, or a queue pair or completion "
+     "queue in error): the adapter or its firmware failed under the job",
+     "read dmesg on that host for mlx5 health or firmware errors (`mlx5_core ... health`, syndrome) around the "
+     "time; the adapter usually needs a reset (a reboot, or mlxfwreset) and its firmware checked"},
+    {"encountered a fatal error (detected in", code::kNcclIbFatalEvent, "", ""},
+    {"async fatal event", code::kNcclIbFatalEvent, "", ""},
+    {"async event : port error", code::kNcclIbPortError,
+     "a NIC port went down while the job used it (NET/IB's asynchronous event: port error): a cable, transceiver "
+     "or switch port, or the subnet manager taking the port down",
+     "check the port's state and link_downed counter (`ibstat`, `cat /sys/class/infiniband/*/ports/*/counters/"
+     "link_downed`), the switch side, and dmesg for link down/up lines; a port that flaps needs its cable or "
+     "transceiver replaced"},
+    {"async event: port error", code::kNcclIbPortError, "", ""},
+    // NET/IB joining two NICs that cannot talk: different link layers or capabilities
+    // ("Attempted to connect incompatible devices: [0]mlx5_0:1/IB and [0]mlx5_2:1/RoCE").
+    {"incompatible devices", code::kNcclIbIncompatibleDevices,
+     "NCCL paired NICs of different kinds across (or within) hosts: an InfiniBand port with a RoCE one, or NICs "
+     "whose capabilities differ, so the two ends cannot connect",
+     "make every host's NCCL_IB_HCA list the same kind of NIC in the same order (`ibv_devinfo | grep "
+     "link_layer`), and leave out management or storage NICs of the other kind"},
+    {"device is incompatible with the local", code::kNcclIbIncompatibleDevices, "", ""},
     {"Call to ibv_", code::kNcclIbvFailed, "a verbs call failed: the RDMA device or its resources",
      "check the NIC (ibv_devinfo, dmesg for mlx5 errors), locked-memory limits (ulimit -l) and the firmware"},
     // A receive larger than the buffer posted for it ("Message truncated : received 2048 bytes
@@ -600,6 +634,7 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "(create the communicator before the model takes the memory, a smaller NCCL_BUFFSIZE, fewer channels with "
      "NCCL_MAX_NCHANNELS), and check that no two ranks share a GPU by mistake"},
     {"Failed to CUDA calloc", code::kNcclCudaOom, "", ""},
+    {"Failed to CUDA malloc", code::kNcclCudaOom, "", ""},
     // The driver older than the CUDA runtime the program carries (cudaErrorInsufficientDriver, 35).
     {"driver version is insufficient", code::kNcclCudaDriverTooOld,
      "the NVIDIA driver is older than the CUDA runtime the program was built with (CUDA error 35, "
@@ -607,6 +642,7 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "upgrade the driver to one that supports the program's CUDA version (`nvidia-smi` prints the newest CUDA "
      "the driver supports), install the CUDA forward-compatibility package on a datacenter GPU, or use a build "
      "of the framework for an older CUDA"},
+    {"Minimum requirement is", code::kNcclCudaDriverTooOld, "", ""},  // cudawrap.cc: the driver's version
     {"cudaErrorInsufficientDriver", code::kNcclCudaDriverTooOld, "", ""},
     // A GPU index the process cannot see (cudaErrorInvalidDevice, 101).
     {"invalid device ordinal", code::kNcclInvalidDevice,
@@ -615,6 +651,86 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "compare the ranks per host with `nvidia-smi -L` and CUDA_VISIBLE_DEVICES in the job's environment; each "
      "rank should take the GPU of its local rank (LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID) among "
      "those visible"},
+    // Two ranks of one communicator on one GPU (init.cc: "Duplicate GPU detected : rank 1 and
+    // rank 0 both on CUDA device 1b000").
+    {"Duplicate GPU detected", code::kNcclDuplicateGpu,
+     "two ranks of one communicator use the same GPU: the ranks of a host did not each select their own (every "
+     "rank on device 0, or CUDA_VISIBLE_DEVICES the same for all)",
+     "set each rank's device from its local rank (torch.cuda.set_device(LOCAL_RANK) before init_process_group, "
+     "or CUDA_VISIBLE_DEVICES per rank in the launcher); check that the ranks per host match its GPUs"},
+    // A GPU kernel faulted: NCCL's or one queued before it on the stream (CUDA reports the
+    // first error at the next call): cudaErrorIllegalAddress (700), cudaErrorLaunchFailure (719),
+    // misaligned address (716), illegal instruction (715).
+    {"an illegal memory access", code::kNcclCudaKernelFault,
+     "a GPU kernel faulted (an illegal memory access, or an unspecified launch failure): NCCL's own, or the "
+     "application's kernel before it on the stream, as CUDA reports the first error at the next call; over "
+     "NVLink or PCIe peer access also a fault of the path between GPUs",
+     "read dmesg on that host for the Xid at the same time (13 and 31: the application or NCCL's access; 43 "
+     "after a fault; 74 and 79: NVLink or the GPU lost); rerun with CUDA_LAUNCH_BLOCKING=1 to see which kernel "
+     "faults, and with NCCL_P2P_DISABLE=1 to tell a peer-access path from the code"},
+    {"unspecified launch failure", code::kNcclCudaKernelFault, "", ""},
+    {"misaligned address", code::kNcclCudaKernelFault, "", ""},
+    {"an illegal instruction was encountered", code::kNcclCudaKernelFault, "", ""},
+    {"cudaErrorIllegalAddress", code::kNcclCudaKernelFault, "", ""},
+    {"cudaErrorLaunchFailure", code::kNcclCudaKernelFault, "", ""},
+    {"CUDA_ERROR_ILLEGAL_ADDRESS", code::kNcclCudaKernelFault, "", ""},
+    // GPU memory with an uncorrectable error (cudaErrorECCUncorrectable, 214).
+    {"uncorrectable ECC error", code::kNcclCudaEcc,
+     "the GPU's memory had an uncorrectable ECC error: the GPU is faulty or needs its pages retired",
+     "read `nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER` and dmesg (Xid 48, 63, 64, 94, 95) on that host; "
+     "drain it, reset the GPU (or reboot) to remap the rows, and replace it if errors recur"},
+    {"cudaErrorECCUncorrectable", code::kNcclCudaEcc, "", ""},
+    {"CUDA_ERROR_ECC_UNCORRECTABLE", code::kNcclCudaEcc, "", ""},
+    // No GPU for CUDA at all (cudaErrorNoDevice, 100; the driver's stub library, 34).
+    {"no CUDA-capable device is detected", code::kNcclNoCudaDevice,
+     "CUDA finds no GPU in the process: none visible in the container or cgroup, CUDA_VISIBLE_DEVICES empty or "
+     "wrong, or the driver's library a stub without a driver behind it",
+     "run `nvidia-smi -L` where the ranks run (inside the container): pass the GPUs in (--gpus, the device "
+     "plugin's resource request), check CUDA_VISIBLE_DEVICES, and that the driver is loaded on the host"},
+    {"cudaErrorNoDevice", code::kNcclNoCudaDevice, "", ""},
+    {"CUDA driver is a stub library", code::kNcclNoCudaDevice, "", ""},
+    // Every GPU taken (cudaErrorDevicesUnavailable, 46): exclusive compute mode, or the GPU in
+    // a state where it accepts no context.
+    {"busy or unavailable", code::kNcclGpuUnavailable,
+     "CUDA found the GPUs but could not use them (all CUDA-capable devices are busy or unavailable): the GPU is "
+     "in exclusive-process compute mode and another process holds it, or it is in a bad state",
+     "`nvidia-smi -q -d COMPUTE` shows the compute mode and `nvidia-smi` the processes on the GPU; two ranks on "
+     "one GPU need the default compute mode; a GPU that no process holds needs a reset"},
+    {"cudaErrorDevicesUnavailable", code::kNcclGpuUnavailable, "", ""},
+    // Code not built for this GPU (cudaErrorNoKernelImageForDevice, 209; invalid device
+    // function, 98): an NCCL or framework older than the GPU's architecture.
+    {"no kernel image is available", code::kNcclNoKernelImage,
+     "the NCCL (or the program) in use carries no code for this GPU's architecture: it was built before the GPU "
+     "existed or without its compute capability",
+     "compare the GPU's compute capability (`nvidia-smi --query-gpu=compute_cap --format=csv`) with the NCCL and "
+     "framework build (a framework's wheel bundles its own NCCL); install a build for that architecture"},
+    {"invalid device function", code::kNcclNoKernelImage, "", ""},
+    {"cudaErrorNoKernelImageForDevice", code::kNcclNoKernelImage, "", ""},
+    // NVLink-connected GPUs without peer access (graph/paths.cc: "P2P is disabled between
+    // NVLINK connected GPUs 1 and 0. This should not be the case ... hardware issue").
+    {"P2P is disabled between NVLINK connected GPUs", code::kNcclP2pDisabledNvlink,
+     "CUDA refuses peer access between GPUs that NVLink connects: NCCL says this points at hardware (an NVLink "
+     "down, or the NVSwitch fabric not up), and stops unless NCCL_IGNORE_DISABLED_P2P=1",
+     "check the GPUs' links (`nvidia-smi nvlink -s`, `nvidia-smi topo -p2p n`), Fabric Manager on NVSwitch "
+     "systems (`systemctl status nvidia-fabricmanager`) and dmesg for Xid 74 or 79; in a VM or container, that "
+     "peer access is allowed"},
+    // NCCL's invalid-usage result (ncclInvalidUsage: "invalid usage (run with NCCL_DEBUG=WARN
+    // for details)" in a framework's error): the program called NCCL wrongly.
+    {"invalid usage", code::kNcclInvalidUsage,
+     "NCCL refused a call as invalid usage: the ranks disagree (a rank number outside the communicator, "
+     "different rank counts, two ranks on one GPU), or a call on a communicator in the wrong state",
+     "rerun with NCCL_DEBUG=WARN: the warning before it names the check that failed; check the launcher's "
+     "world size and rank numbering against the ranks started"},
+    // NCCL's own checks of how it is called and launched (init.cc, bootstrap.cc, argcheck.cc).
+    {"Invalid rank requested", code::kNcclInvalidUsage, "", ""},
+    {"improper usage of ncclCommInitRank", code::kNcclInvalidUsage, "", ""},
+    {"ranks has already checked in", code::kNcclInvalidUsage, "", ""},
+    {"mismatch in info from procs", code::kNcclInvalidUsage, "", ""},
+    {"Attempt to use communicator before the previous operation", code::kNcclInvalidUsage, "", ""},
+    {"root should be in the", code::kNcclInvalidUsage, "", ""},
+    {"is not a valid pointer", code::kNcclInvalidUsage, "", ""},
+    {"mismatchs with NCCL device", code::kNcclInvalidUsage, "", ""},
+    {"ncclInvalidUsage", code::kNcclInvalidUsage, "", ""},
     // NCCL's topology XML lacking what it needs (graph/xml.h: "Attribute arch of node cpu not
     // found"): a topology file written for another machine, or for all of its GPUs when only
     // some are visible (a net plugin's static profile, an image's NCCL_TOPO_FILE).
@@ -625,6 +741,8 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "look for `NCCL_TOPO_FILE set by environment` in the INFO log; unset it to let NCCL detect the machine, or "
      "regenerate it there (NCCL_TOPO_DUMP_FILE from a run without it); a net plugin that loads its own static "
      "profile (older aws-ofi-nccl on p4d/p5) needs a version that builds it from the devices present"},
+    {"XML Parse", code::kNcclTopoFileInvalid, "", ""},  // graph/xml.cc reading NCCL_TOPO_FILE
+    {"XML Topology has wrong version", code::kNcclTopoFileInvalid, "", ""},
     // NCCL walking sysfs for a device's PCI path and not finding it (graph/xml.cc: "Could not
     // find real path of /sys/class/pci_bus/0000:01/../../0000:01:00.0").
     {"Could not find real path", code::kNcclPciSysfsMissing,
@@ -642,6 +760,9 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "compare NCCL_SOCKET_IFNAME with `ip -br addr` on the failing host (a prefix such as eth matches eth0, =eth0 "
      "only that name, ^ excludes); unset it to let NCCL choose, or name the interface the hosts reach each other "
      "on; in a Kubernetes pod, check that its network attachments (net1 ...) exist"},
+    {"No usable listening interface found", code::kNcclSocketIfnameNoMatch, "", ""},
+    {"verify NCCL_OOB_NET_IFNAME", code::kNcclSocketIfnameNoMatch, "", ""},
+    {"NET/IB : No IP interface found", code::kNcclSocketIfnameNoMatch, "", ""},
     {"NET/Socket : no interface found", code::kNcclSocketIfnameNoMatch, "", ""},
     // Older NCCL went on without an interface and failed at its first socket: the address
     // it was given has no family ("Socket creation failed : Address family not supported by
@@ -660,11 +781,23 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "collective and its sequence number)",
      "look for the slowest or stuck rank (the one whose last sequence number is lowest), and for link flaps and "
      "errors on its NIC"},
-    {"accept", code::kNcclSocketAccept, "a socket connection of the wrong type or from the wrong peer (bootstrap)",
+    // NCCL's socket code by its own words (misc/socket.cc, 2.4 to 2.28), not any line with
+    // "connect" in it: "P2P is disabled between NVLINK connected GPUs" or "Attempted to
+    // connect incompatible devices" are not sockets.
+    {"socketFinalizeAccept", code::kNcclSocketAccept,
+     "a socket connection of the wrong type or from the wrong peer (bootstrap)",
      "every rank must reach the others on NCCL_SOCKET_IFNAME's interface; another job's stray connection or "
      "ranks of different NCCL versions also do this"},
-    {"connect", code::kNcclSocketConnect, "a socket connection failed (bootstrap or NET/Socket)",
+    {"socketTryAccept", code::kNcclSocketAccept, "", ""},
+    {"ncclSocketAccept", code::kNcclSocketAccept, "", ""},
+    {"Accept failed", code::kNcclSocketAccept, "", ""},
+    {"connect to ", code::kNcclSocketConnect, "a socket connection failed (bootstrap or NET/Socket)",
      "check NCCL_SOCKET_IFNAME on every host and that the ranks can reach each other on it"},
+    {"socketPollConnect", code::kNcclSocketConnect, "", ""},
+    {"socketStartConnect", code::kNcclSocketConnect, "", ""},
+    {"ncclSocketConnect", code::kNcclSocketConnect, "", ""},
+    {"connecting to address", code::kNcclSocketConnect, "", ""},
+    {"Connection refused", code::kNcclSocketConnect, "", ""},
 };
 
 // The table's entry that gives a code its meaning and hint (the first with that code).
@@ -858,6 +991,18 @@ void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::
     }
     if (from.empty()) by_code.erase(full);
     std::sort(perm->second.begin(), perm->second.end(), std::less<const NcclFact*>());  // facts' order
+  }
+  // A framework's "invalid usage" after the warning that says which check failed is that
+  // warning's consequence.
+  if (auto usage = by_code.find(code::kNcclInvalidUsage); usage != by_code.end()) {
+    for (std::string_view cause : {code::kNcclDuplicateGpu, code::kNcclInvalidDevice, code::kNcclMessageTruncated}) {
+      auto it = by_code.find(cause);
+      if (it == by_code.end()) continue;
+      it->second.insert(it->second.end(), usage->second.begin(), usage->second.end());
+      std::sort(it->second.begin(), it->second.end(), std::less<const NcclFact*>());
+      by_code.erase(usage);
+      break;
+    }
   }
   std::set<std::string_view> done;
   for (const WarnMeaning& entry : kWarnMeanings) {
@@ -2128,16 +2273,38 @@ const std::vector<Signature> kSignatures = {
     {{code::kNcclVersionMismatch, code::kNcclSettingMismatch, code::kNcclIbListMismatch},
      "different NCCL versions, NCCL_* settings or NET/IB lists across ranks",
      check_mismatch},
-    {{code::kNcclKernelSharedMem,   code::kNcclShmPermission,
-      code::kNcclShmExhausted,      code::kNcclSocketIfnameNoMatch,
-      code::kNcclIbRetryExceeded,   code::kNcclIbLocalProtection,
-      code::kNcclIbCompletionError, code::kNcclIbvFailed,
-      code::kNcclSystemError,       code::kNcclTopoFileInvalid,
-      code::kNcclPciSysfsMissing,   code::kNcclMessageTruncated,
-      code::kNcclCudaOom,           code::kNcclCudaDriverTooOld,
-      code::kNcclInvalidDevice,     code::kNcclPeerLost,
-      code::kNcclTimeout,           code::kNcclSocketAccept,
-      code::kNcclSocketConnect,     code::kNcclWarn},
+    {{code::kNcclKernelSharedMem,
+      code::kNcclShmPermission,
+      code::kNcclShmExhausted,
+      code::kNcclSocketIfnameNoMatch,
+      code::kNcclIbRetryExceeded,
+      code::kNcclIbLocalProtection,
+      code::kNcclIbCompletionError,
+      code::kNcclIbvFailed,
+      code::kNcclSystemError,
+      code::kNcclTopoFileInvalid,
+      code::kNcclPciSysfsMissing,
+      code::kNcclMessageTruncated,
+      code::kNcclCudaOom,
+      code::kNcclCudaDriverTooOld,
+      code::kNcclInvalidDevice,
+      code::kNcclDuplicateGpu,
+      code::kNcclInvalidUsage,
+      code::kNcclCudaKernelFault,
+      code::kNcclCudaEcc,
+      code::kNcclNoCudaDevice,
+      code::kNcclGpuUnavailable,
+      code::kNcclNoKernelImage,
+      code::kNcclIbIncompatibleDevices,
+      code::kNcclIbPortError,
+      code::kNcclIbFatalEvent,
+      code::kNcclIbMemlock,
+      code::kNcclP2pDisabledNvlink,
+      code::kNcclPeerLost,
+      code::kNcclTimeout,
+      code::kNcclSocketAccept,
+      code::kNcclSocketConnect,
+      code::kNcclWarn},
      "NCCL WARN lines and a framework's NCCL errors with what they usually mean, and the first failing rank; NCCL's "
      "error trace through its bootstrap's sockets with no warning saying why",
      check_warn},

@@ -985,7 +985,50 @@ TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
       {"n1:5:5 [0] init.cc:1200 NCCL WARN Cuda failure 'CUDA driver version is insufficient for CUDA runtime "
        "version'",
        "nccl.cuda_driver_too_old"},
-      {"n1:5:5 [9] init.cc:1500 NCCL WARN Cuda failure 'invalid device ordinal'", "nccl.invalid_device"}};
+      {"n1:5:5 [9] init.cc:1500 NCCL WARN Cuda failure 'invalid device ordinal'", "nccl.invalid_device"},
+      // Built from NCCL 2.28.9's and CUDA's wordings (bench/nccl_warn_coverage.py lists them).
+      {"n1:5:5 [1] init.cc:904 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1b000",
+       "nccl.duplicate_gpu"},
+      {"n1:5:9 [0] enqueue.cc:1400 NCCL WARN Cuda failure 700 'an illegal memory access was encountered'",
+       "nccl.cuda_kernel_fault"},
+      {"n1:5:9 [0] proxy.cc:800 NCCL WARN Cuda failure 'unspecified launch failure'", "nccl.cuda_kernel_fault"},
+      {"n1:5:9 [3] init.cc:300 NCCL WARN Cuda failure 'uncorrectable ECC error encountered'", "nccl.cuda_ecc"},
+      {"n1:5:5 [0] init.cc:1700 NCCL WARN Cuda failure 'no CUDA-capable device is detected'", "nccl.no_cuda_device"},
+      {"n1:5:5 [0] init.cc:1700 NCCL WARN Cuda failure 'all CUDA-capable devices are busy or unavailable'",
+       "nccl.gpu_unavailable"},
+      {"n1:5:5 [0] enqueue.cc:60 NCCL WARN Cuda failure 'no kernel image is available for execution on the device'",
+       "nccl.no_kernel_image"},
+      {"n1:5:5 [0] graph/paths.cc:320 NCCL WARN P2P is disabled between NVLINK connected GPUs 1 and 0. This should "
+       "not be the case given their connectivity, and is probably due to a hardware issue.",
+       "nccl.p2p_disabled_nvlink"},
+      {"n1:5:7 [0] misc/ibvwrap.cc:190 NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory",
+       "nccl.ib_memlock"},
+      {"n1:5:8 [0] transport/net_ib/common.cc:179 NCCL WARN NET/IB : mlx5_2:1 Got non-fatal async event: port "
+       "error(10)",
+       "nccl.ib_port_error"},
+      {"n1:5:8 [0] transport/net_ib.cc:90 NCCL WARN NET/IB : Got async event : port error", "nccl.ib_port_error"},
+      {"n1:5:8 [0] transport/net_ib/common.cc:123 NCCL WARN NET/IB : mlx5_0:1 async fatal event: local catastrophic "
+       "error",
+       "nccl.ib_fatal_event"},
+      {"n1:5:8 [0] transport/net_ib/connect.cc:987 NCCL WARN NET/IB : Attempted to connect incompatible devices: "
+       "[0]mlx5_0:1/IB and [0]mlx5_4:1/RoCE. Try selecting NICs of only one link type using NCCL_IB_HCA",
+       "nccl.ib_incompatible_devices"},
+      {"RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, invalid usage (run with NCCL_DEBUG=WARN for "
+       "details), NCCL version 2.21.5",
+       "nccl.invalid_usage"},
+      {"n1:5:5 [0] init.cc:1800 NCCL WARN Invalid rank requested : 4/4", "nccl.invalid_usage"},
+      {"n1:5:5 [0] bootstrap.cc:334 NCCL WARN Bootstrap Root : rank 1 of 4 ranks has already checked in",
+       "nccl.invalid_usage"},
+      {"n1:5:5 [0] transport/net_ib.cc:600 NCCL WARN NET/IB : No IP interface found.", "nccl.socket_ifname_no_match"},
+      {"n1:5:5 [0] graph/xml.cc:90 NCCL WARN XML Parse : Unexpected EOF", "nccl.topo_file_invalid"},
+      {"n1:5:5 [0] misc/shmutils.cc:90 NCCL WARN Error: failed to extend /dev/shm/nccl-Xz1 to 9637892 bytes, error: "
+       "No space left on device (28)",
+       "nccl.shm_exhausted"},
+      {"n1:5:5 [0] misc/cudawrap.cc:200 NCCL WARN CUDA Driver version found is 11040. Minimum requirement is 12000",
+       "nccl.cuda_driver_too_old"},
+      {"n1:5:8 [0] transport/net_ib.cc:1300 NCCL WARN NET/IB : Remote mlx5_0 device is incompatible with the local "
+       "[0]mlx5_4:1/RoCE. Try selecting NICs of only one link type using NCCL_IB_HCA",
+       "nccl.ib_incompatible_devices"}};
   for (const auto& [line, code] : cases) {
     Report r = judged({{"w.log", std::string(line) + "\n"}});
     const Finding* f = find(r, code);
@@ -993,6 +1036,45 @@ TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
     EXPECT_EQ(f->severity, Severity::kError);
     EXPECT_EQ(find(r, "nccl.warn"), nullptr) << line;
   }
+}
+
+// Only NCCL's socket wordings are socket failures: a line that says "connect" about NVLink
+// or NICs is not; a framework's invalid usage after the warning naming its cause is that
+// cause's, not a finding of its own.
+TEST(TriagePasted, SocketCodesNeedSocketWordsAndInvalidUsageFollowsItsCause) {
+  Report nv = judged({{"w.log",
+                       "n1:5:5 [0] graph/paths.cc:320 NCCL WARN P2P is disabled between NVLINK connected GPUs 1 "
+                       "and 0.\n"
+                       "n1:5:5 [0] transport/net_ib/connect.cc:987 NCCL WARN NET/IB : Attempted to connect "
+                       "incompatible devices: [0]mlx5_0:1/IB and [0]mlx5_4:1/RoCE.\n"
+                       "n1:5:5 [0] bootstrap.cc:1184 NCCL WARN Unexpected connections are not empty\n"}});
+  EXPECT_EQ(find(nv, "nccl.socket_connect"), nullptr) << testing::PrintToString(codes(nv));
+  EXPECT_NE(find(nv, "nccl.p2p_disabled_nvlink"), nullptr) << testing::PrintToString(codes(nv));
+  const Finding* rest = find(nv, "nccl.warn");
+  ASSERT_NE(rest, nullptr) << testing::PrintToString(codes(nv));
+  EXPECT_EQ(quoted(*rest), std::vector<std::string>{"w.log:3"});
+  for (const char* line : {"n1:5:6 [0] misc/socket.cc:596 NCCL WARN socketStartConnect: connect to 10.0.0.2<43211> "
+                           "failed : Connection refused",
+                           "n1:5:6 [0] misc/socket.cc:622 NCCL WARN socketPollConnect to 10.0.0.2<43211> failed "
+                           "with error No route to host",
+                           "n1:5:6 [0] include/socket.h:400 NCCL WARN Net : Connect to 10.0.0.2<43211> failed : "
+                           "Connection timed out"}) {
+    Report r = judged({{"s.log", std::string(line) + "\n"}});
+    EXPECT_NE(find(r, "nccl.socket_connect"), nullptr) << line << ": " << testing::PrintToString(codes(r));
+  }
+  Report acc = judged({{"a.log",
+                        "n1:5:6 [0] misc/socket.cc:538 NCCL WARN socketFinalizeAccept from 10.0.0.3<5000>: "
+                        "wrong type 3 != 4\n"}});
+  EXPECT_NE(find(acc, "nccl.socket_accept"), nullptr) << testing::PrintToString(codes(acc));
+  Report dup =
+      judged({{"w.log",
+               "n1:5:5 [1] init.cc:904 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1b000\n"
+               "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, invalid usage (run with NCCL_DEBUG=WARN for "
+               "details), NCCL version 2.21.5\n"}});
+  const Finding* d = find(dup, "nccl.duplicate_gpu");
+  ASSERT_NE(d, nullptr) << testing::PrintToString(codes(dup));
+  EXPECT_EQ(quoted(*d), (std::vector<std::string>{"w.log:1", "w.log:2"}));
+  EXPECT_EQ(find(dup, "nccl.invalid_usage"), nullptr) << testing::PrintToString(codes(dup));
 }
 
 // /dev/shm: shm_open refused is the mount's mode, and the segment error after it is its
@@ -1675,7 +1757,10 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.ib_completion_error", "nccl.socket_ifaces_unroutable", "nccl.socket_ifname_no_match", "topo.pcie_acs",
       "topo.ib_zero_guid", "topo.p2p_unsupported", "kernel.driver_mismatch", "kernel.gpudirect_pin_failed",
       "nccl.topo_file_invalid", "nccl.pci_sysfs_missing", "nccl.message_truncated", "nccl.cuda_oom",
-      "nccl.cuda_driver_too_old", "nccl.invalid_device", "topo.roce_gid_empty",
+      "nccl.cuda_driver_too_old", "nccl.invalid_device", "topo.roce_gid_empty", "nccl.duplicate_gpu",
+      "nccl.invalid_usage", "nccl.cuda_kernel_fault", "nccl.cuda_ecc", "nccl.no_cuda_device", "nccl.gpu_unavailable",
+      "nccl.no_kernel_image", "nccl.p2p_disabled_nvlink", "nccl.ib_memlock", "nccl.ib_port_error",
+      "nccl.ib_fatal_event", "nccl.ib_incompatible_devices",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
