@@ -129,6 +129,8 @@ inline constexpr std::string_view kKernelLinkFlap = "kernel.link_flap";
 inline constexpr std::string_view kKernelMlx5Cmd = "kernel.mlx5_cmd";
 inline constexpr std::string_view kKernelHcaFirmware = "kernel.hca_firmware";
 inline constexpr std::string_view kKernelOomKill = "kernel.oom_kill";
+inline constexpr std::string_view kKernelNicModule = "kernel.nic_module";
+inline constexpr std::string_view kKernelNicHealth = "kernel.nic_health";
 inline constexpr std::string_view kKernelDriverMismatch = "kernel.driver_mismatch";
 inline constexpr std::string_view kKernelGpudirectPinFailed = "kernel.gpudirect_pin_failed";
 // NVIDIA Fabric Manager (NVSwitch systems).
@@ -231,6 +233,8 @@ inline constexpr std::string_view kTriageCodes[] = {
     kKernelMlx5Cmd,
     kKernelHcaFirmware,
     kKernelOomKill,
+    kKernelNicModule,
+    kKernelNicHealth,
     kKernelDriverMismatch,
     kKernelGpudirectPinFailed,
     kNvlinkFmNoNvswitch,

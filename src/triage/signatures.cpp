@@ -1464,12 +1464,15 @@ struct KernelLines {
   std::vector<Quote> aer_uncorrected, aer_corrected, oom, mlx5_cmd, reset_required, hca_firmware;
   std::map<std::string, std::vector<Quote>> link_down;  // interface/device -> lines
   std::vector<std::string> xid_hosts, oom_hosts;
+  // mlx5's own words (drivers/net/ethernet/mellanox/mlx5/core, events.c and health.c):
+  // a transceiver or cable module in error, or unplugged; the adapter's health.
+  std::vector<Quote> module_error, module_unplugged, nic_health;
 };
 
 KernelLines sort_kernel_lines(const Facts& facts) {
   KernelLines k;
   auto& [xids, aer_uncorrected, aer_corrected, oom, mlx5_cmd, reset_required, hca_firmware, link_down, xid_hosts,
-         oom_hosts] = k;
+         oom_hosts, module_error, module_unplugged, nic_health] = k;
   for (const Quote& q : facts.kernel) {
     const std::string_view t = q.text;
     if (const size_t at = t.find("NVRM: Xid"); at != std::string_view::npos) {
@@ -1506,6 +1509,18 @@ KernelLines sort_kernel_lines(const Facts& facts) {
       // The driver asking for newer HCA firmware: "mlx4_en 0000:0d:00.0: LSO not supported,
       // please upgrade to later FW version to enable LSO".
       hca_firmware.push_back(q);
+    } else if (contains(t, "Port module event[error]")) {
+      // "mlx5_core 0000:5c:00.0: Port module event[error]: module 0, Cable error, High Temperature"
+      module_error.push_back(q);
+    } else if (contains(t, "Port module event") && contains(t, "Cable unplugged")) {
+      module_unplugged.push_back(q);
+    } else if (contains(t, "mlx5") &&
+               (contains(t, "health compromised") || contains(t, "unrecoverable hardware error") ||
+                contains(t, "insufficient power on the PCIe slot"))) {
+      // health.c's "device's health compromised - reached miss count", its syndrome
+      // "unrecoverable hardware error"; events.c's "Detected insufficient power on the PCIe
+      // slot (27W)", after which the adapter powers its ports down.
+      nic_health.push_back(q);
     } else if (contains(t, "mlx5") && (contains(t, "cmd_work_handler") || contains(t, "mlx5_cmd_check") ||
                                        contains(t, "mlx5_cmd_out_err") || contains(t, "failed,") ||
                                        // a command the firmware never completed (mlx5 cmd.c's wait_func)
@@ -1649,10 +1664,53 @@ void check_gpu_memory_and_driver(const Facts& facts, std::vector<Finding>& out) 
   }
 }
 
+// mlx5's transceiver (module) events and its health: a module in error (too hot, a bad or
+// shorted cable, over its power budget) takes its port down; an unplugged one is a port
+// down by hand or a loose cable; a health failure or too little slot power, the adapter.
+// What follows "Port module event[error]: ": "module 0, Cable error, High Temperature".
+std::string_view module_event(std::string_view line) {
+  constexpr std::string_view kAt = "event[error]: ";
+  const size_t at = line.find(kAt);
+  return at == std::string_view::npos ? line : trim(line.substr(at + kAt.size()));
+}
+
+void check_nic_hardware(const KernelLines& k, std::vector<Finding>& out) {
+  if (!k.module_error.empty() || !k.module_unplugged.empty()) {
+    const bool error = !k.module_error.empty();
+    std::vector<Quote> quotes = k.module_error;
+    quotes.insert(quotes.end(), k.module_unplugged.begin(), k.module_unplugged.end());
+    out.push_back(finding(
+        code::kKernelNicModule, error ? Severity::kError : Severity::kWarning, "NIC transceiver", {},
+        error ? fmt::format("a NIC's transceiver or cable module reported an error ({} line{}: {}): the adapter "
+                            "takes that port down while it lasts",
+                            k.module_error.size(), k.module_error.size() == 1 ? "" : "s",
+                            module_event(k.module_error.front().text))
+              : fmt::format("a NIC's cable or transceiver was unplugged ({} line{}): its port is down",
+                            k.module_unplugged.size(), k.module_unplugged.size() == 1 ? "" : "s"),
+        "`mlxlink -d <dev> -m` (or `ethtool -m <if>`) shows the module's temperature, power and errors; High "
+        "Temperature needs airflow or a passive cable (an optical module draws more), a bad or shorted cable "
+        "replacing, a power budget a module the adapter supports",
+        quotes, {{"error_lines", k.module_error.size()}, {"unplugged_lines", k.module_unplugged.size()}}));
+  }
+  if (!k.nic_health.empty()) {
+    out.push_back(finding(code::kKernelNicHealth, Severity::kError, "NIC health", {},
+                          fmt::format("the mlx5 driver reports the adapter itself failing ({} line{}): its health "
+                                      "poll failed, an unrecoverable hardware error, or too little power in its "
+                                      "PCIe slot, after which it powers its ports down",
+                                      k.nic_health.size(), k.nic_health.size() == 1 ? "" : "s"),
+                          "drain the node; read the lines around these in dmesg (the health syndrome, firmware "
+                          "asserts); too little slot power needs the adapter in a slot that supplies it (or the "
+                          "server's power setting); a health failure needs a reset (reboot, mlxfwreset) and the "
+                          "firmware checked, and the adapter replaced if it recurs",
+                          k.nic_health));
+  }
+}
+
 void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   KernelLines k = sort_kernel_lines(facts);
+  check_nic_hardware(k, out);
   auto& [xids, aer_uncorrected, aer_corrected, oom, mlx5_cmd, reset_required, hca_firmware, link_down, xid_hosts,
-         oom_hosts] = k;
+         oom_hosts, module_error, module_unplugged, nic_health] = k;
   auto nonempty = [](std::vector<std::string> v) {
     v.erase(std::remove(v.begin(), v.end(), std::string()), v.end());
     return v;
@@ -2319,8 +2377,8 @@ const std::vector<Signature> kSignatures = {
      "a multi-host all-reduce, all-gather or reduce-scatter far below the sum of each host's NIC rates",
      check_below_nics},
     {{code::kKernelGpuXid, code::kKernelGpuResetRequired, code::kKernelPcieAer, code::kKernelLinkFlap,
-      code::kKernelMlx5Cmd, code::kKernelHcaFirmware, code::kKernelOomKill, code::kKernelDriverMismatch,
-      code::kKernelGpudirectPinFailed},
+      code::kKernelMlx5Cmd, code::kKernelHcaFirmware, code::kKernelOomKill, code::kKernelNicModule,
+      code::kKernelNicHealth, code::kKernelDriverMismatch, code::kKernelGpudirectPinFailed},
      "dmesg and journalctl -k",
      check_kernel},
     {{code::kNvlinkFmNoNvswitch, code::kNvlinkFmVersionMismatch, code::kNvlinkFmFailed},

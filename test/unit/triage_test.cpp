@@ -1038,6 +1038,40 @@ TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
   }
 }
 
+// mlx5's own words for its transceiver modules and its health (events.c, health.c), with
+// dmesg's stamp or journalctl's prefix: an error module is an error naming what it said; an
+// unplugged cable a warning; a plugged one nothing.
+TEST(TriagePasted, Mlx5ModuleEventsAndHealth) {
+  Report hot = judged({{"dmesg.txt",
+                        "[  812.100] mlx5_core 0000:5c:00.0: Port module event[error]: module 0, Cable error, High "
+                        "Temperature\n"
+                        "[  812.300] mlx5_core 0000:5c:00.0 enp92s0np0: Link down\n"}});
+  const Finding* m = find(hot, "kernel.nic_module");
+  ASSERT_NE(m, nullptr) << testing::PrintToString(codes(hot));
+  EXPECT_EQ(m->severity, Severity::kError);
+  EXPECT_NE(m->message.find("module 0, Cable error, High Temperature"), std::string::npos) << m->message;
+  EXPECT_EQ(quoted(*m), std::vector<std::string>{"dmesg.txt:1"});
+  Report unplugged = judged({{"j.txt",
+                              "Nov 27 10:00:01 gpu7 kernel: mlx5_core 0000:63:00.1: Port module event: module "
+                              "1, Cable unplugged\n"}});
+  const Finding* u = find(unplugged, "kernel.nic_module");
+  ASSERT_NE(u, nullptr) << testing::PrintToString(codes(unplugged));
+  EXPECT_EQ(u->severity, Severity::kWarning);
+  Report plugged =
+      judged({{"k.txt", "[    8.95] mlx5_core 0000:63:00.1: Port module event: module 1, Cable plugged\n"}});
+  EXPECT_EQ(find(plugged, "kernel.nic_module"), nullptr) << testing::PrintToString(codes(plugged));
+  for (const char* line :
+       {"[ 3.1] mlx5_core 0000:01:00.0: mlx5_pcie_event:299:(pid 165): Detected insufficient power on the PCIe slot "
+        "(27W).",
+        "[ 9.2] mlx5_core 0000:d2:00.0: poll_health:174:(pid 0): device's health compromised - reached miss count",
+        "[ 9.3] mlx5_core 0000:d2:00.0: print_health_info:424:(pid 0): synd 0x8: unrecoverable hardware error"}) {
+    Report r = judged({{"h.txt", std::string(line) + "\n"}});
+    const Finding* h = find(r, "kernel.nic_health");
+    ASSERT_NE(h, nullptr) << line << ": " << testing::PrintToString(codes(r));
+    EXPECT_EQ(h->severity, Severity::kError);
+  }
+}
+
 // Only NCCL's socket wordings are socket failures: a line that says "connect" about NVLink
 // or NICs is not; a framework's invalid usage after the warning naming its cause is that
 // cause's, not a finding of its own.
@@ -1760,7 +1794,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.cuda_driver_too_old", "nccl.invalid_device", "topo.roce_gid_empty", "nccl.duplicate_gpu",
       "nccl.invalid_usage", "nccl.cuda_kernel_fault", "nccl.cuda_ecc", "nccl.no_cuda_device", "nccl.gpu_unavailable",
       "nccl.no_kernel_image", "nccl.p2p_disabled_nvlink", "nccl.ib_memlock", "nccl.ib_port_error",
-      "nccl.ib_fatal_event", "nccl.ib_incompatible_devices",
+      "nccl.ib_fatal_event", "nccl.ib_incompatible_devices", "kernel.nic_module", "kernel.nic_health",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
