@@ -318,9 +318,16 @@ TEST_P(BackendSweep, ArrivalsNameTheRankTheOthersWaitedFor) {
       EXPECT_GE(r.last_count, 6) << p.size_bytes;
       // 4 ms late, of a span of about 8 ms. 3 or 4 ranks on this 2-core machine take the
       // next-latest rank off its core now and then, which shortens the held time the late
-      // rank is charged with (1985 us and a share of 0.27 were seen), so the bounds leave room.
-      EXPECT_GT(r.held_us, 1000) << p.size_bytes;
-      EXPECT_GT(r.held_share, 0.2) << p.size_bytes;
+      // rank is charged with (1985 us and a share of 0.27 were seen; 873 us and 0.16 once in
+      // CI, beside a compile), so the bounds leave room, and the late rank must hold the
+      // others back several times longer than any other rank does.
+      EXPECT_GT(r.held_us, 500) << p.size_bytes;
+      EXPECT_GT(r.held_share, 0.1) << p.size_bytes;
+      for (size_t other = 0; other < a.ranks.size(); ++other) {
+        if (other != static_cast<size_t>(late)) {
+          EXPECT_GT(r.held_us, 3 * a.ranks[other].held_us) << p.size_bytes << " rank " << other;
+        }
+      }
     }
   }
   Report report;
