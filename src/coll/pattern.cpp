@@ -132,6 +132,24 @@ class Generator {
   pattern_math::Params params_;
 };
 
+// The number of a lane of `bits` at `index` for `rank`, by kind: products take their
+// factor's rank from `group` (special_group_bits of the index's group of 16), which the
+// walks below compute once per group, not per element.
+template <pattern_math::Kind K>
+int64_t walk_number(const pattern_math::Params& p, uint32_t group, uint64_t bits, int rank, uint64_t index) {
+  if constexpr (K == pattern_math::Kind::kProd) {
+    return pattern_math::product_lane(p, group, bits, rank, index);
+  } else {
+    return pattern_math::lane_number<K>(p, bits, rank, index);
+  }
+}
+
+// Elements before the first whole 16-byte chunk of a walk from `first` (at most `count`).
+template <size_t kLanes>
+size_t head_count(uint64_t first, size_t count) {
+  return std::min<size_t>(count, (kLanes - (first & (kLanes - 1))) & (kLanes - 1));
+}
+
 // The numbers one rank holds at consecutive indexes, as pattern_math::number gives
 // them for a type of kBytes bytes, with one hash per 16-byte chunk (and, for products,
 // one per group of 16 indexes) where number() takes one per element: what host_fill
@@ -148,13 +166,7 @@ class NumberRun {
   int64_t next() {
     constexpr uint64_t kLaneMask = 16 / kBytes - 1;
     const auto lane = static_cast<unsigned>(index_ & kLaneMask);
-    const uint64_t bits = pattern_math::lane_bits(bits_, lane, kBytes);
-    int64_t v = 0;
-    if constexpr (K == pattern_math::Kind::kProd) {
-      v = pattern_math::product_lane(p_, group_, bits, rank_, index_);
-    } else {
-      v = pattern_math::lane_number<K>(p_, bits, rank_, index_);
-    }
+    const int64_t v = walk_number<K>(p_, group_, pattern_math::lane_bits(bits_, lane, kBytes), rank_, index_);
     ++index_;
     if ((index_ & kLaneMask) == 0) bits_ = pattern_math::chunk_bits(key_, index_ >> p_.lane_shift);
     if constexpr (K == pattern_math::Kind::kProd) {
@@ -182,7 +194,7 @@ void for_each_number(const pattern_math::Params& p, uint64_t key, int rank, uint
   constexpr unsigned kBytes = sizeof(T);
   constexpr size_t kLanes = 16 / kBytes;
   size_t i = 0;
-  const size_t head = std::min<size_t>(count, (kLanes - (first & (kLanes - 1))) & (kLanes - 1));
+  const size_t head = head_count<kLanes>(first, count);
   if (head > 0) {
     RunOf<T, K> run(p, key, rank, first);
     for (; i < head; ++i) emit(i, run.next());
@@ -193,12 +205,7 @@ void for_each_number(const pattern_math::Params& p, uint64_t key, int rank, uint
     [[maybe_unused]] uint32_t group = 0;  // a chunk lies within one product group of 16
     if constexpr (K == pattern_math::Kind::kProd) group = pattern_math::special_group_bits(p.special_key, index);
     for (unsigned lane = 0; lane < kLanes; ++lane) {
-      const uint64_t bits = pattern_math::lane_bits(b, lane, kBytes);
-      if constexpr (K == pattern_math::Kind::kProd) {
-        emit(i + lane, pattern_math::product_lane(p, group, bits, rank, index + lane));
-      } else {
-        emit(i + lane, pattern_math::lane_number<K>(p, bits, rank, index + lane));
-      }
+      emit(i + lane, walk_number<K>(p, group, pattern_math::lane_bits(b, lane, kBytes), rank, index + lane));
     }
   }
   if (i < count) {
@@ -251,7 +258,7 @@ uint64_t count_wrong_reduced(const Generator<T>& gen, const std::vector<uint64_t
     for (size_t r = 0; r < keys.size(); ++r) runs.emplace_back(p, keys[r], static_cast<int>(r), first + from);
     for (size_t i = from; i < to; ++i) wrong += gen.equal(got[i], gen.reduced(runs)) ? 0 : 1;
   };
-  const size_t head = std::min<size_t>(count, (kLanes - (first & (kLanes - 1))) & (kLanes - 1));
+  const size_t head = head_count<kLanes>(first, count);
   if (head > 0) ends(0, head);
   size_t i = head;
   for (; i + kLanes <= count; i += kLanes) {
@@ -264,12 +271,8 @@ uint64_t count_wrong_reduced(const Generator<T>& gen, const std::vector<uint64_t
       const pattern_math::ChunkBits b = pattern_math::chunk_bits(keys[r], index / kLanes);
       const int rank = static_cast<int>(r);
       for (unsigned lane = 0; lane < kLanes; ++lane) {
-        const uint64_t bits = pattern_math::lane_bits(b, lane, kBytes);
-        if constexpr (K == pattern_math::Kind::kProd) {
-          Generator<T>::add(folds[lane], pattern_math::product_lane(p, group, bits, rank, index + lane));
-        } else {
-          Generator<T>::add(folds[lane], pattern_math::lane_number<K>(p, bits, rank, index + lane));
-        }
+        Generator<T>::add(folds[lane],
+                          walk_number<K>(p, group, pattern_math::lane_bits(b, lane, kBytes), rank, index + lane));
       }
     }
     for (unsigned lane = 0; lane < kLanes; ++lane) wrong += gen.equal(got[i + lane], gen.finish(folds[lane])) ? 0 : 1;
