@@ -60,6 +60,11 @@ def warnings(args):
                 yield path, text.count("\n", 0, m.start()) + 1, line
 
 
+def error(message):
+    print(f"nccl_warn_coverage.py: error: {message}", file=sys.stderr)
+    return 2
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fabscope", required=True)
@@ -69,6 +74,16 @@ def main():
     ap.add_argument("--ref", default="HEAD")
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args()
+    if not (os.path.isfile(args.fabscope) and os.access(args.fabscope, os.X_OK)):
+        return error(f"--fabscope {args.fabscope!r} is not an executable file")
+    if args.nccl_src and not os.path.isdir(os.path.join(args.nccl_src, "src")):
+        return error(f"--nccl-src {args.nccl_src!r} has no src/ directory: give the root of an NCCL checkout")
+    if args.nccl_git:
+        ok = subprocess.run(["git", "--git-dir", args.nccl_git, "rev-parse", "--verify", "--quiet",
+                             f"{args.ref}^{{commit}}"], capture_output=True, text=True)
+        if ok.returncode != 0:
+            return error(f"--nccl-git {args.nccl_git!r} has no commit {args.ref!r} (--ref): give an NCCL git "
+                         "directory and one of its tags, such as v2.28.9-1")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for i, (path, lineno, text) in enumerate(warnings(args)):
@@ -76,7 +91,6 @@ def main():
             os.mkdir(d)
             short = path[4:] if path.startswith("src/") else path
             with open(os.path.join(d, "nccl.log"), "w") as f:
-                f.write("node1:1234:1250 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n")
                 f.write(f"node1:1234:1250 [0] {short}:{lineno} NCCL WARN {text}\n")
             out = os.path.join(d, "t.json")
             subprocess.run([args.fabscope, "triage", d, "--json", out], capture_output=True, text=True)
@@ -84,10 +98,12 @@ def main():
                 with open(out) as f:
                     doc = json.load(f)
                 found = sorted({x["code"] for x in doc["findings"] if x["severity"] in ("error", "warning")
-                                and x["code"].startswith("nccl.") and x["code"] != "nccl.version_mismatch"})
+                                and x["code"].startswith("nccl.")})
             except (OSError, ValueError, KeyError):
                 found = ["(no report)"]
             rows.append((path, text, found))
+    if not rows:
+        return error("no WARN(\"...\") found under src/: not an NCCL source tree")
     specific = [r for r in rows if r[2] and r[2] != ["nccl.warn"] and r[2] != ["(no report)"]]
     by_code = collections.Counter(c for r in specific for c in r[2])
     print(f"{len(rows)} WARN wordings in {args.nccl_src or args.nccl_git + ' ' + args.ref}; "

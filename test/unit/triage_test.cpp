@@ -986,7 +986,7 @@ TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
        "version'",
        "nccl.cuda_driver_too_old"},
       {"n1:5:5 [9] init.cc:1500 NCCL WARN Cuda failure 'invalid device ordinal'", "nccl.invalid_device"},
-      // Built from NCCL 2.28.9's and CUDA's wordings (bench/nccl_warn_coverage.py lists them).
+      // Built from NCCL 2.28.9's WARN wordings (bench/nccl_warn_coverage.py lists them) and CUDA's error strings.
       {"n1:5:5 [1] init.cc:904 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1b000",
        "nccl.duplicate_gpu"},
       {"n1:5:9 [0] enqueue.cc:1400 NCCL WARN Cuda failure 700 'an illegal memory access was encountered'",
