@@ -61,6 +61,7 @@ inline constexpr std::string_view kTopoHcaFilter = "topo.hca_filter";
 // --- hosts compared (topo/rules/table.cpp, kFleetRules) --------------------------------
 inline constexpr std::string_view kTopoHostDiffers = "topo.host_differs";
 inline constexpr std::string_view kTopoSubnetPrefixMismatch = "topo.subnet_prefix_mismatch";
+inline constexpr std::string_view kTopoMtuMismatch = "topo.mtu_mismatch";
 
 // --- two runs compared (report/compare.cpp, kCompareRules) -----------------------------
 inline constexpr std::string_view kCompareSettingsDiffer = "compare.settings_differ";
@@ -89,6 +90,7 @@ inline constexpr std::string_view kNcclShmPermission = "nccl.shm_permission";
 inline constexpr std::string_view kNcclSocketIfnameNoMatch = "nccl.socket_ifname_no_match";
 inline constexpr std::string_view kNcclIbRetryExceeded = "nccl.ib_retry_exceeded";
 inline constexpr std::string_view kNcclIbLocalProtection = "nccl.ib_local_protection";
+inline constexpr std::string_view kNcclIbQpAccessError = "nccl.ib_qp_access_error";
 inline constexpr std::string_view kNcclIbCompletionError = "nccl.ib_completion_error";
 inline constexpr std::string_view kNcclIbvFailed = "nccl.ibv_failed";
 inline constexpr std::string_view kNcclSystemError = "nccl.system_error";
@@ -172,7 +174,7 @@ inline constexpr std::string_view kTopoHostCodes[] = {
     kTopoPortDown,          kTopoPortDegraded,   kTopoPcieDegraded, kTopoNumaMismatch,
     kTopoNumaAffinity,      kTopoNvlinkMismatch, kTopoHcaFilter,
 };
-inline constexpr std::string_view kTopoFleetCodes[] = {kTopoHostDiffers, kTopoSubnetPrefixMismatch};
+inline constexpr std::string_view kTopoFleetCodes[] = {kTopoHostDiffers, kTopoSubnetPrefixMismatch, kTopoMtuMismatch};
 inline constexpr std::string_view kCompareCodes[] = {
     kCompareSettingsDiffer,
     kCompareRegression,
@@ -196,6 +198,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNcclSocketIfnameNoMatch,
     kNcclIbRetryExceeded,
     kNcclIbLocalProtection,
+    kNcclIbQpAccessError,
     kNcclIbCompletionError,
     kNcclIbvFailed,
     kNcclSystemError,

@@ -318,6 +318,7 @@ void merge_host(HostTopology& dst, const HostTopology& src) {
       if (!p.link_layer.empty()) it->link_layer = p.link_layer;
       if (!p.netdev.empty()) it->netdev = p.netdev;
       if (!p.subnet_prefix.empty()) it->subnet_prefix = p.subnet_prefix;
+      if (p.active_mtu > 0) it->active_mtu = p.active_mtu;
     }
     nic_map.push_back(dst.find_nic(n.name));
   }

@@ -77,6 +77,7 @@ struct Port {
   // The subnet prefix of GID 0 (ibv_devinfo -v's "GID[ 0]:", its first four groups:
   // "fe80:0000:0000:0001"); empty when unknown.
   std::string subnet_prefix;
+  int active_mtu = 0;  // bytes (ibv_devinfo's "active_mtu: 4096 (5)"); 0 = unknown
 };
 
 struct Nic {

@@ -160,6 +160,11 @@ class RdmaTextParser {
       devinfo_port().link_layer = std::string(w[1]);
       return true;
     }
+    if (w[0] == "active_mtu:") {  // "active_mtu: 4096 (5)": bytes, then the ibv_mtu enum
+      int mtu = 0;
+      if (to_int(w[1], mtu) && mtu > 0) devinfo_port().active_mtu = mtu;
+      return true;
+    }
     // -v: "GID[ 0]: fe80:0000:0000:0001:0008:f104:0396:62b5" (or "GID[0]:"): its subnet prefix.
     if ((w[0] == "GID[" && w.size() >= 3 && w[1] == "0]:") || w[0] == "GID[0]:") {
       const std::string_view gid = w.back();

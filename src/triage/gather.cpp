@@ -627,6 +627,7 @@ class Gatherer {
     for (Quote& q : driver_mismatch_) facts.driver_mismatch.push_back(std::move(q));
     for (Quote& q : cuda_not_ready_) facts.cuda_not_ready.push_back(std::move(q));
     for (Quote& q : pin_failed_) facts.gpudirect_pin_failed.push_back(std::move(q));
+    for (Quote& q : module_abi_) facts.module_abi.push_back(std::move(q));
     for (Quote& q : gpu_lost_) facts.gpu_lost.push_back(std::move(q));
     for (Quote& q : roce_gid_empty_) facts.roce_gid_empty.push_back(std::move(q));
     for (Quote& q : efa_no_device_) facts.efa_no_device.push_back(std::move(q));
@@ -866,6 +867,14 @@ class Gatherer {
     if (finds("GPU is lost") && gpu_lost_.size() < kMaxKeptLines) {
       gpu_lost_.push_back({path_, lines_, std::string(trim(line))});
     }
+    // The kernel refusing a module built against another version of a module it uses
+    // (kernel/module: "nvidia_peermem: disagrees about version of symbol
+    // ib_register_peer_memory_client"): nvidia-peermem or nv_peer_mem against another
+    // ib_core (MOFED or DOCA replaced), mlx5_ib against another mlx5_core.
+    if (finds("disagrees about version of symbol") && module_abi_.size() < kMaxKeptLines) {
+      module_abi_.push_back({path_, lines_, std::string(trim(line))});
+      kernel_ = true;
+    }
     if (finds("_p2p_get_pages") && contains(line, "fail") && pin_failed_.size() < kMaxKeptLines) {
       pin_failed_.push_back({path_, lines_, std::string(trim(line))});
       kernel_ = true;  // a kernel module's line (gdrdrv, nvidia-peermem), with or without dmesg's stamp
@@ -988,15 +997,29 @@ class Gatherer {
     }
     if (t.starts_with("LnkSta:")) {
       lspci_ = true;
-      if (cap_.capability.line > 0 && facts && pcie_links_.size() < kMaxKeptLines) {
+      // pciutils marks a field below the device's capability "(downgraded)" (not on root and
+      // downstream ports, where a narrower device below is normal), so a LnkSta grepped out
+      // alone still says so.
+      const size_t width_at = t.find("Width x");
+      const size_t mark = t.find("(downgraded)");
+      const bool marked = mark != std::string_view::npos;
+      if ((cap_.capability.line > 0 || marked) && facts && pcie_links_.size() < kMaxKeptLines) {
         PcieLinkFact l = cap_;
+        if (cap_.capability.line == 0) {
+          l.device = lspci_device_;
+          l.gpu = contains(lspci_device_, "VGA compatible controller") || contains(lspci_device_, "3D controller");
+        }
         l.where = {path_, lines_, std::string(t)};
         lspci_link_fields(t, l.sta_gts, l.sta_width);
+        l.speed_downgraded = marked && (width_at == std::string_view::npos || mark < width_at);
+        l.width_downgraded =
+            width_at != std::string_view::npos && t.find("(downgraded)", width_at) != std::string_view::npos;
         pcie_links_.push_back(std::move(l));
       }
       cap_ = PcieLinkFact{};
       return true;
     }
+    if (setpci_acs_line(t, facts)) return true;
     if (t.starts_with("ACSCtl:")) {
       lspci_ = true;
       if (facts && acs_.size() < kMaxKeptLines) {
@@ -1011,6 +1034,37 @@ class Gatherer {
       cap_ = PcieLinkFact{};
     }
     return false;
+  }
+
+  // setpci reading ports' ACS control register ("setpci -s 0000:03:00.0 ECAP_ACS+6.w", or
+  // PLX switches' own offset, "setpci -s $plx f2a.w"), then the values it prints, one
+  // 4-digit hex word per line: bit 0 (SrcValid), 2 (ReqRedir) or 3 (CmpltRedir) set is a
+  // redirection on, as lspci's ACSCtl says. A write ("...=0000") prints nothing. True for
+  // the lines taken.
+  bool setpci_acs_line(std::string_view t, Facts* facts) {
+    if (contains(t, "setpci")) {
+      const bool acs_reg = contains(t, "ECAP_ACS+6.w") || contains(t, "ECAP_ACS+0x6.w") ||
+                           contains(t, "ECAP_ACS+0x06.w") ||
+                           (contains(t, "f2a.w") && (contains(t, "plx") || contains(t, "PLX")));
+      setpci_acs_ = acs_reg && !contains(t, ".w=");
+      if (setpci_acs_) lspci_ = true;
+      return setpci_acs_;
+    }
+    if (!setpci_acs_) return false;
+    if (t.starts_with("[sudo] password")) return true;
+    unsigned value = 0;
+    const bool word =
+        t.size() == 4 &&
+        std::all_of(t.begin(), t.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }) &&
+        std::from_chars(t.data(), t.data() + 4, value, 16).ec == std::errc();
+    if (!word) {
+      setpci_acs_ = false;
+      return false;
+    }
+    if (facts && acs_.size() < kMaxKeptLines) {
+      acs_.push_back({{path_, lines_, std::string(t)}, "", (value & 0x0d) != 0});
+    }
+    return true;
   }
 
   // A kernel log line: quoted for the kernel signatures, left empty in other_.
@@ -1230,6 +1284,7 @@ class Gatherer {
   }
 
   bool lspci_ = false, fabric_manager_ = false;
+  bool setpci_acs_ = false;  // setpci's ACS control reads: the values follow
   bool nvlink_ = false;
   int nvlink_gpu_ = -1, nvlink_listing_ = 0;
   Quote nvlink_gpu_line_;
@@ -1242,7 +1297,7 @@ class Gatherer {
   size_t smi_indent_ = 0;  // its header's indent: its keys are deeper
   bool smi_query_ = false;
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, driver_mismatch_, efa_no_device_;
-  std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_;
+  std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_;
   bool perftest_ethernet_ = false;  // perftest's header said "Link type : Ethernet" (RoCE)
   bool efa_seen_ = false;           // a libfabric EFA line above: its "fi_getinfo: -61" is EFA's
   bool cuda_error_seen_ = false;    // CUDA errors: a file of only such lines is a framework's log

@@ -576,7 +576,8 @@ constexpr WarnMeaning kWarnMeanings[] = {
     {"with error 4,", code::kNcclIbLocalProtection, "", ""},
     // Any other failed completion: the status names it (ibv_wc_status).
     {"Got completion", code::kNcclIbCompletionError,
-     "an RDMA operation completed with an error status (ibv_wc_status: 5 is a flush, the queue pair already in "
+     "an RDMA operation completed with an error status (ibv_wc_status: 1 a local length error, a message longer "
+     "than its buffer or than the path MTU, as when two hosts' MTUs differ; 5 is a flush, the queue pair already in "
      "error, so read the first line; 10 and 11 the peer refused the access or the operation; 13 the receiver had "
      "no buffer posted)",
      "read the first completion error of the job (its status and vendor err), then the NICs' counters and dmesg on "
@@ -592,6 +593,16 @@ constexpr WarnMeaning kWarnMeanings[] = {
     {"reg_mr_iova2 failed with error Cannot allocate memory", code::kNcclIbMemlock, "", ""},
     // NET/IB's asynchronous events (net_ib: "Got async event : port error" before 2.19,
     // "Got non-fatal async event: port error(10)" and "async fatal event: ..." since).
+    // A queue pair's access violation (IBV_EVENT_QP_ACCESS_ERR, "async fatal event on QP
+    // (0x..): local access violation work queue error" since 2.19): NCCL from 2.20 sets each
+    // end's QP to its own port's MTU rather than the lower of the two, so two hosts whose MTUs
+    // differ fail this way (nccl#1524, and NCCL's fix in pull request 2135).
+    {"local access violation work queue error", code::kNcclIbQpAccessError,
+     "a queue pair received a request it may not serve (IBV_EVENT_QP_ACCESS_ERR, local access violation): most "
+     "often the two hosts' path MTUs differ (NCCL 2.20 and later set each end's queue pair to its own port's MTU, "
+     "no longer the lower of the two), else an RDMA access to memory the peer did not register for it",
+     "compare the ports' MTU on every host (`ibv_devinfo | grep active_mtu`; on RoCE the interface's MTU, `ip link`, "
+     "which sets it) and make them equal; the switch ports' MTU must allow it too"},
     {"catastrophic error", code::kNcclIbFatalEvent,
      "the NIC reported a fatal asynchronous event (a catastrophic device error, or a queue pair or completion "
      "queue in error): the adapter or its firmware failed under the job",
@@ -1622,6 +1633,32 @@ void check_gpu_memory_and_driver(const Facts& facts, std::vector<Finding>& out) 
         "rebuild and reload the module; drain the node until they match",
         facts.driver_mismatch, {{"lines", facts.driver_mismatch.size()}}));
   }
+  if (!facts.module_abi.empty()) {
+    // The modules named, in order: "nvidia_peermem: disagrees about version of symbol X".
+    std::vector<std::string> modules;
+    for (const Quote& q : facts.module_abi) {
+      std::string_view t = q.text;
+      const size_t at = t.find(": disagrees about version of symbol");
+      if (at == std::string_view::npos) continue;
+      const auto words = split_ws(t.substr(0, at));
+      if (words.empty()) continue;
+      const std::string m(words.back());
+      if (std::find(modules.begin(), modules.end(), m) == modules.end()) modules.push_back(m);
+    }
+    out.push_back(finding(
+        code::kKernelDriverMismatch, Severity::kError,
+        modules.empty() ? std::string("kernel module") : fmt::format("kernel module {}", fmt::join(modules, ", ")), {},
+        fmt::format("the kernel refused {} built against another version of a module it uses ({}: \"disagrees "
+                    "about version of symbol\"): it is not loaded, and what it provides is missing (for "
+                    "nvidia-peermem, GPUDirect RDMA)",
+                    modules.empty() ? std::string("a module") : fmt::format("{}", fmt::join(modules, ", ")),
+                    count_lines(facts.module_abi.size())),
+        "the module was built for a driver stack that has since been replaced (MOFED or DOCA installed or upgraded "
+        "after the NVIDIA driver, a kernel update): rebuild it against the running one (reinstall the NVIDIA driver "
+        "or its DKMS module after the NIC driver; with the GPU operator, restart its driver pod) and load it again "
+        "(`modprobe nvidia-peermem`, then `lsmod`)",
+        facts.module_abi, {{"lines", facts.module_abi.size()}}));
+  }
   if (!facts.gpu_lost.empty()) {
     out.push_back(finding(
         code::kKernelGpuResetRequired, Severity::kError, "GPU lost", {},
@@ -2005,8 +2042,8 @@ void check_pcie_links(const Facts& facts, std::vector<Finding>& out, std::vector
   }
   std::set<std::string> said;  // one finding per device and file
   for (const PcieLinkFact& l : links) {
-    const bool narrow = l.sta_width > 0 && l.cap_width > 0 && l.sta_width < l.cap_width;
-    const bool slow = l.sta_gts > 0 && l.cap_gts > 0 && l.sta_gts < l.cap_gts;
+    const bool narrow = (l.sta_width > 0 && l.cap_width > 0 && l.sta_width < l.cap_width) || l.width_downgraded;
+    const bool slow = (l.sta_gts > 0 && l.cap_gts > 0 && l.sta_gts < l.cap_gts) || l.speed_downgraded;
     if (!narrow && !slow) continue;
     const std::string device = l.device.empty() ? "a PCIe device (its lspci line is not in the paste)" : l.device;
     if (!said.insert(l.where.file + "\n" + device).second) continue;
@@ -2018,9 +2055,16 @@ void check_pcie_links(const Facts& facts, std::vector<Finding>& out, std::vector
     const double share = l.cap_gts * l.cap_width > 0 ? l.sta_gts * l.sta_width / (l.cap_gts * l.cap_width) : 0;
     out.push_back(finding(
         code::kTopoPcieDegraded, severity, device, {},
-        fmt::format("{}: its PCIe link runs at {:g} GT/s x{} where the device can do {:g} GT/s x{}{}", device,
-                    l.sta_gts, l.sta_width, l.cap_gts, l.cap_width,
-                    share > 0 ? fmt::format(" ({:.0f}% of its bandwidth)", 100 * share) : std::string()),
+        l.cap_gts > 0 && l.cap_width > 0
+            ? fmt::format("{}: its PCIe link runs at {:g} GT/s x{} where the device can do {:g} GT/s x{}{}", device,
+                          l.sta_gts, l.sta_width, l.cap_gts, l.cap_width,
+                          share > 0 ? fmt::format(" ({:.0f}% of its bandwidth)", 100 * share) : std::string())
+            : fmt::format("{}: its PCIe link runs at {:g} GT/s x{}, which lspci marks as below the device's {} (its "
+                          "LnkCap is not in the paste)",
+                          device, l.sta_gts, l.sta_width,
+                          narrow && slow ? "speed and width"
+                          : narrow       ? "width"
+                                         : "speed"),
         narrow ? "a link narrower than its device: the card sits in a slot (or riser) wired for fewer lanes, or a "
                  "lane failed to train: reseat it or move it to a full-width slot"
                : "a link slower than its device: a riser, cable or slot of an older generation, or a retrain after "
@@ -2331,38 +2375,17 @@ const std::vector<Signature> kSignatures = {
     {{code::kNcclVersionMismatch, code::kNcclSettingMismatch, code::kNcclIbListMismatch},
      "different NCCL versions, NCCL_* settings or NET/IB lists across ranks",
      check_mismatch},
-    {{code::kNcclKernelSharedMem,
-      code::kNcclShmPermission,
-      code::kNcclShmExhausted,
-      code::kNcclSocketIfnameNoMatch,
-      code::kNcclIbRetryExceeded,
-      code::kNcclIbLocalProtection,
-      code::kNcclIbCompletionError,
-      code::kNcclIbvFailed,
-      code::kNcclSystemError,
-      code::kNcclTopoFileInvalid,
-      code::kNcclPciSysfsMissing,
-      code::kNcclMessageTruncated,
-      code::kNcclCudaOom,
-      code::kNcclCudaDriverTooOld,
-      code::kNcclInvalidDevice,
-      code::kNcclDuplicateGpu,
-      code::kNcclInvalidUsage,
-      code::kNcclCudaKernelFault,
-      code::kNcclCudaEcc,
-      code::kNcclNoCudaDevice,
-      code::kNcclGpuUnavailable,
-      code::kNcclNoKernelImage,
-      code::kNcclIbIncompatibleDevices,
-      code::kNcclIbPortError,
-      code::kNcclIbFatalEvent,
-      code::kNcclIbMemlock,
-      code::kNcclP2pDisabledNvlink,
-      code::kNcclPeerLost,
-      code::kNcclTimeout,
-      code::kNcclSocketAccept,
-      code::kNcclSocketConnect,
-      code::kNcclWarn},
+    {{code::kNcclKernelSharedMem,     code::kNcclShmPermission,     code::kNcclShmExhausted,
+      code::kNcclSocketIfnameNoMatch, code::kNcclIbRetryExceeded,   code::kNcclIbLocalProtection,
+      code::kNcclIbQpAccessError,     code::kNcclIbCompletionError, code::kNcclIbvFailed,
+      code::kNcclSystemError,         code::kNcclTopoFileInvalid,   code::kNcclPciSysfsMissing,
+      code::kNcclMessageTruncated,    code::kNcclCudaOom,           code::kNcclCudaDriverTooOld,
+      code::kNcclInvalidDevice,       code::kNcclDuplicateGpu,      code::kNcclInvalidUsage,
+      code::kNcclCudaKernelFault,     code::kNcclCudaEcc,           code::kNcclNoCudaDevice,
+      code::kNcclGpuUnavailable,      code::kNcclNoKernelImage,     code::kNcclIbIncompatibleDevices,
+      code::kNcclIbPortError,         code::kNcclIbFatalEvent,      code::kNcclIbMemlock,
+      code::kNcclP2pDisabledNvlink,   code::kNcclPeerLost,          code::kNcclTimeout,
+      code::kNcclSocketAccept,        code::kNcclSocketConnect,     code::kNcclWarn},
      "NCCL WARN lines and a framework's NCCL errors with what they usually mean, and the first failing rank; NCCL's "
      "error trace through its bootstrap's sockets with no warning saying why",
      check_warn},

@@ -62,6 +62,9 @@ struct PcieLinkFact {
   bool gpu = false;    // lspci's device line names a VGA or 3D controller
   double cap_gts = 0, sta_gts = 0;
   int cap_width = 0, sta_width = 0;
+  // lspci's own judgement of the LnkSta against the device's capability ("Speed 2.5GT/s
+  // (downgraded), Width x2 (downgraded)"): known even where its LnkCap is not in the paste.
+  bool speed_downgraded = false, width_downgraded = false;
 };
 
 // lspci -vv's ACSCtl line of a PCIe port (or `lspci -vvv | grep ACSCtl`): Access Control
@@ -147,6 +150,9 @@ struct Facts {
   // The NVIDIA driver refusing to pin GPU memory for another device (GPUDirect RDMA's
   // nvidia-peermem, nv_peer_mem, gdrcopy): "nvidia_p2p_get_pages(...) failed [ret = -22]".
   std::vector<Quote> gpudirect_pin_failed;
+  // The kernel refusing a module built against another version of one it uses:
+  // "nvidia_peermem: disagrees about version of symbol ib_register_peer_memory_client".
+  std::vector<Quote> module_abi;
   // nvidia-smi's "GPU is lost.  Reboot the system to recover this GPU": a GPU that stopped
   // answering (fallen off the bus).
   std::vector<Quote> gpu_lost;

@@ -643,6 +643,62 @@ TEST(TriagePasted, PcieLinksBelowTheirDevicesCapability) {
   EXPECT_NE(f->message.find("25% of its bandwidth"), std::string::npos) << f->message;
 }
 
+// `lspci -vv | grep LnkSta` alone: pciutils marks a field below the device's capability
+// "(downgraded)" itself, so the LnkCap need not be there. Unmarked lines say nothing, and a
+// GPU's speed alone (an idle GPU lowers it) stays information.
+TEST(TriagePasted, LspciMarksALinkDowngraded) {
+  Report r = judged({{"grep.txt",
+                      "\t\tLnkSta:\tSpeed 8GT/s, Width x16\n"
+                      "\t\tLnkSta:\tSpeed 16GT/s, Width x2 (downgraded)\n"
+                      "\t\tLnkSta:\tSpeed 8GT/s (ok), Width x16 (ok)\n"}});
+  const Finding* f = find(r, "topo.pcie_degraded");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"grep.txt:2"});
+  EXPECT_NE(f->message.find("x2, which lspci marks as below the device's width"), std::string::npos) << f->message;
+  EXPECT_EQ(f->evidence.at("current_width"), 2);
+  Report gpu = judged({{"gpu.txt",
+                        "17:00.0 3D controller: NVIDIA Corporation GH100 [H100 PCIe] (rev a1)\n"
+                        "\t\tLnkSta:\tSpeed 2.5GT/s (downgraded), Width x16\n"}});
+  f = find(gpu, "topo.pcie_degraded");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(gpu));
+  EXPECT_EQ(f->severity, Severity::kInfo);
+  EXPECT_NE(f->subject.find("17:00.0"), std::string::npos) << f->subject;
+  Report fine = judged({{"ok.txt", "\t\tLnkSta:\tSpeed 16GT/s, Width x16\n"}});
+  EXPECT_EQ(find(fine, "topo.pcie_degraded"), nullptr) << testing::PrintToString(codes(fine));
+}
+
+// setpci reading ports' ACS control register (the capability's name, or PLX switches' own
+// offset) and the words it prints: a redirection bit on is ACS on; a write prints nothing.
+TEST(TriagePasted, SetpciAcsControlReads) {
+  Report r = judged({{"acs.txt",
+                      "$ for b in 02:00.0 03:00.0; do sudo setpci -s $b ECAP_ACS+0x6.w; done\n"
+                      "0000\n"
+                      "001d\n"}});
+  const Finding* f = find(r, "topo.pcie_acs");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_NE(f->message.find("on 1 of the 2 ports listed"), std::string::npos) << f->message;
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"acs.txt:3"});
+  Report off = judged({{"off.txt", "$ sudo setpci -s 03:00.0 ECAP_ACS+6.w\n0000\n0000\n"}});
+  EXPECT_EQ(find(off, "topo.pcie_acs"), nullptr) << testing::PrintToString(codes(off));
+  Report plain = judged({{"plain.txt", "$ sudo setpci -s 03:00.0 COMMAND.w\n0147\n"}});
+  EXPECT_EQ(find(plain, "topo.pcie_acs"), nullptr) << testing::PrintToString(codes(plain));
+}
+
+// The kernel refusing a module built against another version of one it uses: the module
+// named, with dmesg's timestamp or without.
+TEST(TriagePasted, ModuleDisagreesAboutSymbolVersion) {
+  Report r = judged({{"dmesg.txt",
+                      "[  12.5] nvidia_peermem: disagrees about version of symbol ib_register_peer_memory_client\n"
+                      "[  12.5] nvidia_peermem: Unknown symbol ib_register_peer_memory_client (err -22)\n"
+                      "mlx5_ib: disagrees about version of symbol mlx5_core_create_cq\n"}});
+  const Finding* f = find(r, "kernel.driver_mismatch");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(f->subject, "kernel module nvidia_peermem, mlx5_ib");
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"dmesg.txt:1", "dmesg.txt:3"}));
+}
+
 // The kernel's own report of a link trained below its device (pcie_print_link_status),
 // with dmesg's timestamp or without.
 TEST(TriagePasted, TheKernelsLimitedByLine) {
@@ -1007,6 +1063,13 @@ TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
        "error(10)",
        "nccl.ib_port_error"},
       {"n1:5:8 [0] transport/net_ib.cc:90 NCCL WARN NET/IB : Got async event : port error", "nccl.ib_port_error"},
+      // A QP's access violation, in 2.19-2.28's fatal form and the older one: not a device's fatal event.
+      {"n1:5:8 [0] transport/net_ib.cc:231 NCCL WARN NET/IB : mlx5_1:1 async fatal event on QP (0x5581c0): local "
+       "access violation work queue error",
+       "nccl.ib_qp_access_error"},
+      {"n1:5:8 [0] transport/net_ib.cc:100 NCCL WARN NET/IB : mlx5_0:1 Got async event : local access violation "
+       "work queue error",
+       "nccl.ib_qp_access_error"},
       {"n1:5:8 [0] transport/net_ib/common.cc:123 NCCL WARN NET/IB : mlx5_0:1 async fatal event: local catastrophic "
        "error",
        "nccl.ib_fatal_event"},
@@ -1646,6 +1709,30 @@ TEST(TriagePasted, PortsOnDifferentSubnetsAcrossHosts) {
   EXPECT_EQ(find(one, "topo.subnet_prefix_mismatch"), nullptr);
 }
 
+// ibv_devinfo of two RoCE hosts, one at MTU 1024 (an interface left at 1500), the other at
+// 4096: a warning naming both. Two devices of one host at different MTUs are not.
+TEST(TriagePasted, RdmaPortsAtDifferentMtusAcrossHosts) {
+  auto listing = [](const char* host, int mtu) {
+    return fmt::format(
+        "[root@{} ~]# ibv_devinfo\nhca_id:\tmlx5_0\n\ttransport:\t\t\tInfiniBand (0)\n\t\tport:\t1\n"
+        "\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n\t\t\tmax_mtu:\t\t4096 (5)\n\t\t\tactive_mtu:\t\t{} ({})\n"
+        "\t\t\tlink_layer:\t\tEthernet\n",
+        host, mtu, mtu == 4096 ? 5 : 3);
+  };
+  Report r = judged({{"devinfo.txt", listing("gpu1", 4096) + listing("gpu2", 1024)}});
+  const Finding* f = find(r, "topo.mtu_mismatch");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_EQ(f->hosts, (std::vector<std::string>{"gpu2", "gpu1"}));
+  EXPECT_NE(f->message.find("1024 on gpu2; 4096 on gpu1"), std::string::npos) << f->message;
+  Report same = judged({{"same.txt", listing("gpu1", 4096) + listing("gpu2", 4096)}});
+  EXPECT_EQ(find(same, "topo.mtu_mismatch"), nullptr) << testing::PrintToString(codes(same));
+  Report one =
+      judged({{"one.txt", listing("gpu1", 4096) + "hca_id:\tmlx5_1\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n"
+                                                  "\t\t\tactive_mtu:\t\t1024 (3)\n\t\t\tlink_layer:\t\tEthernet\n"}});
+  EXPECT_EQ(find(one, "topo.mtu_mismatch"), nullptr) << testing::PrintToString(codes(one));
+}
+
 TEST(TriageSignatures, RealCounterDumps) {
   Report r = triage_of(
       {"ib-counters/osc-EDR-switch-ib-i4l1s01_perfquery-x_port1-xmitdiscards-xmitwait-linkdowned.out",
@@ -1795,6 +1882,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.invalid_usage", "nccl.cuda_kernel_fault", "nccl.cuda_ecc", "nccl.no_cuda_device", "nccl.gpu_unavailable",
       "nccl.no_kernel_image", "nccl.p2p_disabled_nvlink", "nccl.ib_memlock", "nccl.ib_port_error",
       "nccl.ib_fatal_event", "nccl.ib_incompatible_devices", "kernel.nic_module", "kernel.nic_health",
+      "nccl.ib_qp_access_error",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {

@@ -19,6 +19,7 @@ void check_nvlink_mismatch(const HostContext&, FindingSink&);
 void check_hca_filter(const HostContext&, FindingSink&);
 void check_host_differs(const FleetContext&, FindingSink&);
 void check_subnet_prefix(const FleetContext&, FindingSink&);
+void check_mtu(const FleetContext&, FindingSink&);
 
 namespace {
 
@@ -41,6 +42,7 @@ constexpr Rule<FleetContext> kFleetRules[] = {
     {code::kTopoHostDiffers, "a host whose GPUs, NICs or rails differ from the majority's", check_host_differs},
     {code::kTopoSubnetPrefixMismatch, "one port number on different InfiniBand subnets across hosts",
      check_subnet_prefix},
+    {code::kTopoMtuMismatch, "RDMA ports of one link layer at different MTUs across hosts", check_mtu},
 };
 
 }  // namespace
