@@ -482,6 +482,29 @@ TEST(TriagePasted, XidsOfNvlinkAndRecovery) {
   EXPECT_EQ(xids, (std::set<int>{145, 154}));
 }
 
+// Codes of NVIDIA's catalogue beyond the common ones: each with its meaning and a severity
+// by the catalogue's immediate action (reset the GPU: an error; restart the application: a
+// warning; nothing to do: information); a code it does not describe names the catalogue.
+TEST(TriagePasted, XidsOfTheCatalogueByTheirAction) {
+  const std::vector<std::tuple<int, Severity, std::string>> cases = {
+      {46, Severity::kError, "GPU stopped processing"},
+      {136, Severity::kError, "link training failed"},
+      {167, Severity::kError, "PCIe fatal timeout"},
+      {171, Severity::kError, "uncorrectable DRAM"},
+      {54, Severity::kError, "auxiliary power"},
+      {39, Severity::kWarning, "copy engine"},
+      {121, Severity::kWarning, "C2C"},
+      {106, Severity::kInfo, "SMBPBI"},
+      {999, Severity::kWarning, "NVIDIA's Xid catalogue"}};
+  for (const auto& [xid, severity, words] : cases) {
+    Report r = judged({{"x.txt", fmt::format("NVRM: Xid (PCI:0000:18:00): {}, pid=1, name=python\n", xid)}});
+    const Finding* f = find(r, "kernel.gpu_xid");
+    ASSERT_NE(f, nullptr) << xid << ": " << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, severity) << xid;
+    EXPECT_NE(f->message.find(words), std::string::npos) << xid << ": " << f->message;
+  }
+}
+
 TEST(TriagePasted, KernelLinesWithoutTheirTimestamp) {
   Report r = judged({{"paste.txt",
                       "NVRM: Xid (PCI:0000:18:00): 31, pid=2210, name=python, Ch 00000008, intr 10000000\n"
