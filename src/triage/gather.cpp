@@ -276,6 +276,50 @@ int rank_prefix(std::string_view line) {
 
 }  // namespace
 
+// The line without what a launcher, a log collector or a web page put before it, as users
+// paste them: kubectl logs --prefix ("[pod/NAME/CONTAINER] "), Open MPI's --tag-output
+// ("[1,3]<stdout>:"), srun --label ("  3: "), an RFC 3339 timestamp (kubectl --timestamps,
+// docker logs -t: "2026-01-02T03:04:05.678901Z "), Markdown's quote ("> "); several in any
+// order. srun's label is left on ip's and rdma's own numbered lines ("1: lo: <LOOPBACK,UP>",
+// "0: mlx5_0: node_type ca").
+std::string_view without_wrappers(std::string_view line) {
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  for (int round = 0; round < 4 && !line.empty(); ++round) {
+    const std::string_view before = line;
+    if (line.starts_with("[pod/")) {
+      if (const size_t close = line.find("] "); close != std::string_view::npos) line.remove_prefix(close + 2);
+    } else if (line.starts_with('[')) {
+      const size_t close = line.find("]<std");
+      const size_t colon = close == std::string_view::npos ? close : line.find(">:", close);
+      if (colon != std::string_view::npos && colon < 24) line.remove_prefix(colon + 2);
+    } else if (line.starts_with('>')) {
+      line.remove_prefix(line.size() > 1 && line[1] == ' ' ? 2 : 1);
+    } else if (line.size() > 20 && digit(line[0]) && digit(line[3]) && line[4] == '-' && line[7] == '-' &&
+               line[10] == 'T' && line[13] == ':' && line[16] == ':') {
+      const size_t space = line.find(' ');
+      if (space != std::string_view::npos && space <= 36) line.remove_prefix(space + 1);
+    } else {
+      size_t at = 0;
+      while (at < line.size() && at < 8 && line[at] == ' ') ++at;
+      const size_t first = at;
+      while (at < line.size() && digit(line[at])) ++at;
+      if (at > first && at - first <= 5 && at + 1 < line.size() && line[at] == ':' && line[at + 1] == ' ') {
+        const std::string_view rest = line.substr(at + 2);
+        // ip's "1: lo: <LOOPBACK,UP>", rdma's "0: mlx5_0: node_type ca" and "1/1: ...": their own.
+        const size_t colon = rest.find(": ");
+        const std::string_view word = rest.substr(0, colon);
+        const std::string_view after = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 2);
+        const bool numbered = colon != std::string_view::npos && !word.empty() &&
+                              word.find_first_of(" \t") == std::string_view::npos &&
+                              (after.starts_with('<') || after.starts_with("node_type"));
+        if (!numbered) line = rest;
+      }
+    }
+    if (line.size() == before.size()) break;
+  }
+  return line;
+}
+
 std::optional<TraceFrame> nccl_trace_frame(std::string_view msg) {
   // The location is the message's first word, the arrow right after it: most messages
   // (every line of a log passes here) end the test at their first space.
@@ -413,6 +457,7 @@ class Gatherer {
     ++lines_;
     std::string_view line = colours_ ? without_ansi(raw, clean_) : raw;
     if (escapes_) line = without_html_escapes(line, unescaped_);
+    line = without_wrappers(line);
     struct Remember {  // for the next line's interface_line: whether this one heads a list
       std::string_view& head;
       std::string_view line;
@@ -427,6 +472,12 @@ class Gatherer {
     } remember{list_head_, line};
     if (xml_) {
       append_other(line);
+      return;
+    }
+    // A Markdown fence ("```", "```text", "~~~") around a paste: a blank line to the readers,
+    // so that a table's reader does not take the closing one for its next row.
+    if (const std::string_view t = trim(line); t.starts_with("```") || t.starts_with("~~~")) {
+      other_ += '\n';
       return;
     }
     // CUDA's uncorrectable ECC error, in whatever program's line (NCCL's "Cuda failure" is a
@@ -1094,13 +1145,14 @@ class Gatherer {
          contains(line, "GPU1"))) {
       smi_ = true;
     }
+    const std::string_view lead = trim(line);  // a Markdown code block indents its lines
     if (!rdma_ &&
-        ((contains(line, " ==> ") && contains(line, "port ")) || line.starts_with("hca_id:") ||
+        ((contains(line, " ==> ") && contains(line, "port ")) || lead.starts_with("hca_id:") ||
          (contains(line, "/sys/class/infiniband") && contains(line, " -> ")) ||  // ls -l, not a counter listing
-         (line.starts_with("DEV") && contains(line, "GID")))) {
+         (lead.starts_with("DEV") && contains(line, "GID")))) {
       rdma_ = true;
     }
-    if (!rdma_ && line.starts_with("CA '") && line.ends_with("'")) rdma_ = true;  // ibstat
+    if (!rdma_ && lead.starts_with("CA '") && lead.ends_with("'")) rdma_ = true;  // ibstat
     if (contains(line, "NIC statistics:") || contains(line, "hw counters:") || contains(line, "# Port counters") ||
         contains(line, "# Port extended counters")) {
       counters_ = true;

@@ -222,6 +222,11 @@ const std::vector<Signature>& signatures();
 // the answer first, the files as taken, and what is missing.
 void judge(Facts facts, Report& report);
 
+// A pasted line without what a launcher, a log collector or a web page put before it
+// (kubectl logs --prefix, mpirun --tag-output, srun --label, an RFC 3339 timestamp, a
+// Markdown quote), as every reader takes it.
+std::string_view without_wrappers(std::string_view line);
+
 // The whole triage of `paths` into `report` (files, topology, findings, missing).
 Status triage_paths(const std::vector<std::string>& paths, Report& report);
 

@@ -21,7 +21,9 @@ std::string coloured(const std::string& text) {
   return out;
 }
 
-std::string fenced(const std::string& text) { return "```\n" + text + "```\n"; }
+std::string fenced(const std::string& text) {  // the closing fence on a line of its own
+  return "```\n" + text + (text.empty() || text.back() == '\n' ? "" : "\n") + "```\n";
+}
 
 std::string html_escaped(const std::string& text) {
   std::string out;
@@ -53,17 +55,36 @@ std::string blocks_reversed(const std::string& text) {  // blocks: runs of lines
   return out;
 }
 
+// Each line behind `prefix`, as a launcher or a log collector writes it.
+std::string each_line(const std::string& text, std::string_view prefix) {
+  std::string out;
+  for (std::string_view line : split_lines(text)) out.append(prefix).append(line).push_back('\n');
+  return out;
+}
+std::string kubectl_prefixed(const std::string& text) { return each_line(text, "[pod/train-worker-1/trainer] "); }
+std::string tagged_output(const std::string& text) { return each_line(text, "[1,3]<stdout>:"); }
+std::string srun_labelled(const std::string& text) { return each_line(text, " 3: "); }
+std::string timestamped(const std::string& text) { return each_line(text, "2026-11-28T01:02:03.456789Z "); }
+std::string quoted(const std::string& text) { return each_line(text, "> "); }
+std::string indented(const std::string& text) { return each_line(text, "    "); }  // a Markdown code block
+
 }  // namespace
 
 const std::vector<PasteShape>& paste_shapes() {
   static const std::vector<PasteShape> kShapes = {
-      {"prefixes stripped", strip_nccl_prefixes},
+      {"prefixes stripped", strip_nccl_prefixes, false},
       {"coloured", coloured},
       {"fenced", fenced},
       {"HTML-escaped", html_escaped},
       {"CRLF", with_crlf},
-      {"cut in half", cut_in_half},
-      {"blocks reversed", blocks_reversed},
+      {"cut in half", cut_in_half, false},
+      {"blocks reversed", blocks_reversed, false},
+      {"kubectl --prefix", kubectl_prefixed},
+      {"mpirun --tag-output", tagged_output},
+      {"srun --label", srun_labelled},
+      {"timestamped", timestamped},
+      {"Markdown quote", quoted},
+      {"Markdown indented", indented},
   };
   return kShapes;
 }

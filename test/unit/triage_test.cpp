@@ -1951,7 +1951,7 @@ TEST(TriageDamage, PastedShapesNeverNameAnotherCause) {
     const Report asis = judged({{"f.txt", text}});
     std::set<std::string> causes;
     for (const Finding& f : asis.findings) causes.insert(f.code);
-    for (const auto& [shape, make] : fuzz::paste_shapes()) {
+    for (const auto& [shape, make, lossless] : fuzz::paste_shapes()) {
       const Report r = judged({{"f.txt", make(text)}});
       for (const Finding& f : r.findings) {
         if (f.severity == Severity::kInfo) continue;
@@ -1966,6 +1966,56 @@ TEST(TriageDamage, PastedShapesNeverNameAnotherCause) {
             << file << " " << shape << ": " << f.code << " (" << f.message << ") where the file as written gives "
             << testing::PrintToString(causes);
       }
+    }
+  }
+}
+
+// Wrappers stacked as collectors write them, on a kernel line and an lspci block; ip's own
+// numbered lines keep their number (no srun label is taken from them).
+TEST(TriageDamage, WrappersStackedOnAnyLine) {
+  Report r = judged({{"k.txt",
+                      "[pod/trainer-0/main] 2026-11-28T01:02:03.456Z > NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has "
+                      "fallen off the bus.\n"
+                      " 7: 3b:00.0 Infiniband controller: Mellanox Technologies MT2910 Family [ConnectX-7]\n"
+                      " 7: \t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16, ASPM not supported\n"
+                      " 7: \t\tLnkSta:\tSpeed 32GT/s, Width x8 (downgraded)\n"}});
+  const Finding* xid = find(r, "kernel.gpu_xid");
+  ASSERT_NE(xid, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(xid->evidence.at("xid"), 79);
+  const Finding* link = find(r, "topo.pcie_degraded");
+  ASSERT_NE(link, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_NE(link->subject.find("ConnectX-7"), std::string::npos) << link->subject;
+  EXPECT_EQ(link->evidence.at("capable_width"), 16);
+  EXPECT_EQ(without_wrappers("1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536"), "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536");
+  EXPECT_EQ(without_wrappers("0: mlx5_0: node_type ca fw 28.39.1002"), "0: mlx5_0: node_type ca fw 28.39.1002");
+  EXPECT_EQ(without_wrappers("[1,12]<stderr>:NCCL WARN x"), "NCCL WARN x");
+}
+
+// The lossless shapes (each line whole, behind a launcher's or collector's prefix, or
+// coloured, fenced, escaped, CRLF): every error and warning of the file as written is
+// found again, on every fixture and ticket.
+TEST(TriageDamage, LosslessShapesKeepEveryCause) {
+  std::vector<std::string> files;
+  for (const char* dir : {"triage", "tickets"}) {
+    for (const auto& e : std::filesystem::directory_iterator(kDir + "/" + dir)) {
+      const std::string n = e.path().filename().string();
+      if (n.ends_with(".txt") || n.ends_with(".log")) files.push_back(std::string(dir) + "/" + n);
+    }
+  }
+  std::sort(files.begin(), files.end());
+  const auto causes_of = [](const Report& r) {
+    std::set<std::string> causes;
+    for (const Finding& f : r.findings) {
+      if (f.severity != Severity::kInfo) causes.insert(f.code);
+    }
+    return causes;
+  };
+  for (const std::string& file : files) {
+    const std::string text = text_of(file);
+    const std::set<std::string> asis = causes_of(judged({{"f.txt", text}}));
+    for (const auto& [shape, make, lossless] : fuzz::paste_shapes()) {
+      if (!lossless) continue;
+      EXPECT_EQ(causes_of(judged({{"f.txt", make(text)}})), asis) << file << " " << shape;
     }
   }
 }
