@@ -91,6 +91,7 @@ inline constexpr std::string_view kNcclSocketIfnameNoMatch = "nccl.socket_ifname
 inline constexpr std::string_view kNcclIbRetryExceeded = "nccl.ib_retry_exceeded";
 inline constexpr std::string_view kNcclIbLocalProtection = "nccl.ib_local_protection";
 inline constexpr std::string_view kNcclIbQpAccessError = "nccl.ib_qp_access_error";
+inline constexpr std::string_view kNcclOfiRegisterFailed = "nccl.ofi_register_failed";
 inline constexpr std::string_view kNcclIbCompletionError = "nccl.ib_completion_error";
 inline constexpr std::string_view kNcclIbvFailed = "nccl.ibv_failed";
 inline constexpr std::string_view kNcclSystemError = "nccl.system_error";
@@ -199,6 +200,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNcclIbRetryExceeded,
     kNcclIbLocalProtection,
     kNcclIbQpAccessError,
+    kNcclOfiRegisterFailed,
     kNcclIbCompletionError,
     kNcclIbvFailed,
     kNcclSystemError,

@@ -780,13 +780,24 @@ class Gatherer {
     return false;
   }
 
+  // A framework's error; where its lines were run together into one (a web page's paste),
+  // the warning after "Last error:" on the same line is a second error, NCCL's own, as on a
+  // line of its own.
   void framework_line(std::string_view line, Facts* facts) {
     framework_ = true;
+    const std::string_view t = trim(line);
+    const size_t last = t.find("Last error:");
+    std::string_view after = last == std::string_view::npos ? std::string_view() : trim(t.substr(last + 11));
+    after = trim(without_wrappers(after));  // " 10: socketStartConnect: ..." behind srun's label
+    push_framework_fact(after.empty() ? t : trim(t.substr(0, last)), line, facts);
+    if (!after.empty()) push_framework_fact(after, line, facts);
+  }
+  void push_framework_fact(std::string_view msg, std::string_view line, Facts* facts) {
     if (facts && facts->nccl.size() < kMaxKeptLines) {
       NcclFact f;
       f.where = {path_, lines_, std::string(trim(line))};
       f.level = "ERROR";
-      f.msg = std::string(trim(line));
+      f.msg = std::string(msg);
       f.rank = rank_prefix(line);
       facts->nccl.push_back(std::move(f));
     } else if (facts) {

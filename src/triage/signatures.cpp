@@ -591,6 +591,18 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "memlock unlimited in /etc/security/limits.conf and the job's launcher (Slurm's PropagateResourceLimits, "
      "docker --ulimit memlock=-1, the Kubernetes runtime's default)"},
     {"reg_mr_iova2 failed with error Cannot allocate memory", code::kNcclIbMemlock, "", ""},
+    // AWS's OFI plugin refused by libfabric when registering a buffer ("NET/OFI Unable to
+    // register memory (type = 2) for device 4. RC: -22, Error: Invalid argument"; type 2 is
+    // GPU memory): NCCL 2.19 and later with the libfabric of an EFA installer before 1.29.1
+    // (aws-ofi-nccl#584), the plugin's maintainers' answer.
+    {"Unable to register memory", code::kNcclOfiRegisterFailed,
+     "NCCL's OFI plugin (AWS EFA) could not register a buffer with libfabric: with RC -22 (Invalid argument) on GPU "
+     "memory (type = 2), the known incompatibility of NCCL 2.19 and later with the libfabric of EFA installers "
+     "before 1.29.1; otherwise GPUDirect RDMA unavailable to libfabric (no nvidia-peermem or dma-buf) or too little "
+     "locked memory",
+     "compare `fi_info --version` (and the EFA installer's version) with the NCCL the job loads (a framework's "
+     "wheel brings its own): upgrade the EFA installer to 1.29.1 or later, or set FI_EFA_SET_CUDA_SYNC_MEMOPS=0 as "
+     "the plugin's maintainers advise; check `ulimit -l` and that GPUDirect RDMA is available to libfabric"},
     // NET/IB's asynchronous events (net_ib: "Got async event : port error" before 2.19,
     // "Got non-fatal async event: port error(10)" and "async fatal event: ..." since).
     // A queue pair's access violation (IBV_EVENT_QP_ACCESS_ERR, "async fatal event on QP
@@ -1014,6 +1026,34 @@ void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::
       by_code.erase(usage);
       break;
     }
+  }
+  // A framework's "unhandled system error" whose "Last error:" (on its line, or within the
+  // three after it) is a warning with a meaning of its own is that warning's consequence:
+  // the system call that failed is the one the warning names.
+  if (auto sys = by_code.find(code::kNcclSystemError); sys != by_code.end()) {
+    auto& from = sys->second;
+    for (auto it = from.begin(); it != from.end();) {
+      const NcclFact* error = *it;
+      std::vector<const NcclFact*>* into = nullptr;
+      for (auto& [c, facts_of] : by_code) {
+        if (c == code::kNcclSystemError || c == code::kNcclInvalidUsage || into) continue;
+        for (const NcclFact* n : facts_of) {
+          if (n->where.file == error->where.file && n->where.line >= error->where.line &&
+              n->where.line <= error->where.line + 3) {
+            into = &facts_of;
+            break;
+          }
+        }
+      }
+      if (!into) {
+        ++it;
+        continue;
+      }
+      into->push_back(error);
+      std::sort(into->begin(), into->end(), std::less<const NcclFact*>());
+      it = from.erase(it);
+    }
+    if (from.empty()) by_code.erase(sys);
   }
   std::set<std::string_view> done;
   for (const WarnMeaning& entry : kWarnMeanings) {

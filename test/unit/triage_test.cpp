@@ -1082,6 +1082,9 @@ TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
        "nccl.p2p_disabled_nvlink"},
       {"n1:5:7 [0] misc/ibvwrap.cc:190 NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory",
        "nccl.ib_memlock"},
+      {"n1:5:7 [3] nccl_net_ofi_rdma.cpp:617 NCCL WARN NET/OFI Unable to register memory (type = 2) for device 3. "
+       "RC: -22, Error: Invalid argument",
+       "nccl.ofi_register_failed"},
       {"n1:5:8 [0] transport/net_ib/common.cc:179 NCCL WARN NET/IB : mlx5_2:1 Got non-fatal async event: port "
        "error(10)",
        "nccl.ib_port_error"},
@@ -1589,7 +1592,9 @@ TEST(TriagePasted, LastErrorContinuationOfAFrameworkError) {
                       "[rank3]: Error while creating shared memory segment /dev/shm/nccl-Ab12Cd (size 4194304)\n"}});
   const Finding* f = find(r, "nccl.shm_exhausted");
   ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
-  EXPECT_EQ(quoted(*f), std::vector<std::string>{"train.log:4"});
+  // The "unhandled system error" three lines above is its consequence, quoted with it.
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"train.log:1", "train.log:4"}));
+  EXPECT_EQ(find(r, "nccl.system_error"), nullptr) << testing::PrintToString(codes(r));
   Report same = judged({{"b.log",
                          "torch.distributed.DistBackendError: NCCL error in: NCCLUtils.cpp:80, invalid usage, NCCL "
                          "version 2.21.5\nLast error:\n\nBootstrap : no socket interface found\n"}});
@@ -1598,6 +1603,15 @@ TEST(TriagePasted, LastErrorContinuationOfAFrameworkError) {
                         "NCCL error in: x.cpp:1, unhandled system error\na\nb\nc\nd\nLast error:\n"
                         "Error while creating shared memory segment /dev/shm/x (size 1)\n"}});
   EXPECT_EQ(find(far, "nccl.shm_exhausted"), nullptr) << testing::PrintToString(codes(far));
+  // Run together into one line, as a web page shows it (srun's labels inline): the warning
+  // after "Last error:" is NCCL's own, and the system error its consequence.
+  Report one = judged({{"d.log",
+                        "10: torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1331, unhandled "
+                        "system error, NCCL version 2.18.5 10: Last error: 10: socketStartConnect: Connect to "
+                        "10.0.0.7<45069> failed : Connection refused\n"}});
+  const Finding* c = find(one, "nccl.socket_connect");
+  ASSERT_NE(c, nullptr) << testing::PrintToString(codes(one));
+  EXPECT_EQ(find(one, "nccl.system_error"), nullptr) << testing::PrintToString(codes(one));
 }
 
 // systemctl status of the service, and systemd's journal lines, when it did not start:
@@ -1905,7 +1919,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.invalid_usage", "nccl.cuda_kernel_fault", "nccl.cuda_ecc", "nccl.no_cuda_device", "nccl.gpu_unavailable",
       "nccl.no_kernel_image", "nccl.p2p_disabled_nvlink", "nccl.ib_memlock", "nccl.ib_port_error",
       "nccl.ib_fatal_event", "nccl.ib_incompatible_devices", "kernel.nic_module", "kernel.nic_health",
-      "nccl.ib_qp_access_error",
+      "nccl.ib_qp_access_error", "nccl.ofi_register_failed",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
@@ -1957,8 +1971,9 @@ TEST(TriageDamage, PastedShapesNeverNameAnotherCause) {
         if (f.severity == Severity::kInfo) continue;
         // A WARN line cut mid-way is still a warning, read without its meaning: weaker, no other cause.
         // Likewise an IB completion error cut before its status.
+        // A framework's system error cut before its "Last error:" too.
         const bool less_specific =
-            (f.code == "nccl.warn" &&
+            ((f.code == "nccl.warn" || f.code == "nccl.system_error") &&
              std::any_of(causes.begin(), causes.end(), [](auto& c) { return c.starts_with("nccl."); })) ||
             (f.code == "nccl.ib_completion_error" &&
              std::any_of(causes.begin(), causes.end(), [](auto& c) { return c.starts_with("nccl.ib_"); }));
