@@ -52,6 +52,7 @@ inline constexpr std::string_view kTopoPcieDegraded = "topo.pcie_degraded";
 inline constexpr std::string_view kTopoPcieAcs = "topo.pcie_acs";
 inline constexpr std::string_view kTopoIbZeroGuid = "topo.ib_zero_guid";
 inline constexpr std::string_view kTopoRoceGidEmpty = "topo.roce_gid_empty";
+inline constexpr std::string_view kTopoRoceGidSparse = "topo.roce_gid_sparse";
 inline constexpr std::string_view kTopoP2pUnsupported = "topo.p2p_unsupported";
 inline constexpr std::string_view kTopoNumaMismatch = "topo.numa_mismatch";
 inline constexpr std::string_view kTopoNumaAffinity = "topo.numa_affinity";
@@ -136,6 +137,7 @@ inline constexpr std::string_view kKernelNicModule = "kernel.nic_module";
 inline constexpr std::string_view kKernelNicHealth = "kernel.nic_health";
 inline constexpr std::string_view kKernelDriverMismatch = "kernel.driver_mismatch";
 inline constexpr std::string_view kKernelGpudirectPinFailed = "kernel.gpudirect_pin_failed";
+inline constexpr std::string_view kContainerGpuAccessLost = "container.gpu_access_lost";
 // NVIDIA Fabric Manager (NVSwitch systems).
 inline constexpr std::string_view kNvlinkFmNoNvswitch = "nvlink.fm_no_nvswitch";
 inline constexpr std::string_view kNvlinkFmVersionMismatch = "nvlink.fm_version_mismatch";
@@ -242,6 +244,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kKernelNicHealth,
     kKernelDriverMismatch,
     kKernelGpudirectPinFailed,
+    kContainerGpuAccessLost,
     kNvlinkFmNoNvswitch,
     kNvlinkFmVersionMismatch,
     kNvlinkFmFailed,
@@ -250,6 +253,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kTopoPcieAcs,
     kTopoIbZeroGuid,
     kTopoRoceGidEmpty,
+    kTopoRoceGidSparse,
     kTopoP2pUnsupported,
     kCountersLinkErrors,
     kCountersSaturated,

@@ -215,14 +215,13 @@ class RdmaTextParser {
   }
   Port& ibstat_port() { return port_of(here().add_nic(ibstat_dev_), ibstat_port_); }
 
-  // show_gids: "mlx5_0 1 3 0000:...:5b27 10.99.91.39 v2 ens108np0"
+  // show_gids: "mlx5_0 1 3 0000:...:5b27 10.99.91.39 v2 ens108np0" (no IPv4 for a link-local
+  // GID; a pod's interface may be any name: "net1"): a GID of eight groups in the fourth
+  // column, a version, the interface last.
   bool show_gids(const Words& w) {
-    if (w.size() < 5) return false;
+    if (w.size() < 6) return false;
     const std::string_view netdev = w.back();
-    if (!netdev.starts_with("ens") && !netdev.starts_with("enp") && !netdev.starts_with("eth") &&
-        !netdev.starts_with("ib") && !netdev.starts_with("bond")) {
-      return false;
-    }
+    if (netdev == "v1" || netdev == "v2" || std::count(w[3].begin(), w[3].end(), ':') != 7) return false;
     int port = 0;
     int index = 0;
     const bool ver = std::find(w.begin(), w.end(), "v1") != w.end() || std::find(w.begin(), w.end(), "v2") != w.end();

@@ -107,12 +107,25 @@ std::string_view without_ansi(std::string_view line, std::string& buffer) {
 std::string_view without_html_escapes(std::string_view line, std::string& buffer) {
   const size_t first = line.find('&');
   if (first == std::string_view::npos || line.find(';', first) == std::string_view::npos) return line;
-  static constexpr std::pair<std::string_view, char> kEscapes[] = {{"&lt;", '<'},   {"&gt;", '>'},   {"&amp;", '&'},
-                                                                   {"&quot;", '"'}, {"&#39;", '\''}, {"&apos;", '\''}};
+  static constexpr std::pair<std::string_view, char> kEscapes[] = {{"&lt;", '<'},   {"&gt;", '>'},    {"&amp;", '&'},
+                                                                   {"&quot;", '"'}, {"&apos;", '\''}, {"&nbsp;", ' '}};
   buffer.assign(line.substr(0, first));
   for (size_t i = first; i < line.size(); ++i) {
     bool done = false;
-    if (line[i] == '&') {
+    if (line[i] == '&' && i + 3 < line.size() && line[i + 1] == '#') {
+      // A numeric reference to a printable ASCII character: "&#39;", "&#x27;" (Python's html.escape).
+      const bool hex = line[i + 2] == 'x' || line[i + 2] == 'X';
+      const size_t from = i + (hex ? 3 : 2);
+      const size_t semi = line.find(';', from);
+      unsigned value = 0;
+      if (semi != std::string_view::npos && semi > from && semi - from <= 4 &&
+          std::from_chars(line.data() + from, line.data() + semi, value, hex ? 16 : 10).ptr == line.data() + semi &&
+          value >= 32 && value < 127) {
+        buffer.push_back(static_cast<char>(value));
+        i = semi;
+        done = true;
+      }
+    } else if (line[i] == '&') {
       for (const auto& [escape, c] : kEscapes) {
         if (line.substr(i).starts_with(escape)) {
           buffer.push_back(c);
@@ -503,6 +516,7 @@ class Gatherer {
     summary_line(trim(line));
     test_device_line(trim(line), facts);
     recognise_tables(line);
+    gid_row(trim(line), facts);
     // ibqueryerrors: "Errors for 0x248a0703 "ib-switch-1"" names the node of the ports below.
     if (line.starts_with("Errors for ")) errors_for_ = ibqueryerrors_node(line);
     bool taken = framework;
@@ -670,6 +684,7 @@ class Gatherer {
     for (NvlinkFact& l : nvlinks_) facts.nvlinks.push_back(std::move(l));
     for (AcsFact& a : acs_) facts.acs.push_back(std::move(a));
     for (ZeroGuidFact& g : zero_guids_) facts.zero_guids.push_back(std::move(g));
+    for (GidRowFact& g : gid_rows_) facts.gid_rows.push_back(std::move(g));
     for (Quote& q : repair_pending_) facts.gpu_repair_pending.push_back(std::move(q));
     for (TestDeviceFact& d : test_devices_) facts.test_devices.push_back(std::move(d));
     for (Quote& q : remap_failed_) facts.gpu_remap_failed.push_back(std::move(q));
@@ -679,6 +694,7 @@ class Gatherer {
     for (Quote& q : cuda_not_ready_) facts.cuda_not_ready.push_back(std::move(q));
     for (Quote& q : pin_failed_) facts.gpudirect_pin_failed.push_back(std::move(q));
     for (Quote& q : module_abi_) facts.module_abi.push_back(std::move(q));
+    for (Quote& q : nvml_unknown_) facts.nvml_unknown.push_back(std::move(q));
     for (Quote& q : gpu_lost_) facts.gpu_lost.push_back(std::move(q));
     for (Quote& q : roce_gid_empty_) facts.roce_gid_empty.push_back(std::move(q));
     for (Quote& q : efa_no_device_) facts.efa_no_device.push_back(std::move(q));
@@ -926,6 +942,11 @@ class Gatherer {
       cuda_not_ready_.push_back({path_, lines_, std::string(trim(line))});
       cuda_error_seen_ = true;
     }
+    // NVML's "Unknown Error" at start: in a container, the GPU device nodes taken from it
+    // (NVIDIA's notice, nvidia-container-toolkit#48).
+    if (finds("Failed to initialize NVML: Unknown Error") && nvml_unknown_.size() < kMaxKeptLines) {
+      nvml_unknown_.push_back({path_, lines_, std::string(trim(line))});
+    }
     if (finds("GPU is lost") && gpu_lost_.size() < kMaxKeptLines) {
       gpu_lost_.push_back({path_, lines_, std::string(trim(line))});
     }
@@ -1143,6 +1164,26 @@ class Gatherer {
 
   // Lines that show what the file is: an nccl-tests table (and the binary a pasted command
   // line names, for tables that do not say), nvidia-smi topo, RDMA tool output, counters.
+  // show_gids' rows: "mlx5_0 1 6 0000:0000:0000:0000:0000:ffff:0b00:0401 11.0.4.1 v1 net1",
+  // the IPv4 column empty for a link-local GID. The line stays for topo's reader.
+  void gid_row(std::string_view t, Facts* facts) {
+    if (!facts || gid_rows_.size() >= kMaxKeptLines || t.size() > 160 || !contains(t, ":")) return;
+    const auto w = split_ws(t);
+    if (w.size() < 6 || w.size() > 7 || std::count(w[3].begin(), w[3].end(), ':') != 7) return;
+    GidRowFact g;
+    const auto number = [](std::string_view s, int& v) {
+      return std::from_chars(s.data(), s.data() + s.size(), v).ptr == s.data() + s.size() && !s.empty();
+    };
+    if (!number(w[1], g.port) || !number(w[2], g.index)) return;
+    g.version = std::string(w.size() == 7 ? w[5] : w[4]);
+    if (g.version != "v1" && g.version != "v2") return;
+    if (w.size() == 7) g.ipv4 = std::string(w[4]);
+    g.where = {path_, lines_, std::string(t)};
+    g.device = std::string(w[0]);
+    g.gid = std::string(w[3]);
+    gid_rows_.push_back(std::move(g));
+  }
+
   void recognise_tables(std::string_view line) {
     if (!tests_ && (contains(line, "# Avg bus bandwidth") || contains(line, "# nccl-tests version") ||
                     (contains(line, "size") && contains(line, "count") && contains(line, "busbw")))) {
@@ -1354,13 +1395,14 @@ class Gatherer {
   std::vector<NvlinkFact> nvlinks_;
   std::vector<AcsFact> acs_;
   std::vector<ZeroGuidFact> zero_guids_;
+  std::vector<GidRowFact> gid_rows_;
   int smi_section_left_ = 0;  // nvidia-smi -q: lines left of a "Remapped Rows" or "Retired Pages" section
   std::vector<TestDeviceFact> test_devices_;
   int device_block_ = 0;
   size_t smi_indent_ = 0;  // its header's indent: its keys are deeper
   bool smi_query_ = false;
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, driver_mismatch_, efa_no_device_;
-  std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_;
+  std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_;
   bool perftest_ethernet_ = false;  // perftest's header said "Link type : Ethernet" (RoCE)
   bool efa_seen_ = false;           // a libfabric EFA line above: its "fi_getinfo: -61" is EFA's
   bool cuda_error_seen_ = false;    // CUDA errors: a file of only such lines is a framework's log

@@ -1804,6 +1804,19 @@ void check_gpu_memory_and_driver(const Facts& facts, std::vector<Finding>& out) 
         "(`modprobe nvidia-peermem`, then `lsmod`)",
         facts.module_abi, {{"lines", facts.module_abi.size()}}));
   }
+  if (!facts.nvml_unknown.empty()) {
+    out.push_back(finding(
+        code::kContainerGpuAccessLost, Severity::kError, "NVML in a container", {},
+        fmt::format("nvidia-smi cannot start NVML ('Unknown Error', {}): in a container, it has lost access to the "
+                    "GPU device nodes; NVIDIA's notice: where the runtime uses systemd's cgroup driver, a `systemctl "
+                    "daemon-reload` on the host (or anything that re-applies the container's cgroup) takes the "
+                    "NVIDIA devices out of a running container",
+                    count_lines(facts.nvml_unknown.size())),
+        "restart the container to get the GPUs back; for good, create the /dev/char links on the host (`nvidia-ctk "
+        "system create-dev-char-symlinks --create-all`, as a udev rule) or run the runtime with the cgroupfs driver; "
+        "on a host rather than a container, read dmesg for the driver's own error",
+        facts.nvml_unknown, {{"lines", facts.nvml_unknown.size()}}));
+  }
   if (!facts.gpu_lost.empty()) {
     out.push_back(finding(
         code::kKernelGpuResetRequired, Severity::kError, "GPU lost", {},
@@ -2273,7 +2286,48 @@ void check_p2p_unsupported(const Facts& facts, std::vector<Finding>& out, std::v
       facts.cuda_p2p, {{"lines", facts.cuda_p2p.size()}}));
 }
 
+// show_gids of a RoCE port whose table has no entry at index 0 although it lists its
+// link-local GIDs (a listing grepped for v2 or for an address has neither): a device in a
+// pod (macvlan, ipvlan) sees only its own addresses' entries, at the host's indexes. NCCL
+// releases that stop their GID search at the first empty entry find none (nccl#1573, pull
+// request 1587).
+void check_gid_tables(const Facts& facts, std::vector<Finding>& out) {
+  std::map<std::tuple<std::string, std::string, int>, std::vector<const GidRowFact*>> ports;
+  for (const GidRowFact& g : facts.gid_rows) ports[{g.where.file, g.device, g.port}].push_back(&g);
+  for (const auto& [key, rows] : ports) {
+    const auto& [file, device, port] = key;
+    int first = rows.front()->index;
+    bool link_local = false, v1 = false, v2 = false;
+    const GidRowFact* suggest = nullptr;  // the RoCE v2 GID of an IPv4 address
+    for (const GidRowFact* g : rows) {
+      first = std::min(first, g->index);
+      link_local = link_local || g->gid.starts_with("fe80:");
+      v1 = v1 || g->version == "v1";
+      v2 = v2 || g->version == "v2";
+      if (!suggest && g->version == "v2" && !g->ipv4.empty()) suggest = g;
+    }
+    if (first == 0 || !link_local || !v1 || !v2) continue;
+    std::vector<Quote> quotes;
+    for (const GidRowFact* g : rows) {
+      if (quotes.size() < 4) quotes.push_back(g->where);
+    }
+    out.push_back(finding(
+        code::kTopoRoceGidSparse, Severity::kWarning, fmt::format("{} port {}", device, port), {},
+        fmt::format("the GID table of {} port {} starts at index {} (indexes 0 to {} empty): a RoCE device in a pod "
+                    "(macvlan, ipvlan) sees only its own addresses' entries, at the host's indexes; NCCL releases "
+                    "that stop their GID search at the first empty entry find no GID and fail (nccl#1573)",
+                    device, port, first, first - 1),
+        suggest ? fmt::format("set NCCL_IB_GID_INDEX={} (the RoCE v2 GID of {}) for the job, or use an NCCL release "
+                              "that searches past empty entries",
+                              suggest->index, suggest->ipv4)
+                : std::string("set NCCL_IB_GID_INDEX to the index of the RoCE v2 GID of the pod's address (show_gids), "
+                              "or use an NCCL release that searches past empty entries"),
+        quotes, {{"device", device}, {"port", port}, {"first_index", first}}));
+  }
+}
+
 void check_zero_guids(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  check_gid_tables(facts, out);
   if (!facts.roce_gid_empty.empty()) {
     out.push_back(finding(
         code::kTopoRoceGidEmpty, Severity::kError, "RoCE GID", {},
@@ -2520,17 +2574,23 @@ const std::vector<Signature> kSignatures = {
     {{code::kNcclVersionMismatch, code::kNcclSettingMismatch, code::kNcclIbListMismatch},
      "different NCCL versions, NCCL_* settings or NET/IB lists across ranks",
      check_mismatch},
-    {{code::kNcclKernelSharedMem,     code::kNcclShmPermission,     code::kNcclShmExhausted,
-      code::kNcclSocketIfnameNoMatch, code::kNcclIbRetryExceeded,   code::kNcclIbLocalProtection,
-      code::kNcclIbQpAccessError,     code::kNcclIbCompletionError, code::kNcclIbvFailed,
-      code::kNcclSystemError,         code::kNcclTopoFileInvalid,   code::kNcclPciSysfsMissing,
-      code::kNcclMessageTruncated,    code::kNcclCudaOom,           code::kNcclCudaDriverTooOld,
-      code::kNcclInvalidDevice,       code::kNcclDuplicateGpu,      code::kNcclInvalidUsage,
-      code::kNcclCudaKernelFault,     code::kNcclCudaEcc,           code::kNcclNoCudaDevice,
-      code::kNcclGpuUnavailable,      code::kNcclNoKernelImage,     code::kNcclIbIncompatibleDevices,
-      code::kNcclIbPortError,         code::kNcclIbFatalEvent,      code::kNcclIbMemlock,
-      code::kNcclP2pDisabledNvlink,   code::kNcclPeerLost,          code::kNcclTimeout,
-      code::kNcclSocketAccept,        code::kNcclSocketConnect,     code::kNcclWarn},
+    {{code::kNcclKernelSharedMem,   code::kNcclShmPermission,
+      code::kNcclShmExhausted,      code::kNcclSocketIfnameNoMatch,
+      code::kNcclIbRetryExceeded,   code::kNcclIbLocalProtection,
+      code::kNcclIbQpAccessError,   code::kNcclIbCompletionError,
+      code::kNcclIbvFailed,         code::kNcclSystemError,
+      code::kNcclTopoFileInvalid,   code::kNcclPciSysfsMissing,
+      code::kNcclMessageTruncated,  code::kNcclCudaOom,
+      code::kNcclCudaDriverTooOld,  code::kNcclInvalidDevice,
+      code::kNcclDuplicateGpu,      code::kNcclInvalidUsage,
+      code::kNcclCudaKernelFault,   code::kNcclCudaEcc,
+      code::kNcclNoCudaDevice,      code::kNcclGpuUnavailable,
+      code::kNcclNoKernelImage,     code::kNcclIbIncompatibleDevices,
+      code::kNcclIbPortError,       code::kNcclIbFatalEvent,
+      code::kNcclIbMemlock,         code::kNcclOfiRegisterFailed,
+      code::kNcclP2pDisabledNvlink, code::kNcclPeerLost,
+      code::kNcclTimeout,           code::kNcclSocketAccept,
+      code::kNcclSocketConnect,     code::kNcclWarn},
      "NCCL WARN lines and a framework's NCCL errors with what they usually mean, and the first failing rank; NCCL's "
      "error trace through its bootstrap's sockets with no warning saying why",
      check_warn},
@@ -2546,7 +2606,8 @@ const std::vector<Signature> kSignatures = {
      check_below_nics},
     {{code::kKernelGpuXid, code::kKernelGpuResetRequired, code::kKernelPcieAer, code::kKernelLinkFlap,
       code::kKernelMlx5Cmd, code::kKernelHcaFirmware, code::kKernelOomKill, code::kKernelNicModule,
-      code::kKernelNicHealth, code::kKernelDriverMismatch, code::kKernelGpudirectPinFailed},
+      code::kKernelNicHealth, code::kKernelDriverMismatch, code::kKernelGpudirectPinFailed,
+      code::kContainerGpuAccessLost},
      "dmesg and journalctl -k",
      check_kernel},
     {{code::kNvlinkFmNoNvswitch, code::kNvlinkFmVersionMismatch, code::kNvlinkFmFailed},
@@ -2566,7 +2627,7 @@ const std::vector<Signature> kSignatures = {
      "lspci's ACSCtl: PCIe Access Control Services redirecting peer-to-peer traffic (SrcValid+, ReqRedir+, "
      "CmpltRedir+)",
      check_pcie_acs},
-    {{code::kTopoIbZeroGuid, code::kTopoRoceGidEmpty},
+    {{code::kTopoIbZeroGuid, code::kTopoRoceGidEmpty, code::kTopoRoceGidSparse},
      "RDMA devices with a GUID of zeros (ibv_devices, ibstat, ibv_devinfo): SR-IOV VFs without GUIDs; perftest on a "
      "RoCE port with a GID of zeros",
      check_zero_guids},

@@ -80,6 +80,15 @@ struct AcsFact {
 // An RDMA device whose GUID is all zeros: ibv_devices' "mlx5_2 0000000000000000",
 // ibstat's "Node GUID: 0x0000000000000000" (or Port GUID), ibv_devinfo's
 // "node_guid: 0000:0000:0000:0000". The device where the listing names it.
+// A row of show_gids: "mlx5_0 1 6 0000:...:0401 11.0.4.1 v1 net1" (no IPv4 for a
+// link-local GID).
+struct GidRowFact {
+  Quote where;
+  std::string device;
+  int port = 0, index = 0;
+  std::string gid, ipv4, version;
+};
+
 struct ZeroGuidFact {
   Quote where;
   std::string device;
@@ -129,6 +138,7 @@ struct Facts {
   std::vector<NvlinkFact> nvlinks;       // nvidia-smi nvlink -s
   std::vector<AcsFact> acs;              // lspci's ACSCtl lines
   std::vector<ZeroGuidFact> zero_guids;  // RDMA devices listed with GUID 0
+  std::vector<GidRowFact> gid_rows;      // show_gids' rows
   std::vector<Snapshot> snapshots;       // fabscope's profiler plugin's snapshots of a running job
   // nvidia-smi -q: a GPU memory repair waiting for a reset ("Pending : Yes" under "Remapped
   // Rows" or "Retired Pages", "Pending Page Blacklist : Yes"), and spare rows run out
@@ -153,6 +163,9 @@ struct Facts {
   // The kernel refusing a module built against another version of one it uses:
   // "nvidia_peermem: disagrees about version of symbol ib_register_peer_memory_client".
   std::vector<Quote> module_abi;
+  // nvidia-smi's "Failed to initialize NVML: Unknown Error": in a container, its GPU device
+  // nodes taken from it.
+  std::vector<Quote> nvml_unknown;
   // nvidia-smi's "GPU is lost.  Reboot the system to recover this GPU": a GPU that stopped
   // answering (fallen off the bus).
   std::vector<Quote> gpu_lost;

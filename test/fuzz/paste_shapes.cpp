@@ -28,7 +28,12 @@ std::string fenced(const std::string& text) {  // the closing fence on a line of
 std::string html_escaped(const std::string& text) {
   std::string out;
   for (char c : text) {
-    out += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '"' ? "&quot;" : std::string(1, c);
+    out += c == '&'    ? "&amp;"
+           : c == '<'  ? "&lt;"
+           : c == '>'  ? "&gt;"
+           : c == '"'  ? "&quot;"
+           : c == '\'' ? "&#x27;"  // as Python's html.escape writes it
+                       : std::string(1, c);
   }
   return out;
 }

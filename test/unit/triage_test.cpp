@@ -1320,6 +1320,11 @@ TEST(TriagePasted, SocketsOverInterfacesThatReachNoOtherHost) {
   const Finding* w = find(web, "nccl.socket_ifaces_unroutable");
   ASSERT_NE(w, nullptr) << testing::PrintToString(codes(web));
   EXPECT_EQ(w->evidence.at("interfaces"), (nlohmann::json{"docker0"}));
+  // Numeric references, decimal and hex (Python's html.escape writes &#x27;), and &nbsp;.
+  Report num = judged({{"n.txt", "h2:7:9&nbsp;[0] NCCL INFO NET/Socket : Using [0]docker0:172.17.0.1&#60;0&#x3e;\n"}});
+  const Finding* n = find(num, "nccl.socket_ifaces_unroutable");
+  ASSERT_NE(n, nullptr) << testing::PrintToString(codes(num));
+  EXPECT_EQ(n->evidence.at("interfaces"), (nlohmann::json{"docker0"}));
   Report fine =
       judged({{"c.log", "h1:7:9 [0] NCCL INFO NET/Socket : Using [0]bond0:10.0.0.1<0> [1]ib0:10.1.0.1<0>\n"}});
   EXPECT_EQ(find(fine, "nccl.socket_ifaces_unroutable"), nullptr) << testing::PrintToString(codes(fine));
@@ -1919,7 +1924,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.invalid_usage", "nccl.cuda_kernel_fault", "nccl.cuda_ecc", "nccl.no_cuda_device", "nccl.gpu_unavailable",
       "nccl.no_kernel_image", "nccl.p2p_disabled_nvlink", "nccl.ib_memlock", "nccl.ib_port_error",
       "nccl.ib_fatal_event", "nccl.ib_incompatible_devices", "kernel.nic_module", "kernel.nic_health",
-      "nccl.ib_qp_access_error", "nccl.ofi_register_failed",
+      "nccl.ib_qp_access_error", "nccl.ofi_register_failed", "topo.roce_gid_sparse", "container.gpu_access_lost",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
@@ -1983,6 +1988,49 @@ TEST(TriageDamage, PastedShapesNeverNameAnotherCause) {
       }
     }
   }
+}
+
+// nvidia-smi in a container failing with NVML's "Unknown Error": the container lost its GPU
+// device nodes (NVIDIA's notice on systemd's cgroup driver).
+TEST(TriagePasted, NvmlUnknownErrorInAContainer) {
+  Report r =
+      judged({{"smi.txt", "root@4f2a9c1d7e3b:/workspace# nvidia-smi\nFailed to initialize NVML: Unknown Error\n"}});
+  const Finding* f = find(r, "container.gpu_access_lost");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"smi.txt:2"});
+  EXPECT_NE(f->hint.find("create-dev-char-symlinks"), std::string::npos) << f->hint;
+}
+
+// show_gids in a pod whose table starts at index 6 (its link-local GIDs listed, nothing at
+// 0): a warning naming the RoCE v2 GID of the pod's address. A full table, or one grepped
+// for v2 or for an address, is not.
+TEST(TriagePasted, ShowGidsTableWithNothingAtIndexZero) {
+  const std::string pod =
+      "DEV     PORT    INDEX   GID                                     IPv4            VER     DEV\n"
+      "mlx5_2  1       6       0000:0000:0000:0000:0000:ffff:0a00:0207 10.0.2.7        v1      net1\n"
+      "mlx5_2  1       7       0000:0000:0000:0000:0000:ffff:0a00:0207 10.0.2.7        v2      net1\n"
+      "mlx5_2  1       8       fe80:0000:0000:0000:a0b1:c2ff:fed3:e4f5                 v1      net1\n"
+      "mlx5_2  1       9       fe80:0000:0000:0000:a0b1:c2ff:fed3:e4f5                 v2      net1\n";
+  Report r = judged({{"gids.txt", pod}});
+  const Finding* f = find(r, "topo.roce_gid_sparse");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_EQ(f->subject, "mlx5_2 port 1");
+  EXPECT_NE(f->hint.find("NCCL_IB_GID_INDEX=7"), std::string::npos) << f->hint;
+  EXPECT_EQ(f->evidence.at("first_index"), 6);
+  const std::string full =
+      "mlx5_0  1       0       fe80:0000:0000:0000:a0b1:c2ff:fed3:e4f5                 v1      ens1f0\n"
+      "mlx5_0  1       1       fe80:0000:0000:0000:a0b1:c2ff:fed3:e4f5                 v2      ens1f0\n"
+      "mlx5_0  1       2       0000:0000:0000:0000:0000:ffff:0a00:0207 10.0.2.7        v1      ens1f0\n"
+      "mlx5_0  1       3       0000:0000:0000:0000:0000:ffff:0a00:0207 10.0.2.7        v2      ens1f0\n";
+  EXPECT_EQ(find(judged({{"full.txt", full}}), "topo.roce_gid_sparse"), nullptr);
+  const std::string v2_only =
+      "mlx5_0  1       1       fe80:0000:0000:0000:a0b1:c2ff:fed3:e4f5                 v2      "
+      "ens1f0\n"
+      "mlx5_0  1       3       0000:0000:0000:0000:0000:ffff:0a00:0207 10.0.2.7        v2      "
+      "ens1f0\n";
+  EXPECT_EQ(find(judged({{"v2.txt", v2_only}}), "topo.roce_gid_sparse"), nullptr);
 }
 
 // Wrappers stacked as collectors write them, on a kernel line and an lspci block; ip's own
