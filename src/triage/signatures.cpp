@@ -2629,7 +2629,7 @@ const std::vector<Signature> kSignatures = {
      check_pcie_acs},
     {{code::kTopoIbZeroGuid, code::kTopoRoceGidEmpty, code::kTopoRoceGidSparse},
      "RDMA devices with a GUID of zeros (ibv_devices, ibstat, ibv_devinfo): SR-IOV VFs without GUIDs; perftest on a "
-     "RoCE port with a GID of zeros",
+     "RoCE port with a GID of zeros; show_gids of a port with nothing at index 0 (a pod's sparse GID table)",
      check_zero_guids},
     {{code::kTopoP2pUnsupported},
      "CUDA refusing peer access between two GPUs (error 217), from any program: a custom all-reduce or a P2P copy "
