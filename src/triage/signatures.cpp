@@ -978,27 +978,10 @@ void check_bootstrap_trace(const Facts& facts, std::vector<Finding>& out) {
                         {{"first_host", first->host}, {"bootstrap_interface", iface}, {"result", frame->result}}));
 }
 
-void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  const RankMap ranks = rank_map(facts);
-  std::map<std::string_view, std::vector<const NcclFact*>> by_code;
-  std::vector<const NcclFact*> other;
-  for (const NcclFact& n : facts.nccl) {
-    // WARN lines, a framework's NCCL errors, and the INFO line NCCL prints before its
-    // kernels fail to launch.
-    if (n.level != "WARN" && n.level != "ERROR" && !contains(n.msg, "ncclMaxSharedMem")) continue;
-    const WarnMeaning* m = nullptr;
-    for (const WarnMeaning& w : kWarnMeanings) {
-      if (contains_nocase(n.msg, w.pattern)) {  // "socketFinalizeAccept", "Connect to", "Timeout"
-        m = &w;
-        break;
-      }
-    }
-    if (m) {
-      by_code[m->code].push_back(&n);
-    } else {
-      other.push_back(&n);
-    }
-  }
+// Warnings that are another's consequence, moved to that other's lines: a segment error
+// after shm_open's refusal, a framework's "invalid usage" after the check that failed, its
+// "unhandled system error" after the warning its "Last error:" gives.
+void fold_consequences(std::map<std::string_view, std::vector<const NcclFact*>>& by_code) {
   // "Error while creating shared memory segment" after shm_open's "Permission denied" is
   // the refusal's consequence, not a full /dev/shm.
   if (auto perm = by_code.find(code::kNcclShmPermission), full = by_code.find(code::kNcclShmExhausted);
@@ -1055,6 +1038,30 @@ void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::
     }
     if (from.empty()) by_code.erase(sys);
   }
+}
+
+void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  const RankMap ranks = rank_map(facts);
+  std::map<std::string_view, std::vector<const NcclFact*>> by_code;
+  std::vector<const NcclFact*> other;
+  for (const NcclFact& n : facts.nccl) {
+    // WARN lines, a framework's NCCL errors, and the INFO line NCCL prints before its
+    // kernels fail to launch.
+    if (n.level != "WARN" && n.level != "ERROR" && !contains(n.msg, "ncclMaxSharedMem")) continue;
+    const WarnMeaning* m = nullptr;
+    for (const WarnMeaning& w : kWarnMeanings) {
+      if (contains_nocase(n.msg, w.pattern)) {  // "socketFinalizeAccept", "Connect to", "Timeout"
+        m = &w;
+        break;
+      }
+    }
+    if (m) {
+      by_code[m->code].push_back(&n);
+    } else {
+      other.push_back(&n);
+    }
+  }
+  fold_consequences(by_code);
   std::set<std::string_view> done;
   for (const WarnMeaning& entry : kWarnMeanings) {
     auto it = by_code.find(entry.code);
@@ -1752,32 +1759,9 @@ void check_pcie_aer(std::vector<Quote>& aer_uncorrected, std::vector<Quote>& aer
   }
 }
 
-// What CUDA, the driver and nvidia-smi -q say of a GPU's memory and the driver itself: an
-// uncorrectable ECC error, the module at another version than its libraries, a memory
-// repair pending or failed.
-void check_gpu_memory_and_driver(const Facts& facts, std::vector<Finding>& out) {
-  if (!facts.cuda_ecc.empty()) {
-    out.push_back(finding(
-        code::kKernelGpuResetRequired, Severity::kError, "GPU memory (CUDA)", {},
-        fmt::format("CUDA reports an uncorrectable ECC error ({}): a GPU's memory returned data it could not "
-                    "correct, and the GPU refuses new work (CUDA error 214) until it is reset",
-                    count_lines(facts.cuda_ecc.size())),
-        "drain the node; find the GPU (`nvidia-smi -q -d ECC,ROW_REMAPPER`: volatile uncorrectable counts, a remap "
-        "pending), reset it (`nvidia-smi -r -i N`) or reboot so the remap takes effect, and replace it if the errors "
-        "recur or the remapping failed",
-        facts.cuda_ecc, {{"lines", facts.cuda_ecc.size()}}));
-  }
-  if (!facts.driver_mismatch.empty()) {
-    out.push_back(finding(
-        code::kKernelDriverMismatch, Severity::kError, "NVIDIA driver", {},
-        fmt::format("the NVIDIA kernel module and the driver's user-space libraries or its GSP firmware are "
-                    "different versions ({}): NVML and CUDA refuse the GPUs until they match",
-                    count_lines(facts.driver_mismatch.size())),
-        "a driver upgraded without a reboot, or a new kernel whose module DKMS did not build: compare `cat "
-        "/sys/module/nvidia/version` with the libraries' version (`modinfo nvidia`, the package), then reboot or "
-        "rebuild and reload the module; drain the node until they match",
-        facts.driver_mismatch, {{"lines", facts.driver_mismatch.size()}}));
-  }
+// The kernel refusing a module built for another version of one it uses; NVML failing in a
+// container that lost its GPU device nodes.
+void check_modules_and_containers(const Facts& facts, std::vector<Finding>& out) {
   if (!facts.module_abi.empty()) {
     // The modules named, in order: "nvidia_peermem: disagrees about version of symbol X".
     std::vector<std::string> modules;
@@ -1816,6 +1800,34 @@ void check_gpu_memory_and_driver(const Facts& facts, std::vector<Finding>& out) 
         "system create-dev-char-symlinks --create-all`, as a udev rule) or run the runtime with the cgroupfs driver; "
         "on a host rather than a container, read dmesg for the driver's own error",
         facts.nvml_unknown, {{"lines", facts.nvml_unknown.size()}}));
+  }
+}
+
+// What CUDA, the driver and nvidia-smi -q say of a GPU's memory and the driver itself: an
+// uncorrectable ECC error, the module at another version than its libraries, a memory
+// repair pending or failed.
+void check_gpu_memory_and_driver(const Facts& facts, std::vector<Finding>& out) {
+  if (!facts.cuda_ecc.empty()) {
+    out.push_back(finding(
+        code::kKernelGpuResetRequired, Severity::kError, "GPU memory (CUDA)", {},
+        fmt::format("CUDA reports an uncorrectable ECC error ({}): a GPU's memory returned data it could not "
+                    "correct, and the GPU refuses new work (CUDA error 214) until it is reset",
+                    count_lines(facts.cuda_ecc.size())),
+        "drain the node; find the GPU (`nvidia-smi -q -d ECC,ROW_REMAPPER`: volatile uncorrectable counts, a remap "
+        "pending), reset it (`nvidia-smi -r -i N`) or reboot so the remap takes effect, and replace it if the errors "
+        "recur or the remapping failed",
+        facts.cuda_ecc, {{"lines", facts.cuda_ecc.size()}}));
+  }
+  if (!facts.driver_mismatch.empty()) {
+    out.push_back(finding(
+        code::kKernelDriverMismatch, Severity::kError, "NVIDIA driver", {},
+        fmt::format("the NVIDIA kernel module and the driver's user-space libraries or its GSP firmware are "
+                    "different versions ({}): NVML and CUDA refuse the GPUs until they match",
+                    count_lines(facts.driver_mismatch.size())),
+        "a driver upgraded without a reboot, or a new kernel whose module DKMS did not build: compare `cat "
+        "/sys/module/nvidia/version` with the libraries' version (`modinfo nvidia`, the package), then reboot or "
+        "rebuild and reload the module; drain the node until they match",
+        facts.driver_mismatch, {{"lines", facts.driver_mismatch.size()}}));
   }
   if (!facts.gpu_lost.empty()) {
     out.push_back(finding(
@@ -1942,6 +1954,7 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
                           reset_required));
   }
   check_gpu_memory_and_driver(facts, out);
+  check_modules_and_containers(facts, out);
   if (!mlx5_cmd.empty()) {
     out.push_back(finding(code::kKernelMlx5Cmd, Severity::kWarning, "mlx5 command failures", {},
                           fmt::format("{} mlx5 firmware command failure line(s)", mlx5_cmd.size()),
