@@ -695,6 +695,7 @@ class Gatherer {
     for (Quote& q : pin_failed_) facts.gpudirect_pin_failed.push_back(std::move(q));
     for (Quote& q : module_abi_) facts.module_abi.push_back(std::move(q));
     for (Quote& q : nvml_unknown_) facts.nvml_unknown.push_back(std::move(q));
+    for (Quote& q : tcp_connect_failed_) facts.tcp_connect_failed.push_back(std::move(q));
     for (Quote& q : gpu_lost_) facts.gpu_lost.push_back(std::move(q));
     for (Quote& q : roce_gid_empty_) facts.roce_gid_empty.push_back(std::move(q));
     for (Quote& q : efa_no_device_) facts.efa_no_device.push_back(std::move(q));
@@ -941,6 +942,12 @@ class Gatherer {
         cuda_not_ready_.size() < kMaxKeptLines) {
       cuda_not_ready_.push_back({path_, lines_, std::string(trim(line))});
       cuda_error_seen_ = true;
+    }
+    // Open MPI's TCP transport failing to connect ("btl_tcp_endpoint.c:796:...] connect() to
+    // 172.17.0.1 failed: Connection refused (111)"): the address it tried.
+    if (finds("connect() to ") && (contains(line, "btl_tcp") || contains(line, "oob_tcp")) &&
+        tcp_connect_failed_.size() < kMaxKeptLines) {
+      tcp_connect_failed_.push_back({path_, lines_, std::string(trim(line))});
     }
     // NVML's "Unknown Error" at start: in a container, the GPU device nodes taken from it
     // (NVIDIA's notice, nvidia-container-toolkit#48).
@@ -1402,7 +1409,8 @@ class Gatherer {
   size_t smi_indent_ = 0;  // its header's indent: its keys are deeper
   bool smi_query_ = false;
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, driver_mismatch_, efa_no_device_;
-  std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_;
+  std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
+      tcp_connect_failed_;
   bool perftest_ethernet_ = false;  // perftest's header said "Link type : Ethernet" (RoCE)
   bool efa_seen_ = false;           // a libfabric EFA line above: its "fi_getinfo: -61" is EFA's
   bool cuda_error_seen_ = false;    // CUDA errors: a file of only such lines is a framework's log

@@ -208,7 +208,64 @@ bool host_local_interface(std::string_view name) {
 
 // NCCL's sockets (NET/Socket, or the bootstrap) over interfaces that reach no other host:
 // connections to other nodes through them hang or fail, or crawl.
+// What makes `address` one that no other host reaches, or "": the loopback, Docker's default
+// bridge (docker0's 172.17.0.1, unless the hosts' own network uses it), a link-local address.
+std::string_view unroutable_address(std::string_view address) {
+  if (address.starts_with("127.")) return "the loopback";
+  if (address == "172.17.0.1") return "Docker's default bridge, docker0";
+  if (address.starts_with("169.254.")) return "a link-local address";
+  return {};
+}
+
+// Connections that failed to an address no other host reaches: NCCL's ("Connect to
+// 127.0.0.1<45069> failed") and Open MPI's TCP transport's ("connect() to 172.17.0.1
+// failed"): the peer advertised its loopback or a container bridge.
+void check_unroutable_connects(const Facts& facts, std::vector<Finding>& out) {
+  const auto address_after = [](std::string_view t, std::string_view marker) {
+    const size_t at = t.find(marker);
+    if (at == std::string_view::npos) return std::string_view();
+    std::string_view rest = t.substr(at + marker.size());
+    return rest.substr(0, rest.find_first_of("< :,"));
+  };
+  struct Seen {
+    std::vector<Quote> quotes;
+    std::set<std::string> addresses;
+  };
+  Seen nccl, mpi;
+  for (const NcclFact& n : facts.nccl) {
+    if (n.level != "WARN" && n.level != "ERROR") continue;
+    const std::string_view a = address_after(n.msg, "Connect to ");
+    if (a.empty() || unroutable_address(a).empty()) continue;
+    nccl.quotes.push_back(n.where);
+    nccl.addresses.insert(std::string(a));
+  }
+  for (const Quote& q : facts.tcp_connect_failed) {
+    const std::string_view a = address_after(q.text, "connect() to ");
+    if (a.empty() || unroutable_address(a).empty()) continue;
+    mpi.quotes.push_back(q);
+    mpi.addresses.insert(std::string(a));
+  }
+  const auto say = [&](const Seen& s, std::string_view who, std::string_view hint) {
+    if (s.quotes.empty()) return;
+    std::vector<std::string> what;
+    for (const std::string& a : s.addresses) what.push_back(fmt::format("{} ({})", a, unroutable_address(a)));
+    out.push_back(finding(code::kNcclSocketIfacesUnroutable, Severity::kError, std::string(who), {},
+                          fmt::format("{} failed to connect to {}: an address no other host reaches, so a peer "
+                                      "advertised its loopback or a container bridge as its own and the others "
+                                      "cannot reach it",
+                                      who, fmt::join(what, ", ")),
+                          std::string(hint), s.quotes, {{"addresses", s.addresses}}));
+  };
+  say(nccl, "NCCL's sockets",
+      "set NCCL_SOCKET_IFNAME on every host to the interface the nodes reach each other on (e.g. "
+      "NCCL_SOCKET_IFNAME=bond0, or =^docker,lo,br-,veth to leave the bridges out)");
+  say(mpi, "Open MPI's TCP transport",
+      "name the interface the nodes reach each other on: mpirun --mca btl_tcp_if_include IFACE --mca "
+      "oob_tcp_if_include IFACE (or btl_tcp_if_exclude lo,docker0)");
+}
+
 void check_socket_interfaces(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  check_unroutable_connects(facts, out);
   std::set<std::string> local, hosts;
   std::set<std::string> whats;
   std::vector<Quote> quotes;
@@ -2578,7 +2635,9 @@ const std::vector<Signature> kSignatures = {
      "NCCL moves data over sockets where RDMA devices exist, or found no IB device (containers)",
      check_socket_fallback},
     {{code::kNcclSocketIfacesUnroutable},
-     "NCCL's sockets (NET/Socket, bootstrap) over container bridges, veth pairs or the loopback",
+     "NCCL's sockets (NET/Socket, bootstrap) over container bridges, veth pairs or the loopback; a connection "
+     "NCCL or Open MPI's TCP transport failed to open to the loopback, docker0's default address or a "
+     "link-local one",
      check_socket_interfaces},
     {{code::kNcclGdrOff, code::kNcclGdrPartial},
      "GPUDirect RDMA off, or on some channels of a GPU and off on others",

@@ -166,6 +166,8 @@ struct Facts {
   // nvidia-smi's "Failed to initialize NVML: Unknown Error": in a container, its GPU device
   // nodes taken from it.
   std::vector<Quote> nvml_unknown;
+  // Open MPI's TCP transport failing to connect: "connect() to 172.17.0.1 failed".
+  std::vector<Quote> tcp_connect_failed;
   // nvidia-smi's "GPU is lost.  Reboot the system to recover this GPU": a GPU that stopped
   // answering (fallen off the bus).
   std::vector<Quote> gpu_lost;

@@ -1330,6 +1330,28 @@ TEST(TriagePasted, SocketsOverInterfacesThatReachNoOtherHost) {
   EXPECT_EQ(find(fine, "nccl.socket_ifaces_unroutable"), nullptr) << testing::PrintToString(codes(fine));
 }
 
+// A connection that failed to an address no other host reaches: NCCL's, to the loopback;
+// Open MPI's TCP transport's, to docker0's default address. One to a routable address is
+// only a failed connection.
+TEST(TriagePasted, ConnectsToTheLoopbackOrADockerBridge) {
+  Report r = judged({{"a.log",
+                      "h1:5:9 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 127.0.0.1<45069> "
+                      "failed : Software caused connection abort\n"
+                      "[n1][[38971,1],2][btl_tcp_endpoint.c:796:mca_btl_tcp_endpoint_complete_connect] connect() to "
+                      "172.17.0.1 failed: Connection refused (111)\n"}});
+  std::set<std::string> subjects;
+  for (const Finding& f : r.findings) {
+    if (f.code == "nccl.socket_ifaces_unroutable") subjects.insert(f.subject);
+  }
+  EXPECT_EQ(subjects, (std::set<std::string>{"NCCL's sockets", "Open MPI's TCP transport"}))
+      << testing::PrintToString(codes(r));
+  Report routable = judged({{"b.log",
+                             "h1:5:9 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.0.0.7<45069> "
+                             "failed : Connection refused\n"}});
+  EXPECT_EQ(find(routable, "nccl.socket_ifaces_unroutable"), nullptr) << testing::PrintToString(codes(routable));
+  EXPECT_NE(find(routable, "nccl.socket_connect"), nullptr) << testing::PrintToString(codes(routable));
+}
+
 // Fabric Manager in journalctl's form: no NVSwitch (a warning: fatal on an NVSwitch
 // system, nothing on a bridged pair), and a version that is not the driver's (an error).
 TEST(TriagePasted, FabricManagerLines) {
