@@ -18,6 +18,7 @@
 #include "core/progress.h"
 #include "core/sizes.h"
 #include "core/text.h"
+#include "report/text_fields.h"
 #include "topo/mapping.h"
 #include "topo/readers.h"
 #include "topo/topo_report.h"
@@ -297,14 +298,19 @@ int rank_prefix(std::string_view line) {
 // "0: mlx5_0: node_type ca").
 std::string_view without_wrappers(std::string_view line) {
   const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  // ip's "1: lo: <LOOPBACK,UP>" and rdma's "0: mlx5_0: node_type ca" once a label is off.
+  const auto numbered_listing = [](std::string_view rest) {
+    const size_t colon = rest.find(": ");
+    if (colon == std::string_view::npos || colon == 0 || rest.substr(0, colon).find_first_of(" \t") != rest.npos) {
+      return false;
+    }
+    const std::string_view after = rest.substr(colon + 2);
+    return after.starts_with('<') || after.starts_with("node_type");
+  };
   for (int round = 0; round < 4 && !line.empty(); ++round) {
     const std::string_view before = line;
     if (line.starts_with("[pod/")) {
       if (const size_t close = line.find("] "); close != std::string_view::npos) line.remove_prefix(close + 2);
-    } else if (line.starts_with('[')) {
-      const size_t close = line.find("]<std");
-      const size_t colon = close == std::string_view::npos ? close : line.find(">:", close);
-      if (colon != std::string_view::npos && colon < 24) line.remove_prefix(colon + 2);
     } else if (line.starts_with('>')) {
       line.remove_prefix(line.size() > 1 && line[1] == ' ' ? 2 : 1);
     } else if (line.size() > 20 && digit(line[0]) && digit(line[3]) && line[4] == '-' && line[7] == '-' &&
@@ -312,21 +318,9 @@ std::string_view without_wrappers(std::string_view line) {
       const size_t space = line.find(' ');
       if (space != std::string_view::npos && space <= 36) line.remove_prefix(space + 1);
     } else {
-      size_t at = 0;
-      while (at < line.size() && at < 8 && line[at] == ' ') ++at;
-      const size_t first = at;
-      while (at < line.size() && digit(line[at])) ++at;
-      if (at > first && at - first <= 5 && at + 1 < line.size() && line[at] == ':' && line[at + 1] == ' ') {
-        const std::string_view rest = line.substr(at + 2);
-        // ip's "1: lo: <LOOPBACK,UP>", rdma's "0: mlx5_0: node_type ca" and "1/1: ...": their own.
-        const size_t colon = rest.find(": ");
-        const std::string_view word = rest.substr(0, colon);
-        const std::string_view after = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 2);
-        const bool numbered = colon != std::string_view::npos && !word.empty() &&
-                              word.find_first_of(" \t") == std::string_view::npos &&
-                              (after.starts_with('<') || after.starts_with("node_type"));
-        if (!numbered) line = rest;
-      }
+      // Open MPI's --tag-output and srun's label, as the nccl-tests and OSU readers take them off.
+      const std::string_view rest = strip_launcher_prefix(line);
+      if (rest.size() != line.size() && !numbered_listing(rest)) line = rest;
     }
     if (line.size() == before.size()) break;
   }
