@@ -1168,7 +1168,10 @@ class Gatherer {
   // show_gids' rows: "mlx5_0 1 6 0000:0000:0000:0000:0000:ffff:0b00:0401 11.0.4.1 v1 net1",
   // the IPv4 column empty for a link-local GID. The line stays for topo's reader.
   void gid_row(std::string_view t, Facts* facts) {
-    if (!facts || gid_rows_.size() >= kMaxKeptLines || t.size() > 160 || !contains(t, ":")) return;
+    // Most lines leave at once: a row has a version column ("v1", "v2") among short words.
+    if (!facts || gid_rows_.size() >= kMaxKeptLines || t.size() > 160 || (!contains(t, "v1") && !contains(t, "v2"))) {
+      return;
+    }
     const auto w = split_ws(t);
     if (w.size() < 6 || w.size() > 7 || std::count(w[3].begin(), w[3].end(), ':') != 7) return;
     GidRowFact g;
