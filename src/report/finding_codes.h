@@ -109,6 +109,12 @@ inline constexpr std::string_view kNcclCudaEcc = "nccl.cuda_ecc";
 inline constexpr std::string_view kNcclNoCudaDevice = "nccl.no_cuda_device";
 inline constexpr std::string_view kNcclGpuUnavailable = "nccl.gpu_unavailable";
 inline constexpr std::string_view kNcclNoKernelImage = "nccl.no_kernel_image";
+// CUDA's errors that point at the machine, from NCCL's warnings or any program's line.
+inline constexpr std::string_view kNcclCudaTooManyPeers = "nccl.cuda_too_many_peers";
+inline constexpr std::string_view kNcclCudaNvlinkError = "nccl.cuda_nvlink_error";
+inline constexpr std::string_view kNcclCudaLaunchTimeout = "nccl.cuda_launch_timeout";
+inline constexpr std::string_view kNcclCudaUnlicensed = "nccl.cuda_unlicensed";
+inline constexpr std::string_view kNcclCudaMps = "nccl.cuda_mps";
 inline constexpr std::string_view kNcclIbIncompatibleDevices = "nccl.ib_incompatible_devices";
 inline constexpr std::string_view kNcclIbPortError = "nccl.ib_port_error";
 inline constexpr std::string_view kNcclIbFatalEvent = "nccl.ib_fatal_event";
@@ -218,6 +224,11 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNcclCudaEcc,
     kNcclNoCudaDevice,
     kNcclGpuUnavailable,
+    kNcclCudaTooManyPeers,
+    kNcclCudaNvlinkError,
+    kNcclCudaLaunchTimeout,
+    kNcclCudaUnlicensed,
+    kNcclCudaMps,
     kNcclNoKernelImage,
     kNcclIbIncompatibleDevices,
     kNcclIbPortError,

@@ -288,6 +288,18 @@ int rank_prefix(std::string_view line) {
   return -1;
 }
 
+// Whether `line` holds `what` (lower-case letters) in any case, in one pass with no set-up:
+// for the short needles a reader tries on every line, where memmem's set-up costs more.
+bool has_lower(std::string_view line, std::string_view what) {
+  for (size_t i = 0; i + what.size() <= line.size(); ++i) {
+    if ((line[i] | 0x20) != what[0]) continue;
+    size_t k = 1;
+    while (k < what.size() && (line[i + k] | 0x20) == what[k]) ++k;
+    if (k == what.size()) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 // The line without what a launcher, a log collector or a web page put before it, as users
@@ -513,7 +525,7 @@ class Gatherer {
     gid_row(trim(line), facts);
     // ibqueryerrors: "Errors for 0x248a0703 "ib-switch-1"" names the node of the ports below.
     if (line.starts_with("Errors for ")) errors_for_ = ibqueryerrors_node(line);
-    bool taken = framework;
+    bool taken = framework || cuda_error_line(line, facts);
     if (bus_error_line(line)) {
       if (bus_errors_.size() < kMaxKeptLines) bus_errors_.push_back({path_, lines_, std::string(trim(line))});
       taken = true;
@@ -684,6 +696,7 @@ class Gatherer {
     for (Quote& q : remap_failed_) facts.gpu_remap_failed.push_back(std::move(q));
     for (Quote& q : cuda_ecc_) facts.cuda_ecc.push_back(std::move(q));
     for (Quote& q : cuda_p2p_) facts.cuda_p2p.push_back(std::move(q));
+    for (Quote& q : cuda_errors_) facts.cuda_errors.push_back(std::move(q));
     for (Quote& q : driver_mismatch_) facts.driver_mismatch.push_back(std::move(q));
     for (Quote& q : cuda_not_ready_) facts.cuda_not_ready.push_back(std::move(q));
     for (Quote& q : pin_failed_) facts.gpudirect_pin_failed.push_back(std::move(q));
@@ -923,7 +936,11 @@ class Gatherer {
     const bool gsp = (mismatch && contains(line, "GSP firmware image version mismatch")) ||
                      (line.size() <= kShortLine && finds("Direct firmware load for nvidia/") &&
                       contains(line, "/gsp") && contains(line, "failed"));
-    if ((gsp ||
+    // CUDA's own word for it (error 803): "system has unsupported display driver / cuda
+    // driver combination".
+    const bool cuda_803 = (has("driver combination") && contains(line, "unsupported display driver")) ||
+                          has("SystemDriverMismatch") || has("SYSTEM_DRIVER_MISMATCH");
+    if ((gsp || cuda_803 ||
          (mismatch && (contains(line, "Driver/library version mismatch") || contains(line, "NVRM: API mismatch")))) &&
         driver_mismatch_.size() < kMaxKeptLines) {
       driver_mismatch_.push_back({path_, lines_, std::string(trim(line))});
@@ -963,6 +980,20 @@ class Gatherer {
       pin_failed_.push_back({path_, lines_, std::string(trim(line))});
       kernel_ = true;  // a kernel module's line (gdrdrv, nvidia-peermem), with or without dmesg's stamp
     }
+  }
+
+  // CUDA's errors that point at the machine, in a line of any program but NCCL and a
+  // framework's NCCL error (those are read as NCCL's): "RuntimeError: CUDA error: invalid
+  // device ordinal", "code=711(cudaErrorTooManyPeers)". True where the line is one.
+  bool cuda_error_line(std::string_view line, Facts* facts) {
+    if (line.size() > kShortLine) return false;
+    // CUDA named, and an error or failure said ("CUDA error:", "cudaError", "CUDA_ERROR_",
+    // "CUDA failure"): a traceback's "torch/cuda/__init__.py" lines pass over the table.
+    if (!has_lower(line, "uda") || !(has_lower(line, "rror") || has_lower(line, "fail"))) return false;
+    if (!names_cuda_error(line)) return false;
+    cuda_error_seen_ = true;  // a file of only such lines is a framework's log
+    if (facts && cuda_errors_.size() < kMaxKeptLines) cuda_errors_.push_back({path_, lines_, std::string(trim(line))});
+    return true;
   }
 
   void cuda_ecc_line(std::string_view line, Facts* facts) {
@@ -1405,7 +1436,8 @@ class Gatherer {
   int device_block_ = 0;
   size_t smi_indent_ = 0;  // its header's indent: its keys are deeper
   bool smi_query_ = false;
-  std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, driver_mismatch_, efa_no_device_;
+  std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
+      efa_no_device_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_;
   bool perftest_ethernet_ = false;  // perftest's header said "Link type : Ethernet" (RoCE)

@@ -60,6 +60,9 @@ Finding finding(std::string_view code, Severity severity, std::string subject, s
   return f;
 }
 
+// "1 line", "3 lines".
+std::string count_lines(size_t n) { return fmt::format("{} line{}", n, n == 1 ? "" : "s"); }
+
 std::string proc_of(const NcclFact& n) { return n.host + ":" + n.pid; }
 
 // The NCCL rank of each process, from "ncclCommInitRank comm 0x.. rank R nranks N" lines.
@@ -880,12 +883,151 @@ constexpr WarnMeaning kWarnMeanings[] = {
     {"Connection refused", code::kNcclSocketConnect, "", ""},
 };
 
-// The table's entry that gives a code its meaning and hint (the first with that code).
-const WarnMeaning& meaning_of(std::string_view code) {
-  for (const WarnMeaning& w : kWarnMeanings) {
-    if (w.code == code) return w;
+// CUDA's errors that point at the machine rather than the program, by CUDA's catalogue
+// (cudaGetErrorString and the enums of driver_types.h and cuda.h, CUDA 13.0): each by its
+// message, its runtime name and its driver name, as NCCL's "Cuda failure 'MESSAGE'", a
+// framework's "CUDA error: MESSAGE", cuda-samples' "code=711(cudaErrorTooManyPeers)" or a
+// driver-API program prints it. Left out: the program's own mistakes (invalid argument,
+// stream capture), errors with no one cause (initialization error, unknown error, OS call
+// failed), out of memory outside NCCL (the application's tensors), and those read
+// elsewhere (214 ECC, 217 peer access, 802 not initialized, 803 driver mismatch). An empty
+// meaning is the code's entry in kWarnMeanings.
+struct CudaError {
+  int number;
+  std::string_view runtime;  // cudaErrorTooManyPeers
+  std::string_view driver;   // CUDA_ERROR_TOO_MANY_PEERS
+  std::string_view text;     // peer mapping resources exhausted
+  std::string_view code;
+  std::string_view meaning;
+  std::string_view hint;
+};
+constexpr CudaError kCudaErrors[] = {
+    {711, "cudaErrorTooManyPeers", "CUDA_ERROR_TOO_MANY_PEERS", "peer mapping resources exhausted",
+     code::kNcclCudaTooManyPeers,
+     "a GPU ran out of peer mappings (CUDA error 711): the hardware maps a limited number of peers per GPU (8 over "
+     "PCIe), so a process enabling peer access to more GPUs than that, or on a GPU whose mappings other programs "
+     "already hold, is refused",
+     "count the GPUs each process peers with (`nvidia-smi topo -m`) and what else holds the GPUs (`nvidia-smi`); "
+     "give each process at most 8 peers on a PCIe machine (CUDA_VISIBLE_DEVICES), or let NCCL reach the others "
+     "without P2P (NCCL_P2P_LEVEL)"},
+    {220, "cudaErrorNvlinkUncorrectable", "CUDA_ERROR_NVLINK_UNCORRECTABLE",
+     "uncorrectable NVLink error detected during the execution", code::kNcclCudaNvlinkError,
+     "CUDA saw an uncorrectable NVLink error (CUDA error 220, or 226: an invalid access of peer memory over NVLink "
+     "or a hardware error): an NVLink or NVSwitch path between the GPUs failed under the job, and the process "
+     "cannot use CUDA again",
+     "read dmesg on that host for the Xid at the same time (74: NVLink, 79: a GPU lost, 144-150: NVLink and "
+     "NVSwitch); check `nvidia-smi nvlink -s` and `-e` for links down or counting errors, and Fabric Manager's "
+     "log on NVSwitch systems; drain the node if a link keeps failing"},
+    {226, "cudaErrorContained", "CUDA_ERROR_CONTAINED",
+     "Invalid access of peer GPU memory over nvlink or a hardware error", code::kNcclCudaNvlinkError, "", ""},
+    {702, "cudaErrorLaunchTimeout", "CUDA_ERROR_LAUNCH_TIMEOUT", "the launch timed out and was terminated",
+     code::kNcclCudaLaunchTimeout,
+     "a kernel ran past the GPU's watchdog and was killed (CUDA error 702): the kernel execution timeout is on, as "
+     "on a GPU that drives a display; NCCL's kernels wait for their peers and trip it",
+     "`nvidia-smi -q | grep -i timeout` or deviceQuery's \"Run time limit on kernels\": run on GPUs with no "
+     "display attached (stop the display server, or use another GPU for it)"},
+    {102, "cudaErrorDeviceNotLicensed", "CUDA_ERROR_DEVICE_NOT_LICENSED", "device doesn't have valid Grid license",
+     code::kNcclCudaUnlicensed,
+     "a virtual GPU without its licence (CUDA error 102): the vGPU guest driver found no valid NVIDIA licence, and "
+     "CUDA refuses work",
+     "`nvidia-smi -q | grep -i -A2 licen` in the guest; check the licence client's configuration and its reach to "
+     "the licence server (nvidia-gridd's log)"},
+    {805, "cudaErrorMpsConnectionFailed", "CUDA_ERROR_MPS_CONNECTION_FAILED",
+     "MPS client failed to connect to the MPS control daemon or the MPS server", code::kNcclCudaMps,
+     "CUDA's Multi-Process Service failed the process (CUDA errors 805-810): the MPS daemon or server is not "
+     "running, not reachable from the process (its pipe directory), recovering from a fault, or out of clients",
+     "check the MPS control daemon (`echo get_server_list | nvidia-cuda-mps-control`) and that the job sees its "
+     "CUDA_MPS_PIPE_DIRECTORY; stop MPS on the GPUs if the job does not need it"},
+    {806, "cudaErrorMpsRpcFailure", "CUDA_ERROR_MPS_RPC_FAILURE",
+     "the remote procedural call between the MPS server and the MPS client failed", code::kNcclCudaMps, "", ""},
+    {807, "cudaErrorMpsServerNotReady", "CUDA_ERROR_MPS_SERVER_NOT_READY",
+     "MPS server is not ready to accept new MPS client requests", code::kNcclCudaMps, "", ""},
+    {808, "cudaErrorMpsMaxClientsReached", "CUDA_ERROR_MPS_MAX_CLIENTS_REACHED",
+     "the hardware resources required to create MPS client have been exhausted", code::kNcclCudaMps, "", ""},
+    {809, "cudaErrorMpsMaxConnectionsReached", "CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED",
+     "the hardware resources required to support device connections have been exhausted", code::kNcclCudaMps, "", ""},
+    {810, "cudaErrorMpsClientTerminated", "CUDA_ERROR_MPS_CLIENT_TERMINATED",
+     "the MPS client has been terminated by the server", code::kNcclCudaMps, "", ""},
+    // The driver older than what the program needs.
+    {35, "cudaErrorInsufficientDriver", "CUDA_ERROR_INSUFFICIENT_DRIVER",
+     "CUDA driver version is insufficient for CUDA runtime version", code::kNcclCudaDriverTooOld, "", ""},
+    {36, "cudaErrorCallRequiresNewerDriver", "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER",
+     "API call is not supported in the installed CUDA driver", code::kNcclCudaDriverTooOld, "", ""},
+    {222, "cudaErrorUnsupportedPtxVersion", "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+     "the provided PTX was compiled with an unsupported toolchain", code::kNcclCudaDriverTooOld, "", ""},
+    {804, "cudaErrorCompatNotSupportedOnDevice", "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
+     "forward compatibility was attempted on non supported HW", code::kNcclCudaDriverTooOld, "", ""},
+    // No GPU, or none this process may use.
+    {100, "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected", code::kNcclNoCudaDevice,
+     "", ""},
+    {34, "cudaErrorStubLibrary", "CUDA_ERROR_STUB_LIBRARY", "CUDA driver is a stub library", code::kNcclNoCudaDevice,
+     "", ""},
+    {101, "cudaErrorInvalidDevice", "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal", code::kNcclInvalidDevice, "",
+     ""},
+    {46, "cudaErrorDevicesUnavailable", "CUDA_ERROR_DEVICE_UNAVAILABLE", "busy or unavailable",
+     code::kNcclGpuUnavailable, "", ""},
+    {216, "cudaErrorDeviceAlreadyInUse", "CUDA_ERROR_CONTEXT_ALREADY_IN_USE",
+     "exclusive-thread device already in use by a different thread", code::kNcclGpuUnavailable, "", ""},
+    {209, "cudaErrorNoKernelImageForDevice", "CUDA_ERROR_NO_BINARY_FOR_GPU",
+     "no kernel image is available for execution on the device", code::kNcclNoKernelImage, "", ""},
+    {98, "cudaErrorInvalidDeviceFunction", "CUDA_ERROR_INVALID_DEVICE_FUNCTION", "invalid device function",
+     code::kNcclNoKernelImage, "", ""},
+    // A kernel that faulted: the program's, NCCL's, or the path between GPUs.
+    {700, "cudaErrorIllegalAddress", "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered",
+     code::kNcclCudaKernelFault, "", ""},
+    {719, "cudaErrorLaunchFailure", "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure",
+     code::kNcclCudaKernelFault, "", ""},
+    {714, "cudaErrorHardwareStackError", "CUDA_ERROR_HARDWARE_STACK_ERROR", "hardware stack error",
+     code::kNcclCudaKernelFault, "", ""},
+    {715, "cudaErrorIllegalInstruction", "CUDA_ERROR_ILLEGAL_INSTRUCTION", "an illegal instruction was encountered",
+     code::kNcclCudaKernelFault, "", ""},
+    {716, "cudaErrorMisalignedAddress", "CUDA_ERROR_MISALIGNED_ADDRESS", "misaligned address",
+     code::kNcclCudaKernelFault, "", ""},
+    {718, "cudaErrorInvalidPc", "CUDA_ERROR_INVALID_PC", "invalid program counter", code::kNcclCudaKernelFault, "", ""},
+};
+
+const CudaError* cuda_error_of(std::string_view line) {
+  for (const CudaError& e : kCudaErrors) {
+    if (contains(line, e.text) || contains(line, e.runtime) || contains(line, e.driver)) return &e;
   }
-  return kWarnMeanings[0];
+  return nullptr;
+}
+
+// What a code means and what to do: the first entry of kWarnMeanings with that code, else
+// of kCudaErrors.
+struct Meaning {
+  std::string_view code, meaning, hint;
+};
+Meaning meaning_of(std::string_view code) {
+  for (const WarnMeaning& w : kWarnMeanings) {
+    if (w.code == code) return {w.code, w.meaning, w.hint};
+  }
+  for (const CudaError& e : kCudaErrors) {
+    if (e.code == code && !e.meaning.empty()) return {e.code, e.meaning, e.hint};
+  }
+  return {kWarnMeanings[0].code, kWarnMeanings[0].meaning, kWarnMeanings[0].hint};
+}
+
+// The code of a warning's or error's text: CUDA's catalogue first (its messages are whole
+// phrases; "the launch timed out" is not NCCL's timeout), then NCCL's wordings; empty for
+// none.
+std::string_view warn_code(std::string_view msg) {
+  if (const CudaError* e = cuda_error_of(msg)) return e->code;
+  for (const WarnMeaning& w : kWarnMeanings) {
+    if (contains_nocase(msg, w.pattern)) return w.code;  // "socketFinalizeAccept", "Connect to", "Timeout"
+  }
+  return {};
+}
+
+// The codes in the order their findings are given: kWarnMeanings', then kCudaErrors' new ones.
+std::vector<std::string_view> warn_codes_in_order() {
+  std::vector<std::string_view> order;
+  const auto add = [&](std::string_view c) {
+    if (std::find(order.begin(), order.end(), c) == order.end()) order.push_back(c);
+  };
+  for (const WarnMeaning& w : kWarnMeanings) add(w.code);
+  for (const CudaError& e : kCudaErrors) add(e.code);
+  return order;
 }
 
 // The ranks that stalled before a collective the others timed out in: PyTorch's watchdog
@@ -1105,39 +1247,45 @@ void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::
     // WARN lines, a framework's NCCL errors, and the INFO line NCCL prints before its
     // kernels fail to launch.
     if (n.level != "WARN" && n.level != "ERROR" && !contains(n.msg, "ncclMaxSharedMem")) continue;
-    const WarnMeaning* m = nullptr;
-    for (const WarnMeaning& w : kWarnMeanings) {
-      if (contains_nocase(n.msg, w.pattern)) {  // "socketFinalizeAccept", "Connect to", "Timeout"
-        m = &w;
-        break;
-      }
-    }
-    if (m) {
-      by_code[m->code].push_back(&n);
+    if (const std::string_view c = warn_code(n.msg); !c.empty()) {
+      by_code[c].push_back(&n);
     } else {
       other.push_back(&n);
     }
   }
   fold_consequences(by_code);
-  std::set<std::string_view> done;
-  for (const WarnMeaning& entry : kWarnMeanings) {
-    auto it = by_code.find(entry.code);
-    if (it == by_code.end() || !done.insert(entry.code).second) continue;
-    const WarnMeaning& w = meaning_of(entry.code);
-    const NcclFact& first = *it->second.front();
-    std::vector<Quote> quotes;
-    std::vector<std::string> hosts;
-    for (const NcclFact* n : it->second) {
-      quotes.push_back(n->where);
-      hosts.push_back(n->host);
+  // CUDA's errors in other programs' lines (a framework's traceback, a test program).
+  std::map<std::string_view, std::vector<Quote>> cuda_by_code;
+  for (const Quote& q : facts.cuda_errors) {
+    if (const CudaError* e = cuda_error_of(q.text)) cuda_by_code[e->code].push_back(q);
+  }
+  for (std::string_view c : warn_codes_in_order()) {
+    const Meaning w = meaning_of(c);
+    if (auto it = by_code.find(c); it != by_code.end()) {
+      const NcclFact& first = *it->second.front();
+      std::vector<Quote> quotes;
+      std::vector<std::string> hosts;
+      for (const NcclFact* n : it->second) {
+        quotes.push_back(n->where);
+        hosts.push_back(n->host);
+      }
+      if (auto cuda = cuda_by_code.find(c); cuda != cuda_by_code.end()) {
+        quotes.insert(quotes.end(), cuda->second.begin(), cuda->second.end());
+      }
+      out.push_back(
+          finding(w.code, Severity::kError, who(first, ranks), hosts,
+                  fmt::format("{} NCCL error line{}: {}; first at {} ({}:{})", it->second.size(),
+                              it->second.size() == 1 ? "" : "s", w.meaning, who(first, ranks), first.where.file,
+                              first.where.line),
+                  std::string(w.hint), quotes,
+                  {{"first_host", first.host}, {"first_pid", first.pid}, {"first_rank", first_rank(first, ranks)}}));
+    } else if (auto cuda = cuda_by_code.find(c); cuda != cuda_by_code.end()) {
+      const Quote& first = cuda->second.front();
+      out.push_back(finding(w.code, Severity::kError, "CUDA", {},
+                            fmt::format("CUDA error ({}): {}; first at {}:{}", count_lines(cuda->second.size()),
+                                        w.meaning, first.file, first.line),
+                            std::string(w.hint), cuda->second, {{"lines", cuda->second.size()}}));
     }
-    out.push_back(
-        finding(w.code, Severity::kError, who(first, ranks), hosts,
-                fmt::format("{} NCCL error line{}: {}; first at {} ({}:{})", it->second.size(),
-                            it->second.size() == 1 ? "" : "s", w.meaning, who(first, ranks), first.where.file,
-                            first.where.line),
-                std::string(w.hint), quotes,
-                {{"first_host", first.host}, {"first_pid", first.pid}, {"first_rank", first_rank(first, ranks)}}));
   }
   name_stalled_ranks(facts, out);
   check_bootstrap_trace(facts, out);
@@ -1783,9 +1931,6 @@ void check_hca_firmware(const Facts& facts, const std::vector<Quote>& lines, std
                   "driver wants",
       quotes));
 }
-
-// "1 line", "3 lines".
-std::string count_lines(size_t n) { return fmt::format("{} line{}", n, n == 1 ? "" : "s"); }
 
 // PCIe AER, uncorrected (an error) or corrected (a warning).
 void check_pcie_aer(std::vector<Quote>& aer_uncorrected, std::vector<Quote>& aer_corrected, std::vector<Finding>& out) {
@@ -2646,25 +2791,48 @@ const std::vector<Signature> kSignatures = {
     {{code::kNcclVersionMismatch, code::kNcclSettingMismatch, code::kNcclIbListMismatch},
      "different NCCL versions, NCCL_* settings or NET/IB lists across ranks",
      check_mismatch},
-    {{code::kNcclKernelSharedMem,   code::kNcclShmPermission,
-      code::kNcclShmExhausted,      code::kNcclSocketIfnameNoMatch,
-      code::kNcclIbRetryExceeded,   code::kNcclIbLocalProtection,
-      code::kNcclIbQpAccessError,   code::kNcclIbCompletionError,
-      code::kNcclIbvFailed,         code::kNcclSystemError,
-      code::kNcclTopoFileInvalid,   code::kNcclPciSysfsMissing,
-      code::kNcclMessageTruncated,  code::kNcclCudaOom,
-      code::kNcclCudaDriverTooOld,  code::kNcclInvalidDevice,
-      code::kNcclDuplicateGpu,      code::kNcclInvalidUsage,
-      code::kNcclCudaKernelFault,   code::kNcclCudaEcc,
-      code::kNcclNoCudaDevice,      code::kNcclGpuUnavailable,
-      code::kNcclNoKernelImage,     code::kNcclIbIncompatibleDevices,
-      code::kNcclIbPortError,       code::kNcclIbFatalEvent,
-      code::kNcclIbMemlock,         code::kNcclOfiRegisterFailed,
-      code::kNcclP2pDisabledNvlink, code::kNcclPeerLost,
-      code::kNcclTimeout,           code::kNcclSocketAccept,
-      code::kNcclSocketConnect,     code::kNcclWarn},
-     "NCCL WARN lines and a framework's NCCL errors with what they usually mean, and the first failing rank; NCCL's "
-     "error trace through its bootstrap's sockets with no warning saying why",
+    {{code::kNcclKernelSharedMem,
+      code::kNcclShmPermission,
+      code::kNcclShmExhausted,
+      code::kNcclSocketIfnameNoMatch,
+      code::kNcclIbRetryExceeded,
+      code::kNcclIbLocalProtection,
+      code::kNcclIbQpAccessError,
+      code::kNcclIbCompletionError,
+      code::kNcclIbvFailed,
+      code::kNcclSystemError,
+      code::kNcclTopoFileInvalid,
+      code::kNcclPciSysfsMissing,
+      code::kNcclMessageTruncated,
+      code::kNcclCudaOom,
+      code::kNcclCudaDriverTooOld,
+      code::kNcclInvalidDevice,
+      code::kNcclDuplicateGpu,
+      code::kNcclInvalidUsage,
+      code::kNcclCudaKernelFault,
+      code::kNcclCudaEcc,
+      code::kNcclNoCudaDevice,
+      code::kNcclGpuUnavailable,
+      code::kNcclNoKernelImage,
+      code::kNcclIbIncompatibleDevices,
+      code::kNcclIbPortError,
+      code::kNcclIbFatalEvent,
+      code::kNcclIbMemlock,
+      code::kNcclOfiRegisterFailed,
+      code::kNcclP2pDisabledNvlink,
+      code::kNcclPeerLost,
+      code::kNcclTimeout,
+      code::kNcclSocketAccept,
+      code::kNcclSocketConnect,
+      code::kNcclCudaTooManyPeers,
+      code::kNcclCudaNvlinkError,
+      code::kNcclCudaLaunchTimeout,
+      code::kNcclCudaUnlicensed,
+      code::kNcclCudaMps,
+      code::kNcclWarn},
+     "NCCL WARN lines and a framework's NCCL errors with what they usually mean, and the first failing rank; CUDA's "
+     "errors that point at the machine, in any program's line; NCCL's error trace through its bootstrap's sockets "
+     "with no warning saying why",
      check_warn},
     {{}, "logs of fewer ranks than the communicator has: inconclusive", check_coverage},
     {{code::kNcclTestsWrong, code::kNcclTestsDip},
@@ -2718,6 +2886,8 @@ const std::vector<Signature> kSignatures = {
 }  // namespace
 
 const std::vector<Signature>& signatures() { return kSignatures; }
+
+bool names_cuda_error(std::string_view line) { return cuda_error_of(line) != nullptr; }
 
 std::vector<Finding> run_signatures(const Facts& facts, std::vector<std::string>& missing) {
   std::vector<Finding> out;

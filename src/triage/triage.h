@@ -157,6 +157,10 @@ struct Facts {
   // CUDA refusing work because the system is not ready, from any program: "system not yet
   // initialized", cudaErrorSystemNotReady, error 802 (an NVSwitch system's Fabric Manager).
   std::vector<Quote> cuda_not_ready;
+  // CUDA's errors that point at the machine, in other programs' lines than NCCL's own
+  // (a framework's "CUDA error: peer mapping resources exhausted", cuda-samples'
+  // "code=711(cudaErrorTooManyPeers)"): read with NCCL's warnings (names_cuda_error).
+  std::vector<Quote> cuda_errors;
   // The NVIDIA driver refusing to pin GPU memory for another device (GPUDirect RDMA's
   // nvidia-peermem, nv_peer_mem, gdrcopy): "nvidia_p2p_get_pages(...) failed [ret = -22]".
   std::vector<Quote> gpudirect_pin_failed;
@@ -199,6 +203,11 @@ struct TraceFrame {
   int result = 0;
 };
 std::optional<TraceFrame> nccl_trace_frame(std::string_view msg);
+
+// Whether `line` names one of CUDA's errors that point at the machine (its message, or
+// its runtime or driver name: "peer mapping resources exhausted", cudaErrorTooManyPeers,
+// CUDA_ERROR_TOO_MANY_PEERS), as the signatures read them.
+bool names_cuda_error(std::string_view line);
 
 // The kinds a file can be taken as (a file can be several: nccl-tests run with
 // NCCL_DEBUG=INFO is an NCCL log too). Empty: not recognised.

@@ -1457,6 +1457,62 @@ TEST(TriagePasted, CudaUncorrectableEcc) {
   EXPECT_EQ(quoted(*f), (std::vector<std::string>{"app.log:1", "nccl.log:1"}));
 }
 
+// CUDA's errors that point at the machine, by CUDA's catalogue (cudaGetErrorString and the
+// enums of CUDA 13.0): in NCCL's warnings, a framework's traceback, cuda-samples' form and a
+// driver-API program's, each its code; the program's own mistakes and an application's out
+// of memory are not.
+TEST(TriagePasted, CudaErrorsOfTheCatalogueInAnyProgram) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"n1:5:5 [0] init.cc:1700 NCCL WARN Cuda failure 711 'peer mapping resources exhausted'",
+       "nccl.cuda_too_many_peers"},
+      {"CUDA error at p2p.cu:20 code=711(cudaErrorTooManyPeers) \"cudaDeviceEnablePeerAccess(1, 0)\"",
+       "nccl.cuda_too_many_peers"},
+      {"RuntimeError: CUDA error: uncorrectable NVLink error detected during the execution", "nccl.cuda_nvlink_error"},
+      {"cuMemcpyPeer failed: CUDA_ERROR_CONTAINED", "nccl.cuda_nvlink_error"},
+      {"n1:5:9 [2] enqueue.cc:1400 NCCL WARN Cuda failure 'the launch timed out and was terminated'",
+       "nccl.cuda_launch_timeout"},
+      {"RuntimeError: CUDA error: device doesn't have valid Grid license", "nccl.cuda_unlicensed"},
+      {"torch.AcceleratorError: CUDA error: MPS client failed to connect to the MPS control daemon or the MPS server",
+       "nccl.cuda_mps"},
+      {"cuInit failed: CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "nccl.cuda_driver_too_old"},
+      {"RuntimeError: CUDA error: the provided PTX was compiled with an unsupported toolchain.",
+       "nccl.cuda_driver_too_old"},
+      {"RuntimeError: CUDA error: no CUDA-capable device is detected", "nccl.no_cuda_device"},
+      {"torch.AcceleratorError: CUDA error: invalid device ordinal", "nccl.invalid_device"},
+      {"RuntimeError: CUDA error: misaligned address", "nccl.cuda_kernel_fault"},
+      {"cudaGetDeviceCount returned 803 -> system has unsupported display driver / cuda driver combination",
+       "kernel.driver_mismatch"},
+  };
+  for (const auto& [line, code] : cases) {
+    Report r = judged({{"job.log", std::string("Traceback (most recent call last):\n") + line + "\n"}});
+    const Finding* f = find(r, code);
+    ASSERT_NE(f, nullptr) << line << ": " << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError) << line;
+    EXPECT_EQ(quoted(*f), std::vector<std::string>{"job.log:2"}) << line;
+    EXPECT_EQ(find(r, "nccl.warn"), nullptr) << line;  // read, not left to "other NCCL WARN lines"
+  }
+  // Not the machine's: an application's out of memory, CUDA's words without CUDA, NCCL's
+  // "timed out" kernel watchdog is not a collective's timeout.
+  for (const char* line : {"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+                           "RuntimeError: CUDA error: out of memory", "error: invalid device ordinal 3 in config"}) {
+    Report r = judged({{"job.log", std::string(line) + "\n"}});
+    EXPECT_TRUE(r.findings.empty()) << line << ": " << testing::PrintToString(codes(r));
+  }
+  Report watchdog = judged(
+      {{"n.log", "n1:5:9 [2] enqueue.cc:1400 NCCL WARN Cuda failure 'the launch timed out and was terminated'\n"}});
+  EXPECT_EQ(find(watchdog, "nccl.timeout"), nullptr) << testing::PrintToString(codes(watchdog));
+  // The same error from NCCL and from the framework above it: one finding quoting both.
+  Report both = judged({{"n.log",
+                         "n1:5:9 [0] init.cc:1700 NCCL WARN Cuda failure 'peer mapping resources exhausted'\n"
+                         "RuntimeError: CUDA error: peer mapping resources exhausted\n"}});
+  const Finding* f = find(both, "nccl.cuda_too_many_peers");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(both));
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"n.log:1", "n.log:2"}));
+  EXPECT_EQ(std::count_if(both.findings.begin(), both.findings.end(),
+                          [](const Finding& x) { return x.code == "nccl.cuda_too_many_peers"; }),
+            1);
+}
+
 // libfabric's EFA provider listing no device: no network for NCCL's OFI plugin.
 TEST(TriagePasted, LibfabricEfaWithoutDevice) {
   Report r = judged({{"lf.txt",
@@ -1947,6 +2003,8 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.no_kernel_image", "nccl.p2p_disabled_nvlink", "nccl.ib_memlock", "nccl.ib_port_error",
       "nccl.ib_fatal_event", "nccl.ib_incompatible_devices", "kernel.nic_module", "kernel.nic_health",
       "nccl.ib_qp_access_error", "nccl.ofi_register_failed", "topo.roce_gid_sparse", "container.gpu_access_lost",
+      "nccl.cuda_too_many_peers", "nccl.cuda_nvlink_error", "nccl.cuda_launch_timeout", "nccl.cuda_unlicensed",
+      "nccl.cuda_mps",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
