@@ -115,6 +115,9 @@ inline constexpr std::string_view kNcclCudaNvlinkError = "nccl.cuda_nvlink_error
 inline constexpr std::string_view kNcclCudaLaunchTimeout = "nccl.cuda_launch_timeout";
 inline constexpr std::string_view kNcclCudaUnlicensed = "nccl.cuda_unlicensed";
 inline constexpr std::string_view kNcclCudaMps = "nccl.cuda_mps";
+inline constexpr std::string_view kNcclIbDeviceUnopened = "nccl.ib_device_unopened";
+inline constexpr std::string_view kNcclCommIdUnresolved = "nccl.comm_id_unresolved";
+inline constexpr std::string_view kNvlinkImexUnavailable = "nvlink.imex_unavailable";
 inline constexpr std::string_view kNcclIbIncompatibleDevices = "nccl.ib_incompatible_devices";
 inline constexpr std::string_view kNcclIbPortError = "nccl.ib_port_error";
 inline constexpr std::string_view kNcclIbFatalEvent = "nccl.ib_fatal_event";
@@ -144,6 +147,7 @@ inline constexpr std::string_view kKernelNicHealth = "kernel.nic_health";
 inline constexpr std::string_view kKernelDriverMismatch = "kernel.driver_mismatch";
 inline constexpr std::string_view kKernelGpudirectPinFailed = "kernel.gpudirect_pin_failed";
 inline constexpr std::string_view kContainerGpuAccessLost = "container.gpu_access_lost";
+inline constexpr std::string_view kContainerDriverLibsMissing = "container.driver_libs_missing";
 // NVIDIA Fabric Manager (NVSwitch systems).
 inline constexpr std::string_view kNvlinkFmNoNvswitch = "nvlink.fm_no_nvswitch";
 inline constexpr std::string_view kNvlinkFmVersionMismatch = "nvlink.fm_version_mismatch";
@@ -229,6 +233,9 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNcclCudaLaunchTimeout,
     kNcclCudaUnlicensed,
     kNcclCudaMps,
+    kNcclIbDeviceUnopened,
+    kNcclCommIdUnresolved,
+    kNvlinkImexUnavailable,
     kNcclNoKernelImage,
     kNcclIbIncompatibleDevices,
     kNcclIbPortError,
@@ -256,6 +263,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kKernelDriverMismatch,
     kKernelGpudirectPinFailed,
     kContainerGpuAccessLost,
+    kContainerDriverLibsMissing,
     kNvlinkFmNoNvswitch,
     kNvlinkFmVersionMismatch,
     kNvlinkFmFailed,

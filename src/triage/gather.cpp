@@ -697,6 +697,7 @@ class Gatherer {
     for (Quote& q : cuda_ecc_) facts.cuda_ecc.push_back(std::move(q));
     for (Quote& q : cuda_p2p_) facts.cuda_p2p.push_back(std::move(q));
     for (Quote& q : cuda_errors_) facts.cuda_errors.push_back(std::move(q));
+    for (Quote& q : driver_libs_missing_) facts.driver_libs_missing.push_back(std::move(q));
     for (Quote& q : driver_mismatch_) facts.driver_mismatch.push_back(std::move(q));
     for (Quote& q : cuda_not_ready_) facts.cuda_not_ready.push_back(std::move(q));
     for (Quote& q : pin_failed_) facts.gpudirect_pin_failed.push_back(std::move(q));
@@ -964,6 +965,13 @@ class Gatherer {
     // (NVIDIA's notice, nvidia-container-toolkit#48).
     if (finds("Failed to initialize NVML: Unknown Error") && nvml_unknown_.size() < kMaxKeptLines) {
       nvml_unknown_.push_back({path_, lines_, std::string(trim(line))});
+    }
+    // The driver's NVML library not there: NCCL's "Failed to open libnvidia-ml.so.1",
+    // nvidia-smi's "couldn't find libnvidia-ml.so library in your system".
+    if (has("libnvidia-ml.so") &&
+        (contains(line, "Failed to open libnvidia-ml.so") || contains(line, "couldn't find libnvidia-ml.so")) &&
+        driver_libs_missing_.size() < kMaxKeptLines) {
+      driver_libs_missing_.push_back({path_, lines_, std::string(trim(line))});
     }
     if (finds("GPU is lost") && gpu_lost_.size() < kMaxKeptLines) {
       gpu_lost_.push_back({path_, lines_, std::string(trim(line))});
@@ -1437,7 +1445,7 @@ class Gatherer {
   size_t smi_indent_ = 0;  // its header's indent: its keys are deeper
   bool smi_query_ = false;
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
-      efa_no_device_;
+      efa_no_device_, driver_libs_missing_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_;
   bool perftest_ethernet_ = false;  // perftest's header said "Link type : Ethernet" (RoCE)

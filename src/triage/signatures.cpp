@@ -515,6 +515,7 @@ void check_shared_nic(const Facts& facts, std::vector<Finding>& out, std::vector
 void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   using Values = std::map<std::string, std::vector<Quote>>;  // value -> the lines that say it
   Values versions;
+  std::vector<Quote> version_warnings;                  // NCCL's own "Mismatched NCCL version detected"
   std::map<std::string, Values> env;                    // variable -> its values
   std::map<std::string, std::set<std::string>> set_on;  // variable -> hosts
   std::set<std::string> hosts_with_env;
@@ -524,6 +525,12 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
     if (n.msg.starts_with("NCCL version ")) {
       const auto words = split_ws(n.msg);
       if (words.size() >= 3) versions[std::string(words[2])].push_back(n.where);
+    }
+    // init.cc: "Mismatched NCCL version detected : rank 1 version 21903 rank 0 version
+    // 21405"; RAS (2.24 and later): "NCCL version mismatch with remote peer ...".
+    if (n.level == "WARN" && (contains(n.msg, "Mismatched NCCL version detected") ||
+                              contains(n.msg, "NCCL version mismatch with remote peer"))) {
+      version_warnings.push_back(n.where);
     }
     if (const size_t at = n.msg.find(" set by environment to "); at != std::string::npos) {
       const std::string var = n.msg.substr(0, at);
@@ -550,8 +557,17 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
     out.push_back(finding(code, severity, what, {},
                           fmt::format("ranks differ in {}: {}", what, fmt::join(shown, " vs ")), hint, quotes));
   };
-  differing(code::kNcclVersionMismatch, "NCCL version", versions, Severity::kError,
-            "every rank must load the same NCCL: check LD_LIBRARY_PATH and the container image on each host");
+  const std::string same_nccl =
+      "every rank must load the same NCCL: check LD_LIBRARY_PATH and the container image on each host (a "
+      "framework's wheel brings its own NCCL)";
+  differing(code::kNcclVersionMismatch, "NCCL version", versions, Severity::kError, same_nccl);
+  if (versions.size() < 2 && !version_warnings.empty()) {
+    out.push_back(finding(code::kNcclVersionMismatch, Severity::kError, "NCCL version", {},
+                          fmt::format("NCCL found ranks running different NCCL versions ({}); it refuses to "
+                                      "connect them",
+                                      count_lines(version_warnings.size())),
+                          same_nccl, version_warnings));
+  }
   for (const auto& [var, values] : env) {
     differing(code::kNcclSettingMismatch, var, values, Severity::kWarning,
               "set it the same on every rank: export it through the launcher (mpirun -x VAR, srun --export=ALL)");
@@ -697,6 +713,32 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "make every host's NCCL_IB_HCA list the same kind of NIC in the same order (`ibv_devinfo | grep "
      "link_layer`), and leave out management or storage NICs of the other kind"},
     {"device is incompatible with the local", code::kNcclIbIncompatibleDevices, "", ""},
+    // NET/IB finding a device in sysfs that it cannot open (net_ib.cc: "NET/IB : Unable to
+    // open device mlx5_0"): its verbs device file missing or refused, as in a container
+    // given the NICs' sysfs but not /dev/infiniband.
+    {"Unable to open device", code::kNcclIbDeviceUnopened,
+     "NCCL sees an RDMA device but cannot open it (ibv_open_device failed): its verbs device file "
+     "(/dev/infiniband/uverbsN) is missing or not readable where the rank runs, as in a container given the host's "
+     "/sys but not the devices; NCCL then leaves that NIC out, or falls back to sockets",
+     "`ls -l /dev/infiniband` and `ibv_devinfo` where the ranks run (inside the container): pass the devices in "
+     "(docker --device=/dev/infiniband, the RDMA device plugin's resource on Kubernetes) and check their "
+     "permissions"},
+    // NCCL_COMM_ID's host name not resolving (misc/socket.cc, ncclSocketGetAddrFromString:
+    // "Net : error encountered when getting address info : Name or service not known").
+    {"error encountered when getting address info", code::kNcclCommIdUnresolved,
+     "NCCL could not resolve the root's host name (getaddrinfo failed for NCCL_COMM_ID's host:port): the name does "
+     "not resolve on this host, or not yet (a Kubernetes headless service before its pods are ready)",
+     "compare NCCL_COMM_ID with `getent hosts NAME` on the failing host; use an address, or a name every host "
+     "resolves (the launcher's MASTER_ADDR), and wait for the service's DNS record before starting the ranks"},
+    // A multi-node NVLink domain NCCL cannot use (mnnvl.cc: "MNNVL (cliqueSize 72) is
+    // available but not working on this system. Check the IMEX channel configuration").
+    {"is available but not working on this system", code::kNvlinkImexUnavailable,
+     "NCCL found a multi-node NVLink domain (MNNVL, as GB200 NVL72) but cannot share memory across it: the IMEX "
+     "service is not running or not connected on every node, or the job was given no IMEX channel "
+     "(/dev/nvidia-caps-imex-channels)",
+     "check `nvidia-imex-ctl -N` (every node of the domain Ready and connected) and that the job sees an IMEX "
+     "channel (/dev/nvidia-caps-imex-channels/channel0; on Kubernetes, a ComputeDomain of NVIDIA's DRA driver); "
+     "NCCL_MNNVL_ENABLE=0 runs without the multi-node NVLink meanwhile"},
     {"Call to ibv_", code::kNcclIbvFailed, "a verbs call failed: the RDMA device or its resources",
      "check the NIC (ibv_devinfo, dmesg for mlx5 errors), locked-memory limits (ulimit -l) and the firmware"},
     // A receive larger than the buffer posted for it ("Message truncated : received 2048 bytes
@@ -1019,6 +1061,16 @@ std::string_view warn_code(std::string_view msg) {
   return {};
 }
 
+// Warnings another signature reads, with its own code: not "other NCCL WARN lines".
+bool read_elsewhere(const NcclFact& n) {
+  for (std::string_view w :
+       {"Failed to bind NVLink SHARP", "Mismatched NCCL version detected", "NCCL version mismatch with remote peer",
+        "Failed to open libnvidia-ml.so", "peer access is not supported"}) {
+    if (contains(n.msg, w)) return true;
+  }
+  return contains(n.where.text, "nvls.cc") && contains(n.msg, "Cuda failure");  // check_nvls
+}
+
 // The codes in the order their findings are given: kWarnMeanings', then kCudaErrors' new ones.
 std::vector<std::string_view> warn_codes_in_order() {
   std::vector<std::string_view> order;
@@ -1249,7 +1301,7 @@ void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::
     if (n.level != "WARN" && n.level != "ERROR" && !contains(n.msg, "ncclMaxSharedMem")) continue;
     if (const std::string_view c = warn_code(n.msg); !c.empty()) {
       by_code[c].push_back(&n);
-    } else {
+    } else if (!read_elsewhere(n)) {
       other.push_back(&n);
     }
   }
@@ -1990,6 +2042,18 @@ void check_modules_and_containers(const Facts& facts, std::vector<Finding>& out)
         "(`modprobe nvidia-peermem`, then `lsmod`)",
         facts.module_abi, {{"lines", facts.module_abi.size()}}));
   }
+  if (!facts.driver_libs_missing.empty()) {
+    out.push_back(finding(
+        code::kContainerDriverLibsMissing, Severity::kError, "NVIDIA driver libraries", {},
+        fmt::format("the NVIDIA driver's user-space libraries are not there ({}: libnvidia-ml.so.1 not found): in a "
+                    "container, the NVIDIA runtime did not mount them (started without the NVIDIA runtime or "
+                    "--gpus); on a host, the driver's libraries are not installed or not on the loader's path",
+                    count_lines(facts.driver_libs_missing.size())),
+        "in a container: start it with the NVIDIA runtime (docker --gpus all, runtimeClassName nvidia, the device "
+        "plugin's resource) and check `ldconfig -p | grep libnvidia-ml` inside; on a host: reinstall the driver's "
+        "utility package and run `ldconfig`",
+        facts.driver_libs_missing, {{"lines", facts.driver_libs_missing.size()}}));
+  }
   if (!facts.nvml_unknown.empty()) {
     out.push_back(finding(
         code::kContainerGpuAccessLost, Severity::kError, "NVML in a container", {},
@@ -2187,7 +2251,10 @@ bool check_nvls(const Facts& facts, std::vector<Finding>& out) {
   std::vector<Quote> nvls;
   std::set<std::string> nvls_hosts;
   for (const NcclFact& n : facts.nccl) {
-    if (n.level == "WARN" && contains(n.where.text, "nvls.cc") && contains(n.msg, "Cuda failure")) {
+    // "Cuda failure" from nvls.cc, and since 2.20 its own "Failed to bind NVLink SHARP (NVLS)
+    // Multicast memory of size N : CUDA error 1 'invalid argument'".
+    if (n.level == "WARN" && ((contains(n.where.text, "nvls.cc") && contains(n.msg, "Cuda failure")) ||
+                              contains(n.msg, "Failed to bind NVLink SHARP"))) {
       nvls.push_back(n.where);
       nvls_hosts.insert(n.host);
     }
@@ -2791,45 +2858,27 @@ const std::vector<Signature> kSignatures = {
     {{code::kNcclVersionMismatch, code::kNcclSettingMismatch, code::kNcclIbListMismatch},
      "different NCCL versions, NCCL_* settings or NET/IB lists across ranks",
      check_mismatch},
-    {{code::kNcclKernelSharedMem,
-      code::kNcclShmPermission,
-      code::kNcclShmExhausted,
-      code::kNcclSocketIfnameNoMatch,
-      code::kNcclIbRetryExceeded,
-      code::kNcclIbLocalProtection,
-      code::kNcclIbQpAccessError,
-      code::kNcclIbCompletionError,
-      code::kNcclIbvFailed,
-      code::kNcclSystemError,
-      code::kNcclTopoFileInvalid,
-      code::kNcclPciSysfsMissing,
-      code::kNcclMessageTruncated,
-      code::kNcclCudaOom,
-      code::kNcclCudaDriverTooOld,
-      code::kNcclInvalidDevice,
-      code::kNcclDuplicateGpu,
-      code::kNcclInvalidUsage,
-      code::kNcclCudaKernelFault,
-      code::kNcclCudaEcc,
-      code::kNcclNoCudaDevice,
-      code::kNcclGpuUnavailable,
-      code::kNcclNoKernelImage,
-      code::kNcclIbIncompatibleDevices,
-      code::kNcclIbPortError,
-      code::kNcclIbFatalEvent,
-      code::kNcclIbMemlock,
-      code::kNcclOfiRegisterFailed,
-      code::kNcclP2pDisabledNvlink,
-      code::kNcclPeerLost,
-      code::kNcclTimeout,
-      code::kNcclSocketAccept,
-      code::kNcclSocketConnect,
-      code::kNcclCudaTooManyPeers,
-      code::kNcclCudaNvlinkError,
-      code::kNcclCudaLaunchTimeout,
-      code::kNcclCudaUnlicensed,
-      code::kNcclCudaMps,
-      code::kNcclWarn},
+    {{code::kNcclKernelSharedMem,   code::kNcclShmPermission,
+      code::kNcclShmExhausted,      code::kNcclSocketIfnameNoMatch,
+      code::kNcclIbRetryExceeded,   code::kNcclIbLocalProtection,
+      code::kNcclIbQpAccessError,   code::kNcclIbCompletionError,
+      code::kNcclIbvFailed,         code::kNcclSystemError,
+      code::kNcclTopoFileInvalid,   code::kNcclPciSysfsMissing,
+      code::kNcclMessageTruncated,  code::kNcclCudaOom,
+      code::kNcclCudaDriverTooOld,  code::kNcclInvalidDevice,
+      code::kNcclDuplicateGpu,      code::kNcclInvalidUsage,
+      code::kNcclCudaKernelFault,   code::kNcclCudaEcc,
+      code::kNcclNoCudaDevice,      code::kNcclGpuUnavailable,
+      code::kNcclNoKernelImage,     code::kNcclIbIncompatibleDevices,
+      code::kNcclIbPortError,       code::kNcclIbFatalEvent,
+      code::kNcclIbMemlock,         code::kNcclOfiRegisterFailed,
+      code::kNcclP2pDisabledNvlink, code::kNcclPeerLost,
+      code::kNcclTimeout,           code::kNcclSocketAccept,
+      code::kNcclSocketConnect,     code::kNcclCudaTooManyPeers,
+      code::kNcclCudaNvlinkError,   code::kNcclCudaLaunchTimeout,
+      code::kNcclCudaUnlicensed,    code::kNcclCudaMps,
+      code::kNcclIbDeviceUnopened,  code::kNcclCommIdUnresolved,
+      code::kNvlinkImexUnavailable, code::kNcclWarn},
      "NCCL WARN lines and a framework's NCCL errors with what they usually mean, and the first failing rank; CUDA's "
      "errors that point at the machine, in any program's line; NCCL's error trace through its bootstrap's sockets "
      "with no warning saying why",
@@ -2847,7 +2896,7 @@ const std::vector<Signature> kSignatures = {
     {{code::kKernelGpuXid, code::kKernelGpuResetRequired, code::kKernelPcieAer, code::kKernelLinkFlap,
       code::kKernelMlx5Cmd, code::kKernelHcaFirmware, code::kKernelOomKill, code::kKernelNicModule,
       code::kKernelNicHealth, code::kKernelDriverMismatch, code::kKernelGpudirectPinFailed,
-      code::kContainerGpuAccessLost},
+      code::kContainerGpuAccessLost, code::kContainerDriverLibsMissing},
      "dmesg and journalctl -k",
      check_kernel},
     {{code::kNvlinkFmNoNvswitch, code::kNvlinkFmVersionMismatch, code::kNvlinkFmFailed},

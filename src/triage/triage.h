@@ -170,6 +170,9 @@ struct Facts {
   // nvidia-smi's "Failed to initialize NVML: Unknown Error": in a container, its GPU device
   // nodes taken from it.
   std::vector<Quote> nvml_unknown;
+  // The NVIDIA driver's NVML library missing: NCCL's "Failed to open libnvidia-ml.so.1",
+  // nvidia-smi's "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system".
+  std::vector<Quote> driver_libs_missing;
   // Open MPI's TCP transport failing to connect: "connect() to 172.17.0.1 failed".
   std::vector<Quote> tcp_connect_failed;
   // nvidia-smi's "GPU is lost.  Reboot the system to recover this GPU": a GPU that stopped

@@ -1513,6 +1513,52 @@ TEST(TriagePasted, CudaErrorsOfTheCatalogueInAnyProgram) {
             1);
 }
 
+// NCCL 2.28.9's own wordings (bench/nccl_warn_coverage.py lists them) for causes on the
+// machine: each its code, and none left to "other NCCL WARN lines" where another signature
+// reads it.
+TEST(TriagePasted, NcclWarningsOfTheMachineByNcclsOwnWords) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"n1:5:5 [0] transport/net_ib.cc:715 NCCL WARN NET/IB : Unable to open device mlx5_2", "nccl.ib_device_unopened"},
+      {"n1:5:5 [0] misc/socket.cc:298 NCCL WARN Net : error encountered when getting address info : Name or service "
+       "not known",
+       "nccl.comm_id_unresolved"},
+      {"n1:5:5 [0] mnnvl.cc:67 NCCL WARN MNNVL (cliqueSize 72) is available but not working on this system. Check "
+       "the IMEX channel configuration (/dev/nvidia-caps-imex-channels). Set NCCL_MNNVL_ENABLE=0 to ignore this "
+       "issue.",
+       "nvlink.imex_unavailable"},
+      {"n1:5:5 [0] transport/nvls.cc:285 NCCL WARN Failed to bind NVLink SHARP (NVLS) Multicast memory of size "
+       "4194304 : CUDA error 1 'invalid argument'.",
+       "nvlink.fm_failed"},
+      {"n1:5:5 [1] init.cc:896 NCCL WARN Mismatched NCCL version detected : rank 0 version 21903 rank 1 version "
+       "21405",
+       "nccl.version_mismatch"},
+      {"n1:5:5 [0] ras/ras.cc:428 NCCL WARN NCCL version mismatch with remote peer n2 (local: 22809, remote 22703)",
+       "nccl.version_mismatch"},
+      {"n1:5:5 [0] misc/nvmlwrap.cc:75 NCCL WARN Failed to open libnvidia-ml.so.1", "container.driver_libs_missing"},
+      {"NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA Display "
+       "Driver is properly installed and present in your system path.",
+       "container.driver_libs_missing"},
+  };
+  for (const auto& [line, code] : cases) {
+    Report r = judged({{"n.log", std::string(line) + "\n"}});
+    const Finding* f = find(r, code);
+    ASSERT_NE(f, nullptr) << line << ": " << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError) << line;
+    EXPECT_EQ(quoted(*f), std::vector<std::string>{"n.log:1"}) << line;
+    EXPECT_EQ(find(r, "nccl.warn"), nullptr) << line << ": " << testing::PrintToString(codes(r));
+  }
+  // The version lines themselves, where both are there: one finding, not two.
+  Report both = judged({{"n.log",
+                         "n1:5:5 [0] NCCL INFO NCCL version 2.19.3+cuda12.3\n"
+                         "n2:7:7 [0] NCCL INFO NCCL version 2.14.5+cuda11.8\n"
+                         "n1:5:5 [1] init.cc:896 NCCL WARN Mismatched NCCL version detected : rank 0 version 21903 "
+                         "rank 1 version 21405\n"}});
+  EXPECT_EQ(std::count_if(both.findings.begin(), both.findings.end(),
+                          [](const Finding& x) { return x.code == "nccl.version_mismatch"; }),
+            1)
+      << testing::PrintToString(codes(both));
+}
+
 // libfabric's EFA provider listing no device: no network for NCCL's OFI plugin.
 TEST(TriagePasted, LibfabricEfaWithoutDevice) {
   Report r = judged({{"lf.txt",
@@ -2004,7 +2050,8 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.ib_fatal_event", "nccl.ib_incompatible_devices", "kernel.nic_module", "kernel.nic_health",
       "nccl.ib_qp_access_error", "nccl.ofi_register_failed", "topo.roce_gid_sparse", "container.gpu_access_lost",
       "nccl.cuda_too_many_peers", "nccl.cuda_nvlink_error", "nccl.cuda_launch_timeout", "nccl.cuda_unlicensed",
-      "nccl.cuda_mps",
+      "nccl.cuda_mps", "nccl.ib_device_unopened", "nccl.comm_id_unresolved", "nvlink.imex_unavailable",
+      "container.driver_libs_missing",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
@@ -2056,10 +2103,12 @@ TEST(TriageDamage, PastedShapesNeverNameAnotherCause) {
         if (f.severity == Severity::kInfo) continue;
         // A WARN line cut mid-way is still a warning, read without its meaning: weaker, no other cause.
         // Likewise an IB completion error cut before its status.
-        // A framework's system error cut before its "Last error:" too.
+        // A framework's system error cut before its "Last error:" too; and NCCL's NVLS warning
+        // without the source file that says it is NVLS's (the prefix stripped).
         const bool less_specific =
             ((f.code == "nccl.warn" || f.code == "nccl.system_error") &&
-             std::any_of(causes.begin(), causes.end(), [](auto& c) { return c.starts_with("nccl."); })) ||
+             std::any_of(causes.begin(), causes.end(),
+                         [](auto& c) { return c.starts_with("nccl.") || c.starts_with("nvlink."); })) ||
             (f.code == "nccl.ib_completion_error" &&
              std::any_of(causes.begin(), causes.end(), [](auto& c) { return c.starts_with("nccl.ib_"); }));
         EXPECT_TRUE(causes.count(f.code) || less_specific)
