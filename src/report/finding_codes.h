@@ -148,6 +148,8 @@ inline constexpr std::string_view kKernelDriverMismatch = "kernel.driver_mismatc
 inline constexpr std::string_view kKernelGpudirectPinFailed = "kernel.gpudirect_pin_failed";
 inline constexpr std::string_view kContainerGpuAccessLost = "container.gpu_access_lost";
 inline constexpr std::string_view kContainerDriverLibsMissing = "container.driver_libs_missing";
+inline constexpr std::string_view kTopoRdmaProviderMissing = "topo.rdma_provider_missing";
+inline constexpr std::string_view kLimitsMemlockLow = "limits.memlock_low";
 // NVIDIA Fabric Manager (NVSwitch systems).
 inline constexpr std::string_view kNvlinkFmNoNvswitch = "nvlink.fm_no_nvswitch";
 inline constexpr std::string_view kNvlinkFmVersionMismatch = "nvlink.fm_version_mismatch";
@@ -264,6 +266,8 @@ inline constexpr std::string_view kTriageCodes[] = {
     kKernelGpudirectPinFailed,
     kContainerGpuAccessLost,
     kContainerDriverLibsMissing,
+    kTopoRdmaProviderMissing,
+    kLimitsMemlockLow,
     kNvlinkFmNoNvswitch,
     kNvlinkFmVersionMismatch,
     kNvlinkFmFailed,

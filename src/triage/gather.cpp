@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <set>
 #include <unordered_set>
@@ -439,7 +440,30 @@ bool fabric_manager_line(std::string_view line) {
 bool rdma_absent_line(std::string_view line) {
   if (line.size() > 512) return false;
   return (contains(line, "sys files not found") && contains(line, "/sys/class/infiniband")) ||
-         contains(line, "No IB devices found") || contains(line, "Failed to get IB devices list");
+         contains(line, "No IB devices found") || contains(line, "Failed to get IB devices list") ||
+         contains(line, "librdmacm: Fatal: no RDMA devices found");
+}
+
+// A locked-memory limit in a listing: /proc/PID/limits' "Max locked memory  65536  65536
+// bytes" (the soft limit, in bytes), `ulimit -a`'s "max locked memory  (kbytes, -l) 64"
+// (kbytes). UINT64_MAX for unlimited; nullopt for another line.
+std::optional<uint64_t> memlock_limit(std::string_view t) {
+  const bool proc = t.starts_with("Max locked memory");
+  if (!proc && !t.starts_with("max locked memory")) return std::nullopt;
+  std::string_view rest = t.substr(17);
+  uint64_t unit = 1;
+  if (!proc) {
+    const size_t close = rest.find("(kbytes, -l)");
+    if (close == std::string_view::npos) return std::nullopt;
+    rest = rest.substr(close + 12);
+    unit = 1024;
+  }
+  const auto words = split_ws(rest);
+  if (words.empty() || (proc && (words.size() != 3 || words[2] != "bytes"))) return std::nullopt;
+  if (words[0] == "unlimited") return std::numeric_limits<uint64_t>::max();
+  uint64_t value = 0;
+  if (!parse_u64(words[0], value)) return std::nullopt;
+  return value * unit;
 }
 
 constexpr size_t kMaxKeptLines = 200000;       // distinct NCCL, kernel and counter lines kept per file
@@ -505,6 +529,7 @@ class Gatherer {
     const bool nccl = topo::split_nccl_line(line, l);
     if (!nccl || l.level != "INFO") {
       cuda_ecc_line(line, facts);
+      memlock_line(line, facts);
       driver_line(line, facts);
     }
     if (nccl) {
@@ -574,6 +599,13 @@ class Gatherer {
       return true;
     }
     if (libfabric_efa_line(trim(line), facts)) {
+      other_ += '\n';
+      return true;
+    }
+    if (contains(line, "no userspace device-specific driver found for")) {
+      if (facts && rdma_no_provider_.size() < kMaxKeptLines) {
+        rdma_no_provider_.push_back({path_, lines_, std::string(trim(line))});
+      }
       other_ += '\n';
       return true;
     }
@@ -698,6 +730,7 @@ class Gatherer {
     for (Quote& q : cuda_p2p_) facts.cuda_p2p.push_back(std::move(q));
     for (Quote& q : cuda_errors_) facts.cuda_errors.push_back(std::move(q));
     for (Quote& q : driver_libs_missing_) facts.driver_libs_missing.push_back(std::move(q));
+    for (Quote& q : rdma_no_provider_) facts.rdma_no_provider.push_back(std::move(q));
     for (Quote& q : driver_mismatch_) facts.driver_mismatch.push_back(std::move(q));
     for (Quote& q : cuda_not_ready_) facts.cuda_not_ready.push_back(std::move(q));
     for (Quote& q : pin_failed_) facts.gpudirect_pin_failed.push_back(std::move(q));
@@ -987,6 +1020,28 @@ class Gatherer {
     if (finds("_p2p_get_pages") && contains(line, "fail") && pin_failed_.size() < kMaxKeptLines) {
       pin_failed_.push_back({path_, lines_, std::string(trim(line))});
       kernel_ = true;  // a kernel module's line (gdrdrv, nvidia-peermem), with or without dmesg's stamp
+    }
+  }
+
+  // A locked-memory limit: a listing's line (memlock_limit), or the value on the line after
+  // a command line that ends in `ulimit -l` (kbytes, as bash and sh print it).
+  void memlock_line(std::string_view line, Facts* facts) {
+    const std::string_view t = trim(line);
+    std::optional<uint64_t> bytes;
+    if (ulimit_l_next_ && !t.empty()) {
+      ulimit_l_next_ = false;
+      uint64_t kb = 0;
+      if (t == "unlimited")
+        bytes = std::numeric_limits<uint64_t>::max();
+      else if (parse_u64(t, kb))
+        bytes = kb * 1024;
+    } else if (t.size() < 256) {
+      bytes = memlock_limit(t);
+      ulimit_l_next_ =
+          t == "ulimit -l" || t.ends_with(" ulimit -l") || t.ends_with("$ulimit -l") || t.ends_with("#ulimit -l");
+    }
+    if (bytes && facts && facts->memlock.size() < kMaxKeptLines) {
+      facts->memlock.push_back({{path_, lines_, std::string(t)}, *bytes});
     }
   }
 
@@ -1445,11 +1500,12 @@ class Gatherer {
   size_t smi_indent_ = 0;  // its header's indent: its keys are deeper
   bool smi_query_ = false;
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
-      efa_no_device_, driver_libs_missing_;
+      efa_no_device_, driver_libs_missing_, rdma_no_provider_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_;
   bool perftest_ethernet_ = false;  // perftest's header said "Link type : Ethernet" (RoCE)
   bool efa_seen_ = false;           // a libfabric EFA line above: its "fi_getinfo: -61" is EFA's
+  bool ulimit_l_next_ = false;      // the line before was a command line ending in `ulimit -l`
   bool cuda_error_seen_ = false;    // CUDA errors: a file of only such lines is a framework's log
   bool ibv_devices_ = false;        // ibv_devices' header seen
   std::string rdma_device_;         // the device an ibstat/ibv_devinfo listing is about ("CA 'mlx5_0'", "hca_id:")

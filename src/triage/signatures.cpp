@@ -8,6 +8,7 @@
 #include <cctype>
 #include <charconv>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -2842,7 +2843,58 @@ void check_roce_flow_control(const Facts& facts, std::vector<Finding>& out, std:
   }
 }
 
+// libibverbs finding the kernel's RDMA devices with no user-space driver for them: the
+// provider library (rdma-core's libmlx5, in Debian's ibverbs-providers) missing from the
+// image or host, or its configuration (libibverbs.d) not where libibverbs looks.
+void check_rdma_provider(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.rdma_no_provider.empty()) return;
+  std::vector<Quote> quotes = facts.rdma_no_provider;
+  quotes.insert(quotes.end(), facts.rdma_absent.begin(), facts.rdma_absent.end());  // what followed
+  out.push_back(finding(
+      code::kTopoRdmaProviderMissing, Severity::kError, "RDMA user-space driver", {},
+      fmt::format("libibverbs sees the kernel's RDMA devices but has no user-space driver for them ({}: \"no "
+                  "userspace device-specific driver found\"): no program can use those NICs for RDMA, so NCCL finds "
+                  "no IB device and MPI and UCX fall back to TCP",
+                  count_lines(facts.rdma_no_provider.size())),
+      "install the providers where the program runs (rdma-core's: `ibverbs-providers` on Debian and Ubuntu, "
+      "`libibverbs` on RHEL; MOFED or DOCA bring their own) and check `ls /etc/libibverbs.d` (a build from source "
+      "may have put it under /usr/local/etc) and `ibv_devices`; in a container, the image needs them as well as the "
+      "devices",
+      quotes, {{"lines", facts.rdma_no_provider.size()}}));
+}
+
+// Locked-memory limits below what RDMA needs: every buffer NCCL, MPI or UCX registers with
+// the NIC is locked, so the limit must be unlimited (or at least gigabytes); a job inherits
+// the limit of what started it (slurmd, the container runtime).
+constexpr uint64_t kMemlockEnough = 1ull << 30;
+void check_memlock(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  std::vector<Quote> low;
+  uint64_t lowest = std::numeric_limits<uint64_t>::max();
+  for (const MemlockFact& m : facts.memlock) {
+    if (m.bytes >= kMemlockEnough) continue;
+    low.push_back(m.where);
+    lowest = std::min(lowest, m.bytes);
+  }
+  if (low.empty()) return;
+  out.push_back(finding(
+      code::kLimitsMemlockLow, Severity::kWarning, "locked-memory limit", {},
+      fmt::format("a process may lock only {} of memory (RLIMIT_MEMLOCK, {}): RDMA locks every buffer it registers "
+                  "with the NIC, so NCCL's, MPI's and UCX's registrations fail (ibv_reg_mr or ibv_create_qp: Cannot "
+                  "allocate memory) or they fall back to TCP",
+                  format_size(lowest), count_lines(low.size())),
+      "set memlock unlimited where the ranks start: /etc/security/limits.conf (`* - memlock unlimited`) for login "
+      "sessions, LimitMEMLOCK=infinity in slurmd's and the container runtime's systemd units (jobs inherit the "
+      "daemon's limit), docker --ulimit memlock=-1; check with `ulimit -l` inside the job",
+      low, {{"lowest_bytes", lowest}}));
+}
+
 const std::vector<Signature> kSignatures = {
+    {{code::kTopoRdmaProviderMissing},
+     "libibverbs: kernel RDMA devices with no user-space driver (\"no userspace device-specific driver found\")",
+     check_rdma_provider},
+    {{code::kLimitsMemlockLow},
+     "locked-memory limits below what RDMA needs: /proc/PID/limits, `ulimit -a`, `ulimit -l`",
+     check_memlock},
     {{code::kNcclNoIbDevice, code::kNcclSocketFallback},
      "NCCL moves data over sockets where RDMA devices exist, or found no IB device (containers)",
      check_socket_fallback},

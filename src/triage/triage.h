@@ -89,6 +89,13 @@ struct GidRowFact {
   std::string gid, ipv4, version;
 };
 
+// A process's locked-memory limit (RLIMIT_MEMLOCK) as a listing shows it: /proc/PID/limits'
+// "Max locked memory" (bytes), `ulimit -a`'s "max locked memory (kbytes, -l)", `ulimit -l`.
+struct MemlockFact {
+  Quote where;
+  uint64_t bytes = 0;  // UINT64_MAX: unlimited
+};
+
 struct ZeroGuidFact {
   Quote where;
   std::string device;
@@ -170,6 +177,10 @@ struct Facts {
   // nvidia-smi's "Failed to initialize NVML: Unknown Error": in a container, its GPU device
   // nodes taken from it.
   std::vector<Quote> nvml_unknown;
+  std::vector<MemlockFact> memlock;
+  // libibverbs finding a kernel RDMA device with no user-space driver for it: "libibverbs:
+  // Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0".
+  std::vector<Quote> rdma_no_provider;
   // The NVIDIA driver's NVML library missing: NCCL's "Failed to open libnvidia-ml.so.1",
   // nvidia-smi's "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system".
   std::vector<Quote> driver_libs_missing;

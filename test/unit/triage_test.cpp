@@ -1559,6 +1559,42 @@ TEST(TriagePasted, NcclWarningsOfTheMachineByNcclsOwnWords) {
       << testing::PrintToString(codes(both));
 }
 
+// libibverbs without a user-space driver for the kernel's devices; locked-memory limits in
+// each listing's form, and unlimited or large ones left alone.
+TEST(TriagePasted, RdmaProvidersAndLockedMemoryLimits) {
+  Report none = judged({{"rdma.txt",
+                         "$ ibv_devinfo\n"
+                         "libibverbs: Warning: no userspace device-specific driver found for "
+                         "/sys/class/infiniband_verbs/uverbs0\n"
+                         "No IB devices found\n"}});
+  const Finding* p = find(none, "topo.rdma_provider_missing");
+  ASSERT_NE(p, nullptr) << testing::PrintToString(codes(none));
+  EXPECT_EQ(p->severity, Severity::kError);
+  EXPECT_EQ(quoted(*p), (std::vector<std::string>{"rdma.txt:2", "rdma.txt:3"}));
+
+  const std::pair<const char*, const char*> low[] = {
+      {"# cat /proc/3844/limits | grep locked\nMax locked memory         65536                65536                "
+       "bytes\n",
+       "64 KiB"},
+      {"max locked memory           (kbytes, -l) 8192\n", "8 MiB"},
+      {"user@node1:~$ ulimit -l\n64\n", "64 KiB"},
+  };
+  for (const auto& [text, shown] : low) {
+    Report r = judged({{"limits.txt", text}});
+    const Finding* f = find(r, "limits.memlock_low");
+    ASSERT_NE(f, nullptr) << text << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kWarning);
+    EXPECT_NE(f->message.find(shown), std::string::npos) << f->message;
+  }
+  for (const char* text :
+       {"Max locked memory         unlimited            unlimited            bytes\n",
+        "max locked memory           (kbytes, -l) unlimited\n", "$ ulimit -l\nunlimited\n",
+        "max locked memory           (kbytes, -l) 67108864\n", "ulimit -l is 64 on login nodes\n64\n"}) {
+    Report r = judged({{"limits.txt", text}});
+    EXPECT_EQ(find(r, "limits.memlock_low"), nullptr) << text << testing::PrintToString(codes(r));
+  }
+}
+
 // libfabric's EFA provider listing no device: no network for NCCL's OFI plugin.
 TEST(TriagePasted, LibfabricEfaWithoutDevice) {
   Report r = judged({{"lf.txt",
@@ -2051,7 +2087,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.ib_qp_access_error", "nccl.ofi_register_failed", "topo.roce_gid_sparse", "container.gpu_access_lost",
       "nccl.cuda_too_many_peers", "nccl.cuda_nvlink_error", "nccl.cuda_launch_timeout", "nccl.cuda_unlicensed",
       "nccl.cuda_mps", "nccl.ib_device_unopened", "nccl.comm_id_unresolved", "nvlink.imex_unavailable",
-      "container.driver_libs_missing",
+      "container.driver_libs_missing", "topo.rdma_provider_missing", "limits.memlock_low",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
