@@ -10,13 +10,17 @@ if(FABSCOPE_USE_CUDA)
   find_package(CUDAToolkit QUIET)
   if(CUDAToolkit_FOUND AND CUDAToolkit_NVCC_EXECUTABLE)
     set(FABSCOPE_CUDA_VERSION "${CUDAToolkit_VERSION}")
-    # The kernels' architectures when the user sets none: Ampere and Hopper, plus
-    # Blackwell when this nvcc knows it.
+    # The kernels' architectures when the user sets none: CMake's CUDAARCHS from the
+    # environment (CI compiles for one), else Ampere and Hopper, plus Blackwell when this
+    # nvcc knows it.
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "")
       set(_archs 80 90)
+      if(NOT "$ENV{CUDAARCHS}" STREQUAL "")
+        set(_archs $ENV{CUDAARCHS})
+      endif()
       execute_process(COMMAND "${CUDAToolkit_NVCC_EXECUTABLE}" --list-gpu-arch OUTPUT_VARIABLE _nvcc_archs
                       ERROR_QUIET RESULT_VARIABLE _nvcc_rc)
-      if(_nvcc_rc EQUAL 0 AND _nvcc_archs MATCHES "compute_100")
+      if(_nvcc_rc EQUAL 0 AND _nvcc_archs MATCHES "compute_100" AND "$ENV{CUDAARCHS}" STREQUAL "")
         list(APPEND _archs 100)
       endif()
       set(CMAKE_CUDA_ARCHITECTURES "${_archs}" CACHE STRING "CUDA architectures of fabscope's kernels")
