@@ -289,14 +289,23 @@ int rank_prefix(std::string_view line) {
   return -1;
 }
 
-// Whether `line` holds `what` (lower-case letters) in any case, in one pass with no set-up:
-// for the short needles a reader tries on every line, where memmem's set-up costs more.
-bool has_lower(std::string_view line, std::string_view what) {
-  for (size_t i = 0; i + what.size() <= line.size(); ++i) {
-    if ((line[i] | 0x20) != what[0]) continue;
-    size_t k = 1;
-    while (k < what.size() && (line[i + k] | 0x20) == what[k]) ++k;
-    if (k == what.size()) return true;
+// Whether `line` names CUDA followed by an error or failure, as CUDA's errors are said:
+// "CUDA error:", "cudaErrorTooManyPeers", "CUDA_ERROR_CONTAINED", "CUDA failure". Found
+// at each "uda"/"UDA" (memchr skips to them), not by a pass over every byte.
+bool cuda_error_word(std::string_view line) {
+  const auto starts_lower = [](std::string_view text, std::string_view word) {
+    if (text.size() < word.size()) return false;
+    for (size_t i = 0; i < word.size(); ++i) {
+      if ((text[i] | 0x20) != word[i]) return false;
+    }
+    return true;
+  };
+  for (std::string_view u : {std::string_view("uda"), std::string_view("UDA")}) {
+    for (size_t at = line.find(u); at != std::string_view::npos; at = line.find(u, at + 3)) {
+      std::string_view rest = line.substr(at + 3);
+      if (!rest.empty() && (rest[0] == ' ' || rest[0] == '_')) rest.remove_prefix(1);
+      if (starts_lower(rest, "error") || starts_lower(rest, "fail")) return true;
+    }
   }
   return false;
 }
@@ -602,7 +611,8 @@ class Gatherer {
       other_ += '\n';
       return true;
     }
-    if (contains(line, "no userspace device-specific driver found for")) {
+    if (line.find("-specific driver found for") != std::string_view::npos &&
+        contains(line, "no userspace device-specific driver found for")) {
       if (facts && rdma_no_provider_.size() < kMaxKeptLines) {
         rdma_no_provider_.push_back({path_, lines_, std::string(trim(line))});
       }
@@ -946,6 +956,10 @@ class Gatherer {
   // libraries at different versions, in whatever program's line.
   static constexpr size_t kShortLine = 1024;
   void driver_line(std::string_view line, Facts* facts) {
+    // Whether the line names CUDA ("cuda", "Cuda", "CUDA"): CUDA's 803 below and
+    // cuda_error_line (for the same line, later) read only such lines.
+    cuda_named_ = line.size() <= kShortLine &&
+                  (line.find("uda") != std::string_view::npos || line.find("UDA") != std::string_view::npos);
     if (!facts) return;
     // memmem: these run on every line but NCCL's INFO lines, and a needle whose first
     // character is common makes string_view::find stop at each one.
@@ -972,8 +986,9 @@ class Gatherer {
                       contains(line, "/gsp") && contains(line, "failed"));
     // CUDA's own word for it (error 803): "system has unsupported display driver / cuda
     // driver combination".
-    const bool cuda_803 = (has("driver combination") && contains(line, "unsupported display driver")) ||
-                          has("SystemDriverMismatch") || has("SYSTEM_DRIVER_MISMATCH");
+    const bool cuda_803 =
+        cuda_named_ && (contains(line, "unsupported display driver / cuda driver combination") ||
+                        contains(line, "SystemDriverMismatch") || contains(line, "SYSTEM_DRIVER_MISMATCH"));
     if ((gsp || cuda_803 ||
          (mismatch && (contains(line, "Driver/library version mismatch") || contains(line, "NVRM: API mismatch")))) &&
         driver_mismatch_.size() < kMaxKeptLines) {
@@ -1001,7 +1016,7 @@ class Gatherer {
     }
     // The driver's NVML library not there: NCCL's "Failed to open libnvidia-ml.so.1",
     // nvidia-smi's "couldn't find libnvidia-ml.so library in your system".
-    if (has("libnvidia-ml.so") &&
+    if (finds("-ml.so") &&  // '-' is rarer than 'l' in logs: find's memchr skips more
         (contains(line, "Failed to open libnvidia-ml.so") || contains(line, "couldn't find libnvidia-ml.so")) &&
         driver_libs_missing_.size() < kMaxKeptLines) {
       driver_libs_missing_.push_back({path_, lines_, std::string(trim(line))});
@@ -1050,9 +1065,9 @@ class Gatherer {
   // device ordinal", "code=711(cudaErrorTooManyPeers)". True where the line is one.
   bool cuda_error_line(std::string_view line, Facts* facts) {
     if (line.size() > kShortLine) return false;
-    // CUDA named, and an error or failure said ("CUDA error:", "cudaError", "CUDA_ERROR_",
-    // "CUDA failure"): a traceback's "torch/cuda/__init__.py" lines pass over the table.
-    if (!has_lower(line, "uda") || !(has_lower(line, "rror") || has_lower(line, "fail"))) return false;
+    // CUDA named, with an error or failure ("CUDA error:", "cudaError", "CUDA_ERROR_", "CUDA
+    // failure"): a traceback's "torch/cuda/__init__.py" lines pass over the table.
+    if (!cuda_named_ || !cuda_error_word(line)) return false;
     if (!names_cuda_error(line)) return false;
     cuda_error_seen_ = true;  // a file of only such lines is a framework's log
     if (facts && cuda_errors_.size() < kMaxKeptLines) cuda_errors_.push_back({path_, lines_, std::string(trim(line))});
@@ -1505,6 +1520,7 @@ class Gatherer {
       tcp_connect_failed_;
   bool perftest_ethernet_ = false;  // perftest's header said "Link type : Ethernet" (RoCE)
   bool efa_seen_ = false;           // a libfabric EFA line above: its "fi_getinfo: -61" is EFA's
+  bool cuda_named_ = false;         // driver_line's: the line names CUDA ("cuda", "CUDA", "Cuda")
   bool ulimit_l_next_ = false;      // the line before was a command line ending in `ulimit -l`
   bool cuda_error_seen_ = false;    // CUDA errors: a file of only such lines is a framework's log
   bool ibv_devices_ = false;        // ibv_devices' header seen
