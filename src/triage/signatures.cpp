@@ -569,7 +569,15 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
                                       count_lines(version_warnings.size())),
                           same_nccl, version_warnings));
   }
-  for (const auto& [var, values] : env) {
+  for (auto& [var, values] : env) {
+    // A value seen on one line that begins another value is that line cut short (a paste
+    // that ends mid-line: "set by environment to S" beside "SYS"), not another setting.
+    for (auto it = values.begin(); it != values.end();) {
+      const bool cut = it->second.size() == 1 && std::any_of(values.begin(), values.end(), [&](const auto& other) {
+                         return other.first.size() > it->first.size() && other.first.starts_with(it->first);
+                       });
+      it = cut ? values.erase(it) : std::next(it);
+    }
     differing(code::kNcclSettingMismatch, var, values, Severity::kWarning,
               "set it the same on every rank: export it through the launcher (mpirun -x VAR, srun --export=ALL)");
   }

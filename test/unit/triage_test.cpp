@@ -1595,6 +1595,18 @@ TEST(TriagePasted, RdmaProvidersAndLockedMemoryLimits) {
   }
 }
 
+// A paste that ends mid-line: its last setting cut short ("to S" beside "SYS") is not a
+// setting that differs; a value that is really different still is.
+TEST(TriagePasted, ASettingCutMidValueIsNotAnotherSetting) {
+  const std::string lines =
+      "a:1:2 [0] NCCL INFO NCCL_NET_GDR_LEVEL set by environment to SYS\n"
+      "a:3:4 [1] NCCL INFO NCCL_NET_GDR_LEVEL set by environment to SYS\n";
+  Report cut = judged({{"n.log", lines + "a:5:6 [2] NCCL INFO NCCL_NET_GDR_LEVEL set by environment to S"}});
+  EXPECT_EQ(find(cut, "nccl.setting_mismatch"), nullptr) << testing::PrintToString(codes(cut));
+  Report differs = judged({{"n.log", lines + "a:5:6 [2] NCCL INFO NCCL_NET_GDR_LEVEL set by environment to PHB\n"}});
+  EXPECT_NE(find(differs, "nccl.setting_mismatch"), nullptr) << testing::PrintToString(codes(differs));
+}
+
 // libfabric's EFA provider listing no device: no network for NCCL's OFI plugin.
 TEST(TriagePasted, LibfabricEfaWithoutDevice) {
   Report r = judged({{"lf.txt",
