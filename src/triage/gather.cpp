@@ -256,6 +256,22 @@ bool framework_error(std::string_view line) {
          contains(line, "Transport retry count exceeded");
 }
 
+// UCX's log line ("[1696.2] [host:123:0]   ib_md.c:293  UCX  ERROR ibv_reg_mr(...) failed:
+// Cannot allocate memory"): its message, for an ERROR, or for a WARN whose text has a
+// meaning of its own (UCX warns of much that is no fault: unused variables, fork); empty
+// for any other line.
+std::string_view ucx_message(std::string_view line) {
+  const size_t at = line.find("UCX ");
+  if (at == std::string_view::npos) return {};
+  std::string_view rest = line.substr(at + 4);
+  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  const bool error = rest.starts_with("ERROR");
+  if (!error && !rest.starts_with("WARN")) return {};
+  rest = trim(rest.substr(error ? 5 : 4));
+  if (rest.empty() || (!error && !has_warn_meaning(rest))) return {};
+  return rest;
+}
+
 // A process killed by SIGBUS: UCX's or a crash handler's "Caught signal 7 (Bus error:
 // ...)", the shell's "Bus error (core dumped)". Read as NCCL's only where the file's
 // backtrace lines name NCCL (Gatherer::finish).
@@ -374,6 +390,7 @@ bool kept_nccl_line(const topo::NcclLogLine& l) {
          contains(m, "set by environment to") || contains(m, "nranks ") || contains(m, " nNodes ") ||
          m.starts_with("NCCL_IB_HCA set to") || contains(m, "Using network") || contains(m, "GPU Direct RDMA") ||
          m.starts_with("Bootstrap : Using") || trim(m).starts_with("+ NET[") || contains(m, "ncclMaxSharedMem") ||
+         m.starts_with("Failed to open libibverbs") ||
          // NCCL's error trace: its source paths start in lower case, most INFO lines do not
          (!m.empty() && std::islower(static_cast<unsigned char>(m.front())) && nccl_trace_frame(m).has_value());
 }
@@ -545,7 +562,14 @@ class Gatherer {
       nccl_line(line, l, facts);
       return;
     }
-    const bool framework = framework_error(line) || last_error_line(line);
+    // UCX's errors (Open MPI's, NCCL's UCX plugin's, Spark's): read as a framework's are,
+    // by NCCL's meanings where UCX says the same.
+    const std::string_view ucx = line.size() <= kShortLine ? ucx_message(line) : std::string_view();
+    if (!ucx.empty()) {
+      ucx_ = true;
+      push_framework_fact(ucx, line, facts);
+    }
+    const bool framework = ucx.empty() && (framework_error(line) || last_error_line(line));
     if (framework) framework_line(line, facts);  // the line stays for the other readers
     since_framework_ = framework ? 0 : since_framework_ + 1;
     if (is_kernel_line(line)) {
@@ -649,6 +673,7 @@ class Gatherer {
     if (nccl_xml_) k.emplace_back("nccl-xml");
     if (nccl_) k.emplace_back("nccl-log");
     if ((framework_ || cuda_error_seen_) && !nccl_) k.emplace_back("framework-log");
+    if (ucx_) k.emplace_back("ucx-log");
     if (tests_) k.emplace_back("nccl-tests");
     if (smi_) k.emplace_back("nvidia-smi-topo");
     if (rdma_ || rdma_absent_) k.emplace_back("rdma-info");
@@ -1050,6 +1075,14 @@ class Gatherer {
         bytes = std::numeric_limits<uint64_t>::max();
       else if (parse_u64(t, kb))
         bytes = kb * 1024;
+    } else if (const size_t at =
+                   t.size() < kShortLine ? t.find("(ulimit -l) to 'unlimited' (current: ") : std::string_view::npos;
+               at != std::string_view::npos) {
+      // UCX's, after a verbs call refused with ENOMEM: "... failed: Cannot allocate memory :
+      // Please set max locked memory (ulimit -l) to 'unlimited' (current: 8192 kbytes)".
+      const auto words = split_ws(t.substr(at + 37));
+      uint64_t kb = 0;
+      if (words.size() >= 2 && words[1].starts_with("kbytes") && parse_u64(words[0], kb)) bytes = kb * 1024;
     } else if (t.size() < 256) {
       bytes = memlock_limit(t);
       ulimit_l_next_ =
@@ -1522,6 +1555,7 @@ class Gatherer {
   bool efa_seen_ = false;           // a libfabric EFA line above: its "fi_getinfo: -61" is EFA's
   bool cuda_named_ = false;         // driver_line's: the line names CUDA ("cuda", "CUDA", "Cuda")
   bool ulimit_l_next_ = false;      // the line before was a command line ending in `ulimit -l`
+  bool ucx_ = false;                // UCX's error lines
   bool cuda_error_seen_ = false;    // CUDA errors: a file of only such lines is a framework's log
   bool ibv_devices_ = false;        // ibv_devices' header seen
   std::string rdma_device_;         // the device an ibstat/ibv_devinfo listing is about ("CA 'mlx5_0'", "hca_id:")

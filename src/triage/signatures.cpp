@@ -132,18 +132,58 @@ bool ib_devices_listed(std::string_view msg) {
   return lb != std::string_view::npos && lb + 1 < msg.size() && std::isdigit(static_cast<unsigned char>(msg[lb + 1]));
 }
 
+// The first IPoIB interface a "NET/Socket : Using [0]ib0:10.0.0.1<0>" line names: "ib0",
+// a child "ib0.8001", systemd's "ibp65s0" and "ibs3"; empty for none.
+std::string_view ipoib_interface(std::string_view msg) {
+  for (size_t at = msg.find("]ib"); at != std::string_view::npos; at = msg.find("]ib", at + 1)) {
+    std::string_view n = msg.substr(at + 1);
+    n = n.substr(0, std::find_if(n.begin(), n.end(), [](char c) {
+                      return !std::isalnum(static_cast<unsigned char>(c));
+                    }) - n.begin());
+    if (n.size() < 3) continue;
+    const auto digit = [&](size_t i) { return i < n.size() && std::isdigit(static_cast<unsigned char>(n[i])); };
+    if (digit(2) || ((n[2] == 'p' || n[2] == 's') && digit(3))) return n;
+  }
+  return {};
+}
+
+// Whether the files expect InfiniBand/RoCE: NCCL_IB_HCA set, RDMA devices in their
+// topology, a rank on IB, or NCCL's sockets over an IPoIB interface (an InfiniBand port
+// NCCL did not use).
+struct RdmaExpected {
+  std::set<std::string> ib_procs;  // the processes that list NET/IB devices or use IB
+  bool rdma_known = false, hca_set = false;
+  std::string_view ipoib;  // the first IPoIB interface NET/Socket names
+  bool expected() const { return rdma_known || hca_set || !ipoib.empty(); }
+  nlohmann::ordered_json json() const {
+    return {{"rdma_devices_known", rdma_known},
+            {"nccl_ib_hca_set", hca_set},
+            {"ipoib_interface", ipoib},
+            {"ib_expected", expected()}};
+  }
+};
+RdmaExpected rdma_expected(const Facts& facts) {
+  RdmaExpected e;
+  for (const NcclFact& n : facts.nccl) {
+    if (ib_devices_listed(n.msg) || contains(n.msg, "Using network IB")) e.ib_procs.insert(proc_of(n));
+    if (n.msg.starts_with("NCCL_IB_HCA set")) e.hca_set = true;
+    if (e.ipoib.empty() && n.msg.starts_with("NET/Socket : Using")) e.ipoib = ipoib_interface(n.msg);
+  }
+  e.rdma_known = !e.ib_procs.empty();
+  for (const topo::HostTopology& h : facts.topology.hosts) {
+    for (const topo::Nic& nic : h.nics) e.rdma_known |= nic.rdma;
+  }
+  return e;
+}
+
 // NCCL fell back to sockets: "NET/Socket : Using", "Using network Socket", or NET/IB found
-// no device. A fault only where InfiniBand/RoCE was expected: NCCL_IB_HCA set, RDMA
-// devices in the files' topology, or other ranks on IB; elsewhere (a one-GPU machine, a
-// cloud VM without RDMA) it is said as information.
+// no device. A fault only where InfiniBand/RoCE was expected (rdma_expected); elsewhere (a
+// one-GPU machine, a cloud VM without RDMA) it is said as information.
 void check_socket_fallback(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   std::vector<Quote> socket, no_device;
-  std::set<std::string> socket_hosts, no_device_hosts, ib_procs;
+  std::set<std::string> socket_hosts, no_device_hosts;
   std::vector<const NcclFact*> socket_lines;
-  bool hca_set = false;
   for (const NcclFact& n : facts.nccl) {
-    if (ib_devices_listed(n.msg) || contains(n.msg, "Using network IB")) ib_procs.insert(proc_of(n));
-    if (n.msg.starts_with("NCCL_IB_HCA set")) hca_set = true;
     if (contains(n.msg, "Using network Socket") || n.msg.starts_with("NET/Socket : Using")) {
       socket.push_back(n.where);
       socket_hosts.insert(n.host);
@@ -154,15 +194,14 @@ void check_socket_fallback(const Facts& facts, std::vector<Finding>& out, std::v
       no_device_hosts.insert(n.host);
     }
   }
-  bool rdma_known = !ib_procs.empty();
-  for (const topo::HostTopology& h : facts.topology.hosts) {
-    for (const topo::Nic& nic : h.nics) rdma_known |= nic.rdma;
-  }
-  const bool ib_expected = rdma_known || hca_set;
-  const nlohmann::ordered_json expected = {
-      {"rdma_devices_known", rdma_known}, {"nccl_ib_hca_set", hca_set}, {"ib_expected", ib_expected}};
+  const RdmaExpected rdma = rdma_expected(facts);
+  const bool ib_expected = rdma.expected();
+  const std::string_view ipoib = rdma.ipoib;
+  const std::set<std::string>& ib_procs = rdma.ib_procs;
+  const nlohmann::ordered_json expected = rdma.json();
   const char* const unexpected_note =
-      "; nothing in the files expects RDMA (no NCCL_IB_HCA, no RDMA device in their topology, no rank on IB)";
+      "; nothing in the files expects RDMA (no NCCL_IB_HCA, no RDMA device in their topology, no rank on IB, no "
+      "IPoIB interface)";
   // Only the processes that use sockets without any NET/IB list of their own.
   const bool socket_only = std::any_of(socket_lines.begin(), socket_lines.end(),
                                        [&](const NcclFact* n) { return !ib_procs.count(proc_of(*n)); });
@@ -193,8 +232,12 @@ void check_socket_fallback(const Facts& facts, std::vector<Finding>& out, std::v
         code::kNcclSocketFallback, ib_expected ? Severity::kError : Severity::kInfo,
         fmt::format("NET/Socket on {}", fmt::join(socket_hosts, ", ")),
         std::vector<std::string>(socket_hosts.begin(), socket_hosts.end()),
-        ib_expected ? "NCCL uses TCP sockets for inter-node traffic although InfiniBand/RoCE is expected here"
-                    : fmt::format("NCCL uses TCP sockets for inter-node traffic{}", unexpected_note),
+        !ib_expected    ? fmt::format("NCCL uses TCP sockets for inter-node traffic{}", unexpected_note)
+        : ipoib.empty() ? std::string("NCCL uses TCP sockets for inter-node traffic although InfiniBand/RoCE is "
+                                      "expected here")
+                        : fmt::format("NCCL uses TCP sockets for inter-node traffic over {}, an IPoIB interface: the "
+                                      "host has InfiniBand, which NCCL's IB transport did not take",
+                                      ipoib),
         "check NCCL_IB_DISABLE, NCCL_NET, that the IB plugin loads (libibverbs in the container) and `ibv_devinfo`",
         socket, expected));
   }
@@ -659,6 +702,9 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "on; BIOS, or setpci at boot), or set the IOMMU to passthrough (iommu=pt); NCCL_NET_GDR_LEVEL=LOC confirms it "
      "by turning GPUDirect RDMA off"},
     {"with error 4,", code::kNcclIbLocalProtection, "", ""},
+    // UCX's mlx5 completion errors by their syndrome ("Local protection error on
+    // mlx5_0:1/IB (synd 0x4 vend 0x33 hw_synd 0/0)").
+    {"Local protection error on ", code::kNcclIbLocalProtection, "", ""},
     // Any other failed completion: the status names it (ibv_wc_status).
     {"Got completion", code::kNcclIbCompletionError,
      "an RDMA operation completed with an error status (ibv_wc_status: 1 a local length error, a message longer "
@@ -667,11 +713,18 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "no buffer posted)",
      "read the first completion error of the job (its status and vendor err), then the NICs' counters and dmesg on "
      "both hosts of that queue pair"},
+    // UCX's mlx5 completion errors by their syndrome: "Remote access error on mlx5_0:1/IB
+    // (synd 0x13 vend 0x88 hw_synd 0/0)", "Receive-no-ready retry count exceeded on ...".
+    {"Remote access error on ", code::kNcclIbCompletionError, "", ""},
+    {"Remote operation error on ", code::kNcclIbCompletionError, "", ""},
+    {"Local length error on ", code::kNcclIbCompletionError, "", ""},
+    {"Receive-no-ready retry count exceeded", code::kNcclIbCompletionError, "", ""},
     // Registering memory with the NIC refused for want of locked memory (misc/ibvwrap.cc:
     // "Call to ibv_reg_mr failed with error Cannot allocate memory", ENOMEM): RLIMIT_MEMLOCK.
     {"reg_mr failed with error Cannot allocate memory", code::kNcclIbMemlock,
-     "the NIC could not register NCCL's buffers (ibv_reg_mr: Cannot allocate memory): the process may lock too "
-     "little memory (RLIMIT_MEMLOCK, `ulimit -l`), which RDMA needs for every registered buffer",
+     "the NIC could not register the job's buffers or queues (a verbs call such as ibv_reg_mr or ibv_create_cq "
+     "refused: Cannot allocate memory): the process may lock too little memory (RLIMIT_MEMLOCK, `ulimit -l`), which "
+     "RDMA needs for every registered buffer and queue",
      "run `ulimit -l` where the ranks run (inside the container, under the launcher): it must be unlimited; set "
      "memlock unlimited in /etc/security/limits.conf and the job's launcher (Slurm's PropagateResourceLimits, "
      "docker --ulimit memlock=-1, the Kubernetes runtime's default)"},
@@ -714,6 +767,8 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "link_downed`), the switch side, and dmesg for link down/up lines; a port that flaps needs its cable or "
      "transceiver replaced"},
     {"async event: port error", code::kNcclIbPortError, "", ""},
+    // UCX's asynchronous events: "IB Async event on mlx5_0: port error on port 1".
+    {"port error on port", code::kNcclIbPortError, "", ""},
     // NET/IB joining two NICs that cannot talk: different link layers or capabilities
     // ("Attempted to connect incompatible devices: [0]mlx5_0:1/IB and [0]mlx5_2:1/RoCE").
     {"incompatible devices", code::kNcclIbIncompatibleDevices,
@@ -1044,6 +1099,18 @@ const CudaError* cuda_error_of(std::string_view line) {
   return nullptr;
 }
 
+// A verbs call refused with ENOMEM, as any RDMA user prints it: NCCL's "Call to ibv_reg_mr
+// failed with error Cannot allocate memory", UCX's "ibv_create_cq(cqe=4096) failed: Cannot
+// allocate memory" and "mlx5_0: mlx5dv_devx_umem_reg(size=131072 access=0x0) failed: ...".
+// Queue, completion-queue and registered host buffers are all locked memory: RLIMIT_MEMLOCK
+// is what refuses them first. Not a dma-buf registration (ibv_reg_dmabuf_mr): GPU memory,
+// which the limit does not count.
+bool verbs_enomem(std::string_view msg) {
+  if (!contains(msg, "Cannot allocate memory") || contains(msg, "dmabuf")) return false;
+  const size_t call = std::min(msg.find("ibv_"), msg.find("mlx5dv_"));
+  return call != std::string_view::npos && msg.find("fail", call) != std::string_view::npos;
+}
+
 // What a code means and what to do: the first entry of kWarnMeanings with that code, else
 // of kCudaErrors.
 struct Meaning {
@@ -1064,6 +1131,7 @@ Meaning meaning_of(std::string_view code) {
 // none.
 std::string_view warn_code(std::string_view msg) {
   if (const CudaError* e = cuda_error_of(msg)) return e->code;
+  if (verbs_enomem(msg)) return code::kNcclIbMemlock;
   for (const WarnMeaning& w : kWarnMeanings) {
     if (contains_nocase(msg, w.pattern)) return w.code;  // "socketFinalizeAccept", "Connect to", "Timeout"
   }
@@ -2854,7 +2922,26 @@ void check_roce_flow_control(const Facts& facts, std::vector<Finding>& out, std:
 // libibverbs finding the kernel's RDMA devices with no user-space driver for them: the
 // provider library (rdma-core's libmlx5, in Debian's ibverbs-providers) missing from the
 // image or host, or its configuration (libibverbs.d) not where libibverbs looks.
+// NCCL's "Failed to open libibverbs.so[.1]", which it says wherever there is no RDMA stack,
+// is the same fault where RDMA is expected (rdma_expected): the verbs library itself missing.
 void check_rdma_provider(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  std::vector<Quote> no_verbs;
+  for (const NcclFact& n : facts.nccl) {
+    if (n.msg.starts_with("Failed to open libibverbs")) no_verbs.push_back(n.where);
+  }
+  if (const RdmaExpected rdma = no_verbs.empty() ? RdmaExpected() : rdma_expected(facts); rdma.expected()) {
+    out.push_back(finding(
+        code::kTopoRdmaProviderMissing, Severity::kError, "libibverbs", {},
+        fmt::format("NCCL could not load libibverbs ({}: \"Failed to open libibverbs.so[.1]\") although RDMA is "
+                    "expected here{}: without the verbs library NCCL's IB transport cannot start, and NCCL moves "
+                    "data over TCP sockets",
+                    count_lines(no_verbs.size()),
+                    rdma.ipoib.empty() ? std::string() : fmt::format(" ({} is an IPoIB interface)", rdma.ipoib)),
+        "install rdma-core's libraries where NCCL runs (`libibverbs1` and `ibverbs-providers` on Debian and Ubuntu, "
+        "`libibverbs` on RHEL; in a container, the image needs them as well as /dev/infiniband), then look for "
+        "`NET/IB : Using` in NCCL's INFO lines",
+        no_verbs, rdma.json()));
+  }
   if (facts.rdma_no_provider.empty()) return;
   std::vector<Quote> quotes = facts.rdma_no_provider;
   quotes.insert(quotes.end(), facts.rdma_absent.begin(), facts.rdma_absent.end());  // what followed
@@ -2898,13 +2985,15 @@ void check_memlock(const Facts& facts, std::vector<Finding>& out, std::vector<st
 
 const std::vector<Signature> kSignatures = {
     {{code::kTopoRdmaProviderMissing},
-     "libibverbs: kernel RDMA devices with no user-space driver (\"no userspace device-specific driver found\")",
+     "libibverbs: kernel RDMA devices with no user-space driver (\"no userspace device-specific driver found\"), "
+     "or NCCL unable to load libibverbs where RDMA is expected",
      check_rdma_provider},
     {{code::kLimitsMemlockLow},
      "locked-memory limits below what RDMA needs: /proc/PID/limits, `ulimit -a`, `ulimit -l`",
      check_memlock},
     {{code::kNcclNoIbDevice, code::kNcclSocketFallback},
-     "NCCL moves data over sockets where RDMA devices exist, or found no IB device (containers)",
+     "NCCL moves data over sockets where RDMA devices exist (or over an IPoIB interface), or found no IB device "
+     "(containers)",
      check_socket_fallback},
     {{code::kNcclSocketIfacesUnroutable},
      "NCCL's sockets (NET/Socket, bootstrap) over container bridges, veth pairs or the loopback; a connection "
@@ -2997,6 +3086,8 @@ const std::vector<Signature> kSignatures = {
 const std::vector<Signature>& signatures() { return kSignatures; }
 
 bool names_cuda_error(std::string_view line) { return cuda_error_of(line) != nullptr; }
+
+bool has_warn_meaning(std::string_view msg) { return !warn_code(msg).empty(); }
 
 std::vector<Finding> run_signatures(const Facts& facts, std::vector<std::string>& missing) {
   std::vector<Finding> out;

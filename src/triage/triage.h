@@ -223,6 +223,11 @@ std::optional<TraceFrame> nccl_trace_frame(std::string_view msg);
 // CUDA_ERROR_TOO_MANY_PEERS), as the signatures read them.
 bool names_cuda_error(std::string_view line);
 
+// Whether an error's or a warning's text has a meaning of the signatures' own (NCCL's
+// wordings, CUDA's catalogue, the verbs calls refused for want of locked memory): another
+// program's warnings are read only then.
+bool has_warn_meaning(std::string_view msg);
+
 // The kinds a file can be taken as (a file can be several: nccl-tests run with
 // NCCL_DEBUG=INFO is an NCCL log too). Empty: not recognised.
 std::vector<std::string> recognise(std::string_view text);

@@ -1595,6 +1595,88 @@ TEST(TriagePasted, RdmaProvidersAndLockedMemoryLimits) {
   }
 }
 
+// UCX's error lines, by NCCL's meanings where UCX says the same: verbs calls refused with
+// ENOMEM (its memlock hint read as a limit), its mlx5 completion errors, its asynchronous
+// events; a WARN with no meaning of its own, and a dma-buf registration (GPU memory, which
+// RLIMIT_MEMLOCK does not count), are not those.
+TEST(TriagePasted, UcxErrorLines) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"[1696.1] [node1:123:0]  ib_md.c:293  UCX  ERROR ibv_reg_mr(address=0x7f00, length=4096, access=0xf) failed: "
+       "Cannot allocate memory",
+       "nccl.ib_memlock"},
+      {"[1696.1] [node1:123:0]  ib_iface.c:800  UCX  ERROR ibv_create_cq(cqe=4096) failed: Cannot allocate memory",
+       "nccl.ib_memlock"},
+      {"UCX  ERROR mlx5_0: mlx5dv_devx_umem_reg(size=131072 access=0x0) failed: Cannot allocate memory",
+       "nccl.ib_memlock"},
+      {"[1696.2] [node1:123:0] ib_mlx5_log.c:177 UCX  ERROR Local protection error on mlx5_0:1/IB (synd 0x4 vend "
+       "0x33 hw_synd 0/0)",
+       "nccl.ib_local_protection"},
+      {"[1696.2] [node1:123:0] ib_mlx5_log.c:177 UCX  ERROR Remote access error on mlx5_2:1/RoCE (synd 0x13 vend "
+       "0x88 hw_synd 0/0)",
+       "nccl.ib_completion_error"},
+      {"[1696.2] [node1:123:0] ib_mlx5_log.c:177 UCX  ERROR Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 "
+       "vend 0x81 hw_synd 0/0)",
+       "nccl.ib_retry_exceeded"},
+      {"[1696.3] [node1:123:0]  ib_device.c:468  UCX  WARN  IB Async event on mlx5_0: port error on port 1",
+       "nccl.ib_port_error"},
+  };
+  for (const auto& [line, code] : cases) {
+    Report r = judged({{"ucx.log", std::string(line) + "\n"}});
+    const Finding* f = find(r, code);
+    ASSERT_NE(f, nullptr) << line << ": " << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError) << line;
+    EXPECT_EQ(quoted(*f), std::vector<std::string>{"ucx.log:1"}) << line;
+    const auto& kinds = r.triage->files.at(0).kinds;
+    EXPECT_NE(std::find(kinds.begin(), kinds.end(), "ucx-log"), kinds.end()) << line;
+  }
+  // UCX's hint after the refusal is the process's limit.
+  Report hint = judged({{"ucx.log",
+                         "[1696.1] [node1:123:0]  ib_md.c:293  UCX  ERROR ibv_reg_mr(address=0x7f00, length=4096, "
+                         "access=0xf) failed: Cannot allocate memory : Please set max locked memory (ulimit -l) to "
+                         "'unlimited' (current: 8192 kbytes)\n"}});
+  const Finding* low = find(hint, "limits.memlock_low");
+  ASSERT_NE(low, nullptr) << testing::PrintToString(codes(hint));
+  EXPECT_NE(low->message.find("8 MiB"), std::string::npos) << low->message;
+  for (const char* quiet :
+       {"[1696.4] [node1:123:0]  parser.c:2045 UCX  WARN  unused environment variable: UCX_IB_FOO\n",
+        "[1696.4] [node1:123:0]  ib_md.c:900 UCX  WARN  IB: ibv_fork_init() was disabled or failed, yet a fork() has "
+        "been issued.\n",
+        "n1:5:7 [0] misc/ibvwrap.cc:183 NCCL WARN Call to ibv_reg_dmabuf_mr failed with error Cannot allocate "
+        "memory\n"}) {
+    Report r = judged({{"ucx.log", quiet}});
+    EXPECT_EQ(find(r, "nccl.ib_memlock"), nullptr) << quiet << testing::PrintToString(codes(r));
+    if (std::string_view(quiet).find("UCX") != std::string_view::npos) {
+      EXPECT_TRUE(r.findings.empty()) << quiet << testing::PrintToString(codes(r));
+    }
+  }
+}
+
+// NCCL on sockets over an IPoIB interface: InfiniBand is there, so the fallback is a fault,
+// and NCCL's "Failed to open libibverbs.so[.1]" its cause; on a host with no sign of RDMA
+// the same lines are information only.
+TEST(TriagePasted, SocketsOverIpoibAndNoVerbsLibrary) {
+  const std::string no_verbs = "NCCL INFO Failed to open libibverbs.so[.1]\n";
+  for (const char* iface : {"ib0:10.0.0.1<0>", "ibp65s0:10.0.0.1<0>", "ib0.8001:10.0.0.1<0>"}) {
+    Report r = judged({{"n.log", no_verbs + "NCCL INFO NET/Socket : Using [0]" + iface + "\n"}});
+    const Finding* lib = find(r, "topo.rdma_provider_missing");
+    ASSERT_NE(lib, nullptr) << iface << testing::PrintToString(codes(r));
+    EXPECT_EQ(lib->severity, Severity::kError);
+    EXPECT_EQ(quoted(*lib), std::vector<std::string>{"n.log:1"});
+    const Finding* sock = find(r, "nccl.socket_fallback");
+    ASSERT_NE(sock, nullptr) << iface;
+    EXPECT_EQ(sock->severity, Severity::kError);
+    EXPECT_NE(sock->message.find("IPoIB"), std::string::npos) << sock->message;
+  }
+  Report eth = judged({{"n.log", no_verbs + "NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n"}});
+  EXPECT_EQ(find(eth, "topo.rdma_provider_missing"), nullptr) << testing::PrintToString(codes(eth));
+  const Finding* sock = find(eth, "nccl.socket_fallback");
+  ASSERT_NE(sock, nullptr);
+  EXPECT_EQ(sock->severity, Severity::kInfo);
+  Report ibverbs_only = judged({{"n.log", "NCCL INFO NET/Socket : Using [0]ibverbs0:10.0.0.1<0>\n"}});
+  ASSERT_NE(find(ibverbs_only, "nccl.socket_fallback"), nullptr);
+  EXPECT_EQ(find(ibverbs_only, "nccl.socket_fallback")->severity, Severity::kInfo);
+}
+
 // A paste that ends mid-line: its last setting cut short ("to S" beside "SYS") is not a
 // setting that differs; a value that is really different still is.
 TEST(TriagePasted, ASettingCutMidValueIsNotAnotherSetting) {
