@@ -150,6 +150,7 @@ inline constexpr std::string_view kContainerGpuAccessLost = "container.gpu_acces
 inline constexpr std::string_view kContainerDriverLibsMissing = "container.driver_libs_missing";
 inline constexpr std::string_view kTopoRdmaProviderMissing = "topo.rdma_provider_missing";
 inline constexpr std::string_view kLimitsMemlockLow = "limits.memlock_low";
+inline constexpr std::string_view kNcclRoceGidLinkLocal = "nccl.roce_gid_link_local";
 // NVIDIA Fabric Manager (NVSwitch systems).
 inline constexpr std::string_view kNvlinkFmNoNvswitch = "nvlink.fm_no_nvswitch";
 inline constexpr std::string_view kNvlinkFmVersionMismatch = "nvlink.fm_version_mismatch";
@@ -268,6 +269,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kContainerDriverLibsMissing,
     kTopoRdmaProviderMissing,
     kLimitsMemlockLow,
+    kNcclRoceGidLinkLocal,
     kNvlinkFmNoNvswitch,
     kNvlinkFmVersionMismatch,
     kNvlinkFmFailed,

@@ -2958,6 +2958,67 @@ void check_rdma_provider(const Facts& facts, std::vector<Finding>& out, std::vec
       quotes, {{"lines", facts.rdma_no_provider.size()}}));
 }
 
+// NET/IB's queue pairs on a RoCE port using a link-local GID (fe80::, which NCCL prints
+// byte-swapped as "GID 0 (80FE/...)"): RoCE v2 packets from such an address cannot leave
+// the link (no router forwards them), so hosts on other subnets, or a container's address
+// NCCL cannot reach this way, time out or fail ibv_modify_qp. RoCE is known by the line's
+// form (2.20 and later print a GID only for RoCE, with fifoRkey) or by a MAC-derived
+// interface id (EUI-64's FF FE, printed as "FEFF" at its 7th character). A fault where
+// NCCL_IB_GID_INDEX forced it, or where NCCL chose it itself (2.21 and later pick a
+// routable GID when the port has one); NCCL before 2.21 took GID 0 by default, which a
+// flat layer-2 RoCE network runs on, and is not judged.
+bool link_local_roce_gid(std::string_view msg) {
+  if (!msg.starts_with("NET/IB:")) return false;
+  const size_t gid = msg.find(" GID ");
+  if (gid == std::string_view::npos) return false;
+  const size_t open = msg.find(" (80FE/", gid);
+  if (open == std::string_view::npos) return false;
+  const std::string_view iid = msg.substr(open + 7);
+  const bool mac_derived = iid.size() >= 16 && iid.substr(6, 4) == "FEFF";
+  return contains(msg, "fifoRkey") || mac_derived;
+}
+void check_roce_link_local(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  std::vector<Quote> quotes;
+  std::set<std::string> hosts;
+  std::optional<Quote> forced;
+  std::string index;
+  bool auto_selected = false;  // NCCL 2.21 or later, which picks a routable GID itself
+  for (const NcclFact& n : facts.nccl) {
+    if (const size_t at = n.msg.find("NCCL_IB_GID_INDEX set by environment to "); at != std::string::npos) {
+      forced = n.where;
+      index = std::string(trim(n.msg.substr(at + 40)));
+      if (index.ends_with('.')) index.pop_back();
+    }
+    if (n.msg.starts_with("NCCL version ")) {
+      int major = 0, minor = 0;
+      if (std::sscanf(n.msg.c_str() + 13, "%d.%d", &major, &minor) == 2) {
+        auto_selected = major > 2 || (major == 2 && minor >= 21);
+      }
+    }
+    if (link_local_roce_gid(n.msg) && quotes.size() < 8) {
+      quotes.push_back(n.where);
+      hosts.insert(n.host);
+    }
+  }
+  if (quotes.empty() || (!forced && !auto_selected)) return;
+  if (forced) quotes.insert(quotes.begin(), *forced);
+  out.push_back(finding(
+      code::kNcclRoceGidLinkLocal, Severity::kWarning, "NET/IB RoCE GID",
+      std::vector<std::string>(hosts.begin(), hosts.end()),
+      forced ? fmt::format("NCCL_IB_GID_INDEX is forced to {} and that GID is link-local (fe80::, MAC-derived): RoCE "
+                           "traffic from it cannot be routed, so peers on another subnet (or a container's network) "
+                           "time out or refuse the queue pair",
+                           index)
+             : std::string("NCCL chose a link-local GID (fe80::) for RoCE: the port has no routable (IPv4 or global "
+                           "IPv6) GID, so peers on another subnet time out or refuse the queue pair"),
+      forced ? "unset NCCL_IB_GID_INDEX (NCCL 2.21 and later pick a routable RoCE v2 GID themselves) or set it to the "
+               "index `show_gids` lists with the interface's IPv4 address and v2; in a container, check the GID table "
+               "the container sees"
+             : "give the RoCE interface its IP address (the GID table gains a RoCE v2 IPv4 entry; `show_gids`), and in "
+               "a container check the GID table the container sees",
+      quotes, {{"forced_index", forced ? nlohmann::ordered_json(index) : nlohmann::ordered_json()}}));
+}
+
 // Locked-memory limits below what RDMA needs: every buffer NCCL, MPI or UCX registers with
 // the NIC is locked, so the limit must be unlimited (or at least gigabytes); a job inherits
 // the limit of what started it (slurmd, the container runtime).
@@ -2988,6 +3049,10 @@ const std::vector<Signature> kSignatures = {
      "libibverbs: kernel RDMA devices with no user-space driver (\"no userspace device-specific driver found\"), "
      "or NCCL unable to load libibverbs where RDMA is expected",
      check_rdma_provider},
+    {{code::kNcclRoceGidLinkLocal},
+     "RoCE queue pairs on a link-local GID (NET/IB's \"GID 0 (80FE/...)\"): NCCL_IB_GID_INDEX forced to it, or no "
+     "routable GID for NCCL 2.21 and later to choose",
+     check_roce_link_local},
     {{code::kLimitsMemlockLow},
      "locked-memory limits below what RDMA needs: /proc/PID/limits, `ulimit -a`, `ulimit -l`",
      check_memlock},

@@ -1677,6 +1677,44 @@ TEST(TriagePasted, SocketsOverIpoibAndNoVerbsLibrary) {
   EXPECT_EQ(find(ibverbs_only, "nccl.socket_fallback")->severity, Severity::kInfo);
 }
 
+// RoCE queue pairs on a link-local GID: forced by NCCL_IB_GID_INDEX, or chosen by an NCCL
+// that picks routable GIDs itself; NCCL before 2.21 (GID 0 by default) and IB ports (whose
+// GID 0 is always fe80:: with the port GUID) are left alone.
+TEST(TriagePasted, RoceLinkLocalGid) {
+  const std::string roce_228 =
+      "n1:88:159 [0] NCCL INFO NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 1047 mtu 5 GID 0 (80FE/1A8A41FEFF21A75E) "
+      "fifoRkey=0x15e6c5 fifoLkey=0x15e6c5\n";
+  Report forced =
+      judged({{"n.log", "n1:88:159 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 0.\n" + roce_228}});
+  const Finding* f = find(forced, "nccl.roce_gid_link_local");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(forced));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"n.log:1", "n.log:2"}));
+  EXPECT_NE(f->message.find("forced to 0"), std::string::npos) << f->message;
+
+  Report chosen = judged({{"n.log", "n1:88:88 [0] NCCL INFO NCCL version 2.23.4+cuda12.6\n" + roce_228}});
+  ASSERT_NE(find(chosen, "nccl.roce_gid_link_local"), nullptr) << testing::PrintToString(codes(chosen));
+
+  // NCCL 2.18's form, for IB and RoCE alike: a MAC-derived interface id is RoCE.
+  const std::string old_roce =
+      "n1:5:9 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 812 mtu 3 GID 1 (80FE/5EA721FFFE418A1A)\n";
+  const std::string old_ib = "n1:5:9 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 812 mtu 5 GID 0 (80FE/72FED4009F0359B8)\n";
+  const std::string gid1 = "n1:5:9 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 1.\n";
+  ASSERT_NE(find(judged({{"n.log", gid1 + "n1:5:9 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 812 mtu 3 GID 1 "
+                                          "(80FE/1A8A41FEFF21A75E)\n"}}),
+                 "nccl.roce_gid_link_local"),
+            nullptr);
+  for (const std::string& quiet :
+       {old_roce,                                                          // NCCL's default GID 0 era, not forced
+        gid1 + old_ib,                                                     // IB's GID: the port GUID
+        "n1:5:5 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\n" + roce_228,  // before auto-selection
+        gid1 + "n1:5:9 [0] NCCL INFO NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 9 mtu 5 GID 3 (0/1F0A0A0AFFFF0000) "
+               "fifoRkey=0x1 fifoLkey=0x1\n"}) {  // a RoCE v2 IPv4 GID
+    Report r = judged({{"n.log", quiet}});
+    EXPECT_EQ(find(r, "nccl.roce_gid_link_local"), nullptr) << quiet << testing::PrintToString(codes(r));
+  }
+}
+
 // A paste that ends mid-line: its last setting cut short ("to S" beside "SYS") is not a
 // setting that differs; a value that is really different still is.
 TEST(TriagePasted, ASettingCutMidValueIsNotAnotherSetting) {
@@ -2181,7 +2219,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.ib_qp_access_error", "nccl.ofi_register_failed", "topo.roce_gid_sparse", "container.gpu_access_lost",
       "nccl.cuda_too_many_peers", "nccl.cuda_nvlink_error", "nccl.cuda_launch_timeout", "nccl.cuda_unlicensed",
       "nccl.cuda_mps", "nccl.ib_device_unopened", "nccl.comm_id_unresolved", "nvlink.imex_unavailable",
-      "container.driver_libs_missing", "topo.rdma_provider_missing", "limits.memlock_low",
+      "container.driver_libs_missing", "topo.rdma_provider_missing", "limits.memlock_low", "nccl.roce_gid_link_local",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
