@@ -151,6 +151,7 @@ inline constexpr std::string_view kContainerDriverLibsMissing = "container.drive
 inline constexpr std::string_view kTopoRdmaProviderMissing = "topo.rdma_provider_missing";
 inline constexpr std::string_view kLimitsMemlockLow = "limits.memlock_low";
 inline constexpr std::string_view kNcclRoceGidLinkLocal = "nccl.roce_gid_link_local";
+inline constexpr std::string_view kNcclOfiUnreachable = "nccl.ofi_unreachable";
 // NVIDIA Fabric Manager (NVSwitch systems).
 inline constexpr std::string_view kNvlinkFmNoNvswitch = "nvlink.fm_no_nvswitch";
 inline constexpr std::string_view kNvlinkFmVersionMismatch = "nvlink.fm_version_mismatch";
@@ -270,6 +271,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kTopoRdmaProviderMissing,
     kLimitsMemlockLow,
     kNcclRoceGidLinkLocal,
+    kNcclOfiUnreachable,
     kNvlinkFmNoNvswitch,
     kNvlinkFmVersionMismatch,
     kNvlinkFmFailed,

@@ -974,6 +974,12 @@ class Gatherer {
       efa_no_device_.push_back({path_, lines_, std::string(t)});
     }
     if (libfabric || enodata) rdma_absent_ = true;  // an RDMA stack's own account of its devices
+    // Its warnings whose text has a meaning here (EFA's completion statuses): read as a
+    // framework's errors are.
+    if (libfabric && t.size() <= kShortLine && has_warn_meaning(t)) {
+      const size_t warn = t.find("<warn>");
+      push_framework_fact(warn == std::string_view::npos ? t : trim(t.substr(warn + 6)), t, facts);
+    }
     return libfabric || enodata;
   }
 

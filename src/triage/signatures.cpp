@@ -719,6 +719,13 @@ constexpr WarnMeaning kWarnMeanings[] = {
     {"Remote operation error on ", code::kNcclIbCompletionError, "", ""},
     {"Local length error on ", code::kNcclIbCompletionError, "", ""},
     {"Receive-no-ready retry count exceeded", code::kNcclIbCompletionError, "", ""},
+    // EFA's (efa_errno.h): a registration the operation may not use, a receiver with no
+    // buffer posted.
+    {"Invalid local key (LKEY)", code::kNcclIbCompletionError, "", ""},
+    {"RKEY not registered or does not match remote IOVA", code::kNcclIbCompletionError, "", ""},
+    {"Local memory registration is invalid, has insufficient access flags", code::kNcclIbCompletionError, "", ""},
+    {"Remote memory registration is invalid, has insufficient access flags", code::kNcclIbCompletionError, "", ""},
+    {"Destination resource not ready (no work queue entries posted", code::kNcclIbCompletionError, "", ""},
     // Registering memory with the NIC refused for want of locked memory (misc/ibvwrap.cc:
     // "Call to ibv_reg_mr failed with error Cannot allocate memory", ENOMEM): RLIMIT_MEMLOCK.
     {"reg_mr failed with error Cannot allocate memory", code::kNcclIbMemlock,
@@ -965,6 +972,30 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "find the rank that failed first (its own log, dmesg for Xid/OOM) before blaming the network"},
     {"remote process exiting", code::kNcclPeerLost, "", ""},  // PyTorch's ncclRemoteError text
     {"Connection closed by remote peer", code::kNcclPeerLost, "", ""},
+    // libfabric's EFA provider's completion statuses (prov/efa/src/efa_errno.h, in both the
+    // wordings of libfabric 1.18-1.21 and of 1.22 on), as aws-ofi-nccl's "NET/OFI Request
+    // ... completed with error. RC: 5. Error: ..." and libfabric's own warnings print them:
+    // the peer's queue pair or endpoint gone (its process died), or a peer that answered
+    // once and stopped.
+    {"Invalid receiver queue pair number", code::kNcclPeerLost, "", ""},                            // 9
+    {"QP does not exist or is in error state", code::kNcclPeerLost, "", ""},                        // 9
+    {"Receiver connection aborted", code::kNcclPeerLost, "", ""},                                   // 8
+    {"Connection was reset by remote peer", code::kNcclPeerLost, "", ""},                           // 8
+    {"Unresponsive remote (was previously responsive)", code::kNcclPeerLost, "", ""},               // 13
+    {"Unresponsive receiver (connection previously established)", code::kNcclPeerLost, "", ""},     // 4124
+    {"peer closed its memory registration or endpoint mid-transfer", code::kNcclPeerLost, "", ""},  // 4127
+    // A peer EFA never heard from: the security group not letting the instances' EFA
+    // traffic through (EFA needs all traffic allowed to and from the group itself), the
+    // instances outside one subnet's reach, or no process there.
+    {"Unreachable remote - never received a response", code::kNcclOfiUnreachable,
+     "EFA never received a response from the peer (an unreachable remote): the instances' security group does not "
+     "allow all traffic to and from itself (EFA's requirement), the peer is outside the reach of this subnet, or "
+     "no process listens there",
+     "check the security group of every instance: an inbound and an outbound rule allowing all traffic with the "
+     "group itself as source and destination; then that the peer process started (its own log) and `fi_info -p "
+     "efa` on both hosts"},
+    {"Unresponsive receiver (connection never established or unknown)", code::kNcclOfiUnreachable, "", ""},  // 13
+    {"Unresponsive receiver (reachable by EFA device but handshake failed)", code::kNcclOfiUnreachable, "", ""},
     {"imeout", code::kNcclTimeout,
      "an operation timed out: a rank stopped progressing or the network dropped it (PyTorch's watchdog names the "
      "collective and its sequence number)",
@@ -3072,27 +3103,49 @@ const std::vector<Signature> kSignatures = {
     {{code::kNcclVersionMismatch, code::kNcclSettingMismatch, code::kNcclIbListMismatch},
      "different NCCL versions, NCCL_* settings or NET/IB lists across ranks",
      check_mismatch},
-    {{code::kNcclKernelSharedMem,   code::kNcclShmPermission,
-      code::kNcclShmExhausted,      code::kNcclSocketIfnameNoMatch,
-      code::kNcclIbRetryExceeded,   code::kNcclIbLocalProtection,
-      code::kNcclIbQpAccessError,   code::kNcclIbCompletionError,
-      code::kNcclIbvFailed,         code::kNcclSystemError,
-      code::kNcclTopoFileInvalid,   code::kNcclPciSysfsMissing,
-      code::kNcclMessageTruncated,  code::kNcclCudaOom,
-      code::kNcclCudaDriverTooOld,  code::kNcclInvalidDevice,
-      code::kNcclDuplicateGpu,      code::kNcclInvalidUsage,
-      code::kNcclCudaKernelFault,   code::kNcclCudaEcc,
-      code::kNcclNoCudaDevice,      code::kNcclGpuUnavailable,
-      code::kNcclNoKernelImage,     code::kNcclIbIncompatibleDevices,
-      code::kNcclIbPortError,       code::kNcclIbFatalEvent,
-      code::kNcclIbMemlock,         code::kNcclOfiRegisterFailed,
-      code::kNcclP2pDisabledNvlink, code::kNcclPeerLost,
-      code::kNcclTimeout,           code::kNcclSocketAccept,
-      code::kNcclSocketConnect,     code::kNcclCudaTooManyPeers,
-      code::kNcclCudaNvlinkError,   code::kNcclCudaLaunchTimeout,
-      code::kNcclCudaUnlicensed,    code::kNcclCudaMps,
-      code::kNcclIbDeviceUnopened,  code::kNcclCommIdUnresolved,
-      code::kNvlinkImexUnavailable, code::kNcclWarn},
+    {{code::kNcclKernelSharedMem,
+      code::kNcclShmPermission,
+      code::kNcclShmExhausted,
+      code::kNcclSocketIfnameNoMatch,
+      code::kNcclIbRetryExceeded,
+      code::kNcclIbLocalProtection,
+      code::kNcclIbQpAccessError,
+      code::kNcclIbCompletionError,
+      code::kNcclIbvFailed,
+      code::kNcclSystemError,
+      code::kNcclTopoFileInvalid,
+      code::kNcclPciSysfsMissing,
+      code::kNcclMessageTruncated,
+      code::kNcclCudaOom,
+      code::kNcclCudaDriverTooOld,
+      code::kNcclInvalidDevice,
+      code::kNcclDuplicateGpu,
+      code::kNcclInvalidUsage,
+      code::kNcclCudaKernelFault,
+      code::kNcclCudaEcc,
+      code::kNcclNoCudaDevice,
+      code::kNcclGpuUnavailable,
+      code::kNcclNoKernelImage,
+      code::kNcclIbIncompatibleDevices,
+      code::kNcclIbPortError,
+      code::kNcclIbFatalEvent,
+      code::kNcclIbMemlock,
+      code::kNcclOfiRegisterFailed,
+      code::kNcclP2pDisabledNvlink,
+      code::kNcclPeerLost,
+      code::kNcclTimeout,
+      code::kNcclSocketAccept,
+      code::kNcclSocketConnect,
+      code::kNcclCudaTooManyPeers,
+      code::kNcclCudaNvlinkError,
+      code::kNcclCudaLaunchTimeout,
+      code::kNcclCudaUnlicensed,
+      code::kNcclCudaMps,
+      code::kNcclIbDeviceUnopened,
+      code::kNcclCommIdUnresolved,
+      code::kNvlinkImexUnavailable,
+      code::kNcclOfiUnreachable,
+      code::kNcclWarn},
      "NCCL WARN lines and a framework's NCCL errors with what they usually mean, and the first failing rank; CUDA's "
      "errors that point at the machine, in any program's line; NCCL's error trace through its bootstrap's sockets "
      "with no warning saying why",

@@ -1715,6 +1715,37 @@ TEST(TriagePasted, RoceLinkLocalGid) {
   }
 }
 
+// libfabric's EFA completion statuses in both catalogues' wordings, as aws-ofi-nccl's WARN
+// and libfabric's own warning print them: a peer gone, a peer never reached.
+TEST(TriagePasted, EfaCompletionStatuses) {
+  const std::string ofi =
+      "n1:199:263 [2] process_err_completion:1562 NCCL WARN NET/OFI Request 0x7f08 completed "
+      "with error. RC: ";
+  const std::pair<std::string, const char*> cases[] = {
+      {ofi + "5. Error: Invalid receiver queue pair number (QPN) My EFA addr: fi_addr_efa://[fe80::30]:0:657",
+       "nccl.peer_lost"},
+      {ofi + "9. Error: Bad queue pair (QP) number (QP does not exist or is in error state)", "nccl.peer_lost"},
+      {ofi + "13. Error: Unresponsive remote (was previously responsive)", "nccl.peer_lost"},
+      {ofi + "15. Error: Unreachable remote - never received a response", "nccl.ofi_unreachable"},
+      {ofi + "13. Error: Unresponsive receiver (connection never established or unknown)", "nccl.ofi_unreachable"},
+      {"libfabric:4211:1712345678::efa:cq:efa_rdm_pke_handle_tx_error():543<warn> Unreachable remote - never "
+       "received a response (peer 3)",
+       "nccl.ofi_unreachable"},
+  };
+  for (const auto& [line, code] : cases) {
+    Report r = judged({{"n.log", line + "\n"}});
+    const Finding* f = find(r, code);
+    ASSERT_NE(f, nullptr) << line << ": " << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError) << line;
+    EXPECT_EQ(find(r, "nccl.warn"), nullptr) << line << ": " << testing::PrintToString(codes(r));
+  }
+  // libfabric's other warnings are no finding of their own.
+  Report quiet = judged({{"n.log",
+                          "libfabric:4211:1712345678::efa:core:efa_device_init():120<warn> Unable to "
+                          "query device attributes\n"}});
+  EXPECT_TRUE(quiet.findings.empty()) << testing::PrintToString(codes(quiet));
+}
+
 // A paste that ends mid-line: its last setting cut short ("to S" beside "SYS") is not a
 // setting that differs; a value that is really different still is.
 TEST(TriagePasted, ASettingCutMidValueIsNotAnotherSetting) {
@@ -2220,6 +2251,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.cuda_too_many_peers", "nccl.cuda_nvlink_error", "nccl.cuda_launch_timeout", "nccl.cuda_unlicensed",
       "nccl.cuda_mps", "nccl.ib_device_unopened", "nccl.comm_id_unresolved", "nvlink.imex_unavailable",
       "container.driver_libs_missing", "topo.rdma_provider_missing", "limits.memlock_low", "nccl.roce_gid_link_local",
+      "nccl.ofi_unreachable",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
