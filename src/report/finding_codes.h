@@ -152,6 +152,8 @@ inline constexpr std::string_view kTopoRdmaProviderMissing = "topo.rdma_provider
 inline constexpr std::string_view kLimitsMemlockLow = "limits.memlock_low";
 inline constexpr std::string_view kNcclRoceGidLinkLocal = "nccl.roce_gid_link_local";
 inline constexpr std::string_view kNcclOfiUnreachable = "nccl.ofi_unreachable";
+inline constexpr std::string_view kLauncherMungeUnavailable = "launcher.munge_unavailable";
+inline constexpr std::string_view kLauncherMungeRejected = "launcher.munge_rejected";
 // NVIDIA Fabric Manager (NVSwitch systems).
 inline constexpr std::string_view kNvlinkFmNoNvswitch = "nvlink.fm_no_nvswitch";
 inline constexpr std::string_view kNvlinkFmVersionMismatch = "nvlink.fm_version_mismatch";
@@ -272,6 +274,8 @@ inline constexpr std::string_view kTriageCodes[] = {
     kLimitsMemlockLow,
     kNcclRoceGidLinkLocal,
     kNcclOfiUnreachable,
+    kLauncherMungeUnavailable,
+    kLauncherMungeRejected,
     kNvlinkFmNoNvswitch,
     kNvlinkFmVersionMismatch,
     kNvlinkFmFailed,

@@ -272,6 +272,19 @@ std::string_view ucx_message(std::string_view line) {
   return rest;
 }
 
+// libmunge's errors (its munge_strerror and its socket's "Failed to access ..."), on a line
+// that names MUNGE: the daemon unreachable, or a credential refused.
+bool munge_error(std::string_view line) {
+  if (!contains(line, "munge") && !contains(line, "Munge") && !contains(line, "MUNGE")) return false;
+  for (std::string_view w :
+       {"Socket communication error", "Socket timeout", "Failed to access \"", "Failed to connect to \"",
+        "Did you start munged", "Invalid credential", "Expired credential", "Rewound credential", "Replayed credential",
+        "Unauthorized credential", "Unrecognized security realm"}) {
+    if (contains(line, w)) return true;
+  }
+  return false;
+}
+
 // A process killed by SIGBUS: UCX's or a crash handler's "Caught signal 7 (Bus error:
 // ...)", the shell's "Bus error (core dumped)". Read as NCCL's only where the file's
 // backtrace lines name NCCL (Gatherer::finish).
@@ -674,6 +687,7 @@ class Gatherer {
     if (nccl_) k.emplace_back("nccl-log");
     if ((framework_ || cuda_error_seen_) && !nccl_) k.emplace_back("framework-log");
     if (ucx_) k.emplace_back("ucx-log");
+    if (!munge_.empty()) k.emplace_back("launcher-log");
     if (tests_) k.emplace_back("nccl-tests");
     if (smi_) k.emplace_back("nvidia-smi-topo");
     if (rdma_ || rdma_absent_) k.emplace_back("rdma-info");
@@ -773,6 +787,7 @@ class Gatherer {
     for (Quote& q : nvml_unknown_) facts.nvml_unknown.push_back(std::move(q));
     for (Quote& q : tcp_connect_failed_) facts.tcp_connect_failed.push_back(std::move(q));
     for (Quote& q : gpu_lost_) facts.gpu_lost.push_back(std::move(q));
+    for (Quote& q : munge_) facts.munge.push_back(std::move(q));
     for (Quote& q : roce_gid_empty_) facts.roce_gid_empty.push_back(std::move(q));
     for (Quote& q : efa_no_device_) facts.efa_no_device.push_back(std::move(q));
     for (Quote& q : fabric_manager_lines_) facts.fabric_manager.push_back(std::move(q));
@@ -1051,6 +1066,12 @@ class Gatherer {
         (contains(line, "Failed to open libnvidia-ml.so") || contains(line, "couldn't find libnvidia-ml.so")) &&
         driver_libs_missing_.size() < kMaxKeptLines) {
       driver_libs_missing_.push_back({path_, lines_, std::string(trim(line))});
+    }
+    // MUNGE's errors, as PMIx's psec, Slurm or munge's own tools print them ("psec: munge
+    // failed to create credential: Socket communication error", "Munge decode failed:
+    // Expired credential"): libmunge's own wordings, on a line that names it.
+    if ((has("unge") || finds("UNGE")) && munge_error(line) && munge_.size() < kMaxKeptLines) {
+      munge_.push_back({path_, lines_, std::string(trim(line))});
     }
     if (finds("GPU is lost") && gpu_lost_.size() < kMaxKeptLines) {
       gpu_lost_.push_back({path_, lines_, std::string(trim(line))});
@@ -1556,7 +1577,7 @@ class Gatherer {
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
       efa_no_device_, driver_libs_missing_, rdma_no_provider_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
-      tcp_connect_failed_;
+      tcp_connect_failed_, munge_;
   bool perftest_ethernet_ = false;  // perftest's header said "Link type : Ethernet" (RoCE)
   bool efa_seen_ = false;           // a libfabric EFA line above: its "fi_getinfo: -61" is EFA's
   bool cuda_named_ = false;         // driver_line's: the line names CUDA ("cuda", "CUDA", "Cuda")

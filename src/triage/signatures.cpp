@@ -3050,6 +3050,52 @@ void check_roce_link_local(const Facts& facts, std::vector<Finding>& out, std::v
       quotes, {{"forced_index", forced ? nlohmann::ordered_json(index) : nlohmann::ordered_json()}}));
 }
 
+// MUNGE, which Slurm and PMIx authenticate with: its daemon unreachable (its socket missing
+// or refusing: munged not running where the process runs, a chroot or container without
+// /run/munge), or a credential another host refused (a different key, clocks apart, a
+// user the daemon may not decode for). libmunge's own wordings.
+void check_munge(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  std::vector<Quote> unavailable, rejected;
+  bool clocks = false, key = false, user = false;
+  for (const Quote& q : facts.munge) {
+    const bool refused = contains(q.text, " credential") && !contains(q.text, "create credential");
+    if (refused && !contains(q.text, "Socket")) {
+      rejected.push_back(q);
+      clocks |= contains(q.text, "Expired credential") || contains(q.text, "Rewound credential");
+      key |= contains(q.text, "Invalid credential") || contains(q.text, "security realm");
+      user |= contains(q.text, "Unauthorized credential");
+    } else {
+      unavailable.push_back(q);
+    }
+  }
+  if (!unavailable.empty()) {
+    out.push_back(finding(
+        code::kLauncherMungeUnavailable, Severity::kError, "MUNGE", {},
+        fmt::format("MUNGE's daemon cannot be reached ({}: its socket missing or refusing): Slurm and PMIx "
+                    "authenticate every launch with it, so the job's processes cannot start or join",
+                    count_lines(unavailable.size())),
+        "start munged on every host (`systemctl status munge`, `munge -n | unmunge`); where the processes run in a "
+        "chroot or container, give them /run/munge (its socket, munge.socket.2) or launch without MUNGE "
+        "authentication (PMIx: PMIX_MCA_psec=native)",
+        unavailable, {{"lines", unavailable.size()}}));
+  }
+  if (!rejected.empty()) {
+    std::vector<std::string> why;
+    if (key) why.emplace_back("an invalid credential: the hosts' /etc/munge/munge.key differ");
+    if (clocks) why.emplace_back("an expired or rewound credential: the hosts' clocks differ by minutes");
+    if (user) why.emplace_back("an unauthorized credential: the decoding user may not read it");
+    if (why.empty()) why.emplace_back("a replayed credential: the same credential used twice");
+    out.push_back(finding(code::kLauncherMungeRejected, Severity::kError, "MUNGE", {},
+                          fmt::format("MUNGE refused credentials ({}): {}; Slurm's and PMIx's launches between "
+                                      "those hosts fail",
+                                      count_lines(rejected.size()), fmt::join(why, "; ")),
+                          "compare `md5sum /etc/munge/munge.key` on every host (copy one key to all, restart munged) "
+                          "and their clocks (`chronyc tracking` or `timedatectl`); check across two hosts with "
+                          "`munge -n | ssh OTHER unmunge`",
+                          rejected, {{"lines", rejected.size()}}));
+  }
+}
+
 // Locked-memory limits below what RDMA needs: every buffer NCCL, MPI or UCX registers with
 // the NIC is locked, so the limit must be unlimited (or at least gigabytes); a job inherits
 // the limit of what started it (slurmd, the container runtime).
@@ -3084,6 +3130,10 @@ const std::vector<Signature> kSignatures = {
      "RoCE queue pairs on a link-local GID (NET/IB's \"GID 0 (80FE/...)\"): NCCL_IB_GID_INDEX forced to it, or no "
      "routable GID for NCCL 2.21 and later to choose",
      check_roce_link_local},
+    {{code::kLauncherMungeUnavailable, code::kLauncherMungeRejected},
+     "MUNGE, which Slurm and PMIx authenticate with: its daemon unreachable, or credentials refused (keys or clocks "
+     "that differ)",
+     check_munge},
     {{code::kLimitsMemlockLow},
      "locked-memory limits below what RDMA needs: /proc/PID/limits, `ulimit -a`, `ulimit -l`",
      check_memlock},

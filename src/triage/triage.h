@@ -189,6 +189,9 @@ struct Facts {
   // nvidia-smi's "GPU is lost.  Reboot the system to recover this GPU": a GPU that stopped
   // answering (fallen off the bus).
   std::vector<Quote> gpu_lost;
+  // MUNGE's errors, from PMIx, Slurm or munge's tools: "psec: munge failed to create
+  // credential: Socket communication error", "Munge decode failed: Expired credential".
+  std::vector<Quote> munge;
   // perftest (ib_write_bw ...) on a RoCE port ("Link type : Ethernet") whose GID line is all
   // zeros: the port has no RoCE GID in this network namespace.
   std::vector<Quote> roce_gid_empty;

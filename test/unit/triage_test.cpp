@@ -1746,6 +1746,39 @@ TEST(TriagePasted, EfaCompletionStatuses) {
   EXPECT_TRUE(quiet.findings.empty()) << testing::PrintToString(codes(quiet));
 }
 
+// MUNGE's errors as PMIx, Slurm and munge's tools print them: its daemon unreachable, or a
+// credential refused, with why (keys, clocks); its ordinary lines are none.
+TEST(TriagePasted, MungeErrors) {
+  for (const char* line :
+       {"[node1:00085] psec: munge failed to create credential: Socket communication error",
+        "slurmstepd: error: Munge encode failed: Failed to access \"/run/munge/munge.socket.2\": No such file or "
+        "directory (Did you start munged?)",
+        "unmunge: Error: Failed to connect to \"/var/run/munge/munge.socket.2\": Connection refused"}) {
+    Report r = judged({{"slurm.log", std::string(line) + "\n"}});
+    const Finding* f = find(r, "launcher.munge_unavailable");
+    ASSERT_NE(f, nullptr) << line << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError);
+    EXPECT_EQ(quoted(*f), std::vector<std::string>{"slurm.log:1"});
+    EXPECT_EQ(find(r, "launcher.munge_rejected"), nullptr) << line;
+  }
+  const std::pair<const char*, const char*> refused[] = {
+      {"slurmctld: error: Munge decode failed: Expired credential", "clocks differ"},
+      {"slurmd: error: Munge decode failed: Rewound credential", "clocks differ"},
+      {"[node2:00091] psec: munge failed to decode credential: Invalid credential", "munge.key differ"},
+  };
+  for (const auto& [line, why] : refused) {
+    Report r = judged({{"slurm.log", std::string(line) + "\n"}});
+    const Finding* f = find(r, "launcher.munge_rejected");
+    ASSERT_NE(f, nullptr) << line << testing::PrintToString(codes(r));
+    EXPECT_NE(f->message.find(why), std::string::npos) << f->message;
+  }
+  for (const char* quiet : {"[node1:00085] psec: munge init\n", "[node1:00085] psec: munge credential valid\n",
+                            "Invalid credential in the lounge\n"}) {
+    Report r = judged({{"slurm.log", quiet}});
+    EXPECT_TRUE(r.findings.empty()) << quiet << testing::PrintToString(codes(r));
+  }
+}
+
 // A paste that ends mid-line: its last setting cut short ("to S" beside "SYS") is not a
 // setting that differs; a value that is really different still is.
 TEST(TriagePasted, ASettingCutMidValueIsNotAnotherSetting) {
@@ -2251,7 +2284,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.cuda_too_many_peers", "nccl.cuda_nvlink_error", "nccl.cuda_launch_timeout", "nccl.cuda_unlicensed",
       "nccl.cuda_mps", "nccl.ib_device_unopened", "nccl.comm_id_unresolved", "nvlink.imex_unavailable",
       "container.driver_libs_missing", "topo.rdma_provider_missing", "limits.memlock_low", "nccl.roce_gid_link_local",
-      "nccl.ofi_unreachable",
+      "nccl.ofi_unreachable", "launcher.munge_unavailable", "launcher.munge_rejected",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
