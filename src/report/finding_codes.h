@@ -154,6 +154,8 @@ inline constexpr std::string_view kNcclRoceGidLinkLocal = "nccl.roce_gid_link_lo
 inline constexpr std::string_view kNcclOfiUnreachable = "nccl.ofi_unreachable";
 inline constexpr std::string_view kLauncherMungeUnavailable = "launcher.munge_unavailable";
 inline constexpr std::string_view kLauncherMungeRejected = "launcher.munge_rejected";
+inline constexpr std::string_view kKernelIommuFault = "kernel.iommu_fault";
+inline constexpr std::string_view kKernelIommuTranslated = "kernel.iommu_translated";
 // NVIDIA Fabric Manager (NVSwitch systems).
 inline constexpr std::string_view kNvlinkFmNoNvswitch = "nvlink.fm_no_nvswitch";
 inline constexpr std::string_view kNvlinkFmVersionMismatch = "nvlink.fm_version_mismatch";
@@ -276,6 +278,8 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNcclOfiUnreachable,
     kLauncherMungeUnavailable,
     kLauncherMungeRejected,
+    kKernelIommuFault,
+    kKernelIommuTranslated,
     kNvlinkFmNoNvswitch,
     kNvlinkFmVersionMismatch,
     kNvlinkFmFailed,

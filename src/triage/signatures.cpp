@@ -3096,6 +3096,67 @@ void check_munge(const Facts& facts, std::vector<Finding>& out, std::vector<std:
   }
 }
 
+// The IOMMU between the devices and memory. A device's DMA it refused: Intel's "DMAR: [DMA
+// Read NO_PASID] Request device [3b:00.0] fault addr 0x7f000 [fault reason 0x06] PTE Read
+// access is not set" (older: "[DMA Read] Request device [3b:00.0] PASID ffffffff fault addr
+// ..."), AMD's "AMD-Vi: Event logged [IO_PAGE_FAULT device=3b:00.0 domain=0x000e address=...]"
+// (newer: the device's own prefix, "mlx5_core 0000:3b:00.0: AMD-Vi: Event logged
+// [IO_PAGE_FAULT domain=..."). Its default domain translating ("iommu: Default domain type:
+// Translated"): GPU peer-to-peer and GPUDirect RDMA then pass through it, which hangs them or
+// slows them where ACS sends them up to the root complex; NCCL's and RCCL's guides ask for
+// passthrough (iommu=pt) on bare metal.
+std::string iommu_device(std::string_view t) {
+  for (std::string_view key : {"Request device [", "IO_PAGE_FAULT device="}) {
+    if (const size_t at = t.find(key); at != std::string_view::npos) {
+      std::string_view d = t.substr(at + key.size());
+      return std::string(d.substr(0, d.find_first_of("] ")));
+    }
+  }
+  // "mlx5_core 0000:3b:00.0: AMD-Vi: ...": the word before the tag.
+  if (const size_t tag = t.find(": AMD-Vi:"); tag != std::string_view::npos) {
+    const std::string_view before = t.substr(0, tag);
+    const size_t space = before.rfind(' ');
+    return std::string(space == std::string_view::npos ? before : before.substr(space + 1));
+  }
+  return {};
+}
+void check_iommu(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  std::vector<Quote> faults, translated;
+  std::set<std::string> devices;
+  for (const Quote& q : facts.kernel) {
+    const std::string_view t = q.text;
+    if (contains(t, "IO_PAGE_FAULT") || (contains(t, "DMAR: [DMA ") && contains(t, "fault addr"))) {
+      if (faults.size() < 16) faults.push_back(q);
+      if (std::string d = iommu_device(t); !d.empty()) devices.insert(std::move(d));
+    } else if (contains(t, "Default domain type: Translated")) {
+      translated.push_back(q);
+    }
+  }
+  if (!faults.empty()) {
+    out.push_back(finding(
+        code::kKernelIommuFault, Severity::kError, "IOMMU", {},
+        fmt::format("the IOMMU refused DMA ({}{}): a device's transfer to an address the IOMMU does not map for "
+                    "it; with GPUs and NICs, most often GPU peer-to-peer or GPUDirect RDMA going through a "
+                    "translating IOMMU, which the transfer then hangs or fails on",
+                    count_lines(faults.size()),
+                    devices.empty() ? std::string() : fmt::format(", device {}", fmt::join(devices, ", "))),
+        "on bare metal set the IOMMU to passthrough (kernel command line `iommu=pt`, with `intel_iommu=on` or "
+        "`amd_iommu=on`) or off in the BIOS, and disable ACS on the PCIe switches between GPUs and NICs; `lspci -s "
+        "DEVICE` names the device",
+        faults, {{"lines", faults.size()}, {"devices", devices}}));
+  }
+  if (!translated.empty()) {
+    out.push_back(finding(
+        code::kKernelIommuTranslated, Severity::kWarning, "IOMMU", {},
+        "the IOMMU translates every device's DMA (its default domain is Translated, not Passthrough): GPU "
+        "peer-to-peer and GPUDirect RDMA go through it, and hang or slow down where PCIe ACS sends them up to the "
+        "root complex; NCCL's and RCCL's guides ask for passthrough on bare metal",
+        "set `iommu=pt` on the kernel command line (with `intel_iommu=on` or `amd_iommu=on`) and reboot, or disable "
+        "the IOMMU (VT-d, AMD-Vi) in the BIOS where nothing needs it; check with `dmesg | grep -i 'default domain'`",
+        translated, {{"lines", translated.size()}}));
+  }
+}
+
 // Locked-memory limits below what RDMA needs: every buffer NCCL, MPI or UCX registers with
 // the NIC is locked, so the limit must be unlimited (or at least gigabytes); a job inherits
 // the limit of what started it (slurmd, the container runtime).
@@ -3134,6 +3195,10 @@ const std::vector<Signature> kSignatures = {
      "MUNGE, which Slurm and PMIx authenticate with: its daemon unreachable, or credentials refused (keys or clocks "
      "that differ)",
      check_munge},
+    {{code::kKernelIommuFault, code::kKernelIommuTranslated},
+     "the IOMMU refusing a device's DMA (DMAR faults, AMD-Vi IO_PAGE_FAULT), or translating all DMA (not "
+     "passthrough), which GPU peer-to-peer and GPUDirect RDMA go through",
+     check_iommu},
     {{code::kLimitsMemlockLow},
      "locked-memory limits below what RDMA needs: /proc/PID/limits, `ulimit -a`, `ulimit -l`",
      check_memlock},

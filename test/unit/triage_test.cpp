@@ -1779,6 +1779,44 @@ TEST(TriagePasted, MungeErrors) {
   }
 }
 
+// The IOMMU refusing a device's DMA (Intel's and AMD's wordings, with dmesg's stamp or
+// without), and its default domain translating; passthrough and group lines are nothing.
+TEST(TriagePasted, IommuFaultsAndTranslation) {
+  const std::pair<const char*, const char*> faults[] = {
+      {"[  123.456] DMAR: [DMA Read NO_PASID] Request device [3b:00.0] fault addr 0x7f000 [fault reason 0x06] PTE "
+       "Read access is not set",
+       "3b:00.0"},
+      {"DMAR: [DMA Write] Request device [86:00.0] PASID ffffffff fault addr 3ffff000 [fault reason 05] PTE Write "
+       "access is not set",
+       "86:00.0"},
+      {"AMD-Vi: Event logged [IO_PAGE_FAULT device=c1:00.0 domain=0x000e address=0x00000000fd000 flags=0x0020]",
+       "c1:00.0"},
+      {"[Sun Jan 11 09:52:01 2026] mlx5_core 0000:c1:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x000e "
+       "address=0xfd000 flags=0x0020]",
+       "0000:c1:00.0"},
+  };
+  for (const auto& [line, device] : faults) {
+    Report r = judged({{"dmesg.txt", std::string(line) + "\n"}});
+    const Finding* f = find(r, "kernel.iommu_fault");
+    ASSERT_NE(f, nullptr) << line << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError);
+    EXPECT_NE(f->message.find(device), std::string::npos) << f->message;
+    EXPECT_EQ(quoted(*f), std::vector<std::string>{"dmesg.txt:1"});
+  }
+  Report translated = judged({{"dmesg.txt", "[    1.2] iommu: Default domain type: Translated\n"}});
+  const Finding* t = find(translated, "kernel.iommu_translated");
+  ASSERT_NE(t, nullptr) << testing::PrintToString(codes(translated));
+  EXPECT_EQ(t->severity, Severity::kWarning);
+  for (const char* quiet :
+       {"[    1.2] iommu: Default domain type: Passthrough (set via kernel command line)\n",
+        "[   10.6] mlx5_core 0004:01:00.0: Adding to iommu group 29\n", "[    0.9] DMAR: IOMMU enabled\n"}) {
+    Report r = judged({{"dmesg.txt", quiet}});
+    EXPECT_TRUE(r.findings.empty() ||
+                (find(r, "kernel.iommu_fault") == nullptr && find(r, "kernel.iommu_translated") == nullptr))
+        << quiet << testing::PrintToString(codes(r));
+  }
+}
+
 // A paste that ends mid-line: its last setting cut short ("to S" beside "SYS") is not a
 // setting that differs; a value that is really different still is.
 TEST(TriagePasted, ASettingCutMidValueIsNotAnotherSetting) {
@@ -2284,7 +2322,8 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.cuda_too_many_peers", "nccl.cuda_nvlink_error", "nccl.cuda_launch_timeout", "nccl.cuda_unlicensed",
       "nccl.cuda_mps", "nccl.ib_device_unopened", "nccl.comm_id_unresolved", "nvlink.imex_unavailable",
       "container.driver_libs_missing", "topo.rdma_provider_missing", "limits.memlock_low", "nccl.roce_gid_link_local",
-      "nccl.ofi_unreachable", "launcher.munge_unavailable", "launcher.munge_rejected",
+      "nccl.ofi_unreachable", "launcher.munge_unavailable", "launcher.munge_rejected", "kernel.iommu_fault",
+      "kernel.iommu_translated",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
