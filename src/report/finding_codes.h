@@ -156,6 +156,10 @@ inline constexpr std::string_view kLauncherMungeUnavailable = "launcher.munge_un
 inline constexpr std::string_view kLauncherMungeRejected = "launcher.munge_rejected";
 inline constexpr std::string_view kKernelIommuFault = "kernel.iommu_fault";
 inline constexpr std::string_view kKernelIommuTranslated = "kernel.iommu_translated";
+inline constexpr std::string_view kRendezvousStoreUnreachable = "rendezvous.store_unreachable";
+inline constexpr std::string_view kRendezvousPortInUse = "rendezvous.port_in_use";
+inline constexpr std::string_view kRendezvousMasterUnresolved = "rendezvous.master_unresolved";
+inline constexpr std::string_view kRendezvousClientsMissing = "rendezvous.clients_missing";
 // NVIDIA Fabric Manager (NVSwitch systems).
 inline constexpr std::string_view kNvlinkFmNoNvswitch = "nvlink.fm_no_nvswitch";
 inline constexpr std::string_view kNvlinkFmVersionMismatch = "nvlink.fm_version_mismatch";
@@ -280,6 +284,10 @@ inline constexpr std::string_view kTriageCodes[] = {
     kLauncherMungeRejected,
     kKernelIommuFault,
     kKernelIommuTranslated,
+    kRendezvousStoreUnreachable,
+    kRendezvousPortInUse,
+    kRendezvousMasterUnresolved,
+    kRendezvousClientsMissing,
     kNvlinkFmNoNvswitch,
     kNvlinkFmVersionMismatch,
     kNvlinkFmFailed,

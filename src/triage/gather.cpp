@@ -287,6 +287,30 @@ bool munge_error(std::string_view line) {
   return false;
 }
 
+// PyTorch's c10d store (the rendezvous every rank joins before NCCL starts), by its own
+// wordings (torch/csrc/distributed/c10d/socket.cpp, TCPStore). Its failures: a client that
+// cannot reach it ("The client socket has failed to connect to any network address of
+// (HOST, PORT).", "... has timed out after 900s while trying to connect to (HOST, PORT).",
+// older "connect() timed out. Original timeout was ..."), a server that cannot listen ("The
+// server socket has failed to listen on any local network address.", older "RuntimeError:
+// Address already in use"), a store whose clients never all came ("Timed out after 901
+// seconds waiting for clients. 1/2 clients joined."). And the warnings it records on the
+// way, one per address tried, which say why but are no failure alone (a host with no IPv6
+// warns "errno: 97 - Address family not supported" and goes on): "The client socket has
+// failed to connect to 10.0.0.9:29500 (errno: 113 - No route to host).", "... cannot be
+// initialized to connect to ...", "The server socket has failed to bind to [::]:29500
+// (errno: 98 - Address already in use).", "... cannot be retrieved (gai error: -2 - ...)".
+bool rendezvous_line(std::string_view line) {
+  const auto has = [&](std::string_view w) { return line.find(w) != std::string_view::npos; };
+  if (has("socket ")) {
+    return has("The client socket has failed to connect to") || has("The client socket has timed out after") ||
+           has("The client socket cannot be initialized to connect to") || has("The server socket has failed to");
+  }
+  return (has("waiting for clients") && has("clients joined")) ||
+         (has("network addresses of (") && has("cannot be retrieved (gai error")) ||
+         has("connect() timed out. Original timeout was") || has("Error: Address already in use");
+}
+
 // A process killed by SIGBUS: UCX's or a crash handler's "Caught signal 7 (Bus error:
 // ...)", the shell's "Bus error (core dumped)". Read as NCCL's only where the file's
 // backtrace lines name NCCL (Gatherer::finish).
@@ -790,6 +814,7 @@ class Gatherer {
     for (Quote& q : tcp_connect_failed_) facts.tcp_connect_failed.push_back(std::move(q));
     for (Quote& q : gpu_lost_) facts.gpu_lost.push_back(std::move(q));
     for (Quote& q : munge_) facts.munge.push_back(std::move(q));
+    for (Quote& q : rendezvous_) facts.rendezvous.push_back(std::move(q));
     for (Quote& q : roce_gid_empty_) facts.roce_gid_empty.push_back(std::move(q));
     for (Quote& q : efa_no_device_) facts.efa_no_device.push_back(std::move(q));
     for (Quote& q : fabric_manager_lines_) facts.fabric_manager.push_back(std::move(q));
@@ -1074,6 +1099,11 @@ class Gatherer {
     // Expired credential"): libmunge's own wordings, on a line that names it.
     if ((has("unge") || finds("UNGE")) && munge_error(line) && munge_.size() < kMaxKeptLines) {
       munge_.push_back({path_, lines_, std::string(trim(line))});
+    }
+    if ((finds("socket ") || finds("clients joined") || finds("(gai error") || finds("Original timeout was")) &&
+        rendezvous_line(line) && rendezvous_.size() < kMaxKeptLines) {
+      rendezvous_.push_back({path_, lines_, std::string(trim(line))});
+      framework_ = true;  // a framework's log
     }
     if (finds("GPU is lost") && gpu_lost_.size() < kMaxKeptLines) {
       gpu_lost_.push_back({path_, lines_, std::string(trim(line))});
@@ -1579,7 +1609,7 @@ class Gatherer {
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
       efa_no_device_, driver_libs_missing_, rdma_no_provider_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
-      tcp_connect_failed_, munge_;
+      tcp_connect_failed_, munge_, rendezvous_;
   bool perftest_ethernet_ = false;  // perftest's header said "Link type : Ethernet" (RoCE)
   bool efa_seen_ = false;           // a libfabric EFA line above: its "fi_getinfo: -61" is EFA's
   bool cuda_named_ = false;         // driver_line's: the line names CUDA ("cuda", "CUDA", "Cuda")

@@ -3157,6 +3157,104 @@ void check_iommu(const Facts& facts, std::vector<Finding>& out, std::vector<std:
   }
 }
 
+// PyTorch's c10d store, which every rank joins (MASTER_ADDR:MASTER_PORT, torchrun's
+// rendezvous endpoint) before NCCL starts: a failure there is the network between the hosts
+// or the launch, never NCCL. The store's address is its "(HOST, PORT)"; the socket's errno
+// says why a connect failed.
+std::string rendezvous_target(std::string_view t) {
+  for (std::string_view key : {"network address of (", "to connect to (", "network addresses of ("}) {
+    if (const size_t at = t.find(key); at != std::string_view::npos) {
+      std::string_view rest = t.substr(at + key.size());
+      rest = rest.substr(0, rest.find(')'));
+      if (const size_t comma = rest.find(", "); comma != std::string_view::npos) {
+        return fmt::format("{}:{}", trim(rest.substr(0, comma)), trim(rest.substr(comma + 2)));
+      }
+    }
+  }
+  return {};
+}
+// Whether a c10d line is a failure (the error PyTorch raises), not a warning about one
+// address of several (gather.cpp's rendezvous_line).
+bool rendezvous_failure(std::string_view t) {
+  return contains(t, "failed to connect to any network address") || contains(t, "has timed out after") ||
+         contains(t, "connect() timed out") || contains(t, "failed to listen on any local network address") ||
+         contains(t, "Error: Address already in use") || contains(t, "clients joined");
+}
+void check_rendezvous(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (std::none_of(facts.rendezvous.begin(), facts.rendezvous.end(),
+                   [](const Quote& q) { return rendezvous_failure(q.text); })) {
+    return;  // warnings about single addresses, and no failure: the store was reached another way
+  }
+  std::vector<Quote> unreachable, in_use, unresolved, missing;
+  std::set<std::string> targets;
+  for (const Quote& q : facts.rendezvous) {
+    const std::string_view t = q.text;
+    if (contains(t, "Address already in use")) {
+      in_use.push_back(q);
+    } else if (contains(t, "(gai error")) {
+      unresolved.push_back(q);
+      if (std::string s = rendezvous_target(t); !s.empty()) targets.insert(s);
+    } else if (contains(t, "clients joined")) {
+      missing.push_back(q);
+    } else {
+      unreachable.push_back(q);
+      if (std::string s = rendezvous_target(t); !s.empty()) targets.insert(s);
+    }
+  }
+  const std::string where = targets.empty() ? std::string("the store") : fmt::format("{}", fmt::join(targets, ", "));
+  if (!unresolved.empty()) {
+    out.push_back(finding(code::kRendezvousMasterUnresolved, Severity::kError, "c10d store", {},
+                          fmt::format("the store's host name does not resolve ({}, {}): no rank can join the "
+                                      "rendezvous",
+                                      where, count_lines(unresolved.size())),
+                          "set MASTER_ADDR (or torchrun's --rdzv-endpoint) to a name every host resolves, or to the "
+                          "address; in Kubernetes, the headless service's name and its namespace",
+                          unresolved, {{"store", where}}));
+  }
+  // Connection warnings beside another failure (the port taken, ranks missing) are that one's.
+  if (std::any_of(unreachable.begin(), unreachable.end(), [](const Quote& q) { return rendezvous_failure(q.text); })) {
+    const auto text = [&](std::string_view w) {
+      return std::any_of(unreachable.begin(), unreachable.end(), [&](const Quote& q) { return contains(q.text, w); });
+    };
+    const std::string why =
+        text("No route to host")     ? "no route to it (errno 113): a firewall rejects the port, or the address is "
+                                       "on a network this host cannot reach"
+        : text("Connection refused") ? "nothing listens there (errno 111): rank 0 has not started its store, or "
+                                       "the port or address is not rank 0's"
+        : text("Operation not permitted") ? "the process may not open a socket to it (errno 1): a sandbox or a "
+                                            "security policy"
+        : text("timed out") || text("Connection timed out")
+            ? "no answer before the timeout: a firewall dropping the port, a wrong MASTER_ADDR, or rank 0 never "
+              "started"
+            : "the connection failed";
+    out.push_back(finding(code::kRendezvousStoreUnreachable, Severity::kError, "c10d store", {},
+                          fmt::format("ranks cannot reach the c10d store at {} ({}): {}; the job never reaches NCCL",
+                                      where, count_lines(unreachable.size()), why),
+                          "from a failing host, `nc -vz HOST PORT` (or `curl -v telnet://HOST:PORT`) while rank 0 "
+                          "runs; open the port between the hosts, make MASTER_ADDR the address of the interface the "
+                          "hosts share, and check that rank 0 started",
+                          unreachable, {{"store", where}}));
+  }
+  if (!in_use.empty()) {
+    out.push_back(finding(code::kRendezvousPortInUse, Severity::kError, "c10d store", {},
+                          fmt::format("the store's port is taken on its host ({}: Address already in use): another "
+                                      "job, or a previous run that has not exited, holds MASTER_PORT",
+                                      count_lines(in_use.size())),
+                          "`ss -ltnp | grep PORT` on rank 0's host names the holder: end it, or give this job another "
+                          "MASTER_PORT",
+                          in_use, {{"lines", in_use.size()}}));
+  }
+  if (!missing.empty()) {
+    out.push_back(finding(code::kRendezvousClientsMissing, Severity::kError, "c10d store", {},
+                          fmt::format("the store waited for ranks that never joined ({}): fewer processes were "
+                                      "started, or reached it, than the world size says",
+                                      count_lines(missing.size())),
+                          "compare the world size (nnodes x nproc_per_node) with the processes launched, and read the "
+                          "missing hosts' own logs: a node that failed to start, or cannot reach the store",
+                          missing, {{"lines", missing.size()}}));
+  }
+}
+
 // Locked-memory limits below what RDMA needs: every buffer NCCL, MPI or UCX registers with
 // the NIC is locked, so the limit must be unlimited (or at least gigabytes); a job inherits
 // the limit of what started it (slurmd, the container runtime).
@@ -3199,6 +3297,11 @@ const std::vector<Signature> kSignatures = {
      "the IOMMU refusing a device's DMA (DMAR faults, AMD-Vi IO_PAGE_FAULT), or translating all DMA (not "
      "passthrough), which GPU peer-to-peer and GPUDirect RDMA go through",
      check_iommu},
+    {{code::kRendezvousStoreUnreachable, code::kRendezvousPortInUse, code::kRendezvousMasterUnresolved,
+      code::kRendezvousClientsMissing},
+     "PyTorch's c10d store failing before NCCL starts: unreachable, its port taken, its host name unresolved, ranks "
+     "missing",
+     check_rendezvous},
     {{code::kLimitsMemlockLow},
      "locked-memory limits below what RDMA needs: /proc/PID/limits, `ulimit -a`, `ulimit -l`",
      check_memlock},

@@ -192,6 +192,10 @@ struct Facts {
   // MUNGE's errors, from PMIx, Slurm or munge's tools: "psec: munge failed to create
   // credential: Socket communication error", "Munge decode failed: Expired credential".
   std::vector<Quote> munge;
+  // PyTorch's c10d store failing before NCCL starts: "The client socket has failed to
+  // connect to any network address of (HOST, PORT).", "Address already in use", "gai
+  // error", "waiting for clients. 1/2 clients joined".
+  std::vector<Quote> rendezvous;
   // perftest (ib_write_bw ...) on a RoCE port ("Link type : Ethernet") whose GID line is all
   // zeros: the port has no RoCE GID in this network namespace.
   std::vector<Quote> roce_gid_empty;

@@ -1817,6 +1817,43 @@ TEST(TriagePasted, IommuFaultsAndTranslation) {
   }
 }
 
+// PyTorch's c10d store failing before NCCL starts, by PyTorch's own wordings: the store
+// unreachable (why, by errno), its port taken, its host unresolved, ranks that never came.
+// The warnings it records per address tried are no failure alone.
+TEST(TriagePasted, RendezvousStoreFailures) {
+  const std::tuple<std::string, const char*, const char*> cases[] = {
+      {"torch.distributed.DistNetworkError: The client socket has failed to connect to any network address of "
+       "(master-0, 23456). The client socket has failed to connect to 10.0.0.9:23456 (errno: 113 - No route to host).",
+       "rendezvous.store_unreachable", "master-0:23456"},
+      {"[E socket.cpp:957] [c10d] The client socket has timed out after 900s while trying to connect to (10.0.0.9, "
+       "29500).",
+       "rendezvous.store_unreachable", "10.0.0.9:29500"},
+      {"[W socket.cpp:436] [c10d] The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in "
+       "use).\n[E socket.cpp:472] [c10d] The server socket has failed to listen on any local network address.",
+       "rendezvous.port_in_use", "Address already in use"},
+      {"[W socket.cpp:663] [c10d] The IPv4 network addresses of (node-x, 29500) cannot be retrieved (gai error: -2 - "
+       "Name or service not known).\n[E socket.cpp:957] [c10d] The client socket has timed out after 900s while "
+       "trying to connect to (node-x, 29500).",
+       "rendezvous.master_unresolved", "node-x:29500"},
+      {"RuntimeError: Timed out after 1801 seconds waiting for clients. 1/2 clients joined.",
+       "rendezvous.clients_missing", "never joined"},
+  };
+  for (const auto& [text, code, shown] : cases) {
+    Report r = judged({{"train.log", text + "\n"}});
+    const Finding* f = find(r, code);
+    ASSERT_NE(f, nullptr) << text << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError);
+    EXPECT_NE(f->message.find(shown), std::string::npos) << f->message;
+  }
+  for (const char* quiet : {"[W227 14:33:13.089 socket.cpp:767] [c10d] The client socket cannot be initialized to "
+                            "connect to [node-0]:5000 (errno: 97 - Address family not supported by protocol).\n",
+                            "[I socket.cpp:787] [c10d] The client socket has connected to [master-0]:29500 on "
+                            "[node-1]:40212.\n"}) {
+    Report r = judged({{"train.log", quiet}});
+    EXPECT_TRUE(r.findings.empty()) << quiet << testing::PrintToString(codes(r));
+  }
+}
+
 // A paste that ends mid-line: its last setting cut short ("to S" beside "SYS") is not a
 // setting that differs; a value that is really different still is.
 TEST(TriagePasted, ASettingCutMidValueIsNotAnotherSetting) {
@@ -2323,7 +2360,8 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.cuda_mps", "nccl.ib_device_unopened", "nccl.comm_id_unresolved", "nvlink.imex_unavailable",
       "container.driver_libs_missing", "topo.rdma_provider_missing", "limits.memlock_low", "nccl.roce_gid_link_local",
       "nccl.ofi_unreachable", "launcher.munge_unavailable", "launcher.munge_rejected", "kernel.iommu_fault",
-      "kernel.iommu_translated",
+      "kernel.iommu_translated", "rendezvous.store_unreachable", "rendezvous.port_in_use",
+      "rendezvous.master_unresolved", "rendezvous.clients_missing",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
