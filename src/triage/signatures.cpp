@@ -931,14 +931,21 @@ constexpr WarnMeaning kWarnMeanings[] = {
     // found"): a topology file written for another machine, or for all of its GPUs when only
     // some are visible (a net plugin's static profile, an image's NCCL_TOPO_FILE).
     {"of node", code::kNcclTopoFileInvalid,
-     "NCCL's topology lacks an attribute it needs (its XML): a topology file (NCCL_TOPO_FILE, set in the "
-     "environment, /etc/nccl.conf, or by a net plugin's static profile) made for another machine, or for all of "
-     "its GPUs while only some are visible",
-     "look for `NCCL_TOPO_FILE set by environment` in the INFO log; unset it to let NCCL detect the machine, or "
-     "regenerate it there (NCCL_TOPO_DUMP_FILE from a run without it); a net plugin that loads its own static "
-     "profile (older aws-ofi-nccl on p4d/p5) needs a version that builds it from the devices present"},
+     "NCCL's topology or graph file does not fit this machine (an attribute NCCL needs missing from its XML, a "
+     "device it names absent, the file unreadable or of another version): a file (NCCL_TOPO_FILE or "
+     "NCCL_GRAPH_FILE, set in the environment, /etc/nccl.conf, or by a net plugin's static profile) made for another "
+     "machine, or for all of its GPUs while only some are visible",
+     "look for `NCCL_TOPO_FILE` or `NCCL_GRAPH_FILE set by environment` in the INFO log; unset it to let NCCL "
+     "detect the machine, or regenerate it there (NCCL_TOPO_DUMP_FILE, NCCL_GRAPH_DUMP_FILE from a run without it); "
+     "a net plugin that loads its own static profile (older aws-ofi-nccl on p4d/p5) needs a version that builds it "
+     "from the devices present"},
     {"XML Parse", code::kNcclTopoFileInvalid, "", ""},  // graph/xml.cc reading NCCL_TOPO_FILE
     {"XML Topology has wrong version", code::kNcclTopoFileInvalid, "", ""},
+    // NCCL_GRAPH_FILE (graph/xml.cc, graph/search.cc): unreadable, of another version, or
+    // naming a NIC this machine does not have ("XML Import Channel : dev 3 not found.").
+    {"XML Graph has wrong version", code::kNcclTopoFileInvalid, "", ""},
+    {"Could not open XML graph file", code::kNcclTopoFileInvalid, "", ""},
+    {"XML Import Channel", code::kNcclTopoFileInvalid, "", ""},
     // NCCL walking sysfs for a device's PCI path and not finding it (graph/xml.cc: "Could not
     // find real path of /sys/class/pci_bus/0000:01/../../0000:01:00.0").
     {"Could not find real path", code::kNcclPciSysfsMissing,

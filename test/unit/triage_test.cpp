@@ -1082,6 +1082,10 @@ TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
        "nccl.p2p_disabled_nvlink"},
       {"n1:5:7 [0] misc/ibvwrap.cc:190 NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory",
        "nccl.ib_memlock"},
+      {"n1:5:5 [0] graph/search.cc:851 NCCL WARN XML Import Channel : dev 4 not found.", "nccl.topo_file_invalid"},
+      {"n1:5:5 [0] graph/xml.cc:1041 NCCL WARN Could not open XML graph file /opt/graph.xml : No such file or "
+       "directory",
+       "nccl.topo_file_invalid"},
       {"n1:5:7 [3] nccl_net_ofi_rdma.cpp:617 NCCL WARN NET/OFI Unable to register memory (type = 2) for device 3. "
        "RC: -22, Error: Invalid argument",
        "nccl.ofi_register_failed"},
