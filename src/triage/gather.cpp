@@ -743,6 +743,42 @@ class Gatherer {
     }
   }
 
+  template <typename T>
+  static void move_into(std::vector<T>& from, std::vector<T>& to) {
+    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+    from.clear();
+  }
+  // The facts kept line by line, into `facts`.
+  void take_line_facts(Facts& facts) {
+    move_into(kernel_lines_, facts.kernel);
+    move_into(pcie_links_, facts.pcie_links);
+    move_into(nvlinks_, facts.nvlinks);
+    move_into(acs_, facts.acs);
+    move_into(zero_guids_, facts.zero_guids);
+    move_into(gid_rows_, facts.gid_rows);
+    move_into(repair_pending_, facts.gpu_repair_pending);
+    move_into(test_devices_, facts.test_devices);
+    move_into(remap_failed_, facts.gpu_remap_failed);
+    move_into(cuda_ecc_, facts.cuda_ecc);
+    move_into(cuda_p2p_, facts.cuda_p2p);
+    move_into(cuda_errors_, facts.cuda_errors);
+    move_into(driver_libs_missing_, facts.driver_libs_missing);
+    move_into(rdma_no_provider_, facts.rdma_no_provider);
+    move_into(driver_mismatch_, facts.driver_mismatch);
+    move_into(cuda_not_ready_, facts.cuda_not_ready);
+    move_into(pin_failed_, facts.gpudirect_pin_failed);
+    move_into(module_abi_, facts.module_abi);
+    move_into(nvml_unknown_, facts.nvml_unknown);
+    move_into(tcp_connect_failed_, facts.tcp_connect_failed);
+    move_into(gpu_lost_, facts.gpu_lost);
+    move_into(munge_, facts.munge);
+    move_into(rendezvous_, facts.rendezvous);
+    move_into(roce_gid_empty_, facts.roce_gid_empty);
+    move_into(efa_no_device_, facts.efa_no_device);
+    move_into(fabric_manager_lines_, facts.fabric_manager);
+    move_into(rdma_absent_lines_, facts.rdma_absent);
+  }
+
   // The readers that need a whole text, then the file's entry.
   void finish(uint64_t bytes, Facts& facts) {
     TriageFile file;
@@ -792,33 +828,7 @@ class Gatherer {
     // damaged XML); beside a kind that read, it was a wrong guess.
     if (file.kinds.empty()) notes = refused;
     if (has("counters")) take_counters(facts);
-    for (Quote& q : kernel_lines_) facts.kernel.push_back(std::move(q));
-    for (PcieLinkFact& l : pcie_links_) facts.pcie_links.push_back(std::move(l));
-    for (NvlinkFact& l : nvlinks_) facts.nvlinks.push_back(std::move(l));
-    for (AcsFact& a : acs_) facts.acs.push_back(std::move(a));
-    for (ZeroGuidFact& g : zero_guids_) facts.zero_guids.push_back(std::move(g));
-    for (GidRowFact& g : gid_rows_) facts.gid_rows.push_back(std::move(g));
-    for (Quote& q : repair_pending_) facts.gpu_repair_pending.push_back(std::move(q));
-    for (TestDeviceFact& d : test_devices_) facts.test_devices.push_back(std::move(d));
-    for (Quote& q : remap_failed_) facts.gpu_remap_failed.push_back(std::move(q));
-    for (Quote& q : cuda_ecc_) facts.cuda_ecc.push_back(std::move(q));
-    for (Quote& q : cuda_p2p_) facts.cuda_p2p.push_back(std::move(q));
-    for (Quote& q : cuda_errors_) facts.cuda_errors.push_back(std::move(q));
-    for (Quote& q : driver_libs_missing_) facts.driver_libs_missing.push_back(std::move(q));
-    for (Quote& q : rdma_no_provider_) facts.rdma_no_provider.push_back(std::move(q));
-    for (Quote& q : driver_mismatch_) facts.driver_mismatch.push_back(std::move(q));
-    for (Quote& q : cuda_not_ready_) facts.cuda_not_ready.push_back(std::move(q));
-    for (Quote& q : pin_failed_) facts.gpudirect_pin_failed.push_back(std::move(q));
-    for (Quote& q : module_abi_) facts.module_abi.push_back(std::move(q));
-    for (Quote& q : nvml_unknown_) facts.nvml_unknown.push_back(std::move(q));
-    for (Quote& q : tcp_connect_failed_) facts.tcp_connect_failed.push_back(std::move(q));
-    for (Quote& q : gpu_lost_) facts.gpu_lost.push_back(std::move(q));
-    for (Quote& q : munge_) facts.munge.push_back(std::move(q));
-    for (Quote& q : rendezvous_) facts.rendezvous.push_back(std::move(q));
-    for (Quote& q : roce_gid_empty_) facts.roce_gid_empty.push_back(std::move(q));
-    for (Quote& q : efa_no_device_) facts.efa_no_device.push_back(std::move(q));
-    for (Quote& q : fabric_manager_lines_) facts.fabric_manager.push_back(std::move(q));
-    for (Quote& q : rdma_absent_lines_) facts.rdma_absent.push_back(std::move(q));
+    take_line_facts(facts);
     if (nccl_frames_) {  // a SIGBUS with NCCL in its backtrace: an error of NCCL's, as a framework reports one
       for (Quote& q : bus_errors_) {
         NcclFact f;
