@@ -160,6 +160,8 @@ inline constexpr std::string_view kRendezvousStoreUnreachable = "rendezvous.stor
 inline constexpr std::string_view kRendezvousPortInUse = "rendezvous.port_in_use";
 inline constexpr std::string_view kRendezvousMasterUnresolved = "rendezvous.master_unresolved";
 inline constexpr std::string_view kRendezvousClientsMissing = "rendezvous.clients_missing";
+inline constexpr std::string_view kKernelGpuDriverNotLoaded = "kernel.gpu_driver_not_loaded";
+inline constexpr std::string_view kKernelGpuInitFailed = "kernel.gpu_init_failed";
 // NVIDIA Fabric Manager (NVSwitch systems).
 inline constexpr std::string_view kNvlinkFmNoNvswitch = "nvlink.fm_no_nvswitch";
 inline constexpr std::string_view kNvlinkFmVersionMismatch = "nvlink.fm_version_mismatch";
@@ -288,6 +290,8 @@ inline constexpr std::string_view kTriageCodes[] = {
     kRendezvousPortInUse,
     kRendezvousMasterUnresolved,
     kRendezvousClientsMissing,
+    kKernelGpuDriverNotLoaded,
+    kKernelGpuInitFailed,
     kNvlinkFmNoNvswitch,
     kNvlinkFmVersionMismatch,
     kNvlinkFmFailed,

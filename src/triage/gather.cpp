@@ -311,6 +311,20 @@ bool rendezvous_line(std::string_view line) {
          has("connect() timed out. Original timeout was") || has("Error: Address already in use");
 }
 
+// The NVIDIA driver not starting (nvidia-smi: "NVIDIA-SMI has failed because it couldn't
+// communicate with the NVIDIA driver"; modprobe: "could not insert 'nvidia': Key was rejected
+// by service"), or a GPU it could not start: "RmInitAdapter failed! (0x26:0x65:1474)", "This
+// PCI I/O region assigned to your NVIDIA device is invalid", "installed in this system is
+// not supported by the", "fallen off the bus and is not responding to commands" (at probe,
+// with no Xid), nvidia-smi's "No devices were found" (a line of its own).
+bool gpu_start_line(std::string_view line) {
+  const auto has = [&](std::string_view w) { return line.find(w) != std::string_view::npos; };
+  return has("couldn't communicate with the NVIDIA driver") || has("could not insert 'nvidia") ||
+         has("RmInitAdapter failed") || has("PCI I/O region assigned to your NVIDIA device is invalid") ||
+         has("installed in this system is not supported by the") ||
+         has("fallen off the bus and is not responding to commands") || trim(line) == "No devices were found";
+}
+
 // A process killed by SIGBUS: UCX's or a crash handler's "Caught signal 7 (Bus error:
 // ...)", the shell's "Bus error (core dumped)". Read as NCCL's only where the file's
 // backtrace lines name NCCL (Gatherer::finish).
@@ -771,6 +785,7 @@ class Gatherer {
     move_into(nvml_unknown_, facts.nvml_unknown);
     move_into(tcp_connect_failed_, facts.tcp_connect_failed);
     move_into(gpu_lost_, facts.gpu_lost);
+    move_into(gpu_start_, facts.gpu_start);
     move_into(munge_, facts.munge);
     move_into(rendezvous_, facts.rendezvous);
     move_into(roce_gid_empty_, facts.roce_gid_empty);
@@ -1114,6 +1129,13 @@ class Gatherer {
         rendezvous_line(line) && rendezvous_.size() < kMaxKeptLines) {
       rendezvous_.push_back({path_, lines_, std::string(trim(line))});
       framework_ = true;  // a framework's log
+    }
+    // The NVIDIA driver not starting, or starting without its GPUs: nvidia-smi's and
+    // modprobe's words, and the driver's own at probe (kernel-open/nvidia/nv-pci.c,
+    // src/nvidia/arch/nvalloc/unix/src/osapi.c, osinit.c).
+    if ((finds("NVIDIA") || finds("nvidia") || finds("NVRM") || finds("No devices were found")) &&
+        gpu_start_line(line) && gpu_start_.size() < kMaxKeptLines) {
+      gpu_start_.push_back({path_, lines_, std::string(trim(line))});
     }
     if (finds("GPU is lost") && gpu_lost_.size() < kMaxKeptLines) {
       gpu_lost_.push_back({path_, lines_, std::string(trim(line))});
@@ -1619,7 +1641,7 @@ class Gatherer {
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
       efa_no_device_, driver_libs_missing_, rdma_no_provider_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
-      tcp_connect_failed_, munge_, rendezvous_;
+      tcp_connect_failed_, munge_, rendezvous_, gpu_start_;
   bool perftest_ethernet_ = false;  // perftest's header said "Link type : Ethernet" (RoCE)
   bool efa_seen_ = false;           // a libfabric EFA line above: its "fi_getinfo: -61" is EFA's
   bool cuda_named_ = false;         // driver_line's: the line names CUDA ("cuda", "CUDA", "Cuda")

@@ -3262,6 +3262,65 @@ void check_rendezvous(const Facts& facts, std::vector<Finding>& out, std::vector
   }
 }
 
+// The NVIDIA driver not started (its module not loaded: a kernel updated without the module
+// rebuilt, Secure Boot refusing an unsigned module), or started without a GPU it could not
+// bring up: the driver's own words at probe (RmInitAdapter, an invalid BAR, a GPU this
+// release does not support, one fallen off the bus before any Xid), nvidia-smi's "No
+// devices were found".
+void check_gpu_start(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  std::vector<Quote> not_loaded, failed;
+  bool secure_boot = false, bar = false, unsupported = false, off_bus = false, rm_init = false, none = false;
+  for (const Quote& q : facts.gpu_start) {
+    const std::string_view t = q.text;
+    if (contains(t, "couldn't communicate with the NVIDIA driver") || contains(t, "could not insert 'nvidia")) {
+      not_loaded.push_back(q);
+      secure_boot |= contains(t, "Key was rejected by service");
+    } else {
+      failed.push_back(q);
+      bar |= contains(t, "PCI I/O region");
+      unsupported |= contains(t, "is not supported by the");
+      off_bus |= contains(t, "fallen off the bus");
+      rm_init |= contains(t, "RmInitAdapter");
+      none |= trim(t) == "No devices were found";
+    }
+  }
+  if (!not_loaded.empty()) {
+    out.push_back(finding(
+        code::kKernelGpuDriverNotLoaded, Severity::kError, "NVIDIA driver", {},
+        fmt::format("the NVIDIA kernel module is not loaded ({}){}: no program can use the GPUs",
+                    count_lines(not_loaded.size()),
+                    secure_boot ? ": Secure Boot refused the unsigned module (Key was rejected by service)" : ""),
+        secure_boot ? "sign the module with a key enrolled in the firmware (mokutil), or turn Secure Boot off; then "
+                      "`modprobe nvidia` and `nvidia-smi`"
+                    : "`lsmod | grep nvidia` and `dmesg | grep -i nvrm`: a kernel updated without the module rebuilt "
+                      "(`dkms status`), nouveau holding the GPUs, or the module refused at load; rebuild or reinstall "
+                      "the driver for the running kernel, then reboot",
+        not_loaded, {{"lines", not_loaded.size()}}));
+  }
+  if (!failed.empty()) {
+    std::vector<std::string> why;
+    if (bar)
+      why.emplace_back("a BAR the firmware placed badly (enable Above 4G Decoding and Resizable BAR in the BIOS)");
+    if (unsupported) why.emplace_back("a GPU this driver release does not support (a newer or older branch is needed)");
+    if (off_bus) why.emplace_back("a GPU not answering on PCIe at all (fallen off the bus: reseat, power, riser)");
+    if (rm_init)
+      why.emplace_back(
+          "RmInitAdapter failed: the driver could not initialise the GPU (its error code "
+          "in the line; a GPU that keeps failing needs replacing)");
+    if (why.empty() && none)
+      why.emplace_back(
+          "nvidia-smi saw none: every GPU failed to start, or none was given "
+          "to this container");
+    out.push_back(finding(
+        code::kKernelGpuInitFailed, none && why.size() == 1 ? Severity::kWarning : Severity::kError, "GPU start", {},
+        fmt::format("the NVIDIA driver did not bring up a GPU ({}): {}", count_lines(failed.size()),
+                    fmt::join(why, "; ")),
+        "drain the node; the PCI address in the driver's lines names the GPU (`lspci -s ADDR -vv`); read the kernel "
+        "log around it for PCIe AER and Xid lines, and compare the driver's version with the GPU's support",
+        failed, {{"lines", failed.size()}}));
+  }
+}
+
 // Locked-memory limits below what RDMA needs: every buffer NCCL, MPI or UCX registers with
 // the NIC is locked, so the limit must be unlimited (or at least gigabytes); a job inherits
 // the limit of what started it (slurmd, the container runtime).
@@ -3309,6 +3368,10 @@ const std::vector<Signature> kSignatures = {
      "PyTorch's c10d store failing before NCCL starts: unreachable, its port taken, its host name unresolved, ranks "
      "missing",
      check_rendezvous},
+    {{code::kKernelGpuDriverNotLoaded, code::kKernelGpuInitFailed},
+     "the NVIDIA driver not loaded (nvidia-smi cannot reach it, modprobe refused), or a GPU it could not start "
+     "(RmInitAdapter, an invalid BAR, an unsupported GPU, fallen off the bus at probe, no devices found)",
+     check_gpu_start},
     {{code::kLimitsMemlockLow},
      "locked-memory limits below what RDMA needs: /proc/PID/limits, `ulimit -a`, `ulimit -l`",
      check_memlock},

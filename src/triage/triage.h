@@ -192,6 +192,10 @@ struct Facts {
   // MUNGE's errors, from PMIx, Slurm or munge's tools: "psec: munge failed to create
   // credential: Socket communication error", "Munge decode failed: Expired credential".
   std::vector<Quote> munge;
+  // The NVIDIA driver not starting, or a GPU it could not start: nvidia-smi's "couldn't
+  // communicate with the NVIDIA driver", modprobe's "could not insert 'nvidia'", NVRM's
+  // "RmInitAdapter failed!", an invalid BAR, an unsupported GPU, fallen off the bus at probe.
+  std::vector<Quote> gpu_start;
   // PyTorch's c10d store failing before NCCL starts: "The client socket has failed to
   // connect to any network address of (HOST, PORT).", "Address already in use", "gai
   // error", "waiting for clients. 1/2 clients joined".

@@ -1858,6 +1858,43 @@ TEST(TriagePasted, RendezvousStoreFailures) {
   }
 }
 
+// The NVIDIA driver not loaded, or a GPU it could not start, by nvidia-smi's, modprobe's
+// and the driver's own words; the driver's ordinary start is nothing.
+TEST(TriagePasted, GpuDriverStart) {
+  const std::tuple<const char*, const char*, const char*> cases[] = {
+      {"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest "
+       "NVIDIA driver is installed and running.",
+       "kernel.gpu_driver_not_loaded", "not loaded"},
+      {"modprobe: ERROR: could not insert 'nvidia': Key was rejected by service", "kernel.gpu_driver_not_loaded",
+       "Secure Boot"},
+      {"[   12.3] NVRM: GPU 0000:3b:00.0: RmInitAdapter failed! (0x26:0x65:1474)", "kernel.gpu_init_failed",
+       "RmInitAdapter"},
+      {"[    9.1] NVRM: This PCI I/O region assigned to your NVIDIA device is invalid:", "kernel.gpu_init_failed",
+       "Above 4G"},
+      {"NVRM: installed in this system is not supported by the", "kernel.gpu_init_failed", "does not support"},
+      {"[    9.8] NVRM: fallen off the bus and is not responding to commands.", "kernel.gpu_init_failed",
+       "fallen off the bus"},
+  };
+  for (const auto& [line, code, shown] : cases) {
+    Report r = judged({{"node.txt", std::string(line) + "\n"}});
+    const Finding* f = find(r, code);
+    ASSERT_NE(f, nullptr) << line << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError) << line;
+    EXPECT_NE(f->message.find(shown), std::string::npos) << f->message;
+  }
+  Report none = judged({{"smi.txt", "$ nvidia-smi\nNo devices were found\n"}});
+  const Finding* n = find(none, "kernel.gpu_init_failed");
+  ASSERT_NE(n, nullptr) << testing::PrintToString(codes(none));
+  EXPECT_EQ(n->severity, Severity::kWarning);
+  for (const char* quiet : {"[    5.1] nvidia: loading out-of-tree module taints kernel.\n",
+                            "[    5.9] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15\n",
+                            "lsblk: No devices were found in the list\n"}) {
+    Report r = judged({{"node.txt", quiet}});
+    EXPECT_EQ(find(r, "kernel.gpu_init_failed"), nullptr) << quiet << testing::PrintToString(codes(r));
+    EXPECT_EQ(find(r, "kernel.gpu_driver_not_loaded"), nullptr) << quiet;
+  }
+}
+
 // A paste that ends mid-line: its last setting cut short ("to S" beside "SYS") is not a
 // setting that differs; a value that is really different still is.
 TEST(TriagePasted, ASettingCutMidValueIsNotAnotherSetting) {
@@ -2365,7 +2402,8 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "container.driver_libs_missing", "topo.rdma_provider_missing", "limits.memlock_low", "nccl.roce_gid_link_local",
       "nccl.ofi_unreachable", "launcher.munge_unavailable", "launcher.munge_rejected", "kernel.iommu_fault",
       "kernel.iommu_translated", "rendezvous.store_unreachable", "rendezvous.port_in_use",
-      "rendezvous.master_unresolved", "rendezvous.clients_missing",
+      "rendezvous.master_unresolved", "rendezvous.clients_missing", "kernel.gpu_driver_not_loaded",
+      "kernel.gpu_init_failed",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
