@@ -254,8 +254,9 @@ bool framework_error(std::string_view line) {
          // PyTorch's watchdog after a timeout: "[PG 0 Rank 1] Timeout at NCCL work: 5, last
          // enqueued NCCL work: 5, last completed NCCL work: 4."
          contains(line, "last enqueued NCCL work") ||
-         // UCX's verbs errors in the same jobs: "Transport retry count exceeded on mlx5_0:1/RoCE"
-         contains(line, "Transport retry count exceeded");
+         // UCX's verbs errors in the same jobs: "Transport retry count exceeded on mlx5_0:1/RoCE";
+         // an HCA driver's own ("WARNING: mcxnex0: CQE transport retry counter exceeded").
+         contains(line, "ransport retry count");
 }
 
 // UCX's log line ("[1696.2] [host:123:0]   ib_md.c:293  UCX  ERROR ibv_reg_mr(...) failed:

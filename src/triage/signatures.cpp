@@ -691,7 +691,8 @@ constexpr WarnMeaning kWarnMeanings[] = {
     // Older NCCL's forms of the same completion: "Got completion with error 12, opcode 1, ...",
     // "Got completion from peer 10.0.0.2<1234> with error 12, opcode ...".
     {"with error 12,", code::kNcclIbRetryExceeded, "", ""},
-    {"Transport retry count exceeded", code::kNcclIbRetryExceeded, "", ""},  // UCX's, the same completion
+    {"Transport retry count exceeded", code::kNcclIbRetryExceeded, "", ""},    // UCX's, the same completion
+    {"transport retry counter exceeded", code::kNcclIbRetryExceeded, "", ""},  // Solaris' hermon, mcxnex
     // IBV_WC_LOC_PROT_ERR: the NIC was refused the local buffer of a work request. With
     // GPUDirect RDMA that buffer is GPU memory reached peer to peer over PCIe; NCCL's
     // troubleshooting guide names ACS (and the IOMMU) for it.

@@ -1624,6 +1624,14 @@ TEST(TriagePasted, UcxErrorLines) {
       {"[1696.3] [node1:123:0]  ib_device.c:468  UCX  WARN  IB Async event on mlx5_0: port error on port 1",
        "nccl.ib_port_error"},
   };
+  // An HCA driver's own word for the same completion (Solaris' mcxnex, hermon).
+  Report hca = judged({{"messages.txt",
+                        "WARNING: mcxnex0: CQE ERR: cqe fffff61bcf02f280 QPN 4000f7 indx 14 status "
+                        "0x15  vendor syndrome 81\nWARNING: mcxnex0: CQE transport retry counter "
+                        "exceeded\n"}});
+  const Finding* retry = find(hca, "nccl.ib_retry_exceeded");
+  ASSERT_NE(retry, nullptr) << testing::PrintToString(codes(hca));
+  EXPECT_EQ(quoted(*retry), std::vector<std::string>{"messages.txt:2"});
   for (const auto& [line, code] : cases) {
     Report r = judged({{"ucx.log", std::string(line) + "\n"}});
     const Finding* f = find(r, code);
