@@ -2463,10 +2463,11 @@ TEST(TriageDamage, PastedShapesNeverNameAnotherCause) {
         if (f.severity == Severity::kInfo) continue;
         // A WARN line cut mid-way is still a warning, read without its meaning: weaker, no other cause.
         // Likewise an IB completion error cut before its status.
-        // A framework's system error cut before its "Last error:" too; and NCCL's NVLS warning
-        // without the source file that says it is NVLS's (the prefix stripped).
+        // A framework's system error cut before its "Last error:" too, and its invalid usage cut
+        // from the warning that says which check failed; and NCCL's NVLS warning without the
+        // source file that says it is NVLS's (the prefix stripped).
         const bool less_specific =
-            ((f.code == "nccl.warn" || f.code == "nccl.system_error") &&
+            ((f.code == "nccl.warn" || f.code == "nccl.system_error" || f.code == "nccl.invalid_usage") &&
              std::any_of(causes.begin(), causes.end(),
                          [](auto& c) { return c.starts_with("nccl.") || c.starts_with("nvlink."); })) ||
             (f.code == "nccl.ib_completion_error" &&
