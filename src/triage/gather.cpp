@@ -317,11 +317,13 @@ bool rendezvous_line(std::string_view line) {
 // by service"), or a GPU it could not start: "RmInitAdapter failed! (0x26:0x65:1474)", "This
 // PCI I/O region assigned to your NVIDIA device is invalid", "installed in this system is
 // not supported by the", "fallen off the bus and is not responding to commands" (at probe,
-// with no Xid), nvidia-smi's "No devices were found" (a line of its own).
+// with no Xid), the open module refusing a GPU ("Open nvidia.ko is only ready for use on Data
+// Center GPUs."), nvidia-smi's "No devices were found" (a line of its own).
 bool gpu_start_line(std::string_view line) {
   const auto has = [&](std::string_view w) { return line.find(w) != std::string_view::npos; };
   return has("couldn't communicate with the NVIDIA driver") || has("could not insert 'nvidia") ||
-         has("RmInitAdapter failed") || has("PCI I/O region assigned to your NVIDIA device is invalid") ||
+         has("Open nvidia.ko is only ready for use on") || has("RmInitAdapter failed") ||
+         has("PCI I/O region assigned to your NVIDIA device is invalid") ||
          has("installed in this system is not supported by the") ||
          has("fallen off the bus and is not responding to commands") || trim(line) == "No devices were found";
 }
@@ -689,8 +691,11 @@ class Gatherer {
       other_ += '\n';
       return true;
     }
-    if (line.find("-specific driver found for") != std::string_view::npos &&
-        contains(line, "no userspace device-specific driver found for")) {
+    // Or no provider configuration at all (rdma-core's libibverbs/init.c: "libibverbs:
+    // Warning: couldn't open config directory '/etc/libibverbs.d'.").
+    if ((line.find("-specific driver found for") != std::string_view::npos &&
+         contains(line, "no userspace device-specific driver found for")) ||
+        (line.find("couldn't open config directory") != std::string_view::npos && contains(line, "libibverbs"))) {
       if (facts && rdma_no_provider_.size() < kMaxKeptLines) {
         rdma_no_provider_.push_back({path_, lines_, std::string(trim(line))});
       }
@@ -966,18 +971,21 @@ class Gatherer {
     }
   }
 
-  // nccl-tests' "# Out of bounds values : 0 OK" ends a run's output. Two with no table
-  // row between are two processes' runs printed one after the other.
+  // nccl-tests' "# Out of bounds values : 0 OK" ends a run's output, its "# nThread 1 nGpus 8
+  // ..." header starts one. Two of either with no table row between are two processes' runs
+  // printed one after the other.
   void summary_line(std::string_view t) {
-    if (t.starts_with("# Out of bounds values")) {
-      if (summary_line_ > 0 && doubled_summaries_.size() < 64) {
-        doubled_summaries_.push_back({{path_, summary_line_, summary_text_}, {path_, lines_, std::string(t)}});
-      }
-      summary_line_ = lines_;
-      summary_text_ = std::string(t);
-    } else if (!t.empty() && !t.starts_with('#')) {
-      summary_line_ = 0;  // a table row, or anything else, between them
+    run_mark(t, "# Out of bounds values", summary_line_, summary_text_);
+    run_mark(t, "# nThread ", header_line_, header_text_);
+    if (!t.empty() && !t.starts_with('#')) summary_line_ = header_line_ = 0;  // a table row, or anything else
+  }
+  void run_mark(std::string_view t, std::string_view mark, int& line, std::string& text) {
+    if (!t.starts_with(mark)) return;
+    if (line > 0 && doubled_summaries_.size() < 64) {
+      doubled_summaries_.push_back({{path_, line, text}, {path_, lines_, std::string(t)}});
     }
+    line = lines_;
+    text = std::string(t);
   }
 
   // nvidia-smi nvlink -s: "GPU 0: NAME (UUID: GPU-...)" opens a GPU, its "Link N: 25 GB/s"
@@ -1664,6 +1672,8 @@ class Gatherer {
   std::string_view list_head_;  // the line before ended "NET/Socket : Using" ("Bootstrap : Using"): that name
   int last_list_line_ = 0;      // the last line of an interface list
   int summary_line_ = 0;        // the last "# Out of bounds values" line with only '#' lines after it
+  int header_line_ = 0;         // the last nccl-tests header's line, while no table row follows it
+  std::string header_text_;
   std::string summary_text_;
   std::vector<std::pair<Quote, Quote>> doubled_summaries_;
   std::string lspci_device_;  // lspci: the device whose capabilities follow

@@ -1660,7 +1660,8 @@ void check_single_rank(const Facts& facts, std::vector<Finding>& out, std::vecto
   for (const auto& [file, quotes] : doubled) {
     out.push_back(finding(
         code::kNcclTestsSingleRank, Severity::kWarning, fmt::format("nccl-tests in {}", file), {},
-        fmt::format("{} nccl-tests summaries follow one another in {} with no table between: each process printed "
+        fmt::format("{} nccl-tests headers or summaries follow one another in {} with no table between: each "
+                    "process printed "
                     "its own run, so each ran its own communicator and no figure measures the job's ranks together",
                     quotes.size(), file),
         "nccl-tests built without MPI=1 and started by mpirun runs one test per process: rebuild with "
@@ -3270,7 +3271,8 @@ void check_rendezvous(const Facts& facts, std::vector<Finding>& out, std::vector
 // devices were found".
 void check_gpu_start(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   std::vector<Quote> not_loaded, failed;
-  bool secure_boot = false, bar = false, unsupported = false, off_bus = false, rm_init = false, none = false;
+  bool secure_boot = false, bar = false, unsupported = false, off_bus = false, rm_init = false, none = false,
+       open_module = false;
   for (const Quote& q : facts.gpu_start) {
     const std::string_view t = q.text;
     if (contains(t, "couldn't communicate with the NVIDIA driver") || contains(t, "could not insert 'nvidia")) {
@@ -3282,6 +3284,7 @@ void check_gpu_start(const Facts& facts, std::vector<Finding>& out, std::vector<
       unsupported |= contains(t, "is not supported by the");
       off_bus |= contains(t, "fallen off the bus");
       rm_init |= contains(t, "RmInitAdapter");
+      open_module |= contains(t, "Open nvidia.ko is only ready");
       none |= trim(t) == "No devices were found";
     }
   }
@@ -3300,11 +3303,16 @@ void check_gpu_start(const Facts& facts, std::vector<Finding>& out, std::vector<
   }
   if (!failed.empty()) {
     std::vector<std::string> why;
+    if (open_module) {
+      why.emplace_back(
+          "the open kernel module refuses this GPU (it drives data-centre GPUs only unless "
+          "NVreg_OpenRmEnableUnsupportedGpus=1): load the proprietary module, or set that parameter");
+    }
     if (bar)
       why.emplace_back("a BAR the firmware placed badly (enable Above 4G Decoding and Resizable BAR in the BIOS)");
     if (unsupported) why.emplace_back("a GPU this driver release does not support (a newer or older branch is needed)");
     if (off_bus) why.emplace_back("a GPU not answering on PCIe at all (fallen off the bus: reseat, power, riser)");
-    if (rm_init)
+    if (rm_init && !open_module)
       why.emplace_back(
           "RmInitAdapter failed: the driver could not initialise the GPU (its error code "
           "in the line; a GPU that keeps failing needs replacing)");

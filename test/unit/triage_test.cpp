@@ -1575,6 +1575,12 @@ TEST(TriagePasted, RdmaProvidersAndLockedMemoryLimits) {
   ASSERT_NE(p, nullptr) << testing::PrintToString(codes(none));
   EXPECT_EQ(p->severity, Severity::kError);
   EXPECT_EQ(quoted(*p), (std::vector<std::string>{"rdma.txt:2", "rdma.txt:3"}));
+  Report no_config = judged({{"rdma.txt",
+                              "  root@scout:~# ibv_devinfo\n  libibverbs: Warning: couldn't open config "
+                              "directory '/etc/libibverbs.d'.\n  No IB devices found\n"}});
+  const Finding* c = find(no_config, "topo.rdma_provider_missing");
+  ASSERT_NE(c, nullptr) << testing::PrintToString(codes(no_config));
+  EXPECT_EQ(quoted(*c), (std::vector<std::string>{"rdma.txt:2", "rdma.txt:3"}));
 
   const std::pair<const char*, const char*> low[] = {
       {"# cat /proc/3844/limits | grep locked\nMax locked memory         65536                65536                "
@@ -1882,6 +1888,8 @@ TEST(TriagePasted, GpuDriverStart) {
       {"NVRM: installed in this system is not supported by the", "kernel.gpu_init_failed", "does not support"},
       {"[    9.8] NVRM: fallen off the bus and is not responding to commands.", "kernel.gpu_init_failed",
        "fallen off the bus"},
+      {"[    3.5] NVRM: Open nvidia.ko is only ready for use on Data Center GPUs.", "kernel.gpu_init_failed",
+       "OpenRmEnableUnsupportedGpus"},
   };
   for (const auto& [line, code, shown] : cases) {
     Report r = judged({{"node.txt", std::string(line) + "\n"}});
@@ -1901,6 +1909,27 @@ TEST(TriagePasted, GpuDriverStart) {
     EXPECT_EQ(find(r, "kernel.gpu_init_failed"), nullptr) << quiet << testing::PrintToString(codes(r));
     EXPECT_EQ(find(r, "kernel.gpu_driver_not_loaded"), nullptr) << quiet;
   }
+}
+
+// nccl-tests built without MPI under mpirun: each process prints its own header, one after
+// the other with no table between (the paste cut before any table), as its summaries do.
+TEST(TriagePasted, NcclTestsHeadersOfEachProcess) {
+  const std::string header =
+      "# nThread 1 nGpus 8 minBytes 1073741824 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 agg "
+      "iters: 1 validation: 1 graph: 0\n#\n# Using devices\n";
+  Report r = judged({{"out.txt", header + header +
+                                     "#  Rank  0 Group  0 Pid    798 on       hw14 device  0 [0x0f] "
+                                     "NVIDIA H800\n"}});
+  const Finding* f = find(r, "nccl_tests.single_rank");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"out.txt:1", "out.txt:4"}));
+  // One header, its table after it: one run.
+  Report one = judged({{"out.txt", header +
+                                       "#  Rank  0 Group  0 Pid    798 on       hw14 device  0 [0x0f] NVIDIA "
+                                       "H800\n           8             2     float     sum      -1    10.1    "
+                                       "0.00    0.00      0    10.0    0.00    0.00      0\n" +
+                                       header}});
+  EXPECT_EQ(find(one, "nccl_tests.single_rank"), nullptr) << testing::PrintToString(codes(one));
 }
 
 // A paste that ends mid-line: its last setting cut short ("to S" beside "SYS") is not a
