@@ -1134,7 +1134,7 @@ class Gatherer {
     if ((has("unge") || finds("UNGE")) && munge_error(line) && munge_.size() < kMaxKeptLines) {
       munge_.push_back({path_, lines_, std::string(trim(line))});
     }
-    if ((finds("socket ") || finds("clients joined") || finds("(gai error") || finds("Original timeout was")) &&
+    if ((has("socket ") || has("clients joined") || finds("(gai error") || finds("Original timeout was")) &&
         rendezvous_line(line) && rendezvous_.size() < kMaxKeptLines) {
       rendezvous_.push_back({path_, lines_, std::string(trim(line))});
       framework_ = true;  // a framework's log
@@ -1142,7 +1142,7 @@ class Gatherer {
     // The NVIDIA driver not starting, or starting without its GPUs: nvidia-smi's and
     // modprobe's words, and the driver's own at probe (kernel-open/nvidia/nv-pci.c,
     // src/nvidia/arch/nvalloc/unix/src/osapi.c, osinit.c).
-    if ((finds("NVIDIA") || finds("nvidia") || finds("NVRM") || finds("No devices were found")) &&
+    if ((finds("NVIDIA") || has("nvidia") || finds("NVRM") || finds("No devices were found")) &&
         gpu_start_line(line) && gpu_start_.size() < kMaxKeptLines) {
       gpu_start_.push_back({path_, lines_, std::string(trim(line))});
     }
