@@ -474,6 +474,15 @@ bool lspci_device_line(std::string_view t) {
   return t.find(": ", space) != std::string_view::npos;
 }
 
+// A PCIe generation from its GT/s per lane (2.5 is 1, 64 is 6); 0 where none.
+int gen_of(double gts) {
+  static constexpr double kGts[] = {2.5, 5, 8, 16, 32, 64};
+  for (int g = 0; g < 6; ++g) {
+    if (gts == kGts[g]) return g + 1;
+  }
+  return 0;
+}
+
 // "Speed 16GT/s, Width x16" (also "Speed 2.5GT/s (downgraded), Width x16 (ok)"): GT/s and
 // lanes, 0 where absent.
 void lspci_link_fields(std::string_view t, double& gts, int& width) {
@@ -703,6 +712,10 @@ class Gatherer {
       return true;
     }
     if (gpu_memory_line(line, facts)) {
+      other_ += '\n';
+      return true;
+    }
+    if (smi_pcie_line(line, facts) || sysfs_link_line(trim(line), facts)) {
       other_ += '\n';
       return true;
     }
@@ -1142,8 +1155,8 @@ class Gatherer {
     // The NVIDIA driver not starting, or starting without its GPUs: nvidia-smi's and
     // modprobe's words, and the driver's own at probe (kernel-open/nvidia/nv-pci.c,
     // src/nvidia/arch/nvalloc/unix/src/osapi.c, osinit.c).
-    if ((finds("NVIDIA") || has("nvidia") || finds("NVRM") || finds("No devices were found")) &&
-        gpu_start_line(line) && gpu_start_.size() < kMaxKeptLines) {
+    if ((finds("NVIDIA") || has("nvidia") || finds("NVRM") || finds("No devices were found")) && gpu_start_line(line) &&
+        gpu_start_.size() < kMaxKeptLines) {
       gpu_start_.push_back({path_, lines_, std::string(trim(line))});
     }
     if (finds("GPU is lost") && gpu_lost_.size() < kMaxKeptLines) {
@@ -1244,6 +1257,101 @@ class Gatherer {
     }
     if (facts && yes && key == "Remapping Failure Occurred" && remap_failed_.size() < kMaxKeptLines) {
       remap_failed_.push_back({path_, lines_, std::string(t)});
+    }
+    return true;
+  }
+
+  // nvidia-smi -q's "GPU Link Info": "PCIe Generation" then "Link Width", each with its
+  // "Max" and "Current" (newer drivers add "Device Max", "Host Max" and "Device Current",
+  // which are left). The GPU is the "GPU 00000000:18:00.0" line above. True for the lines
+  // taken.
+  bool smi_pcie_line(std::string_view line, Facts* facts) {
+    const std::string_view t = trim(line);
+    const size_t indent = line.find_first_not_of(" \t");
+    if (t.starts_with("GPU 0") && indent == 0 && t.size() < 24 && t.find(':') != std::string_view::npos) {
+      smi_gpu_ = std::string(t);
+      return false;
+    }
+    if (t == "GPU Link Info") {
+      smi_query_ = true;
+      smi_link_ = PcieLinkFact{};
+      smi_link_.gpu = true;
+      smi_link_.device =
+          smi_gpu_.empty() ? std::string("a GPU (its \"GPU 0000...\" line is not in the paste)") : smi_gpu_;
+      smi_link_indent_ = indent;
+      smi_link_key_ = 0;
+      smi_link_open_ = true;
+      return true;
+    }
+    if (!smi_link_open_) return false;
+    if (indent == std::string_view::npos || indent <= smi_link_indent_ || t == "..." || t.empty()) {
+      smi_link_open_ = false;  // the next section
+      return false;
+    }
+    if (t == "PCIe Generation" || t == "Link Width") {
+      smi_link_key_ = t == "Link Width" ? 2 : 1;
+      return true;
+    }
+    const size_t colon = t.find(':');
+    if (colon == std::string_view::npos || smi_link_key_ == 0) return false;
+    const std::string_view key = trim(t.substr(0, colon)), value = trim(t.substr(colon + 1));
+    if (key != "Max" && key != "Current") return key.starts_with("Device") || key.starts_with("Host");
+    int n = 0;
+    std::from_chars(value.data(), value.data() + value.size(), n);
+    const bool max = key == "Max";
+    if (smi_link_key_ == 1) {
+      static constexpr double kGts[] = {0, 2.5, 5, 8, 16, 32, 64};
+      const double gts = n > 0 && n < 7 ? kGts[n] : 0;
+      (max ? smi_link_.cap_gts : smi_link_.sta_gts) = gts;
+    } else {
+      (max ? smi_link_.cap_width : smi_link_.sta_width) = n;
+    }
+    if (max && smi_link_key_ == 2) smi_link_.capability = {path_, lines_, std::string(t)};
+    if (!max && smi_link_key_ == 2) {
+      smi_link_.where = {path_, lines_,
+                         fmt::format("{}: PCIe gen {}, Link Width Current: {}x (Max: {}x)", smi_link_.device,
+                                     gen_of(smi_link_.sta_gts), smi_link_.sta_width, smi_link_.cap_width)};
+      if (facts && pcie_links_.size() < kMaxKeptLines) pcie_links_.push_back(smi_link_);
+      smi_link_open_ = false;
+    }
+    return true;
+  }
+
+  // The kernel's PCI attributes as `grep . /sys/bus/pci/devices/*/*link*` prints them:
+  // ".../0000:3b:00.0/max_link_width:16", ".../current_link_speed:8.0 GT/s PCIe". A device's
+  // current pair against its max pair, once its four are read. True for the lines taken.
+  bool sysfs_link_line(std::string_view t, Facts* facts) {
+    if (t.find("_link_") == std::string_view::npos || !t.starts_with("/sys/")) return false;
+    const size_t colon = t.rfind(':');
+    const size_t slash = t.rfind('/', colon);
+    if (colon == std::string_view::npos || slash == std::string_view::npos) return false;
+    const std::string_view attr = t.substr(slash + 1, colon - slash - 1);
+    const bool cur = attr.starts_with("current_link_"), max = attr.starts_with("max_link_");
+    if (!cur && !max) return false;
+    const bool width = attr.ends_with("width");
+    if (!width && !attr.ends_with("speed")) return false;
+    const std::string_view dir = t.substr(0, slash);
+    const std::string device(dir.substr(dir.rfind('/') + 1));
+    if (device != sysfs_link_.device) {
+      sysfs_link_ = PcieLinkFact{};
+      sysfs_link_.device = device;
+      sysfs_link_.gpu = true;  // not known: a slower speed alone may be an idle GPU's, so information
+      sysfs_link_seen_ = 0;
+    }
+    const std::string_view value = trim(t.substr(colon + 1));
+    double v = 0;
+    std::from_chars(value.data(), value.data() + value.size(), v);
+    if (width) {
+      (cur ? sysfs_link_.sta_width : sysfs_link_.cap_width) = static_cast<int>(v);
+    } else {
+      (cur ? sysfs_link_.sta_gts : sysfs_link_.cap_gts) = v;
+    }
+    (cur ? sysfs_link_.where : sysfs_link_.capability) = {path_, lines_, std::string(t)};
+    sysfs_link_seen_ |= (cur ? 1 : 2) << (width ? 2 : 0);
+    lspci_ = true;
+    if (sysfs_link_seen_ == 15 && facts && pcie_links_.size() < kMaxKeptLines) {
+      pcie_links_.push_back(sysfs_link_);
+      sysfs_link_seen_ = 0;
     }
     return true;
   }
@@ -1647,6 +1755,13 @@ class Gatherer {
   int device_block_ = 0;
   size_t smi_indent_ = 0;  // its header's indent: its keys are deeper
   bool smi_query_ = false;
+  std::string smi_gpu_;         // nvidia-smi -q: the "GPU 00000000:18:00.0" line above
+  PcieLinkFact smi_link_;       // its "GPU Link Info", until its Link Width's Current
+  size_t smi_link_indent_ = 0;  // that header's indent
+  int smi_link_key_ = 0;        // 1 under "PCIe Generation", 2 under "Link Width"
+  bool smi_link_open_ = false;
+  PcieLinkFact sysfs_link_;  // the kernel's PCI link attributes of one device
+  int sysfs_link_seen_ = 0;  // which of its four: bits of current/max speed, current/max width
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
       efa_no_device_, driver_libs_missing_, rdma_no_provider_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,

@@ -691,6 +691,62 @@ TEST(TriagePasted, LspciMarksALinkDowngraded) {
   EXPECT_EQ(find(fine, "topo.pcie_degraded"), nullptr) << testing::PrintToString(codes(fine));
 }
 
+// nvidia-smi -q's "GPU Link Info": a Link Width below its Max is a warning; a generation
+// below its Max alone is an idle GPU's power saving (information). The GPU is named.
+TEST(TriagePasted, NvidiaSmiQueryLinkWidth) {
+  const std::string head =
+      "GPU 00000000:3B:00.0\n"
+      "    PCI\n"
+      "        GPU Link Info\n"
+      "            PCIe Generation\n"
+      "                Max                       : 4\n"
+      "                Current                   : {}\n"
+      "                Device Max                : 4\n"
+      "                Host Max                  : 4\n"
+      "            Link Width\n"
+      "                Max                       : 16x\n"
+      "                Current                   : {}x\n"
+      "        Bridge Chip\n"
+      "            Type                          : N/A\n";
+  Report narrow = judged({{"q.txt", fmt::format(fmt::runtime(head), 4, 8)}});
+  const Finding* f = find(narrow, "topo.pcie_degraded");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(narrow));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_NE(f->subject.find("00000000:3B:00.0"), std::string::npos) << f->subject;
+  EXPECT_EQ(f->evidence.at("current_width"), 8);
+  EXPECT_EQ(f->evidence.at("capable_gts"), 16.0);
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"q.txt:10", "q.txt:11"}));
+  Report idle = judged({{"q.txt", fmt::format(fmt::runtime(head), 1, 16)}});
+  f = find(idle, "topo.pcie_degraded");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(idle));
+  EXPECT_EQ(f->severity, Severity::kInfo);
+  EXPECT_EQ(f->evidence.at("current_gts"), 2.5);
+  Report fine = judged({{"q.txt", fmt::format(fmt::runtime(head), 4, 16)}});
+  EXPECT_EQ(find(fine, "topo.pcie_degraded"), nullptr) << testing::PrintToString(codes(fine));
+}
+
+// The kernel's PCI link attributes as `grep . /sys/bus/pci/devices/*/*link*` prints them:
+// each device's current width against its max; a device's four lines make one link.
+TEST(TriagePasted, SysfsLinkAttributes) {
+  Report r = judged({{"sys.txt",
+                      "/sys/bus/pci/devices/0000:3b:00.0/current_link_speed:16.0 GT/s PCIe\n"
+                      "/sys/bus/pci/devices/0000:3b:00.0/current_link_width:4\n"
+                      "/sys/bus/pci/devices/0000:3b:00.0/max_link_speed:16.0 GT/s PCIe\n"
+                      "/sys/bus/pci/devices/0000:3b:00.0/max_link_width:16\n"
+                      "/sys/bus/pci/devices/0000:5e:00.0/current_link_speed:16.0 GT/s PCIe\n"
+                      "/sys/bus/pci/devices/0000:5e:00.0/current_link_width:16\n"
+                      "/sys/bus/pci/devices/0000:5e:00.0/max_link_speed:16.0 GT/s PCIe\n"
+                      "/sys/bus/pci/devices/0000:5e:00.0/max_link_width:16\n"}});
+  std::vector<const Finding*> links;
+  for (const Finding& f : r.findings) {
+    if (f.code == "topo.pcie_degraded") links.push_back(&f);
+  }
+  ASSERT_EQ(links.size(), 1u) << testing::PrintToString(codes(r));
+  EXPECT_EQ(links[0]->severity, Severity::kWarning);
+  EXPECT_EQ(links[0]->subject, "0000:3b:00.0");
+  EXPECT_NE(links[0]->message.find("x4 where the device can do 16 GT/s x16"), std::string::npos) << links[0]->message;
+}
+
 // setpci reading ports' ACS control register (the capability's name, or PLX switches' own
 // offset) and the words it prints: a redirection bit on is ACS on; a write prints nothing.
 TEST(TriagePasted, SetpciAcsControlReads) {
