@@ -797,6 +797,7 @@ class Gatherer {
     move_into(cuda_errors_, facts.cuda_errors);
     move_into(driver_libs_missing_, facts.driver_libs_missing);
     move_into(rdma_no_provider_, facts.rdma_no_provider);
+    move_into(rdma_nics_on_bus_, facts.rdma_nics_on_bus);
     move_into(driver_mismatch_, facts.driver_mismatch);
     move_into(cuda_not_ready_, facts.cuda_not_ready);
     move_into(pin_failed_, facts.gpudirect_pin_failed);
@@ -1466,6 +1467,11 @@ class Gatherer {
     if (lspci_device_line(t)) {
       lspci_device_ = std::string(t.substr(0, 160));
       cap_ = PcieLinkFact{};
+      if (facts && rdma_nics_on_bus_.size() < 64 &&
+          (contains(t, "Infiniband controller") || contains(t, "Mellanox Technologies") ||
+           (contains(t, "NVIDIA Corporation") && contains(t, "ConnectX")))) {
+        rdma_nics_on_bus_.push_back({path_, lines_, std::string(t)});
+      }
     }
     return false;
   }
@@ -1763,7 +1769,7 @@ class Gatherer {
   PcieLinkFact sysfs_link_;  // the kernel's PCI link attributes of one device
   int sysfs_link_seen_ = 0;  // which of its four: bits of current/max speed, current/max width
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
-      efa_no_device_, driver_libs_missing_, rdma_no_provider_;
+      efa_no_device_, driver_libs_missing_, rdma_no_provider_, rdma_nics_on_bus_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, munge_, rendezvous_, gpu_start_;
   bool perftest_ethernet_ = false;  // perftest's header said "Link type : Ethernet" (RoCE)

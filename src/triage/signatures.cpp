@@ -2959,6 +2959,37 @@ void check_roce_flow_control(const Facts& facts, std::vector<Finding>& out, std:
   }
 }
 
+// An RDMA NIC on the bus (lspci) while an RDMA tool finds no device (ibstatus' "sys files
+// not found (/sys/class/infiniband/*/ports)", ibv_devinfo's "No IB devices found"): the
+// card's RDMA driver (mlx5_ib, mlx4_ib: MOFED/DOCA or the distribution's) is not loaded or
+// not installed. Where the NIC's driver asks for newer firmware, or its RDMA module's lines
+// are there, kernel.hca_firmware or those lines say more, and this stays quiet.
+void check_rdma_stack_missing(const Facts& facts, std::vector<Finding>& out) {
+  if (facts.rdma_absent.empty() || facts.rdma_nics_on_bus.empty()) return;
+  for (const Quote& q : facts.kernel) {
+    const std::string_view t = q.text;
+    if (contains(t, "mlx5_ib") || contains(t, "mlx4_ib") ||
+        ((contains(t, "firmware") || contains(t, "FW")) && (contains(t, "upgrade") || contains(t, "update")))) {
+      return;
+    }
+  }
+  std::vector<Quote> quotes = facts.rdma_absent;
+  quotes.insert(
+      quotes.end(), facts.rdma_nics_on_bus.begin(),
+      facts.rdma_nics_on_bus.begin() + static_cast<ptrdiff_t>(std::min<size_t>(4, facts.rdma_nics_on_bus.size())));
+  out.push_back(finding(
+      code::kTopoRdmaProviderMissing, Severity::kWarning, "RDMA driver stack", {},
+      fmt::format("{} RDMA-capable NIC{} on the PCI bus ({}), yet the RDMA tools find no device ({}): the card's "
+                  "RDMA driver (mlx5_ib or mlx4_ib, from the distribution or MOFED/DOCA) is not loaded or not "
+                  "installed, so nothing can use it for RDMA and NCCL, MPI and UCX fall back to TCP",
+                  facts.rdma_nics_on_bus.size(), facts.rdma_nics_on_bus.size() == 1 ? " is" : "s are",
+                  facts.rdma_nics_on_bus.front().text.substr(0, 100), count_lines(facts.rdma_absent.size())),
+      "check `lsmod | grep -E 'mlx[45]_ib|ib_core'` and `ls /sys/class/infiniband`; install the RDMA stack for the "
+      "card (rdma-core and the inbox modules, or MOFED/DOCA for the kernel running) and load it (`modprobe "
+      "mlx5_ib`), then `ibstat` should list the ports",
+      quotes, {{"nics", facts.rdma_nics_on_bus.size()}}));
+}
+
 // libibverbs finding the kernel's RDMA devices with no user-space driver for them: the
 // provider library (rdma-core's libmlx5, in Debian's ibverbs-providers) missing from the
 // image or host, or its configuration (libibverbs.d) not where libibverbs looks.
@@ -2982,7 +3013,10 @@ void check_rdma_provider(const Facts& facts, std::vector<Finding>& out, std::vec
         "`NET/IB : Using` in NCCL's INFO lines",
         no_verbs, rdma.json()));
   }
-  if (facts.rdma_no_provider.empty()) return;
+  if (facts.rdma_no_provider.empty()) {
+    check_rdma_stack_missing(facts, out);
+    return;
+  }
   std::vector<Quote> quotes = facts.rdma_no_provider;
   quotes.insert(quotes.end(), facts.rdma_absent.begin(), facts.rdma_absent.end());  // what followed
   out.push_back(finding(

@@ -181,6 +181,9 @@ struct Facts {
   // libibverbs finding a kernel RDMA device with no user-space driver for it: "libibverbs:
   // Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0".
   std::vector<Quote> rdma_no_provider;
+  // lspci's device lines of RDMA-capable NICs (a Mellanox/NVIDIA ConnectX, an InfiniBand
+  // controller): the card is on the bus.
+  std::vector<Quote> rdma_nics_on_bus;
   // The NVIDIA driver's NVML library missing: NCCL's "Failed to open libnvidia-ml.so.1",
   // nvidia-smi's "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system".
   std::vector<Quote> driver_libs_missing;

@@ -1638,6 +1638,29 @@ TEST(TriagePasted, RdmaProvidersAndLockedMemoryLimits) {
   ASSERT_NE(c, nullptr) << testing::PrintToString(codes(no_config));
   EXPECT_EQ(quoted(*c), (std::vector<std::string>{"rdma.txt:2", "rdma.txt:3"}));
 
+  // A ConnectX on the bus and no RDMA device: the RDMA driver stack is not loaded (a
+  // warning); where the NIC's driver asks for firmware, kernel.hca_firmware says it instead.
+  const std::string bus =
+      "# lspci\n"
+      "86fc:00:02.0 Network controller: Mellanox Technologies MT27500/MT27520 Family [ConnectX-3/ConnectX-3 Pro "
+      "Virtual Function]\n"
+      "ibstatus\n"
+      "Fatal error:  device '*': sys files not found (/sys/class/infiniband/*/ports)\n";
+  Report stack = judged({{"vm.txt", bus}});
+  const Finding* s = find(stack, "topo.rdma_provider_missing");
+  ASSERT_NE(s, nullptr) << testing::PrintToString(codes(stack));
+  EXPECT_EQ(s->severity, Severity::kWarning);
+  EXPECT_EQ(quoted(*s), (std::vector<std::string>{"vm.txt:4", "vm.txt:2"}));
+  Report fw =
+      judged({{"vm.txt", bus + "[  5.1] mlx4_en 0000:0d:00.0: LSO not supported, please upgrade to later FW version to "
+                               "enable LSO\n"}});
+  EXPECT_EQ(find(fw, "topo.rdma_provider_missing"), nullptr) << testing::PrintToString(codes(fw));
+  EXPECT_NE(find(fw, "kernel.hca_firmware"), nullptr) << testing::PrintToString(codes(fw));
+  Report listed = judged({{"ok.txt",
+                           "3b:00.0 Infiniband controller: Mellanox Technologies MT28908 Family [ConnectX-6]\n"
+                           "CA 'mlx5_0'\n\tPort 1:\n\t\tState: Active\n"}});
+  EXPECT_EQ(find(listed, "topo.rdma_provider_missing"), nullptr) << testing::PrintToString(codes(listed));
+
   const std::pair<const char*, const char*> low[] = {
       {"# cat /proc/3844/limits | grep locked\nMax locked memory         65536                65536                "
        "bytes\n",
