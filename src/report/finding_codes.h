@@ -148,6 +148,7 @@ inline constexpr std::string_view kKernelDriverMismatch = "kernel.driver_mismatc
 inline constexpr std::string_view kKernelGpudirectPinFailed = "kernel.gpudirect_pin_failed";
 inline constexpr std::string_view kContainerGpuAccessLost = "container.gpu_access_lost";
 inline constexpr std::string_view kContainerDriverLibsMissing = "container.driver_libs_missing";
+inline constexpr std::string_view kContainerRdmaNetnsExclusive = "container.rdma_netns_exclusive";
 inline constexpr std::string_view kTopoRdmaProviderMissing = "topo.rdma_provider_missing";
 inline constexpr std::string_view kLimitsMemlockLow = "limits.memlock_low";
 inline constexpr std::string_view kNcclRoceGidLinkLocal = "nccl.roce_gid_link_local";
@@ -278,6 +279,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kKernelGpudirectPinFailed,
     kContainerGpuAccessLost,
     kContainerDriverLibsMissing,
+    kContainerRdmaNetnsExclusive,
     kTopoRdmaProviderMissing,
     kLimitsMemlockLow,
     kNcclRoceGidLinkLocal,

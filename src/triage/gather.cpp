@@ -798,6 +798,7 @@ class Gatherer {
     move_into(driver_libs_missing_, facts.driver_libs_missing);
     move_into(rdma_no_provider_, facts.rdma_no_provider);
     move_into(rdma_nics_on_bus_, facts.rdma_nics_on_bus);
+    move_into(rdma_netns_, facts.rdma_netns);
     move_into(driver_mismatch_, facts.driver_mismatch);
     move_into(cuda_not_ready_, facts.cuda_not_ready);
     move_into(pin_failed_, facts.gpudirect_pin_failed);
@@ -1159,6 +1160,12 @@ class Gatherer {
     if ((finds("NVIDIA") || has("nvidia") || finds("NVRM") || finds("No devices were found")) && gpu_start_line(line) &&
         gpu_start_.size() < kMaxKeptLines) {
       gpu_start_.push_back({path_, lines_, std::string(trim(line))});
+    }
+    // k8s-rdma-shared-dev-plugin's check that the RDMA subsystem's network namespace mode is
+    // shared (its ValidateRdmaSystemMode): "incorrect RDMA subsystem network namespace".
+    if (finds("incorrect RDMA subsystem network namespace") && rdma_netns_.size() < kMaxKeptLines) {
+      rdma_netns_.push_back({path_, lines_, std::string(trim(line))});
+      framework_ = true;  // a program's log
     }
     if (finds("GPU is lost") && gpu_lost_.size() < kMaxKeptLines) {
       gpu_lost_.push_back({path_, lines_, std::string(trim(line))});
@@ -1769,7 +1776,7 @@ class Gatherer {
   PcieLinkFact sysfs_link_;  // the kernel's PCI link attributes of one device
   int sysfs_link_seen_ = 0;  // which of its four: bits of current/max speed, current/max width
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
-      efa_no_device_, driver_libs_missing_, rdma_no_provider_, rdma_nics_on_bus_;
+      efa_no_device_, driver_libs_missing_, rdma_no_provider_, rdma_nics_on_bus_, rdma_netns_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, munge_, rendezvous_, gpu_start_;
   bool perftest_ethernet_ = false;  // perftest's header said "Link type : Ethernet" (RoCE)

@@ -3097,6 +3097,25 @@ void check_roce_link_local(const Facts& facts, std::vector<Finding>& out, std::v
 // or refusing: munged not running where the process runs, a chroot or container without
 // /run/munge), or a credential another host refused (a different key, clocks apart, a
 // user the daemon may not decode for). libmunge's own wordings.
+// The shared RDMA device plugin (Mellanox's k8s-rdma-shared-dev-plugin) exits where the
+// kernel's RDMA subsystem keeps each RDMA device in one network namespace ("rdma system set
+// netns exclusive", or ib_core's netns_mode=0): it hands one device to many pods, which only
+// the shared mode allows. SR-IOV's RDMA CNI wants exclusive, so the two cannot share a node.
+void check_rdma_netns(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.rdma_netns.empty()) return;
+  out.push_back(finding(
+      code::kContainerRdmaNetnsExclusive, Severity::kError, "RDMA subsystem network namespace mode", {},
+      fmt::format("the shared RDMA device plugin refuses to start ({}: \"incorrect RDMA subsystem network "
+                  "namespace\"): the node's RDMA subsystem is in exclusive network-namespace mode, where a device "
+                  "belongs to one namespace, so it cannot give the RDMA devices to the pods and they get none",
+                  count_lines(facts.rdma_netns.size())),
+      "check `rdma system` on the node (\"netns shared\" is what the shared plugin needs); set it back with `rdma "
+      "system set netns shared` before any pod uses RDMA, and remove what sets it exclusive (ib_core's "
+      "`netns_mode=0` in /etc/modprobe.d, or an SR-IOV RDMA CNI setup, which needs exclusive and cannot share the "
+      "node with this plugin)",
+      facts.rdma_netns, {{"lines", facts.rdma_netns.size()}}));
+}
+
 void check_munge(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   std::vector<Quote> unavailable, rejected;
   bool clocks = false, key = false, user = false;
@@ -3398,6 +3417,9 @@ const std::vector<Signature> kSignatures = {
      "RoCE queue pairs on a link-local GID (NET/IB's \"GID 0 (80FE/...)\"): NCCL_IB_GID_INDEX forced to it, or no "
      "routable GID for NCCL 2.21 and later to choose",
      check_roce_link_local},
+    {{code::kContainerRdmaNetnsExclusive},
+     "the shared RDMA device plugin refusing a node whose RDMA subsystem's network namespace mode is exclusive",
+     check_rdma_netns},
     {{code::kLauncherMungeUnavailable, code::kLauncherMungeRejected},
      "MUNGE, which Slurm and PMIx authenticate with: its daemon unreachable, or credentials refused (keys or clocks "
      "that differ)",

@@ -184,6 +184,9 @@ struct Facts {
   // lspci's device lines of RDMA-capable NICs (a Mellanox/NVIDIA ConnectX, an InfiniBand
   // controller): the card is on the bus.
   std::vector<Quote> rdma_nics_on_bus;
+  // Mellanox's shared RDMA device plugin refusing to start: "Exiting.. can not change :
+  // incorrect RDMA subsystem network namespace" (the kernel's RDMA netns mode exclusive).
+  std::vector<Quote> rdma_netns;
   // The NVIDIA driver's NVML library missing: NCCL's "Failed to open libnvidia-ml.so.1",
   // nvidia-smi's "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system".
   std::vector<Quote> driver_libs_missing;

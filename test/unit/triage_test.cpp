@@ -1621,6 +1621,20 @@ TEST(TriagePasted, NcclWarningsOfTheMachineByNcclsOwnWords) {
 
 // libibverbs without a user-space driver for the kernel's devices; locked-memory limits in
 // each listing's form, and unlimited or large ones left alone.
+// The shared RDMA device plugin's refusal of an exclusive-mode node, from its log with
+// Go's timestamps or as one line from a pod's status.
+TEST(TriagePasted, RdmaSharedPluginRefusesExclusiveNetns) {
+  Report r = judged({{"plugin.log",
+                      "2023/09/08 17:43:19 periodic update interval: +300\n"
+                      "2023/09/08 17:43:19 Exiting.. can not change : incorrect RDMA subsystem network namespace\n"}});
+  const Finding* f = find(r, "container.rdma_netns_exclusive");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"plugin.log:2"});
+  Report other = judged({{"plugin.log", "2023/09/08 17:43:19 too old kernel to get RDMA subsystem\n"}});
+  EXPECT_EQ(find(other, "container.rdma_netns_exclusive"), nullptr) << testing::PrintToString(codes(other));
+}
+
 TEST(TriagePasted, RdmaProvidersAndLockedMemoryLimits) {
   Report none = judged({{"rdma.txt",
                          "$ ibv_devinfo\n"
@@ -2519,7 +2533,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.ofi_unreachable", "launcher.munge_unavailable", "launcher.munge_rejected", "kernel.iommu_fault",
       "kernel.iommu_translated", "rendezvous.store_unreachable", "rendezvous.port_in_use",
       "rendezvous.master_unresolved", "rendezvous.clients_missing", "kernel.gpu_driver_not_loaded",
-      "kernel.gpu_init_failed",
+      "kernel.gpu_init_failed", "container.rdma_netns_exclusive",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
