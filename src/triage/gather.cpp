@@ -325,7 +325,10 @@ bool gpu_start_line(std::string_view line) {
          has("Open nvidia.ko is only ready for use on") || has("RmInitAdapter failed") ||
          has("PCI I/O region assigned to your NVIDIA device is invalid") ||
          has("installed in this system is not supported by the") ||
-         has("fallen off the bus and is not responding to commands") || trim(line) == "No devices were found";
+         has("fallen off the bus and is not responding to commands") || trim(line) == "No devices were found" ||
+         // NVML's NVML_ERROR_DRIVER_NOT_LOADED, as its callers print it (NCCL's "nvmlInit_v2() failed:
+         // Driver Not Loaded", the device plugin's, DCGM's)
+         (has("Driver Not Loaded") && (has("nvml") || has("NVML")));
 }
 
 // A process killed by SIGBUS: UCX's or a crash handler's "Caught signal 7 (Bus error:
@@ -1133,7 +1136,11 @@ class Gatherer {
     }
     // NVML's "Unknown Error" at start: in a container, the GPU device nodes taken from it
     // (NVIDIA's notice, nvidia-container-toolkit#48).
-    if (finds("Failed to initialize NVML: Unknown Error") && nvml_unknown_.size() < kMaxKeptLines) {
+    // NCCL's own NVML calls fail the same way ("nvmlInit_v2() failed: Unknown Error",
+    // "nvmlDeviceGetHandleByIndex(0) failed: Unknown Error"): NVML_ERROR_UNKNOWN's words.
+    if ((finds("Failed to initialize NVML: Unknown Error") ||
+         (finds(") failed: Unknown Error") && contains(line, "nvml"))) &&
+        nvml_unknown_.size() < kMaxKeptLines) {
       nvml_unknown_.push_back({path_, lines_, std::string(trim(line))});
     }
     // The driver's NVML library not there: NCCL's "Failed to open libnvidia-ml.so.1",
@@ -1157,8 +1164,9 @@ class Gatherer {
     // The NVIDIA driver not starting, or starting without its GPUs: nvidia-smi's and
     // modprobe's words, and the driver's own at probe (kernel-open/nvidia/nv-pci.c,
     // src/nvidia/arch/nvalloc/unix/src/osapi.c, osinit.c).
-    if ((finds("NVIDIA") || has("nvidia") || finds("NVRM") || finds("No devices were found")) && gpu_start_line(line) &&
-        gpu_start_.size() < kMaxKeptLines) {
+    if ((finds("NVIDIA") || has("nvidia") || finds("NVRM") || finds("No devices were found") ||
+         finds("Driver Not Loaded")) &&
+        gpu_start_line(line) && gpu_start_.size() < kMaxKeptLines) {
       gpu_start_.push_back({path_, lines_, std::string(trim(line))});
     }
     // k8s-rdma-shared-dev-plugin's check that the RDMA subsystem's network namespace mode is

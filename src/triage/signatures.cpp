@@ -673,6 +673,13 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "NCCL may not create its shared-memory segments: /dev/shm refused them (Permission denied)",
      "check /dev/shm's mode (1777, sticky), its owner and how the container mounts it (not read-only); segments "
      "another user left behind (nccl-shm-*) can be removed"},
+    // misc/shmutils.cc's own forms: "Error: failed to create shared memory file /dev/shm/nccl-X,
+    // error Permission denied (13)", "Error while creating shared memory segment ... (size N),
+    // error: Read-only file system (30)".
+    {", error Permission denied", code::kNcclShmPermission, "", ""},
+    {", error: Permission denied", code::kNcclShmPermission, "", ""},
+    {", error Read-only file system", code::kNcclShmPermission, "", ""},
+    {", error: Read-only file system", code::kNcclShmPermission, "", ""},
     {"/dev/shm", code::kNcclShmExhausted, "/dev/shm too small for NCCL's shared-memory buffers",
      "give the container more /dev/shm (docker --shm-size, a memory-backed emptyDir in Kubernetes), or set "
      "NCCL_SHM_DISABLE=1 at a cost in intra-node bandwidth"},
@@ -980,6 +987,10 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "find the rank that failed first (its own log, dmesg for Xid/OOM) before blaming the network"},
     {"remote process exiting", code::kNcclPeerLost, "", ""},  // PyTorch's ncclRemoteError text
     {"Connection closed by remote peer", code::kNcclPeerLost, "", ""},
+    // misc/socket.cc (2.19 on): "socketProgressOpt: Call to recv from 10.0.0.2<43210> failed :
+    // Connection reset by peer", the peer's process gone (a send to it: Broken pipe).
+    {"failed : Connection reset by peer", code::kNcclPeerLost, "", ""},
+    {"failed : Broken pipe", code::kNcclPeerLost, "", ""},
     // libfabric's EFA provider's completion statuses (prov/efa/src/efa_errno.h, in both the
     // wordings of libfabric 1.18-1.21 and of 1.22 on), as aws-ofi-nccl's "NET/OFI Request
     // ... completed with error. RC: 5. Error: ..." and libfabric's own warnings print them:
@@ -3328,7 +3339,8 @@ void check_gpu_start(const Facts& facts, std::vector<Finding>& out, std::vector<
        open_module = false;
   for (const Quote& q : facts.gpu_start) {
     const std::string_view t = q.text;
-    if (contains(t, "couldn't communicate with the NVIDIA driver") || contains(t, "could not insert 'nvidia")) {
+    if (contains(t, "couldn't communicate with the NVIDIA driver") || contains(t, "could not insert 'nvidia") ||
+        contains(t, "Driver Not Loaded")) {
       not_loaded.push_back(q);
       secure_boot |= contains(t, "Key was rejected by service");
     } else {

@@ -307,6 +307,40 @@ TEST(TriageSignatures, StartUpFailuresAndFrameworkErrors) {
       << testing::PrintToString(r.verdict.missing);
 }
 
+// NCCL's own warnings in its source's wordings (misc/shmutils.cc, misc/socket.cc,
+// misc/nvmlwrap.cc), each alone: the code that names it.
+TEST(TriageSignatures, NcclSourceWarningsOfShmSocketsAndNvml) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"misc/shmutils.cc:73 NCCL WARN Error: failed to create shared memory file /dev/shm/nccl-Ab12Cd, error "
+       "Permission denied (13)",
+       "nccl.shm_permission"},
+      {"misc/shmutils.cc:131 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-Ab12Cd (size "
+       "9637888), error: Read-only file system (30)",
+       "nccl.shm_permission"},
+      {"misc/shmutils.cc:131 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-Ab12Cd (size "
+       "9637888), error: No space left on device (28)",
+       "nccl.shm_exhausted"},
+      {"misc/socket.cc:50 NCCL WARN socketProgressOpt: Call to recv from 10.0.0.2<43210> failed : Connection reset "
+       "by peer",
+       "nccl.peer_lost"},
+      {"misc/socket.cc:50 NCCL WARN socketProgressOpt: Call to send to 10.0.0.2<43210> failed : Broken pipe",
+       "nccl.peer_lost"},
+      {"misc/nvmlwrap.cc:91 NCCL WARN nvmlInit_v2() failed: Driver Not Loaded", "kernel.gpu_driver_not_loaded"},
+      {"misc/nvmlwrap.cc:180 NCCL WARN nvmlDeviceGetHandleByIndex(3) failed: Unknown Error",
+       "container.gpu_access_lost"},
+  };
+  for (const auto& [warn, code] : cases) {
+    Report r = judged({{"nccl.log", std::string("node1:123:456 [0] ") + warn + "\n"}});
+    const Finding* f = find(r, code);
+    ASSERT_NE(f, nullptr) << warn << ": " << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError) << warn;
+    EXPECT_EQ(quoted(*f), std::vector<std::string>{"nccl.log:1"}) << warn;
+  }
+  // The exhausted reading stays for the full filesystem: no permission finding there.
+  Report full = judged({{"nccl.log", std::string("node1:123:456 [0] ") + cases[2].first + "\n"}});
+  EXPECT_EQ(find(full, "nccl.shm_permission"), nullptr) << testing::PrintToString(codes(full));
+}
+
 TEST(TriageSignatures, NcclTestsDipAtOneSize) {
   Report r = triage_of({"triage/written_all_reduce_perf_dip-at-64MiB_16-ranks-2-hosts.txt"});
   const Finding* f = find(r, "nccl_tests.dip");
