@@ -718,7 +718,7 @@ class Gatherer {
       other_ += '\n';
       return true;
     }
-    if (smi_pcie_line(line, facts) || sysfs_link_line(trim(line), facts)) {
+    if (smi_pcie_line(line, facts) || sysfs_link_line(trim(line), facts) || smi_table_line(trim(line), facts)) {
       other_ += '\n';
       return true;
     }
@@ -759,6 +759,7 @@ class Gatherer {
     if (fabric_manager_) k.emplace_back("fabric-manager-log");
     if (nvlink_) k.emplace_back("nvidia-smi-nvlink");
     if (smi_query_) k.emplace_back("nvidia-smi-query");
+    if (smi_table_) k.emplace_back("nvidia-smi");
     return k;
   }
 
@@ -802,6 +803,8 @@ class Gatherer {
     move_into(rdma_no_provider_, facts.rdma_no_provider);
     move_into(rdma_nics_on_bus_, facts.rdma_nics_on_bus);
     move_into(rdma_netns_, facts.rdma_netns);
+    move_into(smi_gpu_err_, facts.smi_gpu_err);
+    move_into(smi_uncorrectable_, facts.smi_uncorrectable);
     move_into(driver_mismatch_, facts.driver_mismatch);
     move_into(cuda_not_ready_, facts.cuda_not_ready);
     move_into(pin_failed_, facts.gpudirect_pin_failed);
@@ -1333,6 +1336,44 @@ class Gatherer {
     return true;
   }
 
+  // nvidia-smi's table: a GPU's first row, "|   0  NVIDIA H100 80GB HBM3   On  |
+  // 00000000:18:00.0 Off |                    0 |" (its last field the volatile
+  // uncorrectable ECC count: a number, N/A, or ERR!), and the two rows below it. "ERR!"
+  // in any of them is a value NVML could not read from the GPU. True for a GPU's rows.
+  bool smi_table_line(std::string_view t, Facts* facts) {
+    if (t.size() < 20 || t.front() != '|' || t.back() != '|') {
+      smi_row_left_ = 0;
+      return false;
+    }
+    std::vector<std::string_view> fields;
+    for (size_t at = 1; at < t.size();) {
+      const size_t bar = t.find('|', at);
+      fields.push_back(trim(t.substr(at, bar - at)));
+      at = bar + 1;
+    }
+    const auto bus_id = [](std::string_view f) {  // "00000000:18:00.0 Off"
+      return f.size() >= 16 && f[8] == ':' && f[11] == ':' && f[14] == '.' &&
+             std::all_of(f.begin(), f.begin() + 8, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+    };
+    const bool row = fields.size() == 3 && bus_id(fields[1]);
+    if (!row && smi_row_left_ == 0) return false;
+    if (row) {
+      smi_row_left_ = 3;
+      smi_row_gpu_ = std::string(fields[1].substr(0, 16));
+      smi_table_ = true;
+      const std::string_view ecc = fields[2];
+      uint64_t n = 0;
+      if (facts && parse_u64(ecc, n) && n > 0 && smi_uncorrectable_.size() < kMaxKeptLines) {
+        smi_uncorrectable_.push_back({path_, lines_, std::string(t)});
+      }
+    }
+    --smi_row_left_;
+    if (facts && contains(t, "ERR!") && smi_gpu_err_.size() < kMaxKeptLines) {
+      smi_gpu_err_.push_back({path_, lines_, fmt::format("{} (GPU {})", t, smi_row_gpu_)});
+    }
+    return true;
+  }
+
   // The kernel's PCI attributes as `grep . /sys/bus/pci/devices/*/*link*` prints them:
   // ".../0000:3b:00.0/max_link_width:16", ".../current_link_speed:8.0 GT/s PCIe". A device's
   // current pair against its max pair, once its four are read. True for the lines taken.
@@ -1782,9 +1823,13 @@ class Gatherer {
   int smi_link_key_ = 0;        // 1 under "PCIe Generation", 2 under "Link Width"
   bool smi_link_open_ = false;
   PcieLinkFact sysfs_link_;  // the kernel's PCI link attributes of one device
-  int sysfs_link_seen_ = 0;  // which of its four: bits of current/max speed, current/max width
+  int sysfs_link_seen_ = 0;
+  bool smi_table_ = false;   // nvidia-smi's table: a GPU's row seen
+  int smi_row_left_ = 0;     // nvidia-smi's table: rows left of the GPU above
+  std::string smi_row_gpu_;  // that GPU's bus id  // which of its four: bits of current/max speed, current/max width
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
-      efa_no_device_, driver_libs_missing_, rdma_no_provider_, rdma_nics_on_bus_, rdma_netns_;
+      efa_no_device_, driver_libs_missing_, rdma_no_provider_, rdma_nics_on_bus_, rdma_netns_, smi_gpu_err_,
+      smi_uncorrectable_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, munge_, rendezvous_, gpu_start_;
   bool perftest_ethernet_ = false;  // perftest's header said "Link type : Ethernet" (RoCE)

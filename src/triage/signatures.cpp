@@ -2197,6 +2197,49 @@ void check_modules_and_containers(const Facts& facts, std::vector<Finding>& out)
   }
 }
 
+// nvidia-smi's table: "ERR!" where NVML could not read a GPU (it fell off the bus or is in
+// an error state: Xid 79, 48, 119), and a volatile uncorrectable ECC count above 0 (memory
+// errors since the driver loaded, whose remap waits for the GPU's reset). The GPUs by bus id.
+void check_smi_table(const Facts& facts, std::vector<Finding>& out) {
+  const auto gpus = [](const std::vector<Quote>& quotes) {
+    std::set<std::string> ids;
+    for (const Quote& q : quotes) {
+      const size_t at = q.text.rfind("(GPU ");
+      if (at != std::string::npos)
+        ids.insert(q.text.substr(at + 5, 16));
+      else if (const size_t bar = q.text.find('|', 1); bar != std::string::npos) {
+        ids.insert(std::string(trim(std::string_view(q.text).substr(bar + 1, 19)).substr(0, 16)));
+      }
+    }
+    return std::vector<std::string>(ids.begin(), ids.end());
+  };
+  if (!facts.smi_gpu_err.empty()) {
+    const std::vector<std::string> ids = gpus(facts.smi_gpu_err);
+    out.push_back(finding(
+        code::kKernelGpuResetRequired, Severity::kError, "GPU in error (nvidia-smi)", {},
+        fmt::format("nvidia-smi could not read {} ({}: ERR! in its table): the GPU stopped answering the driver "
+                    "(fallen off the bus, Xid 79) or is in an error state after a fault, and fails every job until "
+                    "it is reset",
+                    ids.size() == 1 ? "GPU " + ids[0] : fmt::format("{} GPUs ({})", ids.size(), fmt::join(ids, ", ")),
+                    count_lines(facts.smi_gpu_err.size())),
+        "drain the node; read the kernel log for the GPU's Xid (`dmesg | grep -i xid`), reset it (`nvidia-smi -r -i "
+        "N`) or reboot, and reseat or replace it if it comes back in error",
+        facts.smi_gpu_err, {{"lines", facts.smi_gpu_err.size()}, {"gpus", ids}}));
+  }
+  if (!facts.smi_uncorrectable.empty()) {
+    const std::vector<std::string> ids = gpus(facts.smi_uncorrectable);
+    out.push_back(finding(
+        code::kKernelGpuResetRequired, Severity::kError, "GPU memory (nvidia-smi)", {},
+        fmt::format("nvidia-smi counts uncorrectable ECC errors since the driver loaded on {} (Volatile Uncorr. ECC "
+                    "above 0): its memory returned data it could not correct; CUDA work on it fails (Xid 48, 94, "
+                    "95) and the repair (a row remap) waits for the GPU's reset",
+                    ids.size() == 1 ? "GPU " + ids[0] : fmt::format("{} GPUs ({})", ids.size(), fmt::join(ids, ", "))),
+        "drain the node; `nvidia-smi -q -d ECC,ROW_REMAPPER -i N` shows the counts and a remap pending; reset the GPU "
+        "or reboot, and replace it if the remapping failed or the errors recur",
+        facts.smi_uncorrectable, {{"lines", facts.smi_uncorrectable.size()}, {"gpus", ids}}));
+  }
+}
+
 // What CUDA, the driver and nvidia-smi -q say of a GPU's memory and the driver itself: an
 // uncorrectable ECC error, the module at another version than its libraries, a memory
 // repair pending or failed.
@@ -2233,6 +2276,7 @@ void check_gpu_memory_and_driver(const Facts& facts, std::vector<Finding>& out) 
         "event); a GPU lost again needs reseating or replacing",
         facts.gpu_lost, {{"lines", facts.gpu_lost.size()}}));
   }
+  check_smi_table(facts, out);
   if (!facts.gpudirect_pin_failed.empty()) {
     out.push_back(finding(
         code::kKernelGpudirectPinFailed, Severity::kError, "GPUDirect RDMA", {},

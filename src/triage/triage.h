@@ -187,6 +187,9 @@ struct Facts {
   // Mellanox's shared RDMA device plugin refusing to start: "Exiting.. can not change :
   // incorrect RDMA subsystem network namespace" (the kernel's RDMA netns mode exclusive).
   std::vector<Quote> rdma_netns;
+  // nvidia-smi's table: a GPU's rows with "ERR!" (NVML could not read the GPU), and a GPU
+  // row whose "Volatile Uncorr. ECC" count is above 0.
+  std::vector<Quote> smi_gpu_err, smi_uncorrectable;
   // The NVIDIA driver's NVML library missing: NCCL's "Failed to open libnvidia-ml.so.1",
   // nvidia-smi's "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system".
   std::vector<Quote> driver_libs_missing;

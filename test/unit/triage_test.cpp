@@ -759,6 +759,47 @@ TEST(TriagePasted, NvidiaSmiQueryLinkWidth) {
   EXPECT_EQ(find(fine, "topo.pcie_degraded"), nullptr) << testing::PrintToString(codes(fine));
 }
 
+// nvidia-smi's table: ERR! in a GPU's rows, or a volatile uncorrectable ECC count above 0,
+// is a GPU to reset, named by its bus id; 0, N/A and a table of healthy GPUs say nothing.
+TEST(TriagePasted, NvidiaSmiTableErrAndUncorrectableEcc) {
+  const std::string head =
+      "+-----------------------------------------------------------------------------+\n"
+      "| NVIDIA-SMI 470.57.02    Driver Version: 470.57.02    CUDA Version: 11.4     |\n"
+      "|-------------------------------+----------------------+----------------------+\n"
+      "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+      "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |\n"
+      "|===============================+======================+======================|\n";
+  const std::string gpu0 =
+      "|   0  NVIDIA A100-SXM...  On   | 00000000:07:00.0 Off |                    {} |\n"
+      "| N/A   33C    P0    61W / 400W |      0MiB / 81251MiB |      0%      Default |\n"
+      "+-------------------------------+----------------------+----------------------+\n";
+  const std::string gpu1_err =
+      "|   1  NVIDIA A100-SXM...  On   | 00000000:0F:00.0 Off |                 ERR! |\n"
+      "|ERR!  ERR! ERR!    ERR! / ERR! |      4MiB / 81251MiB |    ERR!      Default |\n";
+  Report bad = judged({{"smi.txt", head + fmt::format(fmt::runtime(gpu0), 2) + gpu1_err}});
+  std::vector<const Finding*> reset;
+  for (const Finding& f : bad.findings) {
+    if (f.code == "kernel.gpu_reset_required") reset.push_back(&f);
+  }
+  ASSERT_EQ(reset.size(), 2u) << testing::PrintToString(codes(bad));
+  EXPECT_EQ(bad.triage->files.at(0).kinds, std::vector<std::string>{"nvidia-smi"});
+  for (const Finding* f : reset) {
+    EXPECT_EQ(f->severity, Severity::kError);
+    if (f->subject == "GPU in error (nvidia-smi)") {
+      EXPECT_EQ(f->evidence.at("gpus"), nlohmann::json::array({"00000000:0F:00.0"}));
+      EXPECT_EQ(quoted(*f), (std::vector<std::string>{"smi.txt:10", "smi.txt:11"}));
+    } else {
+      EXPECT_EQ(f->subject, "GPU memory (nvidia-smi)");
+      EXPECT_EQ(f->evidence.at("gpus"), nlohmann::json::array({"00000000:07:00.0"}));
+      EXPECT_EQ(quoted(*f), std::vector<std::string>{"smi.txt:7"});
+    }
+  }
+  for (const char* ecc : {"0", "N/A"}) {
+    Report fine = judged({{"smi.txt", head + fmt::format(fmt::runtime(gpu0), ecc)}});
+    EXPECT_EQ(find(fine, "kernel.gpu_reset_required"), nullptr) << ecc << testing::PrintToString(codes(fine));
+  }
+}
+
 // The kernel's PCI link attributes as `grep . /sys/bus/pci/devices/*/*link*` prints them:
 // each device's current width against its max; a device's four lines make one link.
 TEST(TriagePasted, SysfsLinkAttributes) {
