@@ -149,6 +149,7 @@ inline constexpr std::string_view kKernelGpudirectPinFailed = "kernel.gpudirect_
 inline constexpr std::string_view kContainerGpuAccessLost = "container.gpu_access_lost";
 inline constexpr std::string_view kContainerDriverLibsMissing = "container.driver_libs_missing";
 inline constexpr std::string_view kContainerRdmaNetnsExclusive = "container.rdma_netns_exclusive";
+inline constexpr std::string_view kDcgmDiagFailed = "dcgm.diag_failed";
 inline constexpr std::string_view kTopoRdmaProviderMissing = "topo.rdma_provider_missing";
 inline constexpr std::string_view kLimitsMemlockLow = "limits.memlock_low";
 inline constexpr std::string_view kNcclRoceGidLinkLocal = "nccl.roce_gid_link_local";
@@ -280,6 +281,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kContainerGpuAccessLost,
     kContainerDriverLibsMissing,
     kContainerRdmaNetnsExclusive,
+    kDcgmDiagFailed,
     kTopoRdmaProviderMissing,
     kLimitsMemlockLow,
     kNcclRoceGidLinkLocal,

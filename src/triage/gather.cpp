@@ -669,7 +669,7 @@ class Gatherer {
   // lists, RDMA tools saying there is no device, libfabric, nvidia-smi -q, GUIDs. True where
   // one took the line.
   bool taken_whole(std::string_view line, Facts* facts) {
-    if (lspci_line(trim(line), facts) || nvlink_line(trim(line), facts)) {
+    if (lspci_line(trim(line), facts) || nvlink_line(trim(line), facts) || dcgm_diag_line(trim(line), facts)) {
       other_ += '\n';
       return true;
     }
@@ -760,6 +760,7 @@ class Gatherer {
     if (nvlink_) k.emplace_back("nvidia-smi-nvlink");
     if (smi_query_) k.emplace_back("nvidia-smi-query");
     if (smi_table_) k.emplace_back("nvidia-smi");
+    if (dcgm_seen_) k.emplace_back("dcgm-diag");
     return k;
   }
 
@@ -791,6 +792,7 @@ class Gatherer {
     move_into(pcie_links_, facts.pcie_links);
     move_into(nvlinks_, facts.nvlinks);
     move_into(acs_, facts.acs);
+    move_into(dcgm_diag_, facts.dcgm_diag);
     move_into(zero_guids_, facts.zero_guids);
     move_into(gid_rows_, facts.gid_rows);
     move_into(repair_pending_, facts.gpu_repair_pending);
@@ -1336,6 +1338,92 @@ class Gatherer {
     return true;
   }
 
+  // DCGM's diagnostic table (dcgmi diag): "| Diagnostic | Result |", section rows
+  // ("+-----  Hardware  ---+---+"), then a row per test, "| GPU Memory | Pass - GPUs: 1, 2 |",
+  // with per-GPU results on rows of an empty name ("|   | Fail - GPU: 0 |"), and details
+  // on "| Warning | ... |", "| Error | ... |" and "| Info | ... |" rows, wrapped at the
+  // column's width mid-word onto rows of an empty name. True for the table's rows.
+  bool dcgm_diag_line(std::string_view t, Facts* facts) {
+    const bool taken = dcgm_row(t, facts);
+    dcgm_seen_ |= taken && dcgm_;
+    return taken;
+  }
+  bool dcgm_row(std::string_view t, Facts* facts) {
+    if (t.size() < 8 || (t.front() != '|' && t.front() != '+')) {
+      dcgm_ = false;
+      return false;
+    }
+    if (t.front() == '+' || t.starts_with("|-----") || t.starts_with("|=")) {  // a rule or a section
+      const size_t at = t.find("-----  ");
+      const bool section = at != std::string_view::npos;
+      if (section) {  // "+-----  Hardware  ----------+---...": the section's name
+        dcgm_ = true;
+        const std::string_view rest = t.substr(at + 7);
+        dcgm_section_ = std::string(trim(rest.substr(0, rest.find("  "))));
+        dcgm_test_.clear();
+      }
+      dcgm_detail_ = -1;
+      return dcgm_ || section;
+    }
+    const size_t bar = t.find('|', 1);
+    if (bar == std::string_view::npos) return false;
+    const std::string_view name = trim(t.substr(1, bar - 1));
+    std::string_view cell = t.substr(bar + 1);
+    if (cell.ends_with('|')) cell.remove_suffix(1);
+    if (!cell.empty() && cell.front() == ' ') cell.remove_prefix(1);  // the column's padding
+    while (!cell.empty() && cell.back() == ' ') cell.remove_suffix(1);
+    const std::string_view value = trim(cell);
+    const auto result_of = [](std::string_view v) -> std::string_view {
+      for (std::string_view r : {"Pass", "Fail", "FAIL", "Warn", "Skip", "Not Run"}) {
+        if (v == r || v.starts_with(std::string(r) + " - ")) return r;
+      }
+      return {};
+    };
+    const std::string_view result = result_of(value);
+    if (!dcgm_) {
+      if (name == "Diagnostic" && value == "Result") {
+        dcgm_ = true;
+        return true;
+      }
+      // A row grepped out alone: DCGM's own per-GPU result form.
+      if (result.empty() || (!contains(value, " - All") && !contains(value, " - GPU"))) return false;
+      dcgm_ = true;
+    }
+    if (name == "Warning" || name == "Error" || name == "Info") {
+      dcgm_detail_ = -1;
+      if (name == "Info" || !facts) return true;
+      // A detail of the failing test above; else (the test above passed, or none since the
+      // section's row) the section's own, as a deployment check's "| Error | ..." is.
+      if (dcgm_diag_.empty() || dcgm_test_.empty() || dcgm_diag_.back().test != dcgm_test_ ||
+          !dcgm_diag_.back().detail.empty()) {
+        if (dcgm_diag_.size() >= kMaxKeptLines) return true;
+        dcgm_diag_.push_back({{path_, lines_, std::string(t)},
+                              dcgm_section_.empty() ? "Diagnostic" : dcgm_section_,
+                              name == "Error" ? "Error" : "Warn",
+                              "",
+                              ""});
+      }
+      dcgm_diag_.back().detail = std::string(cell);
+      dcgm_detail_ = static_cast<int>(dcgm_diag_.size()) - 1;
+      return true;
+    }
+    if (name.empty() && result.empty()) {  // a detail's wrapped text
+      if (dcgm_detail_ >= 0) dcgm_diag_[static_cast<size_t>(dcgm_detail_)].detail += cell;
+      return true;
+    }
+    dcgm_detail_ = -1;
+    if (!name.empty()) dcgm_test_ = std::string(name);
+    if (facts && (result == "Fail" || result == "FAIL" || result == "Warn") && dcgm_diag_.size() < kMaxKeptLines) {
+      const size_t dash = value.find(" - ");
+      dcgm_diag_.push_back({{path_, lines_, std::string(t)},
+                            dcgm_test_,
+                            result == "Warn" ? "Warn" : "Fail",
+                            dash == std::string_view::npos ? "" : std::string(value.substr(dash + 3)),
+                            ""});
+    }
+    return true;
+  }
+
   // nvidia-smi's table: a GPU's first row, "|   0  NVIDIA H100 80GB HBM3   On  |
   // 00000000:18:00.0 Off |                    0 |" (its last field the volatile
   // uncorrectable ECC count: a number, N/A, or ERR!), and the two rows below it. "ERR!"
@@ -1824,6 +1912,12 @@ class Gatherer {
   bool smi_link_open_ = false;
   PcieLinkFact sysfs_link_;  // the kernel's PCI link attributes of one device
   int sysfs_link_seen_ = 0;
+  bool dcgm_ = false;         // inside DCGM's diagnostic table
+  bool dcgm_seen_ = false;    // the file has one
+  std::string dcgm_test_;     // its test of the rows below
+  std::string dcgm_section_;  // and their section (Deployment, Hardware, ...)
+  int dcgm_detail_ = -1;      // the fact whose detail wrapped rows continue; -1 for none
+  std::vector<DcgmDiagFact> dcgm_diag_;
   bool smi_table_ = false;   // nvidia-smi's table: a GPU's row seen
   int smi_row_left_ = 0;     // nvidia-smi's table: rows left of the GPU above
   std::string smi_row_gpu_;  // that GPU's bus id  // which of its four: bits of current/max speed, current/max width

@@ -3171,6 +3171,57 @@ void check_rdma_netns(const Facts& facts, std::vector<Finding>& out, std::vector
       facts.rdma_netns, {{"lines", facts.rdma_netns.size()}}));
 }
 
+// DCGM's diagnostic (dcgmi diag) with tests that failed or warned: what each says, and
+// where to look by what failed (its memory, its temperature, its PCIe or NVLink, its power).
+void check_dcgm_diag(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.dcgm_diag.empty()) return;
+  bool failed = false;
+  std::vector<std::string> said;
+  std::vector<Quote> quotes;
+  std::string details, tests;  // for the hint: what DCGM says first, then the tests' names
+  for (const DcgmDiagFact& d : facts.dcgm_diag) {
+    failed |= d.result != "Warn";
+    std::string s = fmt::format("{}: {}{}", d.test, d.result == "Warn" ? "warned" : "failed",
+                                d.gpus.empty() ? std::string() : " on " + d.gpus);
+    if (!d.detail.empty()) s += fmt::format(" (\"{}\")", d.detail.substr(0, 200));
+    if (said.size() < 6) said.push_back(std::move(s));
+    details += d.detail + " ";
+    tests += d.test + " ";
+    if (quotes.size() < 8) quotes.push_back(d.where);
+  }
+  const std::string& about = details.find_first_not_of(' ') != std::string::npos ? details : tests;
+  const auto has = [&](std::string_view w) { return contains(about, w); };
+  std::string hint;
+  if (has("emory") || has("ECC") || has("remap") || has("DBE")) {
+    hint =
+        "its memory: `nvidia-smi -q -d ECC,ROW_REMAPPER` for the counts and a remap pending; reset the GPU or "
+        "reboot so the remap takes effect, and replace the GPU if the remapping failed or the errors recur";
+  } else if (has("hermal") || has("emperature")) {
+    hint =
+        "its cooling: the GPU throttled for heat under load (`nvidia-smi -q -d TEMPERATURE,PERFORMANCE`); check "
+        "the fans, airflow, heat sink and the room before returning the GPU";
+  } else if (has("PCIe") || has("replay")) {
+    hint =
+        "its PCIe link: `nvidia-smi -q -d PCIE` (link width and generation, replays) and `lspci -vv`; reseat the "
+        "GPU or its riser, and read dmesg for AER errors";
+  } else if (has("NVLink") || has("nvlink")) {
+    hint = "its NVLinks: `nvidia-smi nvlink -s` and `-e`, Fabric Manager on NVSwitch systems, dmesg for Xid 74";
+  } else if (has("ower")) {
+    hint =
+        "its power: the GPU did not reach its power target (`nvidia-smi -q -d POWER,CLOCK`); check its power "
+        "cables and the node's power supply and capping";
+  } else {
+    hint =
+        "rerun `dcgmi diag -r 3 -j` for each failure's DCGM_FR code and what DCGM says to do; drain the node "
+        "until it passes";
+  }
+  out.push_back(
+      finding(code::kDcgmDiagFailed, failed ? Severity::kError : Severity::kWarning, "DCGM diagnostic", {},
+              fmt::format("DCGM's diagnostic {} {} test{}: {}", failed ? "failed" : "warned on", facts.dcgm_diag.size(),
+                          facts.dcgm_diag.size() == 1 ? "" : "s", fmt::join(said, "; ")),
+              "drain the node and look at " + hint, quotes, {{"tests", facts.dcgm_diag.size()}}));
+}
+
 void check_munge(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   std::vector<Quote> unavailable, rejected;
   bool clocks = false, key = false, user = false;
@@ -3473,6 +3524,9 @@ const std::vector<Signature> kSignatures = {
      "RoCE queue pairs on a link-local GID (NET/IB's \"GID 0 (80FE/...)\"): NCCL_IB_GID_INDEX forced to it, or no "
      "routable GID for NCCL 2.21 and later to choose",
      check_roce_link_local},
+    {{code::kDcgmDiagFailed},
+     "DCGM's diagnostic (dcgmi diag) with a test that failed or warned, with DCGM's own detail",
+     check_dcgm_diag},
     {{code::kContainerRdmaNetnsExclusive},
      "the shared RDMA device plugin refusing a node whose RDMA subsystem's network namespace mode is exclusive",
      check_rdma_netns},

@@ -71,6 +71,16 @@ struct PcieLinkFact {
 // Services with a redirection on (SrcValid+, ReqRedir+, CmpltRedir+) send peer-to-peer
 // traffic between devices below one switch up to the root complex (and the IOMMU), where
 // GPUDirect P2P and RDMA slow down, hang or fail.
+// A test DCGM's diagnostic (`dcgmi diag -r N`) did not pass: its row ("| GPU Memory |
+// Fail - GPU: 0 |"), its result ("Fail", "Warn", or "Error" for a deployment check's
+// "| Error | GPU 3 has uncorrectable memory errors ... |"), the GPUs it names, and the
+// detail DCGM prints below it ("| Warning | GPU 0 Thermal violations ...", its wrapped rows
+// joined).
+struct DcgmDiagFact {
+  Quote where;
+  std::string test, result, gpus, detail;
+};
+
 struct AcsFact {
   Quote where;
   std::string device;  // lspci's device line above it; "" where not shown
@@ -144,6 +154,7 @@ struct Facts {
   std::vector<PcieLinkFact> pcie_links;  // lspci's LnkCap/LnkSta pairs (the kernel's lines are in `kernel`)
   std::vector<NvlinkFact> nvlinks;       // nvidia-smi nvlink -s
   std::vector<AcsFact> acs;              // lspci's ACSCtl lines
+  std::vector<DcgmDiagFact> dcgm_diag;   // DCGM's diagnostic: the tests that did not pass
   std::vector<ZeroGuidFact> zero_guids;  // RDMA devices listed with GUID 0
   std::vector<GidRowFact> gid_rows;      // show_gids' rows
   std::vector<Snapshot> snapshots;       // fabscope's profiler plugin's snapshots of a running job

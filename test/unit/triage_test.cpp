@@ -759,6 +759,57 @@ TEST(TriagePasted, NvidiaSmiQueryLinkWidth) {
   EXPECT_EQ(find(fine, "topo.pcie_degraded"), nullptr) << testing::PrintToString(codes(fine));
 }
 
+// DCGM's diagnostic table: a failed test with its per-GPU row and its wrapped warning
+// joined; a deployment check's own "Error" row under its section; passes say nothing, and
+// a test that only warned is a warning.
+TEST(TriagePasted, DcgmDiagFailuresWithTheirDetail) {
+  const std::string head =
+      "+---------------------------+------------------------------------------------+\n"
+      "| Diagnostic                | Result                                         |\n"
+      "+===========================+================================================+\n"
+      "|-----  Deployment  --------+------------------------------------------------|\n"
+      "| Denylist                  | Pass                                           |\n";
+  const std::string failed =
+      "| Error                     | GPU 3 has uncorrectable memory errors and row  |\n"
+      "|                           |  remappings are pending                        |\n"
+      "+-----  Hardware  ----------+------------------------------------------------+\n"
+      "| GPU Memory                | Pass - GPUs: 1, 2, 3                           |\n"
+      "|                           | Fail - GPU: 0                                  |\n"
+      "| Warning                   | GPU 0 Thermal violations totaling 13.3 second  |\n"
+      "|                           | s started at 9.7 seconds into the test.        |\n"
+      "| Info                      | GPU 2 GPU 2 max power: 227.0 W average power   |\n"
+      "+---------------------------+------------------------------------------------+\n";
+  Report r = judged({{"diag.txt", head + failed}});
+  const Finding* f = find(r, "dcgm.diag_failed");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(r.triage->files.at(0).kinds, std::vector<std::string>{"dcgm-diag"});
+  EXPECT_NE(f->message.find("Deployment: failed (\"GPU 3 has uncorrectable memory errors and row remappings are "
+                            "pending\")"),
+            std::string::npos)
+      << f->message;
+  EXPECT_NE(f->message.find("GPU Memory: failed on GPU: 0 (\"GPU 0 Thermal violations totaling 13.3 seconds "
+                            "started at 9.7 seconds into the test.\")"),
+            std::string::npos)
+      << f->message;
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"diag.txt:6", "diag.txt:10"}));
+  EXPECT_EQ(f->evidence.at("tests"), 2);
+
+  Report warned = judged({{"diag.txt", head + "| Persistence Mode          | Warn                                  "
+                                              "         |\n"}});
+  f = find(warned, "dcgm.diag_failed");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(warned));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  Report passed = judged({{"diag.txt", head + "+-----  Hardware  ----------+---------------------------------------"
+                                              "---------+\n"
+                                              "| GPU Memory                | Pass - All                           "
+                                              "          |\n"}});
+  EXPECT_EQ(find(passed, "dcgm.diag_failed"), nullptr) << testing::PrintToString(codes(passed));
+  // A Markdown table of another tool's results is not DCGM's.
+  Report markdown = judged({{"notes.md", "| step | result |\n|---|---|\n| build | Fail |\n"}});
+  EXPECT_EQ(find(markdown, "dcgm.diag_failed"), nullptr) << testing::PrintToString(codes(markdown));
+}
+
 // nvidia-smi's table: ERR! in a GPU's rows, or a volatile uncorrectable ECC count above 0,
 // is a GPU to reset, named by its bus id; 0, N/A and a table of healthy GPUs say nothing.
 TEST(TriagePasted, NvidiaSmiTableErrAndUncorrectableEcc) {
@@ -2608,7 +2659,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.ofi_unreachable", "launcher.munge_unavailable", "launcher.munge_rejected", "kernel.iommu_fault",
       "kernel.iommu_translated", "rendezvous.store_unreachable", "rendezvous.port_in_use",
       "rendezvous.master_unresolved", "rendezvous.clients_missing", "kernel.gpu_driver_not_loaded",
-      "kernel.gpu_init_failed", "container.rdma_netns_exclusive",
+      "kernel.gpu_init_failed", "container.rdma_netns_exclusive", "dcgm.diag_failed",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
