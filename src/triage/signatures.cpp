@@ -2575,11 +2575,32 @@ void check_nvlinks(const Facts& facts, std::vector<Finding>& out, std::vector<st
     const bool baseboard_down =
         std::any_of(gpus.begin(), gpus.end(), [](const auto& e) { return e.second.all && e.second.baseboard; });
     if (active == 0 && !baseboard_down) continue;
+    // PCIe cards are bridged in pairs: with an even number of them up and one card with no
+    // link at all, that card is the odd one out with no partner, not a bridge that failed.
+    int bridged = 0, unbridged = 0, odd = -1;
+    for (const auto& [gpu, g] : gpus) {
+      if (g.active > 0 && !g.baseboard) ++bridged;
+      if (g.all && !g.baseboard) {
+        ++unbridged;
+        odd = gpu;
+      }
+    }
+    if (unbridged != 1 || bridged % 2 != 0 || bridged == 0) odd = -1;
     std::vector<std::string> parts;
     std::vector<Quote> quotes;
     nlohmann::ordered_json evidence = nlohmann::ordered_json::array();
     std::vector<int> flagged;
     for (const auto& [gpu, g] : gpus) {
+      if (gpu == odd) {
+        out.push_back(finding(
+            code::kNvlinkLinkInactive, Severity::kInfo, fmt::format("NVLink of GPU {} ({})", gpu, file_of[listing]), {},
+            fmt::format("GPU {}: all its links inactive, beside {} PCIe cards whose links are up: NVLink bridges join "
+                        "cards in pairs, so this one has no partner (no bridge fitted), not a link that failed",
+                        gpu, bridged),
+            "nothing to do unless a bridge was fitted to it; its traffic to the others goes over PCIe", g.quotes,
+            {{"gpu", gpu}}));
+        continue;
+      }
       if (g.all && (active > 0 || g.baseboard)) {
         flagged.push_back(gpu);
         parts.push_back(fmt::format("GPU {}: all its links inactive{}", gpu,

@@ -1601,6 +1601,23 @@ TEST(TriagePasted, NvlinkStatusInactiveLinks) {
                            "GPU 1: NVIDIA RTX A6000 (UUID: GPU-1)\n"
                            "Unable to retrieve NVLink information as all links are inActive\n"}});
   EXPECT_NE(find(beside, "nvlink.link_inactive"), nullptr) << testing::PrintToString(codes(beside));
+  // Bridges join PCIe cards in pairs: a third card with no link beside a bridged pair is
+  // the odd one out (information); two such cards could be a pair whose bridge failed.
+  const std::string pair =
+      "GPU 0: NVIDIA RTX A6000 (UUID: GPU-0)\n\t Link 0: 14.062 GB/s\n"
+      "GPU 1: NVIDIA RTX A6000 (UUID: GPU-1)\n\t Link 0: 14.062 GB/s\n"
+      "GPU 2: NVIDIA RTX A6000 (UUID: GPU-2)\n"
+      "NVML: Unable to retrieve NVLink information as all links are inActive\n";
+  Report odd = judged({{"o.txt", pair}});
+  const Finding* o = find(odd, "nvlink.link_inactive");
+  ASSERT_NE(o, nullptr) << testing::PrintToString(codes(odd));
+  EXPECT_EQ(o->severity, Severity::kInfo);
+  EXPECT_NE(o->message.find("no partner"), std::string::npos) << o->message;
+  Report two = judged({{"t.txt", pair + "GPU 3: NVIDIA RTX A6000 (UUID: GPU-3)\n"
+                                        "NVML: Unable to retrieve NVLink information as all links are inActive\n"}});
+  o = find(two, "nvlink.link_inactive");
+  ASSERT_NE(o, nullptr) << testing::PrintToString(codes(two));
+  EXPECT_EQ(o->severity, Severity::kWarning);
   Report card = judged({{"c.txt",
                          "GPU 0: NVIDIA H100 PCIe (UUID: GPU-0)\n"
                          "NVML: Unable to retrieve NVLink information as all links are inActive\n"}});
@@ -2420,6 +2437,28 @@ TEST(TriagePasted, PortsNotUpUnlessShownUnused) {
     EXPECT_EQ(f.evidence.at("nic"), "mlx5_2") << f.message;
   }
   EXPECT_EQ(down, 1) << testing::PrintToString(codes(ipoib));  // the spare only, not the IPoIB port
+  // Devices with two ports each (mlx4, ibv_devinfo's "port: 2"): port 2 down beside port 1
+  // up on every one of them is a cabling plan (information); on one device only, where its
+  // peer's port 2 is up, a fault (a warning).
+  const auto devinfo = [](std::string_view dev, std::string_view second) {
+    return fmt::format(
+        "hca_id:\t{}\n\tphys_port_cnt:\t2\n\t\tport:\t1\n\t\t\tstate:\t\tPORT_ACTIVE (4)\n"
+        "\t\tport:\t2\n\t\t\tstate:\t\t{}\n",
+        dev, second);
+  };
+  Report plan = judged({{"d.txt", devinfo("mlx4_0", "PORT_DOWN (1)") + devinfo("mlx4_1", "PORT_DOWN (1)")}});
+  int spares = 0;
+  for (const Finding& f : plan.findings) {
+    if (f.code != "topo.port_down") continue;
+    ++spares;
+    EXPECT_EQ(f.severity, Severity::kInfo) << f.message;
+  }
+  EXPECT_EQ(spares, 2) << testing::PrintToString(codes(plan));
+  Report one = judged({{"d.txt", devinfo("mlx4_0", "PORT_DOWN (1)") + devinfo("mlx4_1", "PORT_ACTIVE (4)")}});
+  const Finding* alone = find(one, "topo.port_down");
+  ASSERT_NE(alone, nullptr) << testing::PrintToString(codes(one));
+  EXPECT_EQ(alone->severity, Severity::kWarning);
+  EXPECT_EQ(alone->evidence.at("nic"), "mlx4_0");
 }
 
 // Four GPUs of a host on NET/IB/0 with the host's own "Using" line missing: the other

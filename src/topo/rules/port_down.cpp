@@ -3,7 +3,8 @@
 // for triage (AnalysisOptions::down_ports_warn), a warning unless the files show the port
 // unused: NCCL's NET/IB list on the host leaves the NIC out, NCCL_IB_HCA excludes it, the
 // GPUs' paths are known and it is near none of them, or another port of the same card is
-// up (a dual-port card with one port cabled).
+// up (a dual-port card with one port cabled: another function of the card, or on every
+// multi-port device of the host the same port down beside another up).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -27,8 +28,29 @@ std::string_view card_of(std::string_view netdev) {
   return {};
 }
 
-// Another function of the same card has an active port: this one is its uncabled spare.
+// For multi-port devices (mlx4's dual-port HCA, ibv_devinfo's "port: 2"), where one device
+// holds both ports, the spare is told by the pattern: every multi-port device of the host
+// (two or more) has this port number down beside another port up, a cabling plan; one
+// device's port down where its peers' is up is a fault.
+bool spare_port_pattern(const HostTopology& h, const Port& port) {
+  int devices = 0;
+  for (const Nic& n : h.nics) {
+    if (n.ports.size() < 2) continue;
+    ++devices;
+    const auto same =
+        std::find_if(n.ports.begin(), n.ports.end(), [&](const Port& p) { return p.number == port.number; });
+    const bool other_up = std::any_of(n.ports.begin(), n.ports.end(), [&](const Port& p) {
+      return p.number != port.number && !p.state.empty() && port_active(p);
+    });
+    if (same == n.ports.end() || same->state.empty() || port_active(*same) || !other_up) return false;
+  }
+  return devices >= 2;
+}
+
+// Another function of the same card has an active port (or the pattern above): this one is
+// its uncabled spare.
 bool sibling_active(const HostTopology& h, const Port& port) {
+  if (spare_port_pattern(h, port)) return true;
   const std::string_view card = card_of(port.netdev);
   if (card.empty()) return false;
   for (const Nic& n : h.nics) {
