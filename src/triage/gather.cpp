@@ -450,6 +450,8 @@ bool kept_nccl_line(const topo::NcclLogLine& l) {
          m.starts_with("NCCL_IB_HCA set to") || contains(m, "Using network") || contains(m, "GPU Direct RDMA") ||
          m.starts_with("Bootstrap : Using") || trim(m).starts_with("+ NET[") || contains(m, "ncclMaxSharedMem") ||
          m.starts_with("Failed to open libibverbs") ||
+         // the network plugin loaded (2.28's words, HPC-X plugin's path); older ones start NET/
+         m.starts_with("Successfully loaded external network plugin") || m.starts_with("Plugin Path : ") ||
          // NCCL's error trace: its source paths start in lower case, most INFO lines do not
          (!m.empty() && std::islower(static_cast<unsigned char>(m.front())) && nccl_trace_frame(m).has_value());
 }

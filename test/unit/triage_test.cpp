@@ -341,6 +341,28 @@ TEST(TriageSignatures, NcclSourceWarningsOfShmSocketsAndNvml) {
   EXPECT_EQ(find(full, "nccl.shm_permission"), nullptr) << testing::PrintToString(codes(full));
 }
 
+// Hosts on different network plugins: an external one on some, NCCL's internal one on the
+// others; a host that printed both (an external one failed, then the internal) is not judged.
+TEST(TriageSignatures, HostsOnDifferentNetworkPlugins) {
+  Report r = judged({{"n.log",
+                      "a:1:1 [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin.\n"
+                      "b:2:2 [0] NCCL INFO Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so\n"
+                      "c:3:3 [0] NCCL INFO NET/Plugin: Loaded net plugin NCCL RDMA Plugin v7 (v7)\n"}});
+  const Finding* f = find(r, "nccl.setting_mismatch");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->subject, "network plugin");
+  EXPECT_NE(f->message.find("a: NCCL's internal one vs b: /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so; c: "
+                            "NCCL RDMA Plugin v7"),
+            std::string::npos)
+      << f->message;
+  Report same = judged({{"n.log",
+                         "b:2:2 [0] NCCL INFO NET/Plugin: Loaded net plugin NCCL RDMA Plugin v7 (v7)\n"
+                         "c:3:3 [0] NCCL INFO NET/Plugin: Loaded net plugin NCCL RDMA Plugin v7 (v7)\n"
+                         "a:1:1 [0] NCCL INFO NET/Plugin: Loaded net plugin NCCL RDMA Plugin v7 (v7)\n"
+                         "a:1:1 [0] NCCL INFO NET/Plugin: Using internal network plugin.\n"}});
+  EXPECT_EQ(find(same, "nccl.setting_mismatch"), nullptr) << testing::PrintToString(codes(same));
+}
+
 TEST(TriageSignatures, NcclTestsDipAtOneSize) {
   Report r = triage_of({"triage/written_all_reduce_perf_dip-at-64MiB_16-ranks-2-hosts.txt"});
   const Finding* f = find(r, "nccl_tests.dip");
