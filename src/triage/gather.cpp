@@ -1189,7 +1189,11 @@ class Gatherer {
     // (kernel/module: "nvidia_peermem: disagrees about version of symbol
     // ib_register_peer_memory_client"): nvidia-peermem or nv_peer_mem against another
     // ib_core (MOFED or DOCA replaced), mlx5_ib against another mlx5_core.
-    if (finds("disagrees about version of symbol") && module_abi_.size() < kMaxKeptLines) {
+    // Its other words for it: the kernel's "nv_peer_mem: Unknown symbol ib_register_peer_memory_
+    // client (err -2)" and modprobe's "could not insert 'nv_peer_mem': Unknown symbol in module".
+    if ((finds("disagrees about version of symbol") ||
+         (finds("Unknown symbol") && (contains(line, "could not insert '") || contains(line, " (err ")))) &&
+        module_abi_.size() < kMaxKeptLines) {
       module_abi_.push_back({path_, lines_, std::string(trim(line))});
       kernel_ = true;
     }

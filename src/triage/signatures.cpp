@@ -2201,25 +2201,33 @@ void check_modules_and_containers(const Facts& facts, std::vector<Finding>& out)
     std::vector<std::string> modules;
     for (const Quote& q : facts.module_abi) {
       std::string_view t = q.text;
-      const size_t at = t.find(": disagrees about version of symbol");
-      if (at == std::string_view::npos) continue;
-      const auto words = split_ws(t.substr(0, at));
-      if (words.empty()) continue;
-      const std::string m(words.back());
+      std::string m;
+      if (const size_t quote = t.find("could not insert '"); quote != std::string_view::npos) {
+        const std::string_view rest = t.substr(quote + 18);
+        m = std::string(rest.substr(0, rest.find('\'')));
+      } else {
+        size_t at = t.find(": disagrees about version of symbol");
+        if (at == std::string_view::npos) at = t.find(": Unknown symbol");
+        if (at == std::string_view::npos) continue;
+        const auto words = split_ws(t.substr(0, at));
+        if (words.empty()) continue;
+        m = std::string(words.back());
+      }
       if (std::find(modules.begin(), modules.end(), m) == modules.end()) modules.push_back(m);
     }
     out.push_back(finding(
         code::kKernelDriverMismatch, Severity::kError,
         modules.empty() ? std::string("kernel module") : fmt::format("kernel module {}", fmt::join(modules, ", ")), {},
-        fmt::format("the kernel refused {} built against another version of a module it uses ({}: \"disagrees "
-                    "about version of symbol\"): it is not loaded, and what it provides is missing (for "
-                    "nvidia-peermem, GPUDirect RDMA)",
+        fmt::format("the kernel refused {} built against another version of a module it uses, or against one "
+                    "that is not loaded ({}: \"disagrees about version of symbol\", \"Unknown symbol\"): it is not "
+                    "loaded, and what it provides is missing (for nvidia-peermem or nv_peer_mem, GPUDirect RDMA)",
                     modules.empty() ? std::string("a module") : fmt::format("{}", fmt::join(modules, ", ")),
                     count_lines(facts.module_abi.size())),
         "the module was built for a driver stack that has since been replaced (MOFED or DOCA installed or upgraded "
         "after the NVIDIA driver, a kernel update): rebuild it against the running one (reinstall the NVIDIA driver "
         "or its DKMS module after the NIC driver; with the GPU operator, restart its driver pod) and load it again "
-        "(`modprobe nvidia-peermem`, then `lsmod`)",
+        "(`modprobe nvidia-peermem`, then `lsmod`); dmesg names the symbol; a module release that never loads on "
+        "this kernel needs a newer one",
         facts.module_abi, {{"lines", facts.module_abi.size()}}));
   }
   if (!facts.driver_libs_missing.empty()) {

@@ -912,8 +912,8 @@ TEST(TriagePasted, SetpciAcsControlReads) {
   EXPECT_EQ(find(plain, "topo.pcie_acs"), nullptr) << testing::PrintToString(codes(plain));
 }
 
-// The kernel refusing a module built against another version of one it uses: the module
-// named, with dmesg's timestamp or without.
+// The kernel refusing a module built against another version of one it uses (or a symbol
+// no loaded module provides): the module named, with dmesg's timestamp or without.
 TEST(TriagePasted, ModuleDisagreesAboutSymbolVersion) {
   Report r = judged({{"dmesg.txt",
                       "[  12.5] nvidia_peermem: disagrees about version of symbol ib_register_peer_memory_client\n"
@@ -923,7 +923,16 @@ TEST(TriagePasted, ModuleDisagreesAboutSymbolVersion) {
   ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
   EXPECT_EQ(f->severity, Severity::kError);
   EXPECT_EQ(f->subject, "kernel module nvidia_peermem, mlx5_ib");
-  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"dmesg.txt:1", "dmesg.txt:3"}));
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"dmesg.txt:1", "dmesg.txt:2", "dmesg.txt:3"}));
+  // modprobe's word for it, naming the module in quotes.
+  Report modprobe = judged({{"dkms.txt",
+                             "DKMS: install completed.\n"
+                             "modprobe: ERROR: could not insert 'nv_peer_mem': Unknown symbol in module, or unknown "
+                             "parameter (see dmesg)\n"}});
+  f = find(modprobe, "kernel.driver_mismatch");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(modprobe));
+  EXPECT_EQ(f->subject, "kernel module nv_peer_mem");
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"dkms.txt:2"});
 }
 
 // The kernel's own report of a link trained below its device (pcie_print_link_status),
