@@ -1,6 +1,6 @@
 // RDMA tools' output as pasted from a terminal: ibdev2netdev, ibv_devinfo (-v: the active
-// width and speed), ibstat, show_gids, `ip -br a` and `ls -l /sys/class/infiniband`. Shell prompts "[user@host dir]$
-// cmd" switch the host that the following output describes.
+// width and speed), ibstat, ibstatus, show_gids, `ip -br a` and `ls -l /sys/class/infiniband`. Shell prompts
+// "[user@host dir]$ cmd" switch the host that the following output describes.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -91,6 +91,8 @@ class RdmaTextParser {
     if (!devinfo_dev_.empty() && devinfo_port_line(w)) return;
     if (ibstat_device(w)) return;
     if (!ibstat_dev_.empty() && ibstat_port_line(w)) return;
+    if (ibstatus_port(w)) return;
+    if (!ibstatus_dev_.empty() && ibstatus_port_line(w)) return;
     if (show_gids(w)) return;
     sys_class_infiniband(w);
   }
@@ -126,6 +128,7 @@ class RdmaTextParser {
   // ibv_devinfo: "hca_id: mlx5_0" starts a device.
   bool devinfo_device(const Words& w) {
     if (w.size() != 2 || w[0] != "hca_id:") return false;
+    ibstatus_dev_.clear();
     if (!prompted() && devinfo_seen_.count(std::string(w[1]))) next_unnamed_host();
     devinfo_seen_.insert(std::string(w[1]));
     devinfo_dev_ = std::string(w[1]);
@@ -184,6 +187,7 @@ class RdmaTextParser {
     ibstat_dev_ = std::string(w[1].substr(1, w[1].size() - 2));
     ibstat_port_ = -1;
     devinfo_dev_.clear();
+    ibstatus_dev_.clear();
     here().add_nic(ibstat_dev_);
     ++records_;
     return true;
@@ -214,6 +218,51 @@ class RdmaTextParser {
     return false;
   }
   Port& ibstat_port() { return port_of(here().add_nic(ibstat_dev_), ibstat_port_); }
+
+  // ibstatus (infiniband-diags' script over sysfs): "Infiniband device 'mlx5_0' port 1
+  // status:" starts a port.
+  bool ibstatus_port(const Words& w) {
+    if (w.size() != 6 || w[0] != "Infiniband" || w[1] != "device" || w[3] != "port" || w[5] != "status:" ||
+        w[2].size() <= 2 || w[2].front() != '\'' || w[2].back() != '\'' || !to_int(w[4], ibstatus_port_)) {
+      return false;
+    }
+    ibstatus_dev_ = std::string(w[2].substr(1, w[2].size() - 2));
+    devinfo_dev_.clear();
+    ibstat_dev_.clear();
+    ibstatus_port_ref();
+    ++records_;
+    return true;
+  }
+
+  // ibstatus, within a port: "state: 4: ACTIVE", "rate: 100 Gb/sec (4X EDR)",
+  // "link_layer: InfiniBand", "default gid: fe80:0000:0000:0000:..." (its subnet prefix).
+  bool ibstatus_port_line(const Words& w) {
+    if (w.size() >= 3 && w[0] == "state:") {
+      ibstatus_port_ref().state = port_state(w.back());
+      return true;
+    }
+    double rate = 0;
+    if (w.size() >= 3 && w[0] == "rate:" && w[2].starts_with("Gb/sec") && to_double(w[1], rate)) {
+      ibstatus_port_ref().rate_gbits = rate;
+      return true;
+    }
+    if (w.size() == 2 && w[0] == "link_layer:") {
+      ibstatus_port_ref().link_layer = std::string(w[1]);
+      return true;
+    }
+    if (w.size() == 3 && w[0] == "default" && w[1] == "gid:") {
+      const std::string_view gid = w[2];
+      size_t at = 0;
+      for (int groups = 0; groups < 4 && at != std::string_view::npos; ++groups) at = gid.find(':', at + (groups > 0));
+      Port& p = ibstatus_port_ref();
+      if (at != std::string_view::npos && std::count(gid.begin(), gid.end(), ':') == 7) {
+        p.subnet_prefix = std::string(gid.substr(0, at));
+      }
+      return true;
+    }
+    return (w.size() >= 2 && (w[0] == "phys" || w[0] == "base" || w[0] == "sm"));
+  }
+  Port& ibstatus_port_ref() { return port_of(here().add_nic(ibstatus_dev_), ibstatus_port_); }
 
   // show_gids: "mlx5_0 1 3 0000:...:5b27 10.99.91.39 v2 ens108np0" (no IPv4 for a link-local
   // GID; a pod's interface may be any name: "net1"): a GID of eight groups in the fourth
@@ -268,6 +317,8 @@ class RdmaTextParser {
   double devinfo_lane_gbits_ = 0;
   std::string ibstat_dev_;  // ibstat: the CA being read
   int ibstat_port_ = -1;
+  std::string ibstatus_dev_;  // ibstatus: the device and port being read
+  int ibstatus_port_ = -1;
   std::set<std::string> devinfo_seen_;  // ibv_devinfo devices listed since the last prompt
   int unnamed_ = 0;                     // hosts told apart without a prompt naming them
 
@@ -297,7 +348,7 @@ Status parse_rdma_text(std::string_view text, std::string_view source, TopologyS
   while (lines.next(line)) parser.line(line);
   if (parser.records() == 0) {
     return Status::Invalid(
-        fmt::format("{}: no ibdev2netdev, ibv_devinfo, ibstat, show_gids or /sys/class/infiniband listing "
+        fmt::format("{}: no ibdev2netdev, ibv_devinfo, ibstat, ibstatus, show_gids or /sys/class/infiniband listing "
                     "found",
                     source));
   }

@@ -1714,7 +1714,8 @@ class Gatherer {
          (lead.starts_with("DEV") && contains(line, "GID")))) {
       rdma_ = true;
     }
-    if (!rdma_ && lead.starts_with("CA '") && lead.ends_with("'")) rdma_ = true;  // ibstat
+    if (!rdma_ && lead.starts_with("CA '") && lead.ends_with("'")) rdma_ = true;                       // ibstat
+    if (!rdma_ && lead.starts_with("Infiniband device '") && lead.ends_with("status:")) rdma_ = true;  // ibstatus
     if (contains(line, "NIC statistics:") || contains(line, "hw counters:") || contains(line, "# Port counters") ||
         contains(line, "# Port extended counters")) {
       counters_ = true;

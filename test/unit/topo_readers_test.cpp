@@ -481,6 +481,33 @@ TEST(TopoRdmaText, IbstatAndDevinfoRates) {
   EXPECT_EQ(prompt_host("# mail ops@example.com # if it fails"), "");
 }
 
+// ibstatus (infiniband-diags' script over sysfs): each "Infiniband device 'X' port N
+// status:" block's state, rate, link layer and GID 0's subnet prefix.
+TEST(TopoRdmaText, Ibstatus) {
+  TopologySet set;
+  ASSERT_TRUE(parse_rdma_text("Infiniband device 'mlx5_0' port 1 status:\n"
+                              "\tdefault gid:\t fe80:0000:0000:0000:b859:9f03:00d4:f3a2\n"
+                              "\tbase lid:\t 0x5\n\tsm lid:\t\t 0x1\n"
+                              "\tstate:\t\t 4: ACTIVE\n\tphys state:\t 5: LinkUp\n"
+                              "\trate:\t\t 100 Gb/sec (4X EDR)\n\tlink_layer:\t InfiniBand\n\n"
+                              "Infiniband device 'mlx5_1' port 1 status:\n"
+                              "\tstate:\t\t 1: DOWN\n\tphys state:\t 2: Polling\n"
+                              "\trate:\t\t 10 Gb/sec (4X)\n\tlink_layer:\t Ethernet\n",
+                              "s.txt", set)
+                  .ok());
+  ASSERT_EQ(set.hosts.size(), 1u);
+  const HostTopology& h = set.hosts[0];
+  ASSERT_EQ(h.nics.size(), 2u);
+  const Port& up = h.nics[h.find_nic("mlx5_0")].ports.at(0);
+  EXPECT_EQ(up.state, "ACTIVE");
+  EXPECT_EQ(up.rate_gbits, 100);
+  EXPECT_EQ(up.link_layer, "InfiniBand");
+  EXPECT_EQ(up.subnet_prefix, "fe80:0000:0000:0000");
+  const Port& down = h.nics[h.find_nic("mlx5_1")].ports.at(0);
+  EXPECT_EQ(down.state, "DOWN");
+  EXPECT_EQ(down.link_layer, "Ethernet");
+}
+
 TEST(TopoNcclEnv, OciFiles) {
   std::map<std::string, std::string> env;
   ASSERT_TRUE(read_nccl_env(kDir + "/configs/oci-nccl-conf/h100.env", env).ok());
