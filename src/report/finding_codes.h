@@ -150,6 +150,8 @@ inline constexpr std::string_view kContainerGpuAccessLost = "container.gpu_acces
 inline constexpr std::string_view kContainerDriverLibsMissing = "container.driver_libs_missing";
 inline constexpr std::string_view kContainerRdmaNetnsExclusive = "container.rdma_netns_exclusive";
 inline constexpr std::string_view kDcgmDiagFailed = "dcgm.diag_failed";
+inline constexpr std::string_view kFabricLinkDegraded = "fabric.link_degraded";
+inline constexpr std::string_view kFabricLinkNotActive = "fabric.link_not_active";
 inline constexpr std::string_view kTopoRdmaProviderMissing = "topo.rdma_provider_missing";
 inline constexpr std::string_view kLimitsMemlockLow = "limits.memlock_low";
 inline constexpr std::string_view kNcclRoceGidLinkLocal = "nccl.roce_gid_link_local";
@@ -282,6 +284,8 @@ inline constexpr std::string_view kTriageCodes[] = {
     kContainerDriverLibsMissing,
     kContainerRdmaNetnsExclusive,
     kDcgmDiagFailed,
+    kFabricLinkDegraded,
+    kFabricLinkNotActive,
     kTopoRdmaProviderMissing,
     kLimitsMemlockLow,
     kNcclRoceGidLinkLocal,

@@ -671,7 +671,8 @@ class Gatherer {
   // lists, RDMA tools saying there is no device, libfabric, nvidia-smi -q, GUIDs. True where
   // one took the line.
   bool taken_whole(std::string_view line, Facts* facts) {
-    if (lspci_line(trim(line), facts) || nvlink_line(trim(line), facts) || dcgm_diag_line(trim(line), facts)) {
+    if (lspci_line(trim(line), facts) || nvlink_line(trim(line), facts) || dcgm_diag_line(trim(line), facts) ||
+        iblinkinfo_line(trim(line), facts)) {
       other_ += '\n';
       return true;
     }
@@ -763,6 +764,7 @@ class Gatherer {
     if (smi_query_) k.emplace_back("nvidia-smi-query");
     if (smi_table_) k.emplace_back("nvidia-smi");
     if (dcgm_seen_) k.emplace_back("dcgm-diag");
+    if (iblinkinfo_) k.emplace_back("iblinkinfo");
     return k;
   }
 
@@ -795,6 +797,7 @@ class Gatherer {
     move_into(nvlinks_, facts.nvlinks);
     move_into(acs_, facts.acs);
     move_into(dcgm_diag_, facts.dcgm_diag);
+    move_into(ib_links_, facts.ib_links);
     move_into(zero_guids_, facts.zero_guids);
     move_into(gid_rows_, facts.gid_rows);
     move_into(repair_pending_, facts.gpu_repair_pending);
@@ -1341,6 +1344,61 @@ class Gatherer {
       if (facts && pcie_links_.size() < kMaxKeptLines) pcie_links_.push_back(smi_link_);
       smi_link_open_ = false;
     }
+    return true;
+  }
+
+  // iblinkinfo (infiniband-diags): a node's header ("Switch: 0x248a0703... NAME:", "CA:
+  // NAME:"), then a line per port: "LID PORT[EXT] ==( WIDTH SPEED Gbps STATE/ PHYS)==> LID
+  // PORT[EXT] "REMOTE" (MSG)", or "==(  Down/ Polling)==>" for a port without a link. Kept:
+  // the links iblinkinfo says could run wider or faster, and links up but not Active. True
+  // for its lines.
+  bool iblinkinfo_line(std::string_view t, Facts* facts) {
+    if ((t.starts_with("Switch: 0x") || t.starts_with("CA: ")) && t.ends_with(":")) {
+      std::string_view name = t.substr(t.find(' ') + 1);
+      name.remove_suffix(1);
+      if (name.starts_with("0x")) name = name.substr(std::min(name.size(), name.find(' ') + 1));
+      iblink_node_ = std::string(trim(name));
+      return true;
+    }
+    const size_t open = t.find("==(");
+    if (open == std::string_view::npos) return false;
+    const size_t close = t.find(")==>", open);
+    if (close == std::string_view::npos) return false;
+    iblinkinfo_ = true;
+    if (!facts || ib_links_.size() >= kMaxKeptLines) return true;
+    IbLinkFact f;
+    f.where = {path_, lines_, std::string(t)};
+    f.node = iblink_node_;
+    // "29    3[  ]", "0x0002c90300a1b2c3     12    1[  ]": the port is the number before '['.
+    const std::string_view here = t.substr(0, open);
+    if (const size_t bracket = here.rfind('['); bracket != std::string_view::npos) {
+      const auto words = split_ws(here.substr(0, bracket));
+      if (!words.empty()) f.port = std::string(words.back());
+    }
+    const std::string_view link = t.substr(open + 3, close - open - 3);
+    const size_t slash = link.rfind('/');
+    if (slash == std::string_view::npos) return true;
+    f.phys = std::string(trim(link.substr(slash + 1)));
+    const auto words = split_ws(link.substr(0, slash));
+    if (words.empty()) return true;
+    f.state = std::string(words.back());
+    if (words.size() >= 3) {
+      f.width = std::string(words[0]);
+      f.speed = fmt::format("{}", fmt::join(words.begin() + 1, words.end() - 1, " "));
+    }
+    const std::string_view far = t.substr(close + 4);
+    if (const size_t q = far.find('"'); q != std::string_view::npos) {
+      const size_t q2 = far.find('"', q + 1);
+      if (q2 != std::string_view::npos) f.remote = std::string(far.substr(q + 1, q2 - q - 1));
+    }
+    if (const size_t could = far.find("Could be "); could != std::string_view::npos) {
+      std::string_view msg = far.substr(could);
+      if (msg.ends_with(")")) msg.remove_suffix(1);
+      f.could_be = std::string(trim(msg));
+    }
+    const bool up_not_active =
+        f.phys == "LinkUp" && (f.state == "Initialize" || f.state == "Init" || f.state == "Armed");
+    if ((!f.could_be.empty() && f.state == "Active") || up_not_active) ib_links_.push_back(std::move(f));
     return true;
   }
 
@@ -1919,6 +1977,9 @@ class Gatherer {
   bool smi_link_open_ = false;
   PcieLinkFact sysfs_link_;  // the kernel's PCI link attributes of one device
   int sysfs_link_seen_ = 0;
+  std::string iblink_node_;  // iblinkinfo: the node whose ports follow
+  bool iblinkinfo_ = false;  // the file has its lines
+  std::vector<IbLinkFact> ib_links_;
   bool dcgm_ = false;         // inside DCGM's diagnostic table
   bool dcgm_seen_ = false;    // the file has one
   std::string dcgm_test_;     // its test of the rows below

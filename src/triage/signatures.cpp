@@ -3252,6 +3252,53 @@ void check_rdma_netns(const Facts& facts, std::vector<Finding>& out, std::vector
       facts.rdma_netns, {{"lines", facts.rdma_netns.size()}}));
 }
 
+// iblinkinfo's links: below what both ends support (its own "Could be 4X", "Could be 25.78125
+// Gbps": a bad cable or transceiver, a port forced down, a link that retrained narrower after
+// errors), and links physically up whose state never reached Active (no subnet manager
+// brought them up, or one that cannot reach them).
+void check_ib_links(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  std::vector<const IbLinkFact*> slow, idle;
+  for (const IbLinkFact& l : facts.ib_links) (l.could_be.empty() ? idle : slow).push_back(&l);
+  const auto name = [](const IbLinkFact& l) {
+    return fmt::format("{} port {}{}", l.node.empty() ? std::string("a node") : l.node, l.port,
+                       l.remote.empty() ? std::string() : fmt::format(" to \"{}\"", l.remote));
+  };
+  if (!slow.empty()) {
+    std::vector<std::string> shown;
+    std::vector<Quote> quotes;
+    for (const IbLinkFact* l : slow) {
+      if (shown.size() < 6) shown.push_back(fmt::format("{} at {} {} ({})", name(*l), l->width, l->speed, l->could_be));
+      if (quotes.size() < 8) quotes.push_back(l->where);
+    }
+    out.push_back(finding(
+        code::kFabricLinkDegraded, Severity::kWarning, "InfiniBand links below their capability", {},
+        fmt::format("{} link{} of the fabric run{} narrower or slower than both ends support (iblinkinfo's \"Could "
+                    "be\"): {}",
+                    slow.size(), slow.size() == 1 ? "" : "s", slow.size() == 1 ? "s" : "", fmt::join(shown, "; ")),
+        "every collective crossing such a link runs at its rate: reseat or replace the cable or transceiver at either "
+        "end (`mlxlink -d DEV -p PORT` for its errors and eye), check that no one forced the port's width or speed "
+        "(`ibportstate`), and watch its symbol and link-recovery counters (`perfquery`)",
+        quotes, {{"links", slow.size()}}));
+  }
+  if (!idle.empty()) {
+    std::vector<std::string> shown;
+    std::vector<Quote> quotes;
+    for (const IbLinkFact* l : idle) {
+      if (shown.size() < 6) shown.push_back(fmt::format("{} ({}/{})", name(*l), l->state, l->phys));
+      if (quotes.size() < 8) quotes.push_back(l->where);
+    }
+    out.push_back(finding(
+        code::kFabricLinkNotActive, Severity::kWarning, "InfiniBand links not Active", {},
+        fmt::format("{} link{} physically up but not Active: {}: no subnet manager has configured {}, so no traffic "
+                    "crosses {}",
+                    idle.size(), idle.size() == 1 ? " is" : "s are", fmt::join(shown, "; "),
+                    idle.size() == 1 ? "it" : "them", idle.size() == 1 ? "it" : "them"),
+        "check that a subnet manager runs and sees these ports (`sminfo`, `systemctl status opensm`, the UFM or "
+        "switch SM's log) and that the ports are not outside its partitions",
+        quotes, {{"links", idle.size()}}));
+  }
+}
+
 // DCGM's diagnostic (dcgmi diag) with tests that failed or warned: what each says, and
 // where to look by what failed (its memory, its temperature, its PCIe or NVLink, its power).
 void check_dcgm_diag(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
@@ -3605,6 +3652,9 @@ const std::vector<Signature> kSignatures = {
      "RoCE queue pairs on a link-local GID (NET/IB's \"GID 0 (80FE/...)\"): NCCL_IB_GID_INDEX forced to it, or no "
      "routable GID for NCCL 2.21 and later to choose",
      check_roce_link_local},
+    {{code::kFabricLinkDegraded, code::kFabricLinkNotActive},
+     "iblinkinfo's links running below what both ends support (its \"Could be\") or physically up and not Active",
+     check_ib_links},
     {{code::kDcgmDiagFailed},
      "DCGM's diagnostic (dcgmi diag) with a test that failed or warned, with DCGM's own detail",
      check_dcgm_diag},

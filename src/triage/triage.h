@@ -76,6 +76,15 @@ struct PcieLinkFact {
 // "| Error | GPU 3 has uncorrectable memory errors ... |"), the GPUs it names, and the
 // detail DCGM prints below it ("| Warning | GPU 0 Thermal violations ...", its wrapped rows
 // joined).
+// A link of the InfiniBand fabric as iblinkinfo prints it: "29 3[  ] ==( 1X 25.78125 Gbps
+// Active/  LinkUp)==> 14 1[  ] "gpu-node03 mlx5_0" ( Could be 4X)": the node (its header
+// line), the port, the width, speed, state and physical state, the far end, and
+// iblinkinfo's own "Could be ..." where the link runs below what both ends support.
+struct IbLinkFact {
+  Quote where;
+  std::string node, port, width, speed, state, phys, remote, could_be;
+};
+
 struct DcgmDiagFact {
   Quote where;
   std::string test, result, gpus, detail;
@@ -155,6 +164,7 @@ struct Facts {
   std::vector<NvlinkFact> nvlinks;       // nvidia-smi nvlink -s
   std::vector<AcsFact> acs;              // lspci's ACSCtl lines
   std::vector<DcgmDiagFact> dcgm_diag;   // DCGM's diagnostic: the tests that did not pass
+  std::vector<IbLinkFact> ib_links;      // iblinkinfo's links below their capability or not Active
   std::vector<ZeroGuidFact> zero_guids;  // RDMA devices listed with GUID 0
   std::vector<GidRowFact> gid_rows;      // show_gids' rows
   std::vector<Snapshot> snapshots;       // fabscope's profiler plugin's snapshots of a running job

@@ -781,6 +781,35 @@ TEST(TriagePasted, NvidiaSmiQueryLinkWidth) {
   EXPECT_EQ(find(fine, "topo.pcie_degraded"), nullptr) << testing::PrintToString(codes(fine));
 }
 
+// iblinkinfo: its own "Could be" on a link below what both ends support, and a link
+// physically up but not Active; a port down with no far end, and full links, say nothing.
+TEST(TriagePasted, IblinkinfoLinksBelowCapabilityOrNotActive) {
+  Report r = judged(
+      {{"iblinkinfo.txt",
+        "Switch: 0x248a070300f7e4a0 MF0;switch-ib-01:MSB7800/U1:\n"
+        "          29    1[  ] ==( 4X      25.78125 Gbps Active/  LinkUp)==>      12    1[  ] \"gpu-node01 mlx5_0\" ( "
+        ")\n"
+        "          29    3[  ] ==( 1X      25.78125 Gbps Active/  LinkUp)==>      14    1[  ] \"gpu-node03 mlx5_0\" ( "
+        "Could be 4X)\n"
+        "          29    4[  ] ==(                Down/ Polling)==>             [  ] \"\" ( )\n"
+        "          29    6[  ] ==( 4X      25.78125 Gbps Initialize/  LinkUp)==>      16    1[  ] \"gpu-node05 "
+        "mlx5_0\" ( )\n"}});
+  EXPECT_EQ(r.triage->files.at(0).kinds, std::vector<std::string>{"iblinkinfo"});
+  const Finding* slow = find(r, "fabric.link_degraded");
+  ASSERT_NE(slow, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(slow->severity, Severity::kWarning);
+  EXPECT_NE(slow->message.find("MF0;switch-ib-01:MSB7800/U1 port 3 to \"gpu-node03 mlx5_0\" at 1X 25.78125 Gbps "
+                               "(Could be 4X)"),
+            std::string::npos)
+      << slow->message;
+  EXPECT_EQ(quoted(*slow), std::vector<std::string>{"iblinkinfo.txt:3"});
+  const Finding* idle = find(r, "fabric.link_not_active");
+  ASSERT_NE(idle, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(quoted(*idle), std::vector<std::string>{"iblinkinfo.txt:5"});
+  EXPECT_NE(idle->message.find("port 6 to \"gpu-node05 mlx5_0\" (Initialize/LinkUp)"), std::string::npos)
+      << idle->message;
+}
+
 // DCGM's diagnostic table: a failed test with its per-GPU row and its wrapped warning
 // joined; a deployment check's own "Error" row under its section; passes say nothing, and
 // a test that only warned is a warning.
@@ -2729,7 +2758,8 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.ofi_unreachable", "launcher.munge_unavailable", "launcher.munge_rejected", "kernel.iommu_fault",
       "kernel.iommu_translated", "rendezvous.store_unreachable", "rendezvous.port_in_use",
       "rendezvous.master_unresolved", "rendezvous.clients_missing", "kernel.gpu_driver_not_loaded",
-      "kernel.gpu_init_failed", "container.rdma_netns_exclusive", "dcgm.diag_failed",
+      "kernel.gpu_init_failed", "container.rdma_netns_exclusive", "dcgm.diag_failed", "fabric.link_degraded",
+      "fabric.link_not_active",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
