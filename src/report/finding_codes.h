@@ -99,6 +99,7 @@ inline constexpr std::string_view kNcclSystemError = "nccl.system_error";
 inline constexpr std::string_view kNcclTopoFileInvalid = "nccl.topo_file_invalid";
 inline constexpr std::string_view kNcclPciSysfsMissing = "nccl.pci_sysfs_missing";
 inline constexpr std::string_view kNcclMessageTruncated = "nccl.message_truncated";
+inline constexpr std::string_view kNcclCollectiveMismatch = "nccl.collective_mismatch";
 inline constexpr std::string_view kNcclCudaOom = "nccl.cuda_oom";
 inline constexpr std::string_view kNcclCudaDriverTooOld = "nccl.cuda_driver_too_old";
 inline constexpr std::string_view kNcclInvalidDevice = "nccl.invalid_device";
@@ -237,6 +238,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNcclTopoFileInvalid,
     kNcclPciSysfsMissing,
     kNcclMessageTruncated,
+    kNcclCollectiveMismatch,
     kNcclCudaOom,
     kNcclCudaDriverTooOld,
     kNcclInvalidDevice,

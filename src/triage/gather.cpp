@@ -256,7 +256,9 @@ bool framework_error(std::string_view line) {
          contains(line, "last enqueued NCCL work") ||
          // UCX's verbs errors in the same jobs: "Transport retry count exceeded on mlx5_0:1/RoCE";
          // an HCA driver's own ("WARNING: mcxnex0: CQE transport retry counter exceeded").
-         contains(line, "ransport retry count");
+         contains(line, "ransport retry count") ||
+         // PyTorch's collective fingerprints differing; UCX's shared memory without room.
+         contains(line, "Detected mismatch between collectives") || contains(line, "failed to allocate receive FIFO");
 }
 
 // UCX's log line ("[1696.2] [host:123:0]   ib_md.c:293  UCX  ERROR ibv_reg_mr(...) failed:
@@ -1154,9 +1156,11 @@ class Gatherer {
       nvml_unknown_.push_back({path_, lines_, std::string(trim(line))});
     }
     // The driver's NVML library not there: NCCL's "Failed to open libnvidia-ml.so.1",
-    // nvidia-smi's "couldn't find libnvidia-ml.so library in your system".
-    if (finds("-ml.so") &&  // '-' is rarer than 'l' in logs: find's memchr skips more
-        (contains(line, "Failed to open libnvidia-ml.so") || contains(line, "couldn't find libnvidia-ml.so")) &&
+    // nvidia-smi's "couldn't find libnvidia-ml.so library in your system", go-nvml's (the
+    // device plugin's, the toolkit's) "could not load NVML library" (NVML_ERROR_LIBRARY_NOT_FOUND).
+    if (((finds("-ml.so") &&  // '-' is rarer than 'l' in logs: find's memchr skips more
+          (contains(line, "Failed to open libnvidia-ml.so") || contains(line, "couldn't find libnvidia-ml.so"))) ||
+         finds("ould not load NVML library")) &&
         driver_libs_missing_.size() < kMaxKeptLines) {
       driver_libs_missing_.push_back({path_, lines_, std::string(trim(line))});
     }

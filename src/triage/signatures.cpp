@@ -743,6 +743,9 @@ constexpr WarnMeaning kWarnMeanings[] = {
     // A SIGBUS with NCCL in the backtrace (gather.cpp): a write to a /dev/shm segment the
     // filesystem could not back, Docker's 64 MiB default.
     {"Bus error", code::kNcclShmExhausted, "", ""},
+    // UCX's shared-memory transport (uct/sm/mm/base/mm_iface.c) without room for its FIFO in
+    // /dev/shm: "mm_iface failed to allocate receive FIFO".
+    {"failed to allocate receive FIFO", code::kNcclShmExhausted, "", ""},
     {"status=12 ", code::kNcclIbRetryExceeded,
      "a send was never acknowledged (IBV_WC_RETRY_EXC_ERR): the peer or the path to it stopped answering",
      "a link down or flapping on that path, a dead peer host, or a misrouted/congested path: check both NICs' "
@@ -881,6 +884,16 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "check that every rank issues the same collectives in the same order with the same counts and types "
      "(NCCL_DEBUG_SUBSYS=COLL lists them; PyTorch's TORCH_DISTRIBUTED_DEBUG=DETAIL checks them), and that "
      "NCCL_PROTO, NCCL_ALGO and the NCCL version are the same on every rank"},
+    // PyTorch's own check of the same (TORCH_DISTRIBUTED_DEBUG=DETAIL, or its collective
+    // fingerprints): "Detected mismatch between collectives on ranks. Rank 1 is running
+    // collective: CollectiveFingerPrint(SequenceNumber=21, OpType=BROADCAST, ...".
+    {"Detected mismatch between collectives", code::kNcclCollectiveMismatch,
+     "PyTorch found the ranks calling different collectives in the same slot (its fingerprints differ: the "
+     "operation, the tensor shapes or types): code that runs a collective on some ranks only, or with rank-dependent "
+     "shapes (a dictionary of metrics with different keys per rank), hangs or fails the job",
+     "read the two fingerprints the error prints (sequence number, OpType, TensorShape) and find the code path that "
+     "differs between those ranks; every rank must issue the same collectives in the same order with the same "
+     "shapes"},
     // CUDA's out of memory inside NCCL: "Cuda failure 'out of memory'", "Failed to CUDA calloc
     // 4194304 bytes", cudaErrorMemoryAllocation (2).
     {"out of memory", code::kNcclCudaOom,
@@ -3710,6 +3723,7 @@ const std::vector<Signature> kSignatures = {
       code::kNcclTopoFileInvalid,
       code::kNcclPciSysfsMissing,
       code::kNcclMessageTruncated,
+      code::kNcclCollectiveMismatch,
       code::kNcclCudaOom,
       code::kNcclCudaDriverTooOld,
       code::kNcclInvalidDevice,

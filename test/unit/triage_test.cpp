@@ -363,6 +363,25 @@ TEST(TriageSignatures, HostsOnDifferentNetworkPlugins) {
   EXPECT_EQ(find(same, "nccl.setting_mismatch"), nullptr) << testing::PrintToString(codes(same));
 }
 
+// Other programs' lines in the same jobs, by their own words: PyTorch's collective
+// fingerprints differing, UCX's shared-memory FIFO without room, go-nvml's library missing.
+TEST(TriageSignatures, FrameworkMismatchShmFifoAndNvmlLibrary) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running collective: "
+       "CollectiveFingerPrint(SequenceNumber=21, OpType=BROADCAST, TensorShape=[1], TensorDtypes=Long)",
+       "nccl.collective_mismatch"},
+      {"mm_iface failed to allocate receive FIFO", "nccl.shm_exhausted"},
+      {"2019/09/30 14:46:38 Failed to initialize NVML: could not load NVML library.", "container.driver_libs_missing"},
+  };
+  for (const auto& [line, code] : cases) {
+    Report r = judged({{"job.log", std::string(line) + "\n"}});
+    const Finding* f = find(r, code);
+    ASSERT_NE(f, nullptr) << line << ": " << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError) << line;
+    EXPECT_EQ(quoted(*f), std::vector<std::string>{"job.log:1"}) << line;
+  }
+}
+
 TEST(TriageSignatures, NcclTestsDipAtOneSize) {
   Report r = triage_of({"triage/written_all_reduce_perf_dip-at-64MiB_16-ranks-2-hosts.txt"});
   const Finding* f = find(r, "nccl_tests.dip");
@@ -2759,7 +2778,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "kernel.iommu_translated", "rendezvous.store_unreachable", "rendezvous.port_in_use",
       "rendezvous.master_unresolved", "rendezvous.clients_missing", "kernel.gpu_driver_not_loaded",
       "kernel.gpu_init_failed", "container.rdma_netns_exclusive", "dcgm.diag_failed", "fabric.link_degraded",
-      "fabric.link_not_active",
+      "fabric.link_not_active", "nccl.collective_mismatch",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
