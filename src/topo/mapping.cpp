@@ -62,7 +62,7 @@ HostContext prepare_host(const HostTopology& h, const AnalysisOptions& options,
   return c;
 }
 
-std::string host_signature(const HostTopology& h, const HostAnalysis& a) {
+std::string host_signature(const HostTopology& h, const HostAnalysis& a, bool with_gpus) {
   std::vector<std::string> up;
   for (const Nic& n : h.nics) {
     if (n.rdma && usable(n)) up.push_back(n.name);
@@ -70,6 +70,7 @@ std::string host_signature(const HostTopology& h, const HostAnalysis& a) {
   std::sort(up.begin(), up.end(), natural_less);
   std::vector<std::string> map;
   for (const GpuMapping& m : a.gpus) map.push_back(fmt::format("{}:{}", m.gpu, fmt::join(m.best_nics, "+")));
+  if (!with_gpus) return fmt::format("rdma_up={}", fmt::join(up, ","));
   return fmt::format("gpus={} rdma_up={} near={}", h.gpus.size(), fmt::join(up, ","), fmt::join(map, ","));
 }
 
@@ -91,8 +92,17 @@ Result<std::vector<HostAnalysis>> analyze_topology(const TopologySet& set, const
   for (const HostTopology& h : set.hosts) {
     HostContext c = prepare_host(h, options, user_filter);
     run_rules(host_rules(), c, findings);
-    fleet.signatures.emplace_back(h.host, host_signature(h, c.analysis));
     result.push_back(std::move(c.analysis));
+  }
+  // Hosts are compared on what the files describe of them: a host with no NIC in the files
+  // is left out (its empty list is what the files leave out, as of a log stitched from other
+  // runs or a host named on one line), and the GPUs count only where every host compared
+  // lists its GPUs.
+  bool all_gpus = true;
+  for (const HostTopology& h : set.hosts) all_gpus &= h.nics.empty() || !h.gpus.empty();
+  for (size_t i = 0; i < set.hosts.size(); ++i) {
+    const HostTopology& h = set.hosts[i];
+    if (!h.nics.empty()) fleet.signatures.emplace_back(h.host, host_signature(h, result[i], all_gpus));
   }
   run_rules(fleet_rules(), fleet, findings);
   return result;

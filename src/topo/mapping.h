@@ -49,9 +49,10 @@ Result<std::vector<HostAnalysis>> analyze_topology(const TopologySet& set, const
 std::vector<std::string> missing_inputs(const TopologySet& set, const std::vector<HostAnalysis>& analyses);
 
 // What hosts are compared by: GPU count, RDMA devices with a port up, each GPU's near
-// NICs. Hosts whose signature differs from a unique largest group of at least two get
-// a topo.host_differs finding.
-std::string host_signature(const HostTopology& host, const HostAnalysis& analysis);
+// NICs (without GPUs: the RDMA devices alone, where some host's files list none). Hosts
+// whose signature differs from a unique largest group of at least two get a
+// topo.host_differs finding.
+std::string host_signature(const HostTopology& host, const HostAnalysis& analysis, bool with_gpus = true);
 void add_host_differs(const std::vector<std::pair<std::string, std::string>>& host_signatures,
                       std::vector<Finding>& findings);
 
