@@ -1092,6 +1092,30 @@ class Gatherer {
   // CUDA's "peer access is not supported" (error 217), and the driver's module and
   // libraries at different versions, in whatever program's line.
   static constexpr size_t kShortLine = 1024;
+  // NVML failing (its own error strings, as its callers print them), for driver_line. Only
+  // called with facts to keep.
+  void nvml_line(std::string_view line) {
+    const auto finds = [&](std::string_view what) { return line.find(what) != std::string_view::npos; };
+    // NVML's "Unknown Error" at start: in a container, the GPU device nodes taken from it
+    // (NVIDIA's notice, nvidia-container-toolkit#48).
+    // NCCL's own NVML calls fail the same way ("nvmlInit_v2() failed: Unknown Error",
+    // "nvmlDeviceGetHandleByIndex(0) failed: Unknown Error"): NVML_ERROR_UNKNOWN's words.
+    if ((finds("Failed to initialize NVML: Unknown Error") ||
+         (finds(") failed: Unknown Error") && contains(line, "nvml"))) &&
+        nvml_unknown_.size() < kMaxKeptLines) {
+      nvml_unknown_.push_back({path_, lines_, std::string(trim(line))});
+    }
+    // The driver's NVML library not there: NCCL's "Failed to open libnvidia-ml.so.1",
+    // nvidia-smi's "couldn't find libnvidia-ml.so library in your system", go-nvml's (the
+    // device plugin's, the toolkit's) "could not load NVML library" (NVML_ERROR_LIBRARY_NOT_FOUND).
+    if (((finds("-ml.so") &&  // '-' is rarer than 'l' in logs: find's memchr skips more
+          (contains(line, "Failed to open libnvidia-ml.so") || contains(line, "couldn't find libnvidia-ml.so"))) ||
+         finds("ould not load NVML library")) &&
+        driver_libs_missing_.size() < kMaxKeptLines) {
+      driver_libs_missing_.push_back({path_, lines_, std::string(trim(line))});
+    }
+  }
+
   void driver_line(std::string_view line, Facts* facts) {
     // Whether the line names CUDA ("cuda", "Cuda", "CUDA"): CUDA's 803 below and
     // cuda_error_line (for the same line, later) read only such lines.
@@ -1146,24 +1170,7 @@ class Gatherer {
         tcp_connect_failed_.size() < kMaxKeptLines) {
       tcp_connect_failed_.push_back({path_, lines_, std::string(trim(line))});
     }
-    // NVML's "Unknown Error" at start: in a container, the GPU device nodes taken from it
-    // (NVIDIA's notice, nvidia-container-toolkit#48).
-    // NCCL's own NVML calls fail the same way ("nvmlInit_v2() failed: Unknown Error",
-    // "nvmlDeviceGetHandleByIndex(0) failed: Unknown Error"): NVML_ERROR_UNKNOWN's words.
-    if ((finds("Failed to initialize NVML: Unknown Error") ||
-         (finds(") failed: Unknown Error") && contains(line, "nvml"))) &&
-        nvml_unknown_.size() < kMaxKeptLines) {
-      nvml_unknown_.push_back({path_, lines_, std::string(trim(line))});
-    }
-    // The driver's NVML library not there: NCCL's "Failed to open libnvidia-ml.so.1",
-    // nvidia-smi's "couldn't find libnvidia-ml.so library in your system", go-nvml's (the
-    // device plugin's, the toolkit's) "could not load NVML library" (NVML_ERROR_LIBRARY_NOT_FOUND).
-    if (((finds("-ml.so") &&  // '-' is rarer than 'l' in logs: find's memchr skips more
-          (contains(line, "Failed to open libnvidia-ml.so") || contains(line, "couldn't find libnvidia-ml.so"))) ||
-         finds("ould not load NVML library")) &&
-        driver_libs_missing_.size() < kMaxKeptLines) {
-      driver_libs_missing_.push_back({path_, lines_, std::string(trim(line))});
-    }
+    nvml_line(line);
     // MUNGE's errors, as PMIx's psec, Slurm or munge's own tools print them ("psec: munge
     // failed to create credential: Socket communication error", "Munge decode failed:
     // Expired credential"): libmunge's own wordings, on a line that names it.

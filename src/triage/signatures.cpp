@@ -554,6 +554,62 @@ void check_shared_nic(const Facts& facts, std::vector<Finding>& out, std::vector
   }
 }
 
+// The network plugin each host loaded (net.cc, plugin/net.cc): NCCL's own ("Using internal
+// network plugin", "No plugin found, using internal implementation") or an external one
+// ("Loaded net plugin NAME (v8)", "Successfully loaded external network plugin NAME",
+// HPC-X's "Plugin Path : PATH"). Hosts on different ones: an external plugin (HPC-X's SHARP
+// plugin, aws-ofi-nccl) installed on some hosts or in some images only, the others on
+// NCCL's internal one. A host printing both (an external one that failed, then the
+// internal one) is left out.
+void check_net_plugins(const Facts& facts, std::vector<Finding>& out) {
+  std::map<std::string, std::vector<Quote>> net_plugins;  // the network plugin loaded -> its lines
+  std::map<std::string, std::set<std::string>> plugin_hosts;
+  for (const NcclFact& n : facts.nccl) {
+    if (n.level != "INFO" || n.host.empty()) continue;
+    const std::string_view m = n.msg;
+    std::string plugin;
+    if (contains(m, "Using internal network plugin") || contains(m, "using internal implementation")) {
+      plugin = "NCCL's internal one";
+    } else if (const size_t at = m.find("Loaded net plugin "); at != std::string_view::npos) {
+      plugin = std::string(trim(m.substr(at + 18, m.rfind(" (") > at ? m.rfind(" (") - at - 18 : m.npos)));
+    } else if (const size_t ext = m.find("loaded external network plugin "); ext != std::string_view::npos) {
+      plugin = std::string(trim(m.substr(ext + 31)));
+    } else if (m.starts_with("Plugin Path : ")) {
+      plugin = std::string(trim(m.substr(14)));
+    }
+    if (!plugin.empty()) {
+      net_plugins[plugin].push_back(n.where);
+      plugin_hosts[plugin].insert(n.host);
+    }
+  }
+  const std::string internal = "NCCL's internal one";
+  std::map<std::string, std::set<std::string>> host_plugins;  // host -> what it printed
+  for (const auto& [plugin, hosts] : plugin_hosts) {
+    for (const std::string& h : hosts) host_plugins[h].insert(plugin);
+  }
+  std::map<bool, std::vector<std::string>> by_kind;  // external? -> "host: plugins"
+  std::map<bool, Quote> kind_quote;
+  for (const auto& [host, plugins] : host_plugins) {
+    const bool ext = !plugins.count(internal);
+    if (!ext && plugins.size() > 1) continue;
+    by_kind[ext].push_back(fmt::format("{}: {}", host, fmt::join(plugins, ", ")));
+    if (!kind_quote.count(ext)) kind_quote[ext] = net_plugins[*plugins.begin()].front();
+  }
+  if (by_kind.size() == 2) {
+    std::vector<std::string> shown;
+    for (auto& [ext, hosts] : by_kind) {
+      if (hosts.size() > 4) hosts.resize(4);
+      shown.push_back(fmt::format("{}", fmt::join(hosts, "; ")));
+    }
+    out.push_back(finding(code::kNcclSettingMismatch, Severity::kWarning, "network plugin", {},
+                          fmt::format("hosts load different NCCL network plugins: {}", fmt::join(shown, " vs ")),
+                          "install the same plugin on every host (or in every image) and point NCCL at it the same "
+                          "way (NCCL_NET_PLUGIN, LD_LIBRARY_PATH); ranks on different plugins cannot connect, or "
+                          "fall back to sockets on some hosts",
+                          {kind_quote[true], kind_quote[false]}));
+  }
+}
+
 // Different NCCL versions, NCCL_* settings or NET/IB lists across ranks: an environment
 // not propagated to remote ranks (mpirun -x, srun --export).
 void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
@@ -565,8 +621,6 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
   std::set<std::string> hosts_with_env;
   Values ib_lists;
   std::map<std::string, std::set<std::string>> list_hosts;  // NET/IB list -> the hosts printing it
-  Values net_plugins;                                       // the network plugin loaded -> its lines
-  std::map<std::string, std::set<std::string>> plugin_hosts;
   for (const NcclFact& n : facts.nccl) {
     if (n.msg.starts_with("NCCL version ")) {
       const auto words = split_ws(n.msg);
@@ -583,27 +637,6 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
       env[var][std::string(trim(std::string_view(n.msg).substr(at + 23)))].push_back(n.where);
       set_on[var].insert(n.host);
       hosts_with_env.insert(n.host);
-    }
-    // The network plugin each host loaded (net.cc, plugin/net.cc): NCCL's own ("Using internal
-    // network plugin", "No plugin found, using internal implementation") or an external one
-    // ("Loaded net plugin NAME (v8)", "Successfully loaded external network plugin NAME",
-    // HPC-X's "Plugin Path : PATH").
-    if (n.level == "INFO" && !n.host.empty()) {
-      const std::string_view m = n.msg;
-      std::string plugin;
-      if (contains(m, "Using internal network plugin") || contains(m, "using internal implementation")) {
-        plugin = "NCCL's internal one";
-      } else if (const size_t at = m.find("Loaded net plugin "); at != std::string_view::npos) {
-        plugin = std::string(trim(m.substr(at + 18, m.rfind(" (") > at ? m.rfind(" (") - at - 18 : m.npos)));
-      } else if (const size_t ext = m.find("loaded external network plugin "); ext != std::string_view::npos) {
-        plugin = std::string(trim(m.substr(ext + 31)));
-      } else if (m.starts_with("Plugin Path : ")) {
-        plugin = std::string(trim(m.substr(14)));
-      }
-      if (!plugin.empty()) {
-        net_plugins[plugin].push_back(n.where);
-        plugin_hosts[plugin].insert(n.host);
-      }
     }
     if (n.msg.starts_with("NET/IB : Using ")) {
       std::string list = n.msg.substr(15);
@@ -662,35 +695,7 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
         fmt::format("{} is set on {} but on no rank of {}", var, fmt::join(hosts, ", "), fmt::join(without, ", ")),
         "the launcher did not pass it to every host: mpirun -x VAR, srun --export=ALL", quotes));
   }
-  // Hosts on different network plugins: an external one (HPC-X's SHARP plugin, aws-ofi-nccl)
-  // installed on some hosts or in some images only, the others on NCCL's internal one. A
-  // host printing both (an external one that failed, then the internal one) is left out.
-  const std::string internal = "NCCL's internal one";
-  std::map<std::string, std::set<std::string>> host_plugins;  // host -> what it printed
-  for (const auto& [plugin, hosts] : plugin_hosts) {
-    for (const std::string& h : hosts) host_plugins[h].insert(plugin);
-  }
-  std::map<bool, std::vector<std::string>> by_kind;  // external? -> "host: plugins"
-  std::map<bool, Quote> kind_quote;
-  for (const auto& [host, plugins] : host_plugins) {
-    const bool ext = !plugins.count(internal);
-    if (!ext && plugins.size() > 1) continue;
-    by_kind[ext].push_back(fmt::format("{}: {}", host, fmt::join(plugins, ", ")));
-    if (!kind_quote.count(ext)) kind_quote[ext] = net_plugins[*plugins.begin()].front();
-  }
-  if (by_kind.size() == 2) {
-    std::vector<std::string> shown;
-    for (auto& [ext, hosts] : by_kind) {
-      if (hosts.size() > 4) hosts.resize(4);
-      shown.push_back(fmt::format("{}", fmt::join(hosts, "; ")));
-    }
-    out.push_back(finding(code::kNcclSettingMismatch, Severity::kWarning, "network plugin", {},
-                          fmt::format("hosts load different NCCL network plugins: {}", fmt::join(shown, " vs ")),
-                          "install the same plugin on every host (or in every image) and point NCCL at it the same "
-                          "way (NCCL_NET_PLUGIN, LD_LIBRARY_PATH); ranks on different plugins cannot connect, or "
-                          "fall back to sockets on some hosts",
-                          {kind_quote[true], kind_quote[false]}));
-  }
+  check_net_plugins(facts, out);
   if (ib_lists.size() >= 2) {
     std::vector<Quote> quotes;
     std::vector<std::string> orders;  // each list, in NET/IB index order, with the hosts that print it
