@@ -330,7 +330,9 @@ bool gpu_start_line(std::string_view line) {
          has("fallen off the bus and is not responding to commands") || trim(line) == "No devices were found" ||
          // NVML's NVML_ERROR_DRIVER_NOT_LOADED, as its callers print it (NCCL's "nvmlInit_v2() failed:
          // Driver Not Loaded", the device plugin's, DCGM's)
-         (has("Driver Not Loaded") && (has("nvml") || has("NVML")));
+         (has("Driver Not Loaded") && (has("nvml") || has("NVML"))) ||
+         // libnvidia-container's: "nvidia-container-cli: initialization error: nvml error: driver not loaded"
+         has("nvml error: driver not loaded");
 }
 
 // A process killed by SIGBUS: UCX's or a crash handler's "Caught signal 7 (Bus error:
@@ -1151,7 +1153,10 @@ class Gatherer {
         cuda_named_ && (contains(line, "unsupported display driver / cuda driver combination") ||
                         contains(line, "SystemDriverMismatch") || contains(line, "SYSTEM_DRIVER_MISMATCH"));
     if ((gsp || cuda_803 ||
-         (mismatch && (contains(line, "Driver/library version mismatch") || contains(line, "NVRM: API mismatch")))) &&
+         (mismatch && (contains(line, "Driver/library version mismatch") || contains(line, "NVRM: API mismatch") ||
+                       // libnvidia-container's form: "nvidia-container-cli: initialization error: nvml
+                       // error: driver/library version mismatch: unknown."
+                       (contains(line, "nvml error: driver/library version mismatch"))))) &&
         driver_mismatch_.size() < kMaxKeptLines) {
       driver_mismatch_.push_back({path_, lines_, std::string(trim(line))});
     }

@@ -3581,7 +3581,7 @@ void check_gpu_start(const Facts& facts, std::vector<Finding>& out, std::vector<
   for (const Quote& q : facts.gpu_start) {
     const std::string_view t = q.text;
     if (contains(t, "couldn't communicate with the NVIDIA driver") || contains(t, "could not insert 'nvidia") ||
-        contains(t, "Driver Not Loaded")) {
+        contains(t, "Driver Not Loaded") || contains(t, "nvml error: driver not loaded")) {
       not_loaded.push_back(q);
       secure_boot |= contains(t, "Key was rejected by service");
     } else {

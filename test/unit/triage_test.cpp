@@ -364,7 +364,8 @@ TEST(TriageSignatures, HostsOnDifferentNetworkPlugins) {
 }
 
 // Other programs' lines in the same jobs, by their own words: PyTorch's collective
-// fingerprints differing, UCX's shared-memory FIFO without room, go-nvml's library missing.
+// fingerprints differing, UCX's shared-memory FIFO without room, go-nvml's library missing,
+// libnvidia-container's NVML errors.
 TEST(TriageSignatures, FrameworkMismatchShmFifoAndNvmlLibrary) {
   const std::pair<const char*, const char*> cases[] = {
       {"RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running collective: "
@@ -372,6 +373,11 @@ TEST(TriageSignatures, FrameworkMismatchShmFifoAndNvmlLibrary) {
        "nccl.collective_mismatch"},
       {"mm_iface failed to allocate receive FIFO", "nccl.shm_exhausted"},
       {"2019/09/30 14:46:38 Failed to initialize NVML: could not load NVML library.", "container.driver_libs_missing"},
+      // libnvidia-container's words for NVML failing at a container's start.
+      {"nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.",
+       "kernel.gpu_driver_not_loaded"},
+      {"nvidia-container-cli: initialization error: nvml error: driver/library version mismatch: unknown.",
+       "kernel.driver_mismatch"},
   };
   for (const auto& [line, code] : cases) {
     Report r = judged({{"job.log", std::string(line) + "\n"}});
