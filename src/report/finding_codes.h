@@ -150,6 +150,7 @@ inline constexpr std::string_view kKernelGpudirectPinFailed = "kernel.gpudirect_
 inline constexpr std::string_view kContainerGpuAccessLost = "container.gpu_access_lost";
 inline constexpr std::string_view kContainerDriverLibsMissing = "container.driver_libs_missing";
 inline constexpr std::string_view kContainerRdmaNetnsExclusive = "container.rdma_netns_exclusive";
+inline constexpr std::string_view kContainerDriverFilesInImage = "container.driver_files_in_image";
 inline constexpr std::string_view kDcgmDiagFailed = "dcgm.diag_failed";
 inline constexpr std::string_view kFabricLinkDegraded = "fabric.link_degraded";
 inline constexpr std::string_view kFabricLinkNotActive = "fabric.link_not_active";
@@ -285,6 +286,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kContainerGpuAccessLost,
     kContainerDriverLibsMissing,
     kContainerRdmaNetnsExclusive,
+    kContainerDriverFilesInImage,
     kDcgmDiagFailed,
     kFabricLinkDegraded,
     kFabricLinkNotActive,

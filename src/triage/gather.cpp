@@ -814,6 +814,7 @@ class Gatherer {
     move_into(rdma_no_provider_, facts.rdma_no_provider);
     move_into(rdma_nics_on_bus_, facts.rdma_nics_on_bus);
     move_into(rdma_netns_, facts.rdma_netns);
+    move_into(driver_files_in_image_, facts.driver_files_in_image);
     move_into(smi_gpu_err_, facts.smi_gpu_err);
     move_into(smi_uncorrectable_, facts.smi_uncorrectable);
     move_into(driver_mismatch_, facts.driver_mismatch);
@@ -1199,6 +1200,14 @@ class Gatherer {
     // shared (its ValidateRdmaSystemMode): "incorrect RDMA subsystem network namespace".
     if (finds("incorrect RDMA subsystem network namespace") && rdma_netns_.size() < kMaxKeptLines) {
       rdma_netns_.push_back({path_, lines_, std::string(trim(line))});
+      framework_ = true;  // a program's log
+    }
+    // libnvidia-container mounting the host's driver files into a container whose image
+    // already has them (src/nvc_mount.c: "file creation failed: PATH: file exists"): an image
+    // built with the driver inside.
+    if (finds("file creation failed: ") && contains(line, ": file exists") &&
+        (contains(line, "nvidia") || contains(line, "libcuda")) && driver_files_in_image_.size() < kMaxKeptLines) {
+      driver_files_in_image_.push_back({path_, lines_, std::string(trim(line))});
       framework_ = true;  // a program's log
     }
     if (finds("GPU is lost") && gpu_lost_.size() < kMaxKeptLines) {
@@ -2006,8 +2015,8 @@ class Gatherer {
   int smi_row_left_ = 0;     // nvidia-smi's table: rows left of the GPU above
   std::string smi_row_gpu_;  // that GPU's bus id  // which of its four: bits of current/max speed, current/max width
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
-      efa_no_device_, driver_libs_missing_, rdma_no_provider_, rdma_nics_on_bus_, rdma_netns_, smi_gpu_err_,
-      smi_uncorrectable_;
+      efa_no_device_, driver_libs_missing_, rdma_no_provider_, rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_,
+      smi_gpu_err_, smi_uncorrectable_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, munge_, rendezvous_, gpu_start_;
   bool perftest_ethernet_ = false;  // perftest's header said "Link type : Ethernet" (RoCE)

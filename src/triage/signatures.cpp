@@ -3368,6 +3368,23 @@ void check_dcgm_diag(const Facts& facts, std::vector<Finding>& out, std::vector<
               "drain the node and look at " + hint, quotes, {{"tests", facts.dcgm_diag.size()}}));
 }
 
+// libnvidia-container refusing to start a container whose image carries NVIDIA driver files
+// (nvidia-smi, libnvidia-ml, libcuda): the runtime mounts the host's own over those paths,
+// and a file already there stops it ("file creation failed: ...: file exists").
+void check_driver_files_in_image(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.driver_files_in_image.empty()) return;
+  out.push_back(finding(
+      code::kContainerDriverFilesInImage, Severity::kError, "container image", {},
+      fmt::format("the NVIDIA container runtime could not mount the host's driver files into the container: the image "
+                  "already has them ({}: \"file creation failed: ...: file exists\"), so the container does not "
+                  "start",
+                  count_lines(facts.driver_files_in_image.size())),
+      "build the image without the NVIDIA driver (no nvidia-smi, libnvidia-*, libcuda.so.1 from a driver package: "
+      "start from an nvidia/cuda base image, which leaves them out); the runtime brings the host's driver, which "
+      "must match the kernel module",
+      facts.driver_files_in_image, {{"lines", facts.driver_files_in_image.size()}}));
+}
+
 void check_munge(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   std::vector<Quote> unavailable, rejected;
   bool clocks = false, key = false, user = false;
@@ -3676,6 +3693,9 @@ const std::vector<Signature> kSignatures = {
     {{code::kDcgmDiagFailed},
      "DCGM's diagnostic (dcgmi diag) with a test that failed or warned, with DCGM's own detail",
      check_dcgm_diag},
+    {{code::kContainerDriverFilesInImage},
+     "libnvidia-container unable to mount the host's driver files over the image's own (\"file exists\")",
+     check_driver_files_in_image},
     {{code::kContainerRdmaNetnsExclusive},
      "the shared RDMA device plugin refusing a node whose RDMA subsystem's network namespace mode is exclusive",
      check_rdma_netns},

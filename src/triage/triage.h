@@ -208,6 +208,9 @@ struct Facts {
   // Mellanox's shared RDMA device plugin refusing to start: "Exiting.. can not change :
   // incorrect RDMA subsystem network namespace" (the kernel's RDMA netns mode exclusive).
   std::vector<Quote> rdma_netns;
+  // libnvidia-container unable to mount the host's driver files over the image's own:
+  // "mount error: file creation failed: .../merged/usr/bin/nvidia-smi: file exists".
+  std::vector<Quote> driver_files_in_image;
   // nvidia-smi's table: a GPU's rows with "ERR!" (NVML could not read the GPU), and a GPU
   // row whose "Volatile Uncorr. ECC" count is above 0.
   std::vector<Quote> smi_gpu_err, smi_uncorrectable;

@@ -378,6 +378,9 @@ TEST(TriageSignatures, FrameworkMismatchShmFifoAndNvmlLibrary) {
        "kernel.gpu_driver_not_loaded"},
       {"nvidia-container-cli: initialization error: nvml error: driver/library version mismatch: unknown.",
        "kernel.driver_mismatch"},
+      {"nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/bd45/merged/usr/bin/"
+       "nvidia-smi: file exists",
+       "container.driver_files_in_image"},
   };
   for (const auto& [line, code] : cases) {
     Report r = judged({{"job.log", std::string(line) + "\n"}});
@@ -2784,7 +2787,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "kernel.iommu_translated", "rendezvous.store_unreachable", "rendezvous.port_in_use",
       "rendezvous.master_unresolved", "rendezvous.clients_missing", "kernel.gpu_driver_not_loaded",
       "kernel.gpu_init_failed", "container.rdma_netns_exclusive", "dcgm.diag_failed", "fabric.link_degraded",
-      "fabric.link_not_active", "nccl.collective_mismatch",
+      "fabric.link_not_active", "nccl.collective_mismatch", "container.driver_files_in_image",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
