@@ -721,7 +721,7 @@ class Gatherer {
       other_ += '\n';
       return true;
     }
-    if (gpu_memory_line(line, facts)) {
+    if (gpu_memory_line(line, facts) || smi_ecc_line(line, facts)) {
       other_ += '\n';
       return true;
     }
@@ -1316,6 +1316,44 @@ class Gatherer {
     return true;
   }
 
+  // nvidia-smi -q's "ECC Errors": under its "Volatile" part (since the driver loaded; not
+  // "Aggregate", the board's lifetime), an uncorrectable count above 0: "DRAM Uncorrectable :
+  // 2", "SRAM Uncorrectable Parity : 1", or older drivers' "Double Bit" with its "Device
+  // Memory" and "Total". Kept as the table's volatile count is. True for the section's lines.
+  bool smi_ecc_line(std::string_view line, Facts* facts) {
+    const std::string_view t = trim(line);
+    const size_t indent = line.find_first_not_of(" \t");
+    if (t == "ECC Errors") {
+      smi_query_ = true;
+      ecc_indent_ = indent;
+      ecc_part_ = 1;
+      return true;
+    }
+    if (ecc_part_ == 0) return false;
+    if (indent == std::string_view::npos || indent <= ecc_indent_ || t == "...") {
+      ecc_part_ = 0;
+      return false;
+    }
+    if (t == "Volatile" || t == "Aggregate") {
+      ecc_part_ = t == "Volatile" ? 2 : 1;
+      ecc_double_ = false;
+      return true;
+    }
+    if (t == "Single Bit" || t == "Double Bit") {
+      ecc_double_ = t == "Double Bit";
+      return true;
+    }
+    const size_t colon = t.find(':');
+    if (colon == std::string_view::npos) return true;
+    const std::string_view key = trim(t.substr(0, colon)), value = trim(t.substr(colon + 1));
+    uint64_t n = 0;
+    if (facts && ecc_part_ == 2 && (ecc_double_ || contains(key, "Uncorrectable")) && parse_u64(value, n) && n > 0 &&
+        smi_uncorrectable_.size() < kMaxKeptLines) {
+      smi_uncorrectable_.push_back({{path_, lines_, std::string(t)}, smi_gpu_.size() > 4 ? smi_gpu_.substr(4) : ""});
+    }
+    return true;
+  }
+
   // nvidia-smi -q's "GPU Link Info": "PCIe Generation" then "Link Width", each with its
   // "Max" and "Current" (newer drivers add "Device Max", "Host Max" and "Device Current",
   // which are left). The GPU is the "GPU 00000000:18:00.0" line above. True for the lines
@@ -1541,12 +1579,12 @@ class Gatherer {
       const std::string_view ecc = fields[2];
       uint64_t n = 0;
       if (facts && parse_u64(ecc, n) && n > 0 && smi_uncorrectable_.size() < kMaxKeptLines) {
-        smi_uncorrectable_.push_back({path_, lines_, std::string(t)});
+        smi_uncorrectable_.push_back({{path_, lines_, std::string(t)}, smi_row_gpu_});
       }
     }
     --smi_row_left_;
     if (facts && contains(t, "ERR!") && smi_gpu_err_.size() < kMaxKeptLines) {
-      smi_gpu_err_.push_back({path_, lines_, fmt::format("{} (GPU {})", t, smi_row_gpu_)});
+      smi_gpu_err_.push_back({{path_, lines_, std::string(t)}, smi_row_gpu_});
     }
     return true;
   }
@@ -1990,6 +2028,9 @@ class Gatherer {
   std::vector<AcsFact> acs_;
   std::vector<ZeroGuidFact> zero_guids_;
   std::vector<GidRowFact> gid_rows_;
+  size_t ecc_indent_ = 0;     // nvidia-smi -q: the "ECC Errors" header's indent
+  int ecc_part_ = 0;          // 0 outside it, 1 in it (or its Aggregate part), 2 in its Volatile part
+  bool ecc_double_ = false;   // under older drivers' "Double Bit"
   int smi_section_left_ = 0;  // nvidia-smi -q: lines left of a "Remapped Rows" or "Retired Pages" section
   std::vector<TestDeviceFact> test_devices_;
   int device_block_ = 0;
@@ -2001,7 +2042,7 @@ class Gatherer {
   int smi_link_key_ = 0;        // 1 under "PCIe Generation", 2 under "Link Width"
   bool smi_link_open_ = false;
   PcieLinkFact sysfs_link_;  // the kernel's PCI link attributes of one device
-  int sysfs_link_seen_ = 0;
+  int sysfs_link_seen_ = 0;  // which of its four: bits of current/max speed, current/max width
   std::string iblink_node_;  // iblinkinfo: the node whose ports follow
   bool iblinkinfo_ = false;  // the file has its lines
   std::vector<IbLinkFact> ib_links_;
@@ -2013,10 +2054,10 @@ class Gatherer {
   std::vector<DcgmDiagFact> dcgm_diag_;
   bool smi_table_ = false;   // nvidia-smi's table: a GPU's row seen
   int smi_row_left_ = 0;     // nvidia-smi's table: rows left of the GPU above
-  std::string smi_row_gpu_;  // that GPU's bus id  // which of its four: bits of current/max speed, current/max width
+  std::string smi_row_gpu_;  // that GPU's bus id
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
-      efa_no_device_, driver_libs_missing_, rdma_no_provider_, rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_,
-      smi_gpu_err_, smi_uncorrectable_;
+      efa_no_device_, driver_libs_missing_, rdma_no_provider_, rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_;
+  std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, munge_, rendezvous_, gpu_start_;
   bool perftest_ethernet_ = false;  // perftest's header said "Link type : Ethernet" (RoCE)

@@ -2276,20 +2276,19 @@ void check_modules_and_containers(const Facts& facts, std::vector<Finding>& out)
 }
 
 // nvidia-smi's table: "ERR!" where NVML could not read a GPU (it fell off the bus or is in
-// an error state: Xid 79, 48, 119), and a volatile uncorrectable ECC count above 0 (memory
-// errors since the driver loaded, whose remap waits for the GPU's reset). The GPUs by bus id.
+// an error state: Xid 79, 48, 119), and a volatile uncorrectable ECC count above 0, in the
+// table or in -q's "ECC Errors" (memory errors since the driver loaded, whose remap waits
+// for the GPU's reset). The GPUs by bus id.
 void check_smi_table(const Facts& facts, std::vector<Finding>& out) {
-  const auto gpus = [](const std::vector<Quote>& quotes) {
+  const auto gpus = [](const std::vector<SmiGpuFact>& lines) {
     std::set<std::string> ids;
-    for (const Quote& q : quotes) {
-      const size_t at = q.text.rfind("(GPU ");
-      if (at != std::string::npos)
-        ids.insert(q.text.substr(at + 5, 16));
-      else if (const size_t bar = q.text.find('|', 1); bar != std::string::npos) {
-        ids.insert(std::string(trim(std::string_view(q.text).substr(bar + 1, 19)).substr(0, 16)));
-      }
-    }
+    for (const SmiGpuFact& l : lines) ids.insert(l.gpu.empty() ? std::string("a GPU not named in the paste") : l.gpu);
     return std::vector<std::string>(ids.begin(), ids.end());
+  };
+  const auto quotes = [](const std::vector<SmiGpuFact>& lines) {
+    std::vector<Quote> q;
+    for (const SmiGpuFact& l : lines) q.push_back(l.where);
+    return q;
   };
   if (!facts.smi_gpu_err.empty()) {
     const std::vector<std::string> ids = gpus(facts.smi_gpu_err);
@@ -2302,19 +2301,20 @@ void check_smi_table(const Facts& facts, std::vector<Finding>& out) {
                     count_lines(facts.smi_gpu_err.size())),
         "drain the node; read the kernel log for the GPU's Xid (`dmesg | grep -i xid`), reset it (`nvidia-smi -r -i "
         "N`) or reboot, and reseat or replace it if it comes back in error",
-        facts.smi_gpu_err, {{"lines", facts.smi_gpu_err.size()}, {"gpus", ids}}));
+        quotes(facts.smi_gpu_err), {{"lines", facts.smi_gpu_err.size()}, {"gpus", ids}}));
   }
   if (!facts.smi_uncorrectable.empty()) {
     const std::vector<std::string> ids = gpus(facts.smi_uncorrectable);
     out.push_back(finding(
         code::kKernelGpuResetRequired, Severity::kError, "GPU memory (nvidia-smi)", {},
-        fmt::format("nvidia-smi counts uncorrectable ECC errors since the driver loaded on {} (Volatile Uncorr. ECC "
-                    "above 0): its memory returned data it could not correct; CUDA work on it fails (Xid 48, 94, "
+        fmt::format("nvidia-smi counts uncorrectable ECC errors since the driver loaded on {} (its volatile "
+                    "uncorrectable count above 0): its memory returned data it could not correct; CUDA work on it "
+                    "fails (Xid 48, 94, "
                     "95) and the repair (a row remap) waits for the GPU's reset",
                     ids.size() == 1 ? "GPU " + ids[0] : fmt::format("{} GPUs ({})", ids.size(), fmt::join(ids, ", "))),
         "drain the node; `nvidia-smi -q -d ECC,ROW_REMAPPER -i N` shows the counts and a remap pending; reset the GPU "
         "or reboot, and replace it if the remapping failed or the errors recur",
-        facts.smi_uncorrectable, {{"lines", facts.smi_uncorrectable.size()}, {"gpus", ids}}));
+        quotes(facts.smi_uncorrectable), {{"lines", facts.smi_uncorrectable.size()}, {"gpus", ids}}));
   }
 }
 

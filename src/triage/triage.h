@@ -85,6 +85,13 @@ struct IbLinkFact {
   std::string node, port, width, speed, state, phys, remote, could_be;
 };
 
+// A line of nvidia-smi about one GPU, and that GPU's bus id ("00000000:18:00.0"; "" where
+// the paste does not show it).
+struct SmiGpuFact {
+  Quote where;
+  std::string gpu;
+};
+
 struct DcgmDiagFact {
   Quote where;
   std::string test, result, gpus, detail;
@@ -213,7 +220,7 @@ struct Facts {
   std::vector<Quote> driver_files_in_image;
   // nvidia-smi's table: a GPU's rows with "ERR!" (NVML could not read the GPU), and a GPU
   // row whose "Volatile Uncorr. ECC" count is above 0.
-  std::vector<Quote> smi_gpu_err, smi_uncorrectable;
+  std::vector<SmiGpuFact> smi_gpu_err, smi_uncorrectable;
   // The NVIDIA driver's NVML library missing: NCCL's "Failed to open libnvidia-ml.so.1",
   // nvidia-smi's "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system".
   std::vector<Quote> driver_libs_missing;

@@ -924,6 +924,23 @@ TEST(TriagePasted, NvidiaSmiTableErrAndUncorrectableEcc) {
       EXPECT_EQ(quoted(*f), std::vector<std::string>{"smi.txt:7"});
     }
   }
+  // nvidia-smi -q's "ECC Errors": the Volatile part's uncorrectable count, not the Aggregate's.
+  const std::string q =
+      "GPU 00000000:3B:00.0\n"
+      "    ECC Errors\n"
+      "        Volatile\n"
+      "            DRAM Correctable              : 12\n"
+      "            DRAM Uncorrectable            : {}\n"
+      "        Aggregate\n"
+      "            DRAM Uncorrectable            : 5\n"
+      "    Retired Pages\n";
+  Report ecc = judged({{"q.txt", fmt::format(fmt::runtime(q), 2)}});
+  const Finding* e = find(ecc, "kernel.gpu_reset_required");
+  ASSERT_NE(e, nullptr) << testing::PrintToString(codes(ecc));
+  EXPECT_EQ(quoted(*e), std::vector<std::string>{"q.txt:5"});
+  EXPECT_EQ(e->evidence.at("gpus"), nlohmann::json::array({"00000000:3B:00.0"}));
+  Report lifetime = judged({{"q.txt", fmt::format(fmt::runtime(q), 0)}});
+  EXPECT_EQ(find(lifetime, "kernel.gpu_reset_required"), nullptr) << testing::PrintToString(codes(lifetime));
   for (const char* ecc : {"0", "N/A"}) {
     Report fine = judged({{"smi.txt", head + fmt::format(fmt::runtime(gpu0), ecc)}});
     EXPECT_EQ(find(fine, "kernel.gpu_reset_required"), nullptr) << ecc << testing::PrintToString(codes(fine));
