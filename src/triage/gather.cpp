@@ -769,6 +769,7 @@ class Gatherer {
     if (smi_table_) k.emplace_back("nvidia-smi");
     if (dcgm_seen_) k.emplace_back("dcgm-diag");
     if (iblinkinfo_) k.emplace_back("iblinkinfo");
+    if (ibdiags_) k.emplace_back("infiniband-diags");
     return k;
   }
 
@@ -815,6 +816,7 @@ class Gatherer {
     move_into(rdma_nics_on_bus_, facts.rdma_nics_on_bus);
     move_into(rdma_netns_, facts.rdma_netns);
     move_into(driver_files_in_image_, facts.driver_files_in_image);
+    move_into(no_sm_, facts.no_sm);
     move_into(smi_gpu_err_, facts.smi_gpu_err);
     move_into(smi_uncorrectable_, facts.smi_uncorrectable);
     move_into(driver_mismatch_, facts.driver_mismatch);
@@ -1183,6 +1185,16 @@ class Gatherer {
     if ((has("unge") || finds("UNGE")) && munge_error(line) && munge_.size() < kMaxKeptLines) {
       munge_.push_back({path_, lines_, std::string(trim(line))});
     }
+    // PMIx's help for a component it could not open ("Framework: psec" then "Component:
+    // munge"): its MUNGE security plugin missing where the launcher asks for it.
+    if (const std::string_view t = trim(line); t.starts_with("Framework:")) {
+      psec_framework_ = trim(t.substr(10)) == "psec";
+    } else if (psec_framework_ && t.starts_with("Component:")) {
+      if (trim(t.substr(10)) == "munge" && munge_.size() < kMaxKeptLines) {
+        munge_.push_back({path_, lines_, std::string(t)});
+      }
+      psec_framework_ = false;
+    }
     if ((has("socket ") || has("clients joined") || finds("(gai error") || finds("Original timeout was")) &&
         rendezvous_line(line) && rendezvous_.size() < kMaxKeptLines) {
       rendezvous_.push_back({path_, lines_, std::string(trim(line))});
@@ -1209,6 +1221,12 @@ class Gatherer {
         (contains(line, "nvidia") || contains(line, "libcuda")) && driver_files_in_image_.size() < kMaxKeptLines) {
       driver_files_in_image_.push_back({path_, lines_, std::string(trim(line))});
       framework_ = true;  // a program's log
+    }
+    // infiniband-diags finding no subnet manager on a port ("sa_get_handle: No SM/SA found
+    // on port :1"): nothing configured the port, or it is down.
+    if (finds("No SM/SA found on port") && no_sm_.size() < kMaxKeptLines) {
+      no_sm_.push_back({path_, lines_, std::string(trim(line))});
+      ibdiags_ = true;
     }
     if (finds("GPU is lost") && gpu_lost_.size() < kMaxKeptLines) {
       gpu_lost_.push_back({path_, lines_, std::string(trim(line))});
@@ -2052,11 +2070,14 @@ class Gatherer {
   std::string dcgm_section_;  // and their section (Deployment, Hardware, ...)
   int dcgm_detail_ = -1;      // the fact whose detail wrapped rows continue; -1 for none
   std::vector<DcgmDiagFact> dcgm_diag_;
-  bool smi_table_ = false;   // nvidia-smi's table: a GPU's row seen
-  int smi_row_left_ = 0;     // nvidia-smi's table: rows left of the GPU above
-  std::string smi_row_gpu_;  // that GPU's bus id
+  bool ibdiags_ = false;         // infiniband-diags' own error lines (saquery's "No SM/SA found")
+  bool psec_framework_ = false;  // PMIx's "Framework: psec" line was the one before its "Component:"
+  bool smi_table_ = false;       // nvidia-smi's table: a GPU's row seen
+  int smi_row_left_ = 0;         // nvidia-smi's table: rows left of the GPU above
+  std::string smi_row_gpu_;      // that GPU's bus id
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
-      efa_no_device_, driver_libs_missing_, rdma_no_provider_, rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_;
+      efa_no_device_, driver_libs_missing_, rdma_no_provider_, rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_,
+      no_sm_;
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, munge_, rendezvous_, gpu_start_;

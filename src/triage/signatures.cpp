@@ -3119,6 +3119,25 @@ void check_roce_flow_control(const Facts& facts, std::vector<Finding>& out, std:
 // not installed. Where the NIC's driver asks for newer firmware, or its RDMA module's lines
 // are there, kernel.hca_firmware or those lines say more, and this stays quiet.
 void check_rdma_stack_missing(const Facts& facts, std::vector<Finding>& out) {
+  // libibverbs' own word for a kernel without its verbs interface (ib_uverbs not loaded, or
+  // the RDMA stack stopped: /sys/class/infiniband_verbs absent): ENOSYS, "Failed to get IB
+  // devices list: Function not implemented".
+  std::vector<Quote> enosys;
+  for (const Quote& q : facts.rdma_absent) {
+    if (contains(q.text, "Function not implemented")) enosys.push_back(q);
+  }
+  if (!enosys.empty()) {
+    out.push_back(finding(
+        code::kTopoRdmaProviderMissing, Severity::kWarning, "RDMA driver stack", {},
+        fmt::format("libibverbs finds no verbs interface in the kernel ({}: \"Function not implemented\"): the RDMA "
+                    "stack's kernel modules (ib_uverbs, the NIC's mlx5_ib) are not loaded or were stopped, so nothing "
+                    "can use the NICs for RDMA and NCCL, MPI and UCX fall back to TCP",
+                    count_lines(enosys.size())),
+        "load the RDMA stack (`modprobe ib_uverbs mlx5_ib`, or start it: `/etc/init.d/openibd start`, `systemctl "
+        "start openibd`); then `ls /sys/class/infiniband_verbs` and `ibv_devinfo` list the devices",
+        enosys, {{"lines", enosys.size()}}));
+    return;
+  }
   if (facts.rdma_absent.empty() || facts.rdma_nics_on_bus.empty()) return;
   for (const Quote& q : facts.kernel) {
     const std::string_view t = q.text;
@@ -3277,6 +3296,20 @@ void check_rdma_netns(const Facts& facts, std::vector<Finding>& out, std::vector
 void check_ib_links(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   std::vector<const IbLinkFact*> slow, idle;
   for (const IbLinkFact& l : facts.ib_links) (l.could_be.empty() ? idle : slow).push_back(&l);
+  if (!facts.no_sm.empty()) {
+    std::vector<Quote> quotes(facts.no_sm.begin(),
+                              facts.no_sm.begin() + static_cast<ptrdiff_t>(std::min<size_t>(8, facts.no_sm.size())));
+    out.push_back(finding(
+        code::kFabricLinkNotActive, Severity::kWarning, "InfiniBand subnet manager", {},
+        fmt::format("no subnet manager answers on the ports queried ({}: \"No SM/SA found on port\"): the ports "
+                    "are down, or no subnet manager runs on the fabric, so they never become Active and no "
+                    "traffic crosses them",
+                    count_lines(facts.no_sm.size())),
+        "check the ports' state (`ibstat`: Down/Polling is the cable or the switch port, Initializing is no subnet "
+        "manager) and that a subnet manager runs and sees them (`sminfo`, `systemctl status opensm`, the switch's "
+        "or UFM's SM)",
+        quotes, {{"lines", facts.no_sm.size()}}));
+  }
   const auto name = [](const IbLinkFact& l) {
     return fmt::format("{} port {}{}", l.node.empty() ? std::string("a node") : l.node, l.port,
                        l.remote.empty() ? std::string() : fmt::format(" to \"{}\"", l.remote));

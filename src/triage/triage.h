@@ -218,6 +218,8 @@ struct Facts {
   // libnvidia-container unable to mount the host's driver files over the image's own:
   // "mount error: file creation failed: .../merged/usr/bin/nvidia-smi: file exists".
   std::vector<Quote> driver_files_in_image;
+  // infiniband-diags' "No SM/SA found on port :1": no subnet manager answers on the port.
+  std::vector<Quote> no_sm;
   // nvidia-smi's table: a GPU's rows with "ERR!" (NVML could not read the GPU), and a GPU
   // row whose "Volatile Uncorr. ECC" count is above 0.
   std::vector<SmiGpuFact> smi_gpu_err, smi_uncorrectable;

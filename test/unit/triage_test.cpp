@@ -836,6 +836,14 @@ TEST(TriagePasted, IblinkinfoLinksBelowCapabilityOrNotActive) {
   EXPECT_EQ(quoted(*idle), std::vector<std::string>{"iblinkinfo.txt:5"});
   EXPECT_NE(idle->message.find("port 6 to \"gpu-node05 mlx5_0\" (Initialize/LinkUp)"), std::string::npos)
       << idle->message;
+  // saquery finding no subnet manager on a port: the same fault, told by another tool.
+  Report sa = judged({{"lshca.txt",
+                       "        CMD: saquery SMIR -C mlx5_0 -P 1 0\n"
+                       "        Msg: ibwarn: [1685604] sa_get_handle: No SM/SA found on port :1\n"}});
+  const Finding* no_sm = find(sa, "fabric.link_not_active");
+  ASSERT_NE(no_sm, nullptr) << testing::PrintToString(codes(sa));
+  EXPECT_EQ(quoted(*no_sm), std::vector<std::string>{"lshca.txt:2"});
+  EXPECT_EQ(sa.triage->files.at(0).kinds, std::vector<std::string>{"infiniband-diags"});
 }
 
 // DCGM's diagnostic table: a failed test with its per-GPU row and its wrapped warning
@@ -1918,6 +1926,11 @@ TEST(TriagePasted, RdmaProvidersAndLockedMemoryLimits) {
                                "enable LSO\n"}});
   EXPECT_EQ(find(fw, "topo.rdma_provider_missing"), nullptr) << testing::PrintToString(codes(fw));
   EXPECT_NE(find(fw, "kernel.hca_firmware"), nullptr) << testing::PrintToString(codes(fw));
+  // libibverbs' ENOSYS: the kernel's verbs interface not loaded.
+  Report enosys = judged({{"v.txt", "ibv_devinfo\nFailed to get IB devices list: Function not implemented\n"}});
+  const Finding* nosys = find(enosys, "topo.rdma_provider_missing");
+  ASSERT_NE(nosys, nullptr) << testing::PrintToString(codes(enosys));
+  EXPECT_EQ(quoted(*nosys), std::vector<std::string>{"v.txt:2"});
   Report listed = judged({{"ok.txt",
                            "3b:00.0 Infiniband controller: Mellanox Technologies MT28908 Family [ConnectX-6]\n"
                            "CA 'mlx5_0'\n\tPort 1:\n\t\tState: Active\n"}});
@@ -2120,6 +2133,16 @@ TEST(TriagePasted, MungeErrors) {
     EXPECT_EQ(quoted(*f), std::vector<std::string>{"slurm.log:1"});
     EXPECT_EQ(find(r, "launcher.munge_rejected"), nullptr) << line;
   }
+  // PMIx's help for its MUNGE security component it could not open; another framework's
+  // component missing is not MUNGE's.
+  Report psec = judged({{"pmix.log",
+                         "A requested component was not found, or was unable to be opened.\n\nHost:      pgp0202\n"
+                         "Framework: psec\nComponent: munge\n"}});
+  const Finding* p = find(psec, "launcher.munge_unavailable");
+  ASSERT_NE(p, nullptr) << testing::PrintToString(codes(psec));
+  EXPECT_EQ(quoted(*p), std::vector<std::string>{"pmix.log:5"});
+  Report other = judged({{"pmix.log", "Framework: pcompress\nComponent: munge\n"}});
+  EXPECT_EQ(find(other, "launcher.munge_unavailable"), nullptr) << testing::PrintToString(codes(other));
   const std::pair<const char*, const char*> refused[] = {
       {"slurmctld: error: Munge decode failed: Expired credential", "clocks differ"},
       {"slurmd: error: Munge decode failed: Rewound credential", "clocks differ"},
