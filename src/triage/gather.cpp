@@ -258,7 +258,8 @@ bool framework_error(std::string_view line) {
          // an HCA driver's own ("WARNING: mcxnex0: CQE transport retry counter exceeded").
          contains(line, "ransport retry count") ||
          // PyTorch's collective fingerprints differing; UCX's shared memory without room.
-         contains(line, "Detected mismatch between collectives") || contains(line, "failed to allocate receive FIFO");
+         contains(line, "Detected mismatch between collectives") ||
+         (contains(line, "FIFO") && contains(line, "failed to allocate receive FIFO"));
 }
 
 // UCX's log line ("[1696.2] [host:123:0]   ib_md.c:293  UCX  ERROR ibv_reg_mr(...) failed:
@@ -455,7 +456,8 @@ bool kept_nccl_line(const topo::NcclLogLine& l) {
          m.starts_with("Bootstrap : Using") || trim(m).starts_with("+ NET[") || contains(m, "ncclMaxSharedMem") ||
          m.starts_with("Failed to open libibverbs") ||
          // the network plugin loaded (2.28's words, HPC-X plugin's path); older ones start NET/
-         m.starts_with("Successfully loaded external network plugin") || m.starts_with("Plugin Path : ") ||
+         (!m.empty() && ((m.front() == 'S' && m.starts_with("Successfully loaded external network plugin")) ||
+                         (m.front() == 'P' && m.starts_with("Plugin Path : ")))) ||
          // NCCL's error trace: its source paths start in lower case, most INFO lines do not
          (!m.empty() && std::islower(static_cast<unsigned char>(m.front())) && nccl_trace_frame(m).has_value());
 }
@@ -1115,7 +1117,7 @@ class Gatherer {
     // device plugin's, the toolkit's) "could not load NVML library" (NVML_ERROR_LIBRARY_NOT_FOUND).
     if (((finds("-ml.so") &&  // '-' is rarer than 'l' in logs: find's memchr skips more
           (contains(line, "Failed to open libnvidia-ml.so") || contains(line, "couldn't find libnvidia-ml.so"))) ||
-         finds("ould not load NVML library")) &&
+         (finds("NVML library") && contains(line, "ould not load NVML library"))) &&
         driver_libs_missing_.size() < kMaxKeptLines) {
       driver_libs_missing_.push_back({path_, lines_, std::string(trim(line))});
     }
@@ -1210,14 +1212,15 @@ class Gatherer {
     }
     // k8s-rdma-shared-dev-plugin's check that the RDMA subsystem's network namespace mode is
     // shared (its ValidateRdmaSystemMode): "incorrect RDMA subsystem network namespace".
-    if (finds("incorrect RDMA subsystem network namespace") && rdma_netns_.size() < kMaxKeptLines) {
+    if (finds("RDMA subsystem network namespace") && contains(line, "incorrect RDMA subsystem") &&
+        rdma_netns_.size() < kMaxKeptLines) {
       rdma_netns_.push_back({path_, lines_, std::string(trim(line))});
       framework_ = true;  // a program's log
     }
     // libnvidia-container mounting the host's driver files into a container whose image
     // already has them (src/nvc_mount.c: "file creation failed: PATH: file exists"): an image
     // built with the driver inside.
-    if (finds("file creation failed: ") && contains(line, ": file exists") &&
+    if (has("file creation failed: ") && contains(line, ": file exists") &&
         (contains(line, "nvidia") || contains(line, "libcuda")) && driver_files_in_image_.size() < kMaxKeptLines) {
       driver_files_in_image_.push_back({path_, lines_, std::string(trim(line))});
       framework_ = true;  // a program's log
@@ -1441,6 +1444,7 @@ class Gatherer {
       iblink_node_ = std::string(trim(name));
       return true;
     }
+    if (t.find('[') == std::string_view::npos) return false;  // every port line has its "[  ]"
     const size_t open = t.find("==(");
     if (open == std::string_view::npos) return false;
     const size_t close = t.find(")==>", open);
@@ -1611,7 +1615,7 @@ class Gatherer {
   // ".../0000:3b:00.0/max_link_width:16", ".../current_link_speed:8.0 GT/s PCIe". A device's
   // current pair against its max pair, once its four are read. True for the lines taken.
   bool sysfs_link_line(std::string_view t, Facts* facts) {
-    if (t.find("_link_") == std::string_view::npos || !t.starts_with("/sys/")) return false;
+    if (!t.starts_with("/sys/") || t.find("_link_") == std::string_view::npos) return false;
     const size_t colon = t.rfind(':');
     const size_t slash = t.rfind('/', colon);
     if (colon == std::string_view::npos || slash == std::string_view::npos) return false;
