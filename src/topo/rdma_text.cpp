@@ -53,6 +53,14 @@ int lanes(std::string_view width) {
   return to_int(width, n) && n > 0 && n <= 32 ? n : 0;
 }
 
+// A GID's subnet prefix, its first four groups ("fe80:0000:0000:0001"); "" where it has
+// fewer.
+std::string subnet_prefix_of(std::string_view gid) {
+  size_t at = 0;
+  for (int groups = 0; groups < 4 && at != std::string_view::npos; ++groups) at = gid.find(':', at + (groups > 0));
+  return at == std::string_view::npos ? std::string() : std::string(gid.substr(0, at));
+}
+
 using Words = std::vector<std::string_view>;
 
 // The PCI path of a /sys/class/infiniband link's target: every component that is a bus id,
@@ -170,11 +178,8 @@ class RdmaTextParser {
     }
     // -v: "GID[ 0]: fe80:0000:0000:0001:0008:f104:0396:62b5" (or "GID[0]:"): its subnet prefix.
     if ((w[0] == "GID[" && w.size() >= 3 && w[1] == "0]:") || w[0] == "GID[0]:") {
-      const std::string_view gid = w.back();
-      size_t at = 0;
-      for (int groups = 0; groups < 4 && at != std::string_view::npos; ++groups) at = gid.find(':', at + (groups > 0));
       Port& p = devinfo_port();
-      if (at != std::string_view::npos && p.subnet_prefix.empty()) p.subnet_prefix = std::string(gid.substr(0, at));
+      if (p.subnet_prefix.empty()) p.subnet_prefix = subnet_prefix_of(w.back());
       return true;
     }
     return false;
@@ -251,13 +256,7 @@ class RdmaTextParser {
       return true;
     }
     if (w.size() == 3 && w[0] == "default" && w[1] == "gid:") {
-      const std::string_view gid = w[2];
-      size_t at = 0;
-      for (int groups = 0; groups < 4 && at != std::string_view::npos; ++groups) at = gid.find(':', at + (groups > 0));
-      Port& p = ibstatus_port_ref();
-      if (at != std::string_view::npos && std::count(gid.begin(), gid.end(), ':') == 7) {
-        p.subnet_prefix = std::string(gid.substr(0, at));
-      }
+      if (std::count(w[2].begin(), w[2].end(), ':') == 7) ibstatus_port_ref().subnet_prefix = subnet_prefix_of(w[2]);
       return true;
     }
     return (w.size() >= 2 && (w[0] == "phys" || w[0] == "base" || w[0] == "sm"));
