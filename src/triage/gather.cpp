@@ -568,6 +568,19 @@ std::optional<uint64_t> memlock_limit(std::string_view t) {
   return value * unit;
 }
 
+// A line's needle searches, for the readers of the driver's and tools' words.
+struct Needles {
+  std::string_view line;
+  // memmem: these run on every line but NCCL's INFO lines, and a needle whose first
+  // character is common makes string_view::find stop at each one.
+  bool has(std::string_view what) const {
+    return memmem(line.data(), line.size(), what.data(), what.size()) != nullptr;
+  }
+  // A needle whose first character is rare in logs (an upper-case letter, '_'): find's
+  // memchr for it skips most lines at once, where memmem pays its set-up on each.
+  bool finds(std::string_view what) const { return line.find(what) != std::string_view::npos; }
+};
+
 constexpr size_t kMaxKeptLines = 200000;       // distinct NCCL, kernel and counter lines kept per file
 constexpr size_t kMaxOtherText = 64ull << 20;  // text of other lines kept for the whole-text readers
 constexpr size_t kMaxLine = 1 << 20;           // a streamed line longer than this is cut (a file without newlines)
@@ -1096,158 +1109,156 @@ class Gatherer {
     return libfabric || enodata;
   }
 
-  // CUDA's "peer access is not supported" (error 217), and the driver's module and
-  // libraries at different versions, in whatever program's line.
+  // A line no longer than this is a program's own; a longer one is a pasted command line.
   static constexpr size_t kShortLine = 1024;
-  // NVML failing (its own error strings, as its callers print them), for driver_line. Only
-  // called with facts to keep.
-  void nvml_line(std::string_view line) {
-    const auto finds = [&](std::string_view what) { return line.find(what) != std::string_view::npos; };
+
+  // NVML failing (its own error strings, as its callers print them).
+  void nvml_line(std::string_view line, const Needles& n) {
     // NVML's "Unknown Error" at start: in a container, the GPU device nodes taken from it
-    // (NVIDIA's notice, nvidia-container-toolkit#48).
-    // NCCL's own NVML calls fail the same way ("nvmlInit_v2() failed: Unknown Error",
-    // "nvmlDeviceGetHandleByIndex(0) failed: Unknown Error"): NVML_ERROR_UNKNOWN's words.
-    if ((finds("Failed to initialize NVML: Unknown Error") ||
-         (finds(") failed: Unknown Error") && contains(line, "nvml"))) &&
-        nvml_unknown_.size() < kMaxKeptLines) {
-      nvml_unknown_.push_back({path_, lines_, std::string(trim(line))});
+    // (NVIDIA's notice, nvidia-container-toolkit#48). NCCL's own NVML calls fail the same way
+    // ("nvmlInit_v2() failed: Unknown Error", "nvmlDeviceGetHandleByIndex(0) failed: Unknown
+    // Error"): NVML_ERROR_UNKNOWN's words.
+    if (n.finds("Failed to initialize NVML: Unknown Error") ||
+        (n.finds(") failed: Unknown Error") && contains(line, "nvml"))) {
+      keep(nvml_unknown_, line);
     }
     // The driver's NVML library not there: NCCL's "Failed to open libnvidia-ml.so.1",
     // nvidia-smi's "couldn't find libnvidia-ml.so library in your system", go-nvml's (the
     // device plugin's, the toolkit's) "could not load NVML library" (NVML_ERROR_LIBRARY_NOT_FOUND).
-    if (((finds("-ml.so") &&  // '-' is rarer than 'l' in logs: find's memchr skips more
-          (contains(line, "Failed to open libnvidia-ml.so") || contains(line, "couldn't find libnvidia-ml.so"))) ||
-         (finds("NVML library") && contains(line, "ould not load NVML library"))) &&
-        driver_libs_missing_.size() < kMaxKeptLines) {
-      driver_libs_missing_.push_back({path_, lines_, std::string(trim(line))});
+    if ((n.finds("-ml.so") &&  // '-' is rarer than 'l' in logs: find's memchr skips more
+         (contains(line, "Failed to open libnvidia-ml.so") || contains(line, "couldn't find libnvidia-ml.so"))) ||
+        (n.finds("NVML library") && contains(line, "ould not load NVML library"))) {
+      keep(driver_libs_missing_, line);
     }
   }
 
+  // Pushes the line (trimmed) onto `kept` while it holds fewer than kMaxKeptLines; true if it did.
+  bool keep(std::vector<Quote>& kept, std::string_view line) {
+    if (kept.size() >= kMaxKeptLines) return false;
+    kept.push_back({path_, lines_, std::string(trim(line))});
+    return true;
+  }
+
+  // The driver's, CUDA's, the container runtime's and the launchers' own words, on every
+  // line but NCCL's INFO lines (each reader: driver_state_line, launcher_line, device_line).
   void driver_line(std::string_view line, Facts* facts) {
     // Whether the line names CUDA ("cuda", "Cuda", "CUDA"): CUDA's 803 below and
     // cuda_error_line (for the same line, later) read only such lines.
     cuda_named_ = line.size() <= kShortLine &&
                   (line.find("uda") != std::string_view::npos || line.find("UDA") != std::string_view::npos);
     if (!facts) return;
-    // memmem: these run on every line but NCCL's INFO lines, and a needle whose first
-    // character is common makes string_view::find stop at each one.
-    const auto has = [&](std::string_view what) {
-      return memmem(line.data(), line.size(), what.data(), what.size()) != nullptr;
-    };
-    // A needle whose first character is rare in logs (an upper-case letter, '_'): find's
-    // memchr for it skips most lines at once, where memmem pays its set-up on each.
-    const auto finds = [&](std::string_view what) { return line.find(what) != std::string_view::npos; };
-    if (has("eer ") || has("PeerAccess") || has("PEER_ACCESS")) {
+    const Needles n{line};
+    driver_state_line(line, n);
+    // The driver's and CUDA's own short lines below; a pasted command line is not one.
+    if (line.size() > kShortLine) return;
+    launcher_line(line, n);
+    nvml_line(line, n);
+    device_line(line, n);
+  }
+
+  // CUDA without peer access, and the driver's parts at different versions.
+  void driver_state_line(std::string_view line, const Needles& n) {
+    if (n.has("eer ") || n.has("PeerAccess") || n.has("PEER_ACCESS")) {
       if ((contains(line, "peer access is not supported") || contains(line, "cudaErrorPeerAccessUnsupported") ||
            contains(line, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED")) &&
-          cuda_p2p_.size() < kMaxKeptLines) {
-        cuda_p2p_.push_back({path_, lines_, std::string(trim(line))});
+          keep(cuda_p2p_, line)) {
         cuda_error_seen_ = true;  // a file of only such lines is a framework's log
       }
     }
     // The module and its GSP firmware at different versions: the module refuses the image
     // ("GSP firmware image version mismatch: got version A, expected version B"), or finds
     // none for its own version ("Direct firmware load for nvidia/B/gsp_ga10x.bin failed").
-    const bool mismatch = has(" mismatch");
+    const bool mismatch = n.has(" mismatch");
     const bool gsp = (mismatch && contains(line, "GSP firmware image version mismatch")) ||
-                     (line.size() <= kShortLine && finds("Direct firmware load for nvidia/") &&
+                     (line.size() <= kShortLine && n.finds("Direct firmware load for nvidia/") &&
                       contains(line, "/gsp") && contains(line, "failed"));
     // CUDA's own word for it (error 803): "system has unsupported display driver / cuda
     // driver combination".
     const bool cuda_803 =
         cuda_named_ && (contains(line, "unsupported display driver / cuda driver combination") ||
                         contains(line, "SystemDriverMismatch") || contains(line, "SYSTEM_DRIVER_MISMATCH"));
-    if ((gsp || cuda_803 ||
-         (mismatch && (contains(line, "Driver/library version mismatch") || contains(line, "NVRM: API mismatch") ||
-                       // libnvidia-container's form: "nvidia-container-cli: initialization error: nvml
-                       // error: driver/library version mismatch: unknown."
-                       (contains(line, "nvml error: driver/library version mismatch"))))) &&
-        driver_mismatch_.size() < kMaxKeptLines) {
-      driver_mismatch_.push_back({path_, lines_, std::string(trim(line))});
+    // libnvidia-container's form of NVML's: "nvidia-container-cli: initialization error: nvml
+    // error: driver/library version mismatch: unknown."
+    if (gsp || cuda_803 ||
+        (mismatch && (contains(line, "Driver/library version mismatch") || contains(line, "NVRM: API mismatch") ||
+                      contains(line, "nvml error: driver/library version mismatch")))) {
+      keep(driver_mismatch_, line);
     }
-    // The driver's and CUDA's own short lines below; a pasted command line is not one.
-    if (line.size() > kShortLine) return;
-    if ((finds("yet initiali") || finds("NotReady") || finds("NOT_READY")) &&
-        (contains(line, "system not yet initiali") || contains(line, "cudaErrorSystemNotReady") ||
-         contains(line, "CUDA_ERROR_SYSTEM_NOT_READY")) &&
-        cuda_not_ready_.size() < kMaxKeptLines) {
-      cuda_not_ready_.push_back({path_, lines_, std::string(trim(line))});
-      cuda_error_seen_ = true;
-    }
+  }
+
+  // Launchers and their transports: Open MPI's TCP, MUNGE, PMIx's components, PyTorch's
+  // c10d store.
+  void launcher_line(std::string_view line, const Needles& n) {
     // Open MPI's TCP transport failing to connect ("btl_tcp_endpoint.c:796:...] connect() to
     // 172.17.0.1 failed: Connection refused (111)"): the address it tried.
-    if (finds("connect() to ") && (contains(line, "btl_tcp") || contains(line, "oob_tcp")) &&
-        tcp_connect_failed_.size() < kMaxKeptLines) {
-      tcp_connect_failed_.push_back({path_, lines_, std::string(trim(line))});
+    if (n.finds("connect() to ") && (contains(line, "btl_tcp") || contains(line, "oob_tcp"))) {
+      keep(tcp_connect_failed_, line);
     }
-    nvml_line(line);
     // MUNGE's errors, as PMIx's psec, Slurm or munge's own tools print them ("psec: munge
     // failed to create credential: Socket communication error", "Munge decode failed:
     // Expired credential"): libmunge's own wordings, on a line that names it.
-    if ((has("unge") || finds("UNGE")) && munge_error(line) && munge_.size() < kMaxKeptLines) {
-      munge_.push_back({path_, lines_, std::string(trim(line))});
-    }
+    if ((n.has("unge") || n.finds("UNGE")) && munge_error(line)) keep(munge_, line);
     // PMIx's help for a component it could not open ("Framework: psec" then "Component:
     // munge"): its MUNGE security plugin missing where the launcher asks for it.
     if (const std::string_view t = trim(line); t.starts_with("Framework:")) {
       psec_framework_ = trim(t.substr(10)) == "psec";
     } else if (psec_framework_ && t.starts_with("Component:")) {
-      if (trim(t.substr(10)) == "munge" && munge_.size() < kMaxKeptLines) {
-        munge_.push_back({path_, lines_, std::string(t)});
-      }
+      if (trim(t.substr(10)) == "munge") keep(munge_, t);
       psec_framework_ = false;
     }
-    if ((has("socket ") || has("clients joined") || finds("(gai error") || finds("Original timeout was")) &&
-        rendezvous_line(line) && rendezvous_.size() < kMaxKeptLines) {
-      rendezvous_.push_back({path_, lines_, std::string(trim(line))});
+    if ((n.has("socket ") || n.has("clients joined") || n.finds("(gai error") || n.finds("Original timeout was")) &&
+        rendezvous_line(line) && keep(rendezvous_, line)) {
       framework_ = true;  // a framework's log
+    }
+  }
+
+  // The GPUs, NICs and their kernel modules: CUDA's system not ready, the NVIDIA driver not
+  // starting, a GPU lost, the RDMA device plugin, the container runtime's mounts, no subnet
+  // manager, modules refused, GPU memory not pinned.
+  void device_line(std::string_view line, const Needles& n) {
+    if ((n.finds("yet initiali") || n.finds("NotReady") || n.finds("NOT_READY")) &&
+        (contains(line, "system not yet initiali") || contains(line, "cudaErrorSystemNotReady") ||
+         contains(line, "CUDA_ERROR_SYSTEM_NOT_READY")) &&
+        keep(cuda_not_ready_, line)) {
+      cuda_error_seen_ = true;
     }
     // The NVIDIA driver not starting, or starting without its GPUs: nvidia-smi's and
     // modprobe's words, and the driver's own at probe (kernel-open/nvidia/nv-pci.c,
     // src/nvidia/arch/nvalloc/unix/src/osapi.c, osinit.c).
-    if ((finds("NVIDIA") || has("nvidia") || finds("NVRM") || finds("No devices were found") ||
-         finds("Driver Not Loaded")) &&
-        gpu_start_line(line) && gpu_start_.size() < kMaxKeptLines) {
-      gpu_start_.push_back({path_, lines_, std::string(trim(line))});
+    if ((n.finds("NVIDIA") || n.has("nvidia") || n.finds("NVRM") || n.finds("No devices were found") ||
+         n.finds("Driver Not Loaded")) &&
+        gpu_start_line(line)) {
+      keep(gpu_start_, line);
     }
     // k8s-rdma-shared-dev-plugin's check that the RDMA subsystem's network namespace mode is
     // shared (its ValidateRdmaSystemMode): "incorrect RDMA subsystem network namespace".
-    if (finds("RDMA subsystem network namespace") && contains(line, "incorrect RDMA subsystem") &&
-        rdma_netns_.size() < kMaxKeptLines) {
-      rdma_netns_.push_back({path_, lines_, std::string(trim(line))});
+    if (n.finds("RDMA subsystem network namespace") && contains(line, "incorrect RDMA subsystem") &&
+        keep(rdma_netns_, line)) {
       framework_ = true;  // a program's log
     }
     // libnvidia-container mounting the host's driver files into a container whose image
     // already has them (src/nvc_mount.c: "file creation failed: PATH: file exists"): an image
     // built with the driver inside.
-    if (has("file creation failed: ") && contains(line, ": file exists") &&
-        (contains(line, "nvidia") || contains(line, "libcuda")) && driver_files_in_image_.size() < kMaxKeptLines) {
-      driver_files_in_image_.push_back({path_, lines_, std::string(trim(line))});
+    if (n.has("file creation failed: ") && contains(line, ": file exists") &&
+        (contains(line, "nvidia") || contains(line, "libcuda")) && keep(driver_files_in_image_, line)) {
       framework_ = true;  // a program's log
     }
     // infiniband-diags finding no subnet manager on a port ("sa_get_handle: No SM/SA found
     // on port :1"): nothing configured the port, or it is down.
-    if (finds("No SM/SA found on port") && no_sm_.size() < kMaxKeptLines) {
-      no_sm_.push_back({path_, lines_, std::string(trim(line))});
-      ibdiags_ = true;
-    }
-    if (finds("GPU is lost") && gpu_lost_.size() < kMaxKeptLines) {
-      gpu_lost_.push_back({path_, lines_, std::string(trim(line))});
-    }
+    if (n.finds("No SM/SA found on port") && keep(no_sm_, line)) ibdiags_ = true;
+    if (n.finds("GPU is lost")) keep(gpu_lost_, line);
     // The kernel refusing a module built against another version of a module it uses
     // (kernel/module: "nvidia_peermem: disagrees about version of symbol
     // ib_register_peer_memory_client"): nvidia-peermem or nv_peer_mem against another
     // ib_core (MOFED or DOCA replaced), mlx5_ib against another mlx5_core.
     // Its other words for it: the kernel's "nv_peer_mem: Unknown symbol ib_register_peer_memory_
     // client (err -2)" and modprobe's "could not insert 'nv_peer_mem': Unknown symbol in module".
-    if ((finds("disagrees about version of symbol") ||
-         (finds("Unknown symbol") && (contains(line, "could not insert '") || contains(line, " (err ")))) &&
-        module_abi_.size() < kMaxKeptLines) {
-      module_abi_.push_back({path_, lines_, std::string(trim(line))});
+    if ((n.finds("disagrees about version of symbol") ||
+         (n.finds("Unknown symbol") && (contains(line, "could not insert '") || contains(line, " (err ")))) &&
+        keep(module_abi_, line)) {
       kernel_ = true;
     }
-    if (finds("_p2p_get_pages") && contains(line, "fail") && pin_failed_.size() < kMaxKeptLines) {
-      pin_failed_.push_back({path_, lines_, std::string(trim(line))});
+    if (n.finds("_p2p_get_pages") && contains(line, "fail") && keep(pin_failed_, line)) {
       kernel_ = true;  // a kernel module's line (gdrdrv, nvidia-peermem), with or without dmesg's stamp
     }
   }
@@ -1389,7 +1400,7 @@ class Gatherer {
     if (t == "GPU Link Info") {
       smi_query_ = true;
       smi_link_ = PcieLinkFact{};
-      smi_link_.gpu = true;
+      smi_link_.may_idle = true;
       smi_link_.device =
           smi_gpu_.empty() ? std::string("a GPU (its \"GPU 0000...\" line is not in the paste)") : smi_gpu_;
       smi_link_indent_ = indent;
@@ -1629,7 +1640,7 @@ class Gatherer {
     if (device != sysfs_link_.device) {
       sysfs_link_ = PcieLinkFact{};
       sysfs_link_.device = device;
-      sysfs_link_.gpu = true;  // not known: a slower speed alone may be an idle GPU's, so information
+      sysfs_link_.may_idle = true;  // what the device is, sysfs's paths do not say
       sysfs_link_seen_ = 0;
     }
     const std::string_view value = trim(t.substr(colon + 1));
@@ -1719,7 +1730,7 @@ class Gatherer {
       cap_ = PcieLinkFact{};
       cap_.capability = {path_, lines_, std::string(t)};
       cap_.device = lspci_device_;
-      cap_.gpu = contains(lspci_device_, "VGA compatible controller") || contains(lspci_device_, "3D controller");
+      cap_.may_idle = contains(lspci_device_, "VGA compatible controller") || contains(lspci_device_, "3D controller");
       lspci_link_fields(t, cap_.cap_gts, cap_.cap_width);
       return true;
     }
@@ -1735,7 +1746,7 @@ class Gatherer {
         PcieLinkFact l = cap_;
         if (cap_.capability.line == 0) {
           l.device = lspci_device_;
-          l.gpu = contains(lspci_device_, "VGA compatible controller") || contains(lspci_device_, "3D controller");
+          l.may_idle = contains(lspci_device_, "VGA compatible controller") || contains(lspci_device_, "3D controller");
         }
         l.where = {path_, lines_, std::string(t)};
         lspci_link_fields(t, l.sta_gts, l.sta_width);

@@ -2759,7 +2759,7 @@ void check_pcie_links(const Facts& facts, std::vector<Finding>& out, std::vector
     const std::string device = l.device.empty() ? "a PCIe device (its lspci line is not in the paste)" : l.device;
     if (!said.insert(l.where.file + "\n" + device).second) continue;
     // An idle GPU lowers its link's speed to save power; its width stays.
-    const Severity severity = narrow || !l.gpu ? Severity::kWarning : Severity::kInfo;
+    const Severity severity = narrow || !l.may_idle ? Severity::kWarning : Severity::kInfo;
     std::vector<Quote> quotes;
     if (l.capability.line > 0) quotes.push_back(l.capability);
     quotes.push_back(l.where);

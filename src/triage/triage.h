@@ -59,7 +59,10 @@ struct PcieLinkFact {
   Quote where;         // the LnkSta line, or the kernel's
   Quote capability;    // the LnkCap line; empty for the kernel's
   std::string device;  // lspci's device line, or the kernel line's device; "" where not shown
-  bool gpu = false;    // lspci's device line names a VGA or 3D controller
+  // Its speed may drop when idle: a GPU (lspci's device line names a VGA or 3D controller,
+  // nvidia-smi's own), or a device the paste does not name (sysfs's attributes). A slower
+  // speed alone is then information; a narrower width is still a warning.
+  bool may_idle = false;
   double cap_gts = 0, sta_gts = 0;
   int cap_width = 0, sta_width = 0;
   // lspci's own judgement of the LnkSta against the device's capability ("Speed 2.5GT/s
@@ -67,15 +70,6 @@ struct PcieLinkFact {
   bool speed_downgraded = false, width_downgraded = false;
 };
 
-// lspci -vv's ACSCtl line of a PCIe port (or `lspci -vvv | grep ACSCtl`): Access Control
-// Services with a redirection on (SrcValid+, ReqRedir+, CmpltRedir+) send peer-to-peer
-// traffic between devices below one switch up to the root complex (and the IOMMU), where
-// GPUDirect P2P and RDMA slow down, hang or fail.
-// A test DCGM's diagnostic (`dcgmi diag -r N`) did not pass: its row ("| GPU Memory |
-// Fail - GPU: 0 |"), its result ("Fail", "Warn", or "Error" for a deployment check's
-// "| Error | GPU 3 has uncorrectable memory errors ... |"), the GPUs it names, and the
-// detail DCGM prints below it ("| Warning | GPU 0 Thermal violations ...", its wrapped rows
-// joined).
 // A link of the InfiniBand fabric as iblinkinfo prints it: "29 3[  ] ==( 1X 25.78125 Gbps
 // Active/  LinkUp)==> 14 1[  ] "gpu-node03 mlx5_0" ( Could be 4X)": the node (its header
 // line), the port, the width, speed, state and physical state, the far end, and
@@ -92,11 +86,20 @@ struct SmiGpuFact {
   std::string gpu;
 };
 
+// A test DCGM's diagnostic (`dcgmi diag -r N`) did not pass: its row ("| GPU Memory |
+// Fail - GPU: 0 |"), its result ("Fail", "Warn", or "Error" for a deployment check's
+// "| Error | GPU 3 has uncorrectable memory errors ... |"), the GPUs it names, and the
+// detail DCGM prints below it ("| Warning | GPU 0 Thermal violations ...", its wrapped rows
+// joined).
 struct DcgmDiagFact {
   Quote where;
   std::string test, result, gpus, detail;
 };
 
+// lspci -vv's ACSCtl line of a PCIe port (or `lspci -vvv | grep ACSCtl`): Access Control
+// Services with a redirection on (SrcValid+, ReqRedir+, CmpltRedir+) send peer-to-peer
+// traffic between devices below one switch up to the root complex (and the IOMMU), where
+// GPUDirect P2P and RDMA slow down, hang or fail.
 struct AcsFact {
   Quote where;
   std::string device;  // lspci's device line above it; "" where not shown
@@ -220,8 +223,8 @@ struct Facts {
   std::vector<Quote> driver_files_in_image;
   // infiniband-diags' "No SM/SA found on port :1": no subnet manager answers on the port.
   std::vector<Quote> no_sm;
-  // nvidia-smi's table: a GPU's rows with "ERR!" (NVML could not read the GPU), and a GPU
-  // row whose "Volatile Uncorr. ECC" count is above 0.
+  // nvidia-smi's table: a GPU's rows with "ERR!" (NVML could not read the GPU); a volatile
+  // uncorrectable ECC count above 0 (the table's "Volatile Uncorr. ECC", -q's "ECC Errors").
   std::vector<SmiGpuFact> smi_gpu_err, smi_uncorrectable;
   // The NVIDIA driver's NVML library missing: NCCL's "Failed to open libnvidia-ml.so.1",
   // nvidia-smi's "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system".
