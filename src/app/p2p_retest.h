@@ -12,10 +12,12 @@
 
 namespace fabscope {
 
-// --retest: rank 0 names the slow links of `section`; every rank then measures each of
-// them alone (pattern pair, that link's size), kAloneAttempts times, and rank 0 keeps each
-// direction's best in section.alone.
+// --retest: rank 0 names the slow links of `section` and two links of each slow host;
+// every rank then measures each of them alone (pattern pair, that link's size),
+// kAloneAttempts times, and rank 0 keeps each direction's best in section.alone. Up to
+// kRetestPasses times: a host fast alone is not slow, and its slow links are named next.
 inline constexpr int kAloneAttempts = 2;
+inline constexpr int kRetestPasses = 2;
 Status retest_alone(const RankContext& ctx, Transport& transport, const P2pOptions& options, Progress& progress,
                     std::vector<CounterSample>& counters, P2pSection& section,
                     const FabricDescription* fabric = nullptr);

@@ -161,7 +161,9 @@ struct LinkTally {
   }
 };
 
-// Each host: the links touching it against those that avoid it; below kSlowRatio, slow.
+// Each host: the links touching it against those that avoid it; below kSlowRatio, slow,
+// unless its links measured again alone (c.alone) reach kSlowRatio: then other flows or
+// the host's CPU slowed them in the matrix, not its NIC.
 void compare_hosts(P2pSizeContext& c, LinkTally& t) {
   for (size_t hi : t.host_order) {
     std::vector<double>& mine = t.touching[hi];
@@ -170,6 +172,16 @@ void compare_hosts(P2pSizeContext& c, LinkTally& t) {
     P2pSizeContext::HostComparison hc{std::string(t.host_names[hi]), mine.size(), t.all.size() - mine.size(),
                                       median_sorted(mine), median_of_difference(t.all, mine)};
     hc.slow = hc.median_avoiding > 0 && hc.median_touching < kSlowRatio * hc.median_avoiding;
+    std::vector<double> alone;
+    for (const P2pLink* l : c.alone) {
+      if (l->src_host != l->dst_host && (l->src_host == hc.host || l->dst_host == hc.host))
+        alone.push_back(goodness(*l));
+    }
+    if (!alone.empty()) {
+      hc.retested = alone.size();
+      hc.median_alone = median(alone);
+      if (hc.median_alone >= kSlowRatio * hc.median_avoiding) hc.slow = false;
+    }
     if (hc.slow) c.slow_hosts.insert(hc.host);
     c.hosts.push_back(std::move(hc));
   }
@@ -465,6 +477,9 @@ P2pSizeContext size_context(const P2pSection& p2p, uint64_t size, std::vector<co
     if (inside.size() >= kRankMinLinks * tally.host_names.size()) within.emplace(inside, std::vector<double>());
   }
   LinkTally& judged = within ? *within : tally;
+  for (const P2pLink& l : p2p.alone) {
+    if (l.size_bytes == size) c.alone.push_back(&l);
+  }
   compare_hosts(c, judged);
   std::set<std::string> grouped;  // leaves whose uplinks are named
   if (leaves && !c.slow_hosts.empty()) grouped = group_whole_leaves(c, tally, *leaves);
@@ -478,9 +493,6 @@ P2pSizeContext size_context(const P2pSection& p2p, uint64_t size, std::vector<co
     });
   }
   if (leaves) fold_uplinks_under_shared_nics(c, *leaves);
-  for (const P2pLink& l : p2p.alone) {
-    if (l.size_bytes == size) c.alone.push_back(&l);
-  }
   return c;
 }
 
@@ -527,6 +539,22 @@ std::vector<P2pLink> links_to_retest(const P2pSection& p2p, size_t limit, const 
     }
     for (const P2pLink* l : c.share_suspects) {
       if (out.size() < limit) out.push_back(*l);
+    }
+    for (const P2pSizeContext::HostComparison& h : c.hosts) {
+      if (!h.slow || h.retested > 0) continue;
+      // Two of its links to other hosts, from the middle of its links' order: what made
+      // it slow. Slow alone too, it is the host; fast alone, the matrix's other flows.
+      std::vector<const P2pLink*> mine;
+      for (const P2pLink* l : c.links) {
+        if (l->src_host != l->dst_host && (l->src_host == h.host || l->dst_host == h.host)) mine.push_back(l);
+      }
+      std::sort(mine.begin(), mine.end(),
+                [](const P2pLink* a, const P2pLink* b) { return goodness(*a) < goodness(*b); });
+      std::set<std::pair<int, int>> pairs;
+      for (size_t i = mine.size() / 2; i-- > 0 && pairs.size() < kHostRetests;) {
+        const P2pLink* l = mine[i];
+        if (pairs.insert(std::minmax(l->src_rank, l->dst_rank)).second && out.size() < limit) out.push_back(*l);
+      }
     }
   }
   return out;

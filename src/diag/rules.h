@@ -65,7 +65,9 @@ struct P2pSizeContext {
     size_t avoiding = 0;         // the others
     double median_touching = 0;  // of goodness(): bandwidth, or 1 / latency
     double median_avoiding = 0;
-    bool slow = false;  // median_touching below kSlowRatio of median_avoiding
+    bool slow = false;        // median_touching below kSlowRatio of median_avoiding, and not fast alone
+    size_t retested = 0;      // its links to other hosts measured again alone (p2p --retest)
+    double median_alone = 0;  // their median goodness
   };
   std::vector<HostComparison> hosts;  // hosts with links both touching and avoiding them
   std::set<std::string> slow_hosts;   // the hosts marked slow
@@ -127,7 +129,8 @@ inline constexpr double kSharedRatio = 0.75;
 // fabric description, slow links that share a leaf's uplinks are grouped.
 std::vector<P2pSizeContext> p2p_size_contexts(const P2pSection& p2p, const FabricDescription* fabric = nullptr);
 // The links worth measuring again alone: every size's slow links (at most `limit`),
-// a few of each uplink group's.
+// a few of each uplink group's, and kHostRetests of each slow host's not yet retested.
+inline constexpr size_t kHostRetests = 2;
 std::vector<P2pLink> links_to_retest(const P2pSection& p2p, size_t limit = 32,
                                      const FabricDescription* fabric = nullptr);
 // The hosts worth measuring with more partners (adaptive retest, sampled schedules): the
