@@ -104,6 +104,7 @@ inline constexpr std::string_view kNcclCudaOom = "nccl.cuda_oom";
 inline constexpr std::string_view kNcclCudaDriverTooOld = "nccl.cuda_driver_too_old";
 inline constexpr std::string_view kNcclInvalidDevice = "nccl.invalid_device";
 inline constexpr std::string_view kNcclDuplicateGpu = "nccl.duplicate_gpu";
+inline constexpr std::string_view kNcclTopologyFallback = "nccl.topology_fallback";
 inline constexpr std::string_view kNcclInvalidUsage = "nccl.invalid_usage";
 inline constexpr std::string_view kNcclCudaKernelFault = "nccl.cuda_kernel_fault";
 inline constexpr std::string_view kNcclCudaEcc = "nccl.cuda_ecc";
@@ -244,6 +245,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNcclCudaDriverTooOld,
     kNcclInvalidDevice,
     kNcclDuplicateGpu,
+    kNcclTopologyFallback,
     kNcclInvalidUsage,
     kNcclCudaKernelFault,
     kNcclCudaEcc,

@@ -458,6 +458,10 @@ bool kept_nccl_line(const topo::NcclLogLine& l) {
          // the network plugin loaded (2.28's words, HPC-X plugin's path); older ones start NET/
          (!m.empty() && ((m.front() == 'S' && m.starts_with("Successfully loaded external network plugin")) ||
                          (m.front() == 'P' && m.starts_with("Plugin Path : ")))) ||
+         // NICs per host differing (init.cc), GPUDirect RDMA impossible (NET/IB's GIN)
+         (!m.empty() && ((m.front() == 'R' && contains(m, " local Net devices (max ")) ||
+                         (m.front() == 'D' && m.starts_with("Detected mixed local Net device counts")) ||
+                         (m.front() == 'U' && m.starts_with("Unable to use GIN: Peermem")))) ||
          // NCCL's error trace: its source paths start in lower case, most INFO lines do not
          (!m.empty() && std::islower(static_cast<unsigned char>(m.front())) && nccl_trace_frame(m).has_value());
 }

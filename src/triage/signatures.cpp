@@ -355,6 +355,15 @@ void check_gdr_per_hca(const Facts& facts, std::vector<Finding>& out) {
   };
   std::map<std::string, PerHost> hosts;
   for (const NcclFact& n : facts.nccl) {
+    // NET/IB's GIN (gin.cc), a WARN or an INFO line: "Unable to use GIN: Peermem is not
+    // supported, and device 0 does not support DMA-BUF", "..., nor DMA-BUF": no HCA of the
+    // host can read GPU memory.
+    if (contains(n.msg, "Peermem is not supported") && contains(n.msg, "DMA-BUF")) {
+      PerHost& h = hosts[n.host];
+      h.disabled.insert("every HCA (GIN: no peer memory, no dma-buf)");
+      h.quotes.push_back(n.where);
+      continue;
+    }
     constexpr std::string_view kLine = "NET/IB : GPU Direct RDMA ";
     if (!n.msg.starts_with(kLine)) continue;
     const std::string_view rest = std::string_view(n.msg).substr(kLine.size());
@@ -612,6 +621,41 @@ void check_net_plugins(const Facts& facts, std::vector<Finding>& out) {
 
 // Different NCCL versions, NCCL_* settings or NET/IB lists across ranks: an environment
 // not propagated to remote ranks (mpirun -x, srun --export).
+// Hosts with different numbers of NICs, in NCCL's own words (init.cc, 2.27 on): "Detected
+// mixed local Net device counts across ranks (min 1, max 4). Set NCCL_IGNORE_NET_MISMATCH=1
+// to continue." (a WARN: init fails; an INFO "... Ignoring due to NCCL_IGNORE_NET_MISMATCH"
+// where it was set), after an INFO "Rank 3 has 1 local Net devices (max 4)." per rank short.
+void check_net_counts(const Facts& facts, std::vector<Finding>& out) {
+  std::vector<Quote> quotes;
+  std::vector<std::string> short_ranks;
+  bool failed = false;
+  for (const NcclFact& n : facts.nccl) {
+    if (contains(n.msg, "mixed local Net device counts")) {
+      failed = failed || !contains(n.msg, "Ignoring");
+      quotes.insert(quotes.begin(), n.where);
+    } else if (n.msg.starts_with("Rank ") && contains(n.msg, " local Net devices (max ")) {
+      const auto words = split_ws(n.msg);
+      if (words.size() > 1) short_ranks.push_back(std::string(words[1]));
+      quotes.push_back(n.where);
+    }
+  }
+  if (quotes.empty() || !contains(quotes.front().text, "mixed local Net device counts")) return;
+  std::sort(short_ranks.begin(), short_ranks.end());
+  short_ranks.erase(std::unique(short_ranks.begin(), short_ranks.end()), short_ranks.end());
+  out.push_back(finding(
+      code::kNcclIbListMismatch, failed ? Severity::kError : Severity::kWarning, "NICs per host", {},
+      fmt::format("NCCL found different numbers of network devices on the ranks' hosts{}{}: a NIC down, missing or "
+                  "not given to the container on some host, or NCCL_IB_HCA different between hosts",
+                  short_ranks.empty()
+                      ? ""
+                      : fmt::format(" ({} {} {} fewer)", short_ranks.size() == 1 ? "rank" : "ranks",
+                                    fmt::join(short_ranks, ", "), short_ranks.size() == 1 ? "has" : "have"),
+                  failed ? ", and stopped" : ""),
+      "compare the NICs host by host (ibstat, ibdev2netdev, the pods' RDMA resources) and NCCL_IB_HCA; "
+      "NCCL_IGNORE_NET_MISMATCH=1 only hides it",
+      quotes));
+}
+
 void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   using Values = std::map<std::string, std::vector<Quote>>;  // value -> the lines that say it
   Values versions;
@@ -696,6 +740,7 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
         "the launcher did not pass it to every host: mpirun -x VAR, srun --export=ALL", quotes));
   }
   check_net_plugins(facts, out);
+  check_net_counts(facts, out);
   if (ib_lists.size() >= 2) {
     std::vector<Quote> quotes;
     std::vector<std::string> orders;  // each list, in NET/IB index order, with the hosts that print it
@@ -932,6 +977,18 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "rank on device 0, or CUDA_VISIBLE_DEVICES the same for all)",
      "set each rank's device from its local rank (torch.cuda.set_device(LOCAL_RANK) before init_process_group, "
      "or CUDA_VISIBLE_DEVICES per rank in the launcher); check that the ranks per host match its GPUs"},
+    // NCCL 2.30's wording (init.cc).
+    {"Multiple Ranks are using the same GPU", code::kNcclDuplicateGpu, "", ""},
+    // NCCL's topology search gave up: 2.3-2.4's rings.cu ("Could not create rings, falling
+    // back on simple ring") and 2.5 on's search.cc ("Could not find a path for pattern 4,
+    // falling back to simple order").
+    {"falling back on simple ring", code::kNcclTopologyFallback,
+     "NCCL could not build its rings or trees from the topology and fell back to the ranks' order, which ignores "
+     "NVLink, PCIe switches and NICs: most often a VM whose PCI topology NCCL cannot read, or an NCCL too old "
+     "(before 2.5) for the machine",
+     "load a newer NCCL; in a VM give NCCL the real topology (NCCL_TOPO_FILE, as the clouds' images do) and check "
+     "`nvidia-smi topo -m` inside it"},
+    {"falling back to simple order", code::kNcclTopologyFallback, "", ""},
     // A GPU kernel faulted: NCCL's or one queued before it on the stream (CUDA reports the
     // first error at the next call): cudaErrorIllegalAddress (700), cudaErrorLaunchFailure (719),
     // misaligned address (716), illegal instruction (715).
@@ -1262,7 +1319,8 @@ std::string_view warn_code(std::string_view msg) {
 bool read_elsewhere(const NcclFact& n) {
   for (std::string_view w :
        {"Failed to bind NVLink SHARP", "Mismatched NCCL version detected", "NCCL version mismatch with remote peer",
-        "Failed to open libnvidia-ml.so", "peer access is not supported"}) {
+        "Failed to open libnvidia-ml.so", "peer access is not supported", "mixed local Net device counts",
+        "Peermem is not supported"}) {
     if (contains(n.msg, w)) return true;
   }
   return contains(n.where.text, "nvls.cc") && contains(n.msg, "Cuda failure");  // check_nvls
@@ -3786,6 +3844,7 @@ const std::vector<Signature> kSignatures = {
       code::kNcclCudaDriverTooOld,
       code::kNcclInvalidDevice,
       code::kNcclDuplicateGpu,
+      code::kNcclTopologyFallback,
       code::kNcclInvalidUsage,
       code::kNcclCudaKernelFault,
       code::kNcclCudaEcc,

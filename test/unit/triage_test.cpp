@@ -391,6 +391,41 @@ TEST(TriageSignatures, FrameworkMismatchShmFifoAndNvmlLibrary) {
   }
 }
 
+// NET/IB's GIN saying that no HCA can read GPU memory, as a WARN or an INFO line: GPUDirect
+// RDMA off on that host, not an unexplained warning.
+TEST(TriageSignatures, GinWithoutPeerMemoryOrDmaBufIsGdrOff) {
+  for (const char* line :
+       {"n1:5:5 [0] transport/net_ib/gin.cc:42 NCCL WARN Unable to use GIN: Peermem is not supported, and device 0 "
+        "does not support DMA-BUF.",
+        "n1:5:5 [0] NCCL INFO Unable to use GIN: Peermem is not supported, nor DMA-BUF."}) {
+    Report r = judged({{"job.log", std::string(line) + "\n"}});
+    const Finding* f = find(r, "nccl.gdr_off");
+    ASSERT_NE(f, nullptr) << line << ": " << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->hosts, std::vector<std::string>{"n1"});
+    EXPECT_EQ(find(r, "nccl.warn"), nullptr) << line;
+  }
+}
+
+// The ranks short of NICs, from NCCL's INFO lines before its warning; set to be ignored,
+// a warning only.
+TEST(TriageSignatures, MixedNetDeviceCountsNameTheRanksShort) {
+  Report r = judged({{"job.log",
+                      "n1:5:5 [0] NCCL INFO Rank 3 has 1 local Net devices (max 4).\n"
+                      "n1:5:5 [0] init.cc:1339 NCCL WARN Detected mixed local Net device counts across ranks (min 1, "
+                      "max 4). Set NCCL_IGNORE_NET_MISMATCH=1 to continue.\n"}});
+  const Finding* f = find(r, "nccl.ib_list_mismatch");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_NE(f->message.find("(rank 3 has fewer), and stopped"), std::string::npos) << f->message;
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"job.log:2", "job.log:1"}));
+  Report ignored = judged({{"job.log",
+                            "n1:5:5 [0] NCCL INFO Detected mixed local Net device counts across ranks (min 1, max 4). "
+                            "Ignoring due to NCCL_IGNORE_NET_MISMATCH.\n"}});
+  const Finding* g = find(ignored, "nccl.ib_list_mismatch");
+  ASSERT_NE(g, nullptr) << testing::PrintToString(codes(ignored));
+  EXPECT_EQ(g->severity, Severity::kWarning);
+}
+
 TEST(TriageSignatures, NcclTestsDipAtOneSize) {
   Report r = triage_of({"triage/written_all_reduce_perf_dip-at-64MiB_16-ranks-2-hosts.txt"});
   const Finding* f = find(r, "nccl_tests.dip");
@@ -1416,7 +1451,18 @@ TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
        "nccl.cuda_driver_too_old"},
       {"n1:5:8 [0] transport/net_ib.cc:1300 NCCL WARN NET/IB : Remote mlx5_0 device is incompatible with the local "
        "[0]mlx5_4:1/RoCE. Try selecting NICs of only one link type using NCCL_IB_HCA",
-       "nccl.ib_incompatible_devices"}};
+       "nccl.ib_incompatible_devices"},
+      // NCCL 2.30's wording of two ranks on one GPU.
+      {"n1:5:5 [0] init.cc:1057 NCCL WARN Multiple Ranks are using the same GPU/Partition. Set "
+       "NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.",
+       "nccl.duplicate_gpu"},
+      {"n1:5:5 [3] init.cc:1339 NCCL WARN Detected mixed local Net device counts across ranks (min 1, max 4). Set "
+       "NCCL_IGNORE_NET_MISMATCH=1 to continue.",
+       "nccl.ib_list_mismatch"},
+      // The topology search giving up: NCCL 2.3-2.4's rings, 2.5 on's search.
+      {"misc/rings.cu:319 NCCL WARN Could not create rings, falling back on simple ring", "nccl.topology_fallback"},
+      {"n1:5:5 [0] graph/search.cc:556 NCCL WARN Could not find a path for pattern 4, falling back to simple order",
+       "nccl.topology_fallback"}};
   for (const auto& [line, code] : cases) {
     Report r = judged({{"w.log", std::string(line) + "\n"}});
     const Finding* f = find(r, code);
@@ -2827,7 +2873,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "kernel.iommu_translated", "rendezvous.store_unreachable", "rendezvous.port_in_use",
       "rendezvous.master_unresolved", "rendezvous.clients_missing", "kernel.gpu_driver_not_loaded",
       "kernel.gpu_init_failed", "container.rdma_netns_exclusive", "dcgm.diag_failed", "fabric.link_degraded",
-      "fabric.link_not_active", "nccl.collective_mismatch", "container.driver_files_in_image",
+      "fabric.link_not_active", "nccl.collective_mismatch", "container.driver_files_in_image", "nccl.topology_fallback",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
