@@ -321,7 +321,9 @@ bool rendezvous_line(std::string_view line) {
 // PCI I/O region assigned to your NVIDIA device is invalid", "installed in this system is
 // not supported by the", "fallen off the bus and is not responding to commands" (at probe,
 // with no Xid), the open module refusing a GPU ("Open nvidia.ko is only ready for use on Data
-// Center GPUs."), nvidia-smi's "No devices were found" (a line of its own).
+// Center GPUs."), nvidia-smi's "No devices were found" (a line of its own), the module loaded
+// with no GPU started ("No NVIDIA devices probed.", "The NVIDIA probe routine was not called
+// for 2 device(s).", "No NVIDIA GPU found.").
 bool gpu_start_line(std::string_view line) {
   const auto has = [&](std::string_view w) { return line.find(w) != std::string_view::npos; };
   return has("couldn't communicate with the NVIDIA driver") || has("could not insert 'nvidia") ||
@@ -329,6 +331,9 @@ bool gpu_start_line(std::string_view line) {
          has("PCI I/O region assigned to your NVIDIA device is invalid") ||
          has("installed in this system is not supported by the") ||
          has("fallen off the bus and is not responding to commands") || trim(line) == "No devices were found" ||
+         // nv.c at module load: none probed, another driver holding them, none on the bus
+         has("NVRM: No NVIDIA devices probed") || has("NVIDIA probe routine was not called for") ||
+         has("NVRM: No NVIDIA GPU found") ||
          // NVML's NVML_ERROR_DRIVER_NOT_LOADED, as its callers print it (NCCL's "nvmlInit_v2() failed:
          // Driver Not Loaded", the device plugin's, DCGM's)
          (has("Driver Not Loaded") && (has("nvml") || has("NVML"))) ||

@@ -2149,9 +2149,17 @@ KernelLines sort_kernel_lines(const Facts& facts) {
   KernelLines k;
   auto& [xids, aer_uncorrected, aer_corrected, oom, mlx5_cmd, reset_required, hca_firmware, link_down, xid_hosts,
          oom_hosts, module_error, module_unplugged, nic_health] = k;
+  // The driver's own line for a GPU lost from PCIe (osinit.c: "NVRM: GPU 0000:3b:00.0: GPU
+  // has fallen off the bus."): the event Xid 79 reports, printed with or without its Xid
+  // line. Read as Xid 79 where the files hold no Xid 79 line.
+  std::vector<Quote> off_bus;
+  std::vector<std::string> off_bus_hosts;
   for (const Quote& q : facts.kernel) {
     const std::string_view t = q.text;
-    if (const size_t at = t.find("NVRM: Xid"); at != std::string_view::npos) {
+    if (contains(t, "NVRM: GPU ") && contains(t, ": GPU has fallen off the bus")) {
+      off_bus.push_back(q);
+      off_bus_hosts.push_back(kernel_host(t));
+    } else if (const size_t at = t.find("NVRM: Xid"); at != std::string_view::npos) {
       // "NVRM: Xid (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus."
       const size_t close = t.find("):", at);
       if (close != std::string_view::npos) {
@@ -2213,6 +2221,10 @@ KernelLines sort_kernel_lines(const Facts& facts) {
       }
       link_down[dev].push_back(q);
     }
+  }
+  if (!off_bus.empty() && !xids.count(79)) {
+    xids[79] = std::move(off_bus);
+    xid_hosts.insert(xid_hosts.end(), off_bus_hosts.begin(), off_bus_hosts.end());
   }
   return k;
 }
@@ -3685,7 +3697,7 @@ void check_rendezvous(const Facts& facts, std::vector<Finding>& out, std::vector
 void check_gpu_start(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   std::vector<Quote> not_loaded, failed;
   bool secure_boot = false, bar = false, unsupported = false, off_bus = false, rm_init = false, none = false,
-       open_module = false;
+       open_module = false, other_driver = false, none_probed = false, none_on_bus = false;
   for (const Quote& q : facts.gpu_start) {
     const std::string_view t = q.text;
     if (contains(t, "couldn't communicate with the NVIDIA driver") || contains(t, "could not insert 'nvidia") ||
@@ -3700,6 +3712,9 @@ void check_gpu_start(const Facts& facts, std::vector<Finding>& out, std::vector<
       rm_init |= contains(t, "RmInitAdapter");
       open_module |= contains(t, "Open nvidia.ko is only ready");
       none |= trim(t) == "No devices were found";
+      other_driver |= contains(t, "probe routine was not called");
+      none_probed |= contains(t, "No NVIDIA devices probed");
+      none_on_bus |= contains(t, "No NVIDIA GPU found");
     }
   }
   if (!not_loaded.empty()) {
@@ -3730,12 +3745,26 @@ void check_gpu_start(const Facts& facts, std::vector<Finding>& out, std::vector<
       why.emplace_back(
           "RmInitAdapter failed: the driver could not initialise the GPU (its error code "
           "in the line; a GPU that keeps failing needs replacing)");
+    if (other_driver)  // alone a warning: a host may give GPUs to vfio-pci for its VMs on purpose
+      why.emplace_back(
+          "another driver holds GPUs (the NVIDIA probe routine was not called for them): nouveau or vfio-pci; "
+          "`lspci -k -d 10de:` names the driver in use");
+    if (none_on_bus)
+      why.emplace_back(
+          "no NVIDIA GPU on the PCI bus for the driver: not passed through to this VM, or lost from "
+          "the bus (`lspci -d 10de:`)");
+    if (why.empty() && none_probed)
+      why.emplace_back(
+          "the driver loaded but started no GPU (No NVIDIA devices probed): the NVRM lines before it "
+          "say why");
     if (why.empty() && none)
       why.emplace_back(
           "nvidia-smi saw none: every GPU failed to start, or none was given "
           "to this container");
     out.push_back(finding(
-        code::kKernelGpuInitFailed, none && why.size() == 1 ? Severity::kWarning : Severity::kError, "GPU start", {},
+        code::kKernelGpuInitFailed,
+        (none || (other_driver && !none_probed)) && why.size() == 1 ? Severity::kWarning : Severity::kError,
+        "GPU start", {},
         fmt::format("the NVIDIA driver did not bring up a GPU ({}): {}", count_lines(failed.size()),
                     fmt::join(why, "; ")),
         "drain the node; the PCI address in the driver's lines names the GPU (`lspci -s ADDR -vv`); read the kernel "

@@ -565,6 +565,22 @@ TEST(TriageInconclusive, ASweepTooShortForItsPeakSaysSo) {
   EXPECT_NE(r.verdict.missing[0].find("stops at 16 MiB"), std::string::npos) << r.verdict.missing[0];
 }
 
+// The driver's own line for a GPU lost from PCIe, printed with or without its Xid line: Xid
+// 79's event, counted once where both are there.
+TEST(TriageSignatures, GpuFallenOffTheBusWithoutItsXidLine) {
+  const std::string lost = "[ 8812.3] NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.\n";
+  Report r = judged({{"dmesg.txt", lost}});
+  const Finding* xid = find(r, "kernel.gpu_xid");
+  ASSERT_NE(xid, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(xid->evidence.at("xid"), 79);
+  EXPECT_EQ(quoted(*xid), std::vector<std::string>{"dmesg.txt:1"});
+  Report both =
+      judged({{"dmesg.txt", "[ 8812.2] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n" + lost}});
+  const Finding* x = find(both, "kernel.gpu_xid");
+  ASSERT_NE(x, nullptr) << testing::PrintToString(codes(both));
+  EXPECT_EQ(quoted(*x), std::vector<std::string>{"dmesg.txt:1"});
+}
+
 TEST(TriageSignatures, KernelLogXidAerLinkFlapAndOomKill) {
   Report r = triage_of({"triage/written_dmesg-xid79-aer-linkflap-oom.txt"});
   const Finding* xid = find(r, "kernel.gpu_xid");
@@ -2300,6 +2316,9 @@ TEST(TriagePasted, GpuDriverStart) {
        "fallen off the bus"},
       {"[    3.5] NVRM: Open nvidia.ko is only ready for use on Data Center GPUs.", "kernel.gpu_init_failed",
        "OpenRmEnableUnsupportedGpus"},
+      // nv.c at module load (kernel-open/nvidia/nv.c).
+      {"[    5.1] NVRM: No NVIDIA devices probed.", "kernel.gpu_init_failed", "started no GPU"},
+      {"[    5.1] NVRM: No NVIDIA GPU found.", "kernel.gpu_init_failed", "not passed through"},
   };
   for (const auto& [line, code, shown] : cases) {
     Report r = judged({{"node.txt", std::string(line) + "\n"}});
@@ -2307,6 +2326,21 @@ TEST(TriagePasted, GpuDriverStart) {
     ASSERT_NE(f, nullptr) << line << testing::PrintToString(codes(r));
     EXPECT_EQ(f->severity, Severity::kError) << line;
     EXPECT_NE(f->message.find(shown), std::string::npos) << f->message;
+  }
+  // Another driver holding GPUs: alone a warning (a host may give GPUs to VMs on purpose),
+  // with no GPU probed at all an error.
+  const std::string other_driver =
+      "[    4.1] NVRM: The NVIDIA probe routine was not called for 1 device(s).\n"
+      "[    4.1] NVRM: This can occur when another driver was loaded and \n"
+      "[    4.1] NVRM: obtained ownership of the NVIDIA device(s).\n";
+  for (const auto& [text, severity] :
+       {std::pair{other_driver, Severity::kWarning},
+        std::pair{other_driver + "[    4.1] NVRM: No NVIDIA devices probed.\n", Severity::kError}}) {
+    Report r = judged({{"dmesg.txt", text}});
+    const Finding* f = find(r, "kernel.gpu_init_failed");
+    ASSERT_NE(f, nullptr) << text << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, severity) << text;
+    EXPECT_NE(f->message.find("vfio-pci"), std::string::npos) << f->message;
   }
   Report none = judged({{"smi.txt", "$ nvidia-smi\nNo devices were found\n"}});
   const Finding* n = find(none, "kernel.gpu_init_failed");
