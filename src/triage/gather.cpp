@@ -745,6 +745,13 @@ class Gatherer {
       other_ += '\n';
       return true;
     }
+    if (line.find("couldn't load driver '") != std::string_view::npos && contains(line, "libibverbs")) {
+      if (facts && rdma_driver_unloaded_.size() < kMaxKeptLines) {
+        rdma_driver_unloaded_.push_back({path_, lines_, std::string(trim(line))});
+      }
+      other_ += '\n';
+      return true;
+    }
     if (gpu_memory_line(line, facts) || smi_ecc_line(line, facts)) {
       other_ += '\n';
       return true;
@@ -837,6 +844,7 @@ class Gatherer {
     move_into(cuda_errors_, facts.cuda_errors);
     move_into(driver_libs_missing_, facts.driver_libs_missing);
     move_into(rdma_no_provider_, facts.rdma_no_provider);
+    move_into(rdma_driver_unloaded_, facts.rdma_driver_unloaded);
     move_into(rdma_nics_on_bus_, facts.rdma_nics_on_bus);
     move_into(rdma_netns_, facts.rdma_netns);
     move_into(driver_files_in_image_, facts.driver_files_in_image);
@@ -2100,8 +2108,8 @@ class Gatherer {
   int smi_row_left_ = 0;         // nvidia-smi's table: rows left of the GPU above
   std::string smi_row_gpu_;      // that GPU's bus id
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
-      efa_no_device_, driver_libs_missing_, rdma_no_provider_, rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_,
-      no_sm_;
+      efa_no_device_, driver_libs_missing_, rdma_no_provider_, rdma_driver_unloaded_, rdma_nics_on_bus_, rdma_netns_,
+      driver_files_in_image_, no_sm_;
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, munge_, rendezvous_, gpu_start_;

@@ -3256,23 +3256,36 @@ void check_rdma_provider(const Facts& facts, std::vector<Finding>& out, std::vec
         "`NET/IB : Using` in NCCL's INFO lines",
         no_verbs, rdma.json()));
   }
-  if (facts.rdma_no_provider.empty()) {
+  // A provider libibverbs could not load, then no device found (ibv_devinfo's "No IB devices
+  // found", NCCL's "NET/IB : No device found."): that provider was the NICs'.
+  std::vector<Quote> unloaded;
+  const bool none_found = !facts.rdma_absent.empty() ||
+                          std::any_of(facts.nccl.begin(), facts.nccl.end(),
+                                      [](const NcclFact& n) { return n.msg.starts_with("NET/IB : No device found"); });
+  if (none_found) unloaded = facts.rdma_driver_unloaded;
+  if (facts.rdma_no_provider.empty() && unloaded.empty()) {
     check_rdma_stack_missing(facts, out);
     return;
   }
   std::vector<Quote> quotes = facts.rdma_no_provider;
+  quotes.insert(quotes.end(), unloaded.begin(), unloaded.end());
   quotes.insert(quotes.end(), facts.rdma_absent.begin(), facts.rdma_absent.end());  // what followed
   out.push_back(finding(
       code::kTopoRdmaProviderMissing, Severity::kError, "RDMA user-space driver", {},
-      fmt::format("libibverbs sees the kernel's RDMA devices but has no user-space driver for them ({}: \"no "
-                  "userspace device-specific driver found\"): no program can use those NICs for RDMA, so NCCL finds "
-                  "no IB device and MPI and UCX fall back to TCP",
-                  count_lines(facts.rdma_no_provider.size())),
+      fmt::format("{}: no program can use the NICs for RDMA, so NCCL finds no IB device and MPI and UCX fall back "
+                  "to TCP",
+                  facts.rdma_no_provider.empty()
+                      ? fmt::format("libibverbs could not load the user-space driver its configuration names ({}: "
+                                    "\"couldn't load driver\"), and then found no RDMA device",
+                                    count_lines(unloaded.size()))
+                      : fmt::format("libibverbs sees the kernel's RDMA devices but has no user-space driver for them "
+                                    "({}: \"no userspace device-specific driver found\")",
+                                    count_lines(facts.rdma_no_provider.size() + unloaded.size()))),
       "install the providers where the program runs (rdma-core's: `ibverbs-providers` on Debian and Ubuntu, "
       "`libibverbs` on RHEL; MOFED or DOCA bring their own) and check `ls /etc/libibverbs.d` (a build from source "
       "may have put it under /usr/local/etc) and `ibv_devices`; in a container, the image needs them as well as the "
       "devices",
-      quotes, {{"lines", facts.rdma_no_provider.size()}}));
+      quotes, {{"lines", facts.rdma_no_provider.size() + unloaded.size()}}));
 }
 
 // NET/IB's queue pairs on a RoCE port using a link-local GID (fe80::, which NCCL prints

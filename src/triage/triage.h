@@ -212,6 +212,11 @@ struct Facts {
   // libibverbs finding a kernel RDMA device with no user-space driver for it: "libibverbs:
   // Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0".
   std::vector<Quote> rdma_no_provider;
+  // libibverbs unable to load a provider its configuration names (dynamic_driver.c:
+  // "libibverbs: Warning: couldn't load driver 'libmlx5-rdmav34.so': libmlx5-rdmav34.so:
+  // cannot open shared object file: No such file or directory"). Harmless for a provider of
+  // hardware the host lacks; the NIC's own where no RDMA device is found after it.
+  std::vector<Quote> rdma_driver_unloaded;
   // lspci's device lines of RDMA-capable NICs (a Mellanox/NVIDIA ConnectX, an InfiniBand
   // controller): the card is on the bus.
   std::vector<Quote> rdma_nics_on_bus;

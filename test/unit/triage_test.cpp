@@ -1969,6 +1969,22 @@ TEST(TriagePasted, RdmaProvidersAndLockedMemoryLimits) {
   const Finding* c = find(no_config, "topo.rdma_provider_missing");
   ASSERT_NE(c, nullptr) << testing::PrintToString(codes(no_config));
   EXPECT_EQ(quoted(*c), (std::vector<std::string>{"rdma.txt:2", "rdma.txt:3"}));
+  // A provider libibverbs could not load, then no device: the NICs' provider. Beside a
+  // device listed, another hardware's provider missing is nothing.
+  const std::string unloaded =
+      "libibverbs: Warning: couldn't load driver 'libmlx5-rdmav34.so': libmlx5-rdmav34.so: cannot open shared "
+      "object file: No such file or directory\n";
+  Report no_lib = judged({{"rdma.txt", unloaded + "No IB devices found\n"}});
+  const Finding* l = find(no_lib, "topo.rdma_provider_missing");
+  ASSERT_NE(l, nullptr) << testing::PrintToString(codes(no_lib));
+  EXPECT_EQ(l->severity, Severity::kError);
+  EXPECT_EQ(quoted(*l), (std::vector<std::string>{"rdma.txt:1", "rdma.txt:2"}));
+  for (const std::string& quiet :
+       {unloaded, unloaded + "hca_id:\tmlx5_0\n\ttransport:\t\t\tInfiniBand (0)\n\t\tport:\t1\n"
+                             "\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n"}) {
+    Report r = judged({{"rdma.txt", quiet}});
+    EXPECT_EQ(find(r, "topo.rdma_provider_missing"), nullptr) << quiet << testing::PrintToString(codes(r));
+  }
 
   // A ConnectX on the bus and no RDMA device: the RDMA driver stack is not loaded (a
   // warning); where the NIC's driver asks for firmware, kernel.hca_firmware says it instead.
