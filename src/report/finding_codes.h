@@ -139,6 +139,7 @@ inline constexpr std::string_view kNcclTestsBelowNics = "nccl_tests.below_nics";
 // The kernel's log.
 inline constexpr std::string_view kKernelGpuXid = "kernel.gpu_xid";
 inline constexpr std::string_view kKernelGpuResetRequired = "kernel.gpu_reset_required";
+inline constexpr std::string_view kKernelGpuSlowdown = "kernel.gpu_slowdown";
 inline constexpr std::string_view kKernelPcieAer = "kernel.pcie_aer";
 inline constexpr std::string_view kKernelLinkFlap = "kernel.link_flap";
 inline constexpr std::string_view kKernelMlx5Cmd = "kernel.mlx5_cmd";
@@ -276,6 +277,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNcclTestsBelowNics,
     kKernelGpuXid,
     kKernelGpuResetRequired,
+    kKernelGpuSlowdown,
     kKernelPcieAer,
     kKernelLinkFlap,
     kKernelMlx5Cmd,

@@ -752,7 +752,7 @@ class Gatherer {
       other_ += '\n';
       return true;
     }
-    if (gpu_memory_line(line, facts) || smi_ecc_line(line, facts)) {
+    if (gpu_memory_line(line, facts) || smi_ecc_line(line, facts) || smi_clocks_line(line, facts)) {
       other_ += '\n';
       return true;
     }
@@ -851,6 +851,7 @@ class Gatherer {
     move_into(no_sm_, facts.no_sm);
     move_into(smi_gpu_err_, facts.smi_gpu_err);
     move_into(smi_uncorrectable_, facts.smi_uncorrectable);
+    move_into(smi_slowdown_, facts.smi_slowdown);
     move_into(driver_mismatch_, facts.driver_mismatch);
     move_into(cuda_not_ready_, facts.cuda_not_ready);
     move_into(pin_failed_, facts.gpudirect_pin_failed);
@@ -1399,6 +1400,35 @@ class Gatherer {
     if (facts && ecc_part_ == 2 && (ecc_double_ || contains(key, "Uncorrectable")) && parse_u64(value, n) && n > 0 &&
         smi_uncorrectable_.size() < kMaxKeptLines) {
       smi_uncorrectable_.push_back({{path_, lines_, std::string(t)}, smi_gpu_.size() > 4 ? smi_gpu_.substr(4) : ""});
+    }
+    return true;
+  }
+
+  // nvidia-smi -q's "Clocks Event Reasons" (before driver 535 "Clocks Throttle Reasons"):
+  // each reason "Active" or "Not Active"; the slowdowns forced on the GPU by hardware or
+  // heat are kept, by the GPU of the "GPU 00000000:18:00.0" line above. The power cap,
+  // idle and application clocks are how a healthy GPU runs.
+  bool smi_clocks_line(std::string_view line, Facts* facts) {
+    const std::string_view t = trim(line);
+    const size_t indent = line.find_first_not_of(" \t");
+    if (t == "Clocks Event Reasons" || t == "Clocks Throttle Reasons") {
+      smi_query_ = true;
+      clocks_indent_ = indent;
+      clocks_open_ = true;
+      return true;
+    }
+    if (!clocks_open_) return false;
+    if (indent == std::string_view::npos || indent <= clocks_indent_ || t == "...") {
+      clocks_open_ = false;
+      return false;
+    }
+    const size_t colon = t.find(':');
+    if (colon == std::string_view::npos) return true;
+    const std::string_view key = trim(t.substr(0, colon)), value = trim(t.substr(colon + 1));
+    const bool slowdown = key == "HW Slowdown" || key == "HW Thermal Slowdown" || key == "HW Power Brake Slowdown" ||
+                          key == "SW Thermal Slowdown";
+    if (facts && slowdown && value == "Active" && smi_slowdown_.size() < kMaxKeptLines) {
+      smi_slowdown_.push_back({{path_, lines_, std::string(t)}, smi_gpu_.size() > 4 ? smi_gpu_.substr(4) : ""});
     }
     return true;
   }
@@ -2078,6 +2108,8 @@ class Gatherer {
   std::vector<AcsFact> acs_;
   std::vector<ZeroGuidFact> zero_guids_;
   std::vector<GidRowFact> gid_rows_;
+  size_t clocks_indent_ = 0;  // nvidia-smi -q: the "Clocks Event Reasons" header's indent
+  bool clocks_open_ = false;  // within that section
   size_t ecc_indent_ = 0;     // nvidia-smi -q: the "ECC Errors" header's indent
   int ecc_part_ = 0;          // 0 outside it, 1 in it (or its Aggregate part), 2 in its Volatile part
   bool ecc_double_ = false;   // under older drivers' "Double Bit"
@@ -2110,7 +2142,7 @@ class Gatherer {
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
       efa_no_device_, driver_libs_missing_, rdma_no_provider_, rdma_driver_unloaded_, rdma_nics_on_bus_, rdma_netns_,
       driver_files_in_image_, no_sm_;
-  std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_;
+  std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, munge_, rendezvous_, gpu_start_;
   bool perftest_ethernet_ = false;  // perftest's header said "Link type : Ethernet" (RoCE)

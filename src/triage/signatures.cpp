@@ -2386,6 +2386,27 @@ void check_smi_table(const Facts& facts, std::vector<Finding>& out) {
         "or reboot, and replace it if the remapping failed or the errors recur",
         quotes(facts.smi_uncorrectable), {{"lines", facts.smi_uncorrectable.size()}, {"gpus", ids}}));
   }
+  if (!facts.smi_slowdown.empty()) {
+    const std::vector<std::string> ids = gpus(facts.smi_slowdown);
+    std::set<std::string> reasons;  // "HW Thermal Slowdown", ... as nvidia-smi names them
+    for (const SmiGpuFact& l : facts.smi_slowdown)
+      reasons.insert(std::string(trim(l.where.text.substr(0, l.where.text.find(':')))));
+    const bool brake = reasons.count("HW Power Brake Slowdown") > 0;
+    const bool heat = reasons.count("HW Thermal Slowdown") > 0 || reasons.count("SW Thermal Slowdown") > 0;
+    out.push_back(finding(
+        code::kKernelGpuSlowdown, Severity::kWarning, "GPU clocks (nvidia-smi)", {},
+        fmt::format("nvidia-smi shows {} held below its clocks ({}: {} Active): a slowed GPU runs every kernel "
+                    "slower, and a collective waits for the slowest rank{}",
+                    ids.size() == 1 ? "GPU " + ids[0] : fmt::format("{} GPUs ({})", ids.size(), fmt::join(ids, ", ")),
+                    count_lines(facts.smi_slowdown.size()), fmt::join(reasons, ", "),
+                    brake  ? "; the power brake is asserted by the system (a power supply failed or over its budget)"
+                    : heat ? "; it is too hot (cooling, airflow, a fan)"
+                           : ""),
+        "read the GPU's temperature and power (`nvidia-smi -q -d TEMPERATURE,POWER,PERFORMANCE`) under load and "
+        "compare with its neighbours; check the node's power supplies and fans (BMC event log); drain it while it "
+        "persists",
+        quotes(facts.smi_slowdown), {{"lines", facts.smi_slowdown.size()}, {"gpus", ids}}));
+  }
 }
 
 // What CUDA, the driver and nvidia-smi -q say of a GPU's memory and the driver itself: an
@@ -3927,9 +3948,9 @@ const std::vector<Signature> kSignatures = {
     {{code::kNcclTestsBelowNics},
      "a multi-host all-reduce, all-gather or reduce-scatter far below the sum of each host's NIC rates",
      check_below_nics},
-    {{code::kKernelGpuXid, code::kKernelGpuResetRequired, code::kKernelPcieAer, code::kKernelLinkFlap,
-      code::kKernelMlx5Cmd, code::kKernelHcaFirmware, code::kKernelOomKill, code::kKernelNicModule,
-      code::kKernelNicHealth, code::kKernelDriverMismatch, code::kKernelGpudirectPinFailed,
+    {{code::kKernelGpuXid, code::kKernelGpuResetRequired, code::kKernelGpuSlowdown, code::kKernelPcieAer,
+      code::kKernelLinkFlap, code::kKernelMlx5Cmd, code::kKernelHcaFirmware, code::kKernelOomKill,
+      code::kKernelNicModule, code::kKernelNicHealth, code::kKernelDriverMismatch, code::kKernelGpudirectPinFailed,
       code::kContainerGpuAccessLost, code::kContainerDriverLibsMissing},
      "dmesg and journalctl -k",
      check_kernel},

@@ -231,6 +231,10 @@ struct Facts {
   // nvidia-smi's table: a GPU's rows with "ERR!" (NVML could not read the GPU); a volatile
   // uncorrectable ECC count above 0 (the table's "Volatile Uncorr. ECC", -q's "ECC Errors").
   std::vector<SmiGpuFact> smi_gpu_err, smi_uncorrectable;
+  // nvidia-smi -q's "Clocks Event Reasons" ("Clocks Throttle Reasons" before 535): a
+  // hardware or thermal slowdown Active ("HW Slowdown : Active", "HW Thermal Slowdown",
+  // "HW Power Brake Slowdown", "SW Thermal Slowdown").
+  std::vector<SmiGpuFact> smi_slowdown;
   // The NVIDIA driver's NVML library missing: NCCL's "Failed to open libnvidia-ml.so.1",
   // nvidia-smi's "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system".
   std::vector<Quote> driver_libs_missing;

@@ -950,6 +950,39 @@ TEST(TriagePasted, DcgmDiagFailuresWithTheirDetail) {
 
 // nvidia-smi's table: ERR! in a GPU's rows, or a volatile uncorrectable ECC count above 0,
 // is a GPU to reset, named by its bus id; 0, N/A and a table of healthy GPUs say nothing.
+// nvidia-smi -q's clock event reasons: a hardware or thermal slowdown Active is a slow GPU
+// (the power brake and heat named); the power cap and idle are how a healthy GPU runs.
+TEST(TriagePasted, NvidiaSmiClockSlowdowns) {
+  const auto query = [](const char* header, const char* hw, const char* thermal, const char* brake,
+                        const char* power_cap) {
+    return fmt::format(
+        "GPU 00000000:18:00.0\n    Product Name                          : NVIDIA H100 80GB HBM3\n    {}\n"
+        "        Idle                              : Not Active\n"
+        "        SW Power Cap                      : {}\n"
+        "        HW Slowdown                       : {}\n"
+        "            HW Thermal Slowdown           : {}\n"
+        "            HW Power Brake Slowdown       : {}\n"
+        "        SW Thermal Slowdown               : Not Active\n"
+        "    Sparse Operation Mode                 : N/A\n"
+        "    HW Slowdown                           : Active\n",  // outside the section: not read
+        header, power_cap, hw, thermal, brake);
+  };
+  Report hot = judged({{"q.txt", query("Clocks Event Reasons", "Active", "Active", "Not Active", "Not Active")}});
+  const Finding* f = find(hot, "kernel.gpu_slowdown");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(hot));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_NE(f->message.find("GPU 00000000:18:00.0"), std::string::npos) << f->message;
+  EXPECT_NE(f->message.find("too hot"), std::string::npos) << f->message;
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"q.txt:6", "q.txt:7"}));
+  Report brake = judged({{"q.txt", query("Clocks Throttle Reasons", "Active", "Not Active", "Active", "Not Active")}});
+  const Finding* b = find(brake, "kernel.gpu_slowdown");
+  ASSERT_NE(b, nullptr) << testing::PrintToString(codes(brake));
+  EXPECT_NE(b->message.find("power brake"), std::string::npos) << b->message;
+  Report capped =
+      judged({{"q.txt", query("Clocks Event Reasons", "Not Active", "Not Active", "Not Active", "Active")}});
+  EXPECT_EQ(find(capped, "kernel.gpu_slowdown"), nullptr) << testing::PrintToString(codes(capped));
+}
+
 TEST(TriagePasted, NvidiaSmiTableErrAndUncorrectableEcc) {
   const std::string head =
       "+-----------------------------------------------------------------------------+\n"
@@ -2924,6 +2957,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "rendezvous.master_unresolved", "rendezvous.clients_missing", "kernel.gpu_driver_not_loaded",
       "kernel.gpu_init_failed", "container.rdma_netns_exclusive", "dcgm.diag_failed", "fabric.link_degraded",
       "fabric.link_not_active", "nccl.collective_mismatch", "container.driver_files_in_image", "nccl.topology_fallback",
+      "kernel.gpu_slowdown",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
