@@ -1410,14 +1410,14 @@ class Gatherer {
   // idle and application clocks are how a healthy GPU runs.
   bool smi_clocks_line(std::string_view line, Facts* facts) {
     const std::string_view t = trim(line);
-    const size_t indent = line.find_first_not_of(" \t");
     if (t == "Clocks Event Reasons" || t == "Clocks Throttle Reasons") {
       smi_query_ = true;
-      clocks_indent_ = indent;
+      clocks_indent_ = line.find_first_not_of(" \t");
       clocks_open_ = true;
       return true;
     }
     if (!clocks_open_) return false;
+    const size_t indent = line.find_first_not_of(" \t");
     if (indent == std::string_view::npos || indent <= clocks_indent_ || t == "...") {
       clocks_open_ = false;
       return false;
