@@ -428,6 +428,15 @@ bool split_sourced_warn(std::string_view line, NcclLogLine& out) {
   return true;
 }
 
+// NCCL's network transports' messages pasted alone, without "NCCL INFO" nor the prefix
+// ("NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'", "NET/Socket : Using [0]eth0:..."):
+// their "NET/IB : ", "NET/Socket : " and "NET/Plugin" heads are NCCL's own.
+bool bare_net_line(std::string_view t) {
+  return !t.empty() && t.front() == 'N' &&
+         (t.starts_with("NET/IB : ") || t.starts_with("NET/IB: ") || t.starts_with("NET/Socket : ") ||
+          t.starts_with("NET/Plugin"));
+}
+
 }  // namespace
 
 bool split_nccl_line(std::string_view line, NcclLogLine& out) {
@@ -435,7 +444,15 @@ bool split_nccl_line(std::string_view line, NcclLogLine& out) {
   if (tag == std::string_view::npos) tag = line.find(" NCCL WARN ");
   if (tag == std::string_view::npos) {
     const std::string_view t = trim(line);
-    if (!t.starts_with("NCCL INFO ") && !t.starts_with("NCCL WARN ")) return split_sourced_warn(t, out);
+    if (!t.starts_with("NCCL INFO ") && !t.starts_with("NCCL WARN ")) {
+      if (bare_net_line(t)) {  // the message alone, its "NCCL INFO" dropped by the paste
+        unnamed(out);
+        out.level = "INFO";
+        out.msg = t;
+        return true;
+      }
+      return split_sourced_warn(t, out);
+    }
     return split_unprefixed(t, 0, out);
   }
   // prefix: [launcher or prompt text] host:pid:tid [dev]

@@ -342,11 +342,12 @@ bool gpu_start_line(std::string_view line) {
 }
 
 // A process killed by SIGBUS: UCX's or a crash handler's "Caught signal 7 (Bus error:
-// ...)", the shell's "Bus error (core dumped)". Read as NCCL's only where the file's
-// backtrace lines name NCCL (Gatherer::finish).
+// ...)", the shell's "Bus error (core dumped)", gdb's "Thread 787 "python" received signal
+// SIGBUS, Bus error.". Read as NCCL's only where the file's backtrace lines name NCCL
+// (Gatherer::finish).
 bool bus_error_line(std::string_view line) {
-  return line.size() < 512 &&
-         (contains(line, "Caught signal 7 (Bus error") || contains(line, "Bus error (core dumped)"));
+  return line.size() < 512 && (contains(line, "Caught signal 7 (Bus error") ||
+                               contains(line, "Bus error (core dumped)") || contains(line, "received signal SIGBUS"));
 }
 // A backtrace frame in NCCL: "2 0x000000000007587d ncclGroupEnd()  ???:0", "libnccl.so.2".
 bool nccl_frame(std::string_view line) {

@@ -619,6 +619,68 @@ void check_net_plugins(const Facts& facts, std::vector<Finding>& out) {
   }
 }
 
+// What NCCL's loader said of a network plugin it could not load (net.cc before 2.21,
+// plugin/net.cc, plugin_open.cc): "NET/Plugin : dlerror=ERR No plugin found (libnccl-net.so),
+// using internal implementation", "NET/Plugin : Plugin load returned 2 : ERR.", "NET/Plugin:
+// Plugin load returned 22 : ERR when loading NAME", "NET/Plugin: libnccl-net-ofi.so: ERR".
+// The error, or "" for none of these.
+std::string_view plugin_load_error(std::string_view m) {
+  if (!m.starts_with("NET/Plugin")) return {};
+  if (const size_t at = m.find("dlerror="); at != std::string_view::npos) {
+    std::string_view err = m.substr(at + 8);
+    return trim(err.substr(0, err.find(" No plugin found")));
+  }
+  if (const size_t at = m.find("Plugin load returned "); at != std::string_view::npos) {
+    std::string_view err = m.substr(at + 21);
+    err = err.substr(std::min(err.size(), err.find(" : ") + 3));
+    err = err.substr(0, std::min(err.find(" when loading"), err.find(" : when loading")));
+    return trim(err);
+  }
+  if (contains(m, "Failed to find ncclNetPlugin symbol")) return trim(m.substr(m.find("Failed")));
+  const size_t colon = m.find(": ");  // plugin_open.cc: "NET/Plugin: LIB: ERR"
+  const size_t lib_end = colon == std::string_view::npos ? colon : m.find(": ", colon + 2);
+  if (lib_end == std::string_view::npos) return {};
+  const std::string_view lib = trim(m.substr(colon + 2, lib_end - colon - 2));
+  return lib.ends_with(".so") && lib.find(' ') == std::string_view::npos ? trim(m.substr(lib_end + 2)) : "";
+}
+
+// A plugin that is simply not installed: the loader's error names the plugin's own file as
+// missing ("libnccl-net.so: cannot open shared object file: No such file or directory").
+bool plugin_absent(std::string_view err) {
+  const size_t at = err.find(": cannot open shared object file");
+  if (at == std::string_view::npos) return false;
+  std::string_view file = err.substr(0, at);
+  if (const size_t slash = file.rfind('/'); slash != std::string_view::npos) file.remove_prefix(slash + 1);
+  return file.starts_with("libnccl-net");
+}
+
+// A network plugin present but failing to load (a library it needs missing or too old, an
+// undefined symbol, a plugin too old for this NCCL): NCCL goes on with its internal plugin,
+// sockets where the plugin was its only way onto the fabric (EFA, a SHARP or UCX plugin).
+void check_net_plugin_load(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  std::vector<Quote> quotes;
+  std::set<std::string> hosts;
+  std::string first;
+  for (const NcclFact& n : facts.nccl) {
+    const std::string_view err = plugin_load_error(n.msg);
+    if (err.empty() || plugin_absent(err)) continue;
+    if (first.empty()) first = std::string(err.substr(0, 200));
+    quotes.push_back(n.where);
+    if (!n.host.empty()) hosts.insert(n.host);
+  }
+  if (quotes.empty()) return;
+  out.push_back(finding(
+      code::kNcclNetPluginLoadFailed, Severity::kError, "NCCL network plugin", {hosts.begin(), hosts.end()},
+      fmt::format("NCCL could not load a network plugin that is installed ({}): \"{}\"; it went on with its "
+                  "internal plugin, which on a fabric only the plugin drives (AWS EFA, a SHARP or UCX plugin) "
+                  "means TCP sockets",
+                  count_lines(quotes.size()), first),
+      "make the plugin's dependencies match it: the library the error names (libfabric for aws-ofi-nccl, HPC-X's "
+      "for its plugins) at the version the plugin was built against, on LD_LIBRARY_PATH where the ranks run; or "
+      "install the plugin built for this NCCL and that library",
+      quotes, {{"lines", quotes.size()}, {"error", first}}));
+}
+
 // Different NCCL versions, NCCL_* settings or NET/IB lists across ranks: an environment
 // not propagated to remote ranks (mpirun -x, srun --export).
 // Hosts with different numbers of NICs, in NCCL's own words (init.cc, 2.27 on): "Detected
@@ -3886,6 +3948,10 @@ const std::vector<Signature> kSignatures = {
      "GPUDirect RDMA off, or on some channels of a GPU and off on others",
      check_gdr},
     {{code::kNcclSharedNic}, "several GPUs of a host on one NIC while it has others", check_shared_nic},
+    {{code::kNcclNetPluginLoadFailed},
+     "an NCCL network plugin installed but failing to load (NCCL's `NET/Plugin` lines with the loader's error), "
+     "NCCL then on its internal plugin",
+     check_net_plugin_load},
     {{code::kNcclVersionMismatch, code::kNcclSettingMismatch, code::kNcclIbListMismatch},
      "different NCCL versions, NCCL_* settings or NET/IB lists across ranks",
      check_mismatch},

@@ -406,6 +406,61 @@ TEST(TriageSignatures, GinWithoutPeerMemoryOrDmaBufIsGdrOff) {
   }
 }
 
+// A network plugin installed but failing to load, in each of NCCL's loaders' words; a plugin
+// simply not installed is how NCCL runs without one.
+TEST(TriageSignatures, NetPluginThatFailsToLoad) {
+  for (const char* line :
+       {"n1:5:5 [0] NCCL INFO NET/Plugin : dlerror=/opt/amazon/efa/lib/libfabric.so.1: version `FABRIC_1.7' not "
+        "found (required by /usr/lib/libnccl-net.so) No plugin found (libnccl-net.so), using internal implementation",
+        "n1:5:5 [0] NCCL INFO NET/Plugin: Plugin load returned 2 : libfabric.so.1: cannot open shared object file: "
+        "No such file or directory when loading libnccl-net-ofi.so",
+        "n1:5:5 [0] NCCL INFO NET/Plugin: libnccl-net-ofi.so: /usr/lib/libnccl-net-ofi.so: undefined symbol: "
+        "fi_getinfo",
+        "n1:5:5 [0] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin symbol (>= v5). ncclNetPlugin symbols v4 and "
+        "lower are not supported."}) {
+    Report r = judged({{"job.log", std::string(line) + "\n"}});
+    const Finding* f = find(r, "nccl.net_plugin_load_failed");
+    ASSERT_NE(f, nullptr) << line << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError);
+    EXPECT_EQ(f->hosts, std::vector<std::string>{"n1"});
+  }
+  for (const char* quiet :
+       {"n1:5:5 [0] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or "
+        "directory No plugin found (libnccl-net.so), using internal implementation",
+        "n1:5:5 [0] NCCL INFO NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open shared object file: "
+        "No such file or directory : when loading libnccl-net.so",
+        "n1:5:5 [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using internal net plugin.",
+        "n1:5:5 [0] NCCL INFO NET/Plugin: Loaded net plugin NCCL RDMA Plugin v8 (v8)"}) {
+    Report r = judged({{"job.log", std::string(quiet) + "\n"}});
+    EXPECT_EQ(find(r, "nccl.net_plugin_load_failed"), nullptr) << quiet << testing::PrintToString(codes(r));
+  }
+}
+
+// NCCL's network transports' lines pasted alone, without "NCCL INFO" or the prefix.
+TEST(TriageSignatures, BareNetLinesAreNcclsOwn) {
+  Report r = judged({{"post.txt",
+                      "NCCL reports GPU Direct RDMA is disabled:\n\n"
+                      "NET/IB : GPU Direct RDMA Disabled for HCA 0 'rocep1s0f0'\n"
+                      "NET/IB : GPU Direct RDMA Disabled for HCA 1 'rocep1s0f1'\n"}});
+  const Finding* f = find(r, "nccl.gdr_off");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"post.txt:3", "post.txt:4"}));
+}
+
+// gdb stopped on a SIGBUS in NCCL's shared-memory code: /dev/shm too small.
+TEST(TriageSignatures, GdbSigbusInNcclShmOpen) {
+  Report r = judged({{"gdb.txt",
+                      "Thread 787 \"python\" received signal SIGBUS, Bus error.\n"
+                      "[Switching to Thread 0x7f45d7dff640 (LWP 3925)]\n"
+                      "0x00007f6b59544f3b in ncclShmOpen(char*, unsigned long, void**, void**, int, void**) () from "
+                      "/usr/lib/libnccl.so.2\n"}});
+  const Finding* f = find(r, "nccl.shm_exhausted");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"gdb.txt:1"});
+  Report other = judged({{"gdb.txt", "Thread 2 \"python\" received signal SIGBUS, Bus error.\n#0 0x1 in memcpy ()\n"}});
+  EXPECT_EQ(find(other, "nccl.shm_exhausted"), nullptr) << testing::PrintToString(codes(other));
+}
+
 // The ranks short of NICs, from NCCL's INFO lines before its warning; set to be ignored,
 // a warning only.
 TEST(TriageSignatures, MixedNetDeviceCountsNameTheRanksShort) {
@@ -2957,7 +3012,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "rendezvous.master_unresolved", "rendezvous.clients_missing", "kernel.gpu_driver_not_loaded",
       "kernel.gpu_init_failed", "container.rdma_netns_exclusive", "dcgm.diag_failed", "fabric.link_degraded",
       "fabric.link_not_active", "nccl.collective_mismatch", "container.driver_files_in_image", "nccl.topology_fallback",
-      "kernel.gpu_slowdown",
+      "kernel.gpu_slowdown", "nccl.net_plugin_load_failed",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
@@ -3008,7 +3063,8 @@ TEST(TriageDamage, PastedShapesNeverNameAnotherCause) {
       for (const Finding& f : r.findings) {
         if (f.severity == Severity::kInfo) continue;
         // A WARN line cut mid-way is still a warning, read without its meaning: weaker, no other cause.
-        // Likewise an IB completion error cut before its status.
+        // Likewise an IB completion error cut before its status, and a failed verbs call cut
+        // before its errno (ibv_reg_mr's "Cannot allocate memory": the locked-memory limit).
         // A framework's system error cut before its "Last error:" too, and its invalid usage cut
         // from the warning that says which check failed; and NCCL's NVLS warning without the
         // source file that says it is NVLS's (the prefix stripped).
@@ -3016,7 +3072,7 @@ TEST(TriageDamage, PastedShapesNeverNameAnotherCause) {
             ((f.code == "nccl.warn" || f.code == "nccl.system_error" || f.code == "nccl.invalid_usage") &&
              std::any_of(causes.begin(), causes.end(),
                          [](auto& c) { return c.starts_with("nccl.") || c.starts_with("nvlink."); })) ||
-            (f.code == "nccl.ib_completion_error" &&
+            ((f.code == "nccl.ib_completion_error" || f.code == "nccl.ibv_failed") &&
              std::any_of(causes.begin(), causes.end(), [](auto& c) { return c.starts_with("nccl.ib_"); }));
         EXPECT_TRUE(causes.count(f.code) || less_specific)
             << file << " " << shape << ": " << f.code << " (" << f.message << ") where the file as written gives "
