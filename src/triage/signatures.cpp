@@ -217,7 +217,13 @@ void check_socket_fallback(const Facts& facts, std::vector<Finding>& out, std::v
         "rdma-core (libibverbs, libmlx5); on bare metal: check `ibv_devinfo` and that NCCL_IB_DISABLE is not set",
         no_device, expected));
   }
-  if (!facts.efa_no_device.empty()) {
+  // aws-ofi-nccl's own account of the same: "NET/OFI OFI fi_getinfo() call failed: No data
+  // available" (libfabric's -FI_ENODATA: no provider, EFA's, with a device).
+  std::vector<Quote> efa = facts.efa_no_device;
+  for (const NcclFact& n : facts.nccl) {
+    if (contains(n.msg, "fi_getinfo() call failed: No data available")) efa.push_back(n.where);
+  }
+  if (!efa.empty()) {
     out.push_back(finding(
         code::kNcclNoIbDevice, Severity::kError, "libfabric EFA provider", {},
         "libfabric's EFA provider found no usable device (fi_getinfo: no data): NCCL's OFI plugin (aws-ofi-nccl) has "
@@ -225,7 +231,7 @@ void check_socket_fallback(const Facts& facts, std::vector<Finding>& out, std::v
         "inside a container: pass the EFA devices (/dev/infiniband/uverbs*, the EFA device plugin's resource) and "
         "nothing it cannot open (a host NIC's uverbs device mounted but not allowed breaks the EFA listing); on the "
         "host: `fi_info -p efa` and `ibv_devices`",
-        facts.efa_no_device, {{"lines", facts.efa_no_device.size()}}));
+        efa, {{"lines", efa.size()}}));
   }
   if (socket_only && no_device.empty()) {
     out.push_back(finding(
@@ -358,9 +364,12 @@ void check_gdr_per_hca(const Facts& facts, std::vector<Finding>& out) {
     // NET/IB's GIN (gin.cc), a WARN or an INFO line: "Unable to use GIN: Peermem is not
     // supported, and device 0 does not support DMA-BUF", "..., nor DMA-BUF": no HCA of the
     // host can read GPU memory.
-    if (contains(n.msg, "Peermem is not supported") && contains(n.msg, "DMA-BUF")) {
+    if ((contains(n.msg, "Peermem is not supported") && contains(n.msg, "DMA-BUF")) ||
+        // aws-ofi-nccl (platform-aws.cpp): "GDR disabled on GDR-supported instance type p4d.24xlarge"
+        contains(n.msg, "GDR disabled on GDR-supported instance type")) {
       PerHost& h = hosts[n.host];
-      h.disabled.insert("every HCA (GIN: no peer memory, no dma-buf)");
+      h.disabled.insert(contains(n.msg, "GIN") ? "every HCA (GIN: no peer memory, no dma-buf)"
+                                               : "every EFA device (the instance type requires GDR)");
       h.quotes.push_back(n.where);
       continue;
     }
@@ -389,8 +398,9 @@ void check_gdr_per_hca(const Facts& facts, std::vector<Finding>& out) {
   }
   if (off.empty()) return;
   out.push_back(finding(code::kNcclGdrOff, Severity::kWarning, "GPUDirect RDMA on every HCA", off,
-                        fmt::format("NCCL's IB plugin has GPUDirect RDMA disabled for every HCA it lists ({} HCA "
-                                    "line{} on {}): every message to another node is staged through host memory",
+                        fmt::format("NCCL's network plugin (NET/IB, aws-ofi-nccl) has GPUDirect RDMA disabled for "
+                                    "every device it lists ({} line{} on {}): every message to another node is "
+                                    "staged through host memory",
                                     hcas, hcas == 1 ? "" : "s", fmt::join(off, ", ")),
                         "load nvidia-peermem (`lsmod | grep peermem`; an older NCCL looks only for nv_peer_mem, a "
                         "newer one can use dma-buf with a recent driver), then check NCCL_NET_GDR_LEVEL",
@@ -662,7 +672,10 @@ void check_net_plugin_load(const Facts& facts, std::vector<Finding>& out, std::v
   std::set<std::string> hosts;
   std::string first;
   for (const NcclFact& n : facts.nccl) {
-    const std::string_view err = plugin_load_error(n.msg);
+    std::string_view err = plugin_load_error(n.msg);
+    // aws-ofi-nccl loaded, but refusing the libfabric it found (nccl_ofi_net.cpp): "EFA
+    // provider requires at least libfabric version 1.22.0."
+    if (err.empty() && contains(n.msg, "requires at least libfabric version")) err = trim(n.msg);
     if (err.empty() || plugin_absent(err)) continue;
     if (first.empty()) first = std::string(err.substr(0, 200));
     quotes.push_back(n.where);
@@ -671,7 +684,7 @@ void check_net_plugin_load(const Facts& facts, std::vector<Finding>& out, std::v
   if (quotes.empty()) return;
   out.push_back(finding(
       code::kNcclNetPluginLoadFailed, Severity::kError, "NCCL network plugin", {hosts.begin(), hosts.end()},
-      fmt::format("NCCL could not load a network plugin that is installed ({}): \"{}\"; it went on with its "
+      fmt::format("NCCL could not load or start a network plugin that is installed ({}): \"{}\"; it went on with its "
                   "internal plugin, which on a fabric only the plugin drives (AWS EFA, a SHARP or UCX plugin) "
                   "means TCP sockets",
                   count_lines(quotes.size()), first),
@@ -1382,7 +1395,8 @@ bool read_elsewhere(const NcclFact& n) {
   for (std::string_view w :
        {"Failed to bind NVLink SHARP", "Mismatched NCCL version detected", "NCCL version mismatch with remote peer",
         "Failed to open libnvidia-ml.so", "peer access is not supported", "mixed local Net device counts",
-        "Peermem is not supported"}) {
+        "Peermem is not supported", "fi_getinfo() call failed: No data available", "GDR disabled on GDR-supported",
+        "requires at least libfabric version"}) {
     if (contains(n.msg, w)) return true;
   }
   return contains(n.where.text, "nvls.cc") && contains(n.msg, "Cuda failure");  // check_nvls

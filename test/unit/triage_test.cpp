@@ -397,7 +397,10 @@ TEST(TriageSignatures, GinWithoutPeerMemoryOrDmaBufIsGdrOff) {
   for (const char* line :
        {"n1:5:5 [0] transport/net_ib/gin.cc:42 NCCL WARN Unable to use GIN: Peermem is not supported, and device 0 "
         "does not support DMA-BUF.",
-        "n1:5:5 [0] NCCL INFO Unable to use GIN: Peermem is not supported, nor DMA-BUF."}) {
+        "n1:5:5 [0] NCCL INFO Unable to use GIN: Peermem is not supported, nor DMA-BUF.",
+        // aws-ofi-nccl on an instance type that requires GPUDirect RDMA
+        "n1:5:5 [0] platform-aws.cpp:819 NCCL WARN NET/OFI GDR disabled on GDR-supported instance type "
+        "p4d.24xlarge"}) {
     Report r = judged({{"job.log", std::string(line) + "\n"}});
     const Finding* f = find(r, "nccl.gdr_off");
     ASSERT_NE(f, nullptr) << line << ": " << testing::PrintToString(codes(r));
@@ -417,7 +420,9 @@ TEST(TriageSignatures, NetPluginThatFailsToLoad) {
         "n1:5:5 [0] NCCL INFO NET/Plugin: libnccl-net-ofi.so: /usr/lib/libnccl-net-ofi.so: undefined symbol: "
         "fi_getinfo",
         "n1:5:5 [0] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin symbol (>= v5). ncclNetPlugin symbols v4 and "
-        "lower are not supported."}) {
+        "lower are not supported.",
+        // aws-ofi-nccl loaded, refusing the libfabric it found
+        "n1:5:5 [0] nccl_ofi_net.cpp:651 NCCL WARN NET/OFI EFA provider requires at least libfabric version 1.22.0."}) {
     Report r = judged({{"job.log", std::string(line) + "\n"}});
     const Finding* f = find(r, "nccl.net_plugin_load_failed");
     ASSERT_NE(f, nullptr) << line << testing::PrintToString(codes(r));
@@ -434,6 +439,18 @@ TEST(TriageSignatures, NetPluginThatFailsToLoad) {
     Report r = judged({{"job.log", std::string(quiet) + "\n"}});
     EXPECT_EQ(find(r, "nccl.net_plugin_load_failed"), nullptr) << quiet << testing::PrintToString(codes(r));
   }
+}
+
+// aws-ofi-nccl's fi_getinfo finding no provider with a device: EFA's devices missing, as
+// libfabric's own "fi_getinfo: -61" says.
+TEST(TriageSignatures, OfiGetinfoWithoutDataIsNoEfaDevice) {
+  Report r = judged({{"job.log",
+                      "n1:5:5 [0] nccl_net_ofi.cpp:200 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data "
+                      "available\n"}});
+  const Finding* f = find(r, "nccl.no_ib_device");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(find(r, "nccl.warn"), nullptr) << testing::PrintToString(codes(r));
 }
 
 // NCCL's network transports' lines pasted alone, without "NCCL INFO" or the prefix.
