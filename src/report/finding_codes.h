@@ -176,6 +176,7 @@ inline constexpr std::string_view kNvlinkFmNoNvswitch = "nvlink.fm_no_nvswitch";
 inline constexpr std::string_view kNvlinkFmVersionMismatch = "nvlink.fm_version_mismatch";
 inline constexpr std::string_view kNvlinkFmFailed = "nvlink.fm_failed";
 inline constexpr std::string_view kNvlinkLinkInactive = "nvlink.link_inactive";
+inline constexpr std::string_view kNvlinkNvswitchError = "nvlink.nvswitch_error";
 // Port and NIC counters of a bundle (and kCountersLinkErrors above).
 inline constexpr std::string_view kCountersSaturated = "counters.saturated";
 inline constexpr std::string_view kCountersCongestion = "counters.congestion";
@@ -314,6 +315,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNvlinkFmVersionMismatch,
     kNvlinkFmFailed,
     kNvlinkLinkInactive,
+    kNvlinkNvswitchError,
     kTopoPcieDegraded,
     kTopoPcieAcs,
     kTopoIbZeroGuid,

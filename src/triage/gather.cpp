@@ -541,7 +541,9 @@ std::vector<std::string> interface_entries(std::string_view t) {
 bool fabric_manager_line(std::string_view line) {
   if (line.size() > 1024) return false;  // its lines are short: not a pasted command line
   if (contains(line, "NV_WARN_NOTHING_TO_DO")) return true;
-  if (contains(line, "nvlsm")) return true;    // NVLSM, the NVLink subnet manager Fabric Manager starts
+  if (contains(line, "nvlsm")) return true;  // NVLSM, the NVLink subnet manager Fabric Manager starts
+  // its own account of an NVSwitch's errors: "detected NVSwitch fatal error 12028 on fid 0 on NVLink 32"
+  if (contains(line, "detected NVSwitch ")) return true;
   if (!contains(line, "abric")) return false;  // one search for the three spellings below
   return contains(line, "fabricmanager") || contains(line, "Fabric Manager") || contains(line, "fabric manager");
 }

@@ -2596,7 +2596,61 @@ void check_nic_hardware(const KernelLines& k, std::vector<Finding>& out) {
   }
 }
 
+// NVSwitch errors: the nvswitch driver's "nvidia-nvswitch3: SXid (PCI:0000:c5:00.0): 12028,
+// Non-fatal, Link 32 ..." (common_nvswitch.h's NVSWITCH_PRINT_SXID, "Fatal" or "Non-fatal"
+// after the number), and Fabric Manager's "detected NVSwitch fatal error 12028 on fid 0 on
+// NVLink 32". A fatal one takes the NVLink fabric through that switch down until the system
+// is reset: an error; non-fatal ones a warning.
+void check_nvswitch_errors(const Facts& facts, std::vector<Finding>& out) {
+  std::vector<Quote> fatal, nonfatal;
+  std::set<std::string> sxids;
+  const auto take = [&](const Quote& q, std::string_view after) {
+    std::string_view rest = trim(after);
+    int sxid = 0;
+    const auto r = std::from_chars(rest.data(), rest.data() + rest.size(), sxid);
+    if (r.ec == std::errc() && sxid > 0) sxids.insert(std::to_string(sxid));
+    rest = trim(rest.substr(static_cast<size_t>(r.ptr - rest.data())));
+    if (rest.starts_with(",")) rest = trim(rest.substr(1));
+    (rest.starts_with("Fatal") ? fatal : nonfatal).push_back(q);
+  };
+  for (const Quote& q : facts.kernel) {
+    if (const size_t at = q.text.find("SXid (PCI:"); at != std::string::npos) {
+      const size_t close = q.text.find("):", at);
+      if (close != std::string::npos) take(q, std::string_view(q.text).substr(close + 2));
+    }
+  }
+  for (const Quote& q : facts.fabric_manager) {
+    for (std::string_view kind : {"detected NVSwitch fatal error ", "detected NVSwitch non-fatal error "}) {
+      if (const size_t at = q.text.find(kind); at != std::string::npos) {
+        const std::string_view num = std::string_view(q.text).substr(at + kind.size());
+        int sxid = 0;
+        if (std::from_chars(num.data(), num.data() + num.size(), sxid).ec == std::errc() && sxid > 0) {
+          sxids.insert(std::to_string(sxid));
+        }
+        (contains(kind, "non-fatal") ? nonfatal : fatal).push_back(q);
+      }
+    }
+  }
+  if (fatal.empty() && nonfatal.empty()) return;
+  std::vector<Quote> quotes = fatal;
+  quotes.insert(quotes.end(), nonfatal.begin(), nonfatal.end());
+  out.push_back(finding(
+      code::kNvlinkNvswitchError, fatal.empty() ? Severity::kWarning : Severity::kError, "NVSwitch", {},
+      fmt::format("NVSwitch errors (SXid {}; {} fatal, {} non-fatal): {}", fmt::join(sxids, ", "), fatal.size(),
+                  nonfatal.size(),
+                  fatal.empty() ? "an NVLink or switch port with errors, whose traffic is retried or slowed"
+                                : "the NVLink fabric through that switch is down, and the GPUs' NVLink traffic fails "
+                                  "until the system is reset"),
+      fatal.empty() ? "watch whether they recur on the same link (`nvidia-smi nvlink -e`); the SXid and link in the "
+                      "line name the port; a link that keeps erring needs its cable tray or baseboard checked"
+                    : "drain the node and reset the system (stop the jobs, restart nvidia-fabricmanager or reboot); "
+                      "look up the SXid in NVIDIA's NVSwitch error catalogue, and replace the baseboard where fatal "
+                      "errors recur",
+      quotes, {{"fatal", fatal.size()}, {"non_fatal", nonfatal.size()}}));
+}
+
 void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  check_nvswitch_errors(facts, out);
   KernelLines k = sort_kernel_lines(facts);
   check_nic_hardware(k, out);
   auto& [xids, aer_uncorrected, aer_corrected, oom, mlx5_cmd, reset_required, hca_firmware, link_down, xid_hosts,
@@ -4028,8 +4082,8 @@ const std::vector<Signature> kSignatures = {
     {{code::kNcclTestsBelowNics},
      "a multi-host all-reduce, all-gather or reduce-scatter far below the sum of each host's NIC rates",
      check_below_nics},
-    {{code::kKernelGpuXid, code::kKernelGpuResetRequired, code::kKernelGpuSlowdown, code::kKernelPcieAer,
-      code::kKernelLinkFlap, code::kKernelMlx5Cmd, code::kKernelHcaFirmware, code::kKernelOomKill,
+    {{code::kKernelGpuXid, code::kKernelGpuResetRequired, code::kKernelGpuSlowdown, code::kNvlinkNvswitchError,
+      code::kKernelPcieAer, code::kKernelLinkFlap, code::kKernelMlx5Cmd, code::kKernelHcaFirmware, code::kKernelOomKill,
       code::kKernelNicModule, code::kKernelNicHealth, code::kKernelDriverMismatch, code::kKernelGpudirectPinFailed,
       code::kContainerGpuAccessLost, code::kContainerDriverLibsMissing},
      "dmesg and journalctl -k",

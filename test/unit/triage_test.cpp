@@ -453,6 +453,33 @@ TEST(TriageSignatures, OfiGetinfoWithoutDataIsNoEfaDevice) {
   EXPECT_EQ(find(r, "nccl.warn"), nullptr) << testing::PrintToString(codes(r));
 }
 
+// NVSwitch errors in the nvswitch driver's words (SXid, fatal or not) and in Fabric
+// Manager's log: a fatal one is an error, non-fatal ones a warning.
+TEST(TriageSignatures, NvswitchSxidErrors) {
+  Report fatal =
+      judged({{"dmesg.txt",
+               "[  100.1] nvidia-nvswitch3: SXid (PCI:0000:c5:00.0): 12028, Non-fatal, Link 32 egress "
+               "non-posted PRIV error (First)\n"
+               "[  100.2] nvidia-nvswitch3: SXid (PCI:0000:c5:00.0): 20034, Fatal, Link 40 LTSSM Fault Up\n"}});
+  const Finding* f = find(fatal, "nvlink.nvswitch_error");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(fatal));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_NE(f->message.find("SXid 12028, 20034; 1 fatal, 1 non-fatal"), std::string::npos) << f->message;
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"dmesg.txt:2", "dmesg.txt:1"}));
+  Report nonfatal = judged({{"dmesg.txt",
+                             "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 12028, Non-fatal, Link 02 egress non-posted "
+                             "PRIV error (First)\n"}});
+  const Finding* n = find(nonfatal, "nvlink.nvswitch_error");
+  ASSERT_NE(n, nullptr) << testing::PrintToString(codes(nonfatal));
+  EXPECT_EQ(n->severity, Severity::kWarning);
+  Report fm = judged({{"fabricmanager.log",
+                       "[Jan 10 2024 10:01:02] [ERROR] [tid 1234] detected NVSwitch fatal error 12028 on fid 0 on "
+                       "NVLink 32\n"}});
+  const Finding* m = find(fm, "nvlink.nvswitch_error");
+  ASSERT_NE(m, nullptr) << testing::PrintToString(codes(fm));
+  EXPECT_EQ(m->severity, Severity::kError);
+}
+
 // NCCL's network transports' lines pasted alone, without "NCCL INFO" or the prefix.
 TEST(TriageSignatures, BareNetLinesAreNcclsOwn) {
   Report r = judged({{"post.txt",
@@ -3029,7 +3056,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "rendezvous.master_unresolved", "rendezvous.clients_missing", "kernel.gpu_driver_not_loaded",
       "kernel.gpu_init_failed", "container.rdma_netns_exclusive", "dcgm.diag_failed", "fabric.link_degraded",
       "fabric.link_not_active", "nccl.collective_mismatch", "container.driver_files_in_image", "nccl.topology_fallback",
-      "kernel.gpu_slowdown", "nccl.net_plugin_load_failed",
+      "kernel.gpu_slowdown", "nccl.net_plugin_load_failed", "nvlink.nvswitch_error",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
