@@ -159,6 +159,7 @@ inline constexpr std::string_view kFabricLinkDegraded = "fabric.link_degraded";
 inline constexpr std::string_view kFabricLinkNotActive = "fabric.link_not_active";
 inline constexpr std::string_view kTopoRdmaProviderMissing = "topo.rdma_provider_missing";
 inline constexpr std::string_view kLimitsMemlockLow = "limits.memlock_low";
+inline constexpr std::string_view kLimitsPtraceDenied = "limits.ptrace_denied";
 inline constexpr std::string_view kNcclRoceGidLinkLocal = "nccl.roce_gid_link_local";
 inline constexpr std::string_view kNcclOfiUnreachable = "nccl.ofi_unreachable";
 inline constexpr std::string_view kLauncherMungeUnavailable = "launcher.munge_unavailable";
@@ -299,6 +300,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kFabricLinkNotActive,
     kTopoRdmaProviderMissing,
     kLimitsMemlockLow,
+    kLimitsPtraceDenied,
     kNcclRoceGidLinkLocal,
     kNcclOfiUnreachable,
     kLauncherMungeUnavailable,

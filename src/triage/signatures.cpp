@@ -871,6 +871,15 @@ constexpr WarnMeaning kWarnMeanings[] = {
     // UCX's shared-memory transport (uct/sm/mm/base/mm_iface.c) without room for its FIFO in
     // /dev/shm: "mm_iface failed to allocate receive FIFO".
     {"failed to allocate receive FIFO", code::kNcclShmExhausted, "", ""},
+    // UCX's cross-memory-attach transport refused by the kernel (uct/sm/scopy/cma/cma_ep.c:
+    // "process_vm_readv(pid=12346 {0x7f00,8192}-->{0x7f00,8192}) returned -1: Operation not
+    // permitted"): ptrace's rules forbid the processes to read each other's memory.
+    {"}) returned -1: Operation not permitted", code::kLimitsPtraceDenied,
+     "processes on one host may not read each other's memory (process_vm_readv refused, EPERM): UCX's cross-memory "
+     "attach (CMA) transport fails, as in a container without CAP_SYS_PTRACE or under kernel.yama.ptrace_scope above "
+     "0",
+     "run the containers with --cap-add SYS_PTRACE (or share their PID namespace), or set kernel.yama.ptrace_scope=0 "
+     "on the host; UCX_TLS=^cma runs without that transport meanwhile"},
     {"status=12 ", code::kNcclIbRetryExceeded,
      "a send was never acknowledged (IBV_WC_RETRY_EXC_ERR): the peer or the path to it stopped answering",
      "a link down or flapping on that path, a dead peer host, or a misrouted/congested path: check both NICs' "
@@ -4042,6 +4051,7 @@ const std::vector<Signature> kSignatures = {
       code::kNcclInvalidDevice,
       code::kNcclDuplicateGpu,
       code::kNcclTopologyFallback,
+      code::kLimitsPtraceDenied,
       code::kNcclInvalidUsage,
       code::kNcclCudaKernelFault,
       code::kNcclCudaEcc,

@@ -1610,7 +1610,11 @@ TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
       // The topology search giving up: NCCL 2.3-2.4's rings, 2.5 on's search.
       {"misc/rings.cu:319 NCCL WARN Could not create rings, falling back on simple ring", "nccl.topology_fallback"},
       {"n1:5:5 [0] graph/search.cc:556 NCCL WARN Could not find a path for pattern 4, falling back to simple order",
-       "nccl.topology_fallback"}};
+       "nccl.topology_fallback"},
+      // UCX's CMA transport refused by ptrace's rules.
+      {"[1699871234.123456] [node1:12345:0]          cma_ep.c:81   UCX  ERROR process_vm_readv(pid=12346 "
+       "{0x7f00,8192}-->{0x7f00,8192}) returned -1: Operation not permitted",
+       "limits.ptrace_denied"}};
   for (const auto& [line, code] : cases) {
     Report r = judged({{"w.log", std::string(line) + "\n"}});
     const Finding* f = find(r, code);
@@ -3056,7 +3060,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "rendezvous.master_unresolved", "rendezvous.clients_missing", "kernel.gpu_driver_not_loaded",
       "kernel.gpu_init_failed", "container.rdma_netns_exclusive", "dcgm.diag_failed", "fabric.link_degraded",
       "fabric.link_not_active", "nccl.collective_mismatch", "container.driver_files_in_image", "nccl.topology_fallback",
-      "kernel.gpu_slowdown", "nccl.net_plugin_load_failed", "nvlink.nvswitch_error",
+      "kernel.gpu_slowdown", "nccl.net_plugin_load_failed", "nvlink.nvswitch_error", "limits.ptrace_denied",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
