@@ -3536,7 +3536,44 @@ void check_rdma_netns(const Facts& facts, std::vector<Finding>& out, std::vector
 // Gbps": a bad cable or transceiver, a port forced down, a link that retrained narrower after
 // errors), and links physically up whose state never reached Active (no subnet manager
 // brought them up, or one that cannot reach them).
+// NET/IB's asynchronous event for a port whose speed changed under the job (common.cc:
+// "NET/IB : mlx5_0:1 speed change detected: 400000 -> 200000 Mbps"): a link that
+// renegotiated lower, as a failing cable or transceiver does; the job runs at the new rate.
+void check_ib_speed_changes(const Facts& facts, std::vector<Finding>& out) {
+  std::vector<Quote> quotes;
+  std::vector<std::string> shown;
+  std::set<std::string> hosts;
+  for (const NcclFact& n : facts.nccl) {
+    const size_t at = n.msg.find(" speed change detected: ");
+    if (at == std::string::npos || !n.msg.starts_with("NET/IB")) continue;
+    const std::string_view rest = std::string_view(n.msg).substr(at + 24);
+    uint64_t before = 0, after = 0;
+    const auto r = std::from_chars(rest.data(), rest.data() + rest.size(), before);
+    const size_t arrow = rest.find("-> ");
+    if (r.ec != std::errc() || arrow == std::string_view::npos) continue;
+    const std::string_view next = rest.substr(arrow + 3);
+    if (std::from_chars(next.data(), next.data() + next.size(), after).ec != std::errc() || after >= before) continue;
+    const std::string_view head = std::string_view(n.msg).substr(0, at);
+    const std::string_view port = trim(head.substr(head.find(':') + 1));  // "mlx5_0:1"
+    if (shown.size() < 6) shown.push_back(fmt::format("{} on {}: {} -> {} Mb/s", port, n.host, before, after));
+    quotes.push_back(n.where);
+    if (!n.host.empty()) hosts.insert(n.host);
+  }
+  if (quotes.empty()) return;
+  out.push_back(finding(
+      code::kFabricLinkDegraded, Severity::kWarning, "NIC ports that slowed under the job",
+      {hosts.begin(), hosts.end()},
+      fmt::format("NCCL saw {} port{} renegotiate to a lower speed while the job ran ({}): every collective crossing "
+                  "{} runs at the new rate",
+                  quotes.size(), quotes.size() == 1 ? "" : "s", fmt::join(shown, "; "),
+                  quotes.size() == 1 ? "it" : "them"),
+      "a link that drops its speed is failing: reseat or replace the cable or transceiver (`mlxlink -d DEV` for its "
+      "errors), and check the port's counters and the switch side",
+      quotes, {{"ports", quotes.size()}}));
+}
+
 void check_ib_links(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  check_ib_speed_changes(facts, out);
   std::vector<const IbLinkFact*> slow, idle;
   for (const IbLinkFact& l : facts.ib_links) (l.could_be.empty() ? idle : slow).push_back(&l);
   if (!facts.no_sm.empty()) {

@@ -480,6 +480,20 @@ TEST(TriageSignatures, NvswitchSxidErrors) {
   EXPECT_EQ(m->severity, Severity::kError);
 }
 
+// NET/IB's event for a port whose speed changed under the job: lower is a degraded link,
+// back up is nothing.
+TEST(TriageSignatures, IbPortSpeedDroppedUnderTheJob) {
+  Report r =
+      judged({{"job.log", "n1:5:9 [0] NCCL INFO NET/IB : mlx5_0:1 speed change detected: 400000 -> 200000 Mbps\n"}});
+  const Finding* f = find(r, "fabric.link_degraded");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_NE(f->message.find("mlx5_0:1 on n1: 400000 -> 200000 Mb/s"), std::string::npos) << f->message;
+  Report up =
+      judged({{"job.log", "n1:5:9 [0] NCCL INFO NET/IB : mlx5_0:1 speed change detected: 200000 -> 400000 Mbps\n"}});
+  EXPECT_EQ(find(up, "fabric.link_degraded"), nullptr) << testing::PrintToString(codes(up));
+}
+
 // NCCL's network transports' lines pasted alone, without "NCCL INFO" or the prefix.
 TEST(TriageSignatures, BareNetLinesAreNcclsOwn) {
   Report r = judged({{"post.txt",
