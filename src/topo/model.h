@@ -78,6 +78,9 @@ struct Port {
   // "fe80:0000:0000:0001"); empty when unknown.
   std::string subnet_prefix;
   int active_mtu = 0;  // bytes (ibv_devinfo's "active_mtu: 4096 (5)"); 0 = unknown
+  // The fastest link mode the port both supports and advertises, and its link partner
+  // advertises where that is listed (ethtool's link modes), in Gb/s; 0 = unknown.
+  double capable_gbits = 0;
 };
 
 struct Nic {

@@ -90,6 +90,7 @@ class RdmaTextParser {
       host_ = h;
       devinfo_dev_.clear();
       ibstat_dev_.clear();
+      ethtool_if_.clear();
       devinfo_seen_.clear();
       return;
     }
@@ -102,6 +103,7 @@ class RdmaTextParser {
     if (ibstatus_port(w)) return;
     if (!ibstatus_dev_.empty() && ibstatus_port_line(w)) return;
     if (show_gids(w)) return;
+    if (ethtool_settings(w)) return;
     sys_class_infiniband(w);
   }
 
@@ -280,6 +282,76 @@ class RdmaTextParser {
     return true;
   }
 
+  // ethtool IF: "Settings for IF:" starts an interface, then its "Supported link modes:",
+  // "Advertised link modes:" and "Link partner advertised link modes:" (each continued on
+  // the lines below), "Speed: 25000Mb/s" and "Link detected: yes". The interface is the
+  // port of the RDMA device whose netdev it is (ibdev2netdev above), else an interface of
+  // its own.
+  bool ethtool_settings(const Words& w) {
+    if (w.size() == 3 && w[0] == "Settings" && w[1] == "for" && w[2].ends_with(':')) {
+      ethtool_if_ = std::string(w[2].substr(0, w[2].size() - 1));
+      ethtool_modes_ = nullptr;
+      ethtool_supported_ = ethtool_advertised_ = ethtool_partner_ = 0;
+      ethtool_port();
+      ++records_;
+      return true;
+    }
+    if (ethtool_if_.empty()) return false;
+    const auto mode_gbits = [](std::string_view m) {  // "100000baseCR4/Full": 100
+      double mbits = 0;
+      const auto r = std::from_chars(m.data(), m.data() + m.size(), mbits);
+      return r.ec == std::errc() &&
+                     std::string_view(r.ptr, m.size() - static_cast<size_t>(r.ptr - m.data())).starts_with("base")
+                 ? mbits / 1000
+                 : 0.0;
+    };
+    size_t first = 0;  // the first link mode on the line, after its "... link modes:"
+    for (size_t k = 2; k < w.size() && first == 0; ++k) {
+      if (w[k] != "modes:" || w[k - 1] != "link") continue;
+      first = k + 1;
+      const std::string_view head = w[k - 2];  // "Supported", "Advertised", or the partner's "advertised"
+      ethtool_modes_ = head == "Supported"                                       ? &ethtool_supported_
+                       : head == "Advertised"                                    ? &ethtool_advertised_
+                       : head == "advertised" && k >= 3 && w[k - 3] == "partner" ? &ethtool_partner_
+                                                                                 : nullptr;
+    }
+    if (first == 0) {  // a continuation of the list above, or another field
+      if (!ethtool_modes_ || mode_gbits(w[0]) <= 0) ethtool_modes_ = nullptr;
+    }
+    if (ethtool_modes_) {
+      for (size_t k = first; k < w.size(); ++k) *ethtool_modes_ = std::max(*ethtool_modes_, mode_gbits(w[k]));
+      const double nic = std::min(ethtool_supported_ > 0 ? ethtool_supported_ : ethtool_advertised_,
+                                  ethtool_advertised_ > 0 ? ethtool_advertised_ : ethtool_supported_);
+      ethtool_port().capable_gbits = ethtool_partner_ > 0 ? std::min(nic, ethtool_partner_) : nic;
+      return true;
+    }
+    if (w.size() == 2 && w[0] == "Speed:") {
+      double mbits = 0;
+      const auto r = std::from_chars(w[1].data(), w[1].data() + w[1].size(), mbits);
+      if (r.ec == std::errc() && mbits > 0 && w[1].ends_with("Mb/s")) ethtool_port().rate_gbits = mbits / 1000;
+      return true;
+    }
+    if (w.size() == 3 && w[0] == "Link" && w[1] == "detected:") {
+      Port& p = ethtool_port();
+      if (p.state.empty() || p.state == "ACTIVE" || p.state == "DOWN") p.state = w[2] == "yes" ? "ACTIVE" : "DOWN";
+      return true;
+    }
+    return false;
+  }
+  Port& ethtool_port() {
+    HostTopology& h = here();
+    for (Nic& n : h.nics) {
+      for (Port& p : n.ports) {
+        if (p.netdev == ethtool_if_) return p;
+      }
+    }
+    Nic& n = h.add_nic(ethtool_if_);
+    if (n.ports.empty()) n.rdma = false;  // an interface alone: no RDMA device names it
+    Port& p = port_of(n, 1);
+    p.netdev = ethtool_if_;
+    return p;
+  }
+
   // ls -l /sys/class/infiniband: "... mlx5_0 -> ../../devices/pci0000:3f/0000:3f:01.1/.../infiniband/mlx5_0":
   // the NIC and the PCI path to it, bridges then the device.
   void sys_class_infiniband(const Words& w) {
@@ -319,7 +391,10 @@ class RdmaTextParser {
   std::string ibstatus_dev_;  // ibstatus: the device and port being read
   int ibstatus_port_ = -1;
   std::set<std::string> devinfo_seen_;  // ibv_devinfo devices listed since the last prompt
-  int unnamed_ = 0;                     // hosts told apart without a prompt naming them
+  std::string ethtool_if_;              // ethtool: the interface being read
+  double* ethtool_modes_ = nullptr;     // ethtool: the link-mode list being read, its fastest so far
+  double ethtool_supported_ = 0, ethtool_advertised_ = 0, ethtool_partner_ = 0;  // Gb/s
+  int unnamed_ = 0;  // hosts told apart without a prompt naming them
 
   // Whether a prompt named the host being read.
   bool prompted() const { return !host_.empty() && !host_.starts_with("host "); }
@@ -347,8 +422,8 @@ Status parse_rdma_text(std::string_view text, std::string_view source, TopologyS
   while (lines.next(line)) parser.line(line);
   if (parser.records() == 0) {
     return Status::Invalid(
-        fmt::format("{}: no ibdev2netdev, ibv_devinfo, ibstat, ibstatus, show_gids or /sys/class/infiniband listing "
-                    "found",
+        fmt::format("{}: no ibdev2netdev, ibv_devinfo, ibstat, ibstatus, show_gids, ethtool or /sys/class/infiniband "
+                    "listing found",
                     source));
   }
   return Status::Ok();

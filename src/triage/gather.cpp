@@ -1920,6 +1920,7 @@ class Gatherer {
     }
     if (!rdma_ && lead.starts_with("CA '") && lead.ends_with("'")) rdma_ = true;                       // ibstat
     if (!rdma_ && lead.starts_with("Infiniband device '") && lead.ends_with("status:")) rdma_ = true;  // ibstatus
+    if (!rdma_ && lead.starts_with("Settings for ") && lead.ends_with(':')) rdma_ = true;              // ethtool
     if (contains(line, "NIC statistics:") || contains(line, "hw counters:") || contains(line, "# Port counters") ||
         contains(line, "# Port extended counters")) {
       counters_ = true;

@@ -1096,6 +1096,40 @@ TEST(TriagePasted, NvidiaSmiClockSlowdowns) {
   EXPECT_EQ(find(capped, "kernel.gpu_slowdown"), nullptr) << testing::PrintToString(codes(capped));
 }
 
+// ethtool's settings: an interface with no link is a port down; one up below the fastest
+// mode it supports and advertises (and its partner, where listed) is degraded; one at its
+// fastest, or advertising only slower modes, says nothing.
+TEST(TriagePasted, EthtoolLinkDownAndBelowItsModes) {
+  const auto settings = [](const char* speed, const char* link, const char* advertised, const char* partner) {
+    return fmt::format(
+        "$ ethtool ens1f0np0\nSettings for ens1f0np0:\n\tSupported ports: [ Backplane ]\n"
+        "\tSupported link modes:   1000baseKX/Full\n\t                        25000baseCR/Full\n"
+        "\t                        100000baseCR4/Full\n\tSupported pause frame use: Symmetric\n"
+        "\tAdvertised link modes:  {}\n\tLink partner advertised link modes:  {}\n\tSpeed: {}\n"
+        "\tDuplex: Full\n\tAuto-negotiation: on\n\tLink detected: {}\n",
+        advertised, partner, speed, link);
+  };
+  Report slow =
+      judged({{"eth.txt", settings("25000Mb/s", "yes", "25000baseCR/Full 100000baseCR4/Full", "Not reported")}});
+  const Finding* d = find(slow, "topo.port_degraded");
+  ASSERT_NE(d, nullptr) << testing::PrintToString(codes(slow));
+  EXPECT_EQ(d->severity, Severity::kWarning);
+  EXPECT_NE(d->message.find("runs at 25 Gb/s, below the 100 Gb/s its link modes allow"), std::string::npos)
+      << d->message;
+  Report down = judged({{"eth.txt", settings("Unknown!", "no", "100000baseCR4/Full", "Not reported")}});
+  const Finding* p = find(down, "topo.port_down");
+  ASSERT_NE(p, nullptr) << testing::PrintToString(codes(down));
+  EXPECT_EQ(p->severity, Severity::kWarning);
+  for (const std::string& quiet :
+       {settings("100000Mb/s", "yes", "100000baseCR4/Full", "Not reported"),
+        settings("25000Mb/s", "yes", "25000baseCR/Full", "Not reported"),  // it advertises no more
+        settings("25000Mb/s", "yes", "25000baseCR/Full 100000baseCR4/Full", "25000baseCR/Full")}) {
+    Report r = judged({{"eth.txt", quiet}});
+    EXPECT_EQ(find(r, "topo.port_degraded"), nullptr) << quiet << testing::PrintToString(codes(r));
+    EXPECT_EQ(find(r, "topo.port_down"), nullptr) << quiet << testing::PrintToString(codes(r));
+  }
+}
+
 TEST(TriagePasted, NvidiaSmiTableErrAndUncorrectableEcc) {
   const std::string head =
       "+-----------------------------------------------------------------------------+\n"

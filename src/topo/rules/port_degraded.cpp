@@ -1,6 +1,10 @@
 // topo.port_degraded: an active port below --expect-rate, or below 0.9 of the median
-// of its peers (the GPUs' near NICs; every RDMA port where no GPU path is known).
+// of its peers (the GPUs' near NICs; every RDMA port where no GPU path is known), or
+// below the speed its link modes allow (ethtool).
 #include <fmt/format.h>
+
+#include <set>
+#include <utility>
 
 #include "core/stats.h"
 #include "topo/rules.h"
@@ -29,10 +33,12 @@ void check_port_degraded(const HostContext& c, FindingSink& sink) {
   for (const Rated& r : rated) rates.push_back(r.rate);
   const double med = median(rates);
   const double expect = c.options.expect_rate_gbits;
+  std::set<std::pair<std::string, int>> named;
   for (const Rated& r : rated) {
     bool below_expect = expect > 0 && r.rate < expect;
     bool below_peers = rated.size() >= 2 && r.rate < 0.9 * med;
     if (!below_expect && !below_peers) continue;
+    named.insert({r.nic, r.port});
     sink.add(Severity::kWarning, c.subject(fmt::format("NIC {} port {}", r.nic, r.port)), c.hosts(),
              fmt::format("{} port {} on {} runs at {:g} Gb/s, below {}", r.nic, r.port, c.label(), r.rate,
                          below_expect ? fmt::format("the expected {:g} Gb/s", expect)
@@ -44,6 +50,28 @@ void check_port_degraded(const HostContext& c, FindingSink& sink) {
               {"rate_gbits", r.rate},
               {"peers_median_gbits", med},
               {"expected_gbits", expect}});
+  }
+  // A port whose link modes say it could run faster (ethtool: the fastest mode it supports
+  // and advertises, and its link partner advertises where listed), up below that.
+  for (const Nic& nic : c.host.nics) {
+    for (const Port& p : nic.ports) {
+      if (p.capable_gbits <= 0 || p.rate_gbits <= 0 || p.rate_gbits >= p.capable_gbits || !port_active(p) ||
+          named.count({nic.name, p.number})) {
+        continue;
+      }
+      sink.add(Severity::kWarning, c.subject(fmt::format("NIC {} port {}", nic.name, p.number)), c.hosts(),
+               fmt::format("{} port {} on {} runs at {:g} Gb/s, below the {:g} Gb/s its link modes allow (the "
+                           "fastest it supports and advertises{})",
+                           nic.name, p.number, c.label(), p.rate_gbits, p.capable_gbits,
+                           p.netdev.empty() || p.netdev == nic.name ? "" : fmt::format(", {}", p.netdev)),
+               "a link that negotiated a lower speed: the cable or transceiver (a slower one, or failing), or the "
+               "switch port configured lower; `ethtool IF` shows the partner's modes",
+               {{"host", c.host.host},
+                {"nic", nic.name},
+                {"port", p.number},
+                {"rate_gbits", p.rate_gbits},
+                {"capable_gbits", p.capable_gbits}});
+    }
   }
 }
 
