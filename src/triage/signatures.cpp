@@ -642,7 +642,7 @@ std::string_view plugin_load_error(std::string_view m) {
   }
   if (const size_t at = m.find("Plugin load returned "); at != std::string_view::npos) {
     std::string_view err = m.substr(at + 21);
-    err = err.substr(std::min(err.size(), err.find(" : ") + 3));
+    if (const size_t sep = err.find(" : "); sep != std::string_view::npos) err = err.substr(sep + 3);
     err = err.substr(0, std::min(err.find(" when loading"), err.find(" : when loading")));
     return trim(err);
   }
