@@ -401,7 +401,7 @@ void check_gdr_per_hca(const Facts& facts, std::vector<Finding>& out) {
                         fmt::format("NCCL's network plugin (NET/IB, aws-ofi-nccl) has GPUDirect RDMA disabled for "
                                     "every device it lists ({} line{} on {}): every message to another node is "
                                     "staged through host memory",
-                                    hcas, hcas == 1 ? "" : "s", fmt::join(off, ", ")),
+                                    quotes.size(), quotes.size() == 1 ? "" : "s", fmt::join(off, ", ")),
                         "load nvidia-peermem (`lsmod | grep peermem`; an older NCCL looks only for nv_peer_mem, a "
                         "newer one can use dma-buf with a recent driver), then check NCCL_NET_GDR_LEVEL",
                         quotes, {{"hcas", hcas}}));
