@@ -460,7 +460,8 @@ bool kept_nccl_line(const topo::NcclLogLine& l) {
          contains(m, "set by environment to") || contains(m, "nranks ") || contains(m, " nNodes ") ||
          m.starts_with("NCCL_IB_HCA set to") || contains(m, "Using network") || contains(m, "GPU Direct RDMA") ||
          m.starts_with("Bootstrap : Using") || trim(m).starts_with("+ NET[") || contains(m, "ncclMaxSharedMem") ||
-         m.starts_with("Failed to open libibverbs") ||
+         m.starts_with("Failed to open libibverbs") || m.starts_with("Failed to bind NVLink SHARP") ||
+         m.starts_with("P2P is disabled between connected GPUs") ||
          // the network plugin loaded (2.28's words, HPC-X plugin's path); older ones start NET/
          (!m.empty() && ((m.front() == 'S' && m.starts_with("Successfully loaded external network plugin")) ||
                          (m.front() == 'P' && m.starts_with("Plugin Path : ")))) ||
@@ -1143,12 +1144,15 @@ class Gatherer {
         (n.finds(") failed: Unknown Error") && contains(line, "nvml"))) {
       keep(nvml_unknown_, line);
     }
-    // The driver's NVML library not there: NCCL's "Failed to open libnvidia-ml.so.1",
+    // The driver's NVML or CUDA library not there: NCCL's "Failed to open libnvidia-ml.so.1",
     // nvidia-smi's "couldn't find libnvidia-ml.so library in your system", go-nvml's (the
     // device plugin's, the toolkit's) "could not load NVML library" (NVML_ERROR_LIBRARY_NOT_FOUND).
     if ((n.finds("-ml.so") &&  // '-' is rarer than 'l' in logs: find's memchr skips more
          (contains(line, "Failed to open libnvidia-ml.so") || contains(line, "couldn't find libnvidia-ml.so"))) ||
-        (n.finds("NVML library") && contains(line, "ould not load NVML library"))) {
+        (n.finds("NVML library") && contains(line, "ould not load NVML library")) ||
+        // NCCL's cudawrap.cc (2.12 to 2.18): "Failed to find CUDA library libcuda.so
+        // (NCCL_CUDA_PATH='') : libcuda.so: cannot open shared object file: ..."
+        (n.finds("Failed to find CUDA library") && contains(line, "cannot open shared object"))) {
       keep(driver_libs_missing_, line);
     }
   }

@@ -183,19 +183,23 @@ void check_socket_fallback(const Facts& facts, std::vector<Finding>& out, std::v
   std::vector<Quote> socket, no_device;
   std::set<std::string> socket_hosts, no_device_hosts;
   std::vector<const NcclFact*> socket_lines;
+  bool ib_forced = false;
   for (const NcclFact& n : facts.nccl) {
     if (contains(n.msg, "Using network Socket") || n.msg.starts_with("NET/Socket : Using")) {
       socket.push_back(n.where);
       socket_hosts.insert(n.host);
       socket_lines.push_back(&n);
     }
-    if (n.msg.starts_with("NET/IB : No device found")) {
+    // Also NCCL_NET=IB asked for a network that did not start ("Error: network IB not found.").
+    const bool forced = n.msg.starts_with("Error: network IB not found");
+    if (n.msg.starts_with("NET/IB : No device found") || forced) {
       no_device.push_back(n.where);
       no_device_hosts.insert(n.host);
+      ib_forced = ib_forced || forced;
     }
   }
   const RdmaExpected rdma = rdma_expected(facts);
-  const bool ib_expected = rdma.expected();
+  const bool ib_expected = rdma.expected() || ib_forced;
   const std::string_view ipoib = rdma.ipoib;
   const std::set<std::string>& ib_procs = rdma.ib_procs;
   const nlohmann::ordered_json expected = rdma.json();
@@ -354,13 +358,56 @@ void check_socket_interfaces(const Facts& facts, std::vector<Finding>& out, std:
 // NCCL's IB plugin says per HCA whether GPUDirect RDMA is possible at all ("NET/IB : GPU
 // Direct RDMA Disabled for HCA 0 'mlx5_0'": no peer-memory module nor dma-buf): every
 // HCA a host lists disabled, none enabled, is GDR off there even without Channel lines.
+struct GdrPerHost {
+  std::set<std::string> disabled, enabled;  // HCAs
+  std::vector<Quote> quotes;
+  std::set<std::string> far;  // "GPU 2 / HCA 0": paths too long for GPUDirect
+  std::vector<Quote> far_quotes;
+  bool near = false;  // a path with GPUDirect
+};
+
+// Hosts where NCCL judged every GPU-NIC path it printed too long for GPUDirect RDMA.
+void check_gdr_far(const std::map<std::string, GdrPerHost>& hosts, std::vector<Finding>& out) {
+  for (const auto& [host, h] : hosts) {
+    if (h.far.empty() || h.near || !h.disabled.empty()) continue;
+    const size_t shown = std::min<size_t>(h.far.size(), 4);
+    out.push_back(finding(
+        code::kNcclGdrOff, Severity::kWarning, fmt::format("GPUDirect RDMA on {}", host.empty() ? "this host" : host),
+        host.empty() ? std::vector<std::string>{} : std::vector<std::string>{host},
+        fmt::format(
+            "NCCL found no GPU-NIC path short enough for GPUDirect RDMA{} ({}{}: distance above "
+            "NCCL_NET_GDR_LEVEL): the GPUs in use are far from the NICs (across a CPU or its root complex), "
+            "so every message to another node is staged through host memory",
+            host.empty() ? "" : fmt::format(" on {}", host),
+            fmt::join(std::vector<std::string>(h.far.begin(), std::next(h.far.begin(), static_cast<ptrdiff_t>(shown))),
+                      ", "),
+            h.far.size() > shown ? ", ..." : ""),
+        "use the GPUs that share a PCIe switch with a NIC (`nvidia-smi topo -m`: PIX or PXB to a NIC; "
+        "CUDA_VISIBLE_DEVICES), or give each GPU a near NIC; NCCL_NET_GDR_LEVEL=SYS forces GPUDirect across the "
+        "CPU where the platform supports it",
+        h.far_quotes, {{"paths", h.far.size()}}));
+  }
+}
+
 void check_gdr_per_hca(const Facts& facts, std::vector<Finding>& out) {
-  struct PerHost {
-    std::set<std::string> disabled, enabled;
-    std::vector<Quote> quotes;
-  };
+  using PerHost = GdrPerHost;
   std::map<std::string, PerHost> hosts;
   for (const NcclFact& n : facts.nccl) {
+    // A GPU-NIC path's own check (paths.cc, 2.7 on; net.cc with "NET/IB : " before, 2.4-2.6):
+    // "GPU Direct RDMA Disabled for GPU 2 / HCA 0 (distance 5 > 4)", "... Enabled for GPU 0 /
+    // HCA 0 (distance 2 <= 4), read 1". NCCL checks every pair, so a far pair is normal; a
+    // host none of whose pairs is near has no GPU that can reach a NIC directly.
+    if (const size_t at = n.msg.find("GPU Direct RDMA "); at != std::string::npos && contains(n.msg, "(distance ")) {
+      const std::string_view rest = std::string_view(n.msg).substr(at + 16);
+      PerHost& h = hosts[n.host];
+      if (rest.starts_with("Disabled for ")) {
+        h.far.insert(std::string(trim(rest.substr(13, rest.find(" (distance") - 13))));
+        if (h.far_quotes.size() < 4) h.far_quotes.push_back(n.where);
+      } else if (rest.starts_with("Enabled")) {
+        h.near = true;
+      }
+      continue;
+    }
     // NET/IB's GIN (gin.cc), a WARN or an INFO line: "Unable to use GIN: Peermem is not
     // supported, and device 0 does not support DMA-BUF", "..., nor DMA-BUF": no HCA of the
     // host can read GPU memory.
@@ -376,9 +423,17 @@ void check_gdr_per_hca(const Facts& facts, std::vector<Finding>& out) {
     constexpr std::string_view kLine = "NET/IB : GPU Direct RDMA ";
     if (!n.msg.starts_with(kLine)) continue;
     const std::string_view rest = std::string_view(n.msg).substr(kLine.size());
-    const size_t hca = rest.find("for HCA ");
-    if (hca == std::string_view::npos) continue;  // "Disabled for GPU 0 / HCA 1 (distance ...)": a path's
-    const std::string name(trim(rest.substr(hca + 8)));
+    size_t hca = rest.find("for HCA ");
+    size_t skip = 8;
+    // 2.4-2.6: "Disabled for GPU 0[0] / HCA 0 'mlx5_0' (no module or not supported by GPU)".
+    if (hca == std::string_view::npos && contains(rest, "(no module")) {
+      hca = rest.find("/ HCA ");
+      skip = 6;
+    }
+    if (hca == std::string_view::npos) continue;
+    std::string_view hca_name = rest.substr(hca + skip);
+    hca_name = hca_name.substr(0, hca_name.find(" (no module"));
+    const std::string name(trim(hca_name));
     PerHost& h = hosts[n.host];
     if (rest.starts_with("Disabled")) {
       h.disabled.insert(name);
@@ -387,6 +442,7 @@ void check_gdr_per_hca(const Facts& facts, std::vector<Finding>& out) {
       h.enabled.insert(name);
     }
   }
+  check_gdr_far(hosts, out);
   std::vector<std::string> off;
   std::vector<Quote> quotes;
   size_t hcas = 0;
@@ -700,12 +756,20 @@ void check_net_plugin_load(const Facts& facts, std::vector<Finding>& out, std::v
 // mixed local Net device counts across ranks (min 1, max 4). Set NCCL_IGNORE_NET_MISMATCH=1
 // to continue." (a WARN: init fails; an INFO "... Ignoring due to NCCL_IGNORE_NET_MISMATCH"
 // where it was set), after an INFO "Rank 3 has 1 local Net devices (max 4)." per rank short.
+// NET/IB's own check of a connection's two ends (net_ib.cc, 2.20 to 2.22): "NET/IB : Local
+// mergedDev=mlx5_0+mlx5_1 has a different number of devices=2 as remoteDev=mlx5_0 nRemDevs=1"
+// (2.19: "Local mergedDev mlx5_0 has a different number of devices=2 as remote mlx5_0 1").
+bool mixed_net_counts(std::string_view msg) {
+  return contains(msg, "mixed local Net device counts") ||
+         (contains(msg, "mergedDev") && contains(msg, "has a different number of devices"));
+}
+
 void check_net_counts(const Facts& facts, std::vector<Finding>& out) {
   std::vector<Quote> quotes;
   std::vector<std::string> short_ranks;
   bool failed = false;
   for (const NcclFact& n : facts.nccl) {
-    if (contains(n.msg, "mixed local Net device counts")) {
+    if (mixed_net_counts(n.msg)) {
       failed = failed || !contains(n.msg, "Ignoring");
       quotes.insert(quotes.begin(), n.where);
     } else if (n.msg.starts_with("Rank ") && contains(n.msg, " local Net devices (max ")) {
@@ -714,7 +778,7 @@ void check_net_counts(const Facts& facts, std::vector<Finding>& out) {
       quotes.push_back(n.where);
     }
   }
-  if (quotes.empty() || !contains(quotes.front().text, "mixed local Net device counts")) return;
+  if (quotes.empty() || !mixed_net_counts(quotes.front().text)) return;
   std::sort(short_ranks.begin(), short_ranks.end());
   short_ranks.erase(std::unique(short_ranks.begin(), short_ranks.end()), short_ranks.end());
   out.push_back(finding(
@@ -865,6 +929,7 @@ constexpr WarnMeaning kWarnMeanings[] = {
     {"failed to extend", code::kNcclShmExhausted, "", ""},  // misc/shmutils.cc (2.19 on): ENOSPC
     {"posix_fallocate", code::kNcclShmExhausted, "", ""},
     {"creating shared memory segment", code::kNcclShmExhausted, "", ""},
+    {", error No space left on device", code::kNcclShmExhausted, "", ""},  // "failed to create shared memory file"
     // A SIGBUS with NCCL in the backtrace (gather.cpp): a write to a /dev/shm segment the
     // filesystem could not back, Docker's 64 MiB default.
     {"Bus error", code::kNcclShmExhausted, "", ""},
@@ -971,6 +1036,7 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "link_downed`), the switch side, and dmesg for link down/up lines; a port that flaps needs its cable or "
      "transceiver replaced"},
     {"async event: port error", code::kNcclIbPortError, "", ""},
+    {"async error event: port error", code::kNcclIbPortError, "", ""},  // net_ib.cc 2.19-2.21
     // UCX's asynchronous events: "IB Async event on mlx5_0: port error on port 1".
     {"port error on port", code::kNcclIbPortError, "", ""},
     // NET/IB joining two NICs that cannot talk: different link layers or capabilities
@@ -981,6 +1047,10 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "make every host's NCCL_IB_HCA list the same kind of NIC in the same order (`ibv_devinfo | grep "
      "link_layer`), and leave out management or storage NICs of the other kind"},
     {"device is incompatible with the local", code::kNcclIbIncompatibleDevices, "", ""},
+    // net_ib.cc 2.19-2.22: "NET/IB : Can't connect net devices with different link_layer. i=0
+    // remMeta.ndevs=1 link_layer=1 rem_link_layer=2" (and "Can't merge", "Trying to merge
+    // multiple devices together with different link_layer properties").
+    {"with different link_layer", code::kNcclIbIncompatibleDevices, "", ""},
     // NET/IB finding a device in sysfs that it cannot open (net_ib.cc: "NET/IB : Unable to
     // open device mlx5_0"): its verbs device file missing or refused, as in a container
     // given the NICs' sysfs but not /dev/infiniband.
@@ -1007,6 +1077,7 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "check `nvidia-imex-ctl -N` (every node of the domain Ready and connected) and that the job sees an IMEX "
      "channel (/dev/nvidia-caps-imex-channels/channel0; on Kubernetes, a ComputeDomain of NVIDIA's DRA driver); "
      "NCCL_MNNVL_ENABLE=0 runs without the multi-node NVLink meanwhile"},
+    {"Check the IMEX configuration", code::kNvlinkImexUnavailable, "", ""},  // 2.22-2.23's wording
     {"Call to ibv_", code::kNcclIbvFailed, "a verbs call failed: the RDMA device or its resources",
      "check the NIC (ibv_devinfo, dmesg for mlx5 errors), locked-memory limits (ulimit -l) and the firmware"},
     // A receive larger than the buffer posted for it ("Message truncated : received 2048 bytes
@@ -1046,6 +1117,9 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "the driver supports), install the CUDA forward-compatibility package on a datacenter GPU, or use a build "
      "of the framework for an older CUDA"},
     {"Minimum requirement is", code::kNcclCudaDriverTooOld, "", ""},  // cudawrap.cc: the driver's version
+    // cudawrap.cc (2.12 to 2.18) when libcuda lacks an entry point the runtime needs
+    // ("Failed to load CUDA missing symbol cuGetProcAddress"): a driver older than CUDA 11.3.
+    {"Failed to load CUDA missing symbol", code::kNcclCudaDriverTooOld, "", ""},
     {"cudaErrorInsufficientDriver", code::kNcclCudaDriverTooOld, "", ""},
     // A GPU index the process cannot see (cudaErrorInvalidDevice, 101).
     {"invalid device ordinal", code::kNcclInvalidDevice,
@@ -1183,6 +1257,9 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "only that name, ^ excludes); unset it to let NCCL choose, or name the interface the hosts reach each other "
      "on; in a Kubernetes pod, check that its network attachments (net1 ...) exist"},
     {"No usable listening interface found", code::kNcclSocketIfnameNoMatch, "", ""},
+    // misc/socket.cc (2.4 to 2.18), NCCL_COMM_ID's address in no local interface's subnet:
+    // "Net : No interface found in the same subnet as remote address 10.0.0.5<45123>".
+    {"No interface found in the same subnet", code::kNcclSocketIfnameNoMatch, "", ""},
     {"verify NCCL_OOB_NET_IFNAME", code::kNcclSocketIfnameNoMatch, "", ""},
     {"NET/IB : No IP interface found", code::kNcclSocketIfnameNoMatch, "", ""},
     {"NET/Socket : no interface found", code::kNcclSocketIfnameNoMatch, "", ""},
@@ -1403,9 +1480,10 @@ std::string_view warn_code(std::string_view msg) {
 bool read_elsewhere(const NcclFact& n) {
   for (std::string_view w :
        {"Failed to bind NVLink SHARP", "Mismatched NCCL version detected", "NCCL version mismatch with remote peer",
-        "Failed to open libnvidia-ml.so", "peer access is not supported", "mixed local Net device counts",
-        "Peermem is not supported", "fi_getinfo() call failed: No data available", "GDR disabled on GDR-supported",
-        "requires at least libfabric version"}) {
+        "Failed to open libnvidia-ml.so", "Failed to find CUDA library", "peer access is not supported",
+        "mixed local Net device counts", "Peermem is not supported", "fi_getinfo() call failed: No data available",
+        "GDR disabled on GDR-supported", "requires at least libfabric version", "Error: network IB not found",
+        "has a different number of devices", "Failed to open libibverbs"}) {
     if (contains(n.msg, w)) return true;
   }
   return contains(n.where.text, "nvls.cc") && contains(n.msg, "Cuda failure");  // check_nvls
@@ -2406,7 +2484,8 @@ void check_modules_and_containers(const Facts& facts, std::vector<Finding>& out)
   if (!facts.driver_libs_missing.empty()) {
     out.push_back(finding(
         code::kContainerDriverLibsMissing, Severity::kError, "NVIDIA driver libraries", {},
-        fmt::format("the NVIDIA driver's user-space libraries are not there ({}: libnvidia-ml.so.1 not found): in a "
+        fmt::format("the NVIDIA driver's user-space libraries are not there ({}: libnvidia-ml.so.1 or libcuda.so not "
+                    "found): in a "
                     "container, the NVIDIA runtime did not mount them (started without the NVIDIA runtime or "
                     "--gpus); on a host, the driver's libraries are not installed or not on the loader's path",
                     count_lines(facts.driver_libs_missing.size())),
@@ -2730,22 +2809,27 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
 bool check_nvls(const Facts& facts, std::vector<Finding>& out) {
   std::vector<Quote> nvls;
   std::set<std::string> nvls_hosts;
+  bool failed = false;
   for (const NcclFact& n : facts.nccl) {
     // "Cuda failure" from nvls.cc, and since 2.20 its own "Failed to bind NVLink SHARP (NVLS)
-    // Multicast memory of size N : CUDA error 1 'invalid argument'".
-    if (n.level == "WARN" && ((contains(n.where.text, "nvls.cc") && contains(n.msg, "Cuda failure")) ||
-                              contains(n.msg, "Failed to bind NVLink SHARP"))) {
+    // Multicast memory of size N : CUDA error 1 'invalid argument'": a WARN where NVLS was
+    // forced, an INFO "... Proceeding without NVLS support." where NCCL chose it itself.
+    const bool bind = contains(n.msg, "Failed to bind NVLink SHARP");
+    if ((n.level == "WARN" && (bind || (contains(n.where.text, "nvls.cc") && contains(n.msg, "Cuda failure")))) ||
+        (bind && contains(n.msg, "Proceeding without NVLS"))) {
+      failed = failed || n.level == "WARN";
       nvls.push_back(n.where);
       nvls_hosts.insert(n.host);
     }
   }
   if (nvls.empty()) return false;
   out.push_back(
-      finding(code::kNvlinkFmFailed, Severity::kError, "NVLink SHARP (NVLS)",
+      finding(code::kNvlinkFmFailed, failed ? Severity::kError : Severity::kWarning, "NVLink SHARP (NVLS)",
               std::vector<std::string>(nvls_hosts.begin(), nvls_hosts.end()),
-              "NCCL's NVLink SHARP setup failed in CUDA (transport/nvls.cc): the NVSwitches' multicast memory is not "
-              "available, as when NVIDIA Fabric Manager is stopped, in error, or was restarted without the GPUs being "
-              "reset",
+              fmt::format("NCCL's NVLink SHARP setup failed in CUDA (transport/nvls.cc){}: the NVSwitches' multicast "
+                          "memory is not available, as when NVIDIA Fabric Manager is stopped, in error, or was "
+                          "restarted without the GPUs being reset",
+                          failed ? "" : ", and NCCL went on without NVLS (lower all-reduce bandwidth on NVSwitch)"),
               "check `systemctl status nvidia-fabricmanager` and its log (`nvidia-smi -q | grep -A2 Fabric`: State "
               "Completed, Status Success); after a Fabric Manager restart reset the GPUs (`nvidia-smi -r`) or reboot; "
               "NCCL_NVLS_ENABLE=0 runs without NVLS meanwhile",
@@ -3057,6 +3141,24 @@ void check_pcie_acs(const Facts& facts, std::vector<Finding>& out, std::vector<s
 // NCCL finds its own way around (SHM through host memory); what fails is code that needs
 // P2P outright, as the custom all-reduce of vLLM, SGLang and TensorRT-LLM does.
 void check_p2p_unsupported(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  // NCCL's own INFO (paths.cc, 2.12 on) for two GPUs under one PCIe switch or host bridge
+  // that CUDA gives no peer access: "P2P is disabled between connected GPUs 1 and 0. You can
+  // repress this message with NCCL_IGNORE_DISABLED_P2P=1." NCCL goes through host memory.
+  std::vector<Quote> nccl;
+  for (const NcclFact& n : facts.nccl) {
+    if (n.msg.starts_with("P2P is disabled between connected GPUs")) nccl.push_back(n.where);
+  }
+  if (facts.cuda_p2p.empty() && !nccl.empty()) {
+    out.push_back(finding(
+        code::kTopoP2pUnsupported, Severity::kWarning, "GPU peer access", {},
+        fmt::format("NCCL found GPUs connected through PCIe without peer access between them ({}): their traffic "
+                    "goes through host memory (SHM) at a fraction of P2P's bandwidth",
+                    count_lines(nccl.size())),
+        "`nvidia-smi topo -p2p r` shows which pairs can: GeForce cards, most VMs, and PCIe ACS or an IOMMU in "
+        "translated mode on the path (`lspci -vvv | grep ACSCtl`, iommu=pt) stop it",
+        nccl, {{"lines", nccl.size()}}));
+    return;
+  }
   if (facts.cuda_p2p.empty()) return;
   out.push_back(finding(
       code::kTopoP2pUnsupported, Severity::kError, "GPU peer access", {},

@@ -2121,6 +2121,68 @@ TEST(TriagePasted, NcclWarningsOfTheMachineByNcclsOwnWords) {
       << testing::PrintToString(codes(both));
 }
 
+// NCCL's warnings in the words of its older releases (2.4 to 2.23), from its source at each
+// release: each read as its cause, not as "another NCCL WARN line".
+TEST(TriagePasted, NcclWarningsInOlderReleasesWords) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"n1:5:5 [0] NCCL WARN Net : No interface found in the same subnet as remote address 10.10.1.5<45123>",
+       "nccl.socket_ifname_no_match"},
+      {"n1:5:5 [0] NCCL WARN Error: failed to create shared memory file /dev/shm/nccl-Xy12, error No space left on "
+       "device (28)",
+       "nccl.shm_exhausted"},
+      {"n1:5:5 [0] NCCL WARN NET/IB : mlx5_0:1 Got async error event: port error", "nccl.ib_port_error"},
+      {"n1:5:5 [0] NCCL WARN NET/IB : Can't connect net devices with different link_layer. i=0 remMeta.ndevs=1 "
+       "link_layer=1 rem_link_layer=2",
+       "nccl.ib_incompatible_devices"},
+      {"n1:5:5 [0] NCCL WARN NET/IB : Local mergedDev=mlx5_0+mlx5_1 has a different number of devices=2 as "
+       "remoteDev=mlx5_0 nRemDevs=1",
+       "nccl.ib_list_mismatch"},
+      {"n1:5:5 [0] NCCL WARN Failed to load CUDA missing symbol cuGetProcAddress", "nccl.cuda_driver_too_old"},
+      {"n1:5:5 [0] NCCL WARN MNNVL (cliqueSize 4) is available but not supported on this system. Check the IMEX "
+       "configuration.",
+       "nvlink.imex_unavailable"},
+      {"n1:5:5 [0] NCCL WARN Error: network IB not found.", "nccl.no_ib_device"},
+      {"n1:5:5 [0] NCCL WARN Failed to find CUDA library libcuda.so (NCCL_CUDA_PATH='') : libcuda.so: cannot open "
+       "shared object file: No such file or directory",
+       "container.driver_libs_missing"},
+  };
+  for (const auto& [line, code] : cases) {
+    Report r = judged({{"n.log", std::string(line) + "\n"}});
+    const Finding* f = find(r, code);
+    ASSERT_NE(f, nullptr) << line << ": " << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError) << line;
+    EXPECT_EQ(quoted(*f), std::vector<std::string>{"n.log:1"}) << line;
+    EXPECT_EQ(find(r, "nccl.warn"), nullptr) << line << ": " << testing::PrintToString(codes(r));
+  }
+  // INFO lines: NCCL went on, slower. NVLS given up where NCCL chose it itself; GPUs under
+  // one PCIe switch without peer access; GPUDirect RDMA off on every HCA (2.4's words) or on
+  // every GPU-NIC path a host printed.
+  const std::pair<const char*, const char*> slower[] = {
+      {"n1:5:5 [0] NCCL INFO Failed to bind NVLink SHARP (NVLS) Multicast memory of size 1610612736 : CUDA error "
+       "801 'operation not supported'. Proceeding without NVLS support.",
+       "nvlink.fm_failed"},
+      {"n1:5:5 [0] NCCL INFO P2P is disabled between connected GPUs 1 and 0. You can repress this message with "
+       "NCCL_IGNORE_DISABLED_P2P=1.",
+       "topo.p2p_unsupported"},
+      {"n1:5:5 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for GPU 0[0] / HCA 0 'mlx5_0' (no module or not "
+       "supported by GPU)",
+       "nccl.gdr_off"},
+      {"n1:5:5 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 2 / HCA 0 (distance 5 > 4)", "nccl.gdr_off"},
+  };
+  for (const auto& [line, code] : slower) {
+    Report r = judged({{"n.log", std::string(line) + "\n"}});
+    const Finding* f = find(r, code);
+    ASSERT_NE(f, nullptr) << line << ": " << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kWarning) << line;
+  }
+  // A far pair is normal where another of the host's pairs is near: NCCL prints every pair.
+  Report near =
+      judged({{"n.log",
+               "n1:5:5 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 2 / HCA 0 (distance 5 > 4)\n"
+               "n1:5:5 [0] NCCL INFO GPU Direct RDMA Enabled for GPU 2 / HCA 1 (distance 2 <= 4), read 1\n"}});
+  EXPECT_EQ(find(near, "nccl.gdr_off"), nullptr) << testing::PrintToString(codes(near));
+}
+
 // libibverbs without a user-space driver for the kernel's devices; locked-memory limits in
 // each listing's form, and unlimited or large ones left alone.
 // The shared RDMA device plugin's refusal of an exclusive-mode node, from its log with
