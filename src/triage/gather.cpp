@@ -847,6 +847,7 @@ class Gatherer {
     move_into(cuda_p2p_, facts.cuda_p2p);
     move_into(cuda_errors_, facts.cuda_errors);
     move_into(driver_libs_missing_, facts.driver_libs_missing);
+    move_into(shm_full_, facts.shm_full);
     move_into(rdma_no_provider_, facts.rdma_no_provider);
     move_into(rdma_driver_unloaded_, facts.rdma_driver_unloaded);
     move_into(rdma_nics_on_bus_, facts.rdma_nics_on_bus);
@@ -1155,6 +1156,19 @@ class Gatherer {
         (n.finds("Failed to find CUDA library") && contains(line, "cannot open shared object"))) {
       keep(driver_libs_missing_, line);
     }
+    // PyTorch passing tensors between processes through /dev/shm (DataLoader workers,
+    // torch.multiprocessing) without room there, in its own words (torch/csrc/DataLoader.cpp,
+    // utils/data/_utils/signal_handling.py, the shared-memory allocator): "ERROR: Unexpected bus
+    // error encountered in worker. This might be caused by insufficient shared memory (shm).",
+    // "RuntimeError: DataLoader worker (pid 9943) is killed by signal: Bus error. It is possible
+    // that dataloader's workers are out of shared memory. ...", "RuntimeError: unable to write
+    // to file </torch_9931_3149260800_0>: No space left on device (28)".
+    if ((n.finds("encountered in worker") && contains(line, "Unexpected bus error") &&
+         contains(line, "shared memory")) ||
+        (n.finds("is killed by signal: Bus error") && contains(line, "DataLoader worker")) ||
+        (n.finds("No space left on device") && (contains(line, "</torch_") || contains(line, "/dev/shm/")))) {
+      keep(shm_full_, line);
+    }
   }
 
   // Pushes the line (trimmed) onto `kept` while it holds fewer than kMaxKeptLines; true if it did.
@@ -1325,8 +1339,9 @@ class Gatherer {
     if (line.size() > kShortLine) return false;
     // CUDA named, with an error or failure ("CUDA error:", "cudaError", "CUDA_ERROR_", "CUDA
     // failure"): a traceback's "torch/cuda/__init__.py" lines pass over the table.
-    if (!cuda_named_ || !cuda_error_word(line)) return false;
-    if (!names_cuda_error(line)) return false;
+    if (!torch_cuda_sentence(line) && (!cuda_named_ || !cuda_error_word(line) || !names_cuda_error(line))) {
+      return false;
+    }
     cuda_error_seen_ = true;  // a file of only such lines is a framework's log
     if (facts && cuda_errors_.size() < kMaxKeptLines) cuda_errors_.push_back({path_, lines_, std::string(trim(line))});
     return true;
@@ -2148,8 +2163,8 @@ class Gatherer {
   int smi_row_left_ = 0;         // nvidia-smi's table: rows left of the GPU above
   std::string smi_row_gpu_;      // that GPU's bus id
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
-      efa_no_device_, driver_libs_missing_, rdma_no_provider_, rdma_driver_unloaded_, rdma_nics_on_bus_, rdma_netns_,
-      driver_files_in_image_, no_sm_;
+      efa_no_device_, driver_libs_missing_, shm_full_, rdma_no_provider_, rdma_driver_unloaded_, rdma_nics_on_bus_,
+      rdma_netns_, driver_files_in_image_, no_sm_;
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, munge_, rendezvous_, gpu_start_;

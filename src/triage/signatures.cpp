@@ -1428,6 +1428,13 @@ constexpr CudaError kCudaErrors[] = {
     {716, "cudaErrorMisalignedAddress", "CUDA_ERROR_MISALIGNED_ADDRESS", "misaligned address",
      code::kNcclCudaKernelFault, "", ""},
     {718, "cudaErrorInvalidPc", "CUDA_ERROR_INVALID_PC", "invalid program counter", code::kNcclCudaKernelFault, "", ""},
+    // PyTorch's own words for two of them (torch/cuda/__init__.py, ProcessGroupNCCL.cpp):
+    // "The NVIDIA driver on your system is too old (found version 11040).", "ProcessGroupNCCL is
+    // only supported with GPUs, no GPUs found!".
+    {35, "cudaErrorInsufficientDriver", "CUDA_ERROR_INSUFFICIENT_DRIVER", "NVIDIA driver on your system is too old",
+     code::kNcclCudaDriverTooOld, "", ""},
+    {100, "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE", "ProcessGroupNCCL is only supported with GPUs, no GPUs found",
+     code::kNcclNoCudaDevice, "", ""},
 };
 
 const CudaError* cuda_error_of(std::string_view line) {
@@ -1709,6 +1716,22 @@ void fold_consequences(std::map<std::string_view, std::vector<const NcclFact*>>&
   }
 }
 
+// PyTorch's processes out of room in /dev/shm (gather.cpp's shm_full): NCCL's own lines
+// about it, where the files have them, say the same and come first.
+void check_torch_shm(const Facts& facts, std::vector<Finding>& out) {
+  if (facts.shm_full.empty()) return;
+  if (std::any_of(out.begin(), out.end(), [](const Finding& f) { return f.code == code::kNcclShmExhausted; })) return;
+  out.push_back(finding(
+      code::kNcclShmExhausted, Severity::kError, "/dev/shm", {},
+      fmt::format("PyTorch's processes ran out of shared memory ({}): DataLoader workers and torch.multiprocessing "
+                  "pass tensors through /dev/shm, and a write it cannot back ends the worker with a bus error; a "
+                  "container's /dev/shm is 64 MiB unless it is given more",
+                  count_lines(facts.shm_full.size())),
+      "give the container more /dev/shm (docker --shm-size=16g or --ipc=host; Kubernetes: a memory-backed emptyDir "
+      "mounted at /dev/shm), check with `df -h /dev/shm` inside it; fewer DataLoader workers use less",
+      facts.shm_full, {{"lines", facts.shm_full.size()}}));
+}
+
 void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   const RankMap ranks = rank_map(facts);
   std::map<std::string_view, std::vector<const NcclFact*>> by_code;
@@ -1757,6 +1780,7 @@ void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::
                             std::string(w.hint), cuda->second, {{"lines", cuda->second.size()}}));
     }
   }
+  check_torch_shm(facts, out);
   name_stalled_ranks(facts, out);
   check_bootstrap_trace(facts, out);
   if (!other.empty()) {
@@ -4275,6 +4299,12 @@ const std::vector<Signature> kSignatures = {
 const std::vector<Signature>& signatures() { return kSignatures; }
 
 bool names_cuda_error(std::string_view line) { return cuda_error_of(line) != nullptr; }
+
+// PyTorch's sentences for CUDA's errors, which name no "CUDA error" (kCudaErrors' last rows).
+bool torch_cuda_sentence(std::string_view line) {
+  return contains(line, "NVIDIA driver on your system is too old") ||
+         contains(line, "ProcessGroupNCCL is only supported with GPUs, no GPUs found");
+}
 
 bool has_warn_meaning(std::string_view msg) { return !warn_code(msg).empty(); }
 

@@ -238,6 +238,7 @@ struct Facts {
   // The NVIDIA driver's NVML library missing: NCCL's "Failed to open libnvidia-ml.so.1",
   // nvidia-smi's "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system".
   std::vector<Quote> driver_libs_missing;
+  std::vector<Quote> shm_full;  // PyTorch's tensors between processes without room in /dev/shm
   // Open MPI's TCP transport failing to connect: "connect() to 172.17.0.1 failed".
   std::vector<Quote> tcp_connect_failed;
   // nvidia-smi's "GPU is lost.  Reboot the system to recover this GPU": a GPU that stopped
@@ -287,6 +288,9 @@ std::optional<TraceFrame> nccl_trace_frame(std::string_view msg);
 // its runtime or driver name: "peer mapping resources exhausted", cudaErrorTooManyPeers,
 // CUDA_ERROR_TOO_MANY_PEERS), as the signatures read them.
 bool names_cuda_error(std::string_view line);
+// PyTorch's own sentences for two CUDA errors, which name no "CUDA error" ("The NVIDIA driver
+// on your system is too old", "ProcessGroupNCCL is only supported with GPUs, no GPUs found").
+bool torch_cuda_sentence(std::string_view line);
 
 // Whether an error's or a warning's text has a meaning of the signatures' own (NCCL's
 // wordings, CUDA's catalogue, the verbs calls refused for want of locked memory): another

@@ -2183,6 +2183,45 @@ TEST(TriagePasted, NcclWarningsInOlderReleasesWords) {
   EXPECT_EQ(find(near, "nccl.gdr_off"), nullptr) << testing::PrintToString(codes(near));
 }
 
+// PyTorch's own sentences: its processes out of /dev/shm (DataLoader workers), and two CUDA
+// errors it words without "CUDA error".
+TEST(TriagePasted, PytorchSharedMemoryAndDriverSentences) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).",
+       "nccl.shm_exhausted"},
+      {"RuntimeError: DataLoader worker (pid 9943) is killed by signal: Bus error. It is possible that dataloader's "
+       "workers are out of shared memory. Please try to raise your shared memory limit.",
+       "nccl.shm_exhausted"},
+      {"RuntimeError: unable to write to file </torch_9931_3149260800_0>: No space left on device (28)",
+       "nccl.shm_exhausted"},
+      {"OSError: [Errno 28] No space left on device: '/dev/shm/psm_1234'", "nccl.shm_exhausted"},
+      {"RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU "
+       "driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx",
+       "nccl.cuda_driver_too_old"},
+      {"RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!", "nccl.no_cuda_device"},
+  };
+  for (const auto& [line, code] : cases) {
+    Report r = judged({{"train.log", std::string(line) + "\n"}});
+    const Finding* f = find(r, code);
+    ASSERT_NE(f, nullptr) << line << ": " << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError) << line;
+    EXPECT_EQ(quoted(*f), std::vector<std::string>{"train.log:1"}) << line;
+  }
+  // NCCL's own line about the same /dev/shm comes first: one finding, NCCL's.
+  Report both = judged({{"train.log",
+                         "n1:5:5 [0] NCCL WARN Error while creating shared memory segment /dev/shm/nccl-J3kAxv (size "
+                         "9637888)\n"
+                         "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient "
+                         "shared memory (shm).\n"}});
+  EXPECT_EQ(std::count_if(both.findings.begin(), both.findings.end(),
+                          [](const Finding& x) { return x.code == "nccl.shm_exhausted"; }),
+            1)
+      << testing::PrintToString(codes(both));
+  // A disk full elsewhere is not /dev/shm's.
+  Report disk = judged({{"train.log", "OSError: [Errno 28] No space left on device: '/data/ckpt/step_100.pt'\n"}});
+  EXPECT_EQ(find(disk, "nccl.shm_exhausted"), nullptr) << testing::PrintToString(codes(disk));
+}
+
 // libibverbs without a user-space driver for the kernel's devices; locked-memory limits in
 // each listing's form, and unlimited or large ones left alone.
 // The shared RDMA device plugin's refusal of an exclusive-mode node, from its log with
