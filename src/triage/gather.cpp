@@ -563,6 +563,14 @@ bool rdma_absent_line(std::string_view line) {
 // bytes" (the soft limit, in bytes), `ulimit -a`'s "max locked memory  (kbytes, -l) 64"
 // (kbytes). UINT64_MAX for unlimited; nullopt for another line.
 std::optional<uint64_t> memlock_limit(std::string_view t) {
+  // libibverbs' own warning at start (rdma-core's init.c): "libibverbs: Warning: RLIMIT_MEMLOCK
+  // is 65536 bytes." (its next line: "This will severely limit memory registrations.").
+  if (t.starts_with("libibverbs: Warning: RLIMIT_MEMLOCK is ")) {
+    const auto words = split_ws(t.substr(39));
+    uint64_t value = 0;
+    if (words.size() >= 2 && words[1].starts_with("bytes") && parse_u64(words[0], value)) return value;
+    return std::nullopt;
+  }
   const bool proc = t.starts_with("Max locked memory");
   if (!proc && !t.starts_with("max locked memory")) return std::nullopt;
   std::string_view rest = t.substr(17);
@@ -848,6 +856,7 @@ class Gatherer {
     move_into(cuda_errors_, facts.cuda_errors);
     move_into(driver_libs_missing_, facts.driver_libs_missing);
     move_into(shm_full_, facts.shm_full);
+    move_into(rdma_enomem_, facts.rdma_enomem);
     move_into(rdma_no_provider_, facts.rdma_no_provider);
     move_into(rdma_driver_unloaded_, facts.rdma_driver_unloaded);
     move_into(rdma_nics_on_bus_, facts.rdma_nics_on_bus);
@@ -1193,6 +1202,13 @@ class Gatherer {
     launcher_line(line, n);
     nvml_line(line, n);
     device_line(line, n);
+    // An RDMA resource refused for lack of locked memory, in any program's words: libfabric's
+    // EFA provider ("Unable to create extended CQ: Cannot allocate memory", "ibv_create_qp
+    // failed. errno: 12"), a verbs program's "ibv_create_cq failed: Cannot allocate memory".
+    if ((n.finds("Cannot allocate memory") && rdma_enomem(line)) ||
+        (n.finds("errno: 12") && contains(line, "ibv_create_"))) {
+      keep(rdma_enomem_, line);
+    }
   }
 
   // CUDA without peer access, and the driver's parts at different versions.
@@ -2163,8 +2179,8 @@ class Gatherer {
   int smi_row_left_ = 0;         // nvidia-smi's table: rows left of the GPU above
   std::string smi_row_gpu_;      // that GPU's bus id
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
-      efa_no_device_, driver_libs_missing_, shm_full_, rdma_no_provider_, rdma_driver_unloaded_, rdma_nics_on_bus_,
-      rdma_netns_, driver_files_in_image_, no_sm_;
+      efa_no_device_, driver_libs_missing_, shm_full_, rdma_enomem_, rdma_no_provider_, rdma_driver_unloaded_,
+      rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, munge_, rendezvous_, gpu_start_;

@@ -1452,6 +1452,10 @@ const CudaError* cuda_error_of(std::string_view line) {
 // which the limit does not count.
 bool verbs_enomem(std::string_view msg) {
   if (!contains(msg, "Cannot allocate memory") || contains(msg, "dmabuf")) return false;
+  // aws-ofi-nccl creating libfabric's queues and endpoints ("NET/OFI Couldn't open CQ. RC: -12,
+  // ERROR: Cannot allocate memory"), and libfabric's EFA provider its completion queue
+  // ("Unable to create extended CQ: Cannot allocate memory"): verbs underneath.
+  if ((contains(msg, "Couldn't ") && contains(msg, "RC: -12")) || contains(msg, "create extended CQ")) return true;
   const size_t call = std::min(msg.find("ibv_"), msg.find("mlx5dv_"));
   return call != std::string_view::npos && msg.find("fail", call) != std::string_view::npos;
 }
@@ -1732,6 +1736,18 @@ void check_torch_shm(const Facts& facts, std::vector<Finding>& out) {
       facts.shm_full, {{"lines", facts.shm_full.size()}}));
 }
 
+// An RDMA resource refused for lack of locked memory in another program's line (libfabric's
+// own log, a verbs program's): said where NCCL's lines have not said it.
+void check_rdma_enomem(const Facts& facts, std::vector<Finding>& out) {
+  if (facts.rdma_enomem.empty()) return;
+  if (std::any_of(out.begin(), out.end(), [](const Finding& f) { return f.code == code::kNcclIbMemlock; })) return;
+  const Meaning m = meaning_of(code::kNcclIbMemlock);
+  out.push_back(finding(code::kNcclIbMemlock, Severity::kError, "RDMA resources", {},
+                        fmt::format("an RDMA library was refused a queue or a registration ({}): {}",
+                                    count_lines(facts.rdma_enomem.size()), m.meaning),
+                        std::string(m.hint), facts.rdma_enomem, {{"lines", facts.rdma_enomem.size()}}));
+}
+
 void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   const RankMap ranks = rank_map(facts);
   std::map<std::string_view, std::vector<const NcclFact*>> by_code;
@@ -1781,6 +1797,7 @@ void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::
     }
   }
   check_torch_shm(facts, out);
+  check_rdma_enomem(facts, out);
   name_stalled_ranks(facts, out);
   check_bootstrap_trace(facts, out);
   if (!other.empty()) {
@@ -4299,6 +4316,8 @@ const std::vector<Signature> kSignatures = {
 const std::vector<Signature>& signatures() { return kSignatures; }
 
 bool names_cuda_error(std::string_view line) { return cuda_error_of(line) != nullptr; }
+
+bool rdma_enomem(std::string_view line) { return verbs_enomem(line); }
 
 // PyTorch's sentences for CUDA's errors, which name no "CUDA error" (kCudaErrors' last rows).
 bool torch_cuda_sentence(std::string_view line) {

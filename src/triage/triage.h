@@ -238,7 +238,8 @@ struct Facts {
   // The NVIDIA driver's NVML library missing: NCCL's "Failed to open libnvidia-ml.so.1",
   // nvidia-smi's "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system".
   std::vector<Quote> driver_libs_missing;
-  std::vector<Quote> shm_full;  // PyTorch's tensors between processes without room in /dev/shm
+  std::vector<Quote> rdma_enomem;  // another program's RDMA resource refused with ENOMEM
+  std::vector<Quote> shm_full;     // PyTorch's tensors between processes without room in /dev/shm
   // Open MPI's TCP transport failing to connect: "connect() to 172.17.0.1 failed".
   std::vector<Quote> tcp_connect_failed;
   // nvidia-smi's "GPU is lost.  Reboot the system to recover this GPU": a GPU that stopped
@@ -291,6 +292,10 @@ bool names_cuda_error(std::string_view line);
 // PyTorch's own sentences for two CUDA errors, which name no "CUDA error" ("The NVIDIA driver
 // on your system is too old", "ProcessGroupNCCL is only supported with GPUs, no GPUs found").
 bool torch_cuda_sentence(std::string_view line);
+// A verbs or libfabric resource refused with ENOMEM ("ibv_create_cq failed: Cannot allocate
+// memory", "NET/OFI Couldn't open CQ. RC: -12, ...", "Unable to create extended CQ: ..."),
+// not a dma-buf registration: locked memory, as the signatures read it.
+bool rdma_enomem(std::string_view line);
 
 // Whether an error's or a warning's text has a meaning of the signatures' own (NCCL's
 // wordings, CUDA's catalogue, the verbs calls refused for want of locked memory): another

@@ -2222,6 +2222,40 @@ TEST(TriagePasted, PytorchSharedMemoryAndDriverSentences) {
   EXPECT_EQ(find(disk, "nccl.shm_exhausted"), nullptr) << testing::PrintToString(codes(disk));
 }
 
+// Locked memory refused in libfabric's and aws-ofi-nccl's words and a verbs program's, and
+// libibverbs' own warning of the limit.
+TEST(TriagePasted, RdmaResourcesRefusedForLockedMemoryInAnyProgram) {
+  for (const char* line :
+       {"ip-10-0-0-1:1234:1300 [0] NCCL WARN NET/OFI Couldn't open CQ. RC: -12, ERROR: Cannot allocate memory",
+        "libfabric:1234:1690000000::efa:cq:efa_cq_open():368<warn> Unable to create extended CQ: Cannot allocate "
+        "memory",
+        "libfabric:1234:1690000000::efa:ep_ctrl:efa_base_ep_create_qp():120<warn> ibv_create_qp failed. errno: 12",
+        "ibv_create_cq failed: Cannot allocate memory"}) {
+    Report r = judged({{"job.log", std::string(line) + "\n"}});
+    const Finding* f = find(r, "nccl.ib_memlock");
+    ASSERT_NE(f, nullptr) << line << ": " << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError) << line;
+    EXPECT_EQ(quoted(*f), std::vector<std::string>{"job.log:1"}) << line;
+  }
+  // NCCL's and a libfabric line together: one finding.
+  Report both = judged({{"job.log",
+                         "n1:5:5 [0] NCCL WARN Call to ibv_create_cq failed with error Cannot allocate memory\n"
+                         "ibv_create_cq failed: Cannot allocate memory\n"}});
+  EXPECT_EQ(std::count_if(both.findings.begin(), both.findings.end(),
+                          [](const Finding& x) { return x.code == "nccl.ib_memlock"; }),
+            1)
+      << testing::PrintToString(codes(both));
+  Report lim = judged({{"job.log",
+                        "libibverbs: Warning: RLIMIT_MEMLOCK is 65536 bytes.\n"
+                        "    This will severely limit memory registrations.\n"}});
+  const Finding* low = find(lim, "limits.memlock_low");
+  ASSERT_NE(low, nullptr) << testing::PrintToString(codes(lim));
+  EXPECT_NE(low->message.find("64 KiB"), std::string::npos) << low->message;
+  // A dma-buf registration is GPU memory, which the limit does not count.
+  Report dmabuf = judged({{"job.log", "ibv_reg_dmabuf_mr failed: Cannot allocate memory\n"}});
+  EXPECT_EQ(find(dmabuf, "nccl.ib_memlock"), nullptr) << testing::PrintToString(codes(dmabuf));
+}
+
 // libibverbs without a user-space driver for the kernel's devices; locked-memory limits in
 // each listing's form, and unlimited or large ones left alone.
 // The shared RDMA device plugin's refusal of an exclusive-mode node, from its log with
