@@ -47,7 +47,8 @@ constexpr std::string_view kKernelTags[] = {"NVRM: ",    "mlx5_core ",      "mlx
                                             "mlx4_en ",  "mlx4_ib",         "pcieport ",
                                             " AER: ",    "nvidia-nvswitch", "Out of memory: Killed process",
                                             "oom-kill:", "oom_reaper: ",    "available PCIe bandwidth, limited by",
-                                            "DMAR: ",    "AMD-Vi: ",        "iommu: Default domain type"};
+                                            "DMAR: ",    "AMD-Vi: ",        "iommu: Default domain type",
+                                            "ixgbe ",    "i40e ",           "for optimal performance"};
 
 // "[ 1234.567890] ..." (dmesg), "[Sun Jan 11 09:52:01 2026] ..." (dmesg -T), "[Jan21
 // 10:20] ..." and "[  +0.000844] ..." (dmesg -H, --reltime), "Mon DD

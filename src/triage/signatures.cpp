@@ -3101,11 +3101,65 @@ std::optional<PcieLinkFact> kernel_pcie_link(const Quote& q) {
   return l;
 }
 
+// The device a kernel line is about: the word before its first ": " after the driver's name
+// ("ixgbe 0000:03:00.0: ..." -> "0000:03:00.0").
+std::string kernel_device(std::string_view t) {
+  const size_t colon = t.find(": ");
+  if (colon == std::string_view::npos) return {};
+  const auto words = split_ws(t.substr(0, colon));
+  return words.empty() ? std::string() : std::string(words.back());
+}
+
+// NIC drivers' own judgement of their slot, from before the kernel's "limited by" line
+// (ixgbe_main.c, i40e_main.c): ixgbe's "(Speed:5.0GT/s, Width: x4, Encoding Loss:20%)" then
+// "This is not sufficient for optimal performance of this card."; i40e's "PCI-Express: Speed
+// 8.0GT/s Width x4" then "PCI-Express bandwidth available for this device may be
+// insufficient for optimal performance.". The link's figures come from the line before.
+std::vector<PcieLinkFact> driver_pcie_links(const std::vector<Quote>& kernel) {
+  std::vector<PcieLinkFact> links;
+  std::map<std::string, std::pair<double, int>> seen;  // device -> its link as its driver printed it
+  for (const Quote& q : kernel) {
+    const std::string_view t = q.text;
+    const std::string device = kernel_device(t);
+    const size_t speed = std::min(t.find("(Speed:"), t.find("PCI-Express: Speed "));
+    if (speed != std::string_view::npos) {
+      std::string_view v = t.substr(t.find("Speed", speed) + 5);
+      if (!v.empty() && (v.front() == ':' || v.front() == ' ')) v.remove_prefix(1);
+      double gts = 0;
+      int width = 0;
+      std::from_chars(v.data(), v.data() + v.size(), gts);
+      if (const size_t x = v.find("Width"); x != std::string_view::npos) {
+        std::string_view w = v.substr(x + 5);
+        while (!w.empty() && (w.front() == ':' || w.front() == ' ' || w.front() == 'x')) w.remove_prefix(1);
+        std::from_chars(w.data(), w.data() + w.size(), width);
+      }
+      seen[device] = {gts, width};
+      continue;
+    }
+    if (!contains(t, "not sufficient for optimal performance") &&
+        !contains(t, "may be insufficient for optimal performance")) {
+      continue;
+    }
+    PcieLinkFact l;
+    l.where = q;
+    l.device = device;
+    l.driver_says = true;
+    // The driver's name: the word before the device ("[ 5.1] ixgbe 0000:03:00.0: ...").
+    const auto head = split_ws(t.substr(0, t.find(": ")));
+    if (head.size() >= 2 && !head[head.size() - 2].ends_with(']')) l.judged_by = std::string(head[head.size() - 2]);
+    if (auto it = seen.find(device); it != seen.end()) std::tie(l.sta_gts, l.sta_width) = it->second;
+    l.speed_downgraded = true;
+    links.push_back(std::move(l));
+  }
+  return links;
+}
+
 void check_pcie_links(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   std::vector<PcieLinkFact> links = facts.pcie_links;
   for (const Quote& q : facts.kernel) {
     if (auto l = kernel_pcie_link(q)) links.push_back(std::move(*l));
   }
+  for (PcieLinkFact& l : driver_pcie_links(facts.kernel)) links.push_back(std::move(l));
   std::set<std::string> said;  // one finding per device and file
   for (const PcieLinkFact& l : links) {
     const bool narrow = (l.sta_width > 0 && l.cap_width > 0 && l.sta_width < l.cap_width) || l.width_downgraded;
@@ -3125,17 +3179,25 @@ void check_pcie_links(const Facts& facts, std::vector<Finding>& out, std::vector
             ? fmt::format("{}: its PCIe link runs at {:g} GT/s x{} where the device can do {:g} GT/s x{}{}", device,
                           l.sta_gts, l.sta_width, l.cap_gts, l.cap_width,
                           share > 0 ? fmt::format(" ({:.0f}% of its bandwidth)", 100 * share) : std::string())
+        : l.driver_says
+            ? fmt::format("{}: its NIC driver{} says its PCIe link{} is not enough for the card's bandwidth", device,
+                          l.judged_by.empty() ? "" : fmt::format(" ({})", l.judged_by),
+                          l.sta_gts > 0 ? fmt::format(" ({:g} GT/s x{})", l.sta_gts, l.sta_width) : std::string())
             : fmt::format("{}: its PCIe link runs at {:g} GT/s x{}, which lspci marks as below the device's {} (its "
                           "LnkCap is not in the paste)",
                           device, l.sta_gts, l.sta_width,
                           narrow && slow ? "speed and width"
                           : narrow       ? "width"
                                          : "speed"),
-        narrow ? "a link narrower than its device: the card sits in a slot (or riser) wired for fewer lanes, or a "
-                 "lane failed to train: reseat it or move it to a full-width slot"
-               : "a link slower than its device: a riser, cable or slot of an older generation, or a retrain after "
-                 "errors; an idle GPU also lowers its speed to save power, so read LnkSta again under load "
-                 "(nvidia-smi -q -d PCIE)",
+        l.driver_says
+            ? "the slot gives the card fewer lanes or an older PCIe generation than its ports need: move it to "
+              "a slot with more lanes or a newer generation (compare the card's and the slot's LnkCap and "
+              "LnkSta in lspci -vv)"
+        : narrow ? "a link narrower than its device: the card sits in a slot (or riser) wired for fewer lanes, or a "
+                   "lane failed to train: reseat it or move it to a full-width slot"
+                 : "a link slower than its device: a riser, cable or slot of an older generation, or a retrain after "
+                   "errors; an idle GPU also lowers its speed to save power, so read LnkSta again under load "
+                   "(nvidia-smi -q -d PCIE)",
         quotes,
         {{"current_gts", l.sta_gts},
          {"current_width", l.sta_width},

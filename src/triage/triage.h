@@ -68,6 +68,8 @@ struct PcieLinkFact {
   // lspci's own judgement of the LnkSta against the device's capability ("Speed 2.5GT/s
   // (downgraded), Width x2 (downgraded)"): known even where its LnkCap is not in the paste.
   bool speed_downgraded = false, width_downgraded = false;
+  bool driver_says = false;  // its NIC driver said the link is not enough for the card
+  std::string judged_by;     // that driver's name ("ixgbe"), where the line gives it
 };
 
 // A link of the InfiniBand fabric as iblinkinfo prints it: "29 3[  ] ==( 1X 25.78125 Gbps

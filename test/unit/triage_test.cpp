@@ -2256,6 +2256,33 @@ TEST(TriagePasted, RdmaResourcesRefusedForLockedMemoryInAnyProgram) {
   EXPECT_EQ(find(dmabuf, "nccl.ib_memlock"), nullptr) << testing::PrintToString(codes(dmabuf));
 }
 
+// A NIC driver's own judgement of its slot (ixgbe, i40e), with the link it printed before.
+TEST(TriagePasted, NicDriverSaysItsPcieLinkIsNotEnough) {
+  Report ixgbe = judged({{"dmesg.txt",
+                          "[    5.1] ixgbe 0000:03:00.0: PCI Express bandwidth of 8GT/s available\n"
+                          "[    5.1] ixgbe 0000:03:00.0: (Speed:5.0GT/s, Width: x4, Encoding Loss:20%)\n"
+                          "[    5.1] ixgbe 0000:03:00.0: This is not sufficient for optimal performance of this card.\n"
+                          "[    5.1] ixgbe 0000:03:00.0: For optimal performance, at least 20GT/s of bandwidth is "
+                          "required.\n"}});
+  const Finding* f = find(ixgbe, "topo.pcie_degraded");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(ixgbe));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_NE(f->message.find("(ixgbe)"), std::string::npos) << f->message;
+  EXPECT_NE(f->message.find("5 GT/s x4"), std::string::npos) << f->message;
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"dmesg.txt:3"});
+  // Without dmesg's timestamps, and i40e's words.
+  Report i40e = judged({{"dmesg.txt",
+                         "i40e 0000:3b:00.0: PCI-Express: Speed 8.0GT/s Width x4\n"
+                         "i40e 0000:3b:00.0: PCI-Express bandwidth available for this device may be insufficient "
+                         "for optimal performance.\n"}});
+  f = find(i40e, "topo.pcie_degraded");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(i40e));
+  EXPECT_NE(f->message.find("8 GT/s x4"), std::string::npos) << f->message;
+  // A driver that printed its link and said nothing more: no finding.
+  Report fine = judged({{"dmesg.txt", "[    4.1] i40e 0000:3b:00.0: PCI-Express: Speed 8.0GT/s Width x8\n"}});
+  EXPECT_EQ(find(fine, "topo.pcie_degraded"), nullptr) << testing::PrintToString(codes(fine));
+}
+
 // libibverbs without a user-space driver for the kernel's devices; locked-memory limits in
 // each listing's form, and unlimited or large ones left alone.
 // The shared RDMA device plugin's refusal of an exclusive-mode node, from its log with
