@@ -3970,8 +3970,9 @@ std::string iommu_device(std::string_view t) {
   return {};
 }
 void check_iommu(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  std::vector<Quote> faults, translated;
+  std::vector<Quote> faults, translated, cmdline;
   std::set<std::string> devices;
+  bool passthrough = false;
   for (const Quote& q : facts.kernel) {
     const std::string_view t = q.text;
     if (contains(t, "IO_PAGE_FAULT") || (contains(t, "DMAR: [DMA ") && contains(t, "fault addr"))) {
@@ -3979,8 +3980,16 @@ void check_iommu(const Facts& facts, std::vector<Finding>& out, std::vector<std:
       if (std::string d = iommu_device(t); !d.empty()) devices.insert(std::move(d));
     } else if (contains(t, "Default domain type: Translated")) {
       translated.push_back(q);
+    } else if (contains(t, "Default domain type: Passthrough")) {
+      passthrough = true;
+    } else if (contains(t, "ommand line: ") && (contains(t, "intel_iommu=on") || contains(t, "amd_iommu=on")) &&
+               !contains(t, "iommu=pt") && !contains(t, "iommu.passthrough=1")) {
+      // The kernel's first line, "Command line: BOOT_IMAGE=... intel_iommu=on": the IOMMU on,
+      // and no passthrough asked for, so its devices' DMA is translated.
+      cmdline.push_back(q);
     }
   }
+  if (translated.empty() && !passthrough) translated = cmdline;
   if (!faults.empty()) {
     out.push_back(finding(
         code::kKernelIommuFault, Severity::kError, "IOMMU", {},
@@ -3997,9 +4006,12 @@ void check_iommu(const Facts& facts, std::vector<Finding>& out, std::vector<std:
   if (!translated.empty()) {
     out.push_back(finding(
         code::kKernelIommuTranslated, Severity::kWarning, "IOMMU", {},
-        "the IOMMU translates every device's DMA (its default domain is Translated, not Passthrough): GPU "
-        "peer-to-peer and GPUDirect RDMA go through it, and hang or slow down where PCIe ACS sends them up to the "
-        "root complex; NCCL's and RCCL's guides ask for passthrough on bare metal",
+        fmt::format("the IOMMU translates every device's DMA ({}): GPU peer-to-peer and GPUDirect RDMA go through "
+                    "it, and hang or slow down where PCIe ACS sends them up to the root complex; NCCL's and RCCL's "
+                    "guides ask for passthrough on bare metal",
+                    contains(translated.front().text, "Default domain type")
+                        ? "its default domain is Translated, not Passthrough"
+                        : "the kernel command line turns it on without iommu=pt"),
         "set `iommu=pt` on the kernel command line (with `intel_iommu=on` or `amd_iommu=on`) and reboot, or disable "
         "the IOMMU (VT-d, AMD-Vi) in the BIOS where nothing needs it; check with `dmesg | grep -i 'default domain'`",
         translated, {{"lines", translated.size()}}));

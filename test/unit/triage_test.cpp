@@ -2613,9 +2613,18 @@ TEST(TriagePasted, IommuFaultsAndTranslation) {
   const Finding* t = find(translated, "kernel.iommu_translated");
   ASSERT_NE(t, nullptr) << testing::PrintToString(codes(translated));
   EXPECT_EQ(t->severity, Severity::kWarning);
+  // The kernel's command line turning the IOMMU on without passthrough says the same.
+  Report cmdline =
+      judged({{"dmesg.txt", "[    0.0] Command line: BOOT_IMAGE=/vmlinuz-6.8.0 root=/dev/sda1 ro intel_iommu=on\n"}});
+  t = find(cmdline, "kernel.iommu_translated");
+  ASSERT_NE(t, nullptr) << testing::PrintToString(codes(cmdline));
+  EXPECT_NE(t->message.find("without iommu=pt"), std::string::npos) << t->message;
   for (const char* quiet :
        {"[    1.2] iommu: Default domain type: Passthrough (set via kernel command line)\n",
-        "[   10.6] mlx5_core 0004:01:00.0: Adding to iommu group 29\n", "[    0.9] DMAR: IOMMU enabled\n"}) {
+        "[   10.6] mlx5_core 0004:01:00.0: Adding to iommu group 29\n", "[    0.9] DMAR: IOMMU enabled\n",
+        "[    0.0] Command line: BOOT_IMAGE=/vmlinuz-6.8.0 ro intel_iommu=on iommu=pt\n",
+        "[    0.0] Command line: BOOT_IMAGE=/vmlinuz-6.8.0 ro amd_iommu=on\n"
+        "[    0.9] iommu: Default domain type: Passthrough (set via kernel command line)\n"}) {
     Report r = judged({{"dmesg.txt", quiet}});
     EXPECT_TRUE(r.findings.empty() ||
                 (find(r, "kernel.iommu_fault") == nullptr && find(r, "kernel.iommu_translated") == nullptr))
