@@ -1161,6 +1161,10 @@ class Gatherer {
     if ((n.finds("-ml.so") &&  // '-' is rarer than 'l' in logs: find's memchr skips more
          (contains(line, "Failed to open libnvidia-ml.so") || contains(line, "couldn't find libnvidia-ml.so"))) ||
         (n.finds("NVML library") && contains(line, "ould not load NVML library")) ||
+        // libnvidia-container on a host without the driver's libraries: "nvidia-container-cli:
+        // initialization error: load library failed: libnvidia-ml.so.1: cannot open shared object
+        // file: no such file or directory".
+        (n.finds("load library failed: libnvidia-ml.so") && contains(line, "cannot open shared object")) ||
         // NCCL's cudawrap.cc (2.12 to 2.18): "Failed to find CUDA library libcuda.so
         // (NCCL_CUDA_PATH='') : libcuda.so: cannot open shared object file: ..."
         (n.finds("Failed to find CUDA library") && contains(line, "cannot open shared object"))) {
@@ -1356,7 +1360,7 @@ class Gatherer {
     if (line.size() > kShortLine) return false;
     // CUDA named, with an error or failure ("CUDA error:", "cudaError", "CUDA_ERROR_", "CUDA
     // failure"): a traceback's "torch/cuda/__init__.py" lines pass over the table.
-    if (!torch_cuda_sentence(line) && (!cuda_named_ || !cuda_error_word(line) || !names_cuda_error(line))) {
+    if (!cuda_sentence(line) && (!cuda_named_ || !cuda_error_word(line) || !names_cuda_error(line))) {
       return false;
     }
     cuda_error_seen_ = true;  // a file of only such lines is a framework's log

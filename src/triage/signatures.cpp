@@ -1435,6 +1435,12 @@ constexpr CudaError kCudaErrors[] = {
      code::kNcclCudaDriverTooOld, "", ""},
     {100, "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE", "ProcessGroupNCCL is only supported with GPUs, no GPUs found",
      code::kNcclNoCudaDevice, "", ""},
+    // The container toolkit's check of an image's CUDA against the host's driver before it
+    // starts (libnvidia-container): "nvidia-container-cli: requirement error: unsatisfied
+    // condition: cuda>=11.0, please update your driver to a newer version, or use an earlier
+    // cuda container".
+    {35, "cudaErrorInsufficientDriver", "CUDA_ERROR_INSUFFICIENT_DRIVER", "unsatisfied condition: cuda>",
+     code::kNcclCudaDriverTooOld, "", ""},
 };
 
 const CudaError* cuda_error_of(std::string_view line) {
@@ -4394,8 +4400,8 @@ bool names_cuda_error(std::string_view line) { return cuda_error_of(line) != nul
 bool rdma_enomem(std::string_view line) { return verbs_enomem(line); }
 
 // PyTorch's sentences for CUDA's errors, which name no "CUDA error" (kCudaErrors' last rows).
-bool torch_cuda_sentence(std::string_view line) {
-  return contains(line, "NVIDIA driver on your system is too old") ||
+bool cuda_sentence(std::string_view line) {
+  return contains(line, "NVIDIA driver on your system is too old") || contains(line, "unsatisfied condition: cuda>") ||
          contains(line, "ProcessGroupNCCL is only supported with GPUs, no GPUs found");
 }
 

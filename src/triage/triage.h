@@ -291,9 +291,10 @@ std::optional<TraceFrame> nccl_trace_frame(std::string_view msg);
 // its runtime or driver name: "peer mapping resources exhausted", cudaErrorTooManyPeers,
 // CUDA_ERROR_TOO_MANY_PEERS), as the signatures read them.
 bool names_cuda_error(std::string_view line);
-// PyTorch's own sentences for two CUDA errors, which name no "CUDA error" ("The NVIDIA driver
-// on your system is too old", "ProcessGroupNCCL is only supported with GPUs, no GPUs found").
-bool torch_cuda_sentence(std::string_view line);
+// Programs' own sentences for CUDA errors, which name no "CUDA error": PyTorch's ("The NVIDIA
+// driver on your system is too old", "ProcessGroupNCCL is only supported with GPUs, no GPUs
+// found") and the container toolkit's ("unsatisfied condition: cuda>=11.0").
+bool cuda_sentence(std::string_view line);
 // A verbs or libfabric resource refused with ENOMEM ("ibv_create_cq failed: Cannot allocate
 // memory", "NET/OFI Couldn't open CQ. RC: -12, ...", "Unable to create extended CQ: ..."),
 // not a dma-buf registration: locked memory, as the signatures read it.

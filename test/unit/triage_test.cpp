@@ -2184,7 +2184,8 @@ TEST(TriagePasted, NcclWarningsInOlderReleasesWords) {
 }
 
 // PyTorch's own sentences: its processes out of /dev/shm (DataLoader workers), and two CUDA
-// errors it words without "CUDA error".
+// errors it words without "CUDA error"; the container toolkit's for a driver too old and one
+// missing.
 TEST(TriagePasted, PytorchSharedMemoryAndDriverSentences) {
   const std::pair<const char*, const char*> cases[] = {
       {"ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).",
@@ -2199,6 +2200,15 @@ TEST(TriagePasted, PytorchSharedMemoryAndDriverSentences) {
        "driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx",
        "nccl.cuda_driver_too_old"},
       {"RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!", "nccl.no_cuda_device"},
+      // The container toolkit's words, before the container starts.
+      {"docker: Error response from daemon: OCI runtime create failed: container_linux.go:380: starting container "
+       "process caused: process_linux.go:545: container init caused: Running hook #0:: error running hook: exit "
+       "status 1, stdout: , stderr: nvidia-container-cli: requirement error: unsatisfied condition: cuda>=11.0, "
+       "please update your driver to a newer version, or use an earlier cuda container: unknown.",
+       "nccl.cuda_driver_too_old"},
+      {"nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared "
+       "object file: no such file or directory: unknown.",
+       "container.driver_libs_missing"},
   };
   for (const auto& [line, code] : cases) {
     Report r = judged({{"train.log", std::string(line) + "\n"}});
