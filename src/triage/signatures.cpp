@@ -804,10 +804,16 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
   std::set<std::string> hosts_with_env;
   Values ib_lists;
   std::map<std::string, std::set<std::string>> list_hosts;  // NET/IB list -> the hosts printing it
+  Values framework_versions;  // PyTorch's "NCCL error in: ..., NCCL version 2.14.3" per rank
   for (const NcclFact& n : facts.nccl) {
     if (n.msg.starts_with("NCCL version ")) {
       const auto words = split_ws(n.msg);
       if (words.size() >= 3) versions[std::string(words[2])].push_back(n.where);
+    } else if (const size_t at = n.msg.find(", NCCL version "); at != std::string::npos && n.level == "ERROR") {
+      const auto words = split_ws(std::string_view(n.msg).substr(at + 15));
+      std::string_view v = words.empty() ? std::string_view() : words[0];
+      while (!v.empty() && !std::isdigit(static_cast<unsigned char>(v.back()))) v.remove_suffix(1);  // "2.14.3,"
+      if (!v.empty()) framework_versions[std::string(v)].push_back(n.where);
     }
     // init.cc: "Mismatched NCCL version detected : rank 1 version 21903 rank 0 version
     // 21405"; RAS (2.24 and later): "NCCL version mismatch with remote peer ...".
@@ -844,6 +850,11 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
       "every rank must load the same NCCL: check LD_LIBRARY_PATH and the container image on each host (a "
       "framework's wheel brings its own NCCL)";
   differing(code::kNcclVersionMismatch, "NCCL version", versions, Severity::kError, same_nccl);
+  // The framework's errors compared among themselves only: NCCL's own version lines may be
+  // another run's, pasted beside them.
+  if (versions.size() < 2) {
+    differing(code::kNcclVersionMismatch, "NCCL version", framework_versions, Severity::kError, same_nccl);
+  }
   if (versions.size() < 2 && !version_warnings.empty()) {
     out.push_back(finding(code::kNcclVersionMismatch, Severity::kError, "NCCL version", {},
                           fmt::format("NCCL found ranks running different NCCL versions ({}); it refuses to "

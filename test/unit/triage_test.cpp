@@ -2293,6 +2293,24 @@ TEST(TriagePasted, NicDriverSaysItsPcieLinkIsNotEnough) {
   EXPECT_EQ(find(fine, "topo.pcie_degraded"), nullptr) << testing::PrintToString(codes(fine));
 }
 
+// PyTorch's NCCL errors end with the NCCL version the rank loaded: ranks whose errors name
+// different ones ran different NCCLs. Compared among themselves only (NCCL's own version
+// lines beside them may be another run's).
+TEST(TriagePasted, FrameworkErrorsNamingDifferentNcclVersions) {
+  const std::string e =
+      "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, "
+      "unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version ";
+  Report r = judged({{"train.log", "[rank0]: " + e + "2.19.3\n[rank1]: " + e + "2.14.3\n"}});
+  const Finding* f = find(r, "nccl.version_mismatch");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_NE(f->message.find("'2.14.3'"), std::string::npos) << f->message;
+  Report same = judged({{"train.log", "[rank0]: " + e + "2.19.3\n[rank1]: " + e + "2.19.3\n"}});
+  EXPECT_EQ(find(same, "nccl.version_mismatch"), nullptr) << testing::PrintToString(codes(same));
+  Report other_run = judged(
+      {{"a.log", "n1:5:5 [0] NCCL INFO NCCL version 2.25.1+cuda12.8\n"}, {"b.log", "[rank0]: " + e + "2.21.5\n"}});
+  EXPECT_EQ(find(other_run, "nccl.version_mismatch"), nullptr) << testing::PrintToString(codes(other_run));
+}
+
 // libibverbs without a user-space driver for the kernel's devices; locked-memory limits in
 // each listing's form, and unlimited or large ones left alone.
 // The shared RDMA device plugin's refusal of an exclusive-mode node, from its log with
