@@ -146,6 +146,7 @@ inline constexpr std::string_view kKernelLinkFlap = "kernel.link_flap";
 inline constexpr std::string_view kKernelMlx5Cmd = "kernel.mlx5_cmd";
 inline constexpr std::string_view kKernelHcaFirmware = "kernel.hca_firmware";
 inline constexpr std::string_view kKernelOomKill = "kernel.oom_kill";
+inline constexpr std::string_view kKernelHostMemoryError = "kernel.host_memory_error";
 inline constexpr std::string_view kKernelNicModule = "kernel.nic_module";
 inline constexpr std::string_view kKernelNicHealth = "kernel.nic_health";
 inline constexpr std::string_view kKernelDriverMismatch = "kernel.driver_mismatch";
@@ -287,6 +288,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kKernelMlx5Cmd,
     kKernelHcaFirmware,
     kKernelOomKill,
+    kKernelHostMemoryError,
     kKernelNicModule,
     kKernelNicHealth,
     kKernelDriverMismatch,

@@ -43,12 +43,27 @@ bool looks_binary(std::string_view text) {
 // Kernel messages pasted without dmesg's timestamp or journalctl's prefix, by their
 // subsystems' own tags: the NVIDIA driver, the mlx5 driver, PCIe AER, the OOM killer, the
 // IOMMU (Intel's DMAR, AMD-Vi, the core's default domain).
-constexpr std::string_view kKernelTags[] = {"NVRM: ",    "mlx5_core ",      "mlx4_core ",
-                                            "mlx4_en ",  "mlx4_ib",         "pcieport ",
-                                            " AER: ",    "nvidia-nvswitch", "Out of memory: Killed process",
-                                            "oom-kill:", "oom_reaper: ",    "available PCIe bandwidth, limited by",
-                                            "DMAR: ",    "AMD-Vi: ",        "iommu: Default domain type",
-                                            "ixgbe ",    "i40e ",           "for optimal performance"};
+constexpr std::string_view kKernelTags[] = {"NVRM: ",
+                                            "mlx5_core ",
+                                            "mlx4_core ",
+                                            "mlx4_en ",
+                                            "mlx4_ib",
+                                            "pcieport ",
+                                            " AER: ",
+                                            "nvidia-nvswitch",
+                                            "Out of memory: Killed process",
+                                            "oom-kill:",
+                                            "oom_reaper: ",
+                                            "available PCIe bandwidth, limited by",
+                                            "DMAR: ",
+                                            "AMD-Vi: ",
+                                            "iommu: Default domain type",
+                                            "ixgbe ",
+                                            "i40e ",
+                                            "for optimal performance",
+                                            "EDAC ",
+                                            "[Hardware Error]",
+                                            "Memory failure: "};
 
 // "[ 1234.567890] ..." (dmesg), "[Sun Jan 11 09:52:01 2026] ..." (dmesg -T), "[Jan21
 // 10:20] ..." and "[  +0.000844] ..." (dmesg -H, --reltime), "Mon DD

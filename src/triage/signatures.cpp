@@ -2855,6 +2855,55 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
   }
 }
 
+// The host's memory failing, in the kernel's words: EDAC's per-error lines ("EDAC MC0: 1 UE
+// memory read error on CPU_SrcID#0_Ha#0_Chan#1_DIMM#0 (channel:1 slot:0 ...)", "... 1 CE ..."),
+// the firmware's error records through APEI ("{1}[Hardware Error]: event severity: fatal" with
+// "section_type: memory error"), and the kernel taking a poisoned page away ("Memory failure:
+// 0x12345: recovery action for dirty LRU page: Recovered", "... due to hardware memory
+// corruption"). Uncorrected errors kill what touches the page (a rank: SIGBUS, or the node);
+// corrected ones alone are a DIMM to watch.
+void check_host_memory(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  std::vector<Quote> uncorrected, corrected, apei;
+  bool apei_memory = false, apei_severe = false;
+  for (const Quote& q : facts.kernel) {
+    const std::string_view t = q.text;
+    if (contains(t, "EDAC ") && contains(t, " error")) {
+      if (contains(t, " UE ") || contains(t, "Uncorrected") || contains(t, " Fatal ")) {
+        uncorrected.push_back(q);
+      } else if (contains(t, " CE ")) {
+        corrected.push_back(q);
+      }
+    } else if (contains(t, "Memory failure: ") || contains(t, "hardware memory corruption")) {
+      uncorrected.push_back(q);
+    } else if (contains(t, "[Hardware Error]")) {
+      apei_memory = apei_memory || contains(t, "section_type: memory error");
+      apei_severe = apei_severe || contains(t, "event severity: fatal") || contains(t, "event severity: recoverable");
+      if (apei.size() < 8) apei.push_back(q);
+    }
+  }
+  if (apei_memory && apei_severe) uncorrected.insert(uncorrected.end(), apei.begin(), apei.end());
+  if (!uncorrected.empty()) {
+    if (uncorrected.size() > 16) uncorrected.resize(16);
+    out.push_back(finding(
+        code::kKernelHostMemoryError, Severity::kError, "host memory", {},
+        fmt::format("the host's memory reported uncorrectable errors ({}): a process that touches a bad page is "
+                    "killed (a rank with SIGBUS, its peers then lose it) and the node may crash; a DIMM is failing",
+                    count_lines(uncorrected.size())),
+        "drain the node; `ras-mc-ctl --errors` or `edac-util -v` names the DIMM (socket, channel, slot), the BMC's "
+        "event log (`ipmitool sel list`) too; replace the DIMM before the node runs jobs again",
+        uncorrected, {{"lines", uncorrected.size()}, {"corrected_lines", corrected.size()}}));
+  } else if (!corrected.empty()) {
+    if (corrected.size() > 16) corrected.resize(16);
+    out.push_back(finding(code::kKernelHostMemoryError, Severity::kInfo, "host memory", {},
+                          fmt::format("the host's memory corrected errors ({}): no data was lost, but a DIMM that "
+                                      "keeps correcting often fails later",
+                                      count_lines(corrected.size())),
+                          "watch the rate (`ras-mc-ctl --summary`, `edac-util -v`); replace a DIMM whose count keeps "
+                          "rising",
+                          corrected, {{"lines", corrected.size()}}));
+  }
+}
+
 // --- NVIDIA Fabric Manager ---------------------------------------------------------
 
 // Fabric Manager's two failures that stop NVLink on an NVSwitch system: it found no
@@ -4369,6 +4418,10 @@ const std::vector<Signature> kSignatures = {
       code::kContainerGpuAccessLost, code::kContainerDriverLibsMissing},
      "dmesg and journalctl -k",
      check_kernel},
+    {{code::kKernelHostMemoryError},
+     "the host's memory failing (EDAC's UE and CE lines, APEI's memory error records, the kernel's memory failure "
+     "handling)",
+     check_host_memory},
     {{code::kNvlinkFmNoNvswitch, code::kNvlinkFmVersionMismatch, code::kNvlinkFmFailed},
      "NVIDIA Fabric Manager's log or service: no NVSwitch found (NV_WARN_NOTHING_TO_DO), a version not the driver's, "
      "its service failed or not started, CUDA's \"system not yet initialized\" (802) from any program",

@@ -2311,6 +2311,39 @@ TEST(TriagePasted, FrameworkErrorsNamingDifferentNcclVersions) {
   EXPECT_EQ(find(other_run, "nccl.version_mismatch"), nullptr) << testing::PrintToString(codes(other_run));
 }
 
+// The host's memory failing: EDAC's uncorrected errors, the firmware's fatal memory record,
+// the kernel retiring a poisoned page (errors); corrected ones alone (information).
+TEST(TriagePasted, HostMemoryErrorsInTheKernelLog) {
+  for (const char* log :
+       {"[  100.1] EDAC MC0: 1 UE memory read error on CPU_SrcID#0_Ha#0_Chan#1_DIMM#0 (channel:1 slot:0 page:0x1234 "
+        "offset:0x0 grain:32)\n",
+        "EDAC amd64: MC0 UE (uncorrectable) error\n",
+        "[  100.3] Memory failure: 0x12345: recovery action for dirty LRU page: Recovered\n",
+        "[  100.3] {1}[Hardware Error]: Hardware error from APEI Generic Hardware Error Source: 1\n"
+        "[  100.4] {1}[Hardware Error]: event severity: fatal\n"
+        "[  100.5] {1}[Hardware Error]:  Error 0, type: fatal\n"
+        "[  100.6] {1}[Hardware Error]:   section_type: memory error\n"}) {
+    Report r = judged({{"dmesg.txt", log}});
+    const Finding* f = find(r, "kernel.host_memory_error");
+    ASSERT_NE(f, nullptr) << log << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError) << log;
+  }
+  Report ce = judged({{"dmesg.txt",
+                       "[  100.1] EDAC MC0: 1 CE memory read error on CPU_SrcID#0_Ha#0_Chan#1_DIMM#0 (channel:1 "
+                       "slot:0 page:0x1234 offset:0x0 grain:32 syndrome:0x0)\n"}});
+  const Finding* f = find(ce, "kernel.host_memory_error");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(ce));
+  EXPECT_EQ(f->severity, Severity::kInfo);
+  for (const char* quiet : {"[    2.1] EDAC MC: Ver: 3.0.0\n",
+                            "[    2.2] EDAC MC0: Giving out device to module skx_edac controller Skylake "
+                            "Socket#0 IMC#0: DEV 0000:3a:0a.0 (INTERRUPT)\n",
+                            "[  100.3] {1}[Hardware Error]: event severity: corrected\n"
+                            "[  100.4] {1}[Hardware Error]:   section_type: PCIe error\n"}) {
+    Report r = judged({{"dmesg.txt", quiet}});
+    EXPECT_EQ(find(r, "kernel.host_memory_error"), nullptr) << quiet << testing::PrintToString(codes(r));
+  }
+}
+
 // libibverbs without a user-space driver for the kernel's devices; locked-memory limits in
 // each listing's form, and unlimited or large ones left alone.
 // The shared RDMA device plugin's refusal of an exclusive-mode node, from its log with
@@ -3308,6 +3341,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "kernel.gpu_init_failed", "container.rdma_netns_exclusive", "dcgm.diag_failed", "fabric.link_degraded",
       "fabric.link_not_active", "nccl.collective_mismatch", "container.driver_files_in_image", "nccl.topology_fallback",
       "kernel.gpu_slowdown", "nccl.net_plugin_load_failed", "nvlink.nvswitch_error", "limits.ptrace_denied",
+      "kernel.host_memory_error",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
