@@ -421,7 +421,15 @@ bool split_sourced_warn(std::string_view line, NcclLogLine& out) {
   --tag;  // at the space before it
   size_t start = line.find_last_of(" \t", tag - 1);
   start = start == std::string_view::npos ? 0 : start + 1;
-  if (!source_location(line.substr(start, tag - start))) return false;
+  size_t source_end = tag;
+  // NVSHMEM's own (NCCL's format, its name for NCCL's): "node1:12:12 [0] init.cu:100 NVSHMEM
+  // WARN ...", its bootstrap's messages NCCL's socket code's.
+  if (line.substr(start, tag - start) == "NVSHMEM" && start >= 2) {
+    source_end = start - 1;
+    start = line.find_last_of(" \t", source_end - 1);
+    start = start == std::string_view::npos ? 0 : start + 1;
+  }
+  if (!source_location(line.substr(start, source_end - start))) return false;
   if (!split_prefix(line.substr(0, start), out)) unnamed(out);
   out.level = line.substr(tag + 1, 4);
   out.msg = line.substr(tag + 6);
@@ -435,6 +443,24 @@ bool bare_net_line(std::string_view t) {
   return !t.empty() && t.front() == 'N' &&
          (t.starts_with("NET/IB : ") || t.starts_with("NET/IB: ") || t.starts_with("NET/Socket : ") ||
           t.starts_with("NET/Plugin"));
+}
+
+// NVSHMEM's bootstrap (NCCL's socket code, its errors printed to stderr as
+// "FILE:FUNCTION:LINE: message"): ".../bootstrap/uid/bootstrap_uid.cpp:bootstrap_uid_init:160:
+// No socket interface found", ".../ncclSocket/ncclsocket_socket.cpp:...: Net : No interface
+// found in the same subnet as remote address ...". A WARN, with no host.
+bool nvshmem_bootstrap_error(std::string_view t, NcclLogLine& out) {
+  size_t at = t.find("_uid.cpp:");
+  if (at == std::string_view::npos) at = t.find("_socket.cpp:");
+  const std::string_view path = at == std::string_view::npos ? std::string_view() : t.substr(0, at);
+  if (!contains(path, "bootstrap") && !contains(path, "ncclsocket")) return false;
+  // Past "FILE:FUNCTION:LINE: ": the message.
+  const size_t colon = t.find(": ", at);
+  if (colon == std::string_view::npos) return false;
+  unnamed(out);
+  out.level = "WARN";
+  out.msg = trim(t.substr(colon + 2));
+  return !out.msg.empty();
 }
 
 }  // namespace
@@ -451,6 +477,7 @@ bool split_nccl_line(std::string_view line, NcclLogLine& out) {
         out.msg = t;
         return true;
       }
+      if (nvshmem_bootstrap_error(t, out)) return true;
       return split_sourced_warn(t, out);
     }
     return split_unprefixed(t, 0, out);

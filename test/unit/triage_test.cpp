@@ -2344,6 +2344,31 @@ TEST(TriagePasted, HostMemoryErrorsInTheKernelLog) {
   }
 }
 
+// NVSHMEM's warnings (NCCL's format with its own name) and its bootstrap's errors (NCCL's
+// socket code, printed as "FILE:FUNCTION:LINE: message"), read as NCCL's.
+TEST(TriagePasted, NvshmemWarningsAndBootstrapErrors) {
+  topo::NcclLogLine l;
+  ASSERT_TRUE(
+      topo::split_nccl_line("node1:123:123 [0] bootstrap_uid.cpp:160 NVSHMEM WARN No socket interface found", l));
+  EXPECT_EQ(l.host, "node1");
+  EXPECT_EQ(l.level, "WARN");
+  EXPECT_EQ(l.msg, "No socket interface found");
+  ASSERT_TRUE(topo::split_nccl_line(
+      "/build/nvshmem/src/modules/bootstrap/uid/bootstrap_uid.cpp:bootstrap_uid_init:148: No usable listening "
+      "interface found",
+      l));
+  EXPECT_EQ(l.level, "WARN");
+  EXPECT_EQ(l.msg, "No usable listening interface found");
+  EXPECT_FALSE(topo::split_nccl_line("src/app/train_uid.cpp:main:12: started", l));
+  for (const char* line :
+       {"node1:123:123 [0] bootstrap_uid.cpp:160 NVSHMEM WARN No socket interface found",
+        "/build/nvshmem/src/modules/bootstrap/uid/bootstrap_uid.cpp:bootstrap_uid_init:160: No socket interface "
+        "found"}) {
+    Report r = judged({{"job.log", std::string(line) + "\n"}});
+    ASSERT_NE(find(r, "nccl.socket_ifname_no_match"), nullptr) << line << testing::PrintToString(codes(r));
+  }
+}
+
 // libibverbs without a user-space driver for the kernel's devices; locked-memory limits in
 // each listing's form, and unlimited or large ones left alone.
 // The shared RDMA device plugin's refusal of an exclusive-mode node, from its log with
