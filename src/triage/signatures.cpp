@@ -795,6 +795,36 @@ void check_net_counts(const Facts& facts, std::vector<Finding>& out) {
       quotes));
 }
 
+// The NCCL version each framework error names (PyTorch's "NCCL error in: ..., NCCL version
+// 2.14.3"), with its lines.
+std::map<std::string, std::vector<Quote>> framework_nccl_versions(const Facts& facts) {
+  std::map<std::string, std::vector<Quote>> versions;
+  for (const NcclFact& n : facts.nccl) {
+    const size_t at = n.msg.find(", NCCL version ");
+    if (at == std::string::npos || n.level != "ERROR") continue;
+    const auto words = split_ws(std::string_view(n.msg).substr(at + 15));
+    std::string_view v = words.empty() ? std::string_view() : words[0];
+    while (!v.empty() && !std::isdigit(static_cast<unsigned char>(v.back()))) v.remove_suffix(1);  // "2.14.3,"
+    if (!v.empty()) versions[std::string(v)].push_back(n.where);
+  }
+  return versions;
+}
+
+// Values that differ across ranks (NCCL versions, an NCCL_* variable): one finding listing
+// each with its count of lines.
+void differing(std::vector<Finding>& out, std::string_view code, const std::string& what,
+               const std::map<std::string, std::vector<Quote>>& values, Severity severity, const std::string& hint) {
+  if (values.size() < 2) return;
+  std::vector<Quote> quotes;
+  std::vector<std::string> shown;
+  for (const auto& [value, qs] : values) {
+    shown.push_back(fmt::format("'{}' ({} line{})", value, qs.size(), qs.size() == 1 ? "" : "s"));
+    quotes.insert(quotes.end(), qs.begin(), qs.begin() + std::min<size_t>(2, qs.size()));
+  }
+  out.push_back(finding(code, severity, what, {}, fmt::format("ranks differ in {}: {}", what, fmt::join(shown, " vs ")),
+                        hint, quotes));
+}
+
 void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   using Values = std::map<std::string, std::vector<Quote>>;  // value -> the lines that say it
   Values versions;
@@ -804,16 +834,10 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
   std::set<std::string> hosts_with_env;
   Values ib_lists;
   std::map<std::string, std::set<std::string>> list_hosts;  // NET/IB list -> the hosts printing it
-  Values framework_versions;  // PyTorch's "NCCL error in: ..., NCCL version 2.14.3" per rank
   for (const NcclFact& n : facts.nccl) {
     if (n.msg.starts_with("NCCL version ")) {
       const auto words = split_ws(n.msg);
       if (words.size() >= 3) versions[std::string(words[2])].push_back(n.where);
-    } else if (const size_t at = n.msg.find(", NCCL version "); at != std::string::npos && n.level == "ERROR") {
-      const auto words = split_ws(std::string_view(n.msg).substr(at + 15));
-      std::string_view v = words.empty() ? std::string_view() : words[0];
-      while (!v.empty() && !std::isdigit(static_cast<unsigned char>(v.back()))) v.remove_suffix(1);  // "2.14.3,"
-      if (!v.empty()) framework_versions[std::string(v)].push_back(n.where);
     }
     // init.cc: "Mismatched NCCL version detected : rank 1 version 21903 rank 0 version
     // 21405"; RAS (2.24 and later): "NCCL version mismatch with remote peer ...".
@@ -834,26 +858,15 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
       list_hosts[list].insert(n.host);
     }
   }
-  auto differing = [&](std::string_view code, const std::string& what, const Values& values, Severity severity,
-                       const std::string& hint) {
-    if (values.size() < 2) return;
-    std::vector<Quote> quotes;
-    std::vector<std::string> shown;
-    for (const auto& [value, qs] : values) {
-      shown.push_back(fmt::format("'{}' ({} line{})", value, qs.size(), qs.size() == 1 ? "" : "s"));
-      quotes.insert(quotes.end(), qs.begin(), qs.begin() + std::min<size_t>(2, qs.size()));
-    }
-    out.push_back(finding(code, severity, what, {},
-                          fmt::format("ranks differ in {}: {}", what, fmt::join(shown, " vs ")), hint, quotes));
-  };
   const std::string same_nccl =
       "every rank must load the same NCCL: check LD_LIBRARY_PATH and the container image on each host (a "
       "framework's wheel brings its own NCCL)";
-  differing(code::kNcclVersionMismatch, "NCCL version", versions, Severity::kError, same_nccl);
+  differing(out, code::kNcclVersionMismatch, "NCCL version", versions, Severity::kError, same_nccl);
   // The framework's errors compared among themselves only: NCCL's own version lines may be
   // another run's, pasted beside them.
   if (versions.size() < 2) {
-    differing(code::kNcclVersionMismatch, "NCCL version", framework_versions, Severity::kError, same_nccl);
+    differing(out, code::kNcclVersionMismatch, "NCCL version", framework_nccl_versions(facts), Severity::kError,
+              same_nccl);
   }
   if (versions.size() < 2 && !version_warnings.empty()) {
     out.push_back(finding(code::kNcclVersionMismatch, Severity::kError, "NCCL version", {},
@@ -871,7 +884,7 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
                        });
       it = cut ? values.erase(it) : std::next(it);
     }
-    differing(code::kNcclSettingMismatch, var, values, Severity::kWarning,
+    differing(out, code::kNcclSettingMismatch, var, values, Severity::kWarning,
               "set it the same on every rank: export it through the launcher (mpirun -x VAR, srun --export=ALL)");
   }
   // Set on some hosts' ranks and on no rank of other hosts that report their settings: the

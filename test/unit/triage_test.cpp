@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <span>
 #include <sstream>
 
 #include "core/atomic_file.h"
@@ -2078,6 +2079,19 @@ TEST(TriagePasted, CudaErrorsOfTheCatalogueInAnyProgram) {
 // NCCL 2.28.9's own wordings (bench/nccl_warn_coverage.py lists them) for causes on the
 // machine: each its code, and none left to "other NCCL WARN lines" where another signature
 // reads it.
+// Each line, alone in a file, is read as its code: an error quoting that line, with no bare
+// nccl.warn beside it.
+void expect_read_as_errors(std::span<const std::pair<const char*, const char*>> cases) {
+  for (const auto& [line, code] : cases) {
+    Report r = judged({{"n.log", std::string(line) + "\n"}});
+    const Finding* f = find(r, code);
+    ASSERT_NE(f, nullptr) << line << ": " << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError) << line;
+    EXPECT_EQ(quoted(*f), std::vector<std::string>{"n.log:1"}) << line;
+    EXPECT_EQ(find(r, "nccl.warn"), nullptr) << line << ": " << testing::PrintToString(codes(r));
+  }
+}
+
 TEST(TriagePasted, NcclWarningsOfTheMachineByNcclsOwnWords) {
   const std::pair<const char*, const char*> cases[] = {
       {"n1:5:5 [0] transport/net_ib.cc:715 NCCL WARN NET/IB : Unable to open device mlx5_2", "nccl.ib_device_unopened"},
@@ -2101,14 +2115,7 @@ TEST(TriagePasted, NcclWarningsOfTheMachineByNcclsOwnWords) {
        "Driver is properly installed and present in your system path.",
        "container.driver_libs_missing"},
   };
-  for (const auto& [line, code] : cases) {
-    Report r = judged({{"n.log", std::string(line) + "\n"}});
-    const Finding* f = find(r, code);
-    ASSERT_NE(f, nullptr) << line << ": " << testing::PrintToString(codes(r));
-    EXPECT_EQ(f->severity, Severity::kError) << line;
-    EXPECT_EQ(quoted(*f), std::vector<std::string>{"n.log:1"}) << line;
-    EXPECT_EQ(find(r, "nccl.warn"), nullptr) << line << ": " << testing::PrintToString(codes(r));
-  }
+  expect_read_as_errors(cases);
   // The version lines themselves, where both are there: one finding, not two.
   Report both = judged({{"n.log",
                          "n1:5:5 [0] NCCL INFO NCCL version 2.19.3+cuda12.3\n"
@@ -2146,14 +2153,7 @@ TEST(TriagePasted, NcclWarningsInOlderReleasesWords) {
        "shared object file: No such file or directory",
        "container.driver_libs_missing"},
   };
-  for (const auto& [line, code] : cases) {
-    Report r = judged({{"n.log", std::string(line) + "\n"}});
-    const Finding* f = find(r, code);
-    ASSERT_NE(f, nullptr) << line << ": " << testing::PrintToString(codes(r));
-    EXPECT_EQ(f->severity, Severity::kError) << line;
-    EXPECT_EQ(quoted(*f), std::vector<std::string>{"n.log:1"}) << line;
-    EXPECT_EQ(find(r, "nccl.warn"), nullptr) << line << ": " << testing::PrintToString(codes(r));
-  }
+  expect_read_as_errors(cases);
   // INFO lines: NCCL went on, slower. NVLS given up where NCCL chose it itself; GPUs under
   // one PCIe switch without peer access; GPUDirect RDMA off on every HCA (2.4's words) or on
   // every GPU-NIC path a host printed.
