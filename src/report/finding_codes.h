@@ -147,6 +147,8 @@ inline constexpr std::string_view kKernelMlx5Cmd = "kernel.mlx5_cmd";
 inline constexpr std::string_view kKernelHcaFirmware = "kernel.hca_firmware";
 inline constexpr std::string_view kKernelOomKill = "kernel.oom_kill";
 inline constexpr std::string_view kKernelHostMemoryError = "kernel.host_memory_error";
+inline constexpr std::string_view kKernelNicFirmwareMissing = "kernel.nic_firmware_missing";
+inline constexpr std::string_view kContainerToolkitDenied = "container.toolkit_denied";
 inline constexpr std::string_view kKernelNicModule = "kernel.nic_module";
 inline constexpr std::string_view kKernelNicHealth = "kernel.nic_health";
 inline constexpr std::string_view kKernelDriverMismatch = "kernel.driver_mismatch";
@@ -289,6 +291,8 @@ inline constexpr std::string_view kTriageCodes[] = {
     kKernelHcaFirmware,
     kKernelOomKill,
     kKernelHostMemoryError,
+    kKernelNicFirmwareMissing,
+    kContainerToolkitDenied,
     kKernelNicModule,
     kKernelNicHealth,
     kKernelDriverMismatch,

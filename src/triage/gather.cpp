@@ -43,27 +43,15 @@ bool looks_binary(std::string_view text) {
 // Kernel messages pasted without dmesg's timestamp or journalctl's prefix, by their
 // subsystems' own tags: the NVIDIA driver, the mlx5 driver, PCIe AER, the OOM killer, the
 // IOMMU (Intel's DMAR, AMD-Vi, the core's default domain).
-constexpr std::string_view kKernelTags[] = {"NVRM: ",
-                                            "mlx5_core ",
-                                            "mlx4_core ",
-                                            "mlx4_en ",
-                                            "mlx4_ib",
-                                            "pcieport ",
-                                            " AER: ",
-                                            "nvidia-nvswitch",
-                                            "Out of memory: Killed process",
-                                            "oom-kill:",
-                                            "oom_reaper: ",
-                                            "available PCIe bandwidth, limited by",
-                                            "DMAR: ",
-                                            "AMD-Vi: ",
-                                            "iommu: Default domain type",
-                                            "ixgbe ",
-                                            "i40e ",
-                                            "for optimal performance",
-                                            "EDAC ",
-                                            "[Hardware Error]",
-                                            "Memory failure: "};
+constexpr std::string_view kKernelTags[] = {
+    "NVRM: ", "mlx5_core ", "mlx4_core ", "mlx4_en ", "mlx4_ib", "pcieport ", " AER: ", "nvidia-nvswitch",
+    "Out of memory: Killed process", "oom-kill:", "oom_reaper: ", "available PCIe bandwidth, limited by",
+    "DMAR: ", "AMD-Vi: ", "iommu: Default domain type", "ixgbe ", "i40e ", "for optimal performance", "EDAC ",
+    "[Hardware Error]", "Memory failure: ",
+    // VMware ESXi's kernel log
+    "vmkernel: ", "vmkwarning: ",
+    // a driver's firmware file missing
+    "Direct firmware load for", "firmware: failed to load", "DDP package file was not found"};
 
 // "[ 1234.567890] ..." (dmesg), "[Sun Jan 11 09:52:01 2026] ..." (dmesg -T), "[Jan21
 // 10:20] ..." and "[  +0.000844] ..." (dmesg -H, --reltime), "Mon DD
@@ -873,6 +861,7 @@ class Gatherer {
     move_into(driver_libs_missing_, facts.driver_libs_missing);
     move_into(shm_full_, facts.shm_full);
     move_into(rdma_enomem_, facts.rdma_enomem);
+    move_into(toolkit_denied_, facts.toolkit_denied);
     move_into(rdma_no_provider_, facts.rdma_no_provider);
     move_into(rdma_driver_unloaded_, facts.rdma_driver_unloaded);
     move_into(rdma_nics_on_bus_, facts.rdma_nics_on_bus);
@@ -1185,6 +1174,10 @@ class Gatherer {
         (n.finds("Failed to find CUDA library") && contains(line, "cannot open shared object"))) {
       keep(driver_libs_missing_, line);
     }
+    // libnvidia-container refused a privileged step of its own (its "permission error" class:
+    // "nvidia-container-cli: permission error: capability change failed: operation not
+    // permitted"): SELinux enforcing, or a rootless runtime the toolkit is not set up for.
+    if (n.finds("nvidia-container-cli: permission error")) keep(toolkit_denied_, line);
     // PyTorch passing tensors between processes through /dev/shm (DataLoader workers,
     // torch.multiprocessing) without room there, in its own words (torch/csrc/DataLoader.cpp,
     // utils/data/_utils/signal_handling.py, the shared-memory allocator): "ERROR: Unexpected bus
@@ -2199,8 +2192,8 @@ class Gatherer {
   int smi_row_left_ = 0;         // nvidia-smi's table: rows left of the GPU above
   std::string smi_row_gpu_;      // that GPU's bus id
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
-      efa_no_device_, driver_libs_missing_, shm_full_, rdma_enomem_, rdma_no_provider_, rdma_driver_unloaded_,
-      rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
+      efa_no_device_, driver_libs_missing_, shm_full_, rdma_enomem_, toolkit_denied_, rdma_no_provider_,
+      rdma_driver_unloaded_, rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, munge_, rendezvous_, gpu_start_;

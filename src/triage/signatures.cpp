@@ -2368,6 +2368,16 @@ std::string kernel_host(std::string_view line) {
   return words.empty() ? std::string() : std::string(words.back());
 }
 
+// A Broadcom NIC's firmware failing, in its drivers' words (Linux's bnxt_en, ESXi's bnxtnet):
+// "Firmware fatal reset event received", "HWRM cmd resp_len timeout, cmd_type 0x..",
+// "VER_GET failed- FW_STATUS_REG: 0x89021", and the firmware's own trace, "CRT FATAL ERROR:
+// 0x9021".
+bool broadcom_nic_failed(std::string_view t) {
+  if (contains(t, "CRT FATAL ERROR")) return true;
+  if (!contains(t, "bnxt")) return false;
+  return contains(t, "fatal reset event") || contains(t, "FW_STATUS_REG") || contains(t, "resp_len timeout");
+}
+
 // The kernel's lines by what they report, with the hosts journalctl's prefix names.
 struct KernelLines {
   std::map<int, std::vector<Quote>> xids;
@@ -2438,6 +2448,8 @@ KernelLines sort_kernel_lines(const Facts& facts) {
       // health.c's "device's health compromised - reached miss count", its syndrome
       // "unrecoverable hardware error"; events.c's "Detected insufficient power on the PCIe
       // slot (27W)", after which the adapter powers its ports down.
+      nic_health.push_back(q);
+    } else if (broadcom_nic_failed(t)) {
       nic_health.push_back(q);
     } else if (contains(t, "mlx5") && (contains(t, "cmd_work_handler") || contains(t, "mlx5_cmd_check") ||
                                        contains(t, "mlx5_cmd_out_err") || contains(t, "failed,") ||
@@ -2743,9 +2755,10 @@ void check_nic_hardware(const KernelLines& k, std::vector<Finding>& out) {
   }
   if (!k.nic_health.empty()) {
     out.push_back(finding(code::kKernelNicHealth, Severity::kError, "NIC health", {},
-                          fmt::format("the mlx5 driver reports the adapter itself failing ({} line{}): its health "
+                          fmt::format("the NIC's driver reports the adapter itself failing ({} line{}): mlx5's health "
                                       "poll failed, an unrecoverable hardware error, or too little power in its "
-                                      "PCIe slot, after which it powers its ports down",
+                                      "PCIe slot, after which it powers its ports down; or a Broadcom NIC's "
+                                      "firmware crashed (a fatal error, its commands timing out)",
                                       k.nic_health.size(), k.nic_health.size() == 1 ? "" : "s"),
                           "drain the node; read the lines around these in dmesg (the health syndrome, firmware "
                           "asserts); too little slot power needs the adapter in a slot that supplies it (or the "
@@ -2915,6 +2928,69 @@ void check_host_memory(const Facts& facts, std::vector<Finding>& out, std::vecto
                           "rising",
                           corrected, {{"lines", corrected.size()}}));
   }
+}
+
+// A NIC driver without its firmware file, in the kernel's words ("bnx2x 0000:02:00.1: Direct
+// firmware load for bnx2x/bnx2x-e2-7.13.21.0.fw failed with error -2", Debian's "firmware:
+// failed to load ... (-2)"): the driver refuses the port, which never comes up; ice without
+// its DDP package ("The DDP package file was not found or could not be read. Entering Safe
+// Mode") runs with most of its offloads off. Only network drivers: other devices' optional
+// firmware (a GPU's, a Wi-Fi card's) missing is routine.
+void check_nic_firmware(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  static constexpr std::string_view kNicDrivers[] = {"bnx2x", "bnxt_en", "tg3",  "qed",    "qede",     "ice",
+                                                     "i40e",  "cxgb4",   "hfi1", "be2net", "liquidio", "ionic"};
+  std::vector<Quote> missing, safe_mode;
+  std::set<std::string> drivers;
+  for (const Quote& q : facts.kernel) {
+    const std::string_view t = q.text;
+    const bool load = contains(t, "Direct firmware load for") || contains(t, "firmware: failed to load");
+    const bool ddp = contains(t, "DDP package file was not found");
+    if (!load && !ddp) continue;
+    // The driver: the word before the device's bus id ("kernel: bnx2x 0000:02:00.1: ...").
+    const auto words = split_ws(t);
+    std::string_view driver;
+    for (size_t i = 1; i < words.size() && driver.empty(); ++i) {
+      if (words[i].ends_with(':') && words[i].find('.') != std::string_view::npos &&
+          std::count(words[i].begin(), words[i].end(), ':') >= 2) {
+        driver = words[i - 1];
+      }
+    }
+    if (std::find(std::begin(kNicDrivers), std::end(kNicDrivers), driver) == std::end(kNicDrivers)) continue;
+    drivers.insert(std::string(driver));
+    (ddp ? safe_mode : missing).push_back(q);
+  }
+  if (missing.empty() && safe_mode.empty()) return;
+  std::vector<Quote> quotes = missing;
+  quotes.insert(quotes.end(), safe_mode.begin(), safe_mode.end());
+  out.push_back(finding(
+      code::kKernelNicFirmwareMissing, missing.empty() ? Severity::kWarning : Severity::kError,
+      fmt::format("{} firmware", fmt::join(drivers, ", ")), {},
+      missing.empty() ? fmt::format("the ice driver found no DDP package ({}) and runs the NIC in safe mode, with "
+                                    "most of its offloads and queues off",
+                                    count_lines(safe_mode.size()))
+                      : fmt::format("a NIC driver ({}) could not load its firmware file ({}): the driver refuses "
+                                    "the port, which does not come up",
+                                    fmt::join(drivers, ", "), count_lines(missing.size())),
+      "install the firmware the running kernel's driver asks for (the file it names, from linux-firmware or the "
+      "distribution's package: firmware-bnx2x, the ice DDP package), rebuild the initramfs where the driver loads "
+      "at boot, and reload the driver or reboot",
+      quotes, {{"lines", quotes.size()}}));
+}
+
+// The NVIDIA container toolkit refused a privileged step before the container started
+// (gather.cpp's toolkit_denied).
+void check_toolkit_denied(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.toolkit_denied.empty()) return;
+  out.push_back(finding(
+      code::kContainerToolkitDenied, Severity::kError, "NVIDIA container toolkit", {},
+      fmt::format("the NVIDIA container toolkit was refused a privileged step while setting up the container's GPUs "
+                  "({}: nvidia-container-cli's permission error): the container does not start, or starts without "
+                  "its GPUs; SELinux enforcing on the host, or a rootless runtime the toolkit is not configured for",
+                  count_lines(facts.toolkit_denied.size())),
+      "`getenforce` on the host: where it says Enforcing, install the NVIDIA SELinux policy for containers or run "
+      "the container with a label that allows it (`setenforce 0` only to confirm); for a rootless runtime (enroot, "
+      "rootless Docker or Podman) set `no-cgroups = true` in /etc/nvidia-container-runtime/config.toml",
+      facts.toolkit_denied, {{"lines", facts.toolkit_denied.size()}}));
 }
 
 // --- NVIDIA Fabric Manager ---------------------------------------------------------
@@ -4431,6 +4507,13 @@ const std::vector<Signature> kSignatures = {
       code::kContainerGpuAccessLost, code::kContainerDriverLibsMissing},
      "dmesg and journalctl -k",
      check_kernel},
+    {{code::kContainerToolkitDenied},
+     "the NVIDIA container toolkit refused a privileged step (`nvidia-container-cli: permission error`)",
+     check_toolkit_denied},
+    {{code::kKernelNicFirmwareMissing},
+     "a NIC driver without its firmware file (the kernel's `Direct firmware load for ... failed`), ice without "
+     "its DDP package",
+     check_nic_firmware},
     {{code::kKernelHostMemoryError},
      "the host's memory failing (EDAC's UE and CE lines, APEI's memory error records, the kernel's memory failure "
      "handling)",

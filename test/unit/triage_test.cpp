@@ -2369,6 +2369,43 @@ TEST(TriagePasted, NvshmemWarningsAndBootstrapErrors) {
   }
 }
 
+// NIC drivers and the container toolkit: a NIC's firmware file missing (network drivers only),
+// a Broadcom NIC's firmware crashed (Linux's and ESXi's words), the toolkit refused a
+// privileged step.
+TEST(TriagePasted, NicFirmwareAndTheContainerToolkitRefused) {
+  Report bnx2x = judged({{"dmesg.txt",
+                          "[    5.1] bnx2x 0000:02:00.1: Direct firmware load for bnx2x/bnx2x-e2-7.13.21.0.fw failed "
+                          "with error -2\n"}});
+  const Finding* f = find(bnx2x, "kernel.nic_firmware_missing");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(bnx2x));
+  EXPECT_EQ(f->severity, Severity::kError);
+  Report ice = judged({{"dmesg.txt",
+                        "[    5.1] ice 0000:17:00.0: The DDP package file was not found or could not be read. "
+                        "Entering Safe Mode\n"}});
+  f = find(ice, "kernel.nic_firmware_missing");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(ice));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  Report gpu = judged({{"dmesg.txt",
+                        "[    5.1] i915 0000:00:02.0: Direct firmware load for i915/tgl_dmc_ver2_12.bin failed with "
+                        "error -2\n"}});
+  EXPECT_EQ(find(gpu, "kernel.nic_firmware_missing"), nullptr) << testing::PrintToString(codes(gpu));
+  for (const char* line :
+       {"[  120.1] bnxt_en 0000:41:00.0 ens3f0np0: Firmware fatal reset event received",
+        "2025-01-01T10:00:00.123Z Wa(180) vmkwarning: cpu12:2097856)WARNING: bnxtnet: hwrm_get_version:1234: [vmnic2 : "
+        "0x450000000000] VER_GET failed- FW_STATUS_REG: 0x89021"}) {
+    Report r = judged({{"log.txt", std::string(line) + "\n"}});
+    f = find(r, "kernel.nic_health");
+    ASSERT_NE(f, nullptr) << line << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError);
+  }
+  Report denied = judged({{"enroot.txt",
+                           "nvidia-container-cli: permission error: capability change failed: operation not "
+                           "permitted\n[ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1\n"}});
+  f = find(denied, "container.toolkit_denied");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(denied));
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"enroot.txt:1"});
+}
+
 // libibverbs without a user-space driver for the kernel's devices; locked-memory limits in
 // each listing's form, and unlimited or large ones left alone.
 // The shared RDMA device plugin's refusal of an exclusive-mode node, from its log with
@@ -3366,7 +3403,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "kernel.gpu_init_failed", "container.rdma_netns_exclusive", "dcgm.diag_failed", "fabric.link_degraded",
       "fabric.link_not_active", "nccl.collective_mismatch", "container.driver_files_in_image", "nccl.topology_fallback",
       "kernel.gpu_slowdown", "nccl.net_plugin_load_failed", "nvlink.nvswitch_error", "limits.ptrace_denied",
-      "kernel.host_memory_error",
+      "kernel.host_memory_error", "kernel.nic_firmware_missing", "container.toolkit_denied",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
