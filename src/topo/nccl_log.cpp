@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstring>
 #include <iterator>
 #include <map>
 #include <string>
@@ -450,10 +451,20 @@ bool bare_net_line(std::string_view t) {
 // No socket interface found", ".../ncclSocket/ncclsocket_socket.cpp:...: Net : No interface
 // found in the same subnet as remote address ...". A WARN, with no host.
 bool nvshmem_bootstrap_error(std::string_view t, NcclLogLine& out) {
-  size_t at = t.find("_uid.cpp:");
-  if (at == std::string_view::npos) at = t.find("_socket.cpp:");
-  const std::string_view path = at == std::string_view::npos ? std::string_view() : t.substr(0, at);
-  if (!contains(path, "bootstrap") && !contains(path, "ncclsocket")) return false;
+  if (t.size() > 512) return false;  // one short line; a pasted command line is not one
+  // One memmem for the folder both files are in ("src/modules/bootstrap/uid/..."): a find
+  // would stop at every '_' of a pasted command line.
+  constexpr std::string_view kFolder = "bootstrap";
+  const void* hit = memmem(t.data(), t.size(), kFolder.data(), kFolder.size());
+  if (hit == nullptr) return false;
+  const std::string_view rest = t.substr(static_cast<size_t>(static_cast<const char*>(hit) - t.data()));
+  size_t at = rest.find("_uid.cpp:");
+  if (at == std::string_view::npos) at = rest.find("_socket.cpp:");
+  // "FILE:FUNCTION:LINE:": a function's name after the file, where NVSHMEM's own WARN lines
+  // ("... bootstrap_uid.cpp:160 NVSHMEM WARN ...") have the line number.
+  const size_t after = rest.find(':', at) + 1;
+  if (after >= rest.size() || std::isdigit(static_cast<unsigned char>(rest[after]))) return false;
+  t = rest;
   // Past "FILE:FUNCTION:LINE: ": the message.
   const size_t colon = t.find(": ", at);
   if (colon == std::string_view::npos) return false;

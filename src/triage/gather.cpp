@@ -46,12 +46,15 @@ bool looks_binary(std::string_view text) {
 constexpr std::string_view kKernelTags[] = {
     "NVRM: ", "mlx5_core ", "mlx4_core ", "mlx4_en ", "mlx4_ib", "pcieport ", " AER: ", "nvidia-nvswitch",
     "Out of memory: Killed process", "oom-kill:", "oom_reaper: ", "available PCIe bandwidth, limited by",
-    "DMAR: ", "AMD-Vi: ", "iommu: Default domain type", "ixgbe ", "i40e ", "for optimal performance", "EDAC ",
+    "DMAR: ", "AMD-Vi: ", "iommu: Default domain type",
+    // NIC drivers judging their PCIe slot (ixgbe, i40e); tags that start with a letter rare
+    // in logs, so that the search for each skips most lines at once
+    "PCI Express bandwidth", "PCI-Express", "(Speed:", "This is not sufficient for optimal", "EDAC ",
     "[Hardware Error]", "Memory failure: ",
-    // VMware ESXi's kernel log
-    "vmkernel: ", "vmkwarning: ",
+    // VMware ESXi's kernel log ("... Wa(180) vmkwarning: cpu12:...")
+    ") vmkernel: ", ") vmkwarning: ",
     // a driver's firmware file missing
-    "Direct firmware load for", "firmware: failed to load", "DDP package file was not found"};
+    "Direct firmware load for", "DDP package file was not found"};
 
 // "[ 1234.567890] ..." (dmesg), "[Sun Jan 11 09:52:01 2026] ..." (dmesg -T), "[Jan21
 // 10:20] ..." and "[  +0.000844] ..." (dmesg -H, --reltime), "Mon DD
@@ -464,8 +467,9 @@ bool kept_nccl_line(const topo::NcclLogLine& l) {
          contains(m, "set by environment to") || contains(m, "nranks ") || contains(m, " nNodes ") ||
          m.starts_with("NCCL_IB_HCA set to") || contains(m, "Using network") || contains(m, "GPU Direct RDMA") ||
          m.starts_with("Bootstrap : Using") || trim(m).starts_with("+ NET[") || contains(m, "ncclMaxSharedMem") ||
-         m.starts_with("Failed to open libibverbs") || m.starts_with("Failed to bind NVLink SHARP") ||
-         m.starts_with("P2P is disabled between connected GPUs") ||
+         (!m.empty() && ((m.front() == 'F' && (m.starts_with("Failed to open libibverbs") ||
+                                               m.starts_with("Failed to bind NVLink SHARP"))) ||
+                         (m.front() == 'P' && m.starts_with("P2P is disabled between connected GPUs")))) ||
          // the network plugin loaded (2.28's words, HPC-X plugin's path); older ones start NET/
          (!m.empty() && ((m.front() == 'S' && m.starts_with("Successfully loaded external network plugin")) ||
                          (m.front() == 'P' && m.starts_with("Plugin Path : ")))) ||
@@ -1151,6 +1155,7 @@ class Gatherer {
 
   // NVML failing (its own error strings, as its callers print them).
   void nvml_line(std::string_view line, const Needles& n) {
+    const bool toolkit = n.has("container-cli: ");  // libnvidia-container's own lines
     // NVML's "Unknown Error" at start: in a container, the GPU device nodes taken from it
     // (NVIDIA's notice, nvidia-container-toolkit#48). NCCL's own NVML calls fail the same way
     // ("nvmlInit_v2() failed: Unknown Error", "nvmlDeviceGetHandleByIndex(0) failed: Unknown
@@ -1168,7 +1173,8 @@ class Gatherer {
         // libnvidia-container on a host without the driver's libraries: "nvidia-container-cli:
         // initialization error: load library failed: libnvidia-ml.so.1: cannot open shared object
         // file: no such file or directory".
-        (n.finds("load library failed: libnvidia-ml.so") && contains(line, "cannot open shared object")) ||
+        (toolkit && contains(line, "load library failed: libnvidia-ml.so") &&
+         contains(line, "cannot open shared object")) ||
         // NCCL's cudawrap.cc (2.12 to 2.18): "Failed to find CUDA library libcuda.so
         // (NCCL_CUDA_PATH='') : libcuda.so: cannot open shared object file: ..."
         (n.finds("Failed to find CUDA library") && contains(line, "cannot open shared object"))) {
@@ -1177,7 +1183,7 @@ class Gatherer {
     // libnvidia-container refused a privileged step of its own (its "permission error" class:
     // "nvidia-container-cli: permission error: capability change failed: operation not
     // permitted"): SELinux enforcing, or a rootless runtime the toolkit is not set up for.
-    if (n.finds("nvidia-container-cli: permission error")) keep(toolkit_denied_, line);
+    if (toolkit && contains(line, "nvidia-container-cli: permission error")) keep(toolkit_denied_, line);
     // PyTorch passing tensors between processes through /dev/shm (DataLoader workers,
     // torch.multiprocessing) without room there, in its own words (torch/csrc/DataLoader.cpp,
     // utils/data/_utils/signal_handling.py, the shared-memory allocator): "ERROR: Unexpected bus
@@ -1185,9 +1191,9 @@ class Gatherer {
     // "RuntimeError: DataLoader worker (pid 9943) is killed by signal: Bus error. It is possible
     // that dataloader's workers are out of shared memory. ...", "RuntimeError: unable to write
     // to file </torch_9931_3149260800_0>: No space left on device (28)".
-    if ((n.finds("encountered in worker") && contains(line, "Unexpected bus error") &&
+    if ((n.finds("Unexpected bus error") && contains(line, "encountered in worker") &&
          contains(line, "shared memory")) ||
-        (n.finds("is killed by signal: Bus error") && contains(line, "DataLoader worker")) ||
+        (n.finds("DataLoader worker") && contains(line, "is killed by signal: Bus error")) ||
         (n.finds("No space left on device") && (contains(line, "</torch_") || contains(line, "/dev/shm/")))) {
       keep(shm_full_, line);
     }
@@ -1219,7 +1225,7 @@ class Gatherer {
     // EFA provider ("Unable to create extended CQ: Cannot allocate memory", "ibv_create_qp
     // failed. errno: 12"), a verbs program's "ibv_create_cq failed: Cannot allocate memory".
     if ((n.finds("Cannot allocate memory") && rdma_enomem(line)) ||
-        (n.finds("errno: 12") && contains(line, "ibv_create_"))) {
+        (n.finds("<warn>") && contains(line, "errno: 12") && contains(line, "ibv_create_"))) {
       keep(rdma_enomem_, line);
     }
   }

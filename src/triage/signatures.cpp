@@ -4561,8 +4561,10 @@ bool rdma_enomem(std::string_view line) { return verbs_enomem(line); }
 
 // PyTorch's sentences for CUDA's errors, which name no "CUDA error" (kCudaErrors' last rows).
 bool cuda_sentence(std::string_view line) {
-  return contains(line, "NVIDIA driver on your system is too old") || contains(line, "unsatisfied condition: cuda>") ||
-         contains(line, "ProcessGroupNCCL is only supported with GPUs, no GPUs found");
+  constexpr std::string_view kToolkit = "unsatisfied condition: cuda>";  // memmem: 'u' is common
+  return contains(line, "NVIDIA driver on your system is too old") ||
+         contains(line, "ProcessGroupNCCL is only supported with GPUs, no GPUs found") ||
+         memmem(line.data(), line.size(), kToolkit.data(), kToolkit.size()) != nullptr;
 }
 
 bool has_warn_meaning(std::string_view msg) { return !warn_code(msg).empty(); }
