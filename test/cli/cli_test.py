@@ -38,6 +38,7 @@ import re
 import os
 import shlex
 import socket
+import statistics
 import shutil
 import signal
 import subprocess
@@ -771,6 +772,28 @@ def slowed(doc, collective, size, placement, factor, samples=True):
     return d
 
 
+def steadied(doc, collective, size, placement):
+    """A copy of `doc` whose one placement keeps only its samples within 10% of their median.
+
+    On a shared 2-core machine one row's samples can spread wider than a 30% shift (a CI run
+    saw the rank test give p=0.072 on 30 against 30), where "within noise" is the right verdict;
+    a test of the regression verdict first takes that row's outliers to the 10% band."""
+    d = copy.deepcopy(doc)
+    for s in d["sweeps"]:
+        if s["collective"] != collective:
+            continue
+        for pt in s["points"]:
+            if pt["size_bytes"] == size:
+                r = pt[placement]
+                xs = r["iteration_samples_us"]
+                med = statistics.median(xs)
+                r["iteration_samples_us"] = [min(max(x, 0.9 * med), 1.1 * med) for x in xs]
+                ys = sorted(r["iteration_samples_us"])
+                r["iteration_us"] = {"min": ys[0], "median": statistics.median(ys), "mean": statistics.fmean(ys),
+                                     "max": ys[-1], "p99": ys[min(len(ys) - 1, int(0.99 * len(ys)))]}
+    return d
+
+
 def write_json(path, doc):
     with open(path, "w") as f:
         json.dump(doc, f)
@@ -979,8 +1002,10 @@ def cmd_compare(args):
             fail(f"JUnit of identical reports: {xml.tests} tests, {xml.failures} failures")
 
         # One size slowed by 30%, its spread kept: exactly that row regresses, exit 1.
-        cur = write_json(os.path.join(tmp, "slow.json"), slowed(doc, "alltoall", 262144, "in_place", 1.3))
-        p = compare(base, cur)
+        steady = steadied(doc, "alltoall", 262144, "in_place")
+        steady_base = write_json(os.path.join(tmp, "steady.json"), steady)
+        cur = write_json(os.path.join(tmp, "slow.json"), slowed(steady, "alltoall", 262144, "in_place", 1.3))
+        p = compare(steady_base, cur)
         if p.returncode != 1:
             fail(f"a 30% slowdown: exit {p.returncode}, want 1\n{p.stdout}{p.stderr}")
         c = check_valid(v, out["json"])["comparison"]
