@@ -619,6 +619,118 @@ constexpr size_t kMaxLine = 1 << 20;           // a streamed line longer than th
 // communicator is kept once), and only the other lines are kept, for the readers that
 // need a whole text (nvidia-smi, RDMA tool output, nccl-tests tables), with the lines
 // taken out left empty so that line numbers hold.
+// The tools that ask CUDA which GPU pairs have peer access, in their own words: CUDA
+// samples' simpleP2P and deviceQuery ("> Peer access from A (GPU0) -> B (GPU1) : No",
+// simpleP2P's "Peer to Peer access is not available amongst GPUs in the system, waiving
+// test."), p2pBandwidthLatencyTest ("Device=0 CANNOT Access Peer Device=1"), `nvidia-smi
+// topo -p2p r|w|n|a|p` (a matrix of OK, NS, CNS, GNS, TNS, U) and nvbandwidth before 0.5,
+// which waives a device-to-device test where no pair has access ("Waiving
+// device_to_device_memcpy_read_ce."). Kept only where no pair listed has access: some pairs
+// without it is the normal state of many PCIe servers (across the CPU sockets).
+struct PeerTool {
+  size_t yes = 0;
+  std::vector<Quote> no;
+  bool none = false;          // simpleP2P's own conclusion: no pair at all
+  std::vector<Quote> waived;  // nvbandwidth's waived device-to-device tests
+  int gpus = 0;               // GPUs nvbandwidth lists ("Device 1: ...") or its matrices' columns
+  bool matrix_next = false;   // nvbandwidth: the line before titled a matrix, its columns follow
+
+  void line(std::string_view t, const std::string& path, int at) {
+    if (t.size() < 3 || t.size() > 400) return;
+    const bool was_matrix = matrix_next;
+    matrix_next = false;
+    switch (t[0]) {
+      case '>':  // a Markdown quote's "> " is taken off before: the same line below
+        if (t.starts_with("> Peer access from ")) peer_pair(t, path, at);
+        return;
+      case 'D':
+        if (t.starts_with("Device=") && contains(t, " Access Peer Device=")) {
+          if (contains(t, " CANNOT Access"))
+            keep(no, t, path, at);
+          else if (contains(t, " CAN Access"))
+            ++yes;
+        } else if (t.starts_with("Device ") && t.size() > 8 && t[7] >= '0' && t[7] <= '9') {
+          const size_t colon = t.find(':');  // nvbandwidth: "Device 1: NVIDIA GeForce RTX 2080 Ti (00000000:02:00)"
+          const auto n = colon == std::string_view::npos ? std::nullopt : parse_integer<int>(t.substr(7, colon - 7));
+          if (n) gpus = std::max(gpus, *n + 1);
+        }
+        return;
+      case 'G':
+        if (t.starts_with("GPU") && t.size() > 3 && t[3] >= '0' && t[3] <= '9') p2p_row(t, path, at);
+        return;
+      case 'P':
+        if (t.starts_with("Peer access from ")) {
+          peer_pair(t, path, at);
+        } else if (t.starts_with("Peer to Peer access is not available amongst GPUs")) {
+          none = true;
+          keep(no, t, path, at);
+        }
+        return;
+      case 'W':
+        if (t.starts_with("Waiving device_to_device_")) keep(waived, t, path, at);
+        return;
+      default:
+        break;
+    }
+    // nvbandwidth's matrix titles ("memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)") and
+    // the column numbers below them: "0 1" is two GPUs.
+    if (contains(t, "(row) ") && contains(t, "(column)")) {
+      matrix_next = true;
+    } else if (was_matrix) {
+      int cols = 0;
+      for (std::string_view cell : split_ws(t)) {
+        if (parse_integer<int>(cell) != cols) return;
+        ++cols;
+      }
+      gpus = std::max(gpus, cols);
+    }
+  }
+
+  void peer_pair(std::string_view t, const std::string& path, int at) {
+    if (t.find(" -> ") == std::string_view::npos) return;
+    if (t.ends_with(": Yes"))
+      ++yes;
+    else if (t.ends_with(": No"))
+      keep(no, t, path, at);
+  }
+
+  // A row of `nvidia-smi topo -p2p`: "GPU0   X       NS      OK"; a row of `topo -m` has
+  // other words (NV12, PIX, SYS, CPU affinity) and is not one.
+  void p2p_row(std::string_view t, const std::string& path, int at) {
+    size_t self = 0, ok = 0, not_ok = 0;
+    bool first = true;
+    for (std::string_view cell : split_ws(t)) {
+      if (first) {
+        first = false;
+        continue;
+      }
+      if (cell == "X")
+        ++self;
+      else if (cell == "OK")
+        ++ok;
+      else if (cell == "NS" || cell == "CNS" || cell == "GNS" || cell == "TNS" || cell == "U")
+        ++not_ok;
+      else
+        return;
+    }
+    if (self != 1 || ok + not_ok == 0) return;
+    yes += ok;
+    if (not_ok > 0) keep(no, t, path, at);
+  }
+
+  static void keep(std::vector<Quote>& v, std::string_view t, const std::string& path, int at) {
+    if (v.size() < 64) v.push_back({path, at, std::string(t)});
+  }
+
+  // The lines that say no pair of the GPUs listed has peer access, or none.
+  void take(std::vector<Quote>& out) {
+    std::vector<Quote>& said = none || (yes == 0 && !no.empty()) ? no : waived;
+    if (&said == &waived && (yes > 0 || !no.empty() || gpus < 2)) return;
+    for (Quote& q : said) out.push_back(std::move(q));
+    said.clear();
+  }
+};
+
 class Gatherer {
  public:
   explicit Gatherer(std::string path) : path_(std::move(path)) {}
@@ -719,6 +831,7 @@ class Gatherer {
   // lists, RDMA tools saying there is no device, libfabric, nvidia-smi -q, GUIDs. True where
   // one took the line.
   bool taken_whole(std::string_view line, Facts* facts) {
+    if (facts) peer_tool_.line(trim(line), path_, lines_);
     if (lspci_line(trim(line), facts) || nvlink_line(trim(line), facts) || dcgm_diag_line(trim(line), facts) ||
         iblinkinfo_line(trim(line), facts)) {
       other_ += '\n';
@@ -861,6 +974,7 @@ class Gatherer {
     move_into(remap_failed_, facts.gpu_remap_failed);
     move_into(cuda_ecc_, facts.cuda_ecc);
     move_into(cuda_p2p_, facts.cuda_p2p);
+    peer_tool_.take(facts.peer_tool_denied);
     move_into(cuda_errors_, facts.cuda_errors);
     move_into(driver_libs_missing_, facts.driver_libs_missing);
     move_into(shm_full_, facts.shm_full);
@@ -2203,6 +2317,9 @@ class Gatherer {
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, munge_, rendezvous_, gpu_start_;
+  // The CUDA peer-access tools' answers (peer_tool_line): pairs with and without access,
+  // the lines that say "no", and the GPUs nvbandwidth lists.
+  PeerTool peer_tool_;
   bool perftest_ethernet_ = false;  // perftest's header said "Link type : Ethernet" (RoCE)
   bool efa_seen_ = false;           // a libfabric EFA line above: its "fi_getinfo: -61" is EFA's
   bool cuda_named_ = false;         // driver_line's: the line names CUDA ("cuda", "CUDA", "Cuda")

@@ -3406,15 +3406,29 @@ void check_p2p_unsupported(const Facts& facts, std::vector<Finding>& out, std::v
   for (const NcclFact& n : facts.nccl) {
     if (n.msg.starts_with("P2P is disabled between connected GPUs")) nccl.push_back(n.where);
   }
+  auto warn = [&](std::string text, std::string todo, const std::vector<Quote>& q) {
+    out.push_back(finding(code::kTopoP2pUnsupported, Severity::kWarning, "GPU peer access", {},
+                          fmt::format("{} ({})", text, count_lines(q.size())), std::move(todo), q,
+                          {{"lines", q.size()}}));
+  };
   if (facts.cuda_p2p.empty() && !nccl.empty()) {
-    out.push_back(finding(
-        code::kTopoP2pUnsupported, Severity::kWarning, "GPU peer access", {},
-        fmt::format("NCCL found GPUs connected through PCIe without peer access between them ({}): their traffic "
-                    "goes through host memory (SHM) at a fraction of P2P's bandwidth",
-                    count_lines(nccl.size())),
+    warn(
+        "NCCL found GPUs connected through PCIe without peer access between them, and their traffic goes through "
+        "host memory (SHM) at a fraction of P2P's bandwidth",
         "`nvidia-smi topo -p2p r` shows which pairs can: GeForce cards, most VMs, and PCIe ACS or an IOMMU in "
         "translated mode on the path (`lspci -vvv | grep ACSCtl`, iommu=pt) stop it",
-        nccl, {{"lines", nccl.size()}}));
+        nccl);
+    return;
+  }
+  if (facts.cuda_p2p.empty() && !facts.peer_tool_denied.empty()) {
+    warn(
+        "no pair of the GPUs listed has peer access, as the peer-access test says: GPU-to-GPU copies and NCCL's "
+        "traffic between them go through host memory, and programs that need P2P (a custom all-reduce, CUDA IPC "
+        "between devices) fail or hang",
+        "GeForce cards have no PCIe P2P, nor do most VMs; on other GPUs check the path (`nvidia-smi topo -m`: PIX or "
+        "PXB under one switch), PCIe ACS (`lspci -vvv | grep ACSCtl`) and the IOMMU (iommu=pt). Turn off a custom "
+        "all-reduce (vLLM and SGLang: --disable-custom-all-reduce); NCCL_P2P_DISABLE=1 where NCCL hangs",
+        facts.peer_tool_denied);
     return;
   }
   if (facts.cuda_p2p.empty()) return;

@@ -190,6 +190,9 @@ struct Facts {
   // CUDA refusing peer access between two GPUs, from any program: "peer access is not
   // supported between these two devices" (cudaErrorPeerAccessUnsupported, error 217).
   std::vector<Quote> cuda_p2p;
+  // A peer-access tool (simpleP2P, deviceQuery, p2pBandwidthLatencyTest, `nvidia-smi topo
+  // -p2p`, nvbandwidth's waived device-to-device tests) saying no GPU pair listed has access.
+  std::vector<Quote> peer_tool_denied;
   // The NVIDIA driver's kernel module and its user-space libraries at different versions:
   // nvidia-smi's "Failed to initialize NVML: Driver/library version mismatch", the
   // kernel's "NVRM: API mismatch".

@@ -1346,6 +1346,58 @@ TEST(TriagePasted, PeerAccessUnsupportedAndDriverMismatch) {
   EXPECT_EQ(find(quiet, "topo.p2p_unsupported"), nullptr);
 }
 
+// The peer-access tools in their own words: a finding where no pair listed has access,
+// nothing where some pairs have it (many PCIe servers across their sockets) or where one GPU
+// is all nvbandwidth saw.
+TEST(TriagePasted, PeerAccessToolsSayingNoPairHasIt) {
+  auto p2p_lines = [](const std::string& text) {
+    Report r = judged({{"p2p.txt", text}});
+    const Finding* f = find(r, "topo.p2p_unsupported");
+    if (f == nullptr) return std::vector<std::string>{};
+    EXPECT_EQ(f->severity, Severity::kWarning);
+    return quoted(*f);
+  };
+  const std::string simple =
+      "[./simpleP2P] - Starting...\n"
+      "Checking for multiple GPUs...\n"
+      "CUDA-capable device count: 2\n\n"
+      "Checking GPU(s) for support of peer to peer memory access...\n"
+      "> Peer access from NVIDIA GeForce RTX 4090 (GPU0) -> NVIDIA GeForce RTX 4090 (GPU1) : No\n"
+      "> Peer access from NVIDIA GeForce RTX 4090 (GPU1) -> NVIDIA GeForce RTX 4090 (GPU0) : No\n"
+      "Two or more GPUs with Peer-to-Peer access capability are required for ./simpleP2P.\n"
+      "Peer to Peer access is not available amongst GPUs in the system, waiving test.\n";
+  EXPECT_EQ(p2p_lines(simple), (std::vector<std::string>{"p2p.txt:6", "p2p.txt:7", "p2p.txt:9"}));
+  // deviceQuery on a server where the pairs across the sockets have none: no finding.
+  EXPECT_EQ(p2p_lines("> Peer access from NVIDIA A100 (GPU0) -> NVIDIA A100 (GPU1) : Yes\n"
+                      "> Peer access from NVIDIA A100 (GPU0) -> NVIDIA A100 (GPU2) : No\n"),
+            std::vector<std::string>{});
+  EXPECT_EQ(p2p_lines("[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\n"
+                      "Device: 0, NVIDIA GeForce RTX 3090, pciBusID: 1, pciDeviceID: 0, pciDomainID:0\n"
+                      "Device: 1, NVIDIA GeForce RTX 3090, pciBusID: 2, pciDeviceID: 0, pciDomainID:0\n"
+                      "Device=0 CANNOT Access Peer Device=1\n"
+                      "Device=1 CANNOT Access Peer Device=0\n"),
+            (std::vector<std::string>{"p2p.txt:4", "p2p.txt:5"}));
+  // nvidia-smi topo -p2p r: its legend alone says nothing, its matrix does; topo -m's rows are
+  // not read as one.
+  const std::string legend =
+      "Legend:\n\n  X    = Self\n  OK   = Status Ok\n  CNS  = Chipset not supported\n"
+      "  GNS  = GPU not supported\n  TNS  = Topology not supported\n  NS   = Not supported\n  U    = Unknown\n";
+  EXPECT_EQ(p2p_lines(" \tGPU0\tGPU1\t\n GPU0\tX\tCNS\t\n GPU1\tCNS\tX\t\n\n" + legend),
+            (std::vector<std::string>{"p2p.txt:2", "p2p.txt:3"}));
+  EXPECT_EQ(p2p_lines(" \tGPU0\tGPU1\t\n GPU0\tX\tOK\t\n GPU1\tOK\tX\t\n\n" + legend), std::vector<std::string>{});
+  EXPECT_EQ(p2p_lines("\tGPU0\tGPU1\tCPU Affinity\n GPU0\tX\tSYS\t0-31\n GPU1\tSYS\tX\t0-31\n"),
+            std::vector<std::string>{});
+  // nvbandwidth before 0.5: its waived device-to-device tests, with two GPUs in its matrices.
+  const std::string waived =
+      "Waiving device_to_device_memcpy_read_ce.\n\nWaiving device_to_device_memcpy_write_ce.\n\n";
+  const std::string h2d = "Running host_to_device_memcpy_ce.\nmemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n";
+  EXPECT_EQ(p2p_lines(h2d + "          0         1\n0     24.12     24.35\n\n" + waived),
+            (std::vector<std::string>{"p2p.txt:6", "p2p.txt:8"}));
+  EXPECT_EQ(p2p_lines(h2d + "          0\n0     24.12\n\n" + waived), std::vector<std::string>{});
+  EXPECT_EQ(p2p_lines("Device 0: NVIDIA GeForce RTX 2080 Ti\nDevice 1: NVIDIA GeForce RTX 2080 Ti\n" + waived).size(),
+            2u);
+}
+
 // The files table's lines not read: counted where only line readers read the file (here
 // NCCL lines, a framework error and a kernel line around an application's own output),
 // blank lines not; not counted where a table reader read the other lines whole.
