@@ -266,6 +266,9 @@ bool framework_error(std::string_view line) {
          contains(line, "ransport retry count") ||
          // PyTorch's collective fingerprints differing; UCX's shared memory without room.
          contains(line, "Detected mismatch between collectives") ||
+         // NCCL's duplicate-GPU check in other words than its WARN line's: "rank 27 and rank 19
+         // both on CUDA device 53000".
+         (contains(line, " both on CUDA device ") && contains(line, "rank ")) ||
          (contains(line, "FIFO") && contains(line, "failed to allocate receive FIFO"));
 }
 

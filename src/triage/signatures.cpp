@@ -1156,11 +1156,16 @@ constexpr WarnMeaning kWarnMeanings[] = {
     // rank 0 both on CUDA device 1b000").
     {"Duplicate GPU detected", code::kNcclDuplicateGpu,
      "two ranks of one communicator use the same GPU: the ranks of a host did not each select their own (every "
-     "rank on device 0, or CUDA_VISIBLE_DEVICES the same for all)",
+     "rank on device 0, or CUDA_VISIBLE_DEVICES the same for all), or two nodes NCCL took for one (the same "
+     "hostname or host hash on both, as cloned images and containers give) with their GPUs enumerated alike",
      "set each rank's device from its local rank (torch.cuda.set_device(LOCAL_RANK) before init_process_group, "
-     "or CUDA_VISIBLE_DEVICES per rank in the launcher); check that the ranks per host match its GPUs"},
+     "or CUDA_VISIBLE_DEVICES per rank in the launcher); check that the ranks per host match its GPUs, that each "
+     "node has its own hostname (NCCL_HOSTID tells them apart otherwise), and CUDA_DEVICE_ORDER=PCI_BUS_ID"},
     // NCCL 2.30's wording (init.cc).
     {"Multiple Ranks are using the same GPU", code::kNcclDuplicateGpu, "", ""},
+    // The same check's words quoted without NCCL's prefix ("rank 27 and rank 19 both on CUDA
+    // device 53000"), as a framework or a write-up gives them.
+    {" both on CUDA device ", code::kNcclDuplicateGpu, "", ""},
     // NCCL's topology search gave up: 2.3-2.4's rings.cu ("Could not create rings, falling
     // back on simple ring") and 2.5 on's search.cc ("Could not find a path for pattern 4,
     // falling back to simple order").
