@@ -734,6 +734,35 @@ struct PeerTool {
   }
 };
 
+// A cgroup v1 device list (`cat /sys/fs/cgroup/devices/devices.list` in a container: "TYPE
+// MAJOR:MINOR ACCESS", as "c 195:* m") that lets the NVIDIA devices (character major 195)
+// be created but not read or written: systemd re-applied the container's cgroup (a
+// `daemon-reload`) and took the GPUs away. "a *:* rwm" allows every device.
+struct DeviceCgroup {
+  std::vector<Quote> nvidia_no_rw;
+  bool nvidia_rw = false;
+  bool all_allowed = false;
+
+  void line(std::string_view t, const std::string& path, int at) {
+    if (t.size() < 7 || t.size() > 24 || t[1] != ' ' || (t[0] != 'a' && t[0] != 'b' && t[0] != 'c')) return;
+    const auto w = split_ws(t);
+    if (w.size() != 3 || w[2].find_first_not_of("rwm") != std::string_view::npos) return;
+    const bool rw = contains(w[2], "r") && contains(w[2], "w");
+    if (t[0] == 'a' && w[1] == "*:*") all_allowed = all_allowed || rw;
+    if (t[0] != 'c' || !w[1].starts_with("195:")) return;
+    if (rw)
+      nvidia_rw = true;
+    else if (nvidia_no_rw.size() < 64)
+      nvidia_no_rw.push_back({path, at, std::string(t)});
+  }
+
+  void take(std::vector<Quote>& out) {
+    if (nvidia_rw || all_allowed) return;
+    for (Quote& q : nvidia_no_rw) out.push_back(std::move(q));
+    nvidia_no_rw.clear();
+  }
+};
+
 class Gatherer {
  public:
   explicit Gatherer(std::string path) : path_(std::move(path)) {}
@@ -834,7 +863,10 @@ class Gatherer {
   // lists, RDMA tools saying there is no device, libfabric, nvidia-smi -q, GUIDs. True where
   // one took the line.
   bool taken_whole(std::string_view line, Facts* facts) {
-    if (facts) peer_tool_.line(trim(line), path_, lines_);
+    if (facts) {
+      peer_tool_.line(trim(line), path_, lines_);
+      device_cgroup_.line(trim(line), path_, lines_);
+    }
     if (lspci_line(trim(line), facts) || nvlink_line(trim(line), facts) || dcgm_diag_line(trim(line), facts) ||
         iblinkinfo_line(trim(line), facts)) {
       other_ += '\n';
@@ -978,6 +1010,7 @@ class Gatherer {
     move_into(cuda_ecc_, facts.cuda_ecc);
     move_into(cuda_p2p_, facts.cuda_p2p);
     peer_tool_.take(facts.peer_tool_denied);
+    device_cgroup_.take(facts.gpu_cgroup_denied);
     move_into(cuda_errors_, facts.cuda_errors);
     move_into(driver_libs_missing_, facts.driver_libs_missing);
     move_into(shm_full_, facts.shm_full);
@@ -2323,6 +2356,7 @@ class Gatherer {
   // The CUDA peer-access tools' answers (peer_tool_line): pairs with and without access,
   // the lines that say "no", and the GPUs nvbandwidth lists.
   PeerTool peer_tool_;
+  DeviceCgroup device_cgroup_;      // a cgroup v1 device list's NVIDIA entries
   bool perftest_ethernet_ = false;  // perftest's header said "Link type : Ethernet" (RoCE)
   bool efa_seen_ = false;           // a libfabric EFA line above: its "fi_getinfo: -61" is EFA's
   bool cuda_named_ = false;         // driver_line's: the line names CUDA ("cuda", "CUDA", "Cuda")

@@ -2595,6 +2595,18 @@ void check_modules_and_containers(const Facts& facts, std::vector<Finding>& out)
         "on a host rather than a container, read dmesg for the driver's own error",
         facts.nvml_unknown, {{"lines", facts.nvml_unknown.size()}}));
   }
+  if (!facts.gpu_cgroup_denied.empty()) {
+    out.push_back(finding(
+        code::kContainerGpuAccessLost, Severity::kError, "GPU devices in a container", {},
+        fmt::format("the container's device cgroup lets the NVIDIA devices (major 195) be created but not read or "
+                    "written ({}): every GPU call in it fails (NVML's 'Unknown Error', CUDA finding no device); "
+                    "systemd re-applied the container's cgroup (a `systemctl daemon-reload` on the host, with the "
+                    "runtime on systemd's cgroup driver) and took them out",
+                    count_lines(facts.gpu_cgroup_denied.size())),
+        "restart the container to get the GPUs back; for good, create the /dev/char links on the host (`nvidia-ctk "
+        "system create-dev-char-symlinks --create-all`, as a udev rule) or run the runtime with the cgroupfs driver",
+        facts.gpu_cgroup_denied, {{"lines", facts.gpu_cgroup_denied.size()}}));
+  }
 }
 
 // nvidia-smi's table: "ERR!" where NVML could not read a GPU (it fell off the bus or is in

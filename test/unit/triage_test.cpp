@@ -1398,6 +1398,21 @@ TEST(TriagePasted, PeerAccessToolsSayingNoPairHasIt) {
             2u);
 }
 
+// A container's cgroup v1 device list: the NVIDIA devices (major 195) without read and write
+// is the GPUs taken away; with them, or with every device allowed, nothing.
+TEST(TriagePasted, DeviceCgroupWithoutTheGpus) {
+  Report lost =
+      judged({{"devices.txt", "$ cat /sys/fs/cgroup/devices/devices.list\nc 1:3 rwm\nc 136:* rwm\nc 195:* m\n"}});
+  const Finding* f = find(lost, "container.gpu_access_lost");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(lost));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"devices.txt:4"});
+  for (const char* ok : {"c 195:* m\nc 195:0 rw\n", "a *:* rwm\nc 195:* m\n", "c 1:3 rwm\nc 136:* rwm\n"}) {
+    Report r = judged({{"devices.txt", ok}});
+    EXPECT_EQ(find(r, "container.gpu_access_lost"), nullptr) << ok;
+  }
+}
+
 // The files table's lines not read: counted where only line readers read the file (here
 // NCCL lines, a framework error and a kernel line around an application's own output),
 // blank lines not; not counted where a table reader read the other lines whole.
