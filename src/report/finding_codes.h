@@ -149,6 +149,7 @@ inline constexpr std::string_view kKernelOomKill = "kernel.oom_kill";
 inline constexpr std::string_view kKernelHostMemoryError = "kernel.host_memory_error";
 inline constexpr std::string_view kKernelNicFirmwareMissing = "kernel.nic_firmware_missing";
 inline constexpr std::string_view kContainerToolkitDenied = "container.toolkit_denied";
+inline constexpr std::string_view kContainerToolkitMissing = "container.toolkit_missing";
 inline constexpr std::string_view kKernelNicModule = "kernel.nic_module";
 inline constexpr std::string_view kKernelNicHealth = "kernel.nic_health";
 inline constexpr std::string_view kKernelDriverMismatch = "kernel.driver_mismatch";
@@ -293,6 +294,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kKernelHostMemoryError,
     kKernelNicFirmwareMissing,
     kContainerToolkitDenied,
+    kContainerToolkitMissing,
     kKernelNicModule,
     kKernelNicHealth,
     kKernelDriverMismatch,

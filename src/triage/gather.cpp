@@ -1016,6 +1016,7 @@ class Gatherer {
     move_into(shm_full_, facts.shm_full);
     move_into(rdma_enomem_, facts.rdma_enomem);
     move_into(toolkit_denied_, facts.toolkit_denied);
+    move_into(toolkit_missing_, facts.toolkit_missing);
     move_into(rdma_no_provider_, facts.rdma_no_provider);
     move_into(rdma_driver_unloaded_, facts.rdma_driver_unloaded);
     move_into(rdma_nics_on_bus_, facts.rdma_nics_on_bus);
@@ -1449,10 +1450,22 @@ class Gatherer {
     // The NVIDIA driver not starting, or starting without its GPUs: nvidia-smi's and
     // modprobe's words, and the driver's own at probe (kernel-open/nvidia/nv-pci.c,
     // src/nvidia/arch/nvalloc/unix/src/osapi.c, osinit.c).
-    if ((n.finds("NVIDIA") || n.has("nvidia") || n.finds("NVRM") || n.finds("No devices were found") ||
+    const bool nvidia = n.has("nvidia");
+    if ((n.finds("NVIDIA") || nvidia || n.finds("NVRM") || n.finds("No devices were found") ||
          n.finds("Driver Not Loaded")) &&
         gpu_start_line(line)) {
       keep(gpu_start_, line);
+    }
+    // The container engine with no NVIDIA runtime to start a GPU container with: Docker's
+    // "could not select device driver \"\" with capabilities: [[gpu]]" (--gpus, no toolkit
+    // registered) and "unknown or invalid runtime name: nvidia", containerd's CRI "no runtime
+    // for \"nvidia\" is configured", the kubelet's "RuntimeClass \"nvidia\" not found".
+    if (((n.has("[[gpu") && contains(line, "could not select device driver")) ||
+         (nvidia && (contains(line, "invalid runtime name: nvidia") ||
+                     (contains(line, "no runtime for \"nvidia\"") && contains(line, "is configured")) ||
+                     contains(line, "RuntimeClass \"nvidia\" not found")))) &&
+        keep(toolkit_missing_, line)) {
+      framework_ = true;  // a program's log
     }
     // k8s-rdma-shared-dev-plugin's check that the RDMA subsystem's network namespace mode is
     // shared (its ValidateRdmaSystemMode): "incorrect RDMA subsystem network namespace".
@@ -2348,8 +2361,8 @@ class Gatherer {
   int smi_row_left_ = 0;         // nvidia-smi's table: rows left of the GPU above
   std::string smi_row_gpu_;      // that GPU's bus id
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
-      efa_no_device_, driver_libs_missing_, shm_full_, rdma_enomem_, toolkit_denied_, rdma_no_provider_,
-      rdma_driver_unloaded_, rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
+      efa_no_device_, driver_libs_missing_, shm_full_, rdma_enomem_, toolkit_denied_, toolkit_missing_,
+      rdma_no_provider_, rdma_driver_unloaded_, rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, munge_, rendezvous_, gpu_start_;

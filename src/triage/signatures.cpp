@@ -3010,6 +3010,23 @@ void check_toolkit_denied(const Facts& facts, std::vector<Finding>& out, std::ve
       facts.toolkit_denied, {{"lines", facts.toolkit_denied.size()}}));
 }
 
+// The container engine has no NVIDIA runtime to give a container its GPUs (gather.cpp's
+// toolkit_missing).
+void check_toolkit_missing(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.toolkit_missing.empty()) return;
+  out.push_back(finding(
+      code::kContainerToolkitMissing, Severity::kError, "NVIDIA container runtime", {},
+      fmt::format("the container engine has no NVIDIA runtime to start the container with its GPUs ({}): the NVIDIA "
+                  "container toolkit is not installed on that host, or the engine was not configured for it or not "
+                  "restarted since",
+                  count_lines(facts.toolkit_missing.size())),
+      "install nvidia-container-toolkit on the host, then `nvidia-ctk runtime configure --runtime=docker` (or "
+      "=containerd, =crio) and restart the engine; check with `docker info | grep -i runtime`. In Kubernetes the "
+      "GPU operator's toolkit pod does this per node, and the pod's runtimeClassName needs a RuntimeClass of that "
+      "name",
+      facts.toolkit_missing, {{"lines", facts.toolkit_missing.size()}}));
+}
+
 // --- NVIDIA Fabric Manager ---------------------------------------------------------
 
 // Fabric Manager's two failures that stop NVLink on an NVSwitch system: it found no
@@ -4541,6 +4558,10 @@ const std::vector<Signature> kSignatures = {
     {{code::kContainerToolkitDenied},
      "the NVIDIA container toolkit refused a privileged step (`nvidia-container-cli: permission error`)",
      check_toolkit_denied},
+    {{code::kContainerToolkitMissing},
+     "the container engine without an NVIDIA runtime (Docker's `could not select device driver \"\" with "
+     "capabilities: [[gpu]]`, containerd's `no runtime for \"nvidia\" is configured`)",
+     check_toolkit_missing},
     {{code::kKernelNicFirmwareMissing},
      "a NIC driver without its firmware file (the kernel's `Direct firmware load for ... failed`), ice without "
      "its DDP package",

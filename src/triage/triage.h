@@ -247,8 +247,11 @@ struct Facts {
   // nvidia-smi's "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system".
   std::vector<Quote> driver_libs_missing;
   std::vector<Quote> toolkit_denied;  // nvidia-container-cli refused a privileged step
-  std::vector<Quote> rdma_enomem;     // another program's RDMA resource refused with ENOMEM
-  std::vector<Quote> shm_full;        // PyTorch's tensors between processes without room in /dev/shm
+  // The container engine without an NVIDIA runtime: Docker's "could not select device driver
+  // \"\" with capabilities: [[gpu]]", containerd's "no runtime for \"nvidia\" is configured".
+  std::vector<Quote> toolkit_missing;
+  std::vector<Quote> rdma_enomem;  // another program's RDMA resource refused with ENOMEM
+  std::vector<Quote> shm_full;     // PyTorch's tensors between processes without room in /dev/shm
   // Open MPI's TCP transport failing to connect: "connect() to 172.17.0.1 failed".
   std::vector<Quote> tcp_connect_failed;
   // nvidia-smi's "GPU is lost.  Reboot the system to recover this GPU": a GPU that stopped

@@ -2473,6 +2473,23 @@ TEST(TriagePasted, NicFirmwareAndTheContainerToolkitRefused) {
   f = find(denied, "container.toolkit_denied");
   ASSERT_NE(f, nullptr) << testing::PrintToString(codes(denied));
   EXPECT_EQ(quoted(*f), std::vector<std::string>{"enroot.txt:1"});
+  // The engine with no NVIDIA runtime registered, in Docker's, containerd's and the kubelet's
+  // words; a runtime of another name missing is not it.
+  for (const char* line :
+       {"docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].",
+        "docker: Error response from daemon: unknown or invalid runtime name: nvidia.",
+        "Warning  FailedCreatePodSandBox  3s  kubelet  Failed to create pod sandbox: rpc error: code = Unknown desc = "
+        "failed to get sandbox runtime: no runtime for \"nvidia\" is configured",
+        "Warning  FailedCreatePodSandBox  kubelet  RuntimeClass \"nvidia\" not found"}) {
+    Report r = judged({{"engine.txt", std::string(line) + "\n"}});
+    f = find(r, "container.toolkit_missing");
+    ASSERT_NE(f, nullptr) << line << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError);
+    EXPECT_EQ(quoted(*f), std::vector<std::string>{"engine.txt:1"});
+  }
+  Report other =
+      judged({{"engine.txt", "docker: Error response from daemon: unknown or invalid runtime name: runsc.\n"}});
+  EXPECT_EQ(find(other, "container.toolkit_missing"), nullptr);
 }
 
 // libibverbs without a user-space driver for the kernel's devices; locked-memory limits in
@@ -3473,6 +3490,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "fabric.link_not_active", "nccl.collective_mismatch", "container.driver_files_in_image", "nccl.topology_fallback",
       "kernel.gpu_slowdown", "nccl.net_plugin_load_failed", "nvlink.nvswitch_error", "limits.ptrace_denied",
       "kernel.host_memory_error", "kernel.nic_firmware_missing", "container.toolkit_denied",
+      "container.toolkit_missing",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
