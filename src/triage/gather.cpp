@@ -1017,6 +1017,7 @@ class Gatherer {
     move_into(rdma_enomem_, facts.rdma_enomem);
     move_into(toolkit_denied_, facts.toolkit_denied);
     move_into(toolkit_missing_, facts.toolkit_missing);
+    move_into(nvml_denied_, facts.nvml_denied);
     move_into(rdma_no_provider_, facts.rdma_no_provider);
     move_into(rdma_driver_unloaded_, facts.rdma_driver_unloaded);
     move_into(rdma_nics_on_bus_, facts.rdma_nics_on_bus);
@@ -1315,6 +1316,9 @@ class Gatherer {
         (n.finds(") failed: Unknown Error") && contains(line, "nvml"))) {
       keep(nvml_unknown_, line);
     }
+    // NVML_ERROR_NO_PERMISSION at start: the GPU device nodes there but not open to the
+    // process ("Failed to initialize NVML: Insufficient Permissions").
+    if (n.finds("Failed to initialize NVML: Insufficient Permissions")) keep(nvml_denied_, line);
     // The driver's NVML or CUDA library not there: NCCL's "Failed to open libnvidia-ml.so.1",
     // nvidia-smi's "couldn't find libnvidia-ml.so library in your system", go-nvml's (the
     // device plugin's, the toolkit's) "could not load NVML library" (NVML_ERROR_LIBRARY_NOT_FOUND).
@@ -2361,7 +2365,7 @@ class Gatherer {
   int smi_row_left_ = 0;         // nvidia-smi's table: rows left of the GPU above
   std::string smi_row_gpu_;      // that GPU's bus id
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
-      efa_no_device_, driver_libs_missing_, shm_full_, rdma_enomem_, toolkit_denied_, toolkit_missing_,
+      efa_no_device_, driver_libs_missing_, shm_full_, rdma_enomem_, toolkit_denied_, toolkit_missing_, nvml_denied_,
       rdma_no_provider_, rdma_driver_unloaded_, rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,

@@ -2595,6 +2595,19 @@ void check_modules_and_containers(const Facts& facts, std::vector<Finding>& out)
         "on a host rather than a container, read dmesg for the driver's own error",
         facts.nvml_unknown, {{"lines", facts.nvml_unknown.size()}}));
   }
+  if (!facts.nvml_denied.empty()) {
+    out.push_back(finding(
+        code::kContainerGpuAccessLost, Severity::kError, "GPU device nodes", {},
+        fmt::format("NVML may not open the GPU device nodes ({}: 'Insufficient Permissions'): /dev/nvidiactl and "
+                    "/dev/nvidiaN are not readable and writable by this process, so nvidia-smi, CUDA and NCCL find no "
+                    "usable GPU",
+                    count_lines(facts.nvml_denied.size())),
+        "`ls -l /dev/nvidia*` as that user: on a host, the driver's NVreg_DeviceFileMode and NVreg_DeviceFileGID (or a "
+        "udev rule) set who may open them; in a container, start it with the GPUs given by the NVIDIA runtime "
+        "(--gpus, the device plugin) rather than the nodes mounted by hand, and check its device cgroup and SELinux "
+        "label",
+        facts.nvml_denied, {{"lines", facts.nvml_denied.size()}}));
+  }
   if (!facts.gpu_cgroup_denied.empty()) {
     out.push_back(finding(
         code::kContainerGpuAccessLost, Severity::kError, "GPU devices in a container", {},

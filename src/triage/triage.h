@@ -216,6 +216,9 @@ struct Facts {
   // A container's cgroup v1 device list letting the NVIDIA devices (major 195) be created
   // but not read or written ("c 195:* m"), with no entry that allows them.
   std::vector<Quote> gpu_cgroup_denied;
+  // nvidia-smi's "Failed to initialize NVML: Insufficient Permissions": the GPU device nodes
+  // not open to the process.
+  std::vector<Quote> nvml_denied;
   std::vector<MemlockFact> memlock;
   // libibverbs finding a kernel RDMA device with no user-space driver for it: "libibverbs:
   // Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0".

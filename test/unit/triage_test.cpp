@@ -1407,6 +1407,10 @@ TEST(TriagePasted, DeviceCgroupWithoutTheGpus) {
   ASSERT_NE(f, nullptr) << testing::PrintToString(codes(lost));
   EXPECT_EQ(f->severity, Severity::kError);
   EXPECT_EQ(quoted(*f), std::vector<std::string>{"devices.txt:4"});
+  Report denied = judged({{"smi.txt", "$ nvidia-smi\nFailed to initialize NVML: Insufficient Permissions\n"}});
+  f = find(denied, "container.gpu_access_lost");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(denied));
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"smi.txt:2"});
   for (const char* ok : {"c 195:* m\nc 195:0 rw\n", "a *:* rwm\nc 195:* m\n", "c 1:3 rwm\nc 136:* rwm\n"}) {
     Report r = judged({{"devices.txt", ok}});
     EXPECT_EQ(find(r, "container.gpu_access_lost"), nullptr) << ok;
