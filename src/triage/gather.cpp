@@ -268,7 +268,7 @@ bool framework_error(std::string_view line) {
          contains(line, "Detected mismatch between collectives") ||
          // NCCL's duplicate-GPU check in other words than its WARN line's: "rank 27 and rank 19
          // both on CUDA device 53000".
-         (contains(line, " both on CUDA device ") && contains(line, "rank ")) ||
+         (contains(line, "CUDA device ") && contains(line, " both on CUDA device ") && contains(line, "rank ")) ||
          (contains(line, "FIFO") && contains(line, "failed to allocate receive FIFO"));
 }
 
@@ -672,14 +672,14 @@ struct PeerTool {
       case 'W':
         if (t.starts_with("Waiving device_to_device_")) keep(waived, t, path, at);
         return;
+      case 'm':  // nvbandwidth's matrix titles: "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)"
+        matrix_next = t.starts_with("mem") && contains(t, "(row) ") && contains(t, "(column)");
+        return;
       default:
         break;
     }
-    // nvbandwidth's matrix titles ("memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)") and
-    // the column numbers below them: "0 1" is two GPUs.
-    if (contains(t, "(row) ") && contains(t, "(column)")) {
-      matrix_next = true;
-    } else if (was_matrix) {
+    // The column numbers below a matrix's title: "0 1" is two GPUs.
+    if (was_matrix) {
       int cols = 0;
       for (std::string_view cell : split_ws(t)) {
         if (parse_integer<int>(cell) != cols) return;
@@ -864,8 +864,9 @@ class Gatherer {
   // one took the line.
   bool taken_whole(std::string_view line, Facts* facts) {
     if (facts) {
-      peer_tool_.line(trim(line), path_, lines_);
-      device_cgroup_.line(trim(line), path_, lines_);
+      const std::string_view t = trim(line);
+      peer_tool_.line(t, path_, lines_);
+      device_cgroup_.line(t, path_, lines_);
     }
     if (lspci_line(trim(line), facts) || nvlink_line(trim(line), facts) || dcgm_diag_line(trim(line), facts) ||
         iblinkinfo_line(trim(line), facts)) {
@@ -1464,7 +1465,7 @@ class Gatherer {
     // "could not select device driver \"\" with capabilities: [[gpu]]" (--gpus, no toolkit
     // registered) and "unknown or invalid runtime name: nvidia", containerd's CRI "no runtime
     // for \"nvidia\" is configured", the kubelet's "RuntimeClass \"nvidia\" not found".
-    if (((n.has("[[gpu") && contains(line, "could not select device driver")) ||
+    if (((n.finds("Error response") && contains(line, "could not select device driver") && contains(line, "[[gpu")) ||
          (nvidia && (contains(line, "invalid runtime name: nvidia") ||
                      (contains(line, "no runtime for \"nvidia\"") && contains(line, "is configured")) ||
                      contains(line, "RuntimeClass \"nvidia\" not found")))) &&
