@@ -150,6 +150,7 @@ inline constexpr std::string_view kKernelHostMemoryError = "kernel.host_memory_e
 inline constexpr std::string_view kKernelNicFirmwareMissing = "kernel.nic_firmware_missing";
 inline constexpr std::string_view kContainerToolkitDenied = "container.toolkit_denied";
 inline constexpr std::string_view kContainerToolkitMissing = "container.toolkit_missing";
+inline constexpr std::string_view kContainerImageNoShell = "container.image_no_shell";
 inline constexpr std::string_view kKernelNicModule = "kernel.nic_module";
 inline constexpr std::string_view kKernelNicHealth = "kernel.nic_health";
 inline constexpr std::string_view kKernelDriverMismatch = "kernel.driver_mismatch";
@@ -295,6 +296,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kKernelNicFirmwareMissing,
     kContainerToolkitDenied,
     kContainerToolkitMissing,
+    kContainerImageNoShell,
     kKernelNicModule,
     kKernelNicHealth,
     kKernelDriverMismatch,

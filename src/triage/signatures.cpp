@@ -3023,6 +3023,20 @@ void check_toolkit_denied(const Facts& facts, std::vector<Finding>& out, std::ve
       facts.toolkit_denied, {{"lines", facts.toolkit_denied.size()}}));
 }
 
+// The container image lacks the program its runtime starts (gather.cpp's image_no_shell).
+void check_image_no_shell(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.image_no_shell.empty()) return;
+  out.push_back(finding(
+      code::kContainerImageNoShell, Severity::kError, "container image", {},
+      fmt::format("the container runtime could not start the program it runs first in the image ({}: no such file): "
+                  "the image has no shell or no such command (a minimal or scratch image), so the job never starts",
+                  count_lines(facts.image_no_shell.size())),
+      "use an image with a shell (enroot and pyxis run /bin/sh in the container: a distribution or CUDA base image, "
+      "not scratch or hello-world), or give the command by a path that exists in it; `enroot list` and "
+      "`ls ROOTFS/bin` show what the image holds",
+      facts.image_no_shell, {{"lines", facts.image_no_shell.size()}}));
+}
+
 // The container engine has no NVIDIA runtime to give a container its GPUs (gather.cpp's
 // toolkit_missing).
 void check_toolkit_missing(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
@@ -4575,6 +4589,10 @@ const std::vector<Signature> kSignatures = {
      "the container engine without an NVIDIA runtime (Docker's `could not select device driver \"\" with "
      "capabilities: [[gpu]]`, containerd's `no runtime for \"nvidia\" is configured`)",
      check_toolkit_missing},
+    {{code::kContainerImageNoShell},
+     "a container image without the program its runtime starts (enroot's `enroot-switchroot: failed to execute: "
+     "/bin/sh: No such file or directory`, runc's `exec: \"/bin/bash\": stat /bin/bash: no such file or directory`)",
+     check_image_no_shell},
     {{code::kKernelNicFirmwareMissing},
      "a NIC driver without its firmware file (the kernel's `Direct firmware load for ... failed`), ice without "
      "its DDP package",

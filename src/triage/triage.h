@@ -253,6 +253,10 @@ struct Facts {
   // The container engine without an NVIDIA runtime: Docker's "could not select device driver
   // \"\" with capabilities: [[gpu]]", containerd's "no runtime for \"nvidia\" is configured".
   std::vector<Quote> toolkit_missing;
+  // A container runtime unable to start the image's shell or command for want of the file:
+  // enroot's "enroot-switchroot: failed to execute: /bin/sh: No such file or directory",
+  // runc's "exec: \"/bin/bash\": stat /bin/bash: no such file or directory".
+  std::vector<Quote> image_no_shell;
   std::vector<Quote> rdma_enomem;  // another program's RDMA resource refused with ENOMEM
   std::vector<Quote> shm_full;     // PyTorch's tensors between processes without room in /dev/shm
   // Open MPI's TCP transport failing to connect: "connect() to 172.17.0.1 failed".

@@ -2494,6 +2494,16 @@ TEST(TriagePasted, NicFirmwareAndTheContainerToolkitRefused) {
   Report other =
       judged({{"engine.txt", "docker: Error response from daemon: unknown or invalid runtime name: runsc.\n"}});
   EXPECT_EQ(find(other, "container.toolkit_missing"), nullptr);
+  // An image without the shell its runtime starts, in enroot's and runc's words.
+  for (const char* line :
+       {"enroot-switchroot: failed to execute: /bin/sh: No such file or directory",
+        "OCI runtime exec failed: exec failed: unable to start container process: exec: \"/bin/bash\": stat /bin/bash: "
+        "no such file or directory: unknown"}) {
+    Report r = judged({{"run.txt", std::string(line) + "\n"}});
+    f = find(r, "container.image_no_shell");
+    ASSERT_NE(f, nullptr) << line << testing::PrintToString(codes(r));
+    EXPECT_EQ(quoted(*f), std::vector<std::string>{"run.txt:1"});
+  }
 }
 
 // libibverbs without a user-space driver for the kernel's devices; locked-memory limits in
@@ -3494,7 +3504,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "fabric.link_not_active", "nccl.collective_mismatch", "container.driver_files_in_image", "nccl.topology_fallback",
       "kernel.gpu_slowdown", "nccl.net_plugin_load_failed", "nvlink.nvswitch_error", "limits.ptrace_denied",
       "kernel.host_memory_error", "kernel.nic_firmware_missing", "container.toolkit_denied",
-      "container.toolkit_missing",
+      "container.toolkit_missing", "container.image_no_shell",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
