@@ -264,6 +264,8 @@ bool framework_error(std::string_view line) {
          // UCX's verbs errors in the same jobs: "Transport retry count exceeded on mlx5_0:1/RoCE";
          // an HCA driver's own ("WARNING: mcxnex0: CQE transport retry counter exceeded").
          contains(line, "ransport retry count") ||
+         // perftest's failed completion: " Failed status 12: wr_id 0 syndrom 0x81".
+         (contains(line, "Failed status") && contains(line, " syndrom 0x")) ||
          // PyTorch's collective fingerprints differing; UCX's shared memory without room.
          contains(line, "Detected mismatch between collectives") ||
          // NCCL's duplicate-GPU check in other words than its WARN line's: "rank 27 and rank 19

@@ -976,6 +976,10 @@ constexpr WarnMeaning kWarnMeanings[] = {
     // Older NCCL's forms of the same completion: "Got completion with error 12, opcode 1, ...",
     // "Got completion from peer 10.0.0.2<1234> with error 12, opcode ...".
     {"with error 12,", code::kNcclIbRetryExceeded, "", ""},
+    // perftest's completion errors (perftest_resources.h): "Failed status 12: wr_id 0 syndrom
+    // 0x81" before 2025, "Failed status 12: qp_num 7 wr_id ..." since, and "Failed
+    // status-transport retry counter exceeded (12): ..." (the words below) now.
+    {"Failed status 12:", code::kNcclIbRetryExceeded, "", ""},
     {"Transport retry count exceeded", code::kNcclIbRetryExceeded, "", ""},    // UCX's, the same completion
     {"transport retry counter exceeded", code::kNcclIbRetryExceeded, "", ""},  // Solaris' hermon, mcxnex
     // IBV_WC_LOC_PROT_ERR: the NIC was refused the local buffer of a work request. With
@@ -988,6 +992,8 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "on; BIOS, or setpci at boot), or set the IOMMU to passthrough (iommu=pt); NCCL_NET_GDR_LEVEL=LOC confirms it "
      "by turning GPUDirect RDMA off"},
     {"with error 4,", code::kNcclIbLocalProtection, "", ""},
+    {"Failed status 4:", code::kNcclIbLocalProtection, "", ""},
+    {"Failed status-local protection error (4)", code::kNcclIbLocalProtection, "", ""},
     // UCX's mlx5 completion errors by their syndrome ("Local protection error on
     // mlx5_0:1/IB (synd 0x4 vend 0x33 hw_synd 0/0)").
     {"Local protection error on ", code::kNcclIbLocalProtection, "", ""},
@@ -1002,6 +1008,8 @@ constexpr WarnMeaning kWarnMeanings[] = {
     // UCX's mlx5 completion errors by their syndrome: "Remote access error on mlx5_0:1/IB
     // (synd 0x13 vend 0x88 hw_synd 0/0)", "Receive-no-ready retry count exceeded on ...".
     {"Remote access error on ", code::kNcclIbCompletionError, "", ""},
+    // perftest's for any other status (its number, or its words then the number).
+    {" syndrom 0x", code::kNcclIbCompletionError, "", ""},
     {"Remote operation error on ", code::kNcclIbCompletionError, "", ""},
     {"Local length error on ", code::kNcclIbCompletionError, "", ""},
     {"Receive-no-ready retry count exceeded", code::kNcclIbCompletionError, "", ""},

@@ -1666,6 +1666,10 @@ TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
       // Built from NCCL 2.28.9's WARN wordings (bench/nccl_warn_coverage.py lists them) and CUDA's error strings.
       {"n1:5:5 [1] init.cc:904 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1b000",
        "nccl.duplicate_gpu"},
+      // perftest's failed completions, by status, in its forms before 2025, since, and now.
+      {" Failed status 12: wr_id 0 syndrom 0x81", "nccl.ib_retry_exceeded"},
+      {" Failed status 4: qp_num 1234 wr_id 0 syndrom 0x33", "nccl.ib_local_protection"},
+      {" Failed status-remote access error (10): wr_id 0 syndrom 0x88", "nccl.ib_completion_error"},
       // The same check quoted without NCCL's prefix, as a write-up or a framework gives it.
       {"Error: rank 27 and rank 19 both on CUDA device 53000 (PCI 53:00.0)", "nccl.duplicate_gpu"},
       {"n1:5:9 [0] enqueue.cc:1400 NCCL WARN Cuda failure 700 'an illegal memory access was encountered'",
