@@ -45,8 +45,10 @@ bool looks_binary(std::string_view text) {
 // IOMMU (Intel's DMAR, AMD-Vi, the core's default domain).
 constexpr std::string_view kKernelTags[] = {
     "NVRM: ", "mlx5_core ", "mlx4_core ", "mlx4_en ", "mlx4_ib", "pcieport ", " AER: ", "nvidia-nvswitch",
-    "Out of memory: Killed process", "oom-kill:", "oom_reaper: ", "available PCIe bandwidth, limited by",
-    "DMAR: ", "AMD-Vi: ", "iommu: Default domain type",
+    "Out of memory: Killed process", "oom-kill:", "oom_reaper: ",
+    // a memory cgroup's OOM kill without the kernel's prefix ("Memory cgroup out of memory:
+    // Killed process 1234 (python)")
+    "Killed process ", "available PCIe bandwidth, limited by", "DMAR: ", "AMD-Vi: ", "iommu: Default domain type",
     // NIC drivers judging their PCIe slot (ixgbe, i40e); tags that start with a letter rare
     // in logs, so that the search for each skips most lines at once
     "PCI Express bandwidth", "PCI-Express", "(Speed:", "This is not sufficient for optimal", "EDAC ",
@@ -90,6 +92,13 @@ bool is_kernel_line(std::string_view line) {
     }
   }
   if (contains(line, " kernel: ")) return true;
+  // Slurm's account of the kernel's OOM kills in a job's cgroup ("slurmstepd: error: Detected 1
+  // oom-kill event(s) in StepId=5541.0. ...", older "... in step 5541.0 cgroup.") and srun's
+  // for a task killed so ("srun: error: node01: task 3: Out Of Memory").
+  if (const size_t d = line.find("Detected "); d != std::string_view::npos && contains(line, " oom-kill event")) {
+    return true;
+  }
+  if (line.find("Out Of Memory") != std::string_view::npos && contains(line, "srun: error:")) return true;
   // printk writes at most 1 KiB a message: a longer line (a pasted command line) is not one.
   if (line.size() > 1024 + 64) return false;
   return std::any_of(std::begin(kKernelTags), std::end(kKernelTags),

@@ -2439,8 +2439,12 @@ KernelLines sort_kernel_lines(const Facts& facts) {
     } else if ((contains(t, "AER:") || contains(t, "PCIe Bus Error:")) &&
                (contains(t, "Corrected") || contains(t, "Correctable"))) {
       aer_corrected.push_back(q);
-    } else if (contains(t, "Out of memory: Killed process") || contains(t, "oom-kill:")) {
-      if (contains(t, "Out of memory")) {
+    } else if (contains(t, "Killed process") || contains(t, "oom-kill") || contains(t, ": Out Of Memory")) {
+      // The kill itself ("Out of memory: Killed process", a cgroup's "Memory cgroup out of
+      // memory: Killed process"), Slurm's count of them and srun's task; not the kernel's
+      // "oom-kill:constraint=..." line that goes with each.
+      if (contains(t, "out of memory: Killed process") || contains(t, "Out of memory: Killed process") ||
+          contains(t, " oom-kill event") || (contains(t, "srun: error:") && contains(t, ": Out Of Memory"))) {
         oom.push_back(q);
         oom_hosts.push_back(kernel_host(t));
       }

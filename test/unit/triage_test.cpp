@@ -713,6 +713,26 @@ TEST(TriageSignatures, KernelLogXidAerLinkFlapAndOomKill) {
   EXPECT_EQ(quoted(*cmd), std::vector<std::string>{"written_dmesg-xid79-aer-linkflap-oom.txt:10"});
 }
 
+// OOM kills in the words of a memory cgroup without the kernel's prefix, Slurm's step and
+// srun's task: one finding quoting the kills, not the kernel's constraint line.
+TEST(TriageSignatures, OomKillsInACgroupAndInSlurmsWords) {
+  Report r = judged({{"job.err",
+                      "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=5541.0. Some of your processes may "
+                      "have been killed by the cgroup out-of-memory handler.\n"
+                      "srun: error: node01: task 3: Out Of Memory\n"
+                      "oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0\n"
+                      "Memory cgroup out of memory: Killed process 1234 (python) total-vm:123kB, anon-rss:100kB\n"}});
+  const Finding* f = find(r, "kernel.oom_kill");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"job.err:1", "job.err:2", "job.err:4"}));
+  // CUDA's own out of memory, and a line that merely says "Detected", are not it.
+  Report cuda = judged({{"t.log",
+                         "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+                         "Detected 4 GPUs\n"}});
+  EXPECT_EQ(find(cuda, "kernel.oom_kill"), nullptr) << testing::PrintToString(codes(cuda));
+}
+
 // Issue 37: lines as tickets quote them. The texts below are written for this test in
 // the shapes the ticket corpus (test/fixtures/tickets) shows: no dmesg timestamp, no NCCL
 // prefix, a source-location prefix, terminal colours.
