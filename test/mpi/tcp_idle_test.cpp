@@ -60,11 +60,15 @@ TEST(TcpIdleRestart, CubicAfterIdleIsCutAndCosted) {
     GTEST_SKIP() << "net.ipv4.tcp_slow_start_after_idle is not 1 here: nothing to restart";
   }
   EXPECT_TRUE(r.watched);
-  EXPECT_EQ(r.idle_sends, 1u);  // the send after the sleep, and not the two before
+  // The send after the sleep is an idle one; the second send is too where the machine held
+  // the receiver past a retransmission timeout between the first two (CI on 2 loaded cores
+  // once counted 2 idle sends and 2 restarts): at least the one, at most all three.
+  EXPECT_GE(r.idle_sends, 1u);
+  EXPECT_LE(r.idle_sends, 3u);
   // On loopback the window may never have grown past the initial 10 segments (the path
   // needs no more), and then the restart leaves it as it is: a cut only from a larger one.
-  ASSERT_LE(r.restarts, 1u);
-  if (r.restarts == 1) {
+  ASSERT_LE(r.restarts, r.idle_sends);
+  if (r.restarts >= 1) {
     EXPECT_LT(r.cwnd_after, r.cwnd_before);
     EXPECT_GT(r.cost_us, 0);
   }
