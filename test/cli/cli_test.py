@@ -1517,7 +1517,9 @@ def cmd_memory(args):
         worst = 0
         for argv in runs:
             p = run(mpirun(args, args.np, *argv, "--backend", args.backend, "--json", out))
-            if p.returncode != 0:
+            # Exit 1 is a verdict (p2p's links on 3 oversubscribed ranks are now and then uneven
+            # enough to flag one, CI at af4861a): this test judges memory, not the links.
+            if p.returncode not in (0, 1):
                 fail(f"{argv}: exit {p.returncode}\n{p.stdout}{p.stderr}")
             with open(out) as f:
                 ctx = json.load(f)["context"]

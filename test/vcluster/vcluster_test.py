@@ -30,7 +30,7 @@
                             link or host is blamed, and the verdict passes
   vcluster_test.py same_hostname       every host called 'node' (cloned images): the nodes are told apart by
                                        MPI, the tcp backend connects over the cluster, the report names node#0..2
-  vcluster_test.py diagnose_healthy    three runs on a quiet cluster (tcp, mpi, tcp): pass, and no
+  vcluster_test.py diagnose_healthy    two runs on a quiet cluster (tcp, mpi): pass, and no
                             warning or error about a link, host or rank
   vcluster_test.py compare_gate        the CI gate: two quiet sweeps compare as a pass; a sweep
                             with one host limited to a tenth fails it (exit 1), naming
@@ -402,7 +402,10 @@ def diagnose_budget_ring_60s(c):
 
 
 def diagnose_slowhost(c):
-    rate_mbit = share_of_quiet(c, "host 2")
+    # A 20th: the quiet ring is 4 ranks at 1 MiB, the diagnosis's links 6 ranks at 512 KiB, bound
+    # by the 2 cores at about a tenth of the ring (a CI run at af4861a: ring 3.75 GB/s, links
+    # 0.39), so a tenth left host 2 as fast as the others and the run passed.
+    rate_mbit = share_of_quiet(c, "host 2", divisor=20)
     c.run(DIAG_HOSTS, [DIAG_ARGS + ["--backend", "tcp", "--json", c.path("d.json")]],
           faults=["--slow", "2", f"{rate_mbit}mbit"], verdict_fail=True)
     doc, a = diagnose_doc(c, "d.json")
@@ -533,7 +536,7 @@ def diagnose_healthy(c):
     # by this machine's 2 cores read a healthy pair as congested now and then (CI, issue 36).
     cc = {"tcp": ["--tcp-cc", "host"], "mpi": []}
     runs = [DIAG_ARGS + ["--backend", b, *cc[b], "--json", c.path(f"h{i}.json")]
-            for i, b in enumerate(["tcp", "mpi", "tcp"])]
+            for i, b in enumerate(["tcp", "mpi"])]
     c.run(DIAG_HOSTS, runs)
     for i in range(len(runs)):
         doc, a = diagnose_doc(c, f"h{i}.json")
