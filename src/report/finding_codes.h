@@ -151,6 +151,8 @@ inline constexpr std::string_view kKernelNicFirmwareMissing = "kernel.nic_firmwa
 inline constexpr std::string_view kContainerToolkitDenied = "container.toolkit_denied";
 inline constexpr std::string_view kContainerToolkitMissing = "container.toolkit_missing";
 inline constexpr std::string_view kContainerImageNoShell = "container.image_no_shell";
+inline constexpr std::string_view kContainerImageStorageFull = "container.image_storage_full";
+inline constexpr std::string_view kNcclCumemHostNeedsP2p = "nccl.cumem_host_needs_p2p";
 inline constexpr std::string_view kKernelNicModule = "kernel.nic_module";
 inline constexpr std::string_view kKernelNicHealth = "kernel.nic_health";
 inline constexpr std::string_view kKernelDriverMismatch = "kernel.driver_mismatch";
@@ -297,6 +299,8 @@ inline constexpr std::string_view kTriageCodes[] = {
     kContainerToolkitDenied,
     kContainerToolkitMissing,
     kContainerImageNoShell,
+    kContainerImageStorageFull,
+    kNcclCumemHostNeedsP2p,
     kKernelNicModule,
     kKernelNicHealth,
     kKernelDriverMismatch,

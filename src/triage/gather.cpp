@@ -1030,6 +1030,7 @@ class Gatherer {
     move_into(toolkit_denied_, facts.toolkit_denied);
     move_into(toolkit_missing_, facts.toolkit_missing);
     move_into(image_no_shell_, facts.image_no_shell);
+    move_into(image_storage_full_, facts.image_storage_full);
     move_into(nvml_denied_, facts.nvml_denied);
     move_into(rdma_no_provider_, facts.rdma_no_provider);
     move_into(rdma_driver_unloaded_, facts.rdma_driver_unloaded);
@@ -1490,6 +1491,19 @@ class Gatherer {
          (contains(line, "exec: \"/bin/") && contains(line, ": no such file or directory") &&
           contains(line, "stat /bin/"))) &&
         keep(image_no_shell_, line)) {
+      framework_ = true;  // a program's log
+    }
+    // An image written where there is no room: the squashfs pyxis and enroot make (mksquashfs's
+    // "Write failed because No space left on device"), the layers Docker, containerd and Podman
+    // unpack ("failed to register layer: ... no space left on device", "failed to extract layer
+    // sha256:...: write /var/lib/containerd/...: no space left on device", "writing blob: ..."),
+    // Apptainer's build ("While performing build: ... no space left on device").
+    if (n.has("o space left on device") &&
+        (contains(line, "Write failed because No space left on device") || contains(line, "failed to register layer") ||
+         contains(line, "failed to extract layer") || contains(line, "writing blob") ||
+         contains(line, "/var/lib/docker/") || contains(line, "/var/lib/containerd/") ||
+         contains(line, "While performing build")) &&
+        keep(image_storage_full_, line)) {
       framework_ = true;  // a program's log
     }
     // k8s-rdma-shared-dev-plugin's check that the RDMA subsystem's network namespace mode is
@@ -2387,8 +2401,8 @@ class Gatherer {
   std::string smi_row_gpu_;      // that GPU's bus id
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
       efa_no_device_, driver_libs_missing_, shm_full_, rdma_enomem_, toolkit_denied_, toolkit_missing_, nvml_denied_,
-      image_no_shell_, rdma_no_provider_, rdma_driver_unloaded_, rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_,
-      no_sm_;
+      image_no_shell_, image_storage_full_, rdma_no_provider_, rdma_driver_unloaded_, rdma_nics_on_bus_, rdma_netns_,
+      driver_files_in_image_, no_sm_;
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, munge_, rendezvous_, gpu_start_;

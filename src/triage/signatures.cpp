@@ -1037,11 +1037,16 @@ constexpr WarnMeaning kWarnMeanings[] = {
     {"Unable to register memory", code::kNcclOfiRegisterFailed,
      "NCCL's OFI plugin (AWS EFA) could not register a buffer with libfabric: with RC -22 (Invalid argument) on GPU "
      "memory (type = 2), the known incompatibility of NCCL 2.19 and later with the libfabric of EFA installers "
-     "before 1.29.1; otherwise GPUDirect RDMA unavailable to libfabric (no nvidia-peermem or dma-buf) or too little "
-     "locked memory",
+     "before 1.29.1; otherwise GPUDirect RDMA unavailable to libfabric (no nvidia-peermem or dma-buf), too little "
+     "locked memory, or, with Cannot allocate memory (ENOMEM) from the EFA provider, the EFA device's limit on "
+     "registered host pages, which much memory in 4 KiB pages reaches long before memory runs out",
      "compare `fi_info --version` (and the EFA installer's version) with the NCCL the job loads (a framework's "
      "wheel brings its own): upgrade the EFA installer to 1.29.1 or later, or set FI_EFA_SET_CUDA_SYNC_MEMOPS=0 as "
-     "the plugin's maintainers advise; check `ulimit -l` and that GPUDirect RDMA is available to libfabric"},
+     "the plugin's maintainers advise; check `ulimit -l` and that GPUDirect RDMA is available to libfabric; for "
+     "ENOMEM, back the registered memory with huge pages (2 MiB) so that fewer pages count against the device"},
+    // libfabric's EFA provider refused a registration (efa_mr_reg_impl's "Unable to register MR:
+    // Cannot allocate memory"): the device's limit on registered host pages, or memlock.
+    {"Unable to register MR: Cannot allocate memory", code::kNcclOfiRegisterFailed, "", ""},
     // NET/IB's asynchronous events (net_ib: "Got async event : port error" before 2.19,
     // "Got non-fatal async event: port error(10)" and "async fatal event: ..." since).
     // A queue pair's access violation (IBV_EVENT_QP_ACCESS_ERR, "async fatal event on QP
@@ -1537,7 +1542,7 @@ bool read_elsewhere(const NcclFact& n) {
         "Failed to open libnvidia-ml.so", "Failed to find CUDA library", "peer access is not supported",
         "mixed local Net device counts", "Peermem is not supported", "fi_getinfo() call failed: No data available",
         "GDR disabled on GDR-supported", "requires at least libfabric version", "Error: network IB not found",
-        "has a different number of devices", "Failed to open libibverbs"}) {
+        "has a different number of devices", "Failed to open libibverbs", "Missing \"iommu=pt\" from kernel"}) {
     if (contains(n.msg, w)) return true;
   }
   return contains(n.where.text, "nvls.cc") && contains(n.msg, "Cuda failure");  // check_nvls
@@ -3049,6 +3054,21 @@ void check_image_no_shell(const Facts& facts, std::vector<Finding>& out, std::ve
       facts.image_no_shell, {{"lines", facts.image_no_shell.size()}}));
 }
 
+// A container image written to a filesystem without room (gather.cpp's image_storage_full).
+void check_image_storage_full(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.image_storage_full.empty()) return;
+  out.push_back(finding(
+      code::kContainerImageStorageFull, Severity::kError, "container image", {},
+      fmt::format("the container image could not be written ({}: no space left on device): the filesystem the "
+                  "runtime unpacks or builds images on is full, so the job never starts (pyxis and enroot write "
+                  "the image's squashfs under /run, a RAM-backed tmpfs, by default)",
+                  count_lines(facts.image_storage_full.size())),
+      "`df -h` the runtime's storage and free it or move it to a larger disk: pyxis' runtime_path in "
+      "plugstack.conf, enroot's ENROOT_CACHE_PATH, ENROOT_DATA_PATH and ENROOT_TEMP_PATH, Docker's data-root, "
+      "containerd's root; remove unused images (`docker system prune`, `crictl rmi --prune`)",
+      facts.image_storage_full, {{"lines", facts.image_storage_full.size()}}));
+}
+
 // The container engine has no NVIDIA runtime to give a container its GPUs (gather.cpp's
 // toolkit_missing).
 void check_toolkit_missing(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
@@ -3505,6 +3525,26 @@ void check_p2p_unsupported(const Facts& facts, std::vector<Finding>& out, std::v
     return;
   }
   if (facts.cuda_p2p.empty()) return;
+  // NCCL's own SHM transport refused (transport/shm.cc: "Cuda failure 217 'peer access is not
+  // supported between these two devices'"): it shares host buffers through cuMem
+  // (NCCL_CUMEM_HOST_ENABLE), which asks for peer access between GPUs that may have none;
+  // without cuMem host memory it works (nccl#1838).
+  std::vector<Quote> shm;
+  for (const Quote& q : facts.cuda_p2p) {
+    if (contains(q.text, "transport/shm.cc")) shm.push_back(q);
+  }
+  if (!shm.empty()) {
+    out.push_back(finding(
+        code::kNcclCumemHostNeedsP2p, Severity::kError, "NCCL SHM transport", {},
+        fmt::format("NCCL's shared-memory transport failed on GPUs without peer access ({}, transport/shm.cc): it "
+                    "shares host memory through cuMem (NCCL_CUMEM_HOST_ENABLE), which asked CUDA for peer access "
+                    "these GPUs do not have (PCIe cards without P2P, most VMs)",
+                    count_lines(shm.size())),
+        "set NCCL_CUMEM_HOST_ENABLE=0 for the job (the SHM transport then uses plain shared memory), or use an NCCL "
+        "release that falls back by itself; `nvidia-smi topo -p2p r` shows which GPU pairs have peer access",
+        shm, {{"lines", shm.size()}}));
+    return;
+  }
   out.push_back(finding(
       code::kTopoP2pUnsupported, Severity::kError, "GPU peer access", {},
       fmt::format("CUDA refuses peer access between two GPUs ({}): they have no peer-to-peer path, and the "
@@ -4231,6 +4271,16 @@ void check_iommu(const Facts& facts, std::vector<Finding>& out, std::vector<std:
       cmdline.push_back(q);
     }
   }
+  // RCCL's own look at /proc/cmdline (init.cc, on AMD's platforms, where the IOMMU is on by
+  // default): "NCCL WARN Missing \"iommu=pt\" from kernel command line which can lead to system
+  // instablity or hang!", which ROCm's install FAQ gives for multi-GPU hangs.
+  bool rccl = false;
+  for (const NcclFact& n : facts.nccl) {
+    if (n.msg.starts_with("Missing \"iommu=pt\" from kernel command line") && cmdline.size() < 16) {
+      cmdline.push_back(n.where);
+      rccl = true;
+    }
+  }
   if (translated.empty() && !passthrough) translated = cmdline;
   if (!faults.empty()) {
     out.push_back(finding(
@@ -4253,6 +4303,8 @@ void check_iommu(const Facts& facts, std::vector<Finding>& out, std::vector<std:
                     "guides ask for passthrough on bare metal",
                     contains(translated.front().text, "Default domain type")
                         ? "its default domain is Translated, not Passthrough"
+                    : rccl && !contains(translated.front().text, "ommand line: ")
+                        ? "RCCL found no iommu=pt on the kernel command line, and AMD's IOMMU is on by default"
                         : "the kernel command line turns it on without iommu=pt"),
         "set `iommu=pt` on the kernel command line (with `intel_iommu=on` or `amd_iommu=on`) and reboot, or disable "
         "the IOMMU (VT-d, AMD-Vi) in the BIOS where nothing needs it; check with `dmesg | grep -i 'default domain'`",
@@ -4605,6 +4657,11 @@ const std::vector<Signature> kSignatures = {
      "a container image without the program its runtime starts (enroot's `enroot-switchroot: failed to execute: "
      "/bin/sh: No such file or directory`, runc's `exec: \"/bin/bash\": stat /bin/bash: no such file or directory`)",
      check_image_no_shell},
+    {{code::kContainerImageStorageFull},
+     "a container image written to a full filesystem (mksquashfs' `Write failed because No space left on device` "
+     "under pyxis or enroot, Docker's `failed to register layer: ... no space left on device`, containerd's "
+     "`failed to extract layer`)",
+     check_image_storage_full},
     {{code::kKernelNicFirmwareMissing},
      "a NIC driver without its firmware file (the kernel's `Direct firmware load for ... failed`), ice without "
      "its DDP package",
@@ -4634,9 +4691,9 @@ const std::vector<Signature> kSignatures = {
      "RDMA devices with a GUID of zeros (ibv_devices, ibstat, ibv_devinfo): SR-IOV VFs without GUIDs; perftest on a "
      "RoCE port with a GID of zeros; show_gids of a port with nothing at index 0 (a pod's sparse GID table)",
      check_zero_guids},
-    {{code::kTopoP2pUnsupported},
+    {{code::kTopoP2pUnsupported, code::kNcclCumemHostNeedsP2p},
      "CUDA refusing peer access between two GPUs (error 217), from any program: a custom all-reduce or a P2P copy "
-     "on GPUs without a P2P path",
+     "on GPUs without a P2P path; NCCL's SHM transport through cuMem host memory",
      check_p2p_unsupported},
     {{code::kCountersLinkErrors, code::kCountersSaturated, code::kCountersCongestion},
      "IB port and NIC counters",

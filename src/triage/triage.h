@@ -257,8 +257,9 @@ struct Facts {
   // enroot's "enroot-switchroot: failed to execute: /bin/sh: No such file or directory",
   // runc's "exec: \"/bin/bash\": stat /bin/bash: no such file or directory".
   std::vector<Quote> image_no_shell;
-  std::vector<Quote> rdma_enomem;  // another program's RDMA resource refused with ENOMEM
-  std::vector<Quote> shm_full;     // PyTorch's tensors between processes without room in /dev/shm
+  std::vector<Quote> image_storage_full;  // an image written to a full filesystem (pull, import, squashfs)
+  std::vector<Quote> rdma_enomem;         // another program's RDMA resource refused with ENOMEM
+  std::vector<Quote> shm_full;            // PyTorch's tensors between processes without room in /dev/shm
   // Open MPI's TCP transport failing to connect: "connect() to 172.17.0.1 failed".
   std::vector<Quote> tcp_connect_failed;
   // nvidia-smi's "GPU is lost.  Reboot the system to recover this GPU": a GPU that stopped

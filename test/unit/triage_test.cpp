@@ -454,6 +454,18 @@ TEST(TriageSignatures, OfiGetinfoWithoutDataIsNoEfaDevice) {
   EXPECT_EQ(find(r, "nccl.warn"), nullptr) << testing::PrintToString(codes(r));
 }
 
+// libfabric's EFA provider refusing a memory registration, in its debug log's own form: the
+// device's page limit or memlock, named with the OFI plugin's registration failures.
+TEST(TriageSignatures, EfaMemoryRegistrationRefused) {
+  Report r = judged({{"fi.log",
+                      "libfabric:15409:1705531788::efa:mr:efa_mr_reg_impl():850<warn> Unable to register MR: Cannot "
+                      "allocate memory\n"}});
+  const Finding* f = find(r, "nccl.ofi_register_failed");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_NE(f->message.find("registered host pages"), std::string::npos) << f->message;
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"fi.log:1"});
+}
+
 // NVSwitch errors in the nvswitch driver's words (SXid, fatal or not) and in Fabric
 // Manager's log: a fatal one is an error, non-fatal ones a warning.
 TEST(TriageSignatures, NvswitchSxidErrors) {
@@ -1351,6 +1363,15 @@ TEST(TriagePasted, PeerAccessUnsupportedAndDriverMismatch) {
   ASSERT_NE(p2p, nullptr) << testing::PrintToString(codes(r));
   EXPECT_EQ(p2p->severity, Severity::kError);
   EXPECT_EQ(quoted(*p2p), std::vector<std::string>{"serve.log:2"});
+  // The same error in NCCL's SHM transport is its cuMem host memory asking for peer access.
+  Report shm = judged({{"nccl.log",
+                        "[2025-09-09 23:51:24] h1:774:854 [0] transport/shm.cc:590 NCCL WARN Cuda failure 217 'peer "
+                        "access is not supported between these two devices'\n"}});
+  const Finding* cumem = find(shm, "nccl.cumem_host_needs_p2p");
+  ASSERT_NE(cumem, nullptr) << testing::PrintToString(codes(shm));
+  EXPECT_EQ(cumem->severity, Severity::kError);
+  EXPECT_NE(cumem->hint.find("NCCL_CUMEM_HOST_ENABLE=0"), std::string::npos) << cumem->hint;
+  EXPECT_EQ(find(shm, "topo.p2p_unsupported"), nullptr) << testing::PrintToString(codes(shm));
   Report d = judged({{"node.txt",
                       "$ nvidia-smi\n"
                       "Failed to initialize NVML: Driver/library version mismatch\n"
@@ -2528,6 +2549,27 @@ TEST(TriagePasted, NicFirmwareAndTheContainerToolkitRefused) {
     ASSERT_NE(f, nullptr) << line << testing::PrintToString(codes(r));
     EXPECT_EQ(quoted(*f), std::vector<std::string>{"run.txt:1"});
   }
+  // An image written to a full filesystem: mksquashfs under pyxis, Docker's and containerd's unpacking.
+  for (const char* line :
+       {"slurmstepd: error: pyxis:     Write failed because No space left on device",
+        "docker: failed to register layer: Error processing tar file(exit status 1): write "
+        "/usr/local/cuda-12.4/lib64/libcublasLt.so.12: no space left on device.",
+        "Failed to pull image \"nvcr.io/nvidia/pytorch:24.05-py3\": failed to pull and unpack image: failed to "
+        "extract layer sha256:0a1b: write /var/lib/containerd/io.containerd.snapshotter.v1.overlayfs/snapshots/"
+        "51/fs/usr/lib/x.so: no space left on device: unknown"}) {
+    Report r = judged({{"pull.txt", std::string(line) + "\n"}});
+    f = find(r, "container.image_storage_full");
+    ASSERT_NE(f, nullptr) << line << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError);
+    EXPECT_EQ(quoted(*f), std::vector<std::string>{"pull.txt:1"});
+  }
+  // A program's own full disk (a checkpoint, /dev/shm) is not the image's.
+  for (const char* line :
+       {"OSError: [Errno 28] No space left on device: '/ckpt/step_100/model.pt'",
+        "RuntimeError: unable to write to file </torch_9931_3149260800_0>: No space left on device (28)"}) {
+    Report r = judged({{"run.txt", std::string(line) + "\n"}});
+    EXPECT_EQ(find(r, "container.image_storage_full"), nullptr) << line;
+  }
 }
 
 // libibverbs without a user-space driver for the kernel's devices; locked-memory limits in
@@ -2866,6 +2908,19 @@ TEST(TriagePasted, IommuFaultsAndTranslation) {
   t = find(cmdline, "kernel.iommu_translated");
   ASSERT_NE(t, nullptr) << testing::PrintToString(codes(cmdline));
   EXPECT_NE(t->message.find("without iommu=pt"), std::string::npos) << t->message;
+  // RCCL's own warning that the command line lacks iommu=pt, with its prefix or bare; read here,
+  // not as one more NCCL warning.
+  for (const char* line :
+       {"g1:111:111 [0] /opt/rccl/src/init.cc:213 NCCL WARN Missing \"iommu=pt\" from kernel command line which can "
+        "lead to system instablity or hang!",
+        "NCCL WARN Missing \"iommu=pt\" from kernel command line which can lead to system instablity or hang!"}) {
+    Report rccl = judged({{"rccl.log", std::string(line) + "\n"}});
+    t = find(rccl, "kernel.iommu_translated");
+    ASSERT_NE(t, nullptr) << line << testing::PrintToString(codes(rccl));
+    EXPECT_EQ(t->severity, Severity::kWarning);
+    EXPECT_NE(t->message.find("RCCL found no iommu=pt"), std::string::npos) << t->message;
+    EXPECT_EQ(find(rccl, "nccl.warn"), nullptr) << testing::PrintToString(codes(rccl));
+  }
   for (const char* quiet :
        {"[    1.2] iommu: Default domain type: Passthrough (set via kernel command line)\n",
         "[   10.6] mlx5_core 0004:01:00.0: Adding to iommu group 29\n", "[    0.9] DMAR: IOMMU enabled\n",
@@ -3528,7 +3583,8 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "fabric.link_not_active", "nccl.collective_mismatch", "container.driver_files_in_image", "nccl.topology_fallback",
       "kernel.gpu_slowdown", "nccl.net_plugin_load_failed", "nvlink.nvswitch_error", "limits.ptrace_denied",
       "kernel.host_memory_error", "kernel.nic_firmware_missing", "container.toolkit_denied",
-      "container.toolkit_missing", "container.image_no_shell",
+      "container.toolkit_missing", "container.image_no_shell", "container.image_storage_full",
+      "nccl.cumem_host_needs_p2p",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
@@ -3583,8 +3639,10 @@ TEST(TriageDamage, PastedShapesNeverNameAnotherCause) {
         // before its errno (ibv_reg_mr's "Cannot allocate memory": the locked-memory limit).
         // A framework's system error cut before its "Last error:" too, and its invalid usage cut
         // from the warning that says which check failed; and NCCL's NVLS warning without the
-        // source file that says it is NVLS's (the prefix stripped).
+        // source file that says it is NVLS's (the prefix stripped), and CUDA's peer-access error
+        // without the source file that says it was NCCL's SHM transport asking.
         const bool less_specific =
+            (f.code == "topo.p2p_unsupported" && causes.count("nccl.cumem_host_needs_p2p")) ||
             ((f.code == "nccl.warn" || f.code == "nccl.system_error" || f.code == "nccl.invalid_usage") &&
              std::any_of(causes.begin(), causes.end(),
                          [](auto& c) { return c.starts_with("nccl.") || c.starts_with("nvlink."); })) ||
