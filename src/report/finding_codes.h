@@ -153,6 +153,7 @@ inline constexpr std::string_view kContainerToolkitMissing = "container.toolkit_
 inline constexpr std::string_view kContainerImageNoShell = "container.image_no_shell";
 inline constexpr std::string_view kContainerImageStorageFull = "container.image_storage_full";
 inline constexpr std::string_view kNcclCumemHostNeedsP2p = "nccl.cumem_host_needs_p2p";
+inline constexpr std::string_view kKernelModuleBuildFailed = "kernel.module_build_failed";
 inline constexpr std::string_view kKernelNicModule = "kernel.nic_module";
 inline constexpr std::string_view kKernelNicHealth = "kernel.nic_health";
 inline constexpr std::string_view kKernelDriverMismatch = "kernel.driver_mismatch";
@@ -301,6 +302,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kContainerImageNoShell,
     kContainerImageStorageFull,
     kNcclCumemHostNeedsP2p,
+    kKernelModuleBuildFailed,
     kKernelNicModule,
     kKernelNicHealth,
     kKernelDriverMismatch,

@@ -1031,6 +1031,7 @@ class Gatherer {
     move_into(toolkit_missing_, facts.toolkit_missing);
     move_into(image_no_shell_, facts.image_no_shell);
     move_into(image_storage_full_, facts.image_storage_full);
+    move_into(module_build_failed_, facts.module_build_failed);
     move_into(nvml_denied_, facts.nvml_denied);
     move_into(rdma_no_provider_, facts.rdma_no_provider);
     move_into(rdma_driver_unloaded_, facts.rdma_driver_unloaded);
@@ -1504,6 +1505,14 @@ class Gatherer {
          contains(line, "/var/lib/docker/") || contains(line, "/var/lib/containerd/") ||
          contains(line, "While performing build")) &&
         keep(image_storage_full_, line)) {
+      framework_ = true;  // a program's log
+    }
+    // A kernel module's build failing (modpost's errors, DKMS's summary of make.log).
+    if (((n.finds("ERROR: modpost: ") &&
+          (contains(line, "uses GPL-only symbol") || (contains(line, ".ko]") && contains(line, " undefined!")))) ||
+         (n.finds("Bad return status for module build") && contains(line, "on kernel")) ||
+         (n.finds("Building module") && contains(line, "bad exit status"))) &&
+        keep(module_build_failed_, line)) {
       framework_ = true;  // a program's log
     }
     // k8s-rdma-shared-dev-plugin's check that the RDMA subsystem's network namespace mode is
@@ -2401,8 +2410,8 @@ class Gatherer {
   std::string smi_row_gpu_;      // that GPU's bus id
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
       efa_no_device_, driver_libs_missing_, shm_full_, rdma_enomem_, toolkit_denied_, toolkit_missing_, nvml_denied_,
-      image_no_shell_, image_storage_full_, rdma_no_provider_, rdma_driver_unloaded_, rdma_nics_on_bus_, rdma_netns_,
-      driver_files_in_image_, no_sm_;
+      image_no_shell_, image_storage_full_, module_build_failed_, rdma_no_provider_, rdma_driver_unloaded_,
+      rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, munge_, rendezvous_, gpu_start_;

@@ -3069,6 +3069,37 @@ void check_image_storage_full(const Facts& facts, std::vector<Finding>& out, std
       facts.image_storage_full, {{"lines", facts.image_storage_full.size()}}));
 }
 
+// A kernel module that did not build against the running kernel (gather.cpp's
+// module_build_failed): the module it names, where modpost's line does.
+void check_module_build_failed(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.module_build_failed.empty()) return;
+  std::set<std::string> modules;
+  bool gpl = false;
+  for (const Quote& q : facts.module_build_failed) {
+    const std::string_view t = q.text;
+    gpl = gpl || contains(t, "GPL-only symbol");
+    if (const size_t m = t.find("module "); m != std::string_view::npos && contains(t, "modpost")) {
+      std::string_view name = t.substr(m + 7);
+      name = name.substr(0, name.find(' '));
+      if (name.ends_with(".ko")) modules.insert(std::string(name));
+    }
+  }
+  out.push_back(finding(
+      code::kKernelModuleBuildFailed, Severity::kError, "kernel module", {},
+      fmt::format("a kernel module did not build against this kernel ({}{}): it is not loaded, so what needs it "
+                  "(the GPU driver, nvidia-peermem, gdrcopy's gdrdrv, a NIC driver) is missing after the kernel "
+                  "changed{}",
+                  count_lines(facts.module_build_failed.size()),
+                  modules.empty() ? std::string() : fmt::format(", {}", fmt::join(modules, ", ")),
+                  gpl ? "; modpost refused a GPL-only symbol the newer kernel exports only to GPL modules, which "
+                        "that release of the module cannot use"
+                      : ""),
+      "install the module's release that supports this kernel (a newer driver, gdrcopy or OFED), with the kernel "
+      "headers of `uname -r`; DKMS's make.log (/var/lib/dkms/MODULE/VERSION/build/make.log) holds the first error; "
+      "`dkms status` lists what built for which kernel",
+      facts.module_build_failed, {{"lines", facts.module_build_failed.size()}, {"modules", modules}}));
+}
+
 // The container engine has no NVIDIA runtime to give a container its GPUs (gather.cpp's
 // toolkit_missing).
 void check_toolkit_missing(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
@@ -4662,6 +4693,10 @@ const std::vector<Signature> kSignatures = {
      "under pyxis or enroot, Docker's `failed to register layer: ... no space left on device`, containerd's "
      "`failed to extract layer`)",
      check_image_storage_full},
+    {{code::kKernelModuleBuildFailed},
+     "a kernel module that did not build against the running kernel (modpost's `ERROR: modpost: GPL-incompatible "
+     "module gdrdrv.ko uses GPL-only symbol`, DKMS's `Bad return status for module build on kernel`)",
+     check_module_build_failed},
     {{code::kKernelNicFirmwareMissing},
      "a NIC driver without its firmware file (the kernel's `Direct firmware load for ... failed`), ice without "
      "its DDP package",

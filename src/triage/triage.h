@@ -258,8 +258,12 @@ struct Facts {
   // runc's "exec: \"/bin/bash\": stat /bin/bash: no such file or directory".
   std::vector<Quote> image_no_shell;
   std::vector<Quote> image_storage_full;  // an image written to a full filesystem (pull, import, squashfs)
-  std::vector<Quote> rdma_enomem;         // another program's RDMA resource refused with ENOMEM
-  std::vector<Quote> shm_full;            // PyTorch's tensors between processes without room in /dev/shm
+  // A kernel module that did not build against the running kernel: modpost's "ERROR: modpost:
+  // GPL-incompatible module gdrdrv.ko uses GPL-only symbol 'cc_mkdec'" or "... undefined!",
+  // DKMS's "Error! Bad return status for module build on kernel: 6.5.0-14-generic (x86_64)".
+  std::vector<Quote> module_build_failed;
+  std::vector<Quote> rdma_enomem;  // another program's RDMA resource refused with ENOMEM
+  std::vector<Quote> shm_full;     // PyTorch's tensors between processes without room in /dev/shm
   // Open MPI's TCP transport failing to connect: "connect() to 172.17.0.1 failed".
   std::vector<Quote> tcp_connect_failed;
   // nvidia-smi's "GPU is lost.  Reboot the system to recover this GPU": a GPU that stopped

@@ -2563,6 +2563,25 @@ TEST(TriagePasted, NicFirmwareAndTheContainerToolkitRefused) {
     EXPECT_EQ(f->severity, Severity::kError);
     EXPECT_EQ(quoted(*f), std::vector<std::string>{"pull.txt:1"});
   }
+  // A kernel module's build failing, by modpost and DKMS; a module built is nothing.
+  for (const char* text :
+       {"  MODPOST /usr/src/gdrdrv-2.3/Module.symvers\n"
+        "ERROR: modpost: GPL-incompatible module gdrdrv.ko uses GPL-only symbol 'cc_mkdec'\n",
+        "Building module:\ncleaning build area...\nmake -j16 KERNELRELEASE=6.5.0-14-generic...(bad exit status: 2)\n"
+        "Error! Bad return status for module build on kernel: 6.5.0-14-generic (x86_64)\n"}) {
+    Report r = judged({{"build.txt", text}});
+    f = find(r, "kernel.module_build_failed");
+    ASSERT_NE(f, nullptr) << text << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError);
+  }
+  EXPECT_NE(find(judged({{"build.txt",
+                          "ERROR: modpost: GPL-incompatible module gdrdrv.ko uses GPL-only symbol 'cc_mkdec'\n"}}),
+                 "kernel.module_build_failed")
+                ->message.find("gdrdrv.ko"),
+            std::string::npos);
+  EXPECT_EQ(find(judged({{"build.txt", "  LD [M]  /usr/src/gdrdrv-2.4/gdrdrv.ko\nDKMS: install completed.\n"}}),
+                 "kernel.module_build_failed"),
+            nullptr);
   // A program's own full disk (a checkpoint, /dev/shm) is not the image's.
   for (const char* line :
        {"OSError: [Errno 28] No space left on device: '/ckpt/step_100/model.pt'",
@@ -3584,7 +3603,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "kernel.gpu_slowdown", "nccl.net_plugin_load_failed", "nvlink.nvswitch_error", "limits.ptrace_denied",
       "kernel.host_memory_error", "kernel.nic_firmware_missing", "container.toolkit_denied",
       "container.toolkit_missing", "container.image_no_shell", "container.image_storage_full",
-      "nccl.cumem_host_needs_p2p",
+      "nccl.cumem_host_needs_p2p", "kernel.module_build_failed",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
