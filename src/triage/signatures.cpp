@@ -69,6 +69,7 @@ std::string proc_of(const NcclFact& n) { return n.host + ":" + n.pid; }
 // The NCCL rank of each process, from "ncclCommInitRank comm 0x.. rank R nranks N" lines.
 struct RankMap {
   std::map<std::string, int> rank_of;  // "host:pid" -> rank
+  std::set<int> ranks;                 // every rank an init line names (a process may hold several)
   int nranks = 0;
 };
 RankMap rank_map(const Facts& facts) {
@@ -83,6 +84,7 @@ RankMap rank_map(const Facts& facts) {
     std::from_chars(rs.data(), rs.data() + rs.size(), rank);
     std::from_chars(ns.data(), ns.data() + ns.size(), nranks);
     if (rank >= 0 && !m.rank_of.count(proc_of(n))) m.rank_of[proc_of(n)] = rank;
+    if (rank >= 0) m.ranks.insert(rank);
     m.nranks = std::max(m.nranks, nranks);
   }
   return m;
@@ -198,8 +200,24 @@ void check_socket_fallback(const Facts& facts, std::vector<Finding>& out, std::v
       ib_forced = ib_forced || forced;
     }
   }
+  // Sockets by the job's own setting ("NCCL_IB_DISABLE set by environment to 1."), and a job
+  // within one host ("nNodes 1", or one host's init lines naming every rank of the
+  // communicator): there NCCL's network carries nothing.
+  bool ib_disabled = false, net_channels = false, one_node = false;
+  std::set<std::string_view> hosts;
+  for (const NcclFact& n : facts.nccl) {
+    ib_disabled = ib_disabled || n.msg.starts_with("NCCL_IB_DISABLE set by environment to 1");
+    net_channels =
+        net_channels || contains(n.msg, " via NET/") || (contains(n.msg, " nNodes ") && !contains(n.msg, " nNodes 1 "));
+    one_node = one_node || contains(n.msg, " nNodes 1 ");
+    if (!n.host.empty()) hosts.insert(n.host);
+  }
+  const RankMap ranks = rank_map(facts);
+  one_node =
+      !net_channels &&
+      (one_node || (hosts.size() == 1 && ranks.nranks >= 2 && static_cast<int>(ranks.ranks.size()) == ranks.nranks));
   const RdmaExpected rdma = rdma_expected(facts);
-  const bool ib_expected = rdma.expected() || ib_forced;
+  const bool ib_expected = (rdma.expected() || ib_forced) && !one_node;
   const std::string_view ipoib = rdma.ipoib;
   const std::set<std::string>& ib_procs = rdma.ib_procs;
   const nlohmann::ordered_json expected = rdma.json();
@@ -239,10 +257,19 @@ void check_socket_fallback(const Facts& facts, std::vector<Finding>& out, std::v
   }
   if (socket_only && no_device.empty()) {
     out.push_back(finding(
-        code::kNcclSocketFallback, ib_expected ? Severity::kError : Severity::kInfo,
+        code::kNcclSocketFallback,
+        !ib_expected  ? Severity::kInfo
+        : ib_disabled ? Severity::kWarning
+                      : Severity::kError,
         fmt::format("NET/Socket on {}", fmt::join(socket_hosts, ", ")),
         std::vector<std::string>(socket_hosts.begin(), socket_hosts.end()),
-        !ib_expected    ? fmt::format("NCCL uses TCP sockets for inter-node traffic{}", unexpected_note)
+        one_node ? std::string("NCCL chose TCP sockets as its network, but every rank of the job is on one host: the "
+                               "network carries none of its traffic")
+        : ib_disabled ? fmt::format("NCCL uses TCP sockets for inter-node traffic because NCCL_IB_DISABLE=1 turned its "
+                                    "InfiniBand/RoCE transport off{}",
+                                    ib_expected ? ", on hosts that have RDMA: a tenth or less of the fabric's bandwidth"
+                                                : unexpected_note)
+        : !ib_expected  ? fmt::format("NCCL uses TCP sockets for inter-node traffic{}", unexpected_note)
         : ipoib.empty() ? std::string("NCCL uses TCP sockets for inter-node traffic although InfiniBand/RoCE is "
                                       "expected here")
                         : fmt::format("NCCL uses TCP sockets for inter-node traffic over {}, an IPoIB interface: the "

@@ -2781,6 +2781,39 @@ TEST(TriagePasted, SocketsOverIpoibAndNoVerbsLibrary) {
   EXPECT_EQ(find(ibverbs_only, "nccl.socket_fallback")->severity, Severity::kInfo);
 }
 
+// Sockets by the job's own NCCL_IB_DISABLE=1 on a host with InfiniBand: a warning, saying so; a
+// job whose ranks are all on one host: information, the network carrying nothing; over the
+// network without that setting, an error.
+TEST(TriagePasted, SocketsByIbDisableAndOnOneHost) {
+  const std::string ipoib = "h1:1:1 [0] NCCL INFO NET/Socket : Using [0]ib0:10.0.0.1<0>\n";
+  const std::string net = "h1:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n";
+  Report disabled =
+      judged({{"n.log", "h1:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n" + ipoib + net}});
+  const Finding* sock = find(disabled, "nccl.socket_fallback");
+  ASSERT_NE(sock, nullptr) << testing::PrintToString(codes(disabled));
+  EXPECT_EQ(sock->severity, Severity::kWarning);
+  EXPECT_NE(sock->message.find("NCCL_IB_DISABLE=1"), std::string::npos) << sock->message;
+  for (const std::string& local :
+       {ipoib + "h1:1:2 [0] NCCL INFO comm 0x5 rank 0 nranks 2 cudaDev 0 busId 1b000 - Init COMPLETE\n"
+                "h1:2:3 [1] NCCL INFO comm 0x6 rank 1 nranks 2 cudaDev 1 busId 1c000 - Init COMPLETE\n",
+        ipoib + "h1:1:1 [0] NCCL INFO comm 0x5 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n"}) {
+    Report r = judged({{"n.log", local}});
+    sock = find(r, "nccl.socket_fallback");
+    ASSERT_NE(sock, nullptr) << local << testing::PrintToString(codes(r));
+    EXPECT_EQ(sock->severity, Severity::kInfo) << local;
+    EXPECT_NE(sock->message.find("every rank of the job is on one host"), std::string::npos) << sock->message;
+  }
+  // One rank of two in the files: the other may be on another host.
+  Report half = judged(
+      {{"n.log", ipoib + "h1:1:2 [0] NCCL INFO comm 0x5 rank 0 nranks 2 cudaDev 0 busId 1b000 - Init COMPLETE\n"}});
+  ASSERT_NE(find(half, "nccl.socket_fallback"), nullptr);
+  EXPECT_EQ(find(half, "nccl.socket_fallback")->severity, Severity::kError);
+  Report over_net = judged({{"n.log", ipoib + net}});
+  sock = find(over_net, "nccl.socket_fallback");
+  ASSERT_NE(sock, nullptr) << testing::PrintToString(codes(over_net));
+  EXPECT_EQ(sock->severity, Severity::kError);
+}
+
 // RoCE queue pairs on a link-local GID: forced by NCCL_IB_GID_INDEX, or chosen by an NCCL
 // that picks routable GIDs itself; NCCL before 2.21 (GID 0 by default) and IB ports (whose
 // GID 0 is always fe80:: with the port GUID) are left alone.
