@@ -172,6 +172,9 @@ inline constexpr std::string_view kNcclRoceGidLinkLocal = "nccl.roce_gid_link_lo
 inline constexpr std::string_view kNcclOfiUnreachable = "nccl.ofi_unreachable";
 inline constexpr std::string_view kLauncherMungeUnavailable = "launcher.munge_unavailable";
 inline constexpr std::string_view kLauncherMungeRejected = "launcher.munge_rejected";
+inline constexpr std::string_view kLauncherSlurmVersionMismatch = "launcher.slurm_version_mismatch";
+inline constexpr std::string_view kLauncherClockSkew = "launcher.clock_skew";
+inline constexpr std::string_view kContainerNicDriverStorageModules = "container.nic_driver_storage_modules";
 inline constexpr std::string_view kKernelIommuFault = "kernel.iommu_fault";
 inline constexpr std::string_view kKernelIommuTranslated = "kernel.iommu_translated";
 inline constexpr std::string_view kRendezvousStoreUnreachable = "rendezvous.store_unreachable";
@@ -321,6 +324,9 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNcclOfiUnreachable,
     kLauncherMungeUnavailable,
     kLauncherMungeRejected,
+    kLauncherSlurmVersionMismatch,
+    kLauncherClockSkew,
+    kContainerNicDriverStorageModules,
     kKernelIommuFault,
     kKernelIommuTranslated,
     kRendezvousStoreUnreachable,

@@ -312,6 +312,24 @@ bool munge_error(std::string_view line) {
   return false;
 }
 
+// The protocol version a Slurm line names ("Invalid Protocol Version 9984 from uid=0",
+// "unpack_header: protocol_version 9216 not supported"; an error only, so a line that merely
+// states its version is none): 1 for a release's (its major index
+// shifted by 8 bits: 17.02 is 30 << 8, 25.05 is 43 << 8), -1 for a number no release has (a
+// port scanner's bytes read as a header), 0 where the line names none.
+int slurm_protocol(std::string_view line) {
+  for (std::string_view w : {std::string_view("Invalid Protocol Version "), std::string_view("protocol_version ")}) {
+    const size_t at = line.find(w);
+    if (at == std::string_view::npos || (w[0] == 'p' && !contains(line.substr(at), " not supported"))) continue;
+    std::string_view digits = line.substr(at + w.size());
+    digits = digits.substr(0, digits.find_first_not_of("0123456789"));
+    unsigned v = 0;
+    if (digits.empty() || std::from_chars(digits.data(), digits.data() + digits.size(), v).ec != std::errc()) return 0;
+    return v % 256 == 0 && v >= (16u << 8) && v < (80u << 8) ? 1 : -1;
+  }
+  return 0;
+}
+
 // PyTorch's c10d store (the rendezvous every rank joins before NCCL starts), by its own
 // wordings (torch/csrc/distributed/c10d/socket.cpp, TCPStore). Its failures: a client that
 // cannot reach it ("The client socket has failed to connect to any network address of
@@ -774,6 +792,19 @@ struct DeviceCgroup {
   }
 };
 
+// A paste that opens with an HTML tag of GitHub's Markdown (`<details>`, `<summary> mpirun ...
+// </summary>`, a comment), not an XML document: its lines are read as any text's.
+bool html_tag_first(std::string_view t) {
+  if (t.starts_with("<!--")) return true;
+  std::string_view name = t.substr(1);
+  if (name.starts_with('/')) name.remove_prefix(1);
+  name = name.substr(0, name.find_first_of(" \t\r\n>/"));
+  static constexpr std::string_view kHtml[] = {"details", "summary", "p",   "br", "pre", "code", "b",
+                                               "i",       "img",     "div", "a",  "sub", "sup",  "kbd",
+                                               "table",   "ul",      "li",  "h1", "h2",  "h3",   "blockquote"};
+  return std::find(std::begin(kHtml), std::end(kHtml), name) != std::end(kHtml);
+}
+
 class Gatherer {
  public:
   explicit Gatherer(std::string path) : path_(std::move(path)) {}
@@ -782,7 +813,7 @@ class Gatherer {
   void start(std::string_view head) {
     binary_ = looks_binary(head);
     const std::string_view t = trim(head.substr(0, 4096));
-    xml_ = t.starts_with("<");
+    xml_ = t.starts_with("<") && !html_tag_first(t);
     if (xml_) {
       if (contains(head.substr(0, 4096), "<topology")) hwloc_ = true;
       if (contains(head.substr(0, 4096), "<system") || contains(head.substr(0, 4096), "<graphs")) nccl_xml_ = true;
@@ -967,7 +998,9 @@ class Gatherer {
     if (nccl_) k.emplace_back("nccl-log");
     if ((framework_ || cuda_error_seen_) && !nccl_) k.emplace_back("framework-log");
     if (ucx_) k.emplace_back("ucx-log");
-    if (!munge_.empty()) k.emplace_back("launcher-log");
+    if (!munge_.empty() || !slurm_version_.empty() || !slurm_credential_expired_.empty()) {
+      k.emplace_back("launcher-log");
+    }
     if (tests_) k.emplace_back("nccl-tests");
     if (smi_) k.emplace_back("nvidia-smi-topo");
     if (rdma_ || rdma_absent_) k.emplace_back("rdma-info");
@@ -1051,6 +1084,14 @@ class Gatherer {
     move_into(gpu_lost_, facts.gpu_lost);
     move_into(gpu_start_, facts.gpu_start);
     move_into(munge_, facts.munge);
+    if (slurm_foreign_protocol_) {  // a scanner's bytes: its "Incompatible versions" lines are not Slurm's
+      std::erase_if(slurm_version_, [](const Quote& q) {
+        return slurm_protocol(q.text) == 0 && !contains(q.text, "Credential data mismatch");
+      });
+    }
+    move_into(slurm_version_, facts.slurm_version);
+    move_into(slurm_credential_expired_, facts.slurm_credential_expired);
+    move_into(nic_driver_storage_modules_, facts.nic_driver_storage_modules);
     move_into(rendezvous_, facts.rendezvous);
     move_into(roce_gid_empty_, facts.roce_gid_empty);
     move_into(efa_no_device_, facts.efa_no_device);
@@ -1432,6 +1473,16 @@ class Gatherer {
 
   // Launchers and their transports: Open MPI's TCP, MUNGE, PMIx's components, PyTorch's
   // c10d store.
+  void slurm_version_line(std::string_view line) {
+    const int protocol = slurm_protocol(line);
+    if (protocol < 0) {
+      slurm_foreign_protocol_ = true;
+    } else if (protocol > 0 || contains(line, "Credential signature check: Credential data mismatch") ||
+               contains(line, "Incompatible versions of client and server code")) {
+      keep(slurm_version_, line);
+    }
+  }
+
   void launcher_line(std::string_view line, const Needles& n) {
     // Open MPI's TCP transport failing to connect ("btl_tcp_endpoint.c:796:...] connect() to
     // 172.17.0.1 failed: Connection refused (111)"): the address it tried.
@@ -1442,6 +1493,12 @@ class Gatherer {
     // failed to create credential: Socket communication error", "Munge decode failed:
     // Expired credential"): libmunge's own wordings, on a line that names it.
     if ((n.has("unge") || n.finds("UNGE")) && munge_error(line)) keep(munge_, line);
+    if (n.finds("Job credential expired")) keep(slurm_credential_expired_, line);
+    // Slurm's daemons and commands of different releases (Facts::slurm_version).
+    if (n.finds("Credential data mismatch") || n.finds("Incompatible versions of client") ||
+        n.finds("Protocol Version ") || n.finds("_version ")) {
+      slurm_version_line(line);
+    }
     // PMIx's help for a component it could not open ("Framework: psec" then "Component:
     // munge"): its MUNGE security plugin missing where the launcher asks for it.
     if (const std::string_view t = trim(line); t.starts_with("Framework:")) {
@@ -1513,6 +1570,12 @@ class Gatherer {
          (n.finds("Bad return status for module build") && contains(line, "on kernel")) ||
          (n.finds("Building module") && contains(line, "bad exit status"))) &&
         keep(module_build_failed_, line)) {
+      framework_ = true;  // a program's log
+    }
+    // NVIDIA's NIC driver container (Facts::nic_driver_storage_modules), in its shell and Go
+    // entrypoints' words; a pasted copy may wrap the sentence before "UNLOAD_STORAGE_MODULES".
+    if (n.finds("UNLOAD_STORAGE_MODULES") && contains(line, "reload failure due to UNLOAD_STORAGE_MODULES") &&
+        keep(nic_driver_storage_modules_, line)) {
       framework_ = true;  // a program's log
     }
     // k8s-rdma-shared-dev-plugin's check that the RDMA subsystem's network namespace mode is
@@ -2414,7 +2477,9 @@ class Gatherer {
       rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
-      tcp_connect_failed_, munge_, rendezvous_, gpu_start_;
+      tcp_connect_failed_, munge_, slurm_version_, slurm_credential_expired_, nic_driver_storage_modules_, rendezvous_,
+      gpu_start_;
+  bool slurm_foreign_protocol_ = false;  // a protocol version no Slurm release has (a port scanner's)
   // The CUDA peer-access tools' answers (peer_tool_line): pairs with and without access,
   // the lines that say "no", and the GPUs nvbandwidth lists.
   PeerTool peer_tool_;

@@ -2939,11 +2939,25 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
   check_gpu_memory_and_driver(facts, out);
   check_modules_and_containers(facts, out);
   if (!mlx5_cmd.empty()) {
-    out.push_back(finding(code::kKernelMlx5Cmd, Severity::kWarning, "mlx5 command failures", {},
-                          fmt::format("{} mlx5 firmware command failure line(s)", mlx5_cmd.size()),
-                          "the NIC's firmware refused or timed out a command: check the firmware version and the "
-                          "driver; a timeout often precedes a NIC reset",
-                          mlx5_cmd));
+    // CREATE_MKEY refused for "limits exceeded": the adapter holds no more memory keys, one per
+    // registered memory region (the kernel's "async reg mr failed. status -12" beside it).
+    const bool mkeys = std::any_of(mlx5_cmd.begin(), mlx5_cmd.end(), [](const Quote& q) {
+      return contains(q.text, "CREATE_MKEY") && contains(q.text, "limits exceeded");
+    });
+    out.push_back(finding(
+        code::kKernelMlx5Cmd, Severity::kWarning, "mlx5 command failures", {},
+        mkeys ? fmt::format("{} mlx5 firmware command failure line(s): CREATE_MKEY refused for \"limits exceeded\": "
+                            "the adapter has no memory key left for another registered memory region, so "
+                            "registrations fail (ENOMEM) and the programs making them (MPI, UCX, NCCL) fail or crash",
+                            mlx5_cmd.size())
+              : fmt::format("{} mlx5 firmware command failure line(s)", mlx5_cmd.size()),
+        mkeys ? "the processes registered more memory regions than the adapter holds: a registration cache that keeps "
+                "every small region it registered (UCX's, unbounded by default: bound it, e.g. "
+                "UCX_IB_RCACHE_MAX_REGIONS=262144, or register on demand with UCX_IB_REG_METHODS=odp), many ranks per "
+                "node each registering their own buffers, or a program registering in a loop without deregistering"
+              : "the NIC's firmware refused or timed out a command: check the firmware version and the driver; a "
+                "timeout often precedes a NIC reset",
+        mlx5_cmd));
   }
   if (!hca_firmware.empty()) check_hca_firmware(facts, hca_firmware, out);
   if (!oom.empty()) {
@@ -4285,6 +4299,69 @@ void check_munge(const Facts& facts, std::vector<Finding>& out, std::vector<std:
   }
 }
 
+// Slurm's daemons and commands of different releases (Facts::slurm_version): a job credential
+// slurmctld packed that slurmd of another release unpacks differently, or a message in a
+// protocol version the receiver does not speak.
+void check_slurm_version(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.slurm_version.empty()) return;
+  std::vector<std::string> why;
+  if (std::any_of(facts.slurm_version.begin(), facts.slurm_version.end(),
+                  [](const Quote& q) { return contains(q.text, "Credential data mismatch"); })) {
+    why.emplace_back(
+        "slurmd could not verify a job credential slurmctld signed (\"Credential data mismatch\": "
+        "the two releases pack it differently), so the job step does not launch");
+  }
+  if (std::any_of(facts.slurm_version.begin(), facts.slurm_version.end(),
+                  [](const Quote& q) { return !contains(q.text, "Credential data mismatch"); })) {
+    why.emplace_back(
+        "a daemon received a message in a protocol version it does not speak (\"Incompatible "
+        "versions of client and server code\")");
+  }
+  out.push_back(finding(code::kLauncherSlurmVersionMismatch, Severity::kError, "Slurm", {},
+                        fmt::format("Slurm's daemons or commands are of different releases ({}): {}",
+                                    count_lines(facts.slurm_version.size()), fmt::join(why, "; ")),
+                        "compare `slurmctld -V`, `slurmd -V`, `slurmdbd -V` and `sinfo --version` on every host (a "
+                        "command earlier on PATH than the cluster's own is a common one); upgrade slurmdbd first, "
+                        "then slurmctld, then every slurmd and the commands: a daemon speaks its own release and the "
+                        "two before it, never a newer one",
+                        facts.slurm_version, {{"lines", facts.slurm_version.size()}}));
+}
+
+// Slurm's job credential expired by the time slurmd checked it: it lives a few minutes from
+// the controller's clock, so a node whose clock runs ahead of the controller's (or a launch
+// that waited that long) refuses it.
+void check_slurm_credential_expired(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.slurm_credential_expired.empty()) return;
+  out.push_back(finding(code::kLauncherClockSkew, Severity::kError, "Slurm job credential", {},
+                        fmt::format("Slurm refused to launch the job step: its credential had expired when the node's "
+                                    "slurmd checked it ({}: \"Job credential expired\"); a credential lives a few "
+                                    "minutes from the controller's clock, so the node's clock and the controller's are "
+                                    "apart (or the launch waited minutes to reach the node)",
+                                    count_lines(facts.slurm_credential_expired.size())),
+                        "compare the clocks (`date` on the controller and on the node named; `chronyc tracking` or "
+                        "`timedatectl` for their time sync), run chronyd or ntpd on every host, and launch again",
+                        facts.slurm_credential_expired, {{"lines", facts.slurm_credential_expired.size()}}));
+}
+
+// NVIDIA's NIC driver container refusing to replace the RDMA stack while storage modules use
+// it (NFS over RDMA's rpcrdma and xprtrdma, NVMe-oF's nvme_rdma and nvmet_rdma, iSER's
+// ib_isert, SRP's ib_srpt): the node keeps its inbox driver, or none, and its RDMA resources
+// are not offered.
+void check_nic_driver_storage_modules(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.nic_driver_storage_modules.empty()) return;
+  out.push_back(finding(
+      code::kContainerNicDriverStorageModules, Severity::kError, "NIC driver container", {},
+      fmt::format("NVIDIA's NIC driver container (the Network Operator's MOFED/DOCA driver) would not load its "
+                  "driver: storage modules over RDMA are loaded and hold the kernel's RDMA stack ({}: \"Storage "
+                  "modules are loaded for current driver\"), so the node's RDMA devices are not set up for jobs",
+                  count_lines(facts.nic_driver_storage_modules.size())),
+      "`lsmod | grep -E 'rpcrdma|xprtrdma|nvme_rdma|nvmet_rdma|ib_isert|ib_srpt'` shows which (an NFS-over-RDMA or "
+      "NVMe-oF mount made before the driver container ran loads them); set UNLOAD_STORAGE_MODULES=true in the "
+      "NicClusterPolicy's driver env so the container unloads and reloads them, or mount those volumes after the "
+      "driver is ready",
+      facts.nic_driver_storage_modules, {{"lines", facts.nic_driver_storage_modules.size()}}));
+}
+
 // The IOMMU between the devices and memory. A device's DMA it refused: Intel's "DMAR: [DMA
 // Read NO_PASID] Request device [3b:00.0] fault addr 0x7f000 [fault reason 0x06] PTE Read
 // access is not set" (older: "[DMA Read] Request device [3b:00.0] PASID ffffffff fault addr
@@ -4602,6 +4679,16 @@ const std::vector<Signature> kSignatures = {
      "MUNGE, which Slurm and PMIx authenticate with: its daemon unreachable, or credentials refused (keys or clocks "
      "that differ)",
      check_munge},
+    {{code::kLauncherSlurmVersionMismatch},
+     "Slurm's daemons and commands of different releases: a job credential slurmd cannot verify (\"Credential data "
+     "mismatch\"), a protocol version the receiver does not speak",
+     check_slurm_version},
+    {{code::kLauncherClockSkew},
+     "Slurm's job credential expired when the node's slurmd checked it (\"Job credential expired\"): clocks apart",
+     check_slurm_credential_expired},
+    {{code::kContainerNicDriverStorageModules},
+     "NVIDIA's NIC driver container refusing to reload the RDMA stack while storage modules over it are loaded",
+     check_nic_driver_storage_modules},
     {{code::kKernelIommuFault, code::kKernelIommuTranslated},
      "the IOMMU refusing a device's DMA (DMAR faults, AMD-Vi IO_PAGE_FAULT), or translating all DMA (not "
      "passthrough), which GPU peer-to-peer and GPUDirect RDMA go through",

@@ -272,6 +272,21 @@ struct Facts {
   // MUNGE's errors, from PMIx, Slurm or munge's tools: "psec: munge failed to create
   // credential: Socket communication error", "Munge decode failed: Expired credential".
   std::vector<Quote> munge;
+  // Slurm's daemons and commands of different releases, in Slurm's words: slurmd refusing a
+  // credential another release packed ("Credential signature check: Credential data
+  // mismatch"), a protocol version a daemon does not speak ("Invalid Protocol Version 9984",
+  // "protocol_version 9216 not supported", "Incompatible versions of client and server code").
+  // A version that no Slurm release has (a port scanner's bytes: "protocol_version 65363") is
+  // not kept, nor the "Incompatible versions" lines of a file that has one.
+  std::vector<Quote> slurm_version;
+  // Slurm's job credential expired when slurmd checked it (its ESLURMD_CREDENTIAL_EXPIRED,
+  // "srun: error: Task launch for 1466614.0 failed on node n1: Job credential expired").
+  std::vector<Quote> slurm_credential_expired;
+  // NVIDIA's NIC driver container (the Network Operator's MOFED/DOCA driver) refusing to
+  // replace the RDMA stack while storage modules over it are loaded: "Storage modules are
+  // loaded for current driver, terminating prior driver reload failure due to
+  // UNLOAD_STORAGE_MODULES not set to "true"".
+  std::vector<Quote> nic_driver_storage_modules;
   // The NVIDIA driver not starting, or a GPU it could not start: nvidia-smi's "couldn't
   // communicate with the NVIDIA driver", modprobe's "could not insert 'nvidia'", NVRM's
   // "RmInitAdapter failed!", an invalid BAR, an unsupported GPU, fallen off the bus at probe.

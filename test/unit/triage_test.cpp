@@ -800,6 +800,36 @@ TEST(TriagePasted, KernelLinesWithoutTheirTimestamp) {
   EXPECT_EQ(r.triage->files.at(0).kinds, std::vector<std::string>{"kernel-log"});
 }
 
+// A GitHub paste that opens with Markdown's HTML (`<details>`, `<summary>`) is text, not XML:
+// its lines are read.
+TEST(TriagePasted, PasteOpeningWithAnHtmlTagIsReadAsText) {
+  Report r = judged({{"issue.md",
+                      "<details><summary> dmesg -T </summary>\n\n```\n[Mon Oct  6 10:00:01 2025] NVRM: Xid "
+                      "(PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus.\n```\n</details>\n"}});
+  EXPECT_NE(find(r, "kernel.gpu_xid"), nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(r.triage->files.at(0).kinds, std::vector<std::string>{"kernel-log"});
+}
+
+// mlx5 refusing CREATE_MKEY for "limits exceeded": the memory keys used up, said so; another
+// command's failure keeps the general words.
+TEST(TriagePasted, Mlx5MemoryKeysExhausted) {
+  Report r = judged({{"dmesg.txt",
+                      "[Mon Oct  6 10:00:01 2025] infiniband mlx5_0: create_mkey_callback:148:(pid 4711): async reg mr "
+                      "failed. status -12\n"
+                      "[Mon Oct  6 10:00:01 2025] mlx5_core 0000:41:00.0: mlx5_cmd_check:794:(pid 4711): "
+                      "CREATE_MKEY(0x200) op_mod(0x0) failed, status limits exceeded(0x8), syndrome (0x59c8a4)\n"}});
+  const Finding* f = find(r, "kernel.mlx5_cmd");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_NE(f->message.find("no memory key left"), std::string::npos) << f->message;
+  EXPECT_NE(f->hint.find("UCX_IB_RCACHE_MAX_REGIONS"), std::string::npos) << f->hint;
+  Report other = judged({{"dmesg.txt",
+                          "mlx5_core 0000:61:00.0: wait_func_handle_exec_timeout:1104:(pid 1): cmd[22]: "
+                          "CREATE_DCT(0x710) No done completion\n"}});
+  const Finding* g = find(other, "kernel.mlx5_cmd");
+  ASSERT_NE(g, nullptr) << testing::PrintToString(codes(other));
+  EXPECT_EQ(g->message.find("memory key"), std::string::npos) << g->message;
+}
+
 // dmesg -H (--human, --reltime): the minute's stamp, then each line's distance from the last.
 TEST(TriagePasted, KernelLinesOfDmesgHuman) {
   Report r = judged({{"dmesg-H.txt",
@@ -1213,9 +1243,9 @@ TEST(TriagePasted, NvidiaSmiTableErrAndUncorrectableEcc) {
   EXPECT_EQ(e->evidence.at("gpus"), nlohmann::json::array({"00000000:3B:00.0"}));
   Report lifetime = judged({{"q.txt", fmt::format(fmt::runtime(q), 0)}});
   EXPECT_EQ(find(lifetime, "kernel.gpu_reset_required"), nullptr) << testing::PrintToString(codes(lifetime));
-  for (const char* ecc : {"0", "N/A"}) {
-    Report fine = judged({{"smi.txt", head + fmt::format(fmt::runtime(gpu0), ecc)}});
-    EXPECT_EQ(find(fine, "kernel.gpu_reset_required"), nullptr) << ecc << testing::PrintToString(codes(fine));
+  for (const char* count : {"0", "N/A"}) {
+    Report fine = judged({{"smi.txt", head + fmt::format(fmt::runtime(gpu0), count)}});
+    EXPECT_EQ(find(fine, "kernel.gpu_reset_required"), nullptr) << count << testing::PrintToString(codes(fine));
   }
 }
 
@@ -2926,6 +2956,80 @@ TEST(TriagePasted, MungeErrors) {
   }
 }
 
+// Slurm's daemons of different releases: a credential slurmd cannot verify, a protocol version
+// a daemon does not speak; a port scanner's bytes (a version no release has) are not one.
+TEST(TriagePasted, SlurmVersionMismatch) {
+  const std::pair<const char*, const char*> mismatched[] = {
+      {"[2022-09-10T17:40:58.753] debug:  Checking credential with 528 bytes of sig data\n"
+       "[2022-09-10T17:40:58.753] error: Credential signature check: Credential data mismatch\n",
+       "Credential data mismatch"},
+      {"[2025-07-29T15:41:34.492] error: slurm_unpack_received_msg: [[n1.example.org]:34214] Invalid Protocol "
+       "Version 10752 from uid=0: No error\n"
+       "[2025-07-29T15:41:34.492] error: slurm_unpack_received_msg: [[n1.example.org]:34214] Incompatible versions "
+       "of client and server code\n",
+       "protocol version"},
+      {"sinfo: error: slurm_receive_msg: Incompatible versions of client and server code\n", "protocol version"},
+  };
+  for (const auto& [text, why] : mismatched) {
+    Report r = judged({{"slurmd.log", text}});
+    const Finding* f = find(r, "launcher.slurm_version_mismatch");
+    ASSERT_NE(f, nullptr) << text << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError);
+    EXPECT_NE(f->message.find(why), std::string::npos) << f->message;
+    EXPECT_EQ(find(r, "launcher.munge_rejected"), nullptr) << text;
+  }
+  // A scanner probing srun's port: its bytes read as protocol version 65363, and the lines
+  // around it are noise in a training log, not a Slurm release apart.
+  Report scanner = judged({{"train.log",
+                            "Learning iteration 927/4000\n"
+                            "srun: error: unpack_header: protocol_version 65363 not supported\n"
+                            "srun: error: destroy_forward: no init\n"
+                            "srun: error: slurm_unpack_received_msg: [198.51.100.7:13610] Incompatible versions of "
+                            "client and server code\n"}});
+  EXPECT_EQ(find(scanner, "launcher.slurm_version_mismatch"), nullptr) << testing::PrintToString(codes(scanner));
+  for (const char* quiet : {"slurmd: protocol_version 10752\n", "Checking credential with 528 bytes of sig data\n",
+                            "error: Credential signature check: Credential expired\n"}) {
+    Report r = judged({{"slurmd.log", quiet}});
+    EXPECT_EQ(find(r, "launcher.slurm_version_mismatch"), nullptr) << quiet << testing::PrintToString(codes(r));
+  }
+}
+
+// Slurm's job credential expired on the node: the clocks apart; MUNGE's own "Expired credential"
+// stays MUNGE's.
+TEST(TriagePasted, SlurmJobCredentialExpired) {
+  Report r = judged({{"srun.txt",
+                      "$ qlogin\n"
+                      "srun: error: Task launch for 1466614.0 failed on node compute-0-1: Job credential expired\n"
+                      "srun: error: Application launch failed: Job credential expired\n"
+                      "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n"}});
+  const Finding* f = find(r, "launcher.clock_skew");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"srun.txt:2", "srun.txt:3"}));
+  EXPECT_EQ(r.triage->files.at(0).kinds, std::vector<std::string>{"launcher-log"});
+  Report munge = judged({{"slurm.log", "slurmctld: error: Munge decode failed: Expired credential\n"}});
+  EXPECT_EQ(find(munge, "launcher.clock_skew"), nullptr) << testing::PrintToString(codes(munge));
+  EXPECT_NE(find(munge, "launcher.munge_rejected"), nullptr) << testing::PrintToString(codes(munge));
+}
+
+// NVIDIA's NIC driver container stopped by storage modules over RDMA: the shell entrypoint's
+// line (also wrapped as pasted) and the Go entrypoint's error.
+TEST(TriagePasted, NicDriverContainerStoppedByStorageModules) {
+  for (const char* text :
+       {"Storage modules are loaded for current driver, terminating\nprior driver reload failure due to "
+        "UNLOAD_STORAGE_MODULES\nnot set to \"true\"\n",
+        "2026-09-09T15:56:48.082Z ERROR entrypoint/entrypoint.go:308 kernel modules check failed {\"error\": "
+        "\"storage modules are loaded for current driver,terminating prior driver reload failure due to "
+        "UNLOAD_STORAGE_MODULES not set to \\\"true\\\"\"}\n"}) {
+    Report r = judged({{"mofed.log", text}});
+    const Finding* f = find(r, "container.nic_driver_storage_modules");
+    ASSERT_NE(f, nullptr) << text << testing::PrintToString(codes(r));
+    EXPECT_NE(f->hint.find("UNLOAD_STORAGE_MODULES=true"), std::string::npos) << f->hint;
+  }
+  Report set = judged({{"values.yaml", "      - name: UNLOAD_STORAGE_MODULES\n        value: \"true\"\n"}});
+  EXPECT_EQ(find(set, "container.nic_driver_storage_modules"), nullptr) << testing::PrintToString(codes(set));
+}
+
 // The IOMMU refusing a device's DMA (Intel's and AMD's wordings, with dmesg's stamp or
 // without), and its default domain translating; passthrough and group lines are nothing.
 TEST(TriagePasted, IommuFaultsAndTranslation) {
@@ -3636,7 +3740,8 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "kernel.gpu_slowdown", "nccl.net_plugin_load_failed", "nvlink.nvswitch_error", "limits.ptrace_denied",
       "kernel.host_memory_error", "kernel.nic_firmware_missing", "container.toolkit_denied",
       "container.toolkit_missing", "container.image_no_shell", "container.image_storage_full",
-      "nccl.cumem_host_needs_p2p", "kernel.module_build_failed",
+      "nccl.cumem_host_needs_p2p", "kernel.module_build_failed", "launcher.slurm_version_mismatch",
+      "launcher.clock_skew", "container.nic_driver_storage_modules",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
