@@ -175,6 +175,7 @@ inline constexpr std::string_view kLauncherMungeRejected = "launcher.munge_rejec
 inline constexpr std::string_view kLauncherSlurmVersionMismatch = "launcher.slurm_version_mismatch";
 inline constexpr std::string_view kLauncherClockSkew = "launcher.clock_skew";
 inline constexpr std::string_view kContainerNicDriverStorageModules = "container.nic_driver_storage_modules";
+inline constexpr std::string_view kContainerRuntimeHookFailed = "container.runtime_hook_failed";
 inline constexpr std::string_view kKernelIommuFault = "kernel.iommu_fault";
 inline constexpr std::string_view kKernelIommuTranslated = "kernel.iommu_translated";
 inline constexpr std::string_view kRendezvousStoreUnreachable = "rendezvous.store_unreachable";
@@ -327,6 +328,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kLauncherSlurmVersionMismatch,
     kLauncherClockSkew,
     kContainerNicDriverStorageModules,
+    kContainerRuntimeHookFailed,
     kKernelIommuFault,
     kKernelIommuTranslated,
     kRendezvousStoreUnreachable,

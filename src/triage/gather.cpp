@@ -1092,6 +1092,8 @@ class Gatherer {
     move_into(slurm_version_, facts.slurm_version);
     move_into(slurm_credential_expired_, facts.slurm_credential_expired);
     move_into(nic_driver_storage_modules_, facts.nic_driver_storage_modules);
+    // The toolkit's legacy hook failing with nvidia-container-cli's words: their readers name it.
+    if (!container_cli_seen_) move_into(runtime_hook_failed_, facts.runtime_hook_failed);
     move_into(rendezvous_, facts.rendezvous);
     move_into(roce_gid_empty_, facts.roce_gid_empty);
     move_into(efa_no_device_, facts.efa_no_device);
@@ -1364,6 +1366,7 @@ class Gatherer {
   // NVML failing (its own error strings, as its callers print them).
   void nvml_line(std::string_view line, const Needles& n) {
     const bool toolkit = n.has("container-cli: ");  // libnvidia-container's own lines
+    container_cli_seen_ |= toolkit;
     // NVML's "Unknown Error" at start: in a container, the GPU device nodes taken from it
     // (NVIDIA's notice, nvidia-container-toolkit#48). NCCL's own NVML calls fail the same way
     // ("nvmlInit_v2() failed: Unknown Error", "nvmlDeviceGetHandleByIndex(0) failed: Unknown
@@ -1517,6 +1520,17 @@ class Gatherer {
   // starting, a GPU lost, the RDMA device plugin, the container runtime's mounts, no subnet
   // manager, modules refused, GPU memory not pinned.
   void device_line(std::string_view line, const Needles& n) {
+    // An OCI runtime's failed hook (Facts::runtime_hook_failed), and its stderr on the lines after.
+    if (hook_stderr_left_ > 0 && !trim(line).empty()) {
+      --hook_stderr_left_;
+      keep(runtime_hook_failed_, line);
+    }
+    if (line.find('#') != std::string_view::npos && contains(line, " hook #") &&
+        (contains(line, "exit status") || contains(line, "error running")) && !contains(line, "nvidia-container-cli") &&
+        keep(runtime_hook_failed_, line)) {
+      framework_ = true;  // a program's log
+      hook_stderr_left_ = trim(line).ends_with("stderr:") ? 2 : 0;
+    }
     if ((n.finds("yet initiali") || n.finds("NotReady") || n.finds("NOT_READY")) &&
         (contains(line, "system not yet initiali") || contains(line, "cudaErrorSystemNotReady") ||
          contains(line, "CUDA_ERROR_SYSTEM_NOT_READY")) &&
@@ -2477,8 +2491,10 @@ class Gatherer {
       rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
-      tcp_connect_failed_, munge_, slurm_version_, slurm_credential_expired_, nic_driver_storage_modules_, rendezvous_,
-      gpu_start_;
+      tcp_connect_failed_, munge_, slurm_version_, slurm_credential_expired_, nic_driver_storage_modules_,
+      runtime_hook_failed_, rendezvous_, gpu_start_;
+  int hook_stderr_left_ = 0;             // lines after a failed hook's "stderr:" still to keep as its words
+  bool container_cli_seen_ = false;      // a line of nvidia-container-cli's ("nvidia-container-cli: ...")
   bool slurm_foreign_protocol_ = false;  // a protocol version no Slurm release has (a port scanner's)
   // The CUDA peer-access tools' answers (peer_tool_line): pairs with and without access,
   // the lines that say "no", and the GPUs nvbandwidth lists.

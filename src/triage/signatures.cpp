@@ -4362,6 +4362,41 @@ void check_nic_driver_storage_modules(const Facts& facts, std::vector<Finding>& 
       facts.nic_driver_storage_modules, {{"lines", facts.nic_driver_storage_modules.size()}}));
 }
 
+// An OCI runtime's hook that failed (Facts::runtime_hook_failed): the container is not created.
+// Its own words follow "stderr:"; a read-only filesystem among them is a mount the hook cannot
+// write through (the NVIDIA toolkit's CDI hooks write into the container: 1.20.0's
+// update-application-profile makes /etc/nvidia/nvidia-application-profiles-rc.d).
+void check_runtime_hook(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  // The NVIDIA toolkit's legacy hook with nvidia-container-cli's words: their own readers name it.
+  if (facts.runtime_hook_failed.empty() ||
+      std::any_of(facts.runtime_hook_failed.begin(), facts.runtime_hook_failed.end(),
+                  [](const Quote& q) { return contains(q.text, "nvidia-container-cli"); })) {
+    return;
+  }
+  // The hook's name as the runtime gives it: "createContainer hook #6".
+  const std::string& text = facts.runtime_hook_failed.front().text;
+  const size_t at = text.find(" hook #");
+  const size_t begin = at == std::string::npos || at == 0 ? 0 : text.rfind(' ', at - 1) + 1;
+  const size_t end = at == std::string::npos ? std::string::npos : text.find(':', at);
+  const std::string hook = text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+  const bool read_only = std::any_of(facts.runtime_hook_failed.begin(), facts.runtime_hook_failed.end(),
+                                     [](const Quote& q) { return contains(q.text, "read-only file system"); });
+  out.push_back(finding(
+      code::kContainerRuntimeHookFailed, Severity::kError, "container runtime hook", {},
+      fmt::format("the container runtime ran a hook that failed ({}; {}), so the container was not created{}", hook,
+                  count_lines(facts.runtime_hook_failed.size()),
+                  read_only ? ": the hook writes into the container's filesystem and a read-only mount refused it "
+                              "(\"read-only file system\": readOnlyRootFilesystem, or a ConfigMap or volume mounted "
+                              "read-only where the hook writes)"
+                            : ""),
+      "the hook comes from the runtime's configuration or a CDI spec (the NVIDIA Container Toolkit's `nvidia-cdi-hook` "
+      "entries in /etc/cdi or /var/run/cdi, `nvidia-ctk cdi list`); its stderr says what it could not do. A toolkit "
+      "upgrade can add a hook (1.20.0's update-application-profile creates /etc/nvidia/"
+      "nvidia-application-profiles-rc.d): pin the toolkit that worked or make that path writable, and create the pod "
+      "again",
+      facts.runtime_hook_failed, {{"lines", facts.runtime_hook_failed.size()}}));
+}
+
 // The IOMMU between the devices and memory. A device's DMA it refused: Intel's "DMAR: [DMA
 // Read NO_PASID] Request device [3b:00.0] fault addr 0x7f000 [fault reason 0x06] PTE Read
 // access is not set" (older: "[DMA Read] Request device [3b:00.0] PASID ffffffff fault addr
@@ -4689,6 +4724,9 @@ const std::vector<Signature> kSignatures = {
     {{code::kContainerNicDriverStorageModules},
      "NVIDIA's NIC driver container refusing to reload the RDMA stack while storage modules over it are loaded",
      check_nic_driver_storage_modules},
+    {{code::kContainerRuntimeHookFailed},
+     "an OCI runtime's hook that failed (\"error running createContainer hook #N: exit status 1\"), with its stderr",
+     check_runtime_hook},
     {{code::kKernelIommuFault, code::kKernelIommuTranslated},
      "the IOMMU refusing a device's DMA (DMAR faults, AMD-Vi IO_PAGE_FAULT), or translating all DMA (not "
      "passthrough), which GPU peer-to-peer and GPUDirect RDMA go through",

@@ -287,6 +287,13 @@ struct Facts {
   // loaded for current driver, terminating prior driver reload failure due to
   // UNLOAD_STORAGE_MODULES not set to "true"".
   std::vector<Quote> nic_driver_storage_modules;
+  // An OCI runtime's hook that failed, so the container was not created (runc's "error running
+  // createContainer hook #6: exit status 1, stdout: , stderr: ...", also pasted as
+  // "createContainer hook #6: exit status 1, stderr:" with the hook's own words on the lines
+  // after, which are kept with it: "mkdirat etc/nvidia/...: read-only file system"). The
+  // NVIDIA toolkit's legacy prestart hook's nvidia-container-cli errors have readers of
+  // their own and are not kept here.
+  std::vector<Quote> runtime_hook_failed;
   // The NVIDIA driver not starting, or a GPU it could not start: nvidia-smi's "couldn't
   // communicate with the NVIDIA driver", modprobe's "could not insert 'nvidia'", NVRM's
   // "RmInitAdapter failed!", an invalid BAR, an unsupported GPU, fallen off the bus at probe.

@@ -3030,6 +3030,36 @@ TEST(TriagePasted, NicDriverContainerStoppedByStorageModules) {
   EXPECT_EQ(find(set, "container.nic_driver_storage_modules"), nullptr) << testing::PrintToString(codes(set));
 }
 
+// An OCI runtime's failed hook, with its stderr on the lines after; the toolkit's legacy hook
+// with nvidia-container-cli's words is left to their readers.
+TEST(TriagePasted, ContainerRuntimeHookFailed) {
+  Report r = judged({{"pod.txt",
+                      "createContainer hook #6: exit status 1, stderr:\nfailed to create application profiles "
+                      "directory:\nmkdirat etc/nvidia/nvidia-application-profiles-rc.d: read-only file system\n"}});
+  const Finding* f = find(r, "container.runtime_hook_failed");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"pod.txt:1", "pod.txt:2", "pod.txt:3"}));
+  EXPECT_NE(f->message.find("createContainer hook #6"), std::string::npos) << f->message;
+  EXPECT_NE(f->message.find("read-only mount"), std::string::npos) << f->message;
+  Report one = judged({{"events.txt",
+                        "Error: failed to create containerd task: failed to create shim task: OCI runtime create "
+                        "failed: runc create failed: unable to start container process: error during container init: "
+                        "error running createContainer hook #1: exit status 1, stdout: , stderr: time=\"2025-01-01\" "
+                        "level=error msg=\"failed to create link\"\n"}});
+  const Finding* g = find(one, "container.runtime_hook_failed");
+  ASSERT_NE(g, nullptr) << testing::PrintToString(codes(one));
+  EXPECT_EQ(g->message.find("read-only"), std::string::npos) << g->message;
+  Report legacy = judged({{"docker.txt",
+                           "docker: Error response from daemon: OCI runtime create failed: container_linux.go:380: "
+                           "starting container process caused: process_linux.go:545: container init caused: Running "
+                           "hook #0:: error running hook: exit status 1, stdout: , stderr: Auto-detected mode as "
+                           "'legacy'\nnvidia-container-cli: initialization error: nvml error: driver not loaded: "
+                           "unknown.\n"}});
+  EXPECT_EQ(find(legacy, "container.runtime_hook_failed"), nullptr) << testing::PrintToString(codes(legacy));
+  Report comment = judged({{"notes.md", "# the prestart hook #0 is the toolkit's\n"}});
+  EXPECT_TRUE(comment.findings.empty()) << testing::PrintToString(codes(comment));
+}
+
 // The IOMMU refusing a device's DMA (Intel's and AMD's wordings, with dmesg's stamp or
 // without), and its default domain translating; passthrough and group lines are nothing.
 TEST(TriagePasted, IommuFaultsAndTranslation) {
@@ -3741,7 +3771,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "kernel.host_memory_error", "kernel.nic_firmware_missing", "container.toolkit_denied",
       "container.toolkit_missing", "container.image_no_shell", "container.image_storage_full",
       "nccl.cumem_host_needs_p2p", "kernel.module_build_failed", "launcher.slurm_version_mismatch",
-      "launcher.clock_skew", "container.nic_driver_storage_modules",
+      "launcher.clock_skew", "container.nic_driver_storage_modules", "container.runtime_hook_failed",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
@@ -3800,6 +3830,8 @@ TEST(TriageDamage, PastedShapesNeverNameAnotherCause) {
         // without the source file that says it was NCCL's SHM transport asking.
         const bool less_specific =
             (f.code == "topo.p2p_unsupported" && causes.count("nccl.cumem_host_needs_p2p")) ||
+            // A hook that failed, where the file whole says why (its stderr cut off here).
+            (f.code == "container.runtime_hook_failed" && !causes.empty()) ||
             ((f.code == "nccl.warn" || f.code == "nccl.system_error" || f.code == "nccl.invalid_usage") &&
              std::any_of(causes.begin(), causes.end(),
                          [](auto& c) { return c.starts_with("nccl.") || c.starts_with("nvlink."); })) ||
