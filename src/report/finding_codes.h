@@ -176,6 +176,7 @@ inline constexpr std::string_view kLauncherSlurmVersionMismatch = "launcher.slur
 inline constexpr std::string_view kLauncherClockSkew = "launcher.clock_skew";
 inline constexpr std::string_view kContainerNicDriverStorageModules = "container.nic_driver_storage_modules";
 inline constexpr std::string_view kContainerRuntimeHookFailed = "container.runtime_hook_failed";
+inline constexpr std::string_view kNcclCudaError = "nccl.cuda_error";
 inline constexpr std::string_view kKernelIommuFault = "kernel.iommu_fault";
 inline constexpr std::string_view kKernelIommuTranslated = "kernel.iommu_translated";
 inline constexpr std::string_view kRendezvousStoreUnreachable = "rendezvous.store_unreachable";
@@ -329,6 +330,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kLauncherClockSkew,
     kContainerNicDriverStorageModules,
     kContainerRuntimeHookFailed,
+    kNcclCudaError,
     kKernelIommuFault,
     kKernelIommuTranslated,
     kRendezvousStoreUnreachable,

@@ -348,8 +348,60 @@ void check_unroutable_connects(const Facts& facts, std::vector<Finding>& out) {
       "oob_tcp_if_include IFACE (or btl_tcp_if_exclude lo,docker0)");
 }
 
+// A container on Docker's default bridge told to reach another host: NCCL finds no interface
+// in the subnet of the remote address it was given (NCCL_COMM_ID's: "Net : No interface found
+// in the same subnet as remote address 192.168.0.91<27030>") and lists only an address of
+// docker0's 172.17.0.0/16 as its own ("Bootstrap : Using [0]eth0:172.17.0.3<0>"): the bridge
+// reaches its own host only. A remote address in 172.17/16 too is not judged (hosts whose own
+// network uses that range).
+void check_docker_bridge_only(const Facts& facts, std::vector<Finding>& out) {
+  constexpr std::string_view kNoSubnet = "No interface found in the same subnet as remote address ";
+  std::vector<Quote> quotes;
+  std::set<std::string> remotes, own, hosts;
+  bool other_own = false;  // an address of the host's own outside docker0's subnet
+  for (const NcclFact& n : facts.nccl) {
+    if (const size_t at = n.msg.find(kNoSubnet); at != std::string::npos) {
+      std::string_view r = std::string_view(n.msg).substr(at + kNoSubnet.size());
+      r = r.substr(0, r.find_first_of("< "));
+      if (r.empty() || r.starts_with("172.17.")) continue;
+      quotes.push_back(n.where);
+      remotes.insert(std::string(r));
+      hosts.insert(n.host);
+      continue;
+    }
+    if (!n.msg.starts_with("Bootstrap : Using") && !n.msg.starts_with("NET/Socket : Using")) continue;
+    // "[0]eth0:172.17.0.3<0> [1]...": each entry's address, between the name's ':' and '<'.
+    std::string_view rest = std::string_view(n.msg).substr(n.msg.find("Using") + 5);
+    for (size_t open = rest.find('['); open != std::string_view::npos; open = rest.find('[', open + 1)) {
+      std::string_view e = rest.substr(open);
+      e = e.substr(0, e.find(' '));
+      const size_t colon = e.find(':'), lt = e.find('<');
+      if (colon == std::string_view::npos || lt == std::string_view::npos || lt < colon) continue;
+      const std::string_view addr = e.substr(colon + 1, lt - colon - 1);
+      if (addr.starts_with("172.17.") && addr != "172.17.0.1") {
+        own.insert(std::string(addr));
+      } else {
+        other_own = true;
+      }
+    }
+  }
+  if (quotes.empty() || own.empty() || other_own) return;
+  out.push_back(finding(
+      code::kNcclSocketIfacesUnroutable, Severity::kError, "NCCL's sockets",
+      std::vector<std::string>(hosts.begin(), hosts.end()),
+      fmt::format("NCCL is to reach {} (NCCL_COMM_ID's address) but its only address is on Docker's default bridge "
+                  "({}: docker0's 172.17.0.0/16), which reaches no other host: it finds no interface in that subnet "
+                  "and the job cannot start",
+                  fmt::join(remotes, ", "), fmt::join(own, ", ")),
+      "run the containers on the hosts' network (`docker run --network host`; Kubernetes: hostNetwork: true) or on "
+      "an overlay network that spans the hosts, then give every rank the same NCCL_COMM_ID, an address of the host "
+      "that runs rank 0",
+      quotes, {{"remote", remotes}, {"container_addresses", own}}));
+}
+
 void check_socket_interfaces(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   check_unroutable_connects(facts, out);
+  check_docker_bridge_only(facts, out);
   std::set<std::string> local, hosts;
   std::set<std::string> whats;
   std::vector<Quote> quotes;
@@ -1336,6 +1388,16 @@ constexpr WarnMeaning kWarnMeanings[] = {
     // it was given has no family ("Socket creation failed : Address family not supported by
     // protocol", EAFNOSUPPORT), so there was none to take it from.
     {"Address family not supported", code::kNcclSocketIfnameNoMatch, "", ""},
+    // ncclUnhandledCudaError's text, as NCCL and the frameworks print it ("RuntimeError: NCCL
+    // error: unhandled cuda error (run with NCCL_DEBUG=INFO for details)"): a CUDA call under
+    // NCCL failed. Alone, it names no call; NCCL's own "Cuda failure 'X'" lines, read by their
+    // own entries, say which.
+    {"unhandled cuda error", code::kNcclCudaError,
+     "a CUDA call under NCCL failed: a GPU, its driver or the CUDA runtime on one of the hosts (where every other "
+     "host runs the same software, most often one node's GPU)",
+     "run with NCCL_DEBUG=INFO to see which CUDA call failed on which rank; on that rank's host read the kernel log "
+     "for Xid errors (`dmesg -T | grep -i xid`) and run `nvidia-smi -q -d ECC,RETIRED_PAGES`; drain the host whose "
+     "GPU fails, as a job without it then runs"},
     {"unhandled system error", code::kNcclSystemError,
      "an operating-system call failed (often the network or /dev/shm)",
      "rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET to see which call; check ulimits and /dev/shm"},
@@ -1762,6 +1824,17 @@ void fold_consequences(std::map<std::string_view, std::vector<const NcclFact*>>&
       it->second.insert(it->second.end(), usage->second.begin(), usage->second.end());
       std::sort(it->second.begin(), it->second.end(), std::less<const NcclFact*>());
       by_code.erase(usage);
+      break;
+    }
+  }
+  // "unhandled cuda error" beside a CUDA failure NCCL named (nccl.cuda_oom, nccl.cuda_ecc, ...):
+  // the named one says which call and why.
+  if (auto cuda = by_code.find(code::kNcclCudaError); cuda != by_code.end()) {
+    for (auto& [c, facts_of] : by_code) {
+      if (c == code::kNcclCudaError || !c.starts_with("nccl.cuda_")) continue;
+      facts_of.insert(facts_of.end(), cuda->second.begin(), cuda->second.end());
+      std::sort(facts_of.begin(), facts_of.end(), std::less<const NcclFact*>());
+      by_code.erase(cuda);
       break;
     }
   }
@@ -4679,10 +4752,12 @@ void check_memlock(const Facts& facts, std::vector<Finding>& out, std::vector<st
   if (low.empty()) return;
   out.push_back(finding(
       code::kLimitsMemlockLow, Severity::kWarning, "locked-memory limit", {},
-      fmt::format("a process may lock only {} of memory (RLIMIT_MEMLOCK, {}): RDMA locks every buffer it registers "
-                  "with the NIC, so NCCL's, MPI's and UCX's registrations fail (ibv_reg_mr or ibv_create_qp: Cannot "
-                  "allocate memory) or they fall back to TCP",
-                  format_size(lowest), count_lines(low.size())),
+      fmt::format("{} (RLIMIT_MEMLOCK, {}): RDMA locks every buffer it registers with the NIC, so NCCL's, MPI's and "
+                  "UCX's registrations fail (ibv_reg_mr or ibv_create_qp: Cannot allocate memory) or they fall back "
+                  "to TCP",
+                  lowest == 0 ? std::string("a process's locked-memory limit is too small, by its own words")
+                              : fmt::format("a process may lock only {} of memory", format_size(lowest)),
+                  count_lines(low.size())),
       "set memlock unlimited where the ranks start: /etc/security/limits.conf (`* - memlock unlimited`) for login "
       "sessions, LimitMEMLOCK=infinity in slurmd's and the container runtime's systemd units (jobs inherit the "
       "daemon's limit), docker --ulimit memlock=-1; check with `ulimit -l` inside the job",
@@ -4773,6 +4848,7 @@ const std::vector<Signature> kSignatures = {
       code::kNcclIbCompletionError,
       code::kNcclIbvFailed,
       code::kNcclSystemError,
+      code::kNcclCudaError,
       code::kNcclTopoFileInvalid,
       code::kNcclPciSysfsMissing,
       code::kNcclMessageTruncated,

@@ -124,7 +124,7 @@ struct GidRowFact {
 // "Max locked memory" (bytes), `ulimit -a`'s "max locked memory (kbytes, -l)", `ulimit -l`.
 struct MemlockFact {
   Quote where;
-  uint64_t bytes = 0;  // UINT64_MAX: unlimited
+  uint64_t bytes = 0;  // UINT64_MAX: unlimited; 0: a program said it was too small, not what it was
 };
 
 struct ZeroGuidFact {

@@ -800,6 +800,49 @@ TEST(TriagePasted, KernelLinesWithoutTheirTimestamp) {
   EXPECT_EQ(r.triage->files.at(0).kinds, std::vector<std::string>{"kernel-log"});
 }
 
+// A container on Docker's default bridge given another host's address (NCCL_COMM_ID): no
+// interface in that subnet, its only address docker0's; a host with an address of its own
+// outside 172.17/16 is not judged so.
+TEST(TriagePasted, ContainerOnDockersDefaultBridge) {
+  const std::string log =
+      "e82c:213:213 [0] include/socket.h:197 NCCL WARN Net : No interface found in the same subnet as remote "
+      "address 192.168.0.91<27030>\n"
+      "e82c:213:213 [0] NCCL INFO Bootstrap : Using [0]eth0:172.17.0.3<0>\n"
+      "e82c:213:213 [0] include/socket.h:333 NCCL WARN Call to bind failed : Cannot assign requested address\n";
+  Report r = judged({{"ca.log", log}});
+  const Finding* f = nullptr;
+  for (const Finding& x : r.findings) {
+    if (x.code == "nccl.socket_ifaces_unroutable" && x.message.find("Docker's default bridge") != std::string::npos) {
+      f = &x;
+    }
+  }
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_NE(f->message.find("192.168.0.91"), std::string::npos) << f->message;
+  EXPECT_NE(f->hint.find("--network host"), std::string::npos) << f->hint;
+  Report own = judged({{"ca.log", log + "e82c:213:213 [0] NCCL INFO NET/Socket : Using [0]eth0:172.17.0.3<0> "
+                                        "[1]ens5:10.0.0.4<0>\n"}});
+  for (const Finding& x : own.findings) {
+    EXPECT_EQ(x.message.find("Docker's default bridge"), std::string::npos) << x.message;
+  }
+}
+
+// A framework's "NCCL error: unhandled cuda error" alone: a CUDA call under NCCL failed; beside
+// the CUDA failure NCCL named, that one stands for it.
+TEST(TriagePasted, NcclUnhandledCudaError) {
+  Report r = judged({{"worker.log",
+                      "(RayWorkerWrapper pid=11305) ERROR 08-27 05:12:18 worker_base.py:382] RuntimeError: NCCL error: "
+                      "unhandled cuda error (run with NCCL_DEBUG=INFO for details)\n"}});
+  const Finding* f = find(r, "nccl.cuda_error");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  Report oom = judged({{"rank0.log",
+                        "n1:7:7 [0] enqueue.cc:100 NCCL WARN Cuda failure 'out of memory'\n"
+                        "RuntimeError: NCCL error: unhandled cuda error (run with NCCL_DEBUG=INFO for details)\n"}});
+  EXPECT_EQ(find(oom, "nccl.cuda_error"), nullptr) << testing::PrintToString(codes(oom));
+  EXPECT_NE(find(oom, "nccl.cuda_oom"), nullptr) << testing::PrintToString(codes(oom));
+}
+
 // A GitHub paste that opens with Markdown's HTML (`<details>`, `<summary>`) is text, not XML:
 // its lines are read.
 TEST(TriagePasted, PasteOpeningWithAnHtmlTagIsReadAsText) {
@@ -2409,6 +2452,14 @@ TEST(TriagePasted, RdmaResourcesRefusedForLockedMemoryInAnyProgram) {
   const Finding* low = find(lim, "limits.memlock_low");
   ASSERT_NE(low, nullptr) << testing::PrintToString(codes(lim));
   EXPECT_NE(low->message.find("64 KiB"), std::string::npos) << low->message;
+  // Intel MPI's DAPL provider says so without the value.
+  Report dapl = judged({{"job.log",
+                         "[0] DAPL startup: RLIMIT_MEMLOCK too small\n"
+                         "[1] DAPL startup: RLIMIT_MEMLOCK too small\n"}});
+  const Finding* d = find(dapl, "limits.memlock_low");
+  ASSERT_NE(d, nullptr) << testing::PrintToString(codes(dapl));
+  EXPECT_NE(d->message.find("too small, by its own words"), std::string::npos) << d->message;
+  EXPECT_EQ(quoted(*d), (std::vector<std::string>{"job.log:1", "job.log:2"}));
   // A dma-buf registration is GPU memory, which the limit does not count.
   Report dmabuf = judged({{"job.log", "ibv_reg_dmabuf_mr failed: Cannot allocate memory\n"}});
   EXPECT_EQ(find(dmabuf, "nccl.ib_memlock"), nullptr) << testing::PrintToString(codes(dmabuf));
@@ -3771,7 +3822,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "kernel.host_memory_error", "kernel.nic_firmware_missing", "container.toolkit_denied",
       "container.toolkit_missing", "container.image_no_shell", "container.image_storage_full",
       "nccl.cumem_host_needs_p2p", "kernel.module_build_failed", "launcher.slurm_version_mismatch",
-      "launcher.clock_skew", "container.nic_driver_storage_modules", "container.runtime_hook_failed",
+      "launcher.clock_skew", "container.nic_driver_storage_modules", "container.runtime_hook_failed", "nccl.cuda_error",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
@@ -3832,7 +3883,8 @@ TEST(TriageDamage, PastedShapesNeverNameAnotherCause) {
             (f.code == "topo.p2p_unsupported" && causes.count("nccl.cumem_host_needs_p2p")) ||
             // A hook that failed, where the file whole says why (its stderr cut off here).
             (f.code == "container.runtime_hook_failed" && !causes.empty()) ||
-            ((f.code == "nccl.warn" || f.code == "nccl.system_error" || f.code == "nccl.invalid_usage") &&
+            ((f.code == "nccl.warn" || f.code == "nccl.system_error" || f.code == "nccl.invalid_usage" ||
+              f.code == "nccl.cuda_error") &&
              std::any_of(causes.begin(), causes.end(),
                          [](auto& c) { return c.starts_with("nccl.") || c.starts_with("nvlink."); })) ||
             ((f.code == "nccl.ib_completion_error" || f.code == "nccl.ibv_failed") &&
