@@ -1519,7 +1519,10 @@ class Gatherer {
   // The GPUs, NICs and their kernel modules: CUDA's system not ready, the NVIDIA driver not
   // starting, a GPU lost, the RDMA device plugin, the container runtime's mounts, no subnet
   // manager, modules refused, GPU memory not pinned.
-  void device_line(std::string_view line, const Needles& n) {
+  // Container engines and runtimes, and what they start (device_line's): a failed hook, no
+  // NVIDIA runtime, an image without its program or without room, the NIC driver container,
+  // the RDMA device plugin, driver files in the image. `nvidia`: the line names nvidia.
+  void container_line(std::string_view line, const Needles& n, bool nvidia) {
     // An OCI runtime's failed hook (Facts::runtime_hook_failed), and its stderr on the lines after.
     if (hook_stderr_left_ > 0 && !trim(line).empty()) {
       --hook_stderr_left_;
@@ -1530,21 +1533,6 @@ class Gatherer {
         keep(runtime_hook_failed_, line)) {
       framework_ = true;  // a program's log
       hook_stderr_left_ = trim(line).ends_with("stderr:") ? 2 : 0;
-    }
-    if ((n.finds("yet initiali") || n.finds("NotReady") || n.finds("NOT_READY")) &&
-        (contains(line, "system not yet initiali") || contains(line, "cudaErrorSystemNotReady") ||
-         contains(line, "CUDA_ERROR_SYSTEM_NOT_READY")) &&
-        keep(cuda_not_ready_, line)) {
-      cuda_error_seen_ = true;
-    }
-    // The NVIDIA driver not starting, or starting without its GPUs: nvidia-smi's and
-    // modprobe's words, and the driver's own at probe (kernel-open/nvidia/nv-pci.c,
-    // src/nvidia/arch/nvalloc/unix/src/osapi.c, osinit.c).
-    const bool nvidia = n.has("nvidia");
-    if ((n.finds("NVIDIA") || nvidia || n.finds("NVRM") || n.finds("No devices were found") ||
-         n.finds("Driver Not Loaded")) &&
-        gpu_start_line(line)) {
-      keep(gpu_start_, line);
     }
     // The container engine with no NVIDIA runtime to start a GPU container with: Docker's
     // "could not select device driver \"\" with capabilities: [[gpu]]" (--gpus, no toolkit
@@ -1578,14 +1566,6 @@ class Gatherer {
         keep(image_storage_full_, line)) {
       framework_ = true;  // a program's log
     }
-    // A kernel module's build failing (modpost's errors, DKMS's summary of make.log).
-    if (((n.finds("ERROR: modpost: ") &&
-          (contains(line, "uses GPL-only symbol") || (contains(line, ".ko]") && contains(line, " undefined!")))) ||
-         (n.finds("Bad return status for module build") && contains(line, "on kernel")) ||
-         (n.finds("Building module") && contains(line, "bad exit status"))) &&
-        keep(module_build_failed_, line)) {
-      framework_ = true;  // a program's log
-    }
     // NVIDIA's NIC driver container (Facts::nic_driver_storage_modules), in its shell and Go
     // entrypoints' words; a pasted copy may wrap the sentence before "UNLOAD_STORAGE_MODULES".
     if (n.finds("UNLOAD_STORAGE_MODULES") && contains(line, "reload failure due to UNLOAD_STORAGE_MODULES") &&
@@ -1603,6 +1583,33 @@ class Gatherer {
     // built with the driver inside.
     if (n.has("file creation failed: ") && contains(line, ": file exists") &&
         (contains(line, "nvidia") || contains(line, "libcuda")) && keep(driver_files_in_image_, line)) {
+      framework_ = true;  // a program's log
+    }
+  }
+
+  void device_line(std::string_view line, const Needles& n) {
+    if ((n.finds("yet initiali") || n.finds("NotReady") || n.finds("NOT_READY")) &&
+        (contains(line, "system not yet initiali") || contains(line, "cudaErrorSystemNotReady") ||
+         contains(line, "CUDA_ERROR_SYSTEM_NOT_READY")) &&
+        keep(cuda_not_ready_, line)) {
+      cuda_error_seen_ = true;
+    }
+    // The NVIDIA driver not starting, or starting without its GPUs: nvidia-smi's and
+    // modprobe's words, and the driver's own at probe (kernel-open/nvidia/nv-pci.c,
+    // src/nvidia/arch/nvalloc/unix/src/osapi.c, osinit.c).
+    const bool nvidia = n.has("nvidia");
+    if ((n.finds("NVIDIA") || nvidia || n.finds("NVRM") || n.finds("No devices were found") ||
+         n.finds("Driver Not Loaded")) &&
+        gpu_start_line(line)) {
+      keep(gpu_start_, line);
+    }
+    container_line(line, n, nvidia);
+    // A kernel module's build failing (modpost's errors, DKMS's summary of make.log).
+    if (((n.finds("ERROR: modpost: ") &&
+          (contains(line, "uses GPL-only symbol") || (contains(line, ".ko]") && contains(line, " undefined!")))) ||
+         (n.finds("Bad return status for module build") && contains(line, "on kernel")) ||
+         (n.finds("Building module") && contains(line, "bad exit status"))) &&
+        keep(module_build_failed_, line)) {
       framework_ = true;  // a program's log
     }
     // infiniband-diags finding no subnet manager on a port ("sa_get_handle: No SM/SA found
