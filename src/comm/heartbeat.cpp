@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <map>
 
@@ -297,7 +298,16 @@ std::string Heartbeat::describe_silent() const {
     }
     if (ctx_->rank() != 0 && rank0_heard_ns_ == 0) return "";  // never heard rank 0: no view
   }
-  const auto silent = silent_ranks();
+  auto silent = silent_ranks();
+  // A rank stopped just before this watchdog fired still answers until its silence has
+  // passed (on a loaded machine a survivor's last progress can come before the stop): with
+  // every rank answering, look again for one silence window and a beat before saying that
+  // none is silent. A stalled fabric is told that much later; a silent rank ends the wait.
+  const int64_t settle_until = steady_now_ns() + static_cast<int64_t>((silence_s_ + period_s_) * 1e9);
+  while (silent.empty() && steady_now_ns() < settle_until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    silent = silent_ranks();
+  }
   // What the ranks that answer wait on: rank 0 knows every rank's, the others their own.
   std::string wait_text;
   if (ctx_->rank() == 0) {

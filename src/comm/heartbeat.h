@@ -36,6 +36,8 @@ class Heartbeat {
 
   // The ranks this rank knows to be silent, with how long, as a sentence for a hang
   // message; "" when this rank has no view (it never heard from rank 0: UDP blocked).
+  // When every rank answers, it watches for one silence window and a period more before
+  // it says so (a rank stopped just before the caller's watchdog fired goes silent then).
   std::string describe_silent() const;
   // The silent ranks with seconds since last heard: this rank's own view of rank 0's
   // silence, and rank 0's view of the rest.

@@ -1410,7 +1410,62 @@ def cmd_faults(args):
             if left:
                 fail(f"{what}: files left beside the report: {left}")
         frozen_rank0(args, v, tmp, timeout)
+        stuck_then_stopped(args, tmp, timeout)
     print("ok")
+
+
+def stuck_then_stopped(args, tmp, timeout):
+    """A rank whose measuring thread is stuck (frozen alone in a cgroup v1 freezer: its heartbeat thread still
+    answers), then stopped whole 1 s before the others' watchdogs fire: the survivors look again for a silence
+    window before they blame no rank, and name it. What a loaded machine does to a stopped rank (the others'
+    last progress came before the stop), made certain."""
+    freezer = "/sys/fs/cgroup/freezer"
+    if not os.path.isdir(freezer) or not os.access(freezer, os.W_OK):
+        print(f"rank 2 stuck, then stopped: skipped, no writable cgroup v1 freezer at {freezer}")
+        return
+    group = os.path.join(freezer, f"fabscope-stuck-{os.getpid()}")
+    os.mkdir(group)
+    argv = ["sweep", "allreduce", "-b", "256K", "-e", "256K", "-n", "10000000", "-w", "0", "-c", "0",
+            "--backend", "tcp", "--timeout", str(timeout)]
+    log_path = os.path.join(tmp, "stuck.log")
+    pids = {}
+    try:
+        with open(log_path, "w") as log:
+            p, pids = start_job(args, 3, argv, f"{os.getpid()}-stuck", log)
+            into_timed_loop(log_path)
+            with open(os.path.join(group, "tasks"), "w") as f:
+                f.write(str(pids[2]))  # the main thread only: the one that measures
+            with open(os.path.join(group, "freezer.state"), "w") as f:
+                f.write("FROZEN")
+            t0 = time.monotonic()
+            time.sleep(timeout - 1)
+            os.kill(pids[2], signal.SIGSTOP)
+            try:
+                code = p.wait(timeout=timeout + 25)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                fail(f"rank 2 stuck, then stopped: the job did not end within {timeout + 25} s")
+            took = time.monotonic() - t0
+    finally:
+        for pid in pids.values():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        with open(os.path.join(group, "freezer.state"), "w") as f:
+            f.write("THAWED")
+        time.sleep(0.2)
+        os.rmdir(group)
+    out = open(log_path, errors="replace").read()
+    print(f"rank 2 stuck, then stopped: exit {code} after {took:.1f} s")
+    survivors = [l for l in out.splitlines() if "no progress for" in l and not l.startswith("[r2 ")]
+    if code == 0 or not survivors:
+        fail(f"rank 2 stuck, then stopped: want the survivors' watchdogs to end the job (exit {code})\n{out}")
+    for l in survivors:
+        if "stopped progressing: rank 2 (" not in l:
+            fail(f"rank 2 stuck, then stopped: the survivor does not name rank 2:\n{l}")
+    if took > timeout + 6:
+        fail(f"rank 2 stuck, then stopped: named after {took:.1f} s, past --timeout {timeout} + 6 s\n{out}")
 
 
 def frozen_rank0(args, v, tmp, timeout):
