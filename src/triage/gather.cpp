@@ -667,6 +667,8 @@ struct PeerTool {
   int gpus = 0;               // GPUs nvbandwidth lists ("Device 1: ...") or its matrices' columns
   bool matrix_next = false;   // nvbandwidth: the line before titled a matrix, its columns follow
 
+  bool seen() const { return yes > 0 || !no.empty() || none || !waived.empty(); }
+
   void line(std::string_view t, const std::string& path, int at) {
     if (t.size() < 3 || t.size() > 400) return;
     const bool was_matrix = matrix_next;
@@ -1017,6 +1019,33 @@ class Gatherer {
     return k;
   }
 
+  // What the line readers took from the file, by the programs that write such lines: a
+  // paste of a few lines of one program (a device plugin's log, `ulimit -l`, simpleP2P)
+  // that no format reader names is still listed with what was found in it.
+  std::vector<std::string> line_kinds() const {
+    std::vector<std::string> k;
+    auto any = [](const auto&... v) { return (!v.empty() || ...); };
+    if (any(toolkit_denied_, toolkit_missing_, image_no_shell_, image_storage_full_, runtime_hook_failed_,
+            driver_files_in_image_, nic_driver_storage_modules_, nvml_unknown_, device_cgroup_.nvidia_no_rw)) {
+      k.emplace_back("container-log");
+    }
+    if (any(driver_libs_missing_, driver_mismatch_, module_abi_, module_build_failed_, nvml_denied_, cuda_not_ready_,
+            gpu_lost_, gpu_start_)) {
+      k.emplace_back("gpu-driver-log");
+    }
+    // (lspci's RDMA NICs, saquery's "No SM/SA found" and nvidia-smi -q's repairs are their tools' kinds.)
+    if (any(rdma_no_provider_, rdma_driver_unloaded_, rdma_netns_, zero_guids_, gid_rows_, roce_gid_empty_,
+            efa_no_device_, rdma_enomem_, pin_failed_)) {
+      k.emplace_back("rdma-info");
+    }
+    if (any(rendezvous_, shm_full_, tcp_connect_failed_)) k.emplace_back("framework-log");
+    if (limits_seen_) k.emplace_back("limits");
+    if (interfaces_seen_) k.emplace_back("nccl-log");  // NCCL's interface list, its head line alone
+    if (!test_devices_.empty() || !doubled_summaries_.empty()) k.emplace_back("nccl-tests");
+    if (peer_tool_.seen()) k.emplace_back("cuda-p2p-tool");
+    return k;
+  }
+
   // The file's counters into `facts`. ibqueryerrors' "port ALL" sums a node's ports: it
   // counts only where they are not listed one by one.
   void take_counters(Facts& facts) {
@@ -1149,6 +1178,9 @@ class Gatherer {
     // A refusal matters where nothing else was made of the file (a truncated table, a
     // damaged XML); beside a kind that read, it was a wrong guess.
     if (file.kinds.empty()) notes = refused;
+    for (std::string& k : line_kinds()) {
+      if (!has(k)) file.kinds.push_back(std::move(k));
+    }
     if (has("counters")) take_counters(facts);
     take_line_facts(facts);
     if (nccl_frames_) {  // a SIGBUS with NCCL in its backtrace: an error of NCCL's, as a framework reports one
@@ -1222,6 +1254,7 @@ class Gatherer {
     std::vector<std::string> names = interface_entries(t);
     if (names.empty()) return false;
     if (!facts) return true;
+    interfaces_seen_ = true;
     if (last_list_line_ == lines_ - 1 && !facts->interfaces.empty() && facts->interfaces.back().where.file == path_) {
       auto& list = facts->interfaces.back().names;
       list.insert(list.end(), names.begin(), names.end());
@@ -1662,6 +1695,7 @@ class Gatherer {
           t == "ulimit -l" || t.ends_with(" ulimit -l") || t.ends_with("$ulimit -l") || t.ends_with("#ulimit -l");
     }
     if (bytes && facts && facts->memlock.size() < kMaxKeptLines) {
+      limits_seen_ = true;
       facts->memlock.push_back({{path_, lines_, std::string(t)}, *bytes});
     }
   }
@@ -2515,6 +2549,8 @@ class Gatherer {
   bool efa_seen_ = false;           // a libfabric EFA line above: its "fi_getinfo: -61" is EFA's
   bool cuda_named_ = false;         // driver_line's: the line names CUDA ("cuda", "CUDA", "Cuda")
   bool ulimit_l_next_ = false;      // the line before was a command line ending in `ulimit -l`
+  bool interfaces_seen_ = false;    // an interface list's entries on lines of their own
+  bool limits_seen_ = false;        // a locked-memory limit read (`ulimit -l`, a launcher's or MPI's words)
   bool ucx_ = false;                // UCX's error lines
   bool cuda_error_seen_ = false;    // CUDA errors: a file of only such lines is a framework's log
   bool ibv_devices_ = false;        // ibv_devices' header seen

@@ -14,12 +14,13 @@ The held-out half (the first byte of the SHA-256 of the file name odd) is scored
 reader change may be tuned on it. The test prints both scores and every miss (a held-out
 miss by its name only, unless --show-held-out), and fails
 when an artifact or its record is malformed, when triage crashes or exits other than 0, 1
-or 5, or against test/fixtures/tickets/floor.json, a ratchet: an artifact it lists as
+or 5, when a report breaks the report schema (with --schema), or against test/fixtures/tickets/floor.json, a ratchet: an artifact it lists as
 explained is no longer explained, or a healthy artifact it does not list gets a false
 finding. A reader change adds to the first list and takes from the second, never the
 reverse (--write-floor writes both as they are now).
 
   triage_corpus_test.py --fabscope BUILD/fabscope --tickets test/fixtures/tickets [--verbose] [--show-held-out] [--write-floor]
+      [--schema schema/fabscope.report.schema.json]
 """
 import argparse
 import hashlib
@@ -72,7 +73,7 @@ def load_records(tickets):
     return records
 
 
-def triage(fabscope, paste, tmp):
+def triage(fabscope, paste, tmp, validator=None):
     out = os.path.join(tmp, "t.json")
     if os.path.exists(out):
         os.remove(out)
@@ -82,16 +83,20 @@ def triage(fabscope, paste, tmp):
         fail(f"triage {paste} exited {p.returncode}:\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}")
     with open(out) as f:
         doc = json.load(f)
+    if validator is not None:
+        errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
+        if errors:
+            fail(f"triage {paste}: the report breaks the schema at {list(errors[0].path)}: {errors[0].message}")
     return [(x["code"], x["severity"]) for x in doc["findings"]], doc["verdict"]["result"]
 
 
-def score(records, fabscope, verbose, show_held_out):
+def score(records, fabscope, verbose, show_held_out, validator=None):
     by_half = {False: {"tickets": 0, "explained": 0, "healthy": 0, "false": 0},
                True: {"tickets": 0, "explained": 0, "healthy": 0, "false": 0}}
     misses, explained, false_healthy = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for rec in records:
-            findings, verdict = triage(fabscope, rec["paste"], tmp)
+            findings, verdict = triage(fabscope, rec["paste"], tmp, validator)
             faults = [c for c, sev in findings if sev in ("error", "warning")]
             s = by_half[rec["held_out"]]
             if rec["healthy"]:
@@ -128,11 +133,19 @@ def main():
     # reader could be tuned on. For reporting on it, not for building readers.
     ap.add_argument("--show-held-out", action="store_true")
     ap.add_argument("--write-floor", action="store_true")
+    ap.add_argument("--schema", help="validate each triage report against the report schema")
     a = ap.parse_args()
+    validator = None
+    if a.schema:
+        import jsonschema
+        with open(a.schema) as f:
+            schema = json.load(f)
+        jsonschema.Draft202012Validator.check_schema(schema)
+        validator = jsonschema.Draft202012Validator(schema)
     records = load_records(a.tickets)
     if not records:
         fail(f"no artifacts in {a.tickets}")
-    by_half, misses, explained, false_healthy = score(records, a.fabscope, a.verbose, a.show_held_out)
+    by_half, misses, explained, false_healthy = score(records, a.fabscope, a.verbose, a.show_held_out, validator)
     total = {k: by_half[False][k] + by_half[True][k] for k in by_half[False]}
     print("triage on real tickets (test/fixtures/tickets):")
     for label, s in (("all", total), ("tuning half", by_half[False]), ("held-out half", by_half[True])):

@@ -947,6 +947,23 @@ TEST(TriagePasted, CountersPrintedByAShellLoopOrHead) {
   EXPECT_TRUE(prose.triage->files.at(0).kinds.empty());
 }
 
+TEST(TriagePasted, AFewLinesOfOneProgramAreListedByWhatWasFoundInThem) {
+  // A device plugin's log: no format reader names it, its NVML line is read.
+  Report plugin = judged({{"plugin.txt",
+                           "2020/10/14 18:04:53 Loading NVML\n"
+                           "2020/10/14 18:04:53 Failed to initialize NVML: could not load NVML library.\n"}});
+  EXPECT_EQ(plugin.triage->files.at(0).kinds, std::vector<std::string>{"gpu-driver-log"});
+  ASSERT_NE(find(plugin, "container.driver_libs_missing"), nullptr) << testing::PrintToString(codes(plugin));
+  EXPECT_EQ(plugin.triage->files.at(0).note.find("not recognised"), std::string::npos)
+      << plugin.triage->files.at(0).note;
+  // `ulimit -l` and its answer; NCCL's interface list with its entries on lines of their own.
+  Report limit = judged({{"limit.txt", "$ ulimit -l\n64\n"}});
+  EXPECT_EQ(limit.triage->files.at(0).kinds, std::vector<std::string>{"limits"});
+  Report list =
+      judged({{"list.txt", "INFO NET/Socket : Using\n[0]bond0:192.168.1.161<0>\n[1]br-05ab815fa14e:172.19.0.1<0>\n"}});
+  EXPECT_EQ(list.triage->files.at(0).kinds, std::vector<std::string>{"nccl-log"});
+}
+
 TEST(TriagePasted, TheOnlyNicAcrossTheSocketsIsAWarning) {
   // nvidia-smi topo -m of a two-socket server whose one NIC is SYS from both GPUs.
   auto matrix = [](const char* path) {
