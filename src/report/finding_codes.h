@@ -105,6 +105,7 @@ inline constexpr std::string_view kNcclCudaDriverTooOld = "nccl.cuda_driver_too_
 inline constexpr std::string_view kNcclInvalidDevice = "nccl.invalid_device";
 inline constexpr std::string_view kNcclDuplicateGpu = "nccl.duplicate_gpu";
 inline constexpr std::string_view kNcclTopologyFallback = "nccl.topology_fallback";
+inline constexpr std::string_view kNcclKnownBug = "nccl.known_bug";
 inline constexpr std::string_view kNcclNetPluginLoadFailed = "nccl.net_plugin_load_failed";
 inline constexpr std::string_view kNcclInvalidUsage = "nccl.invalid_usage";
 inline constexpr std::string_view kNcclCudaKernelFault = "nccl.cuda_kernel_fault";
@@ -263,6 +264,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNcclInvalidDevice,
     kNcclDuplicateGpu,
     kNcclTopologyFallback,
+    kNcclKnownBug,
     kNcclNetPluginLoadFailed,
     kNcclInvalidUsage,
     kNcclCudaKernelFault,

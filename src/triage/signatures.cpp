@@ -1268,6 +1268,16 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "load a newer NCCL; in a VM give NCCL the real topology (NCCL_TOPO_FILE, as the clouds' images do) and check "
      "`nvidia-smi topo -m` inside it"},
     {"falling back to simple order", code::kNcclTopologyFallback, "", ""},
+    // NCCL 2.25-2.26's fallback after that search naming NET 0, which NIC fusion had merged
+    // away (graph/topo.h: "Could not find NET with id 0"), then an internal error
+    // (NVIDIA/nccl#1748: fixed in 2.27, where fusion keeps NET/0).
+    {"Could not find NET with id", code::kNcclKnownBug,
+     "a known bug of NCCL 2.25 and 2.26 (NVIDIA/nccl#1748): where its topology search finds no path for a graph "
+     "(\"Could not find a path for pattern N, falling back to simple order\"), the fallback names NET 0, which NIC "
+     "fusion (a host's NIC ports merged into one NET) has taken away, and the communicator fails with an internal "
+     "error; the machine is not at fault",
+     "load NCCL 2.27 or later (a framework's wheel or container carries its own NCCL: PyTorch 2.8 and NGC 25.05 and "
+     "later have 2.27); NCCL_NET_MERGE_LEVEL=LOC, which turns fusion off, did not help everyone in that thread"},
     // A GPU kernel faulted: NCCL's or one queued before it on the stream (CUDA reports the
     // first error at the next call): cudaErrorIllegalAddress (700), cudaErrorLaunchFailure (719),
     // misaligned address (716), illegal instruction (715).
@@ -1826,6 +1836,14 @@ void fold_consequences(std::map<std::string_view, std::vector<const NcclFact*>>&
       by_code.erase(usage);
       break;
     }
+  }
+  // The topology search's fallback beside the known bug it leads to in NCCL 2.25-2.26: the
+  // bug's lines say what to do.
+  if (auto bug = by_code.find(code::kNcclKnownBug), fallback = by_code.find(code::kNcclTopologyFallback);
+      bug != by_code.end() && fallback != by_code.end()) {
+    bug->second.insert(bug->second.end(), fallback->second.begin(), fallback->second.end());
+    std::sort(bug->second.begin(), bug->second.end(), std::less<const NcclFact*>());
+    by_code.erase(fallback);
   }
   // "unhandled cuda error" beside a CUDA failure NCCL named (nccl.cuda_oom, nccl.cuda_ecc, ...):
   // the named one says which call and why.
@@ -4858,6 +4876,7 @@ const std::vector<Signature> kSignatures = {
       code::kNcclInvalidDevice,
       code::kNcclDuplicateGpu,
       code::kNcclTopologyFallback,
+      code::kNcclKnownBug,
       code::kLimitsPtraceDenied,
       code::kNcclInvalidUsage,
       code::kNcclCudaKernelFault,

@@ -1868,6 +1868,8 @@ TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
       {"misc/rings.cu:319 NCCL WARN Could not create rings, falling back on simple ring", "nccl.topology_fallback"},
       {"n1:5:5 [0] graph/search.cc:556 NCCL WARN Could not find a path for pattern 4, falling back to simple order",
        "nccl.topology_fallback"},
+      // NCCL 2.25-2.26's fallback naming a NET that NIC fusion took away (NVIDIA/nccl#1748).
+      {"n1:5:5 [0] graph/topo.h:230 NCCL WARN Could not find NET with id 0", "nccl.known_bug"},
       // UCX's CMA transport refused by ptrace's rules.
       {"[1699871234.123456] [node1:12345:0]          cma_ep.c:81   UCX  ERROR process_vm_readv(pid=12346 "
        "{0x7f00,8192}-->{0x7f00,8192}) returned -1: Operation not permitted",
@@ -1879,6 +1881,19 @@ TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
     EXPECT_EQ(f->severity, Severity::kError);
     EXPECT_EQ(find(r, "nccl.warn"), nullptr) << line;
   }
+}
+
+// The search's fallback and the bug it leads to in NCCL 2.25-2.26, pasted bare: one finding,
+// the bug, quoting both; the fallback is not a cause of its own.
+TEST(TriagePasted, TheFallbackThatLedToAKnownBugIsTheBugs) {
+  Report r = judged({{"t.md",
+                      "graph/search.cc:1135 NCCL WARN Could not find a path for pattern 1, falling back to simple "
+                      "order\n\ngraph/topo.h:230 NCCL WARN Could not find NET with id 0\n"}});
+  const Finding* bug = find(r, "nccl.known_bug");
+  ASSERT_NE(bug, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(quoted(*bug), (std::vector<std::string>{"t.md:1", "t.md:3"}));
+  EXPECT_NE(bug->hint.find("2.27"), std::string::npos) << bug->hint;
+  EXPECT_EQ(find(r, "nccl.topology_fallback"), nullptr);
 }
 
 // mlx5's own words for its transceiver modules and its health (events.c, health.c), with
@@ -3840,6 +3855,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "container.toolkit_missing", "container.image_no_shell", "container.image_storage_full",
       "nccl.cumem_host_needs_p2p", "kernel.module_build_failed", "launcher.slurm_version_mismatch",
       "launcher.clock_skew", "container.nic_driver_storage_modules", "container.runtime_hook_failed", "nccl.cuda_error",
+      "nccl.known_bug",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
