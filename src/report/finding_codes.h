@@ -106,6 +106,7 @@ inline constexpr std::string_view kNcclInvalidDevice = "nccl.invalid_device";
 inline constexpr std::string_view kNcclDuplicateGpu = "nccl.duplicate_gpu";
 inline constexpr std::string_view kNcclTopologyFallback = "nccl.topology_fallback";
 inline constexpr std::string_view kNcclKnownBug = "nccl.known_bug";
+inline constexpr std::string_view kNcclIbFabricEvent = "nccl.ib_fabric_event";
 inline constexpr std::string_view kNcclNetPluginLoadFailed = "nccl.net_plugin_load_failed";
 inline constexpr std::string_view kNcclInvalidUsage = "nccl.invalid_usage";
 inline constexpr std::string_view kNcclCudaKernelFault = "nccl.cuda_kernel_fault";
@@ -265,6 +266,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNcclDuplicateGpu,
     kNcclTopologyFallback,
     kNcclKnownBug,
+    kNcclIbFabricEvent,
     kNcclNetPluginLoadFailed,
     kNcclInvalidUsage,
     kNcclCudaKernelFault,

@@ -1635,7 +1635,36 @@ std::string_view warn_code(std::string_view msg) {
 }
 
 // Warnings another signature reads, with its own code: not "other NCCL WARN lines".
+// NET/IB's and UCX's asynchronous events of the fabric, not of the job's queues: libibverbs'
+// ibv_event_type_str() names, as NCCL prints them ("NET/IB : mlx5_0:1 Got non-fatal async
+// event: SM change(16)", before 2.19 "Got async event : LID change") and UCX ("IB Async event
+// on mlx5_0: client reregistration on port 1"), and NCCL's own "GID table changed" (2.19 on).
+// What each says of the fabric; nullptr for a line that is none of them.
+struct FabricEvent {
+  std::string_view name;  // ibv_event_type_str's
+  std::string_view kind;  // the group the finding says
+};
+constexpr FabricEvent kFabricEvents[] = {
+    {"port active", "a port came up under the job (it had been down: a link that flapped)"},
+    {"LID change", "the subnet manager changed a port's address (LID) under the job"},
+    {"SM change", "the subnet manager of the port changed (a failover or restart) under the job"},
+    {"client reregistration", "the subnet manager asked the port to register again (a new or restarted SM)"},
+    {"P_Key change", "the port's partition keys changed under the job"},
+    {"GID table change",
+     "the RoCE port's GID table changed under the job (an address added to or removed from its "
+     "network interface)"},
+};
+const FabricEvent* fabric_event(std::string_view msg) {
+  const bool gid = contains(msg, "GID table changed");
+  if (!gid && !contains(msg, "sync event")) return nullptr;  // "async event", UCX's "Async event"
+  for (const FabricEvent& e : kFabricEvents) {
+    if (contains(msg, e.name) || (gid && e.name == "GID table change")) return &e;
+  }
+  return nullptr;
+}
+
 bool read_elsewhere(const NcclFact& n) {
+  if (fabric_event(n.msg)) return true;  // check_fabric_events
   for (std::string_view w :
        {"Failed to bind NVLink SHARP", "Mismatched NCCL version detected", "NCCL version mismatch with remote peer",
         "Failed to open libnvidia-ml.so", "Failed to find CUDA library", "peer access is not supported",
@@ -1974,6 +2003,43 @@ void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::
                                       other.size() == 1 ? "" : "s", who(*other.front(), ranks)),
                           "read the first one: later warnings usually follow from it", quotes));
   }
+}
+
+// The fabric changing under the job, as the NICs' asynchronous events tell it: a warning
+// (each is survivable alone; beside a job's failure, its likeliest cause), naming the
+// events and the ports. A port error is nccl.ib_port_error's, a fatal event
+// nccl.ib_fatal_event's.
+void check_fabric_events(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  const RankMap ranks = rank_map(facts);
+  std::vector<const NcclFact*> seen;
+  std::vector<std::string_view> kinds;
+  for (const NcclFact& n : facts.nccl) {
+    const FabricEvent* e = fabric_event(n.msg);
+    if (!e) continue;
+    seen.push_back(&n);
+    if (std::find(kinds.begin(), kinds.end(), e->kind) == kinds.end()) kinds.push_back(e->kind);
+  }
+  if (seen.empty()) return;
+  std::vector<Quote> quotes;
+  std::vector<std::string> hosts;
+  for (const NcclFact* n : seen) {
+    quotes.push_back(n->where);
+    if (std::find(hosts.begin(), hosts.end(), n->host) == hosts.end()) hosts.push_back(n->host);
+  }
+  const bool roce = std::all_of(kinds.begin(), kinds.end(), [](std::string_view k) { return contains(k, "RoCE"); });
+  out.push_back(finding(
+      code::kNcclIbFabricEvent, Severity::kWarning, who(*seen.front(), ranks), hosts,
+      fmt::format("the fabric changed while the job ran ({} asynchronous event{} of the NICs, first at {}:{}): {}; "
+                  "connections made before may fail or stall until paths settle",
+                  seen.size(), seen.size() == 1 ? "" : "s", seen.front()->where.file, seen.front()->where.line,
+                  fmt::join(kinds, "; ")),
+      roce ? "find what changes the interface's addresses (DHCP renewals, NetworkManager, a CNI plugin adding or "
+             "removing addresses) and keep them fixed while jobs run; `show_gids` before and after shows the "
+             "indices that moved, and NCCL_IB_GID_INDEX must name one that stays"
+           : "read the subnet manager's log (opensm.log, UFM's events) and the switches' for that time: an SM "
+             "failover or restart, a re-sweep after a link or switch went down; the ports' link_downed counters "
+             "and dmesg say which link flapped",
+      quotes, {{"events", seen.size()}}));
 }
 
 // Logs of fewer ranks than the communicator has: a judgement about the others is not
@@ -4908,6 +4974,10 @@ const std::vector<Signature> kSignatures = {
      "errors that point at the machine, in any program's line; NCCL's error trace through its bootstrap's sockets "
      "with no warning saying why",
      check_warn},
+    {{code::kNcclIbFabricEvent},
+     "the NICs' asynchronous events of the fabric (a port back up, the subnet manager's changes, a RoCE GID table "
+     "change) under the job",
+     check_fabric_events},
     {{}, "logs of fewer ranks than the communicator has: inconclusive", check_coverage},
     {{code::kNcclTestsWrong, code::kNcclTestsDip},
      "nccl-tests #wrong non-zero; a size far below its neighbours",
@@ -5001,7 +5071,7 @@ bool cuda_sentence(std::string_view line) {
          memmem(line.data(), line.size(), kToolkit.data(), kToolkit.size()) != nullptr;
 }
 
-bool has_warn_meaning(std::string_view msg) { return !warn_code(msg).empty(); }
+bool has_warn_meaning(std::string_view msg) { return !warn_code(msg).empty() || fabric_event(msg) != nullptr; }
 
 std::vector<Finding> run_signatures(const Facts& facts, std::vector<std::string>& missing) {
   std::vector<Finding> out;

@@ -1883,6 +1883,39 @@ TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
   }
 }
 
+// The NICs' asynchronous events of the fabric (libibverbs' names, in NCCL's wordings before
+// and since 2.19, and UCX's): one warning naming what changed; not "other NCCL WARN lines".
+// The queues' own events stay other readers' (a port error, a fatal event).
+TEST(TriagePasted, FabricEventsUnderTheJobAreAWarning) {
+  Report sm = judged({{"sm.log",
+                       "n1:5:9 [0] transport/net_ib.cc:98 NCCL WARN NET/IB : mlx5_0:1 Got non-fatal async event: SM "
+                       "change(16)\n"
+                       "n1:5:9 [0] transport/net_ib.cc:98 NCCL WARN NET/IB : mlx5_0:1 Got non-fatal async event: "
+                       "client reregistration(17)\n"
+                       "n2:7:7 [1] NCCL WARN NET/IB : Got async event : LID change\n"}});
+  const Finding* f = find(sm, "nccl.ib_fabric_event");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(sm));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"sm.log:1", "sm.log:2", "sm.log:3"}));
+  EXPECT_NE(f->message.find("subnet manager"), std::string::npos) << f->message;
+  EXPECT_NE(f->hint.find("opensm"), std::string::npos) << f->hint;
+  EXPECT_EQ(find(sm, "nccl.warn"), nullptr);
+  Report gid = judged({{"gid.log",
+                        "n1:5:9 [0] transport/net_ib/common.cc:153 NCCL WARN NET/IB : mlx5_2:1 GID table "
+                        "changed\n"}});
+  const Finding* g = find(gid, "nccl.ib_fabric_event");
+  ASSERT_NE(g, nullptr) << testing::PrintToString(codes(gid));
+  EXPECT_NE(g->hint.find("NCCL_IB_GID_INDEX"), std::string::npos) << g->hint;
+  Report ucx = judged({{"ucx.log",
+                        "[1700000000.1] [n3:12:0]  ib_device.c:468 UCX  WARN  IB Async event on mlx5_0: "
+                        "port active on port 1\n"}});
+  ASSERT_NE(find(ucx, "nccl.ib_fabric_event"), nullptr) << testing::PrintToString(codes(ucx));
+  Report err =
+      judged({{"e.log", "n1:5:9 [0] NCCL WARN NET/IB : mlx5_0:1 Got non-fatal async event: port error(10)\n"}});
+  EXPECT_NE(find(err, "nccl.ib_port_error"), nullptr) << testing::PrintToString(codes(err));
+  EXPECT_EQ(find(err, "nccl.ib_fabric_event"), nullptr);
+}
+
 // The search's fallback and the bug it leads to in NCCL 2.25-2.26, pasted bare: one finding,
 // the bug, quoting both; the fallback is not a cause of its own.
 TEST(TriagePasted, TheFallbackThatLedToAKnownBugIsTheBugs) {
@@ -3855,7 +3888,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "container.toolkit_missing", "container.image_no_shell", "container.image_storage_full",
       "nccl.cumem_host_needs_p2p", "kernel.module_build_failed", "launcher.slurm_version_mismatch",
       "launcher.clock_skew", "container.nic_driver_storage_modules", "container.runtime_hook_failed", "nccl.cuda_error",
-      "nccl.known_bug",
+      "nccl.known_bug", "nccl.ib_fabric_event",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
