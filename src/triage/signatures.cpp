@@ -1943,6 +1943,25 @@ void check_rdma_enomem(const Facts& facts, std::vector<Finding>& out) {
                         std::string(m.hint), facts.rdma_enomem, {{"lines", facts.rdma_enomem.size()}}));
 }
 
+// Whose error lines these are, counted: "2 NCCL error lines", "1 UCX error line", "1 NCCL
+// error line and 1 UCX error line" (UCX's own lines, read by NCCL's meanings where UCX says the
+// same, are not NCCL's).
+bool ucx_line(const NcclFact& n) {
+  return contains(n.where.text, "UCX ") && (contains(n.where.text, "ERROR") || contains(n.where.text, "WARN"));
+}
+std::string error_lines(const std::vector<const NcclFact*>& facts, std::string_view other = "",
+                        std::string_view nccl_word = "error", std::string_view ucx_word = "error") {
+  const size_t ucx =
+      static_cast<size_t>(std::count_if(facts.begin(), facts.end(), [](const NcclFact* n) { return ucx_line(*n); }));
+  const size_t nccl = facts.size() - ucx;
+  auto part = [&](size_t n, std::string_view who, std::string_view word) {
+    return fmt::format("{} {}{} {} line{}", n, other, who, word, n == 1 ? "" : "s");
+  };
+  if (ucx == 0) return part(nccl, "NCCL", nccl_word);
+  if (nccl == 0) return part(ucx, "UCX", ucx_word);
+  return part(nccl, "NCCL", nccl_word) + " and " + part(ucx, "UCX", ucx_word);
+}
+
 void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   const RankMap ranks = rank_map(facts);
   std::map<std::string_view, std::vector<const NcclFact*>> by_code;
@@ -1978,9 +1997,8 @@ void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::
       }
       out.push_back(
           finding(w.code, Severity::kError, who(first, ranks), hosts,
-                  fmt::format("{} NCCL error line{}: {}; first at {} ({}:{})", it->second.size(),
-                              it->second.size() == 1 ? "" : "s", w.meaning, who(first, ranks), first.where.file,
-                              first.where.line),
+                  fmt::format("{}: {}; first at {} ({}:{})", error_lines(it->second), w.meaning, who(first, ranks),
+                              first.where.file, first.where.line),
                   std::string(w.hint), quotes,
                   {{"first_host", first.host}, {"first_pid", first.pid}, {"first_rank", first_rank(first, ranks)}}));
     } else if (auto cuda = cuda_by_code.find(c); cuda != cuda_by_code.end()) {
@@ -1999,8 +2017,8 @@ void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::
     std::vector<Quote> quotes;
     for (const NcclFact* n : other) quotes.push_back(n->where);
     out.push_back(finding(code::kNcclWarn, Severity::kWarning, who(*other.front(), ranks), {other.front()->host},
-                          fmt::format("{} other NCCL WARN line{}; the first from {}", other.size(),
-                                      other.size() == 1 ? "" : "s", who(*other.front(), ranks)),
+                          fmt::format("{}; the first from {}", error_lines(other, "other ", "WARN", "ERROR or WARN"),
+                                      who(*other.front(), ranks)),
                           "read the first one: later warnings usually follow from it", quotes));
   }
 }
