@@ -177,6 +177,8 @@ inline constexpr std::string_view kLauncherMungeRejected = "launcher.munge_rejec
 inline constexpr std::string_view kLauncherSlurmVersionMismatch = "launcher.slurm_version_mismatch";
 inline constexpr std::string_view kLauncherClockSkew = "launcher.clock_skew";
 inline constexpr std::string_view kContainerNicDriverStorageModules = "container.nic_driver_storage_modules";
+inline constexpr std::string_view kMpiNotCudaAware = "mpi.not_cuda_aware";
+inline constexpr std::string_view kFrameworkCustomAllreduceIpc = "framework.custom_allreduce_ipc";
 inline constexpr std::string_view kContainerRuntimeHookFailed = "container.runtime_hook_failed";
 inline constexpr std::string_view kNcclCudaError = "nccl.cuda_error";
 inline constexpr std::string_view kKernelIommuFault = "kernel.iommu_fault";
@@ -333,6 +335,8 @@ inline constexpr std::string_view kTriageCodes[] = {
     kLauncherSlurmVersionMismatch,
     kLauncherClockSkew,
     kContainerNicDriverStorageModules,
+    kMpiNotCudaAware,
+    kFrameworkCustomAllreduceIpc,
     kContainerRuntimeHookFailed,
     kNcclCudaError,
     kKernelIommuFault,

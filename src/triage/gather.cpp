@@ -1121,6 +1121,9 @@ class Gatherer {
     move_into(slurm_version_, facts.slurm_version);
     move_into(slurm_credential_expired_, facts.slurm_credential_expired);
     move_into(nic_driver_storage_modules_, facts.nic_driver_storage_modules);
+    move_into(mpi_not_cuda_aware_, facts.mpi_not_cuda_aware);
+    move_into(custom_allreduce_, facts.custom_allreduce);
+    move_into(expandable_segments_, facts.expandable_segments);
     // The toolkit's legacy hook failing with nvidia-container-cli's words: their readers name it.
     if (!container_cli_seen_) move_into(runtime_hook_failed_, facts.runtime_hook_failed);
     move_into(rendezvous_, facts.rendezvous);
@@ -1468,6 +1471,7 @@ class Gatherer {
     launcher_line(line, n);
     nvml_line(line, n);
     device_line(line, n);
+    program_line(line, n);
     // An RDMA resource refused for lack of locked memory, in any program's words: libfabric's
     // EFA provider ("Unable to create extended CQ: Cannot allocate memory", "ibv_create_qp
     // failed. errno: 12"), a verbs program's "ibv_create_cq failed: Cannot allocate memory".
@@ -1617,6 +1621,26 @@ class Gatherer {
     if (n.has("file creation failed: ") && contains(line, ": file exists") &&
         (contains(line, "nvidia") || contains(line, "libcuda")) && keep(driver_files_in_image_, line)) {
       framework_ = true;  // a program's log
+    }
+  }
+
+  // Programs' own words for a build or setting that cannot work with GPU buffers: an MPI
+  // without CUDA support asked for it, an inference framework's custom all-reduce failing in
+  // CUDA IPC (and the allocator setting that makes its memory unshareable).
+  void program_line(std::string_view line, const Needles& n) {
+    if (n.finds("CUDA support") && contains(line, "The user requested CUDA support") &&
+        keep(mpi_not_cuda_aware_, line)) {
+      framework_ = true;  // a program's log
+    }
+    // '_' is rarer in logs than the words' first letters: one search for it spares most lines.
+    if (line.find('_') == std::string_view::npos) return;
+    if (n.finds("_all_reduce") && contains(line, "custom_all_reduce") &&
+        (contains(line, "Cuda error") || contains(line, "CUDA error")) && keep(custom_allreduce_, line)) {
+      framework_ = true;
+    }
+    if (n.finds("_segments:") &&
+        (contains(line, "expandable_segments:True") || contains(line, "expandable_segments:true"))) {
+      keep(expandable_segments_, line);
     }
   }
 
@@ -2537,7 +2561,7 @@ class Gatherer {
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, munge_, slurm_version_, slurm_credential_expired_, nic_driver_storage_modules_,
-      runtime_hook_failed_, rendezvous_, gpu_start_;
+      mpi_not_cuda_aware_, custom_allreduce_, expandable_segments_, runtime_hook_failed_, rendezvous_, gpu_start_;
   int hook_stderr_left_ = 0;             // lines after a failed hook's "stderr:" still to keep as its words
   bool container_cli_seen_ = false;      // a line of nvidia-container-cli's ("nvidia-container-cli: ...")
   bool slurm_foreign_protocol_ = false;  // a protocol version no Slurm release has (a port scanner's)

@@ -4537,6 +4537,49 @@ void check_nic_driver_storage_modules(const Facts& facts, std::vector<Finding>& 
       facts.nic_driver_storage_modules, {{"lines", facts.nic_driver_storage_modules.size()}}));
 }
 
+// An MPI library without CUDA support asked to carry GPU buffers (Facts::mpi_not_cuda_aware):
+// it reads device pointers as host memory, and the ranks crash or send garbage.
+void check_mpi_not_cuda_aware(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.mpi_not_cuda_aware.empty()) return;
+  out.push_back(finding(
+      code::kMpiNotCudaAware, Severity::kError, "MPI library", {},
+      fmt::format(
+          "the MPI library was built without CUDA support, and the job asked for it ({}: \"The user requested "
+          "CUDA support ... but the library was not compiled with any support\"): GPU buffers handed to MPI are "
+          "read as host memory, so the ranks crash (a segmentation fault after it) or move garbage",
+          count_lines(facts.mpi_not_cuda_aware.size())),
+      "use a CUDA-aware MPI: `ompi_info --parsable --all | grep mpi_built_with_cuda_support:value` must say true (Open "
+      "MPI configured --with-cuda, or over a UCX built with CUDA: `ucx_info -v`); a conda or pip MPI needs its CUDA "
+      "build; else copy the buffers to host memory before the MPI calls",
+      facts.mpi_not_cuda_aware, {{"lines", facts.mpi_not_cuda_aware.size()}}));
+}
+
+// An inference framework's custom all-reduce failing in CUDA IPC (Facts::custom_allreduce): it
+// shares each rank's buffers with the others through CUDA IPC handles rather than NCCL, which
+// works only for memory cudaMalloc made, within one node, between GPUs with peer access.
+void check_custom_allreduce(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.custom_allreduce.empty()) return;
+  std::string message = fmt::format(
+      "the inference framework's custom all-reduce (vLLM's or SGLang's, which shares the ranks' GPU buffers through "
+      "CUDA "
+      "IPC instead of NCCL) failed at a CUDA call ({}): its buffers could not be exported or opened over CUDA IPC, as "
+      "happens to memory PyTorch's expandable_segments allocator made (CUDA virtual memory, which legacy IPC cannot "
+      "export), to a group that spans nodes (IPC works within one), or between GPUs without peer access",
+      count_lines(facts.custom_allreduce.size()));
+  std::vector<Quote> quotes = facts.custom_allreduce;
+  if (!facts.expandable_segments.empty()) {
+    const Quote& e = facts.expandable_segments.front();
+    message += fmt::format("; expandable_segments is on in these files ({}:{}): the likeliest cause", e.file, e.line);
+    quotes.push_back(e);
+  }
+  out.push_back(finding(code::kFrameworkCustomAllreduceIpc, Severity::kError, "custom all-reduce", {},
+                        std::move(message),
+                        "remove expandable_segments from PYTORCH_CUDA_ALLOC_CONF, or start the server with "
+                        "--disable-custom-all-reduce (NCCL then does the all-reduce); keep a tensor-parallel group "
+                        "within one node, and check peer access between its GPUs (`nvidia-smi topo -p2p r`)",
+                        quotes, {{"lines", facts.custom_allreduce.size()}}));
+}
+
 // An OCI runtime's hook that failed (Facts::runtime_hook_failed): the container is not created.
 // Its own words follow "stderr:"; a read-only filesystem among them is a mount the hook cannot
 // write through (the NVIDIA toolkit's CDI hooks write into the container: 1.20.0's
@@ -4901,6 +4944,12 @@ const std::vector<Signature> kSignatures = {
     {{code::kContainerNicDriverStorageModules},
      "NVIDIA's NIC driver container refusing to reload the RDMA stack while storage modules over it are loaded",
      check_nic_driver_storage_modules},
+    {{code::kMpiNotCudaAware},
+     "an MPI built without CUDA support asked to carry GPU buffers (Open MPI's help message)",
+     check_mpi_not_cuda_aware},
+    {{code::kFrameworkCustomAllreduceIpc},
+     "an inference framework's custom all-reduce failing in CUDA IPC (vLLM's, SGLang's custom_all_reduce.cuh)",
+     check_custom_allreduce},
     {{code::kContainerRuntimeHookFailed},
      "an OCI runtime's hook that failed (\"error running createContainer hook #N: exit status 1\"), with its stderr",
      check_runtime_hook},

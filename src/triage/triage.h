@@ -287,6 +287,17 @@ struct Facts {
   // loaded for current driver, terminating prior driver reload failure due to
   // UNLOAD_STORAGE_MODULES not set to "true"".
   std::vector<Quote> nic_driver_storage_modules;
+  // An MPI built without CUDA support asked for it: Open MPI's help message "The user
+  // requested CUDA support with the --mca mpi_cuda_support 1 flag / but the library was not
+  // compiled with any support." (its first line kept).
+  std::vector<Quote> mpi_not_cuda_aware;
+  // An inference framework's custom all-reduce (vLLM's, SGLang's csrc/custom_all_reduce.cuh,
+  // which shares GPU buffers over CUDA IPC) failing a CUDA call: "Failed: Cuda error
+  // /workspace/csrc/custom_all_reduce.cuh:455 'invalid argument'"; and PyTorch's
+  // expandable_segments turned on in the same files (PYTORCH_CUDA_ALLOC_CONF=
+  // expandable_segments:True), whose memory CUDA's legacy IPC cannot export.
+  std::vector<Quote> custom_allreduce;
+  std::vector<Quote> expandable_segments;
   // An OCI runtime's hook that failed, so the container was not created (runc's "error running
   // createContainer hook #6: exit status 1, stdout: , stderr: ...", also pasted as
   // "createContainer hook #6: exit status 1, stderr:" with the hook's own words on the lines

@@ -1916,6 +1916,49 @@ TEST(TriagePasted, FabricEventsUnderTheJobAreAWarning) {
   EXPECT_EQ(find(err, "nccl.ib_fabric_event"), nullptr);
 }
 
+// Open MPI without CUDA asked for it: its help message, split over two lines, is one error;
+// an ompi_info that merely lists its build is nothing.
+TEST(TriagePasted, MpiWithoutCudaAskedToCarryGpuBuffers) {
+  Report r = judged({{"mpi.txt",
+                      "$ OMPI_MCA_opal_cuda_support=true mpirun -n 2 python use_cupy.py\n"
+                      "--------------------------------------------------------------------------\n"
+                      "The user requested CUDA support with the --mca mpi_cuda_support 1 flag\n"
+                      "but the library was not compiled with any support.\n"
+                      "--------------------------------------------------------------------------\n"
+                      "[h1:29458] *** Process received signal ***\n"
+                      "[h1:29458] Signal: Segmentation fault (11)\n"}});
+  const Finding* f = find(r, "mpi.not_cuda_aware");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"mpi.txt:3"});
+  EXPECT_NE(f->hint.find("mpi_built_with_cuda_support"), std::string::npos) << f->hint;
+  Report info =
+      judged({{"info.txt", "                 MCA mpool: hugepage (MCA v2.1.0, API v3.0.0, Component v4.1.4)\n"}});
+  EXPECT_EQ(find(info, "mpi.not_cuda_aware"), nullptr);
+}
+
+// vLLM's custom all-reduce failing in CUDA IPC: an error; with PyTorch's expandable_segments
+// on in the same paste, that setting is named as the likeliest cause and quoted.
+TEST(TriagePasted, CustomAllreduceFailingInCudaIpc) {
+  Report plain = judged({{"w.log",
+                          "(VllmWorker rank=1 pid=22) Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:"
+                          "143 'invalid resource handle'\n"}});
+  const Finding* p = find(plain, "framework.custom_allreduce_ipc");
+  ASSERT_NE(p, nullptr) << testing::PrintToString(codes(plain));
+  EXPECT_EQ(p->message.find("expandable_segments is on"), std::string::npos) << p->message;
+  Report vmm = judged({{"w.log",
+                        "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n"
+                        "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:455 'invalid argument'\n"}});
+  const Finding* v = find(vmm, "framework.custom_allreduce_ipc");
+  ASSERT_NE(v, nullptr) << testing::PrintToString(codes(vmm));
+  EXPECT_NE(v->message.find("expandable_segments is on in these files (w.log:1)"), std::string::npos) << v->message;
+  EXPECT_EQ(quoted(*v), (std::vector<std::string>{"w.log:2", "w.log:1"}));
+  EXPECT_NE(v->hint.find("--disable-custom-all-reduce"), std::string::npos);
+  // The setting alone is no fault.
+  Report setting = judged({{"env.txt", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n"}});
+  EXPECT_EQ(find(setting, "framework.custom_allreduce_ipc"), nullptr);
+}
+
 // The search's fallback and the bug it leads to in NCCL 2.25-2.26, pasted bare: one finding,
 // the bug, quoting both; the fallback is not a cause of its own.
 TEST(TriagePasted, TheFallbackThatLedToAKnownBugIsTheBugs) {
@@ -3888,7 +3931,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "container.toolkit_missing", "container.image_no_shell", "container.image_storage_full",
       "nccl.cumem_host_needs_p2p", "kernel.module_build_failed", "launcher.slurm_version_mismatch",
       "launcher.clock_skew", "container.nic_driver_storage_modules", "container.runtime_hook_failed", "nccl.cuda_error",
-      "nccl.known_bug", "nccl.ib_fabric_event",
+      "nccl.known_bug", "nccl.ib_fabric_event", "mpi.not_cuda_aware", "framework.custom_allreduce_ipc",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
