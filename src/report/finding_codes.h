@@ -107,6 +107,8 @@ inline constexpr std::string_view kNcclDuplicateGpu = "nccl.duplicate_gpu";
 inline constexpr std::string_view kNcclTopologyFallback = "nccl.topology_fallback";
 inline constexpr std::string_view kNcclKnownBug = "nccl.known_bug";
 inline constexpr std::string_view kNcclIbFabricEvent = "nccl.ib_fabric_event";
+inline constexpr std::string_view kNcclRasProcessLost = "nccl.ras_process_lost";
+inline constexpr std::string_view kNcclRasRanksBehind = "nccl.ras_ranks_behind";
 inline constexpr std::string_view kNcclNetPluginLoadFailed = "nccl.net_plugin_load_failed";
 inline constexpr std::string_view kNcclInvalidUsage = "nccl.invalid_usage";
 inline constexpr std::string_view kNcclCudaKernelFault = "nccl.cuda_kernel_fault";
@@ -269,6 +271,8 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNcclTopologyFallback,
     kNcclKnownBug,
     kNcclIbFabricEvent,
+    kNcclRasProcessLost,
+    kNcclRasRanksBehind,
     kNcclNetPluginLoadFailed,
     kNcclInvalidUsage,
     kNcclCudaKernelFault,

@@ -902,6 +902,252 @@ class Gatherer {
     append_other(line);
   }
 
+  // Whether `t` may be RAS's: any line once a file has shown RAS's output, else only the
+  // first characters its headings and events start with (most lines of a log stop here).
+  bool ras_may_be(std::string_view t) const {
+    if (ras_ || ras_block_ != RasBlock::kNone) return true;
+    if (t.empty()) return false;
+    switch (t[0]) {
+      case 'D':  // DEAD
+      case 'I':  // INCOMPLETE
+      case '#':  // #0-0 (hash) MISMATCH
+      case '[':  // [time] PEER_DEAD: ...
+      case 'J':  // Job summary
+      case 'C':  // Communicators...
+      case 'G':  // Gathering data about the ..., Group     Comms ...
+      case 'R':  // RAS Monitor Mode
+      case 'N':  // Nodes  Processes
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  // NCCL's RAS client's status output (ncclras, 2.24 on; src/ras/client_support.cc): its
+  // Errors and Warnings sections' blocks, each a header line ("DEAD", "INCOMPLETE", "#0-0
+  // (cf264af53edbe986) MISMATCH") and indented lines up to a blank one; and its monitor's
+  // events ("[2025-12-19 13:07:07] PEER_DEAD: Process 1524345 on node 172.16.64.245 managing
+  // GPU 1"). True for the lines taken.
+  bool ras_line(std::string_view t, Facts* facts) {
+    if (t.empty()) {
+      end_ras_section();
+      ras_block_ = RasBlock::kNone;
+      return false;
+    }
+    if (t == "DEAD" || t == "INCOMPLETE") {
+      end_ras_section();
+      ras_block_ = t == "DEAD" ? RasBlock::kDead : RasBlock::kProcesses;
+      ras_ = true;
+      return true;
+    }
+    if (t.size() > 4 && t[0] == '#' && t[1] >= '0' && t[1] <= '9' && contains(t, ") ")) {
+      const std::string_view state = t.substr(t.rfind(") ") + 2);
+      const RasBlock b = state == "INCOMPLETE" ? RasBlock::kRanks
+                         : state == "MISMATCH" ? RasBlock::kMismatch
+                         : state == "ERROR"    ? RasBlock::kError
+                                               : RasBlock::kNone;
+      if (b == RasBlock::kNone) return false;
+      end_ras_section();
+      ras_block_ = b;
+      ras_comm_ = std::string(t.substr(0, t.find(' ')));
+      ras_counts_ = false;
+      ras_error_.clear();
+      ras_ = true;
+      return true;
+    }
+    if (ras_block_ == RasBlock::kNone) return ras_monitor_line(t);
+    // "Process 3487984 on node 172.16.64.213 managing GPU 5"; "Rank 21 -- GPU 5 managed by
+    // process 3487984 on node 172.16.64.213"; "Rank 21 has launched up to operation 6649 --
+    // GPU ..."; "Rank 3 reported remote process exited ... -- GPU ...".
+    RasFact f;
+    f.where = {path_, lines_, std::string(t)};
+    f.comm = ras_comm_;
+    if (t.starts_with("Process ") && contains(t, " on node ")) {
+      f.process = lowered_first(t);
+      f.host = ras_node(t);
+      if (ras_block_ == RasBlock::kDead || ras_block_ == RasBlock::kProcesses) {
+        f.what = ras_block_ == RasBlock::kDead ? "dead" : "unresponsive";
+        f.comm.clear();
+        keep_ras(std::move(f));
+      }
+      return true;
+    }
+    if (t.starts_with("Rank ")) {
+      const auto rank = parse_integer<int>(t.substr(5, t.find_first_not_of("0123456789", 5) - 5));
+      if (!rank) return false;
+      f.rank = *rank;
+      if (const size_t by = t.find(" -- "); by != std::string_view::npos) {
+        const std::string_view who = t.substr(by + 4);
+        if (who.starts_with("GPU ") && contains(who, " process ")) {
+          f.process = fmt::format("process {}", who.substr(who.find(" process ") + 9));
+          f.host = ras_node(who);
+        }
+      }
+      if (ras_block_ == RasBlock::kRanks) {
+        f.what = "missing";
+        keep_ras(std::move(f));
+      } else if (ras_block_ == RasBlock::kMismatch && ras_counts_) {
+        f.op = ras_value_;
+        if (const size_t up = t.find(" has launched up to operation "); up != std::string_view::npos) {
+          f.op = parse_integer<int64_t>(t.substr(up + 30, t.find_first_not_of("0123456789", up + 30) - up - 30))
+                     .value_or(-1);
+        } else if (contains(t, " has not launched any operations")) {
+          f.op = 0;
+        }
+        ras_max_ = std::max(ras_max_, f.op);
+        f.coll = ras_coll_;
+        ras_group_.push_back(std::move(f));
+      } else if (ras_block_ == RasBlock::kError && facts && facts->nccl.size() < kMaxKeptLines) {
+        std::string error = ras_error_;
+        if (const size_t r = t.find(" reported "); r != std::string_view::npos) {
+          error = std::string(t.substr(
+              r + 10, t.find(" -- ") == std::string_view::npos ? std::string_view::npos : t.find(" -- ") - r - 10));
+        }
+        if (!error.empty()) {
+          NcclFact n;
+          n.where = f.where;
+          n.host = f.host;
+          n.level = "ERROR";
+          n.msg = std::move(error);
+          n.rank = f.rank;
+          facts->nccl.push_back(std::move(n));
+        }
+      }
+      return true;
+    }
+    // "The missing rank: 21" (2.24's wording, the ranks alone).
+    if (ras_block_ == RasBlock::kRanks &&
+        (t.starts_with("The missing rank: ") || t.starts_with("The missing ranks: "))) {
+      for (std::string_view r : split(t.substr(t.find(": ") + 2), ',')) {
+        if (const auto rank = parse_integer<int>(trim(r))) {
+          RasFact m = f;
+          m.rank = *rank;
+          m.what = "missing";
+          keep_ras(std::move(m));
+        }
+      }
+      return true;
+    }
+    if (ras_block_ == RasBlock::kMismatch) {
+      if (t.starts_with("Communicator ranks have different ")) {
+        end_ras_section();
+        ras_counts_ = t.ends_with(" operation counts");
+        ras_coll_ = ras_counts_ ? std::string(trim(t.substr(34, t.size() - 34 - 17))) : std::string();
+        return true;
+      }
+      if (ras_counts_ && contains(t, " ranks have launched up to operation ")) {
+        ras_value_ = parse_integer<int64_t>(t.substr(t.rfind(' ') + 1)).value_or(-1);
+        ras_max_ = std::max(ras_max_, ras_value_);
+        return true;
+      }
+      if (ras_counts_ && contains(t, " ranks have not launched any operations")) {
+        ras_value_ = 0;
+        return true;
+      }
+    }
+    if (ras_block_ == RasBlock::kError && contains(t, " ranks reported ")) {
+      ras_error_ = std::string(t.substr(t.find(" ranks reported ") + 16));
+      return true;
+    }
+    return contains(t, " considered dead") || t.starts_with("Missing communicator data from ") ||
+           contains(t, " error on ") || contains(t, " errors on ") || contains(t, "ranks have status ") ||
+           t.starts_with("Encountered ") || t.starts_with("[could not find information");
+  }
+
+  // The rest of RAS's status output, once a block of it was read or its headings seen: the
+  // section titles, their underlines, the summary tables' headings and rows.
+  bool ras_frame_line(std::string_view t) {
+    if (t == "Job summary" || t.starts_with("Communicators...") || t.starts_with("Gathering data about the") ||
+        t.starts_with("RAS Monitor Mode") || t.starts_with("Group     Comms") || t.starts_with("Nodes  Processes")) {
+      ras_ = true;
+      return true;
+    }
+    if (!ras_) return false;
+    if (t == "Errors" || t == "Warnings" || t == "TIMEOUT" || t.starts_with("#  in group") ||
+        t.starts_with("(total)") || (t.starts_with("Encountered ") && contains(t, " communication timeout")) ||
+        t.find_first_not_of('=') == std::string_view::npos) {
+      return true;
+    }
+    // A row of the communicators' table ("0  1  4  7-8  32  32  RUNNING  INCOMPLETE") or of the
+    // job's ("4  8  1  32  32"): numbers and ranges, then a status and its errors.
+    const auto w = split_ws(t);
+    if (w.size() < 3 || w.size() > 8) return false;
+    for (std::string_view x : w) {
+      if (x.find_first_not_of("0123456789-") != std::string_view::npos &&
+          x.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ_") != std::string_view::npos) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // "Process 3487984 on node 172.16.64.213 managing GPU 5" as "process 3487984 on node ...".
+  static std::string lowered_first(std::string_view t) {
+    std::string s(t);
+    if (!s.empty()) s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
+    return s;
+  }
+  // The node a RAS line names ("... on node 172.16.64.213 managing GPU 5"), or "".
+  static std::string ras_node(std::string_view t) {
+    const size_t at = t.find(" on node ");
+    if (at == std::string_view::npos) return "";
+    std::string_view rest = t.substr(at + 9);
+    return std::string(rest.substr(0, rest.find(' ')));
+  }
+
+  // The RAS monitor's events of a process lost (src/ras/rasnet.cc, peers.cc): PEER_DEAD and
+  // PEER_TIMEOUT_DEAD dead, the others unresponsive; PEER_RECOVERED takes that back.
+  bool ras_monitor_line(std::string_view t) {
+    if (t.size() < 12 || t[0] != '[' || t.find("] PEER_") == std::string_view::npos) return false;
+    std::string_view ev = t.substr(t.find("] PEER_") + 2);
+    const size_t colon = ev.find(": ");
+    if (colon == std::string_view::npos) return false;
+    const std::string_view name = ev.substr(0, colon), peer = trim(ev.substr(colon + 2));
+    ras_ = true;
+    RasFact f;
+    f.where = {path_, lines_, std::string(t)};
+    // "Process 1524345 on node 172.16.64.245 managing GPU 1 <details>": its first eight words;
+    // or the peer's address alone.
+    if (peer.starts_with("Process ")) {
+      const auto w = split_ws(peer);
+      std::string_view head = peer;
+      if (w.size() > 8) head = peer.substr(0, static_cast<size_t>(w[7].data() + w[7].size() - peer.data()));
+      f.process = lowered_first(head);
+    } else {
+      f.process = std::string(peer.substr(0, peer.find(' ')));
+    }
+    f.host = ras_node(peer);
+    if (name == "PEER_RECOVERED") {
+      std::erase_if(ras_facts_, [&](const RasFact& r) { return r.what == "unresponsive" && r.process == f.process; });
+      return true;
+    }
+    if (name == "PEER_DEAD" || name == "PEER_TIMEOUT_DEAD") {
+      f.what = "dead";
+    } else if (name == "PEER_UNRESPONSIVE" || name == "PEER_KEEPALIVE_TIMEOUT" || name == "PEER_SEND_STUCK" ||
+               name == "PEER_DISCONNECTED" || name == "PEER_INIT_TIMEOUT") {
+      f.what = "unresponsive";
+    } else {
+      return true;  // PEER_NEW, PEER_CONNECTING, PEER_RETRY: the network forming
+    }
+    keep_ras(std::move(f));
+    return true;
+  }
+
+  void keep_ras(RasFact f) {
+    if (ras_facts_.size() < kMaxKeptLines) ras_facts_.push_back(std::move(f));
+  }
+  // A MISMATCH block's counts section ends: its ranks below the highest count are behind.
+  void end_ras_section() {
+    for (RasFact& f : ras_group_) {
+      if (f.op < 0 || f.op >= ras_max_) continue;
+      f.what = "behind";
+      f.ahead = ras_max_;
+      keep_ras(std::move(f));
+    }
+    ras_group_.clear();
+    ras_max_ = ras_value_ = -1;
+  }
+
   // The readers that take a line whole, leaving an empty line in other_ (or, for Fabric
   // Manager's lines, nothing): lspci, nvidia-smi nvlink, Fabric Manager, NCCL's interface
   // lists, RDMA tools saying there is no device, libfabric, nvidia-smi -q, GUIDs. True where
@@ -911,6 +1157,10 @@ class Gatherer {
       const std::string_view t = trim(line);
       peer_tool_.line(t, path_, lines_);
       device_cgroup_.line(t, path_, lines_);
+    }
+    if (const std::string_view t = trim(line); ras_may_be(t) && (ras_line(t, facts) || ras_frame_line(t))) {
+      other_ += '\n';
+      return true;
     }
     if (lspci_line(trim(line), facts) || nvlink_line(trim(line), facts) || dcgm_diag_line(trim(line), facts) ||
         iblinkinfo_line(trim(line), facts)) {
@@ -1000,6 +1250,7 @@ class Gatherer {
     if (nccl_) k.emplace_back("nccl-log");
     if ((framework_ || cuda_error_seen_) && !nccl_) k.emplace_back("framework-log");
     if (ucx_) k.emplace_back("ucx-log");
+    if (ras_) k.emplace_back("nccl-ras");
     if (!munge_.empty() || !slurm_version_.empty() || !slurm_credential_expired_.empty()) {
       k.emplace_back("launcher-log");
     }
@@ -1121,6 +1372,8 @@ class Gatherer {
     move_into(slurm_version_, facts.slurm_version);
     move_into(slurm_credential_expired_, facts.slurm_credential_expired);
     move_into(nic_driver_storage_modules_, facts.nic_driver_storage_modules);
+    end_ras_section();
+    move_into(ras_facts_, facts.ras);
     move_into(mpi_not_cuda_aware_, facts.mpi_not_cuda_aware);
     move_into(custom_allreduce_, facts.custom_allreduce);
     move_into(expandable_segments_, facts.expandable_segments);
@@ -2576,12 +2829,25 @@ class Gatherer {
   bool interfaces_seen_ = false;    // an interface list's entries on lines of their own
   bool limits_seen_ = false;        // a locked-memory limit read (`ulimit -l`, a launcher's or MPI's words)
   bool ucx_ = false;                // UCX's error lines
-  bool cuda_error_seen_ = false;    // CUDA errors: a file of only such lines is a framework's log
-  bool ibv_devices_ = false;        // ibv_devices' header seen
-  std::string rdma_device_;         // the device an ibstat/ibv_devinfo listing is about ("CA 'mlx5_0'", "hca_id:")
-  int fm_unit_left_ = 0;            // lines left of a Fabric Manager unit's systemctl status
-  int since_framework_ = 1 << 20;   // lines since a framework's NCCL error
-  bool last_error_next_ = false;    // the next non-empty line is NCCL's last error (PyTorch's)
+  // NCCL's RAS client's status (ras_line): the block the lines below belong to, and a
+  // MISMATCH block's groups of ranks by the last operation they launched.
+  enum class RasBlock { kNone, kDead, kProcesses, kRanks, kMismatch, kError };
+  RasBlock ras_block_ = RasBlock::kNone;
+  bool ras_ = false;
+  std::string ras_comm_;            // "#0-0"
+  bool ras_counts_ = false;         // a MISMATCH block's lines are of operation counts (not of status)
+  std::string ras_coll_;            // the collective whose counts differ
+  int64_t ras_value_ = -1;          // the count of the group whose rank lines follow
+  std::string ras_error_;           // an ERROR block's error whose rank lines follow
+  std::vector<RasFact> ras_group_;  // a counts section's ranks, each with its count in `op`
+  int64_t ras_max_ = -1;            // the highest count the section names
+  std::vector<RasFact> ras_facts_;
+  bool cuda_error_seen_ = false;   // CUDA errors: a file of only such lines is a framework's log
+  bool ibv_devices_ = false;       // ibv_devices' header seen
+  std::string rdma_device_;        // the device an ibstat/ibv_devinfo listing is about ("CA 'mlx5_0'", "hca_id:")
+  int fm_unit_left_ = 0;           // lines left of a Fabric Manager unit's systemctl status
+  int since_framework_ = 1 << 20;  // lines since a framework's NCCL error
+  bool last_error_next_ = false;   // the next non-empty line is NCCL's last error (PyTorch's)
   std::vector<Quote> fabric_manager_lines_;
   bool rdma_absent_ = false;
   std::vector<Quote> rdma_absent_lines_;

@@ -2060,6 +2060,79 @@ void check_fabric_events(const Facts& facts, std::vector<Finding>& out, std::vec
       quotes, {{"events", seen.size()}}));
 }
 
+// What NCCL's RAS client says of the job (Facts::ras): the processes and ranks it lost, an
+// error naming each (dead: unreachable over RAS for 60 s; else not answering its queries);
+// and ranks that launched fewer collectives than the others, a warning (RAS's own caution:
+// a snapshot of a busy job shows that too; counts that do not move across queries are a hang).
+void check_ras(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  std::vector<const RasFact*> lost, behind;
+  for (const RasFact& f : facts.ras) (f.what == "behind" ? behind : lost).push_back(&f);
+  auto hosts_of = [](const std::vector<const RasFact*>& fs) {
+    std::vector<std::string> hosts;
+    for (const RasFact* f : fs) {
+      if (!f->host.empty() && std::find(hosts.begin(), hosts.end(), f->host) == hosts.end()) hosts.push_back(f->host);
+    }
+    return hosts;
+  };
+  auto quotes_of = [](const std::vector<const RasFact*>& fs) {
+    std::vector<Quote> q;
+    for (const RasFact* f : fs) q.push_back(f->where);
+    return q;
+  };
+  if (!lost.empty()) {
+    // Each process or rank once, dead where any line says so.
+    std::vector<std::string> dead, other;
+    for (const RasFact* f : lost) {
+      std::string n =
+          f->process.empty() ? fmt::format("rank {}{}", f->rank, f->comm.empty() ? "" : " of " + f->comm) : f->process;
+      if (f->rank >= 0 && !f->process.empty()) n = fmt::format("rank {} ({})", f->rank, f->process);
+      if (f->what == "dead") {
+        std::erase(other, n);
+        if (std::find(dead.begin(), dead.end(), n) == dead.end()) dead.push_back(std::move(n));
+      } else if (std::find(dead.begin(), dead.end(), n) == dead.end() &&
+                 std::find(other.begin(), other.end(), n) == other.end()) {
+        other.push_back(std::move(n));
+      }
+    }
+    std::string said;
+    if (!dead.empty()) said = fmt::format("dead (unreachable over RAS for 60 s): {}", fmt::join(dead, "; "));
+    if (!other.empty()) said += fmt::format("{}not answering: {}", said.empty() ? "" : "; ", fmt::join(other, "; "));
+    const std::vector<std::string> hosts = hosts_of(lost);
+    const size_t n = dead.size() + other.size();
+    out.push_back(finding(
+        code::kNcclRasProcessLost, Severity::kError,
+        hosts.empty() ? (dead.empty() ? other : dead).front() : fmt::format("{}", fmt::join(hosts, ", ")), hosts,
+        fmt::format("NCCL's RAS lost {} of the job ({}): {}; the other ranks' collectives wait on {}",
+                    n == 1 ? "a process or rank" : fmt::format("{} processes or ranks", n), count_lines(lost.size()),
+                    said, n == 1 ? "it" : "them"),
+        "on that node: is the process alive and running (`ps -o stat -p PID`: T stopped, D in the kernel, gone), "
+        "where it waits (`py-spy dump --pid PID`, `gdb -p PID`), and dmesg at that time (Xid, the OOM killer, NIC "
+        "errors); query RAS again (`ncclras -v`) to see whether it comes back",
+        quotes_of(lost), {{"processes", n}}));
+  }
+  if (!behind.empty()) {
+    std::vector<int> ranks;
+    for (const RasFact* f : behind) {
+      if (f->rank >= 0 && std::find(ranks.begin(), ranks.end(), f->rank) == ranks.end()) ranks.push_back(f->rank);
+    }
+    const RasFact& first = *behind.front();
+    const std::vector<std::string> hosts = hosts_of(behind);
+    const std::string who = fmt::format("rank{} {}", ranks.size() == 1 ? "" : "s", fmt::join(ranks, ", "));
+    out.push_back(finding(
+        code::kNcclRasRanksBehind, Severity::kWarning, who, hosts,
+        fmt::format("NCCL's RAS shows {}{}{} behind the others{}: {} up to operation {} only, the others up to {}; if "
+                    "a second query shows the same counts, {} stuck before the collective the others wait in",
+                    who, hosts.empty() ? "" : " (on ", hosts.empty() ? "" : fmt::format("{})", fmt::join(hosts, ", ")),
+                    first.comm.empty() ? "" : " in communicator " + first.comm,
+                    first.coll.empty() ? "collectives launched" : first.coll + " launched", first.op, first.ahead,
+                    ranks.size() == 1 ? "it is" : "they are"),
+        "query RAS again a few seconds later (`ncclras -v`): counts that move are a busy job; counts that stay are a "
+        "hang, and those ranks are where to look (their stacks with `py-spy dump`, their host's dmesg, a data loader "
+        "or a rank-dependent branch that skipped the collective)",
+        quotes_of(behind), {{"ranks", ranks}}));
+  }
+}
+
 // Logs of fewer ranks than the communicator has: a judgement about the others is not
 // possible.
 void check_coverage(const Facts& facts, std::vector<Finding>&, std::vector<std::string>& missing) {
@@ -2072,7 +2145,8 @@ void check_coverage(const Facts& facts, std::vector<Finding>&, std::vector<std::
   }
   const bool has_log = std::any_of(facts.files.begin(), facts.files.end(), [](const TriageFile& f) {
     return std::find(f.kinds.begin(), f.kinds.end(), "nccl-log") != f.kinds.end() ||
-           std::find(f.kinds.begin(), f.kinds.end(), "framework-log") != f.kinds.end();
+           std::find(f.kinds.begin(), f.kinds.end(), "framework-log") != f.kinds.end() ||
+           std::find(f.kinds.begin(), f.kinds.end(), "nccl-ras") != f.kinds.end();
   });
   if (!has_log && facts.tables.empty() && facts.kernel.empty() && facts.counters.empty() && facts.snapshots.empty() &&
       std::any_of(facts.files.begin(), facts.files.end(), [](const TriageFile& f) { return !f.kinds.empty(); })) {
@@ -5041,6 +5115,9 @@ const std::vector<Signature> kSignatures = {
      "errors that point at the machine, in any program's line; NCCL's error trace through its bootstrap's sockets "
      "with no warning saying why",
      check_warn},
+    {{code::kNcclRasProcessLost, code::kNcclRasRanksBehind},
+     "NCCL's RAS client's status: processes dead or not answering, ranks behind the others' collective counts",
+     check_ras},
     {{code::kNcclIbFabricEvent},
      "the NICs' asynchronous events of the fabric (a port back up, the subnet manager's changes, a RoCE GID table "
      "change) under the job",

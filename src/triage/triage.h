@@ -43,6 +43,23 @@ struct NcclFact {
   int rank = -1;  // a framework line's "[rankN]"; -1 where the line does not say
 };
 
+// What NCCL's RAS client (ncclras, NCCL 2.24 and later; also `echo verbose status | nc
+// localhost 28028`) says of a process or rank: one that RAS lost (its DEAD section, a job
+// process or a communicator rank INCOMPLETE for missing data, its monitor's PEER_DEAD or
+// PEER_UNRESPONSIVE), or a rank that launched fewer collectives than the others (a MISMATCH
+// of operation counts).
+struct RasFact {
+  Quote where;
+  std::string what;     // "dead", "unresponsive", "missing", "behind"
+  int rank = -1;        // the communicator rank, where RAS names one
+  std::string process;  // "process 3487984 on node 172.16.64.213 managing GPU 5"; "" where not said
+  std::string host;     // the node RAS names; "" where not said
+  std::string comm;     // "#0-0" for a communicator's block
+  int64_t op = -1;      // behind: the last operation it launched (0: none)
+  int64_t ahead = -1;   // behind: the others' last operation
+  std::string coll;     // behind: the collective whose counts differ ("AllReduce"), "" before 2.26
+};
+
 // One counter value: "name: value", perfquery's "Name:....value", a sysfs listing.
 struct CounterFact {
   Quote where;
@@ -169,6 +186,7 @@ struct TestDeviceFact {
 struct Facts {
   std::vector<TriageFile> files;
   std::vector<NcclFact> nccl;
+  std::vector<RasFact> ras;   // NCCL's RAS client's lost processes and ranks behind
   std::vector<Quote> kernel;  // dmesg / journalctl -k lines of the kinds the signatures read
   std::vector<std::pair<std::string, NcclTestsTable>> tables;  // file, table
   std::vector<CounterFact> counters;

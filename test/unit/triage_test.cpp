@@ -1916,6 +1916,76 @@ TEST(TriagePasted, FabricEventsUnderTheJobAreAWarning) {
   EXPECT_EQ(find(err, "nccl.ib_fabric_event"), nullptr);
 }
 
+// NCCL's RAS client's status: the processes and ranks it lost, each named once (dead where a
+// line says so), an error; the ranks behind the others' operation counts, a warning naming
+// them and their node; a rank's reported error read by NCCL's meanings; the frame of the
+// output (titles, underlines, the summary table) read, not left over.
+TEST(TriagePasted, NcclRasStatusNamesTheLostProcessAndTheRanksBehind) {
+  Report lost = judged({{"ras.txt",
+                         "Communicators... (2.05s)\n=============\n\n"
+                         "Group     Comms     Nodes     Ranks     Ranks     Ranks    Status  Errors\n"
+                         "    #  in group  per comm  per node  per comm  in group\n"
+                         "    0         1         4       7-8        32        32   RUNNING  INCOMPLETE\n\n"
+                         "Errors\n======\n\n"
+                         "DEAD\n  1 job process is considered dead (unreachable via the RAS network)\n"
+                         "  Process 3487984 on node 172.16.64.213 managing GPU 5\n\n"
+                         "#0-0 (cf264af53edbe986) INCOMPLETE\n  Missing communicator data from 1 rank\n"
+                         "  Rank 21 -- GPU 5 managed by process 3487984 on node 172.16.64.213\n\n"
+                         "#1-0 (9e17999afaa87dbb) ERROR\n  Asynchronous error on 1 rank\n"
+                         "  Rank 3 reported remote process exited or there was a network error -- GPU 3 managed by "
+                         "process 507288 on node 172.16.64.210\n"}});
+  const Finding* f = find(lost, "nccl.ras_process_lost");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(lost));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(f->subject, "172.16.64.213");
+  EXPECT_NE(f->message.find("dead (unreachable over RAS for 60 s): process 3487984 on node 172.16.64.213 managing "
+                            "GPU 5"),
+            std::string::npos)
+      << f->message;
+  EXPECT_NE(f->message.find("rank 21 (process 3487984 on node 172.16.64.213)"), std::string::npos) << f->message;
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"ras.txt:13", "ras.txt:17"}));
+  const Finding* peer = find(lost, "nccl.peer_lost");
+  ASSERT_NE(peer, nullptr) << testing::PrintToString(codes(lost));
+  EXPECT_EQ(quoted(*peer), std::vector<std::string>{"ras.txt:21"});
+  EXPECT_EQ(lost.triage->files.at(0).kinds, std::vector<std::string>{"nccl-ras"});
+  EXPECT_LE(lost.triage->files.at(0).lines_not_read, 0)
+      << testing::PrintToString(lost.triage->files.at(0).not_read_examples);
+
+  Report behind = judged({{"ras.txt",
+                           "#0-0 (27a079b828ff1a75) MISMATCH\n"
+                           "  Communicator ranks have different AllReduce operation counts\n"
+                           "  26 ranks have launched up to operation 6650\n"
+                           "  6 ranks have launched up to operation 6649\n"
+                           "  Rank 0 -- GPU 0 managed by process 483072 on node 172.16.64.210\n"
+                           "  Rank 2 -- GPU 2 managed by process 483074 on node 172.16.64.210\n"
+                           "  Rank 3 has launched up to operation 6648 -- GPU 3 managed by process 483075 on node "
+                           "172.16.64.211\n"}});
+  const Finding* b = find(behind, "nccl.ras_ranks_behind");
+  ASSERT_NE(b, nullptr) << testing::PrintToString(codes(behind));
+  EXPECT_EQ(b->severity, Severity::kWarning);
+  EXPECT_EQ(b->subject, "ranks 0, 2, 3");
+  EXPECT_NE(b->message.find("(on 172.16.64.210, 172.16.64.211)"), std::string::npos) << b->message;
+  EXPECT_NE(b->message.find("the others up to 6650"), std::string::npos) << b->message;
+  // Status differences (a communicator being set up or torn down) are no ranks behind.
+  Report status = judged({{"ras.txt",
+                           "#0-0 (9e17999afaa87dbb) MISMATCH\n  Communicator ranks have different status\n"
+                           "  26 ranks have status UNKNOWN\n  4 ranks have status RUNNING\n"
+                           "  Rank 0 -- GPU 0 managed by process 507285 on node 172.16.64.210\n"}});
+  EXPECT_EQ(find(status, "nccl.ras_ranks_behind"), nullptr) << testing::PrintToString(codes(status));
+  // The monitor: unresponsive, then recovered, is nothing; dead is an error.
+  Report monitor = judged({{"m.txt",
+                            "RAS Monitor Mode - watching for peer changes (Ctrl+C to exit)...\n"
+                            "[2025-12-19 13:07:01] PEER_UNRESPONSIVE: Process 11 on node 10.0.0.5 managing GPU 1 "
+                            "keep-alive timeout\n"
+                            "[2025-12-19 13:07:03] PEER_RECOVERED: Process 11 on node 10.0.0.5 managing GPU 1 peer "
+                            "responding again\n"}});
+  EXPECT_EQ(find(monitor, "nccl.ras_process_lost"), nullptr) << testing::PrintToString(codes(monitor));
+  Report dead = judged({{"m.txt", "[2025-12-19 13:07:07] PEER_DEAD: Process 12 on node 10.0.0.6 managing GPU 2 \n"}});
+  const Finding* d = find(dead, "nccl.ras_process_lost");
+  ASSERT_NE(d, nullptr) << testing::PrintToString(codes(dead));
+  EXPECT_EQ(d->subject, "10.0.0.6");
+}
+
 // Open MPI without CUDA asked for it: its help message, split over two lines, is one error;
 // an ompi_info that merely lists its build is nothing.
 TEST(TriagePasted, MpiWithoutCudaAskedToCarryGpuBuffers) {
@@ -3932,6 +4002,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.cumem_host_needs_p2p", "kernel.module_build_failed", "launcher.slurm_version_mismatch",
       "launcher.clock_skew", "container.nic_driver_storage_modules", "container.runtime_hook_failed", "nccl.cuda_error",
       "nccl.known_bug", "nccl.ib_fabric_event", "mpi.not_cuda_aware", "framework.custom_allreduce_ipc",
+      "nccl.ras_process_lost", "nccl.ras_ranks_behind",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
