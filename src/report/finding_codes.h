@@ -181,6 +181,7 @@ inline constexpr std::string_view kLauncherClockSkew = "launcher.clock_skew";
 inline constexpr std::string_view kContainerNicDriverStorageModules = "container.nic_driver_storage_modules";
 inline constexpr std::string_view kMpiNotCudaAware = "mpi.not_cuda_aware";
 inline constexpr std::string_view kFrameworkCustomAllreduceIpc = "framework.custom_allreduce_ipc";
+inline constexpr std::string_view kHealthcheckFailed = "healthcheck.failed";
 inline constexpr std::string_view kContainerRuntimeHookFailed = "container.runtime_hook_failed";
 inline constexpr std::string_view kNcclCudaError = "nccl.cuda_error";
 inline constexpr std::string_view kKernelIommuFault = "kernel.iommu_fault";
@@ -341,6 +342,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kContainerNicDriverStorageModules,
     kMpiNotCudaAware,
     kFrameworkCustomAllreduceIpc,
+    kHealthcheckFailed,
     kContainerRuntimeHookFailed,
     kNcclCudaError,
     kKernelIommuFault,

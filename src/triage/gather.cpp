@@ -1291,6 +1291,7 @@ class Gatherer {
     }
     if (any(rendezvous_, shm_full_, tcp_connect_failed_)) k.emplace_back("framework-log");
     if (limits_seen_) k.emplace_back("limits");
+    if (!nhc_.empty()) k.emplace_back("health-check");
     if (interfaces_seen_) k.emplace_back("nccl-log");  // NCCL's interface list, its head line alone
     if (!test_devices_.empty() || !doubled_summaries_.empty()) k.emplace_back("nccl-tests");
     if (peer_tool_.seen()) k.emplace_back("cuda-p2p-tool");
@@ -1376,6 +1377,7 @@ class Gatherer {
     move_into(ras_facts_, facts.ras);
     move_into(mpi_not_cuda_aware_, facts.mpi_not_cuda_aware);
     move_into(custom_allreduce_, facts.custom_allreduce);
+    move_into(nhc_, facts.nhc);
     move_into(expandable_segments_, facts.expandable_segments);
     // The toolkit's legacy hook failing with nvidia-container-cli's words: their readers name it.
     if (!container_cli_seen_) move_into(runtime_hook_failed_, facts.runtime_hook_failed);
@@ -1734,6 +1736,32 @@ class Gatherer {
     }
   }
 
+  // LBNL NHC's failure line ("ERROR:  nhc:  Health check failed:  check_gpu_ecc: GPU id 3:
+  // SRAM Uncorrectable ECC error count detected, (0,1)"), with the distributed runner's
+  // "host | " before it. An Xid's check quotes the kernel's line, which the kernel reader
+  // reads; it is not kept here.
+  bool nhc_line(std::string_view line) {
+    const size_t at = line.find("Health check failed:");
+    if (at == std::string_view::npos || nhc_.size() >= kMaxKeptLines) return false;
+    Facts::NhcFailure f;
+    f.where = {path_, lines_, std::string(trim(line))};
+    const std::string_view before = line.substr(0, at);
+    if (const size_t bar = before.find(" | "); bar != std::string_view::npos)
+      f.host = std::string(trim(before.substr(0, bar)));
+    std::string_view words = trim(line.substr(at + 20));
+    if (words.starts_with("check_")) {
+      const size_t colon = words.find(':');
+      f.check = std::string(words.substr(0, colon));
+      words = colon == std::string_view::npos ? std::string_view() : trim(words.substr(colon + 1));
+    }
+    if (const size_t fc = words.rfind("FaultCode:"); fc != std::string_view::npos) words = trim(words.substr(0, fc));
+    while (!words.empty() && (words.back() == '.' || words.back() == ' ')) words.remove_suffix(1);
+    f.words = std::string(words);
+    if (f.check == "check_gpu_xid" || contains(f.words, "NVRM: Xid")) return true;  // the kernel reader's
+    nhc_.push_back(std::move(f));
+    return true;
+  }
+
   // CUDA without peer access, and the driver's parts at different versions.
   void driver_state_line(std::string_view line, const Needles& n) {
     if (n.has("eer ") || n.has("PeerAccess") || n.has("PEER_ACCESS")) {
@@ -1881,6 +1909,7 @@ class Gatherer {
   // without CUDA support asked for it, an inference framework's custom all-reduce failing in
   // CUDA IPC (and the allocator setting that makes its memory unshareable).
   void program_line(std::string_view line, const Needles& n) {
+    if (n.finds("Health check failed")) nhc_line(line);
     if (n.finds("CUDA support") && contains(line, "The user requested CUDA support") &&
         keep(mpi_not_cuda_aware_, line)) {
       framework_ = true;  // a program's log
@@ -2842,6 +2871,7 @@ class Gatherer {
   std::vector<RasFact> ras_group_;  // a counts section's ranks, each with its count in `op`
   int64_t ras_max_ = -1;            // the highest count the section names
   std::vector<RasFact> ras_facts_;
+  std::vector<Facts::NhcFailure> nhc_;
   bool cuda_error_seen_ = false;   // CUDA errors: a file of only such lines is a framework's log
   bool ibv_devices_ = false;       // ibv_devices' header seen
   std::string rdma_device_;        // the device an ibstat/ibv_devinfo listing is about ("CA 'mlx5_0'", "hca_id:")

@@ -4654,6 +4654,107 @@ void check_custom_allreduce(const Facts& facts, std::vector<Finding>& out, std::
                         quotes, {{"lines", facts.custom_allreduce.size()}}));
 }
 
+// LBNL NHC's checks as Azure's azurehpc-health-checks names them (customTests/*.nhc), with
+// the code a failure is read as and what it says of the node; a check not listed is
+// healthcheck.failed with NHC's own words.
+struct NhcCheck {
+  std::string_view check;
+  std::string_view code;
+  std::string_view meaning;
+  std::string_view hint;
+};
+constexpr NhcCheck kNhcChecks[] = {
+    {"check_nvlink_status", code::kNvlinkLinkInactive,
+     "NVLink links of a GPU are inactive (a GPU or NVSwitch link down, or a board whose links are not all wired: the "
+     "H100 PCIe's bridges carry 12 of its 18)",
+     "compare `nvidia-smi nvlink -s` with what the GPU model wires; on SXM boards with NVSwitches, read the Fabric "
+     "Manager's log and dmesg (Xid 74, 79), and reset or replace the GPU or baseboard"},
+    {"check_ib_link_flapping", code::kKernelLinkFlap,
+     "an InfiniBand link went down and up more often than the check allows (its count in the kernel and SM logs)",
+     "find the port in dmesg and the switch's logs; reseat or replace the cable or transceiver, and drain the node "
+     "until it holds"},
+    {"check_hw_ib", code::kTopoPortDown,
+     "an InfiniBand port the node should have is not ACTIVE at its rate (down, initialising, or at a lower speed)",
+     "`ibstat` on the node: a port Down or Polling is a cable, transceiver or switch port; a port Active at a lower "
+     "rate is a degraded link; check the subnet manager sees it"},
+    {"check_gpu_count", code::kHealthcheckFailed,
+     "the node shows fewer GPUs than it has: one fell off the bus or was not initialised (Xid 79, a driver load "
+     "failure)",
+     "`nvidia-smi -L` and `lspci | grep -i nvidia` on the node, dmesg for Xid 79 and NVRM errors; drain it, reset "
+     "or reboot, and replace the GPU if it stays lost"},
+    {"check_gpu_ecc", code::kHealthcheckFailed,
+     "a GPU's memory reports errors past the check's limits (a row remap pending or failed, SRAM or DRAM "
+     "uncorrectable errors, a full page retirement table)",
+     "`nvidia-smi -q -d ECC,ROW_REMAPPER,PAGE_RETIREMENT` on the node: a pending remap needs a GPU reset; a failed "
+     "remap, SRAM uncorrectable errors or a full table need the GPU replaced"},
+    {"check_gpu_bw", code::kHealthcheckFailed,
+     "a GPU's copy bandwidth (host to device, device to host or peer to peer) is below the check's threshold: a "
+     "PCIe link trained down, a GPU throttled, or a threshold that does not fit the SKU",
+     "`nvidia-smi -q -d PCIE` for the link's current generation and width against its maximum, and `nvidia-smi -q "
+     "-d PERFORMANCE` for throttling; compare the threshold with the SKU's documented figures"},
+    {"check_ib_bw", code::kHealthcheckFailed,
+     "an InfiniBand port's write bandwidth (ib_write_bw, with or without GPUDirect) is below the check's threshold: a "
+     "degraded link or cable, or GPUDirect RDMA not working",
+     "`ibstat` for the port's rate and the counters for errors (symbol_error, link_downed, port_rcv_errors); rerun "
+     "ib_write_bw between this node and a good one to tell the port from the peer"},
+    {"check_nccl_allreduce", code::kHealthcheckFailed,
+     "the node's NCCL all-reduce (all its GPUs, or its NICs looped back) is below the check's bus bandwidth, or gave "
+     "wrong values",
+     "rerun all_reduce_perf on the node with NCCL_DEBUG=INFO: the channels' transports show whether NVLink, P2P or "
+     "the NICs are in use; wrong values point at a GPU or NIC (dmesg for Xid)"},
+    {"check_hw_topology", code::kHealthcheckFailed,
+     "the node's PCI topology differs from the SKU's: a GPU or NIC missing or in another place",
+     "`nvidia-smi topo -m` and `lspci -tv` against a good node of the SKU"},
+    {"check_nvsmi_healthmon", code::kHealthcheckFailed,
+     "nvidia-smi's health monitor failed: a GPU fell off the bus, its InfoROM is corrupt, or its power cables are not "
+     "attached",
+     "drain the node; dmesg for Xid 79 and NVRM errors; a corrupt InfoROM or missing power needs the hardware fixed"},
+};
+
+// A node health check's failures (Facts::nhc), by the check: one finding per code, naming
+// the nodes and each failure in NHC's words.
+void check_nhc(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  std::map<std::string_view, std::vector<const Facts::NhcFailure*>> by_code;
+  auto table_of = [](const std::string& check) -> const NhcCheck* {
+    for (const NhcCheck& c : kNhcChecks) {
+      if (check.starts_with(c.check)) return &c;
+    }
+    return nullptr;
+  };
+  for (const Facts::NhcFailure& f : facts.nhc) {
+    const NhcCheck* c = table_of(f.check);
+    by_code[c ? c->code : code::kHealthcheckFailed].push_back(&f);
+  }
+  for (const auto& [code_of, failures] : by_code) {
+    std::vector<std::string> hosts, said;
+    std::vector<Quote> quotes;
+    std::string meaning, hint;
+    for (const Facts::NhcFailure* f : failures) {
+      if (!f->host.empty() && std::find(hosts.begin(), hosts.end(), f->host) == hosts.end()) hosts.push_back(f->host);
+      quotes.push_back(f->where);
+      std::string one = fmt::format("{}{}{}{}", f->host.empty() ? "" : f->host + ": ", f->check,
+                                    f->check.empty() || f->words.empty() ? "" : ": ", f->words);
+      if (said.size() < 6 && std::find(said.begin(), said.end(), one) == said.end()) said.push_back(std::move(one));
+      if (const NhcCheck* c = table_of(f->check); c && meaning.find(c->meaning) == std::string::npos) {
+        meaning += (meaning.empty() ? "" : "; ") + std::string(c->meaning);
+        hint += (hint.empty() ? "" : "; ") + std::string(c->hint);
+      }
+    }
+    if (meaning.empty()) meaning = "the node failed a health check (its words above)";
+    if (hint.empty()) {
+      hint =
+          "rerun the check by hand on the node (`nhc -d` with its config) to see what it measured, and drain the "
+          "node until it passes";
+    }
+    out.push_back(finding(code_of, Severity::kError,
+                          hosts.empty() ? std::string("node health check") : fmt::format("{}", fmt::join(hosts, ", ")),
+                          hosts,
+                          fmt::format("a node health check failed ({}): {}; {}", count_lines(failures.size()),
+                                      fmt::join(said, "; "), meaning),
+                          std::move(hint), quotes, {{"lines", failures.size()}}));
+  }
+}
+
 // An OCI runtime's hook that failed (Facts::runtime_hook_failed): the container is not created.
 // Its own words follow "stderr:"; a read-only filesystem among them is a mount the hook cannot
 // write through (the NVIDIA toolkit's CDI hooks write into the container: 1.20.0's
@@ -5018,6 +5119,11 @@ const std::vector<Signature> kSignatures = {
     {{code::kContainerNicDriverStorageModules},
      "NVIDIA's NIC driver container refusing to reload the RDMA stack while storage modules over it are loaded",
      check_nic_driver_storage_modules},
+    {{code::kHealthcheckFailed},
+     "a node health check's failures (LBNL NHC, as Azure's azurehpc-health-checks runs it), each read by its check "
+     "(NVLink inactive, IB link flapping, an IB port not active, GPUs missing, GPU memory errors, bandwidth below "
+     "the SKU's)",
+     check_nhc},
     {{code::kMpiNotCudaAware},
      "an MPI built without CUDA support asked to carry GPU buffers (Open MPI's help message)",
      check_mpi_not_cuda_aware},

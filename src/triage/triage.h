@@ -315,6 +315,16 @@ struct Facts {
   // expandable_segments turned on in the same files (PYTORCH_CUDA_ALLOC_CONF=
   // expandable_segments:True), whose memory CUDA's legacy IPC cannot export.
   std::vector<Quote> custom_allreduce;
+  // A node health check's failure in LBNL NHC's words, as Azure's azurehpc-health-checks and
+  // its distributed runner print them: "mynode-273 | ERROR: nhc: Health check failed:
+  // check_hw_ib: No IB port mlx5_ib7:1 is ACTIVE (LinkUp 400 Gb/sec)." The quote is the line.
+  struct NhcFailure {
+    Quote where;
+    std::string host;   // before " | " (the distributed runner's); "" where not said
+    std::string check;  // "check_hw_ib"; "" where the message names none
+    std::string words;  // after the check's name, its fault code left out
+  };
+  std::vector<NhcFailure> nhc;
   std::vector<Quote> expandable_segments;
   // An OCI runtime's hook that failed, so the container was not created (runc's "error running
   // createContainer hook #6: exit status 1, stdout: , stderr: ...", also pasted as

@@ -1986,6 +1986,38 @@ TEST(TriagePasted, NcclRasStatusNamesTheLostProcessAndTheRanksBehind) {
   EXPECT_EQ(d->subject, "10.0.0.6");
 }
 
+// A node health check's failures (LBNL NHC's words, Azure's distributed runner's "node | "
+// before them): each read by its check and naming its node; an Xid's quoted kernel line is
+// the kernel reader's.
+TEST(TriagePasted, NodeHealthCheckFailuresNameTheNodes) {
+  Report r = judged(
+      {{"nhc.txt",
+        "mynode-066 | ERROR: nhc: Health check failed: check_gpu_xid: GPU Xid errors detected: [ 3606.832215] NVRM: "
+        "Xid (PCI:0002:00:00): 79, pid=0, GPU has fallen off the bus.\n"
+        "mynode-273 | ERROR: nhc: Health check failed: check_hw_ib: No IB port mlx5_ib7:1 is ACTIVE (LinkUp 400 "
+        "Gb/sec).\n"
+        "mynode-510 | ERROR: nhc: Health check failed: check_gpu_ecc: GPU id 3: Row remap pending. FaultCode: "
+        "NHC2007\n"
+        "ERROR:  nhc:  Health check failed:  check_nvlink_status: GPU 0 has nvlinks inactive: Link 4: Inactive. "
+        "FaultCode: NHC2016\n"}});
+  const Finding* port = find(r, "topo.port_down");
+  ASSERT_NE(port, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(port->subject, "mynode-273");
+  EXPECT_EQ(quoted(*port), std::vector<std::string>{"nhc.txt:2"});
+  const Finding* ecc = find(r, "healthcheck.failed");
+  ASSERT_NE(ecc, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_NE(ecc->message.find("mynode-510: check_gpu_ecc: GPU id 3: Row remap pending;"), std::string::npos)
+      << ecc->message;
+  EXPECT_EQ(ecc->message.find("FaultCode"), std::string::npos) << ecc->message;
+  const Finding* nvl = find(r, "nvlink.link_inactive");
+  ASSERT_NE(nvl, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(quoted(*nvl), std::vector<std::string>{"nhc.txt:4"});
+  const Finding* xid = find(r, "kernel.gpu_xid");
+  ASSERT_NE(xid, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(quoted(*xid), std::vector<std::string>{"nhc.txt:1"});
+  EXPECT_EQ(r.triage->files.at(0).kinds, (std::vector<std::string>{"kernel-log", "health-check"}));
+}
+
 // Open MPI without CUDA asked for it: its help message, split over two lines, is one error;
 // an ompi_info that merely lists its build is nothing.
 TEST(TriagePasted, MpiWithoutCudaAskedToCarryGpuBuffers) {
@@ -4002,7 +4034,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.cumem_host_needs_p2p", "kernel.module_build_failed", "launcher.slurm_version_mismatch",
       "launcher.clock_skew", "container.nic_driver_storage_modules", "container.runtime_hook_failed", "nccl.cuda_error",
       "nccl.known_bug", "nccl.ib_fabric_event", "mpi.not_cuda_aware", "framework.custom_allreduce_ipc",
-      "nccl.ras_process_lost", "nccl.ras_ranks_behind",
+      "nccl.ras_process_lost", "nccl.ras_ranks_behind", "healthcheck.failed",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
