@@ -182,6 +182,7 @@ inline constexpr std::string_view kContainerNicDriverStorageModules = "container
 inline constexpr std::string_view kMpiNotCudaAware = "mpi.not_cuda_aware";
 inline constexpr std::string_view kFrameworkCustomAllreduceIpc = "framework.custom_allreduce_ipc";
 inline constexpr std::string_view kHealthcheckFailed = "healthcheck.failed";
+inline constexpr std::string_view kLinkMlxlinkIssue = "link.mlxlink_issue";
 inline constexpr std::string_view kContainerRuntimeHookFailed = "container.runtime_hook_failed";
 inline constexpr std::string_view kNcclCudaError = "nccl.cuda_error";
 inline constexpr std::string_view kKernelIommuFault = "kernel.iommu_fault";
@@ -343,6 +344,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kMpiNotCudaAware,
     kFrameworkCustomAllreduceIpc,
     kHealthcheckFailed,
+    kLinkMlxlinkIssue,
     kContainerRuntimeHookFailed,
     kNcclCudaError,
     kKernelIommuFault,

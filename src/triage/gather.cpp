@@ -902,6 +902,71 @@ class Gatherer {
     append_other(line);
   }
 
+  // mlxlink's output (NVIDIA's MFT), field by field ("Speed                              :
+  // IB-HDR"): a port's block opens at "Operational Info" (or its first State line) and takes the
+  // fields below it; the command line above it ("mlxlink -d mlx5_0 -c") names the device. True
+  // for the lines taken.
+  bool mlxlink_line(std::string_view t) {
+    if (t.size() < 4 || t.size() > 200) return false;
+    if (contains(t, "mlxlink ") && contains(t, " -d ")) {  // the command: its device for the block below
+      const auto w = split_ws(t.substr(t.find(" -d ") + 4));
+      if (!w.empty()) mlxlink_device_ = std::string(w.front());
+      return false;
+    }
+    if (t == "Operational Info" || t == "Operational Info:") {
+      mlxlink_ = true;
+      mlxlink_open_ = false;  // the next field opens a port
+      return true;
+    }
+    if (!mlxlink_) return false;
+    if (t.find_first_not_of('-') == std::string_view::npos) return true;  // a heading's underline
+    if (t == "Supported Info" || t == "Troubleshooting Info" || t == "Tool Information" ||
+        t == "Physical Counters and BER Info" || t == "Module Info" || t == "Test Mode Info" || t.ends_with(" Info")) {
+      return true;
+    }
+    const size_t colon = t.find(" : ");
+    if (colon == std::string_view::npos) return false;
+    const std::string_view key = trim(t.substr(0, colon)), value = trim(t.substr(colon + 3));
+    if (key == "State" && mlxlink_open_ && !mlxlink_ports_.empty() && !mlxlink_ports_.back().state.empty()) {
+      mlxlink_open_ = false;  // a second port's fields without its heading
+    }
+    if (!mlxlink_open_) {
+      if (mlxlink_ports_.size() >= 1024) return true;
+      Facts::MlxlinkPort p;
+      p.where = {path_, lines_, std::string(t)};
+      p.device = mlxlink_device_;
+      mlxlink_ports_.push_back(std::move(p));
+      mlxlink_open_ = true;
+    }
+    Facts::MlxlinkPort& p = mlxlink_ports_.back();
+    const Quote here{path_, lines_, std::string(t)};
+    if (key == "State") {
+      p.state = std::string(value);
+      p.where = here;
+    } else if (key == "Physical state") {
+      p.physical = std::string(value);
+    } else if (key == "Speed") {
+      p.speed = std::string(value);
+      p.speed_line = here;
+    } else if (key == "Width") {
+      p.width = std::string(value);
+    } else if (key == "Enabled Link Speed") {
+      p.enabled = std::string(value);
+    } else if (key == "Supported Cable Speed") {
+      p.cable = std::string(value);
+    } else if (key == "Recommendation") {
+      p.recommendation = std::string(value);
+      p.recommendation_line = here;
+    } else if (key == "Effective Physical Errors") {
+      p.effective_errors = parse_integer<int64_t>(value).value_or(-1);
+      if (p.effective_errors > 0) p.errors_line = here;
+    } else if (key == "Link Down Counter") {
+      p.link_down = parse_integer<int64_t>(value).value_or(-1);
+      if (p.link_down > 0 && p.errors_line.file.empty()) p.errors_line = here;
+    }
+    return true;
+  }
+
   // Whether `t` may be RAS's: any line once a file has shown RAS's output, else only the
   // first characters its headings and events start with (most lines of a log stop here).
   bool ras_may_be(std::string_view t) const {
@@ -1158,6 +1223,10 @@ class Gatherer {
       peer_tool_.line(t, path_, lines_);
       device_cgroup_.line(t, path_, lines_);
     }
+    if (const std::string_view t = trim(line); mlxlink_line(t)) {
+      other_ += '\n';
+      return true;
+    }
     if (const std::string_view t = trim(line); ras_may_be(t) && (ras_line(t, facts) || ras_frame_line(t))) {
       other_ += '\n';
       return true;
@@ -1251,6 +1320,7 @@ class Gatherer {
     if ((framework_ || cuda_error_seen_) && !nccl_) k.emplace_back("framework-log");
     if (ucx_) k.emplace_back("ucx-log");
     if (ras_) k.emplace_back("nccl-ras");
+    if (mlxlink_) k.emplace_back("mlxlink");
     if (!munge_.empty() || !slurm_version_.empty() || !slurm_credential_expired_.empty()) {
       k.emplace_back("launcher-log");
     }
@@ -1378,6 +1448,7 @@ class Gatherer {
     move_into(mpi_not_cuda_aware_, facts.mpi_not_cuda_aware);
     move_into(custom_allreduce_, facts.custom_allreduce);
     move_into(nhc_, facts.nhc);
+    move_into(mlxlink_ports_, facts.mlxlink);
     move_into(expandable_segments_, facts.expandable_segments);
     // The toolkit's legacy hook failing with nvidia-container-cli's words: their readers name it.
     if (!container_cli_seen_) move_into(runtime_hook_failed_, facts.runtime_hook_failed);
@@ -2872,6 +2943,10 @@ class Gatherer {
   int64_t ras_max_ = -1;            // the highest count the section names
   std::vector<RasFact> ras_facts_;
   std::vector<Facts::NhcFailure> nhc_;
+  bool mlxlink_ = false;       // mlxlink's "Operational Info" seen
+  bool mlxlink_open_ = false;  // a port's block takes the fields below
+  std::string mlxlink_device_;
+  std::vector<Facts::MlxlinkPort> mlxlink_ports_;
   bool cuda_error_seen_ = false;   // CUDA errors: a file of only such lines is a framework's log
   bool ibv_devices_ = false;       // ibv_devices' header seen
   std::string rdma_device_;        // the device an ibstat/ibv_devinfo listing is about ("CA 'mlx5_0'", "hca_id:")

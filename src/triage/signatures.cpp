@@ -4755,6 +4755,87 @@ void check_nhc(const Facts& facts, std::vector<Finding>& out, std::vector<std::s
   }
 }
 
+// A link speed as mlxlink names it, ranked: InfiniBand's generations ("IB-HDR", "HDR"), or
+// an Ethernet rate in Gb/s ("200G", "100G_2X", "400G_4X"); 0 where it names neither.
+double mlxlink_speed(std::string_view s) {
+  if (s.starts_with("IB-")) s.remove_prefix(3);
+  static constexpr std::pair<std::string_view, double> kIb[] = {{"XDR", 800}, {"NDR", 400},  {"HDR", 200},
+                                                                {"EDR", 100}, {"FDR10", 40}, {"FDR", 56},
+                                                                {"QDR", 40},  {"DDR", 20},   {"SDR", 10}};
+  for (const auto& [name, gbps] : kIb) {
+    if (s == name) return gbps;
+  }
+  const size_t g = s.find('G');
+  if (g == 0 || g == std::string_view::npos) return 0;
+  return parse_number(s.substr(0, g)).value_or(0);
+}
+// The highest speed of mlxlink's list ("0x0000001f (FDR,FDR10,QDR,DDR,SDR)"); 0 for none.
+double mlxlink_max_speed(std::string_view list) {
+  const size_t open = list.find('('), close = list.rfind(')');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open) return 0;
+  double best = 0;
+  for (std::string_view item : split(list.substr(open + 1, close - open - 1), ',')) {
+    best = std::max(best, mlxlink_speed(trim(item)));
+  }
+  return best;
+}
+
+// mlxlink's ports (Facts::mlxlink): a port not Active is down; one whose speed is below what
+// both its enabled speeds and its cable allow is degraded (a cable that allows no more is
+// not: the link runs at its cable's rate); mlxlink's own recommendation, where it found an
+// issue; errors FEC could not correct, and link downs.
+void check_mlxlink(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  for (const Facts::MlxlinkPort& p : facts.mlxlink) {
+    const std::string dev = p.device.empty() ? "the port mlxlink shows" : p.device;
+    std::string state = p.state;
+    while (!state.empty() && state.back() == ' ') state.pop_back();
+    if (!state.empty() && state != "Active") {
+      out.push_back(finding(code::kTopoPortDown, Severity::kError, dev, {},
+                            fmt::format("mlxlink shows {} {} (physical state {}): the link is not up", dev, state,
+                                        p.physical.empty() ? "not shown" : p.physical),
+                            "check the cable and transceiver (`mlxlink -d DEV -m` for the module), the switch port "
+                            "at the other end, and that the subnet manager sees the port (InfiniBand)",
+                            {p.where}));
+    }
+    const double now = mlxlink_speed(p.speed), enabled = mlxlink_max_speed(p.enabled),
+                 cable = mlxlink_max_speed(p.cable);
+    const double limit = cable > 0 && enabled > 0 ? std::min(enabled, cable) : enabled;
+    if (state == "Active" && now > 0 && limit > now) {
+      out.push_back(finding(
+          code::kTopoPortDegraded, Severity::kWarning, dev, {},
+          fmt::format("mlxlink shows {} at {}, below the {:g} Gb/s its enabled speeds{} allow: the link trained down",
+                      dev, p.speed, limit, cable > 0 ? " and its cable" : ""),
+          "a link below what both ends and the cable support is a failing cable, transceiver or port: `mlxlink -d DEV "
+          "-c` for its errors and BER, reseat or replace the cable; check the switch port's speed settings",
+          {p.speed_line}));
+    }
+    if (!p.recommendation.empty() && p.recommendation != "No issue was observed" && p.recommendation != "N/A") {
+      out.push_back(
+          finding(code::kLinkMlxlinkIssue, Severity::kWarning, dev, {},
+                  fmt::format("mlxlink's troubleshooting found an issue on {}: \"{}\"", dev, p.recommendation),
+                  "follow mlxlink's recommendation; `mlxlink -d DEV -c -e` shows the counters, BER and eye "
+                  "opening behind it",
+                  {p.recommendation_line}));
+    }
+    if (p.effective_errors > 0 || p.link_down > 0) {
+      out.push_back(finding(
+          code::kCountersLinkErrors, p.effective_errors > 0 ? Severity::kError : Severity::kWarning, dev, {},
+          fmt::format("mlxlink counts on {}{}{}", dev,
+                      p.effective_errors > 0
+                          ? fmt::format(" {} effective physical errors (errors FEC could not correct: corrupted "
+                                        "packets the link layer drops and resends)",
+                                        p.effective_errors)
+                          : "",
+                      p.link_down > 0 ? fmt::format("{} {} link down event{}", p.effective_errors > 0 ? " and" : "",
+                                                    p.link_down, p.link_down == 1 ? "" : "s")
+                                      : ""),
+          "errors after FEC and links that went down are a cable, transceiver or port going bad: replace the cable or "
+          "module, and compare with the switch side's counters",
+          {p.errors_line}));
+    }
+  }
+}
+
 // An OCI runtime's hook that failed (Facts::runtime_hook_failed): the container is not created.
 // Its own words follow "stderr:"; a read-only filesystem among them is a mount the hook cannot
 // write through (the NVIDIA toolkit's CDI hooks write into the container: 1.20.0's
@@ -5124,6 +5205,9 @@ const std::vector<Signature> kSignatures = {
      "(NVLink inactive, IB link flapping, an IB port not active, GPUs missing, GPU memory errors, bandwidth below "
      "the SKU's)",
      check_nhc},
+    {{code::kLinkMlxlinkIssue},
+     "mlxlink's ports: not Active, below the speed enabled and cable allow, its own recommendation, errors after FEC",
+     check_mlxlink},
     {{code::kMpiNotCudaAware},
      "an MPI built without CUDA support asked to carry GPU buffers (Open MPI's help message)",
      check_mpi_not_cuda_aware},

@@ -325,6 +325,18 @@ struct Facts {
     std::string words;  // after the check's name, its fault code left out
   };
   std::vector<NhcFailure> nhc;
+  // One port as mlxlink shows it (NVIDIA's MFT: `mlxlink -d mlx5_0 [-c] [-e]`): its
+  // Operational Info (State, Physical state, Speed, Width), Supported Info (the speeds
+  // enabled and the cable's), Troubleshooting Info (mlxlink's own Recommendation) and, with
+  // -c, its Physical Counters and BER. Empty strings and -1 where the paste lacks a field.
+  struct MlxlinkPort {
+    Quote where;         // its "State" line (or the first field read)
+    std::string device;  // from a pasted "mlxlink -d DEV" command line; "" where none
+    std::string state, physical, speed, width, enabled, cable, recommendation;
+    Quote speed_line, recommendation_line, errors_line;
+    int64_t effective_errors = -1, link_down = -1;
+  };
+  std::vector<MlxlinkPort> mlxlink;
   std::vector<Quote> expandable_segments;
   // An OCI runtime's hook that failed, so the container was not created (runc's "error running
   // createContainer hook #6: exit status 1, stdout: , stderr: ...", also pasted as

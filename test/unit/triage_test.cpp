@@ -2018,6 +2018,55 @@ TEST(TriagePasted, NodeHealthCheckFailuresNameTheNodes) {
   EXPECT_EQ(r.triage->files.at(0).kinds, (std::vector<std::string>{"kernel-log", "health-check"}));
 }
 
+// mlxlink's port output: a port trained below what its enabled speeds and its cable allow is
+// degraded; one at its cable's best is not; mlxlink's own recommendation and errors after FEC
+// are said; a port not Active is down; the device comes from the pasted command.
+TEST(TriagePasted, MlxlinkPortsDownDegradedAndTheirOwnRecommendation) {
+  const std::string block =
+      "Operational Info\n----------------\n"
+      "State                              : Active \n"
+      "Physical state                     : LinkUp \n"
+      "Speed                              : IB-EDR \n"
+      "Width                              : 4x \n\n"
+      "Supported Info\n--------------\n"
+      "Enabled Link Speed                 : 0x0000003f (HDR,EDR,FDR,FDR10,QDR,DDR,SDR) \n"
+      "Supported Cable Speed              : CABLE \n\n"
+      "Troubleshooting Info\n--------------------\n"
+      "Status Opcode                      : 0 \n"
+      "Recommendation                     : No issue was observed \n";
+  std::string degraded = block;
+  degraded.replace(degraded.find("CABLE"), 5, "0x0000003f (HDR,EDR,FDR,FDR10,QDR,DDR,SDR)");
+  Report d = judged({{"m.txt", "$ mlxlink -d mlx5_2 -c\n" + degraded}});
+  const Finding* slow = find(d, "topo.port_degraded");
+  ASSERT_NE(slow, nullptr) << testing::PrintToString(codes(d));
+  EXPECT_EQ(slow->subject, "mlx5_2");
+  EXPECT_NE(slow->message.find("at IB-EDR, below the 200 Gb/s"), std::string::npos) << slow->message;
+  EXPECT_EQ(quoted(*slow), std::vector<std::string>{"m.txt:6"});
+  EXPECT_EQ(d.triage->files.at(0).kinds, std::vector<std::string>{"mlxlink"});
+  std::string limited = block;
+  limited.replace(limited.find("CABLE"), 5, "0x0000001e (EDR,FDR,FDR10,QDR,DDR)");
+  Report l = judged({{"m.txt", limited}});
+  EXPECT_TRUE(codes(l).empty()) << testing::PrintToString(codes(l));
+  std::string bad = degraded;
+  bad.replace(bad.find("Active "), 6, "Polling");
+  bad.replace(bad.find("No issue was observed"), 21, "Bad signal integrity");
+  bad +=
+      "\nPhysical Counters and BER Info\n------------------------------\n"
+      "Link Down Counter                  : 3 \n"
+      "Effective Physical Errors          : 17 \n";
+  Report b = judged({{"m.txt", bad}});
+  ASSERT_NE(find(b, "topo.port_down"), nullptr) << testing::PrintToString(codes(b));
+  EXPECT_EQ(find(b, "topo.port_degraded"), nullptr);  // not up: not said as slow
+  const Finding* rec = find(b, "link.mlxlink_issue");
+  ASSERT_NE(rec, nullptr) << testing::PrintToString(codes(b));
+  EXPECT_NE(rec->message.find("\"Bad signal integrity\""), std::string::npos) << rec->message;
+  const Finding* err = find(b, "counters.link_errors");
+  ASSERT_NE(err, nullptr) << testing::PrintToString(codes(b));
+  EXPECT_EQ(err->severity, Severity::kError);
+  EXPECT_NE(err->message.find("17 effective physical errors"), std::string::npos) << err->message;
+  EXPECT_NE(err->message.find("and 3 link down events"), std::string::npos) << err->message;
+}
+
 // Open MPI without CUDA asked for it: its help message, split over two lines, is one error;
 // an ompi_info that merely lists its build is nothing.
 TEST(TriagePasted, MpiWithoutCudaAskedToCarryGpuBuffers) {
@@ -4034,7 +4083,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.cumem_host_needs_p2p", "kernel.module_build_failed", "launcher.slurm_version_mismatch",
       "launcher.clock_skew", "container.nic_driver_storage_modules", "container.runtime_hook_failed", "nccl.cuda_error",
       "nccl.known_bug", "nccl.ib_fabric_event", "mpi.not_cuda_aware", "framework.custom_allreduce_ipc",
-      "nccl.ras_process_lost", "nccl.ras_ranks_behind", "healthcheck.failed",
+      "nccl.ras_process_lost", "nccl.ras_ranks_behind", "healthcheck.failed", "link.mlxlink_issue",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
