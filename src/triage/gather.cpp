@@ -1,5 +1,6 @@
 // Triage, part one: each file taken by its content, and the facts the signatures read.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +9,9 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <set>
 #include <unordered_set>
@@ -3015,10 +3018,136 @@ bool gather_profile_file(const std::string& path, std::string_view text, Facts& 
   return true;
 }
 
+// NCCL's RAS client's JSON (ncclras -f json, NCCL 2.28.7 and later; src/ras/client_support.cc):
+// its communicators' missing ranks (unresponsive, considered dead), the ranks whose
+// collective counts are below the others', and the ranks whose status holds an error, as
+// the text output's readers take them. False for any other text.
+void read_ras_communicators(const nlohmann::json& communicators, const std::function<Quote(int64_t, int)>& quote_of,
+                            Facts& facts);
+
+bool gather_ras_json(const std::string& path, std::string_view text, Facts& facts) {
+  const std::string_view head = text.substr(0, 1024);
+  if (!trim(head).starts_with("{") || !contains(head, "\"nccl_version\"") || !contains(text, "\"communicators\"") ||
+      !contains(text, "\"missing_ranks\"")) {
+    return false;
+  }
+  TriageFile file;
+  file.path = path;
+  file.bytes = text.size();
+  file.lines = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  const nlohmann::json doc = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("communicators") || !doc["communicators"].is_array()) {
+    file.note = "NCCL's RAS client's JSON, damaged: not read";
+    facts.files.push_back(std::move(file));
+    return true;
+  }
+  file.kinds = {"nccl-ras"};
+  // A rank's line in the file: its "pid" (or "rank") line, for the quote.
+  auto quote_of = [&](int64_t pid, int rank) {
+    std::string needle = fmt::format("\"pid\": {}", pid);
+    size_t at = text.find(needle);
+    if (at == std::string_view::npos) {
+      needle = fmt::format("\"rank\": {}", rank);
+      at = text.find(needle);
+    }
+    if (at == std::string_view::npos) return Quote{path, 1, std::string(trim(text.substr(0, text.find('\n'))))};
+    const int line =
+        1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    const size_t bol = text.rfind('\n', at) == std::string_view::npos ? 0 : text.rfind('\n', at) + 1;
+    return Quote{path, line, std::string(trim(text.substr(bol, text.find('\n', at) - bol)))};
+  };
+  // nlohmann's value() throws where a field has another type: a damaged file, said as one.
+  const size_t ras_before = facts.ras.size(), nccl_before = facts.nccl.size();
+  try {
+    read_ras_communicators(doc["communicators"], quote_of, facts);
+  } catch (const nlohmann::json::exception& e) {
+    facts.ras.resize(ras_before);
+    facts.nccl.resize(nccl_before);
+    file.kinds.clear();
+    file.note = fmt::format("NCCL's RAS client's JSON, damaged ({}): not read", e.what());
+  }
+  facts.files.push_back(std::move(file));
+  return true;
+}
+
+void read_ras_communicators(const nlohmann::json& communicators, const std::function<Quote(int64_t, int)>& quote_of,
+                            Facts& facts) {
+  auto process_of = [](const nlohmann::json& r) {
+    return fmt::format("process {} on node {} managing GPU {}", r.value("pid", 0), r.value("host", std::string("?")),
+                       r.value("cuda_dev", -1));
+  };
+  static constexpr std::string_view kResults[] = {"",
+                                                  "unhandled cuda error",
+                                                  "unhandled system error",
+                                                  "internal error",
+                                                  "invalid argument",
+                                                  "invalid usage",
+                                                  "remote process exited or there was a network error"};
+  for (const nlohmann::json& comm : communicators) {
+    if (!comm.is_object()) continue;
+    const std::string name = comm.value("hash", std::string());
+    for (const nlohmann::json& m : comm.value("missing_ranks", nlohmann::json::array())) {
+      if (!m.is_object()) continue;
+      RasFact f;
+      const nlohmann::json status = m.value("status", nlohmann::json::object());
+      f.what = status.value("considered_dead", false) ? "dead"
+               : status.value("unresponsive", false)  ? "unresponsive"
+                                                      : "missing";
+      f.rank = m.value("rank", -1);
+      f.process = process_of(m);
+      f.host = m.value("host", std::string());
+      f.comm = name;
+      f.where = quote_of(m.value("pid", int64_t{-1}), f.rank);
+      facts.ras.push_back(std::move(f));
+    }
+    const nlohmann::json ranks = comm.value("ranks", nlohmann::json::array());
+    // Per collective, the ranks below the highest count.
+    std::map<std::string, int64_t> highest;
+    for (const nlohmann::json& r : ranks) {
+      const nlohmann::json counts = r.value("collective_counts", nlohmann::json::object());
+      for (const auto& [coll, n] : counts.items()) {
+        if (n.is_number_integer()) highest[coll] = std::max(highest[coll], n.get<int64_t>());
+      }
+    }
+    for (const nlohmann::json& r : ranks) {
+      if (!r.is_object()) continue;
+      const nlohmann::json counts = r.value("collective_counts", nlohmann::json::object());
+      for (const auto& [coll, n] : counts.items()) {
+        if (!n.is_number_integer() || n.get<int64_t>() >= highest[coll]) continue;
+        RasFact f;
+        f.what = "behind";
+        f.rank = r.value("rank", -1);
+        f.process = process_of(r);
+        f.host = r.value("host", std::string());
+        f.comm = name;
+        f.op = n.get<int64_t>();
+        f.ahead = highest[coll];
+        f.coll = coll;
+        f.where = quote_of(r.value("pid", int64_t{-1}), f.rank);
+        facts.ras.push_back(std::move(f));
+        break;  // one collective says it
+      }
+      const nlohmann::json status = r.value("status", nlohmann::json::object());
+      for (const char* key : {"async_error", "init_state"}) {
+        const int e = status.value(key, 0);
+        if (e <= 0 || e >= static_cast<int>(std::size(kResults))) continue;  // success, in progress
+        NcclFact n;
+        n.where = quote_of(r.value("pid", int64_t{-1}), r.value("rank", -1));
+        n.host = r.value("host", std::string());
+        n.level = "ERROR";
+        n.msg = std::string(kResults[static_cast<size_t>(e)]);
+        n.rank = r.value("rank", -1);
+        facts.nccl.push_back(std::move(n));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void gather(const std::string& path, std::string_view text, Facts& facts) {
   if (gather_profile_file(path, text, facts)) return;
+  if (gather_ras_json(path, text, facts)) return;
   Gatherer g(path);
   g.start(text.substr(0, 65536));
   if (!g.binary()) {

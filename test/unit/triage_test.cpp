@@ -2067,6 +2067,50 @@ TEST(TriagePasted, MlxlinkPortsDownDegradedAndTheirOwnRecommendation) {
   EXPECT_NE(err->message.find("and 3 link down events"), std::string::npos) << err->message;
 }
 
+// NCCL's RAS client's JSON (ncclras -f json, 2.28.7 on): a missing rank considered dead, a
+// rank whose AllReduce count is below the others', a rank whose status holds an error (read
+// by NCCL's meanings); a field of the wrong type is a damaged file, said, not read.
+TEST(TriagePasted, NcclRasJsonReadAsItsTextIs) {
+  const std::string rank = R"({"rank": R, "host": "10.0.0.H", "pid": P, "cuda_dev": 0, "nvml_dev": 0,
+      "status": {"init_state": 0, "async_error": E, "finalize_called": false, "destroy_flag": false, "abort_flag": false},
+      "collective_counts": {"Broadcast": 0, "AllReduce": C}})";
+  auto one = [&](int r, int pid, int error, int count) {
+    std::string s = rank;
+    s.replace(s.find("R,"), 1, std::to_string(r));
+    s.replace(s.find(".H\""), 2, "." + std::to_string(r));
+    s.replace(s.find("P,"), 1, std::to_string(pid));
+    s.replace(s.find("E,"), 1, std::to_string(error));
+    s.replace(s.find("C}"), 1, std::to_string(count));
+    return s;
+  };
+  const std::string doc =
+      "{\n  \"nccl_version\": \"2.29.1\",\n  \"communicators\": [{\"hash\": \"0xae94\", \"size\": 4,\n"
+      "  \"ranks\": [" +
+      one(0, 100, 0, 7) + ",\n" + one(1, 101, 0, 7) + ",\n" + one(2, 102, 6, 6) +
+      "],\n  \"missing_ranks\": [{\"rank\": 3, \"host\": \"10.0.0.3\", \"pid\": 103, \"cuda_dev\": 3,\n"
+      "    \"status\": {\"unresponsive\": true, \"considered_dead\": true}}]}]\n}\n";
+  Report r = judged({{"ras.json", doc}});
+  const Finding* lost = find(r, "nccl.ras_process_lost");
+  ASSERT_NE(lost, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_NE(lost->message.find("dead (unreachable over RAS for 60 s): rank 3 (process 103 on node 10.0.0.3 managing "
+                               "GPU 3)"),
+            std::string::npos)
+      << lost->message;
+  const Finding* behind = find(r, "nccl.ras_ranks_behind");
+  ASSERT_NE(behind, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(behind->subject, "rank 2");
+  EXPECT_NE(behind->message.find("AllReduce launched up to operation 6 only, the others up to 7"), std::string::npos)
+      << behind->message;
+  EXPECT_NE(find(r, "nccl.peer_lost"), nullptr) << testing::PrintToString(codes(r));  // rank 2's async error 6
+  EXPECT_EQ(r.triage->files.at(0).kinds, std::vector<std::string>{"nccl-ras"});
+  std::string bad = doc;
+  bad.replace(bad.find("\"rank\": 3"), 9, "\"rank\": \"3\"");
+  Report d = judged({{"ras.json", bad}});
+  EXPECT_TRUE(d.triage->files.at(0).kinds.empty());
+  EXPECT_NE(d.triage->files.at(0).note.find("damaged"), std::string::npos) << d.triage->files.at(0).note;
+  EXPECT_EQ(find(d, "nccl.ras_process_lost"), nullptr);
+}
+
 // Open MPI without CUDA asked for it: its help message, split over two lines, is one error;
 // an ompi_info that merely lists its build is nothing.
 TEST(TriagePasted, MpiWithoutCudaAskedToCarryGpuBuffers) {
