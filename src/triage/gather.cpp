@@ -1226,11 +1226,8 @@ class Gatherer {
       peer_tool_.line(t, path_, lines_);
       device_cgroup_.line(t, path_, lines_);
     }
-    if (const std::string_view t = trim(line); mlxlink_line(t)) {
-      other_ += '\n';
-      return true;
-    }
-    if (const std::string_view t = trim(line); ras_may_be(t) && (ras_line(t, facts) || ras_frame_line(t))) {
+    if (const std::string_view t = trim(line);
+        mlxlink_line(t) || (ras_may_be(t) && (ras_line(t, facts) || ras_frame_line(t)))) {
       other_ += '\n';
       return true;
     }

@@ -32,6 +32,7 @@ import argparse
 import atexit
 import copy
 import concurrent.futures
+import contextlib
 import itertools
 import json
 import re
@@ -1419,19 +1420,16 @@ def stuck_then_stopped(args, tmp, timeout):
     answers), then stopped whole 1 s before the others' watchdogs fire: the survivors look again for a silence
     window before they blame no rank, and name it. What a loaded machine does to a stopped rank (the others'
     last progress came before the stop), made certain."""
-    freezer = "/sys/fs/cgroup/freezer"
-    if not os.path.isdir(freezer) or not os.access(freezer, os.W_OK):
-        print(f"rank 2 stuck, then stopped: skipped, no writable cgroup v1 freezer at {freezer}")
+    if not have_freezer("rank 2 stuck, then stopped"):
         return
-    group = os.path.join(freezer, f"fabscope-stuck-{os.getpid()}")
-    os.mkdir(group)
     argv = ["sweep", "allreduce", "-b", "256K", "-e", "256K", "-n", "10000000", "-w", "0", "-c", "0",
             "--backend", "tcp", "--timeout", str(timeout)]
     log_path = os.path.join(tmp, "stuck.log")
     pids = {}
-    try:
+    with freezer_group("fabscope-stuck", pids) as group:
         with open(log_path, "w") as log:
-            p, pids = start_job(args, 3, argv, f"{os.getpid()}-stuck", log)
+            p, started = start_job(args, 3, argv, f"{os.getpid()}-stuck", log)
+            pids.update(started)
             into_timed_loop(log_path)
             with open(os.path.join(group, "tasks"), "w") as f:
                 f.write(str(pids[2]))  # the main thread only: the one that measures
@@ -1446,16 +1444,6 @@ def stuck_then_stopped(args, tmp, timeout):
                 p.kill()
                 fail(f"rank 2 stuck, then stopped: the job did not end within {timeout + 25} s")
             took = time.monotonic() - t0
-    finally:
-        for pid in pids.values():
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        with open(os.path.join(group, "freezer.state"), "w") as f:
-            f.write("THAWED")
-        time.sleep(0.2)
-        os.rmdir(group)
     out = open(log_path, errors="replace").read()
     print(f"rank 2 stuck, then stopped: exit {code} after {took:.1f} s")
     survivors = [l for l in out.splitlines() if "no progress for" in l and not l.startswith("[r2 ")]
@@ -1468,22 +1456,50 @@ def stuck_then_stopped(args, tmp, timeout):
         fail(f"rank 2 stuck, then stopped: named after {took:.1f} s, past --timeout {timeout} + 6 s\n{out}")
 
 
+FREEZER = "/sys/fs/cgroup/freezer"
+
+
+def have_freezer(what):
+    """Whether a cgroup v1 freezer is writable here; says the case is skipped where not."""
+    if os.path.isdir(FREEZER) and os.access(FREEZER, os.W_OK):
+        return True
+    print(f"{what}: skipped, no writable cgroup v1 freezer at {FREEZER}")
+    return False
+
+
+@contextlib.contextmanager
+def freezer_group(name, pids):
+    """A cgroup v1 freezer group for one case. On leaving, the job's processes (`pids`, a dict the body fills)
+    are killed, the group thawed (a frozen process dies only once thawed) and removed."""
+    group = os.path.join(FREEZER, f"{name}-{os.getpid()}")
+    os.mkdir(group)
+    try:
+        yield group
+    finally:
+        for pid in pids.values():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        with open(os.path.join(group, "freezer.state"), "w") as f:
+            f.write("THAWED")
+        time.sleep(0.2)
+        os.rmdir(group)
+
+
 def frozen_rank0(args, v, tmp, timeout):
     """Rank 0 frozen in a cgroup (v1 freezer) for good: the launcher cannot continue or end it, so it writes
     nothing; rank 1 writes the report so far in its place, from its copy of the points measured."""
-    freezer = "/sys/fs/cgroup/freezer"
-    if not os.path.isdir(freezer) or not os.access(freezer, os.W_OK):
-        print(f"rank 0 frozen: skipped, no writable cgroup v1 freezer at {freezer}")
+    if not have_freezer("rank 0 frozen"):
         return
-    group = os.path.join(freezer, f"fabscope-faults-{os.getpid()}")
-    os.mkdir(group)
     report = os.path.join(tmp, "frozen.json")
     argv = ["sweep", "allreduce", "-b", "64K", "-e", "64K", "-n", "20", "-w", "0", "-N", "0", "--backend", "tcp",
             "--timeout", str(timeout), "--json", report]
     pids = {}
-    try:
+    with freezer_group("fabscope-faults", pids) as group:
         with open(os.path.join(tmp, "frozen.log"), "w") as log:
-            p, pids = start_job(args, 3, argv, f"{os.getpid()}-frozen", log)
+            p, started = start_job(args, 3, argv, f"{os.getpid()}-frozen", log)
+            pids.update(started)
             into_timed_loop(os.path.join(tmp, "frozen.log"), row=r"^\s+65536\s", then=0.5)  # a cycle measured
             with open(os.path.join(group, "cgroup.procs"), "w") as f:
                 f.write(str(pids[0]))
@@ -1502,16 +1518,6 @@ def frozen_rank0(args, v, tmp, timeout):
             except subprocess.TimeoutExpired:
                 p.kill()
                 fail("rank 0 frozen: the job did not end once rank 0 was thawed")
-    finally:
-        for pid in pids.values():
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        with open(os.path.join(group, "freezer.state"), "w") as f:
-            f.write("THAWED")
-        time.sleep(0.2)
-        os.rmdir(group)
     out = open(os.path.join(tmp, "frozen.log"), errors="replace").read()
     if not text:
         fail(f"rank 0 frozen: no report written within --timeout + 10 s\n{out}")
