@@ -1040,49 +1040,7 @@ class Gatherer {
       }
       return true;
     }
-    if (t.starts_with("Rank ")) {
-      const auto rank = parse_integer<int>(t.substr(5, t.find_first_not_of("0123456789", 5) - 5));
-      if (!rank) return false;
-      f.rank = *rank;
-      if (const size_t by = t.find(" -- "); by != std::string_view::npos) {
-        const std::string_view who = t.substr(by + 4);
-        if (who.starts_with("GPU ") && contains(who, " process ")) {
-          f.process = fmt::format("process {}", who.substr(who.find(" process ") + 9));
-          f.host = ras_node(who);
-        }
-      }
-      if (ras_block_ == RasBlock::kRanks) {
-        f.what = "missing";
-        keep_ras(std::move(f));
-      } else if (ras_block_ == RasBlock::kMismatch && ras_counts_) {
-        f.op = ras_value_;
-        if (const size_t up = t.find(" has launched up to operation "); up != std::string_view::npos) {
-          f.op = parse_integer<int64_t>(t.substr(up + 30, t.find_first_not_of("0123456789", up + 30) - up - 30))
-                     .value_or(-1);
-        } else if (contains(t, " has not launched any operations")) {
-          f.op = 0;
-        }
-        ras_max_ = std::max(ras_max_, f.op);
-        f.coll = ras_coll_;
-        ras_group_.push_back(std::move(f));
-      } else if (ras_block_ == RasBlock::kError && facts && facts->nccl.size() < kMaxKeptLines) {
-        std::string error = ras_error_;
-        if (const size_t r = t.find(" reported "); r != std::string_view::npos) {
-          error = std::string(t.substr(
-              r + 10, t.find(" -- ") == std::string_view::npos ? std::string_view::npos : t.find(" -- ") - r - 10));
-        }
-        if (!error.empty()) {
-          NcclFact n;
-          n.where = f.where;
-          n.host = f.host;
-          n.level = "ERROR";
-          n.msg = std::move(error);
-          n.rank = f.rank;
-          facts->nccl.push_back(std::move(n));
-        }
-      }
-      return true;
-    }
+    if (t.starts_with("Rank ")) return ras_rank_line(t, std::move(f), facts);
     // "The missing rank: 21" (2.24's wording, the ranks alone).
     if (ras_block_ == RasBlock::kRanks &&
         (t.starts_with("The missing rank: ") || t.starts_with("The missing ranks: "))) {
@@ -1144,6 +1102,53 @@ class Gatherer {
       if (x.find_first_not_of("0123456789-") != std::string_view::npos &&
           x.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ_") != std::string_view::npos) {
         return false;
+      }
+    }
+    return true;
+  }
+
+  // A rank's line of a RAS block ("Rank 21 -- GPU 5 managed by process 3487984 on node
+  // 172.16.64.213", "Rank 3 has launched up to operation 6648 -- GPU ...", "Rank 3 reported
+  // remote process exited ... -- GPU ..."), read by the block it is in. True where taken.
+  bool ras_rank_line(std::string_view t, RasFact f, Facts* facts) {
+    const auto rank = parse_integer<int>(t.substr(5, t.find_first_not_of("0123456789", 5) - 5));
+    if (!rank) return false;
+    f.rank = *rank;
+    if (const size_t by = t.find(" -- "); by != std::string_view::npos) {
+      const std::string_view who = t.substr(by + 4);
+      if (who.starts_with("GPU ") && contains(who, " process ")) {
+        f.process = fmt::format("process {}", who.substr(who.find(" process ") + 9));
+        f.host = ras_node(who);
+      }
+    }
+    if (ras_block_ == RasBlock::kRanks) {
+      f.what = "missing";
+      keep_ras(std::move(f));
+    } else if (ras_block_ == RasBlock::kMismatch && ras_counts_) {
+      f.op = ras_value_;
+      if (const size_t up = t.find(" has launched up to operation "); up != std::string_view::npos) {
+        f.op = parse_integer<int64_t>(t.substr(up + 30, t.find_first_not_of("0123456789", up + 30) - up - 30))
+                   .value_or(-1);
+      } else if (contains(t, " has not launched any operations")) {
+        f.op = 0;
+      }
+      ras_max_ = std::max(ras_max_, f.op);
+      f.coll = ras_coll_;
+      ras_group_.push_back(std::move(f));
+    } else if (ras_block_ == RasBlock::kError && facts && facts->nccl.size() < kMaxKeptLines) {
+      std::string error = ras_error_;
+      if (const size_t r = t.find(" reported "); r != std::string_view::npos) {
+        error = std::string(t.substr(
+            r + 10, t.find(" -- ") == std::string_view::npos ? std::string_view::npos : t.find(" -- ") - r - 10));
+      }
+      if (!error.empty()) {
+        NcclFact n;
+        n.where = f.where;
+        n.host = f.host;
+        n.level = "ERROR";
+        n.msg = std::move(error);
+        n.rank = f.rank;
+        facts->nccl.push_back(std::move(n));
       }
     }
     return true;
