@@ -380,7 +380,10 @@ bool gpu_start_line(std::string_view line) {
          // Driver Not Loaded", the device plugin's, DCGM's)
          (has("Driver Not Loaded") && (has("nvml") || has("NVML"))) ||
          // libnvidia-container's: "nvidia-container-cli: initialization error: nvml error: driver not loaded"
-         has("nvml error: driver not loaded");
+         has("nvml error: driver not loaded") ||
+         // enroot's NVIDIA hook (98-nvidia.sh) before it calls the toolkit: "[WARN] Kernel module
+         // nvidia_uvm is not loaded. Make sure the NVIDIA device driver is installed and loaded"
+         (has("Kernel module nvidia") && has("is not loaded"));
 }
 
 // A process killed by SIGBUS: UCX's or a crash handler's "Caught signal 7 (Bus error:
@@ -1765,6 +1768,13 @@ class Gatherer {
     // "nvidia-container-cli: permission error: capability change failed: operation not
     // permitted"): SELinux enforcing, or a rootless runtime the toolkit is not set up for.
     if (toolkit && contains(line, "nvidia-container-cli: permission error")) keep(toolkit_denied_, line);
+    // Or refused a host file it mounts into the container (its "detection error: path error:
+    // ///var/run/nvidia-fabricmanager/socket: permission denied": run as a user who cannot
+    // read it, as enroot and pyxis run it; libnvidia-container took that as fatal where a
+    // missing file is not, until NVIDIA/libnvidia-container#304).
+    if (toolkit && contains(line, "detection error: path error:") && contains(line, "ermission denied")) {
+      keep(toolkit_denied_, line);
+    }
     // PyTorch passing tensors between processes through /dev/shm (DataLoader workers,
     // torch.multiprocessing) without room there, in its own words (torch/csrc/DataLoader.cpp,
     // utils/data/_utils/signal_handling.py, the shared-memory allocator): "ERROR: Unexpected bus

@@ -3318,16 +3318,30 @@ void check_nic_firmware(const Facts& facts, std::vector<Finding>& out, std::vect
 // (gather.cpp's toolkit_denied).
 void check_toolkit_denied(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   if (facts.toolkit_denied.empty()) return;
-  out.push_back(finding(
-      code::kContainerToolkitDenied, Severity::kError, "NVIDIA container toolkit", {},
-      fmt::format("the NVIDIA container toolkit was refused a privileged step while setting up the container's GPUs "
-                  "({}: nvidia-container-cli's permission error): the container does not start, or starts without "
-                  "its GPUs; SELinux enforcing on the host, or a rootless runtime the toolkit is not configured for",
-                  count_lines(facts.toolkit_denied.size())),
+  const bool path = std::any_of(facts.toolkit_denied.begin(), facts.toolkit_denied.end(),
+                                [](const Quote& q) { return contains(q.text, "path error:"); });
+  std::string message = fmt::format(
+      "the NVIDIA container toolkit was refused a privileged step while setting up the container's GPUs ({}: "
+      "nvidia-container-cli's permission error): the container does not start, or starts without its GPUs; SELinux "
+      "enforcing on the host, or a rootless runtime the toolkit is not configured for",
+      count_lines(facts.toolkit_denied.size()));
+  std::string hint =
       "`getenforce` on the host: where it says Enforcing, install the NVIDIA SELinux policy for containers or run "
       "the container with a label that allows it (`setenforce 0` only to confirm); for a rootless runtime (enroot, "
-      "rootless Docker or Podman) set `no-cgroups = true` in /etc/nvidia-container-runtime/config.toml",
-      facts.toolkit_denied, {{"lines", facts.toolkit_denied.size()}}));
+      "rootless Docker or Podman) set `no-cgroups = true` in /etc/nvidia-container-runtime/config.toml";
+  if (path) {
+    message +=
+        "; or a host file it mounts into the container is not readable by the user it runs as (its path error: "
+        "enroot and pyxis run it as the job's user; the Fabric Manager's socket made 0600 is one)";
+    hint =
+        "for a path error: `ls -l` the file it names on the host and let the job's user read it (or run the "
+        "toolkit as root); a libnvidia-container with NVIDIA/libnvidia-container#304 skips an unreadable file as a "
+        "missing one; " +
+        hint;
+  }
+  out.push_back(finding(code::kContainerToolkitDenied, Severity::kError, "NVIDIA container toolkit", {},
+                        std::move(message), std::move(hint), facts.toolkit_denied,
+                        {{"lines", facts.toolkit_denied.size()}}));
 }
 
 // The container image lacks the program its runtime starts (gather.cpp's image_no_shell).
@@ -5066,7 +5080,8 @@ void check_gpu_start(const Facts& facts, std::vector<Finding>& out, std::vector<
   for (const Quote& q : facts.gpu_start) {
     const std::string_view t = q.text;
     if (contains(t, "couldn't communicate with the NVIDIA driver") || contains(t, "could not insert 'nvidia") ||
-        contains(t, "Driver Not Loaded") || contains(t, "nvml error: driver not loaded")) {
+        contains(t, "Driver Not Loaded") || contains(t, "nvml error: driver not loaded") ||
+        (contains(t, "Kernel module nvidia") && contains(t, "is not loaded"))) {
       not_loaded.push_back(q);
       secure_boot |= contains(t, "Key was rejected by service");
     } else {

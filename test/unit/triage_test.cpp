@@ -2111,6 +2111,25 @@ TEST(TriagePasted, NcclRasJsonReadAsItsTextIs) {
   EXPECT_EQ(find(d, "nccl.ras_process_lost"), nullptr);
 }
 
+// enroot's NVIDIA hook finding nvidia_uvm not loaded is the driver not loaded; the toolkit's
+// path error on a host file it mounts is a refusal, said with what the path error means.
+TEST(TriagePasted, EnrootHookAndToolkitPathErrors) {
+  Report uvm = judged({{"e.txt",
+                        " [WARN] Kernel module nvidia_uvm is not loaded. Make sure the NVIDIA device driver is "
+                        "installed and loaded\n"
+                        " [ERROR] /usr/local/etc/enroot/hooks.d/98-nvidia.sh exited with return code 1\n"}});
+  const Finding* d = find(uvm, "kernel.gpu_driver_not_loaded");
+  ASSERT_NE(d, nullptr) << testing::PrintToString(codes(uvm));
+  EXPECT_EQ(quoted(*d), std::vector<std::string>{"e.txt:1"});
+  Report path = judged({{"p.txt",
+                         "nvidia-container-cli: detection error: path error: ///var/run/nvidia-fabricmanager/socket: "
+                         "permission denied\n"}});
+  const Finding* t = find(path, "container.toolkit_denied");
+  ASSERT_NE(t, nullptr) << testing::PrintToString(codes(path));
+  EXPECT_NE(t->message.find("not readable by the user it runs as"), std::string::npos) << t->message;
+  EXPECT_EQ(t->hint.find("for a path error"), 0u) << t->hint;
+}
+
 // Open MPI without CUDA asked for it: its help message, split over two lines, is one error;
 // an ompi_info that merely lists its build is nothing.
 TEST(TriagePasted, MpiWithoutCudaAskedToCarryGpuBuffers) {
