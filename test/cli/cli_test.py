@@ -1288,6 +1288,15 @@ def start_job(args, np, argv, marker, log):
     fail(f"{argv}: {np} ranks did not start")
 
 
+def wait_job(p, what, limit):
+    """The job's exit code, or a failure naming `what` where it has not ended within `limit` seconds."""
+    try:
+        return p.wait(timeout=limit)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        fail(f"{what}: the job did not end within {limit} s")
+
+
 def into_timed_loop(log_path, row=r"\(elements\)", then=1.5, within=30):
     """Waits until the job's log has a line matching `row` (by default the table's header: the timed loop
     comes next), then `then` seconds more, so that the ranks are as far into the loop whatever their
@@ -1337,11 +1346,7 @@ def cmd_faults(args):
                 target = p.pid if rank is None else pids[rank]
                 t0 = time.monotonic()
                 os.kill(target, getattr(signal, "SIG" + sig))
-                try:
-                    code = p.wait(timeout=timeout + 25)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    fail(f"{what}: the job did not end within {timeout + 25} s")
+                code = wait_job(p, what, timeout + 25)
                 took = time.monotonic() - t0
             for pid in pids.values():  # a stopped rank that mpirun could not end
                 try:
@@ -1438,11 +1443,7 @@ def stuck_then_stopped(args, tmp, timeout):
             t0 = time.monotonic()
             time.sleep(timeout - 1)
             os.kill(pids[2], signal.SIGSTOP)
-            try:
-                code = p.wait(timeout=timeout + 25)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                fail(f"rank 2 stuck, then stopped: the job did not end within {timeout + 25} s")
+            code = wait_job(p, "rank 2 stuck, then stopped", timeout + 25)
             took = time.monotonic() - t0
     out = open(log_path, errors="replace").read()
     print(f"rank 2 stuck, then stopped: exit {code} after {took:.1f} s")
@@ -1513,11 +1514,7 @@ def frozen_rank0(args, v, tmp, timeout):
             text = open(report).read() if os.path.exists(report) else ""
             with open(os.path.join(group, "freezer.state"), "w") as f:
                 f.write("THAWED")
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                fail("rank 0 frozen: the job did not end once rank 0 was thawed")
+            wait_job(p, "rank 0 frozen, then thawed", 20)
     out = open(os.path.join(tmp, "frozen.log"), errors="replace").read()
     if not text:
         fail(f"rank 0 frozen: no report written within --timeout + 10 s\n{out}")
