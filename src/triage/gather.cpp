@@ -926,10 +926,8 @@ class Gatherer {
     }
     if (!mlxlink_) return false;
     if (t.find_first_not_of('-') == std::string_view::npos) return true;  // a heading's underline
-    if (t == "Supported Info" || t == "Troubleshooting Info" || t == "Tool Information" ||
-        t == "Physical Counters and BER Info" || t == "Module Info" || t == "Test Mode Info" || t.ends_with(" Info")) {
-      return true;
-    }
+    // A section's title: Supported Info, Troubleshooting Info, Module Info, ..., Tool Information.
+    if (t.ends_with(" Info") || t == "Tool Information") return true;
     const size_t colon = t.find(" : ");
     if (colon == std::string_view::npos) return false;
     const std::string_view key = trim(t.substr(0, colon)), value = trim(t.substr(colon + 3));
@@ -954,8 +952,6 @@ class Gatherer {
     } else if (key == "Speed") {
       p.speed = std::string(value);
       p.speed_line = here;
-    } else if (key == "Width") {
-      p.width = std::string(value);
     } else if (key == "Enabled Link Speed") {
       p.enabled = std::string(value);
     } else if (key == "Supported Cable Speed") {
@@ -1826,9 +1822,9 @@ class Gatherer {
   // SRAM Uncorrectable ECC error count detected, (0,1)"), with the distributed runner's
   // "host | " before it. An Xid's check quotes the kernel's line, which the kernel reader
   // reads; it is not kept here.
-  bool nhc_line(std::string_view line) {
+  void nhc_line(std::string_view line) {
     const size_t at = line.find("Health check failed:");
-    if (at == std::string_view::npos || nhc_.size() >= kMaxKeptLines) return false;
+    if (at == std::string_view::npos || nhc_.size() >= kMaxKeptLines) return;
     Facts::NhcFailure f;
     f.where = {path_, lines_, std::string(trim(line))};
     const std::string_view before = line.substr(0, at);
@@ -1843,9 +1839,8 @@ class Gatherer {
     if (const size_t fc = words.rfind("FaultCode:"); fc != std::string_view::npos) words = trim(words.substr(0, fc));
     while (!words.empty() && (words.back() == '.' || words.back() == ' ')) words.remove_suffix(1);
     f.words = std::string(words);
-    if (f.check == "check_gpu_xid" || contains(f.words, "NVRM: Xid")) return true;  // the kernel reader's
+    if (f.check == "check_gpu_xid" || contains(f.words, "NVRM: Xid")) return;  // the kernel reader's
     nhc_.push_back(std::move(f));
-    return true;
   }
 
   // CUDA without peer access, and the driver's parts at different versions.

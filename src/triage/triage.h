@@ -326,13 +326,14 @@ struct Facts {
   };
   std::vector<NhcFailure> nhc;
   // One port as mlxlink shows it (NVIDIA's MFT: `mlxlink -d mlx5_0 [-c] [-e]`): its
-  // Operational Info (State, Physical state, Speed, Width), Supported Info (the speeds
+  // Operational Info (State, Physical state, Speed; its Width line is taken, not judged: a
+  // split port runs at 2x by design), Supported Info (the speeds
   // enabled and the cable's), Troubleshooting Info (mlxlink's own Recommendation) and, with
   // -c, its Physical Counters and BER. Empty strings and -1 where the paste lacks a field.
   struct MlxlinkPort {
     Quote where;         // its "State" line (or the first field read)
     std::string device;  // from a pasted "mlxlink -d DEV" command line; "" where none
-    std::string state, physical, speed, width, enabled, cable, recommendation;
+    std::string state, physical, speed, enabled, cable, recommendation;
     Quote speed_line, recommendation_line, errors_line;
     int64_t effective_errors = -1, link_down = -1;
   };
