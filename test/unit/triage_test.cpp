@@ -1948,7 +1948,7 @@ TEST(TriagePasted, NcclRasStatusNamesTheLostProcessAndTheRanksBehind) {
   ASSERT_NE(peer, nullptr) << testing::PrintToString(codes(lost));
   EXPECT_EQ(quoted(*peer), std::vector<std::string>{"ras.txt:21"});
   EXPECT_EQ(lost.triage->files.at(0).kinds, std::vector<std::string>{"nccl-ras"});
-  EXPECT_LE(lost.triage->files.at(0).lines_not_read, 0)
+  EXPECT_EQ(lost.triage->files.at(0).lines_not_read, 0)
       << testing::PrintToString(lost.triage->files.at(0).not_read_examples);
 
   Report behind = judged({{"ras.txt",
