@@ -10,8 +10,11 @@ source scripts/mpi-env.sh
 # than they compute (MPI start-up, a watchdog's timeout, a browser), and at one per core the
 # cores stood idle a third of the time (2 cores: 1.54 busy on average at three at a time, and
 # that pass took 366 s against 415-427 s at two). A test's PROCESSORS (the cores it keeps busy,
-# measured: 2 or more for ranks that fill both cores) and RUN_SERIAL (those that judge timing:
-# the NCCL profile replays, the idle wait) keep it from sharing the cores it needs. (The labels
+# measured: 2 or more for ranks that fill both cores, at most the cores there are) keeps it from
+# sharing the cores it needs, and tests of several slots start first (COST,
+# fabscope_schedule_tests in test/CMakeLists.txt), so that none is left to run alone at the
+# end. Tests that judge timing alone (RUN_SERIAL: the NCCL profile replays, the idle wait)
+# carry the `timed` label and run in the second pass, where they wait for no test. (The labels
 # are given here, not by the preset, whose filter would override them; `long` stays out, as
 # in the preset.) A test that fails runs once more, as the timed ones below do: three at a
 # time, three tests that judge times failed once each in three clean-clone CIs and passed
@@ -20,9 +23,10 @@ source scripts/mpi-env.sh
 rc=0
 ctest --test-dir build/release --output-on-failure --timeout 900 -j "$(($(nproc) + 1))" -LE 'timed|long' \
   --repeat until-pass:2 || rc=$?
-# The virtual cluster's tests labelled `timed` judge rates and times of 4-8 ranks on this
-# machine's cores, one at a time. A shared runner's noise now and then moves a link past a
-# threshold (a quiet host read at half its peers' rate, a slowed one at theirs), so a failed
-# one runs once more: a real fault fails both runs, and ctest names each test it repeated.
+# The tests labelled `timed` judge rates and times on this machine's cores, one at a time:
+# the virtual cluster's 4-8 ranks, the NCCL profile replays' waits, the idle wait. A shared
+# runner's noise now and then moves a link past a threshold (a quiet host read at half its
+# peers' rate, a slowed one at theirs), so a failed one runs once more: a real fault fails
+# both runs, and ctest names each test it repeated.
 ctest --test-dir build/release --output-on-failure --timeout 900 -L timed -LE long --repeat until-pass:2 || rc=$?
 exit "$rc"

@@ -1369,7 +1369,11 @@ def cmd_faults(args):
                 named = {r for r in others if any(l.startswith(f"[r{r} ") for l in survivors)}
                 closed = [r for r in others if r not in named and any(
                     l.startswith(f"[r{r} ") and "closed the connection" in l for l in out.splitlines())]
-                if not named or len(named) + len(closed) != 2:
+                # Over mpi, mpirun ends the job as the first survivor exits: on a loaded machine the
+                # other's watchdog may not have fired by then (a CI pass that started this test
+                # beside the browser's, twice), and mpirun's abort is its last word.
+                aborted = backend == "mpi" and "the job has been aborted" in out
+                if not named or (len(named) + len(closed) != 2 and not aborted):
                     fail(f"{what}: want a hang message from each of the 2 other ranks (or from one, the "
                          f"other's connection to it closed)\n{out}")
                 for l in survivors:

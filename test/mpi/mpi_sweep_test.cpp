@@ -84,10 +84,14 @@ class CorruptingBackend final : public ForwardingBackend {
 // one: a straggler (compute skew), not a slow link.
 class LateBackend final : public ForwardingBackend {
  public:
+  // 12 ms: at 4 ms, a clean-clone CI (02ced2f) saw rank 0 held off its core for 2.7 ms of
+  // each iteration beside another test, and the late rank no longer held the others back
+  // three times longer than it; a scheduler's slices on a loaded 2-core machine are a few ms.
+  static constexpr int kLateMs = 12;
   LateBackend(std::unique_ptr<Backend> inner, bool late) : ForwardingBackend(std::move(inner)), late_(late) {}
   Status run(const CollCall& call) override {
     Status s = inner_->run(call);
-    if (late_) std::this_thread::sleep_for(std::chrono::milliseconds(4));
+    if (late_) std::this_thread::sleep_for(std::chrono::milliseconds(kLateMs));
     return s;
   }
 
@@ -293,7 +297,7 @@ TEST_P(BackendSweep, PlantedWrongValueIsCaughtOnTheRankThatReceivedIt) {
   EXPECT_EQ(name(report.verdict.result), "fail");
 }
 
-// --arrivals: a rank 4 ms late to every call is the one the others waited for: it
+// --arrivals: a rank LateBackend::kLateMs late to every call is the one the others waited for: it
 // entered last in nearly every iteration, and rank.straggler names it.
 TEST_P(BackendSweep, ArrivalsNameTheRankTheOthersWaitedFor) {
   if (g_ctx->size() < 2) GTEST_SKIP() << "needs 2 ranks";
@@ -316,7 +320,7 @@ TEST_P(BackendSweep, ArrivalsNameTheRankTheOthersWaitedFor) {
       EXPECT_LT(a.clock_bound_us, 1000);  // one host: the same clock, up to the ping-pong's delay
       const RankArrival& r = a.ranks[static_cast<size_t>(late)];
       EXPECT_GE(r.last_count, 6) << p.size_bytes;
-      // 4 ms late, of a span of about 8 ms. 3 or 4 ranks on this 2-core machine take the
+      // 12 ms late (4 ms until 02ced2f, of a span of about 8 ms). 3 or 4 ranks on this 2-core machine take the
       // next-latest rank off its core now and then, which shortens the held time the late
       // rank is charged with (1985 us and a share of 0.27 were seen; 873 us and 0.16 once in
       // CI, beside a compile), so the bounds leave room, and the late rank must hold the

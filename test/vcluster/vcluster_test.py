@@ -301,7 +301,10 @@ def flagged(doc, severities=("warning", "error")):
 
 
 def diagnose_slowlink(c):
-    rate_mbit = share_of_quiet(c, "the link between hosts 1 and 2")
+    # A twentieth: the quiet rate is measured on 4 hosts, and diagnose's 6 share the 2 cores, so
+    # their links run below it; at a tenth, the CI run of 960d2a8 read the slowed link at 0.55 of
+    # the median, past p2p.slow_link's half, in both tries.
+    rate_mbit = share_of_quiet(c, "the link between hosts 1 and 2", divisor=20)
     # tcp with the host's congestion control, as in diagnose_healthy: with cubic, the CI run of
     # 3ceac06 flagged three and five links beside the slowed one, in both of its tries.
     c.run(DIAG_HOSTS, [DIAG_ARGS + ["--backend", "tcp", "--tcp-cc", "host", "--json", c.path("d.json")]],
