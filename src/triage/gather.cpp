@@ -895,7 +895,8 @@ class Gatherer {
     gid_row(trim(line), facts);
     // ibqueryerrors: "Errors for 0x248a0703 "ib-switch-1"" names the node of the ports below.
     if (line.starts_with("Errors for ")) errors_for_ = ibqueryerrors_node(line);
-    bool taken = framework || cuda_error_line(line, facts);
+    // A line a reader kept (driver_line's readers, UCX's errors) was read.
+    bool taken = framework || kept_line_ == lines_ || cuda_error_line(line, facts);
     if (bus_error_line(line)) {
       if (bus_errors_.size() < kMaxKeptLines) bus_errors_.push_back({path_, lines_, std::string(trim(line))});
       taken = true;
@@ -1626,6 +1627,7 @@ class Gatherer {
     if (!after.empty()) push_framework_fact(after, line, facts);
   }
   void push_framework_fact(std::string_view msg, std::string_view line, Facts* facts) {
+    kept_line_ = lines_;
     if (facts && facts->nccl.size() < kMaxKeptLines) {
       NcclFact f;
       f.where = {path_, lines_, std::string(trim(line))};
@@ -1788,6 +1790,7 @@ class Gatherer {
 
   // Pushes the line (trimmed) onto `kept` while it holds fewer than kMaxKeptLines; true if it did.
   bool keep(std::vector<Quote>& kept, std::string_view line) {
+    kept_line_ = lines_;  // read, whether or not there is room to keep it
     if (kept.size() >= kMaxKeptLines) return false;
     kept.push_back({path_, lines_, std::string(trim(line))});
     return true;
@@ -1808,7 +1811,7 @@ class Gatherer {
     launcher_line(line, n);
     nvml_line(line, n);
     device_line(line, n);
-    program_line(line, n);
+    program_line(line, n, facts);
     // An RDMA resource refused for lack of locked memory, in any program's words: libfabric's
     // EFA provider ("Unable to create extended CQ: Cannot allocate memory", "ibv_create_qp
     // failed. errno: 12"), a verbs program's "ibv_create_cq failed: Cannot allocate memory".
@@ -1989,7 +1992,7 @@ class Gatherer {
   // Programs' own words for a build or setting that cannot work with GPU buffers: an MPI
   // without CUDA support asked for it, an inference framework's custom all-reduce failing in
   // CUDA IPC (and the allocator setting that makes its memory unshareable).
-  void program_line(std::string_view line, const Needles& n) {
+  void program_line(std::string_view line, const Needles& n, Facts* facts) {
     if (n.finds("Health check failed")) nhc_line(line);
     if (n.finds("CUDA support") && contains(line, "The user requested CUDA support") &&
         keep(mpi_not_cuda_aware_, line)) {
@@ -2004,6 +2007,13 @@ class Gatherer {
     if (n.finds("_segments:") &&
         (contains(line, "expandable_segments:True") || contains(line, "expandable_segments:true"))) {
       keep(expandable_segments_, line);
+    }
+    // A program registering memory through libfabric itself, refused ("fi_mr_regattr failed for
+    // GPU memory ...: Operation not supported"): read as NCCL's OFI plugin's refusal is. NCCL's
+    // and libfabric's own lines are read as theirs.
+    if (n.finds("fi_mr_reg") && contains(line, "fail") && !contains(line, "NCCL") && !contains(line, "libfabric:")) {
+      push_framework_fact(trim(line), line, facts);
+      framework_ = true;
     }
   }
 
@@ -2969,6 +2979,7 @@ class Gatherer {
   std::vector<Quote> bus_errors_;  // SIGBUS lines, NCCL's where a backtrace frame below names it
   bool nccl_frames_ = false;
   NotRead not_read_;            // lines no reader took
+  int kept_line_ = 0;           // the last line a reader kept (keep, push_framework_fact)
   NotRead counter_candidates_;  // counter lines, read only where the file is counters
   std::string_view list_head_;  // the line before ended "NET/Socket : Using" ("Bootstrap : Using"): that name
   int last_list_line_ = 0;      // the last line of an interface list

@@ -1118,14 +1118,21 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "memory (type = 2), the known incompatibility of NCCL 2.19 and later with the libfabric of EFA installers "
      "before 1.29.1; otherwise GPUDirect RDMA unavailable to libfabric (no nvidia-peermem or dma-buf), too little "
      "locked memory, or, with Cannot allocate memory (ENOMEM) from the EFA provider, the EFA device's limit on "
-     "registered host pages, which much memory in 4 KiB pages reaches long before memory runs out",
+     "registered host pages, which much memory in 4 KiB pages reaches long before memory runs out; GPU memory "
+     "refused as not supported (Operation not supported) is also a registering thread with no current CUDA "
+     "context, as libfabric exports the memory's dma-buf through the CUDA driver API, which needs one",
      "compare `fi_info --version` (and the EFA installer's version) with the NCCL the job loads (a framework's "
      "wheel brings its own): upgrade the EFA installer to 1.29.1 or later, or set FI_EFA_SET_CUDA_SYNC_MEMOPS=0 as "
      "the plugin's maintainers advise; check `ulimit -l` and that GPUDirect RDMA is available to libfabric; for "
-     "ENOMEM, back the registered memory with huge pages (2 MiB) so that fewer pages count against the device"},
+     "ENOMEM, back the registered memory with huge pages (2 MiB) so that fewer pages count against the device; a "
+     "program registering GPU memory itself makes the device's primary context current on that thread first "
+     "(cuDevicePrimaryCtxRetain, cuCtxSetCurrent)"},
     // libfabric's EFA provider refused a registration (efa_mr_reg_impl's "Unable to register MR:
     // Cannot allocate memory"): the device's limit on registered host pages, or memlock.
     {"Unable to register MR: Cannot allocate memory", code::kNcclOfiRegisterFailed, "", ""},
+    // A program registering GPU memory through libfabric itself, refused (Mooncake's
+    // "fi_mr_regattr failed for GPU memory ...: Operation not supported").
+    {"fi_mr_reg", code::kNcclOfiRegisterFailed, "", ""},
     // NET/IB's asynchronous events (net_ib: "Got async event : port error" before 2.19,
     // "Got non-fatal async event: port error(10)" and "async fatal event: ..." since).
     // A queue pair's access violation (IBV_EVENT_QP_ACCESS_ERR, "async fatal event on QP
@@ -1278,6 +1285,18 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "error; the machine is not at fault",
      "load NCCL 2.27 or later (a framework's wheel or container carries its own NCCL: PyTorch 2.8 and NGC 25.05 and "
      "later have 2.27); NCCL_NET_MERGE_LEVEL=LOC, which turns fusion off, did not help everyone in that thread"},
+    // aws-ofi-nccl's tuner (in the net plugin, loaded by default on AWS from 1.16) refusing to
+    // start where NCCL_ALGO or NCCL_PROTO is set, through the v1 and v2 tuner interfaces of
+    // NCCL before 2.21 (src/tuner/nccl_ofi_tuner.cpp); the plugin itself sets NCCL_PROTO=simple
+    // where EFA does not deliver bytes in order (p4d), so NCCL's init fails with invalid
+    // argument. aws-ofi-nccl#982; pull request 986 falls back to NCCL's internal tuner.
+    {"tuner plugin can not be loaded when explicitly choosing", code::kNcclKnownBug,
+     "a known bug of aws-ofi-nccl 1.16 with NCCL before 2.21 (aws/aws-ofi-nccl#982): its tuner, loaded with the "
+     "net plugin, refuses to start where NCCL_ALGO or NCCL_PROTO is set, and on instances whose EFA does not "
+     "deliver bytes in order (p4d, p4de) the plugin sets NCCL_PROTO=simple itself, so every communicator fails "
+     "with invalid argument; the machine is not at fault",
+     "load NCCL 2.21 or later, or an aws-ofi-nccl carrying the fix (aws-ofi-nccl pull request 986, which falls back "
+     "to NCCL's internal tuner); `NCCL INFO NET/OFI Adding NCCL_PROTO=simple to environment` shows the plugin set it"},
     // A GPU kernel faulted: NCCL's or one queued before it on the stream (CUDA reports the
     // first error at the next call): cudaErrorIllegalAddress (700), cudaErrorLaunchFailure (719),
     // misaligned address (716), illegal instruction (715).
@@ -1622,6 +1641,16 @@ Meaning meaning_of(std::string_view code) {
   return {kWarnMeanings[0].code, kWarnMeanings[0].meaning, kWarnMeanings[0].hint};
 }
 
+// What a line of that code means: the entry whose pattern it matches where that entry says
+// its own (a code with several causes, each its wording: nccl.known_bug's bugs), else the
+// code's.
+Meaning meaning_of(std::string_view code, std::string_view msg) {
+  for (const WarnMeaning& w : kWarnMeanings) {
+    if (w.code == code && !w.meaning.empty() && contains_nocase(msg, w.pattern)) return {w.code, w.meaning, w.hint};
+  }
+  return meaning_of(code);
+}
+
 // The code of a warning's or error's text: CUDA's catalogue first (its messages are whole
 // phrases; "the launch timed out" is not NCCL's timeout), then NCCL's wordings; empty for
 // none.
@@ -1945,21 +1974,30 @@ void check_rdma_enomem(const Facts& facts, std::vector<Finding>& out) {
 
 // Whose error lines these are, counted: "2 NCCL error lines", "1 UCX error line", "1 NCCL
 // error line and 1 UCX error line" (UCX's own lines, read by NCCL's meanings where UCX says the
-// same, are not NCCL's).
+// same, are not NCCL's), "1 program error line" (a program's own line that names neither, read
+// by NCCL's meanings: a libfabric registration it made itself).
 bool ucx_line(const NcclFact& n) {
   return contains(n.where.text, "UCX ") && (contains(n.where.text, "ERROR") || contains(n.where.text, "WARN"));
 }
 std::string error_lines(const std::vector<const NcclFact*>& facts, std::string_view other = "",
                         std::string_view nccl_word = "error", std::string_view ucx_word = "error") {
-  const size_t ucx =
-      static_cast<size_t>(std::count_if(facts.begin(), facts.end(), [](const NcclFact* n) { return ucx_line(*n); }));
-  const size_t nccl = facts.size() - ucx;
+  size_t ucx = 0, program = 0;
+  for (const NcclFact* n : facts) {
+    if (ucx_line(*n)) {
+      ++ucx;
+    } else if (n->level == "ERROR" && !contains_nocase(n->where.text, "nccl")) {
+      ++program;
+    }
+  }
+  const size_t nccl = facts.size() - ucx - program;
   auto part = [&](size_t n, std::string_view who, std::string_view word) {
     return fmt::format("{} {}{} {} line{}", n, other, who, word, n == 1 ? "" : "s");
   };
-  if (ucx == 0) return part(nccl, "NCCL", nccl_word);
-  if (nccl == 0) return part(ucx, "UCX", ucx_word);
-  return part(nccl, "NCCL", nccl_word) + " and " + part(ucx, "UCX", ucx_word);
+  std::vector<std::string> parts;
+  if (nccl > 0 || facts.empty()) parts.push_back(part(nccl, "NCCL", nccl_word));
+  if (ucx > 0) parts.push_back(part(ucx, "UCX", ucx_word));
+  if (program > 0) parts.push_back(part(program, "program", "error"));
+  return fmt::format("{}", fmt::join(parts, " and "));
 }
 
 void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
@@ -1983,9 +2021,10 @@ void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::
     if (const CudaError* e = cuda_error_of(q.text)) cuda_by_code[e->code].push_back(q);
   }
   for (std::string_view c : warn_codes_in_order()) {
-    const Meaning w = meaning_of(c);
+    Meaning w = meaning_of(c);
     if (auto it = by_code.find(c); it != by_code.end()) {
       const NcclFact& first = *it->second.front();
+      w = meaning_of(c, first.msg);
       std::vector<Quote> quotes;
       std::vector<std::string> hosts;
       for (const NcclFact* n : it->second) {

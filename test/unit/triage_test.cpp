@@ -2186,6 +2186,44 @@ TEST(TriagePasted, TheFallbackThatLedToAKnownBugIsTheBugs) {
   EXPECT_EQ(find(r, "nccl.topology_fallback"), nullptr);
 }
 
+// Another known bug by its own wording: aws-ofi-nccl's tuner refusing the NCCL_PROTO that the
+// plugin itself set (aws-ofi-nccl#982); the finding says that bug, not NCCL 2.25's.
+TEST(TriagePasted, EachKnownBugIsSaidInItsOwnWords) {
+  Report r = judged({{"t.md",
+                      "n1:5:6 [6] ncclResult_t nccl_ofi_tuner_init_v1(size_t, size_t, ncclDebugLogger_t):270 NCCL "
+                      "WARN NET/OFI The tuner plugin can not be loaded when explicitly choosing an algorithm or "
+                      "protocol with NCCL_ALGO/NCCL_PROTO\n"
+                      "RuntimeError: NCCL Error 4: invalid argument (run with NCCL_DEBUG=WARN for details)\n"}});
+  const Finding* bug = find(r, "nccl.known_bug");
+  ASSERT_NE(bug, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_NE(bug->message.find("aws-ofi-nccl#982"), std::string::npos) << bug->message;
+  EXPECT_EQ(bug->message.find("NVIDIA/nccl#1748"), std::string::npos) << bug->message;
+  EXPECT_NE(bug->hint.find("2.21"), std::string::npos) << bug->hint;
+}
+
+// A program's own libfabric registration of GPU memory, refused: read as the OFI plugin's
+// refusal, counted as the program's line (not NCCL's), and not listed among the lines not read;
+// so is any line a reader kept (Open MPI's CUDA support).
+TEST(TriagePasted, AProgramsLibfabricRegistrationRefused) {
+  Report r = judged({{"mc.log",
+                      "efa_context.cpp  fi_mr_regattr failed for GPU memory 0x726d08000000 (device 3): Operation "
+                      "not supported\n"
+                      "The user requested CUDA support, but Open MPI was not compiled with any support\n"}});
+  const Finding* f = find(r, "nccl.ofi_register_failed");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->message.rfind("1 program error line: ", 0), 0u) << f->message;
+  EXPECT_NE(f->message.find("no current CUDA context"), std::string::npos) << f->message;
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"mc.log:1"}));
+  ASSERT_NE(find(r, "mpi.not_cuda_aware"), nullptr) << testing::PrintToString(codes(r));
+  ASSERT_TRUE(r.triage.has_value());
+  EXPECT_EQ(r.triage->files.at(0).lines_not_read, 0) << testing::PrintToString(r.triage->files.at(0).not_read_examples);
+  // NCCL's own line of the same call is NCCL's, read once.
+  Report nccl = judged({{"n.log", "n1:5:6 [0] NCCL WARN NET/OFI fi_mr_regattr failed: Operation not supported\n"}});
+  const Finding* g = find(nccl, "nccl.ofi_register_failed");
+  ASSERT_NE(g, nullptr) << testing::PrintToString(codes(nccl));
+  EXPECT_EQ(g->message.rfind("1 NCCL error line: ", 0), 0u) << g->message;
+}
+
 // mlx5's own words for its transceiver modules and its health (events.c, health.c), with
 // dmesg's stamp or journalctl's prefix: an error module is an error naming what it said; an
 // unplugged cable a warning; a plugged one nothing.
