@@ -597,12 +597,15 @@ bool fabric_manager_line(std::string_view line) {
 
 // An RDMA tool saying there is no device on the host: ibstatus ("Fatal error:  device
 // '*': sys files not found (/sys/class/infiniband/*/ports)"), ibv_devinfo and ibv_devices
-// ("No IB devices found", "Failed to get IB devices list: ...").
+// ("No IB devices found", "Failed to get IB devices list: ...") and DPDK's mlx drivers.
 bool rdma_absent_line(std::string_view line) {
   if (line.size() > 512) return false;
   return (contains(line, "sys files not found") && contains(line, "/sys/class/infiniband")) ||
          contains(line, "No IB devices found") || contains(line, "Failed to get IB devices list") ||
-         contains(line, "librdmacm: Fatal: no RDMA devices found");
+         contains(line, "librdmacm: Fatal: no RDMA devices found") ||
+         // DPDK's mlx4 and mlx5 drivers when libibverbs lists nothing ("net_mlx5: cannot list
+         // devices, is ib_uverbs loaded?")
+         contains(line, "cannot list devices, is ib_uverbs loaded");
 }
 
 // A locked-memory limit in a listing: /proc/PID/limits' "Max locked memory  65536  65536

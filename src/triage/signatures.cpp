@@ -302,8 +302,9 @@ std::string_view unroutable_address(std::string_view address) {
 }
 
 // Connections that failed to an address no other host reaches: NCCL's ("Connect to
-// 127.0.0.1<45069> failed") and Open MPI's TCP transport's ("connect() to 172.17.0.1
-// failed"): the peer advertised its loopback or a container bridge.
+// 127.0.0.1<45069> failed"), Open MPI's TCP transport's ("connect() to 172.17.0.1 failed")
+// and UCX's ("sock.c:261 UCX ERROR connect(fd=23, dest_addr=127.0.0.1:47793) failed"): the peer
+// advertised its loopback or a container bridge.
 void check_unroutable_connects(const Facts& facts, std::vector<Finding>& out) {
   const auto address_after = [](std::string_view t, std::string_view marker) {
     const size_t at = t.find(marker);
@@ -315,13 +316,15 @@ void check_unroutable_connects(const Facts& facts, std::vector<Finding>& out) {
     std::vector<Quote> quotes;
     std::set<std::string> addresses;
   };
-  Seen nccl, mpi;
+  Seen nccl, mpi, ucx;
   for (const NcclFact& n : facts.nccl) {
     if (n.level != "WARN" && n.level != "ERROR") continue;
-    const std::string_view a = address_after(n.msg, "Connect to ");
-    if (a.empty() || unroutable_address(a).empty()) continue;
-    nccl.quotes.push_back(n.where);
-    nccl.addresses.insert(std::string(a));
+    const bool by_ucx = contains(n.where.text, "UCX ");
+    const std::string_view a = address_after(n.msg, by_ucx ? "dest_addr=" : "Connect to ");
+    if (a.empty() || unroutable_address(a).empty() || (by_ucx && !contains(n.msg, "failed"))) continue;
+    Seen& seen = by_ucx ? ucx : nccl;
+    seen.quotes.push_back(n.where);
+    seen.addresses.insert(std::string(a));
   }
   for (const Quote& q : facts.tcp_connect_failed) {
     const std::string_view a = address_after(q.text, "connect() to ");
@@ -346,6 +349,10 @@ void check_unroutable_connects(const Facts& facts, std::vector<Finding>& out) {
   say(mpi, "Open MPI's TCP transport",
       "name the interface the nodes reach each other on: mpirun --mca btl_tcp_if_include IFACE --mca "
       "oob_tcp_if_include IFACE (or btl_tcp_if_exclude lo,docker0)");
+  say(ucx, "UCX's TCP transport",
+      "name the interface the nodes reach each other on: UCX_NET_DEVICES=IFACE on every rank; UCX 1.10.0 took a "
+      "peer's loopback for reachable from other nodes (openucx/ucx#6695, fixed on its v1.10 branch): load a later "
+      "UCX");
 }
 
 // A container on Docker's default bridge told to reach another host: NCCL finds no interface
@@ -4212,19 +4219,23 @@ void check_roce_flow_control(const Facts& facts, std::vector<Finding>& out, std:
 void check_rdma_stack_missing(const Facts& facts, std::vector<Finding>& out) {
   // libibverbs' own word for a kernel without its verbs interface (ib_uverbs not loaded, or
   // the RDMA stack stopped: /sys/class/infiniband_verbs absent): ENOSYS, "Failed to get IB
-  // devices list: Function not implemented".
+  // devices list: Function not implemented"; DPDK's mlx drivers ask it ("cannot list devices,
+  // is ib_uverbs loaded?").
   std::vector<Quote> enosys;
   for (const Quote& q : facts.rdma_absent) {
-    if (contains(q.text, "Function not implemented")) enosys.push_back(q);
+    if (contains(q.text, "Function not implemented") || contains(q.text, "is ib_uverbs loaded")) enosys.push_back(q);
   }
   if (!enosys.empty()) {
     out.push_back(finding(
         code::kTopoRdmaProviderMissing, Severity::kWarning, "RDMA driver stack", {},
-        fmt::format("libibverbs finds no verbs interface in the kernel ({}: \"Function not implemented\"): the RDMA "
-                    "stack's kernel modules (ib_uverbs, the NIC's mlx5_ib) are not loaded or were stopped, so nothing "
-                    "can use the NICs for RDMA and NCCL, MPI and UCX fall back to TCP",
-                    count_lines(enosys.size())),
-        "load the RDMA stack (`modprobe ib_uverbs mlx5_ib`, or start it: `/etc/init.d/openibd start`, `systemctl "
+        fmt::format("libibverbs finds no verbs interface in the kernel ({}: \"{}\"): the RDMA stack's kernel modules "
+                    "(ib_uverbs, the NIC's mlx5_ib or mlx4_ib) are not loaded or were stopped, so nothing can use the "
+                    "NICs for RDMA and NCCL, MPI, UCX and DPDK fall back to TCP or fail",
+                    count_lines(enosys.size()),
+                    contains(enosys.front().text, "Function not implemented") ? "Function not implemented"
+                                                                              : "is ib_uverbs loaded?"),
+        "load the RDMA stack (`modprobe ib_uverbs mlx5_ib`, mlx4_ib for a ConnectX-3, or start it: "
+        "`/etc/init.d/openibd start`, `systemctl "
         "start openibd`); then `ls /sys/class/infiniband_verbs` and `ibv_devinfo` list the devices",
         enosys, {{"lines", enosys.size()}}));
     return;

@@ -2428,19 +2428,21 @@ TEST(TriagePasted, SocketsOverInterfacesThatReachNoOtherHost) {
 }
 
 // A connection that failed to an address no other host reaches: NCCL's, to the loopback;
-// Open MPI's TCP transport's, to docker0's default address. One to a routable address is
-// only a failed connection.
+// Open MPI's TCP transport's, to docker0's default address; UCX's, to the loopback. One to a
+// routable address is only a failed connection.
 TEST(TriagePasted, ConnectsToTheLoopbackOrADockerBridge) {
   Report r = judged({{"a.log",
                       "h1:5:9 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 127.0.0.1<45069> "
                       "failed : Software caused connection abort\n"
                       "[n1][[38971,1],2][btl_tcp_endpoint.c:796:mca_btl_tcp_endpoint_complete_connect] connect() to "
-                      "172.17.0.1 failed: Connection refused (111)\n"}});
+                      "172.17.0.1 failed: Connection refused (111)\n"
+                      "[1619044902.015564] [host:33810:0]           sock.c:261  UCX  ERROR connect(fd=23, "
+                      "dest_addr=127.0.0.1:47793) failed: Connection refused\n"}});
   std::set<std::string> subjects;
   for (const Finding& f : r.findings) {
     if (f.code == "nccl.socket_ifaces_unroutable") subjects.insert(f.subject);
   }
-  EXPECT_EQ(subjects, (std::set<std::string>{"NCCL's sockets", "Open MPI's TCP transport"}))
+  EXPECT_EQ(subjects, (std::set<std::string>{"NCCL's sockets", "Open MPI's TCP transport", "UCX's TCP transport"}))
       << testing::PrintToString(codes(r));
   Report routable = judged({{"b.log",
                              "h1:5:9 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.0.0.7<45069> "
@@ -3104,6 +3106,14 @@ TEST(TriagePasted, RdmaProvidersAndLockedMemoryLimits) {
   const Finding* nosys = find(enosys, "topo.rdma_provider_missing");
   ASSERT_NE(nosys, nullptr) << testing::PrintToString(codes(enosys));
   EXPECT_EQ(quoted(*nosys), std::vector<std::string>{"v.txt:2"});
+  // DPDK's mlx drivers asking the same.
+  Report dpdk = judged({{"d.txt",
+                         "EAL: Probe PCI driver: net_mlx4 (15b3:1004) device: 6b7d:00:02.0 (socket 0)\n"
+                         "net_mlx4: cannot list devices, is ib_uverbs loaded?\n"}});
+  const Finding* asked = find(dpdk, "topo.rdma_provider_missing");
+  ASSERT_NE(asked, nullptr) << testing::PrintToString(codes(dpdk));
+  EXPECT_EQ(quoted(*asked), std::vector<std::string>{"d.txt:2"});
+  EXPECT_NE(asked->message.find("is ib_uverbs loaded?"), std::string::npos) << asked->message;
   Report listed = judged({{"ok.txt",
                            "3b:00.0 Infiniband controller: Mellanox Technologies MT28908 Family [ConnectX-6]\n"
                            "CA 'mlx5_0'\n\tPort 1:\n\t\tState: Active\n"}});
