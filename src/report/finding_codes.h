@@ -53,6 +53,7 @@ inline constexpr std::string_view kTopoPcieAcs = "topo.pcie_acs";
 inline constexpr std::string_view kTopoIbZeroGuid = "topo.ib_zero_guid";
 inline constexpr std::string_view kTopoRoceGidEmpty = "topo.roce_gid_empty";
 inline constexpr std::string_view kTopoRoceGidSparse = "topo.roce_gid_sparse";
+inline constexpr std::string_view kTopoRoceGidIndexMismatch = "topo.roce_gid_index_mismatch";
 inline constexpr std::string_view kTopoP2pUnsupported = "topo.p2p_unsupported";
 inline constexpr std::string_view kTopoNumaMismatch = "topo.numa_mismatch";
 inline constexpr std::string_view kTopoNumaAffinity = "topo.numa_affinity";
@@ -365,6 +366,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kTopoIbZeroGuid,
     kTopoRoceGidEmpty,
     kTopoRoceGidSparse,
+    kTopoRoceGidIndexMismatch,
     kTopoP2pUnsupported,
     kCountersLinkErrors,
     kCountersSaturated,

@@ -896,6 +896,7 @@ class Gatherer {
     test_device_line(trim(line), facts);
     recognise_tables(line);
     gid_row(trim(line), facts);
+    gid_index_line(trim(line), facts);
     // ibqueryerrors: "Errors for 0x248a0703 "ib-switch-1"" names the node of the ports below.
     if (line.starts_with("Errors for ")) errors_for_ = ibqueryerrors_node(line);
     // A line a reader kept (driver_line's readers, UCX's errors) was read.
@@ -1363,8 +1364,8 @@ class Gatherer {
       k.emplace_back("gpu-driver-log");
     }
     // (lspci's RDMA NICs, saquery's "No SM/SA found" and nvidia-smi -q's repairs are their tools' kinds.)
-    if (any(rdma_no_provider_, rdma_driver_unloaded_, rdma_netns_, zero_guids_, gid_rows_, roce_gid_empty_,
-            efa_no_device_, rdma_enomem_, pin_failed_)) {
+    if (any(rdma_no_provider_, rdma_driver_unloaded_, rdma_netns_, zero_guids_, gid_rows_, gid_indexes_,
+            roce_gid_empty_, efa_no_device_, rdma_enomem_, pin_failed_)) {
       k.emplace_back("rdma-info");
     }
     if (any(rendezvous_, shm_full_, tcp_connect_failed_)) k.emplace_back("framework-log");
@@ -1408,6 +1409,7 @@ class Gatherer {
     move_into(ib_links_, facts.ib_links);
     move_into(zero_guids_, facts.zero_guids);
     move_into(gid_rows_, facts.gid_rows);
+    move_into(gid_indexes_, facts.gid_indexes);
     move_into(repair_pending_, facts.gpu_repair_pending);
     move_into(test_devices_, facts.test_devices);
     move_into(remap_failed_, facts.gpu_remap_failed);
@@ -2685,6 +2687,35 @@ class Gatherer {
     gid_rows_.push_back(std::move(g));
   }
 
+  // ibv_devinfo -v's GID lines under a host's label ("mu01:" on a line of its own, as a loop
+  // over hosts prints it): kept only under a label, so that two devices of one host are not
+  // taken for two hosts. A device's name is not a host's label.
+  void gid_index_line(std::string_view t, Facts* facts) {
+    if (!facts || t.empty()) return;
+    if (t.back() == ':' && t.size() <= 64 && t.find_first_of(" \t") == std::string_view::npos) {
+      const std::string_view name = t.substr(0, t.size() - 1);
+      const bool device = name.starts_with("mlx") || name.starts_with("rocep") || name.starts_with("bnxt") ||
+                          name.starts_with("irdma") || name.starts_with("ib");
+      const bool word = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
+      });
+      if (word && !device) gid_host_ = std::string(name);
+      return;
+    }
+    if (!t.starts_with("GID[") || gid_host_.empty() || gid_indexes_.size() >= kMaxKeptLines) return;
+    const size_t close = t.find("]:");
+    int index = -1;
+    const std::string_view number = trim(t.substr(4, close == std::string_view::npos ? 0 : close - 4));
+    if (close == std::string_view::npos ||
+        std::from_chars(number.data(), number.data() + number.size(), index).ptr != number.data() + number.size()) {
+      return;
+    }
+    std::string_view gid = trim(t.substr(close + 2));
+    gid = gid.substr(0, gid.find_first_of(", \t"));
+    if (std::count(gid.begin(), gid.end(), ':') != 7) return;
+    gid_indexes_.push_back({{path_, lines_, std::string(t)}, gid_host_, index, std::string(gid)});
+  }
+
   void recognise_tables(std::string_view line) {
     if (!tests_ && (contains(line, "# Avg bus bandwidth") || contains(line, "# nccl-tests version") ||
                     (contains(line, "size") && contains(line, "count") && contains(line, "busbw")))) {
@@ -2899,6 +2930,8 @@ class Gatherer {
   std::vector<AcsFact> acs_;
   std::vector<ZeroGuidFact> zero_guids_;
   std::vector<GidRowFact> gid_rows_;
+  std::vector<Facts::GidIndexFact> gid_indexes_;
+  std::string gid_host_;      // the last host label ("cu01:") on a line of its own
   size_t clocks_indent_ = 0;  // nvidia-smi -q: the "Clocks Event Reasons" header's indent
   bool clocks_open_ = false;  // within that section
   size_t ecc_indent_ = 0;     // nvidia-smi -q: the "ECC Errors" header's indent

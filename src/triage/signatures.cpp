@@ -3977,8 +3977,63 @@ void check_gid_tables(const Facts& facts, std::vector<Finding>& out) {
   }
 }
 
+// The kind of address a GID is: a RoCE port's table lists the link-local one and each of the
+// interface's addresses (IPv4 ones mapped, ::ffff:a.b.c.d), once for RoCE v1 and once for v2
+// where both are enabled. Empty for a GID of zeros (an unused entry).
+std::string_view gid_kind(std::string_view gid) {
+  if (gid.starts_with("fe80:")) return "link-local";
+  if (gid.starts_with("0000:0000:0000:0000:0000:ffff:")) return "IPv4";
+  if (gid.find_first_not_of("0:") == std::string_view::npos) return {};
+  return "global IPv6";
+}
+
+// ibv_devinfo -v's GID tables of two or more hosts in which one index holds different kinds of
+// address (one host lists RoCE v1 and v2 entries of each address, another v2 only): a GID
+// index fixed for the whole job (NCCL_IB_GID_INDEX, UCX_IB_GID_INDEX, a program's default)
+// names the routable GID on one host and the link-local one on another, and the queue pairs
+// between them do not connect (openucx/ucx#7785).
+void check_gid_index_mismatch(const Facts& facts, std::vector<Finding>& out) {
+  std::map<std::string, std::map<int, const Facts::GidIndexFact*>> hosts;
+  for (const Facts::GidIndexFact& g : facts.gid_indexes) hosts[g.host].emplace(g.index, &g);
+  if (hosts.size() < 2) return;
+  const auto& [first_host, first] = *hosts.begin();
+  std::vector<std::string> differ;
+  std::vector<Quote> quotes;
+  std::set<std::string> named{first_host};
+  for (const auto& [host, table] : hosts) {
+    if (host == first_host) continue;
+    for (const auto& [index, g] : table) {
+      const auto there = first.find(index);
+      if (there == first.end()) continue;
+      const std::string_view a = gid_kind(there->second->gid), b = gid_kind(g->gid);
+      if (a.empty() || b.empty() || a == b) continue;
+      if (differ.size() < 4) {
+        differ.push_back(fmt::format("index {}: {} on {}, {} on {}", index, a, first_host, b, host));
+        quotes.push_back(there->second->where);
+        quotes.push_back(g->where);
+      }
+      named.insert(host);
+    }
+  }
+  if (differ.empty()) return;
+  out.push_back(finding(
+      code::kTopoRoceGidIndexMismatch, Severity::kWarning, "RoCE GID tables",
+      std::vector<std::string>(named.begin(), named.end()),
+      fmt::format("the hosts' GID tables differ ({}): one GID index fixed for the whole job (NCCL_IB_GID_INDEX, "
+                  "UCX_IB_GID_INDEX, a program's default) names a routable address on one host and another kind on "
+                  "the other, so the queue pairs between them do not connect; most often one host lists RoCE v1 and "
+                  "v2 entries of each address and the other v2 only",
+                  fmt::join(differ, "; ")),
+      "make the hosts' RoCE modes alike (`cma_roce_mode`, the NIC's firmware settings) so that each index means the "
+      "same on all, or let NCCL choose the GID by address family (leave NCCL_IB_GID_INDEX unset, NCCL 2.21 and later; "
+      "NCCL_IB_ROCE_VERSION_NUM, NCCL_IB_ADDR_FAMILY); for UCX give UCX_IB_GID_INDEX only where it means the same "
+      "GID everywhere",
+      quotes, {{"hosts", named}}));
+}
+
 void check_zero_guids(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   check_gid_tables(facts, out);
+  check_gid_index_mismatch(facts, out);
   if (!facts.roce_gid_empty.empty()) {
     out.push_back(finding(
         code::kTopoRoceGidEmpty, Severity::kError, "RoCE GID", {},
@@ -5438,9 +5493,10 @@ const std::vector<Signature> kSignatures = {
      "lspci's ACSCtl: PCIe Access Control Services redirecting peer-to-peer traffic (SrcValid+, ReqRedir+, "
      "CmpltRedir+)",
      check_pcie_acs},
-    {{code::kTopoIbZeroGuid, code::kTopoRoceGidEmpty, code::kTopoRoceGidSparse},
+    {{code::kTopoIbZeroGuid, code::kTopoRoceGidEmpty, code::kTopoRoceGidSparse, code::kTopoRoceGidIndexMismatch},
      "RDMA devices with a GUID of zeros (ibv_devices, ibstat, ibv_devinfo): SR-IOV VFs without GUIDs; perftest on a "
-     "RoCE port with a GID of zeros; show_gids of a port with nothing at index 0 (a pod's sparse GID table)",
+     "RoCE port with a GID of zeros; show_gids of a port with nothing at index 0 (a pod's sparse GID table); "
+     "ibv_devinfo -v's GID tables of two hosts whose index means a different kind of address",
      check_zero_guids},
     {{code::kTopoP2pUnsupported, code::kNcclCumemHostNeedsP2p},
      "CUDA refusing peer access between two GPUs (error 217), from any program: a custom all-reduce or a P2P copy "

@@ -197,7 +197,16 @@ struct Facts {
   std::vector<IbLinkFact> ib_links;      // iblinkinfo's links below their capability or not Active
   std::vector<ZeroGuidFact> zero_guids;  // RDMA devices listed with GUID 0
   std::vector<GidRowFact> gid_rows;      // show_gids' rows
-  std::vector<Snapshot> snapshots;       // fabscope's profiler plugin's snapshots of a running job
+  // ibv_devinfo -v's GID lines ("GID[  1]:  fe80:...", ", RoCE v2" after it in newer
+  // rdma-core) under a host's label on a line of its own ("cu01:"); none without a label.
+  struct GidIndexFact {
+    Quote where;
+    std::string host;
+    int index = 0;
+    std::string gid;
+  };
+  std::vector<GidIndexFact> gid_indexes;
+  std::vector<Snapshot> snapshots;  // fabscope's profiler plugin's snapshots of a running job
   // nvidia-smi -q: a GPU memory repair waiting for a reset ("Pending : Yes" under "Remapped
   // Rows" or "Retired Pages", "Pending Page Blacklist : Yes"), and spare rows run out
   // ("Remapping Failure Occurred : Yes").

@@ -2224,6 +2224,36 @@ TEST(TriagePasted, AProgramsLibfabricRegistrationRefused) {
   EXPECT_EQ(g->message.rfind("1 NCCL error line: ", 0), 0u) << g->message;
 }
 
+// ibv_devinfo -v's GID tables of two hosts, each under its label: one lists RoCE v1 and v2
+// entries of each address, the other one entry, so index 1 is link-local on one and IPv4 on
+// the other (openucx/ucx#7785's listing). Tables alike, or a device's tables without a host's
+// label, say nothing.
+TEST(TriagePasted, GidTablesWhoseIndexMeansDifferentAddresses) {
+  const std::string mu01 =
+      "mu01:\n"
+      "GID[  0]:\t\tfe80:0000:0000:0000:ee0d:9aff:fe01:3671\n"
+      "GID[  1]:\t\tfe80:0000:0000:0000:ee0d:9aff:fe01:3671\n"
+      "GID[  2]:\t\t0000:0000:0000:0000:0000:ffff:0c0c:0c64\n"
+      "GID[  3]:\t\t0000:0000:0000:0000:0000:ffff:0c0c:0c64\n";
+  Report r = judged({{"gids.txt", mu01 + "cu01:\n"
+                                         "GID[  0]:\t\tfe80:0000:0000:0000:ee0d:9aff:fe01:3431, RoCE v2\n"
+                                         "GID[  1]:\t\t0000:0000:0000:0000:0000:ffff:0c0c:0c01, RoCE v2\n"}});
+  const Finding* f = find(r, "topo.roce_gid_index_mismatch");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_NE(f->message.find("index 1: IPv4 on cu01, link-local on mu01"), std::string::npos) << f->message;
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"gids.txt:8", "gids.txt:3"}));
+  const std::string alike = mu01 + "cu02:\n" +
+                            "GID[  0]:\t\tfe80:0000:0000:0000:ee0d:9aff:fe01:1111\n"
+                            "GID[  1]:\t\tfe80:0000:0000:0000:ee0d:9aff:fe01:1111\n"
+                            "GID[  2]:\t\t0000:0000:0000:0000:0000:ffff:0c0c:0c02\n";
+  EXPECT_EQ(find(judged({{"a.txt", alike}}), "topo.roce_gid_index_mismatch"), nullptr);
+  const std::string devices =
+      "mlx5_0:\nGID[  1]:\t\tfe80:0000:0000:0000:ee0d:9aff:fe01:3671\n"
+      "mlx5_1:\nGID[  1]:\t\t0000:0000:0000:0000:0000:ffff:0c0c:0c01\n";
+  EXPECT_EQ(find(judged({{"d.txt", devices}}), "topo.roce_gid_index_mismatch"), nullptr);
+}
+
 // mlx5's own words for its transceiver modules and its health (events.c, health.c), with
 // dmesg's stamp or journalctl's prefix: an error module is an error naming what it said; an
 // unplugged cable a warning; a plugged one nothing.
@@ -4195,6 +4225,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "launcher.clock_skew", "container.nic_driver_storage_modules", "container.runtime_hook_failed", "nccl.cuda_error",
       "nccl.known_bug", "nccl.ib_fabric_event", "mpi.not_cuda_aware", "framework.custom_allreduce_ipc",
       "nccl.ras_process_lost", "nccl.ras_ranks_behind", "healthcheck.failed", "link.mlxlink_issue",
+      "topo.roce_gid_index_mismatch",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
