@@ -1253,6 +1253,27 @@ TEST(TriagePasted, EthtoolLinkDownAndBelowItsModes) {
   }
 }
 
+// ibstat of a host whose InfiniBand ports run at 400 Gb/s beside its 200 Gb/s Ethernet bond (the
+// front-end network): the bond is no peer of the InfiniBand ports, and nothing is degraded; an
+// InfiniBand port at 200 Gb/s among them is.
+TEST(TriagePasted, PortsAreComparedWithPeersOfTheirLinkLayer) {
+  const auto ca = [](const char* name, const char* rate, const char* layer) {
+    return fmt::format(
+        "CA '{}'\n\tCA type: MT41692\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Active\n\t\tPhysical "
+        "state: LinkUp\n\t\tRate: {}\n\t\tBase lid: 0\n\t\tLink layer: {}\n",
+        name, rate, layer);
+  };
+  const std::string ib =
+      ca("mlx5_0", "400", "InfiniBand") + ca("mlx5_1", "400", "InfiniBand") + ca("mlx5_2", "400", "InfiniBand");
+  Report mixed = judged({{"ibstat.txt", ib + ca("mlx5_bond_0", "200", "Ethernet")}});
+  EXPECT_EQ(find(mixed, "topo.port_degraded"), nullptr) << testing::PrintToString(codes(mixed));
+  Report slow = judged({{"ibstat.txt", ib + ca("mlx5_3", "200", "InfiniBand") + ca("mlx5_bond_0", "200", "Ethernet")}});
+  const Finding* d = find(slow, "topo.port_degraded");
+  ASSERT_NE(d, nullptr) << testing::PrintToString(codes(slow));
+  EXPECT_NE(d->message.find("mlx5_3 port 1"), std::string::npos) << d->message;
+  EXPECT_EQ(d->message.find("mlx5_bond_0"), std::string::npos) << d->message;
+}
+
 TEST(TriagePasted, NvidiaSmiTableErrAndUncorrectableEcc) {
   const std::string head =
       "+-----------------------------------------------------------------------------+\n"

@@ -1,6 +1,7 @@
 // topo.port_degraded: an active port below --expect-rate, or below 0.9 of the median
-// of its peers (the GPUs' near NICs; every RDMA port where no GPU path is known), or
-// below the speed its link modes allow (ethtool).
+// of its peers (the GPUs' near NICs; every RDMA port where no GPU path is known; of its
+// link layer: a host's 200 Gb/s Ethernet bond is no peer of its 400 Gb/s InfiniBand ports),
+// or below the speed its link modes allow (ethtool).
 #include <fmt/format.h>
 
 #include <set>
@@ -16,6 +17,7 @@ void check_port_degraded(const HostContext& c, FindingSink& sink) {
     std::string nic;
     int port;
     double rate;
+    std::string layer;  // InfiniBand, Ethernet; empty where not said
   };
   const std::set<std::string> near_nics = c.near_nics();
   std::vector<Rated> rated;
@@ -25,18 +27,26 @@ void check_port_degraded(const HostContext& c, FindingSink& sink) {
     for (const Port& p : nic.ports) {
       if (!p.state.empty() && p.state != "ACTIVE") continue;
       double r = p.rate_gbits > 0 ? p.rate_gbits : 0;
-      if (r > 0) rated.push_back({nic.name, p.number, r});
+      if (r > 0) rated.push_back({nic.name, p.number, r, p.link_layer});
     }
-    if (nic.ports.empty() && nic.speed_gbits > 0) rated.push_back({nic.name, 1, nic.speed_gbits});
+    if (nic.ports.empty() && nic.speed_gbits > 0) rated.push_back({nic.name, 1, nic.speed_gbits, ""});
   }
-  std::vector<double> rates;
-  for (const Rated& r : rated) rates.push_back(r.rate);
-  const double med = median(rates);
+  // A port's peers: the ports of its link layer and those whose layer is not said; a port whose
+  // layer is not said (a listing cut short) has every port for its peers.
+  const auto peers_of = [&](const Rated& r) {
+    std::vector<double> rates;
+    for (const Rated& o : rated) {
+      if (r.layer.empty() || o.layer.empty() || o.layer == r.layer) rates.push_back(o.rate);
+    }
+    return rates;
+  };
   const double expect = c.options.expect_rate_gbits;
   std::set<std::pair<std::string, int>> named;
   for (const Rated& r : rated) {
+    const std::vector<double> peers = peers_of(r);
+    const double med = median(peers);
     bool below_expect = expect > 0 && r.rate < expect;
-    bool below_peers = rated.size() >= 2 && r.rate < 0.9 * med;
+    bool below_peers = peers.size() >= 2 && r.rate < 0.9 * med;
     if (!below_expect && !below_peers) continue;
     named.insert({r.nic, r.port});
     sink.add(Severity::kWarning, c.subject(fmt::format("NIC {} port {}", r.nic, r.port)), c.hosts(),
