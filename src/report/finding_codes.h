@@ -204,6 +204,7 @@ inline constexpr std::string_view kNvlinkNvswitchError = "nvlink.nvswitch_error"
 inline constexpr std::string_view kCountersSaturated = "counters.saturated";
 inline constexpr std::string_view kCountersCongestion = "counters.congestion";
 inline constexpr std::string_view kCountersRoceNoFlowControl = "counters.roce_no_flow_control";
+inline constexpr std::string_view kCountersAllowanceExceeded = "counters.allowance_exceeded";
 
 // --- areas: a code's prefix up to and including its dot --------------------------------
 inline constexpr std::string_view kAreaP2p = "p2p.";
@@ -371,6 +372,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kCountersLinkErrors,
     kCountersSaturated,
     kCountersCongestion,
+    kCountersAllowanceExceeded,
     kCountersRoceNoFlowControl,
     kNcclLinkWait,
     kRunHang,

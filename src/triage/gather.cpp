@@ -257,7 +257,7 @@ bool counter_like(std::string_view name) {
   std::string n;
   for (char c : name) n.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   for (std::string_view k : {"packets", "bytes", "xmit", "rcv", "err", "discard", "drop", "pause", "cnp", "ecn", "wait",
-                             "data", "pkts", "symbol", "link"}) {
+                             "data", "pkts", "symbol", "link", "allowance"}) {
     if (n.find(k) != std::string::npos) return true;
   }
   return false;

@@ -4145,10 +4145,20 @@ constexpr std::string_view kCongestionCounters[] = {"portxmitwait",           "n
 
 bool pegged(uint64_t v) { return v == 0xffull || v == 0xffffull || v == 0xffffffffull || v == ~0ull; }
 
+// AWS's ENA driver counts the packets the hypervisor queued or dropped because the instance
+// went past one of its network allowances (ethtool -S: bw_in_allowance_exceeded,
+// bw_out_allowance_exceeded, pps_allowance_exceeded, conntrack_allowance_exceeded,
+// linklocal_allowance_exceeded), since the driver loaded.
+bool allowance_counter(const std::string& n) { return n.ends_with("allowanceexceeded"); }
+
 void check_counters(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  std::vector<const CounterFact*> errors, saturated, congestion;
+  std::vector<const CounterFact*> errors, saturated, congestion, allowance;
   for (const CounterFact& c : facts.counters) {
     const std::string n = norm(c.name);
+    if (allowance_counter(n)) {
+      if (c.value > 0) allowance.push_back(&c);
+      continue;
+    }
     const bool error =
         std::find(std::begin(kLinkErrorCounters), std::end(kLinkErrorCounters), n) != std::end(kLinkErrorCounters);
     const bool cong =
@@ -4193,6 +4203,18 @@ void check_counters(const Facts& facts, std::vector<Finding>& out, std::vector<s
                                       fmt::join(listed(saturated), ", ")),
                           "clear them (perfquery -x -R, or the switch's counters) and measure again",
                           quotes_of(saturated)));
+  }
+  if (!allowance.empty()) {
+    out.push_back(finding(
+        code::kCountersAllowanceExceeded, Severity::kWarning, "the instance's network allowances", {},
+        fmt::format("the cloud instance went past its network allowances ({}): AWS's hypervisor queued or dropped "
+                    "its packets for moving more than the instance type allows (bandwidth in or out, packets per "
+                    "second, tracked connections, link-local traffic), whatever the NIC's line rate",
+                    fmt::join(listed(allowance), ", ")),
+        "these count since the driver loaded: read them before and after a run to see whether the run went past; "
+        "then move the traffic to an instance type with more network bandwidth (or EFA for the collectives), "
+        "spread it over more instances or interfaces, or pace it below the allowance",
+        quotes_of(allowance)));
   }
   if (!congestion.empty()) {
     out.push_back(finding(code::kCountersCongestion, Severity::kInfo, "congestion counters", {},
@@ -5502,8 +5524,8 @@ const std::vector<Signature> kSignatures = {
      "CUDA refusing peer access between two GPUs (error 217), from any program: a custom all-reduce or a P2P copy "
      "on GPUs without a P2P path; NCCL's SHM transport through cuMem host memory",
      check_p2p_unsupported},
-    {{code::kCountersLinkErrors, code::kCountersSaturated, code::kCountersCongestion},
-     "IB port and NIC counters",
+    {{code::kCountersLinkErrors, code::kCountersSaturated, code::kCountersCongestion, code::kCountersAllowanceExceeded},
+     "IB port and NIC counters; AWS ENA's allowance counters",
      check_counters},
     {{code::kCountersRoceNoFlowControl},
      "RoCE that drops packets with neither PFC pauses nor ECN/CNP ever counted",

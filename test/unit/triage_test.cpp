@@ -1274,6 +1274,30 @@ TEST(TriagePasted, PortsAreComparedWithPeersOfTheirLinkLayer) {
   EXPECT_EQ(d->message.find("mlx5_bond_0"), std::string::npos) << d->message;
 }
 
+// AWS ENA's allowance counters (ethtool -S): above 0, the instance went past its network
+// allowances, a warning naming them; at 0 (and conntrack_allowance_available, a gauge) nothing.
+TEST(TriagePasted, EnaAllowanceCountersAboveZero) {
+  const std::string head =
+      "# ethtool -S ens34\nNIC statistics:\n     tx_timeout: 0\n     interface_up: 1\n"
+      "     ena_srd_tx_pkts: 0\n     ena_srd_rx_pkts: 0\n";
+  Report over =
+      judged({{"ena.txt", head + "     bw_in_allowance_exceeded: 3241329\n"
+                                 "     bw_out_allowance_exceeded: 0\n     pps_allowance_exceeded: 784\n"
+                                 "     conntrack_allowance_exceeded: 0\n     linklocal_allowance_exceeded: 0\n"
+                                 "     conntrack_allowance_available: 615471\n"}});
+  const Finding* f = find(over, "counters.allowance_exceeded");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(over));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_NE(f->message.find("ens34 bw_in_allowance_exceeded 3241329, ens34 pps_allowance_exceeded 784"),
+            std::string::npos)
+      << f->message;
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"ena.txt:7", "ena.txt:9"}));
+  Report quiet = judged({{"ena.txt", head + "     bw_in_allowance_exceeded: 0\n     bw_out_allowance_exceeded: 0\n"
+                                            "     pps_allowance_exceeded: 0\n     conntrack_allowance_exceeded: 0\n"
+                                            "     conntrack_allowance_available: 615471\n"}});
+  EXPECT_EQ(find(quiet, "counters.allowance_exceeded"), nullptr) << testing::PrintToString(codes(quiet));
+}
+
 TEST(TriagePasted, NvidiaSmiTableErrAndUncorrectableEcc) {
   const std::string head =
       "+-----------------------------------------------------------------------------+\n"
@@ -4246,7 +4270,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "launcher.clock_skew", "container.nic_driver_storage_modules", "container.runtime_hook_failed", "nccl.cuda_error",
       "nccl.known_bug", "nccl.ib_fabric_event", "mpi.not_cuda_aware", "framework.custom_allreduce_ipc",
       "nccl.ras_process_lost", "nccl.ras_ranks_behind", "healthcheck.failed", "link.mlxlink_issue",
-      "topo.roce_gid_index_mismatch",
+      "topo.roce_gid_index_mismatch", "counters.allowance_exceeded",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
