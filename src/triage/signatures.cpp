@@ -319,7 +319,7 @@ void check_unroutable_connects(const Facts& facts, std::vector<Finding>& out) {
   Seen nccl, mpi, ucx;
   for (const NcclFact& n : facts.nccl) {
     if (n.level != "WARN" && n.level != "ERROR") continue;
-    const bool by_ucx = contains(n.where.text, "UCX ");
+    const bool by_ucx = contains(n.where.text, "UCX ") && !contains(n.where.text, "NCCL");  // not NET/UCX's
     const std::string_view a = address_after(n.msg, by_ucx ? "dest_addr=" : "Connect to ");
     if (a.empty() || unroutable_address(a).empty() || (by_ucx && !contains(n.msg, "failed"))) continue;
     Seen& seen = by_ucx ? ucx : nccl;
