@@ -2695,7 +2695,7 @@ class Gatherer {
     if (t.back() == ':' && t.size() <= 64 && t.find_first_of(" \t") == std::string_view::npos) {
       const std::string_view name = t.substr(0, t.size() - 1);
       const bool device = name.starts_with("mlx") || name.starts_with("rocep") || name.starts_with("bnxt") ||
-                          name.starts_with("irdma") || name.starts_with("ib");
+                          name.starts_with("irdma") || name.starts_with("ibp") || name.starts_with("qedr");
       const bool word = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
         return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
       });
@@ -2714,6 +2714,7 @@ class Gatherer {
     gid = gid.substr(0, gid.find_first_of(", \t"));
     if (std::count(gid.begin(), gid.end(), ':') != 7) return;
     gid_indexes_.push_back({{path_, lines_, std::string(t)}, gid_host_, index, std::string(gid)});
+    kept_line_ = lines_;  // read: not among the file's lines not read
   }
 
   void recognise_tables(std::string_view line) {

@@ -4024,8 +4024,9 @@ void check_gid_index_mismatch(const Facts& facts, std::vector<Finding>& out) {
                   "the other, so the queue pairs between them do not connect; most often one host lists RoCE v1 and "
                   "v2 entries of each address and the other v2 only",
                   fmt::join(differ, "; ")),
-      "make the hosts' RoCE modes alike (`cma_roce_mode`, the NIC's firmware settings) so that each index means the "
-      "same on all, or let NCCL choose the GID by address family (leave NCCL_IB_GID_INDEX unset, NCCL 2.21 and later; "
+      "make the hosts' RoCE setup alike (the same NIC driver, firmware and RoCE versions enabled) so that each index "
+      "means the same on all, or let NCCL choose the GID by address family (leave NCCL_IB_GID_INDEX unset, NCCL 2.21 "
+      "and later; "
       "NCCL_IB_ROCE_VERSION_NUM, NCCL_IB_ADDR_FAMILY); for UCX give UCX_IB_GID_INDEX only where it means the same "
       "GID everywhere",
       quotes, {{"hosts", named}}));
