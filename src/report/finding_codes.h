@@ -105,6 +105,8 @@ inline constexpr std::string_view kNcclCudaOom = "nccl.cuda_oom";
 inline constexpr std::string_view kNcclCudaDriverTooOld = "nccl.cuda_driver_too_old";
 inline constexpr std::string_view kNcclInvalidDevice = "nccl.invalid_device";
 inline constexpr std::string_view kNcclDuplicateGpu = "nccl.duplicate_gpu";
+inline constexpr std::string_view kNcclHostIdentityCollision = "nccl.host_identity_collision";
+inline constexpr std::string_view kUcxPortSpeedUnknown = "ucx.port_speed_unknown";
 inline constexpr std::string_view kNcclTopologyFallback = "nccl.topology_fallback";
 inline constexpr std::string_view kNcclKnownBug = "nccl.known_bug";
 inline constexpr std::string_view kNcclIbFabricEvent = "nccl.ib_fabric_event";
@@ -272,6 +274,8 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNcclCudaDriverTooOld,
     kNcclInvalidDevice,
     kNcclDuplicateGpu,
+    kNcclHostIdentityCollision,
+    kUcxPortSpeedUnknown,
     kNcclTopologyFallback,
     kNcclKnownBug,
     kNcclIbFabricEvent,

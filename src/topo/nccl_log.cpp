@@ -437,6 +437,34 @@ bool split_sourced_warn(std::string_view line, NcclLogLine& out) {
   return true;
 }
 
+bool all_digits(std::string_view s) {
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+// NCCL before 2.3 printed its INFO lines without the word NCCL ("learngpu060:3728579:3730441
+// [0] INFO Ring 00 : 2[2] -> 3[3] via P2P/IPC"): an INFO right after a whole
+// "host:pid:tid [dev]" prefix, the pid, tid and device numbers, is NCCL's.
+bool split_old_info(std::string_view line, NcclLogLine& out) {
+  constexpr std::string_view kTag = "] INFO ";
+  // Within a prefix's length (a launcher's and the host's names): not through a long line.
+  const void* hit = memmem(line.data(), std::min<size_t>(line.size(), 192), kTag.data(), kTag.size());
+  if (hit == nullptr) return false;
+  const size_t tag = static_cast<size_t>(static_cast<const char*>(hit) - line.data());
+  const std::string_view prefix = line.substr(0, tag + 1);
+  NcclLogLine l;
+  if (!split_prefix(prefix, l) || l.dev < 0 || !all_digits(l.pid)) return false;
+  // The tid, between the pid and the space before '['.
+  const size_t lb = prefix.rfind('[');
+  const std::string_view id = trim(prefix.substr(0, lb));
+  const size_t c2 = id.rfind(':');
+  if (!all_digits(id.substr(c2 + 1))) return false;
+  out = l;
+  out.level = "INFO";
+  out.msg = line.substr(tag + kTag.size());
+  return true;
+}
+
 // NCCL's network transports' messages pasted alone, without "NCCL INFO" nor the prefix
 // ("NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'", "NET/Socket : Using [0]eth0:..."):
 // their "NET/IB : ", "NET/Socket : " and "NET/Plugin" heads are NCCL's own.
@@ -489,6 +517,7 @@ bool split_nccl_line(std::string_view line, NcclLogLine& out) {
         return true;
       }
       if (nvshmem_bootstrap_error(t, out)) return true;
+      if (split_old_info(t, out)) return true;
       return split_sourced_warn(t, out);
     }
     return split_unprefixed(t, 0, out);

@@ -1501,7 +1501,8 @@ class Gatherer {
     read_topology("nccl-xml", other_, topo::parse_nccl_xml);
     read_topology("nvidia-smi-topo", other_, topo::parse_nvidia_smi_topo);
     if (rdma_) read_topology("rdma-info", other_, topo::parse_rdma_text);  // not for a tool's "no device" alone
-    read_topology("nccl-log", nccl_text_, topo::parse_nccl_log);
+    // NCCL lines all of kinds topo does not read (an old log's ring lines): NCCL's all the same.
+    if (!nccl_text_.empty()) read_topology("nccl-log", nccl_text_, topo::parse_nccl_log);
     if (has("nccl-tests")) {
       auto tables = parse_nccl_tests(other_, path_);
       if (tables.ok()) {
@@ -1561,6 +1562,11 @@ class Gatherer {
     other_ += '\n';
     if (!facts) return;
     const bool kept = kept_nccl_line(l);
+    if (!kept && intra_lines_ < kMaxIntraNodeLines && !l.msg.empty() &&
+        (l.msg.front() == 'C' || l.msg.front() == 'R') &&
+        (l.msg.starts_with("Channel ") || l.msg.starts_with("Ring "))) {
+      intra_node_line(line, l, *facts);
+    }
     if (!kept && !topology_nccl_line(l)) return;
     std::string key = fmt::format("{}:{}[{}]{} {}", l.host, l.pid, l.dev, l.level, trim(l.msg));
     if (seen_.count(key)) return;  // the same line again (another communicator)
@@ -1585,6 +1591,59 @@ class Gatherer {
         last_list_line_ = lines_;
       }
     }
+  }
+
+  // A connection within the node, the line's own rank sending ("6[6] -> 10[2] via P2P/IPC";
+  // a "[receive]" line names the peer first): both ranks and their GPUs for the host.
+  void intra_node_line(std::string_view line, const topo::NcclLogLine& l, Facts& facts) {
+    const std::string_view m = l.msg;
+    size_t via = m.find("via ");  // its 'v' is rare in these lines, where a space is not
+    if (via == std::string_view::npos || via < 5 || m[via - 1] != ' ') return;
+    const std::string_view how = m.substr(via + 4, 3);
+    if ((how != "P2P" && how != "SHM") || l.host == topo::kUnnamedHost || l.pid.empty()) return;
+    ++intra_lines_;
+    // "... : 6[6] -> 10[2] via" or "... : 2[2] -> 3[3] [send] via"; "[receive]" names the peer first.
+    size_t end = via - 1;
+    if (m[end - 1] == ']' && m.substr(0, end).ends_with(" [send]")) end -= 7;
+    int self = 0, self_gpu = 0, peer = 0, peer_gpu = 0;
+    size_t from = m.rfind(' ', end - 1);
+    if (from == std::string_view::npos || !rank_and_gpu(m.substr(from + 1, end - from - 1), peer, peer_gpu)) return;
+    if (from < 4 || m.substr(from - 3, 3) != " ->") return;
+    end = from - 3;
+    from = m.rfind(' ', end - 1);
+    if (from == std::string_view::npos || !rank_and_gpu(m.substr(from + 1, end - from - 1), self, self_gpu)) return;
+    if (l.dev >= 0 && self_gpu != l.dev) return;
+    // A log's channel lines are most of it: the last process's host looked up again only when
+    // the process changes, and nothing allocated for a rank seen.
+    if (intra_host_ == nullptr || l.pid != intra_pid_ || l.host != intra_host_name_) {
+      auto at = facts.intra_node.find(l.host);
+      if (at == facts.intra_node.end())
+        at = facts.intra_node.emplace(std::string(l.host), Facts::IntraNodeRanks{}).first;
+      intra_host_ = &at->second;
+      intra_host_name_.assign(l.host);
+      intra_pid_.assign(l.pid);
+    }
+    Facts::IntraNodeRanks& host = *intra_host_;
+    if (host.mixed) return;
+    if (const auto p = host.pid_rank.find(l.pid); p == host.pid_rank.end()) {
+      host.pid_rank.emplace(std::string(l.pid), self);
+    } else if (p->second != self) {
+      host.mixed = true;
+      return;
+    }
+    const bool new_self = !host.own.count(self), new_peer = !host.peers.count(peer);
+    if (!new_self && !new_peer) return;
+    const Quote q{path_, lines_, std::string(trim(line))};
+    if (new_self) host.own.emplace(self, std::make_pair(self_gpu, q));
+    if (new_peer) host.peers.emplace(peer, std::make_pair(peer_gpu, q));
+  }
+  // "10[2]": rank 10 on GPU 2.
+  static bool rank_and_gpu(std::string_view t, int& rank, int& gpu) {
+    const size_t lb = t.find('[');
+    if (lb == std::string_view::npos || lb == 0 || t.size() < lb + 3 || t.back() != ']') return false;
+    const char* end = t.data() + t.size() - 1;
+    return std::from_chars(t.data(), t.data() + lb, rank).ptr == t.data() + lb &&
+           std::from_chars(t.data() + lb + 1, end, gpu).ptr == end && rank >= 0 && gpu >= 0;
   }
 
   // Interface entries on a line of their own: the list above them broken up, or a list
@@ -2909,8 +2968,14 @@ class Gatherer {
   std::string heading_path_;              // "=== FILE ===" or "==> FILE <==": the file the next line is
   std::set<std::string> programs_;        // nccl-tests binaries the file's other lines name
   std::unordered_set<std::string> seen_;  // NCCL lines kept, by process, device and message
-  std::string nccl_text_;                 // the distinct NCCL lines topo's reader reads
-  std::string other_;                     // the other lines (NCCL and kernel lines left empty)
+  // The connections within a node are read from a file's first lines of them: a job's
+  // initialisation prints them, its later communicators the same again.
+  static constexpr int kMaxIntraNodeLines = 4096;
+  int intra_lines_ = 0;
+  Facts::IntraNodeRanks* intra_host_ = nullptr;  // the host of the last connection line read
+  std::string intra_host_name_, intra_pid_;      // and its process
+  std::string nccl_text_;                        // the distinct NCCL lines topo's reader reads
+  std::string other_;                            // the other lines (NCCL and kernel lines left empty)
   bool other_truncated_ = false;
   std::vector<Quote> kernel_lines_;
   std::vector<CounterFact> counters_pending_;  // taken when the file is counters

@@ -1055,6 +1055,16 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "0",
      "run the containers with --cap-add SYS_PTRACE (or share their PID namespace), or set kernel.yama.ptrace_scope=0 "
      "on the host; UCX_TLS=^cma runs without that transport meanwhile"},
+    // UCX's IB transport given a port speed it has no case for (uct/ib/base/ib_iface.c: "Invalid
+    // active_speed on mlx5_0:1: 128"): HDR (64) in old releases, NDR (128) before 1.13
+    // (Azure's HPC image notes), XDR (256) later; the transport does not open, and the MPI
+    // or NCCL plugin above it fails ("Failed to create UCP worker").
+    {"Invalid active_speed on ", code::kUcxPortSpeedUnknown,
+     "UCX's InfiniBand transport does not know the port's speed and refuses to open it: a UCX older than the "
+     "fabric (NDR's speed 128 needs UCX 1.13 or later), so Open MPI's pml ucx or NCCL's UCX plugin fails or falls "
+     "back to TCP",
+     "load a UCX that knows the port (`ucx_info -v` for the release and its configure line; HPC-X or MOFED's UCX, "
+     "1.13 or later for NDR) built with its IB transports (`ucx_info -d` lists rc, ud, dc on the mlx5 device)"},
     {"status=12 ", code::kNcclIbRetryExceeded,
      "a send was never acknowledged (IBV_WC_RETRY_EXC_ERR): the peer or the path to it stopped answering",
      "a link down or flapping on that path, a dead peer host, or a misrouted/congested path: check both NICs' "
@@ -3937,6 +3947,36 @@ void check_p2p_unsupported(const Facts& facts, std::vector<Finding>& out, std::v
       facts.cuda_p2p, {{"lines", facts.cuda_p2p.size()}}));
 }
 
+// Ranks NCCL connects through P2P or SHM are ranks it believes on the same node. A peer
+// rank on a GPU that another rank of that host holds, and that logs nothing from the host
+// itself, is on another node NCCL took for this one: their host hashes are equal (before
+// 2.4 the hostname cut at its first dot, nccl#187; later the hostname with the boot id, or
+// NCCL_HOSTID set alike), and CUDA IPC between them fails or hangs. Not judged where a
+// process shows two ranks: several communicators, numbered apart, in one log.
+void check_host_identity(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  for (const auto& [host, ranks] : facts.intra_node) {
+    if (ranks.mixed) continue;
+    std::map<int, int> holder;  // GPU: the rank of this host on it
+    for (const auto& [rank, gpu] : ranks.own) holder.try_emplace(gpu.first, rank);
+    for (const auto& [peer, gpu] : ranks.peers) {
+      const auto held = holder.find(gpu.first);
+      if (ranks.own.count(peer) || held == holder.end() || held->second == peer) continue;
+      const Quote& mine = ranks.own.at(held->second).second;
+      out.push_back(finding(
+          code::kNcclHostIdentityCollision, Severity::kError, fmt::format("NCCL on {}", host), {host},
+          fmt::format("NCCL connects rank {} as a rank of {} (through {}), but its GPU {} there is rank {}'s: rank {} "
+                      "is on another node that NCCL takes for this one (the same host hash), and GPU memory "
+                      "shared within a node (CUDA IPC, SHM) does not reach it",
+                      peer, host, contains(gpu.second.text, "via SHM") ? "SHM" : "P2P", gpu.first, held->second, peer),
+          "give every node its own hostname (NCCL before 2.4 compared hostnames only up to their first dot: "
+          "upgrade, or name nodes apart there); in containers and cloned images check that nodes differ in "
+          "hostname or /proc/sys/kernel/random/boot_id, and that NCCL_HOSTID is not set alike on them",
+          {gpu.second, mine}, {{"rank", peer}, {"gpu", gpu.first}, {"rank_on_gpu", held->second}}));
+      break;  // one per host: the first shows it
+    }
+  }
+}
+
 // show_gids of a RoCE port whose table has no entry at index 0 although it lists its
 // link-local GIDs (a listing grepped for v2 or for an address has neither): a device in a
 // pod (macvlan, ipvlan) sees only its own addresses' entries, at the host's indexes. NCCL
@@ -5418,6 +5458,7 @@ const std::vector<Signature> kSignatures = {
       code::kNcclTopologyFallback,
       code::kNcclKnownBug,
       code::kLimitsPtraceDenied,
+      code::kUcxPortSpeedUnknown,
       code::kNcclInvalidUsage,
       code::kNcclCudaKernelFault,
       code::kNcclCudaEcc,
@@ -5521,6 +5562,10 @@ const std::vector<Signature> kSignatures = {
      "RoCE port with a GID of zeros; show_gids of a port with nothing at index 0 (a pod's sparse GID table); "
      "ibv_devinfo -v's GID tables of two hosts whose index means a different kind of address",
      check_zero_guids},
+    {{code::kNcclHostIdentityCollision},
+     "NCCL's connections within a node (P2P, SHM) to a rank on a GPU another rank of that host holds: two nodes "
+     "NCCL takes for one",
+     check_host_identity},
     {{code::kTopoP2pUnsupported, code::kNcclCumemHostNeedsP2p},
      "CUDA refusing peer access between two GPUs (error 217), from any program: a custom all-reduce or a P2P copy "
      "on GPUs without a P2P path; NCCL's SHM transport through cuMem host memory",

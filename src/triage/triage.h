@@ -206,6 +206,16 @@ struct Facts {
     std::string gid;
   };
   std::vector<GidIndexFact> gid_indexes;
+  // NCCL's connections within a node ("Ring 00 : 6[6] -> 10[2] via P2P/IPC", "Channel 00/0 :
+  // 2[2] -> 3[3] via SHM/direct/direct"), per host: the ranks its lines are from and the
+  // peers they reach through P2P or SHM, each rank's GPU and its first line; a process
+  // seen with two ranks (several communicators in the log) marks the host's as mixed.
+  struct IntraNodeRanks {
+    std::map<int, std::pair<int, Quote>> own, peers;  // rank: GPU, first line
+    std::map<std::string, int, std::less<>> pid_rank;
+    bool mixed = false;
+  };
+  std::map<std::string, IntraNodeRanks, std::less<>> intra_node;
   std::vector<Snapshot> snapshots;  // fabscope's profiler plugin's snapshots of a running job
   // nvidia-smi -q: a GPU memory repair waiting for a reset ("Pending : Yes" under "Remapped
   // Rows" or "Retired Pages", "Pending Page Blacklist : Yes"), and spare rows run out

@@ -1674,6 +1674,38 @@ TEST(TriagePasted, NoSocketInterfaceIsTheIfnameFilter) {
   EXPECT_NE(find(net, "nccl.socket_ifname_no_match"), nullptr) << testing::PrintToString(codes(net));
 }
 
+// Ranks NCCL connects within a node (P2P, SHM) are on one node: a peer on a GPU another rank
+// of that host holds, which logs nothing there itself, is a node NCCL took for this one. Not
+// judged where a process shows two ranks (several communicators), nor from receive lines.
+TEST(TriageHostIdentity, PeerOnAGpuAnotherRankHoldsIsAnotherNode) {
+  const std::string old =
+      "learngpu060:101:201 [2] INFO Ring 00 : 2[2] -> 3[3] via P2P/IPC\n"
+      "learngpu060:102:202 [3] INFO Ring 00 : 3[3] -> 7[7] via P2P/IPC\n"
+      "learngpu060:106:206 [6] INFO Ring 00 : 6[6] -> 10[2] via P2P/IPC\n";
+  const Report r = judged({{"ring.log", old}});
+  const Finding* f = find(r, "nccl.host_identity_collision");
+  ASSERT_NE(f, nullptr) << ::testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_NE(f->message.find("rank 10"), std::string::npos) << f->message;
+  EXPECT_NE(f->message.find("rank 2's"), std::string::npos) << f->message;
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"ring.log:3", "ring.log:1"}));
+  EXPECT_EQ(name(r.verdict.result), "fail");
+
+  // 2.19's channel lines of one healthy node: every peer is a rank that logs there.
+  const std::string healthy =
+      "n1:11:21 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n"
+      "n1:12:22 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via SHM/direct/direct\n"
+      "n1:12:22 [1] NCCL INFO Channel 01/0 : 3[1] -> 1[1] [receive] via NET/IB/0\n";
+  EXPECT_EQ(find(judged({{"ok.log", healthy}}), "nccl.host_identity_collision"), nullptr);
+
+  // Two communicators in one log, numbered apart: process 12 is rank 1 in one, 0 in the other.
+  const std::string two_comms =
+      "n1:11:21 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n"
+      "n1:12:22 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via P2P/IPC\n"
+      "n1:12:22 [1] NCCL INFO Channel 00/0 : 0[1] -> 5[0] via P2P/IPC\n";
+  EXPECT_EQ(find(judged({{"two.log", two_comms}}), "nccl.host_identity_collision"), nullptr);
+}
+
 // NCCL before 2.4 printed WARN without the word NCCL, and a pasted line may keep only the
 // source location: both are NCCL's, their host where the prefix names it. A socket created
 // with no address family is NCCL having found no interface at all. A WARN after anything
@@ -1691,6 +1723,14 @@ TEST(TriagePasted, OldAndBareWarnLinesAndNoInterfaceAtAll) {
   EXPECT_FALSE(topo::split_nccl_line("2024-01-02 10:00:00 WARN disk almost full", l));
   EXPECT_FALSE(topo::split_nccl_line("[1700000000.1] [h:1:0] ib_iface.c:9 UCX  WARN  x", l));
   EXPECT_FALSE(topo::split_nccl_line("train.py:12 WARN lr too high", l));
+  // NCCL before 2.3: INFO without the word NCCL, after a whole host:pid:tid [dev].
+  ASSERT_TRUE(topo::split_nccl_line("learngpu060:3728589:3730445 [2] INFO Ring 00 : 2[2] -> 3[3] via P2P/IPC", l));
+  EXPECT_EQ(l.host, "learngpu060");
+  EXPECT_EQ(l.dev, 2);
+  EXPECT_EQ(l.level, "INFO");
+  EXPECT_EQ(l.msg, "Ring 00 : 2[2] -> 3[3] via P2P/IPC");
+  EXPECT_FALSE(topo::split_nccl_line("[2024-01-02 10:00:00] [3] INFO started", l));
+  EXPECT_FALSE(topo::split_nccl_line("worker:main:loop [0] INFO step 10", l));
   Report r = judged({{"w.txt",
                       "box7:88:88 [0] misc/ibvwrap.cu:61 WARN Failed to open libibverbs.so[.1]\n"
                       "box7:88:88 [0] include/socket.h:290 WARN Socket creation failed : Address family not "
@@ -1918,7 +1958,10 @@ TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
       // UCX's CMA transport refused by ptrace's rules.
       {"[1699871234.123456] [node1:12345:0]          cma_ep.c:81   UCX  ERROR process_vm_readv(pid=12346 "
        "{0x7f00,8192}-->{0x7f00,8192}) returned -1: Operation not permitted",
-       "limits.ptrace_denied"}};
+       "limits.ptrace_denied"},
+      // UCX's IB transport without a case for the port's speed (NDR's 128 before UCX 1.13).
+      {"[1731632081.707655] [gpu46:69078:0]        ib_iface.c:1674 UCX  ERROR Invalid active_speed on mlx5_0:1: 128",
+       "ucx.port_speed_unknown"}};
   for (const auto& [line, code] : cases) {
     Report r = judged({{"w.log", std::string(line) + "\n"}});
     const Finding* f = find(r, code);
@@ -4270,7 +4313,8 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "launcher.clock_skew", "container.nic_driver_storage_modules", "container.runtime_hook_failed", "nccl.cuda_error",
       "nccl.known_bug", "nccl.ib_fabric_event", "mpi.not_cuda_aware", "framework.custom_allreduce_ipc",
       "nccl.ras_process_lost", "nccl.ras_ranks_behind", "healthcheck.failed", "link.mlxlink_issue",
-      "topo.roce_gid_index_mismatch", "counters.allowance_exceeded",
+      "topo.roce_gid_index_mismatch", "counters.allowance_exceeded", "nccl.host_identity_collision",
+      "ucx.port_speed_unknown",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
@@ -4334,7 +4378,9 @@ TEST(TriageDamage, PastedShapesNeverNameAnotherCause) {
             ((f.code == "nccl.warn" || f.code == "nccl.system_error" || f.code == "nccl.invalid_usage" ||
               f.code == "nccl.cuda_error") &&
              std::any_of(causes.begin(), causes.end(),
-                         [](auto& c) { return c.starts_with("nccl.") || c.starts_with("nvlink."); })) ||
+                         [](auto& c) {  // UCX's errors are read by the same meanings
+                           return c.starts_with("nccl.") || c.starts_with("nvlink.") || c.starts_with("ucx.");
+                         })) ||
             ((f.code == "nccl.ib_completion_error" || f.code == "nccl.ibv_failed") &&
              std::any_of(causes.begin(), causes.end(), [](auto& c) { return c.starts_with("nccl.ib_"); }));
         EXPECT_TRUE(causes.count(f.code) || less_specific)
