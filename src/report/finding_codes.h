@@ -183,10 +183,12 @@ inline constexpr std::string_view kLauncherSlurmVersionMismatch = "launcher.slur
 inline constexpr std::string_view kLauncherClockSkew = "launcher.clock_skew";
 inline constexpr std::string_view kContainerNicDriverStorageModules = "container.nic_driver_storage_modules";
 inline constexpr std::string_view kMpiNotCudaAware = "mpi.not_cuda_aware";
+inline constexpr std::string_view kMpiUccShmFailed = "mpi.ucc_shm_failed";
 inline constexpr std::string_view kFrameworkCustomAllreduceIpc = "framework.custom_allreduce_ipc";
 inline constexpr std::string_view kHealthcheckFailed = "healthcheck.failed";
 inline constexpr std::string_view kLinkMlxlinkIssue = "link.mlxlink_issue";
 inline constexpr std::string_view kContainerRuntimeHookFailed = "container.runtime_hook_failed";
+inline constexpr std::string_view kContainerGpuDriverInUse = "container.gpu_driver_in_use";
 inline constexpr std::string_view kNcclCudaError = "nccl.cuda_error";
 inline constexpr std::string_view kKernelIommuFault = "kernel.iommu_fault";
 inline constexpr std::string_view kKernelIommuTranslated = "kernel.iommu_translated";
@@ -348,10 +350,12 @@ inline constexpr std::string_view kTriageCodes[] = {
     kLauncherClockSkew,
     kContainerNicDriverStorageModules,
     kMpiNotCudaAware,
+    kMpiUccShmFailed,
     kFrameworkCustomAllreduceIpc,
     kHealthcheckFailed,
     kLinkMlxlinkIssue,
     kContainerRuntimeHookFailed,
+    kContainerGpuDriverInUse,
     kNcclCudaError,
     kKernelIommuFault,
     kKernelIommuTranslated,

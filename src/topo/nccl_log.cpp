@@ -447,10 +447,13 @@ bool all_digits(std::string_view s) {
 // "host:pid:tid [dev]" prefix, the pid, tid and device numbers, is NCCL's.
 bool split_old_info(std::string_view line, NcclLogLine& out) {
   constexpr std::string_view kTag = "] INFO ";
-  // Within a prefix's length (a launcher's and the host's names): not through a long line.
-  const void* hit = memmem(line.data(), std::min<size_t>(line.size(), 192), kTag.data(), kTag.size());
-  if (hit == nullptr) return false;
-  const size_t tag = static_cast<size_t>(static_cast<const char*>(hit) - line.data());
+  // Within a prefix's length (a launcher's and the host's names), from each ']': not
+  // through a long line, and few stops in one.
+  size_t tag = line.find(']');
+  while (tag != std::string_view::npos && tag < 192 && line.compare(tag, kTag.size(), kTag) != 0) {
+    tag = line.find(']', tag + 1);
+  }
+  if (tag == std::string_view::npos || tag >= 192) return false;
   const std::string_view prefix = line.substr(0, tag + 1);
   NcclLogLine l;
   if (!split_prefix(prefix, l) || l.dev < 0 || !all_digits(l.pid)) return false;
@@ -472,6 +475,26 @@ bool bare_net_line(std::string_view t) {
   return !t.empty() && t.front() == 'N' &&
          (t.starts_with("NET/IB : ") || t.starts_with("NET/IB: ") || t.starts_with("NET/Socket : ") ||
           t.starts_with("NET/Plugin"));
+}
+
+// NCCL's socket code's warnings pasted alone, as a quote (in backticks) or the message of a
+// WARN whose prefix was dropped: "socketStartConnect: Connect to 10.0.0.2<47527> failed :
+// Software caused connection abort". Its functions' names head them (misc/socket.cc).
+bool bare_socket_warn(std::string_view t, NcclLogLine& out) {
+  if (t.size() > 512 || t.empty() || (t.front() != 's' && t.front() != '`')) return false;
+  if (t.front() == '`') {
+    t.remove_prefix(1);
+    if (!t.empty() && t.back() == '`') t.remove_suffix(1);
+  }
+  if (!t.starts_with("socketStartConnect: ") && !t.starts_with("socketPollConnect: ") &&
+      !t.starts_with("socketFinalizeAccept: ") && !t.starts_with("socketTryAccept: ") &&
+      !t.starts_with("socketFinalizeConnect: ")) {
+    return false;
+  }
+  unnamed(out);
+  out.level = "WARN";
+  out.msg = t;
+  return true;
 }
 
 // NVSHMEM's bootstrap (NCCL's socket code, its errors printed to stderr as
@@ -517,7 +540,7 @@ bool split_nccl_line(std::string_view line, NcclLogLine& out) {
         return true;
       }
       if (nvshmem_bootstrap_error(t, out)) return true;
-      if (split_old_info(t, out)) return true;
+      if (split_old_info(t, out) || bare_socket_warn(t, out)) return true;
       return split_sourced_warn(t, out);
     }
     return split_unprefixed(t, 0, out);

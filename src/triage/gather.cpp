@@ -1356,7 +1356,8 @@ class Gatherer {
     std::vector<std::string> k;
     auto any = [](const auto&... v) { return (!v.empty() || ...); };
     if (any(toolkit_denied_, toolkit_missing_, image_no_shell_, image_storage_full_, runtime_hook_failed_,
-            driver_files_in_image_, nic_driver_storage_modules_, nvml_unknown_, device_cgroup_.nvidia_no_rw)) {
+            driver_files_in_image_, nic_driver_storage_modules_, gpu_driver_in_use_, nvml_unknown_,
+            device_cgroup_.nvidia_no_rw)) {
       k.emplace_back("container-log");
     }
     if (any(driver_libs_missing_, driver_mismatch_, module_abi_, module_build_failed_, nvml_denied_, cuda_not_ready_,
@@ -1453,9 +1454,11 @@ class Gatherer {
     move_into(slurm_version_, facts.slurm_version);
     move_into(slurm_credential_expired_, facts.slurm_credential_expired);
     move_into(nic_driver_storage_modules_, facts.nic_driver_storage_modules);
+    move_into(gpu_driver_in_use_, facts.gpu_driver_in_use);
     end_ras_section();
     move_into(ras_facts_, facts.ras);
     move_into(mpi_not_cuda_aware_, facts.mpi_not_cuda_aware);
+    move_into(ucc_shm_failed_, facts.ucc_shm_failed);
     move_into(custom_allreduce_, facts.custom_allreduce);
     move_into(nhc_, facts.nhc);
     move_into(mlxlink_ports_, facts.mlxlink);
@@ -2032,6 +2035,10 @@ class Gatherer {
         keep(image_storage_full_, line)) {
       framework_ = true;  // a program's log
     }
+    // NVIDIA's GPU driver container (Facts::gpu_driver_in_use), its entrypoint's words.
+    if (n.finds("Could not unload NVIDIA driver kernel modules") && contains(line, "driver is in use")) {
+      keep(gpu_driver_in_use_, line);  // a container's log (line_kinds)
+    }
     // NVIDIA's NIC driver container (Facts::nic_driver_storage_modules), in its shell and Go
     // entrypoints' words; a pasted copy may wrap the sentence before "UNLOAD_STORAGE_MODULES".
     if (n.finds("UNLOAD_STORAGE_MODULES") && contains(line, "reload failure due to UNLOAD_STORAGE_MODULES") &&
@@ -2064,6 +2071,7 @@ class Gatherer {
     }
     // '_' is rarer in logs than the words' first letters: one search for it spares most lines.
     if (line.find('_') == std::string_view::npos) return;
+    if (n.finds("TL_SHM ERROR") && keep(ucc_shm_failed_, line)) framework_ = true;
     if (n.finds("_all_reduce") && contains(line, "custom_all_reduce") &&
         (contains(line, "Cuda error") || contains(line, "CUDA error")) && keep(custom_allreduce_, line)) {
       framework_ = true;
@@ -3036,7 +3044,8 @@ class Gatherer {
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, munge_, slurm_version_, slurm_credential_expired_, nic_driver_storage_modules_,
-      mpi_not_cuda_aware_, custom_allreduce_, expandable_segments_, runtime_hook_failed_, rendezvous_, gpu_start_;
+      mpi_not_cuda_aware_, custom_allreduce_, expandable_segments_, runtime_hook_failed_, rendezvous_, gpu_start_,
+      gpu_driver_in_use_, ucc_shm_failed_;
   int hook_stderr_left_ = 0;             // lines after a failed hook's "stderr:" still to keep as its words
   bool container_cli_seen_ = false;      // a line of nvidia-container-cli's ("nvidia-container-cli: ...")
   bool slurm_foreign_protocol_ = false;  // a protocol version no Slurm release has (a port scanner's)

@@ -1314,6 +1314,18 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "with invalid argument; the machine is not at fault",
      "load NCCL 2.21 or later, or an aws-ofi-nccl carrying the fix (aws-ofi-nccl pull request 986, which falls back "
      "to NCCL's internal tuner); `NCCL INFO NET/OFI Adding NCCL_PROTO=simple to environment` shows the plugin set it"},
+    // NCCL's socket connect retry before 2.24 (misc/socket.cc): a connect refused or timed out
+    // is retried, and the retry's bug turns that first error into ECONNABORTED ("socketStartConnect:
+    // Connect to 10.45.234.83<47527> failed : Software caused connection abort"), NVIDIA/nccl#1515.
+    // The connection failed all the same: a socket_connect, in the bug's words.
+    {"failed : Software caused connection abort", code::kNcclSocketConnect,
+     "a socket connection failed, its error hidden by a known bug of NCCL's socket connect before 2.24 "
+     "(NVIDIA/nccl#1515): a connection refused or timed out is retried, and the retry reports \"Software caused "
+     "connection abort\" instead; most often the peer was not listening (its rank crashed, exited or never reached "
+     "that point) or not reachable on that address (an interface of another network)",
+     "look at the peer named (its rank's log: a crash or an earlier error), that every rank reaches the others on "
+     "NCCL_SOCKET_IFNAME's interface and that no firewall refuses the port; NCCL 2.24 or later reports the real "
+     "error"},
     // A GPU kernel faulted: NCCL's or one queued before it on the stream (CUDA reports the
     // first error at the next call): cudaErrorIllegalAddress (700), cudaErrorLaunchFailure (719),
     // misaligned address (716), illegal instruction (715).
@@ -4793,6 +4805,42 @@ void check_nic_driver_storage_modules(const Facts& facts, std::vector<Finding>& 
       facts.nic_driver_storage_modules, {{"lines", facts.nic_driver_storage_modules.size()}}));
 }
 
+// NVIDIA's GPU driver container (the GPU Operator's nvidia-driver-daemonset) unloads the
+// NVIDIA modules before it installs its own; where they are held (a driver installed on the
+// host and in use, nvidia-persistenced, DCGM, a GPU pod) it cannot, and retries for ever.
+void check_gpu_driver_in_use(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.gpu_driver_in_use.empty()) return;
+  out.push_back(finding(
+      code::kContainerGpuDriverInUse, Severity::kError, "GPU driver container", {},
+      fmt::format("NVIDIA's GPU driver container cannot install its driver: the NVIDIA kernel modules already "
+                  "loaded are in use and will not unload ({}: \"driver is in use\"); most often a driver installed on "
+                  "the host itself, which the node's GPUs run on meanwhile",
+                  count_lines(facts.gpu_driver_in_use.size())),
+      "where the host has its own driver (`nvidia-smi` on the node, `dkms status`, the distribution's packages), "
+      "install the GPU Operator with driver.enabled=false so that it uses that driver, or remove the host's driver "
+      "and reboot; otherwise find what holds the GPUs (`lsof /dev/nvidia*`, `lsmod | grep nvidia`: "
+      "nvidia-persistenced, DCGM, a GPU pod, a display server) and stop it",
+      facts.gpu_driver_in_use, {{"lines", facts.gpu_driver_in_use.size()}}));
+}
+
+// UCC's shared-memory team layer failing (Facts::ucc_shm_failed): the MPI's own collectives,
+// which Open MPI and HPC-X run through UCC (coll/ucc) beside NCCL's, not NCCL. Its ranks of
+// one host share System V segments (shmat): ranks in containers with their own IPC
+// namespaces, or a segment above kernel.shmmax, cannot (openucx/ucx#10055).
+void check_ucc_shm_failed(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.ucc_shm_failed.empty()) return;
+  out.push_back(finding(
+      code::kMpiUccShmFailed, Severity::kError, "MPI collectives (UCC)", {},
+      fmt::format("the MPI library's collectives failed in UCC's shared-memory layer (TL/SHM, {}): the ranks of a "
+                  "host could not share a System V segment, as where each runs in a container of its own (its own "
+                  "IPC namespace); the job stops in the launcher's MPI, not in NCCL",
+                  count_lines(facts.ucc_shm_failed.size())),
+      "run the ranks of a host in one IPC namespace (docker --ipc=host, a pod's hostIPC) and check kernel.shmmax "
+      "and kernel.shmall; or keep UCC off shared memory (UCC_TLS=ucp) or off the MPI's collectives (--mca "
+      "coll_ucc_enable 0)",
+      facts.ucc_shm_failed, {{"lines", facts.ucc_shm_failed.size()}}));
+}
+
 // An MPI library without CUDA support asked to carry GPU buffers (Facts::mpi_not_cuda_aware):
 // it reads device pointers as host memory, and the ranks crash or send garbage.
 void check_mpi_not_cuda_aware(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
@@ -5383,6 +5431,9 @@ const std::vector<Signature> kSignatures = {
     {{code::kContainerNicDriverStorageModules},
      "NVIDIA's NIC driver container refusing to reload the RDMA stack while storage modules over it are loaded",
      check_nic_driver_storage_modules},
+    {{code::kContainerGpuDriverInUse},
+     "NVIDIA's GPU driver container unable to unload NVIDIA modules in use (a driver installed on the host)",
+     check_gpu_driver_in_use},
     {{code::kHealthcheckFailed},
      "a node health check's failures (LBNL NHC, as Azure's azurehpc-health-checks runs it), each read by its check "
      "(NVLink inactive, IB link flapping, an IB port not active, GPUs missing, GPU memory errors, bandwidth below "
@@ -5394,6 +5445,9 @@ const std::vector<Signature> kSignatures = {
     {{code::kMpiNotCudaAware},
      "an MPI built without CUDA support asked to carry GPU buffers (Open MPI's help message)",
      check_mpi_not_cuda_aware},
+    {{code::kMpiUccShmFailed},
+     "UCC's shared-memory team layer failing under the MPI's collectives (TL_SHM ERROR)",
+     check_ucc_shm_failed},
     {{code::kFrameworkCustomAllreduceIpc},
      "an inference framework's custom all-reduce failing in CUDA IPC (vLLM's, SGLang's custom_all_reduce.cuh)",
      check_custom_allreduce},

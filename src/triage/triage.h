@@ -324,10 +324,17 @@ struct Facts {
   // loaded for current driver, terminating prior driver reload failure due to
   // UNLOAD_STORAGE_MODULES not set to "true"".
   std::vector<Quote> nic_driver_storage_modules;
+  // NVIDIA's GPU driver container (the GPU Operator's) unable to unload the NVIDIA modules
+  // it would replace: "Could not unload NVIDIA driver kernel modules, driver is in use".
+  std::vector<Quote> gpu_driver_in_use;
   // An MPI built without CUDA support asked for it: Open MPI's help message "The user
   // requested CUDA support with the --mca mpi_cuda_support 1 flag / but the library was not
   // compiled with any support." (its first line kept).
   std::vector<Quote> mpi_not_cuda_aware;
+  // UCC's shared-memory team layer (Open MPI's and HPC-X's collectives through coll/ucc)
+  // failing, in UCC's log form: "[1723337199.099229] [ai-worker03:1382 :0] tl_shm_team.c:617
+  // TL_SHM ERROR Child failed to attach to shmseg, errno: Invalid argument".
+  std::vector<Quote> ucc_shm_failed;
   // An inference framework's custom all-reduce (vLLM's, SGLang's csrc/custom_all_reduce.cuh,
   // which shares GPU buffers over CUDA IPC) failing a CUDA call: "Failed: Cuda error
   // /workspace/csrc/custom_all_reduce.cuh:455 'invalid argument'"; and PyTorch's

@@ -1955,6 +1955,9 @@ TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
        "nccl.topology_fallback"},
       // NCCL 2.25-2.26's fallback naming a NET that NIC fusion took away (NVIDIA/nccl#1748).
       {"n1:5:5 [0] graph/topo.h:230 NCCL WARN Could not find NET with id 0", "nccl.known_bug"},
+      // NCCL's connect retry before 2.24 (nccl#1515), its warning quoted alone in backticks.
+      {"`socketStartConnect: Connect to 10.45.234.83<47527> failed : Software caused connection abort`",
+       "nccl.socket_connect"},
       // UCX's CMA transport refused by ptrace's rules.
       {"[1699871234.123456] [node1:12345:0]          cma_ep.c:81   UCX  ERROR process_vm_readv(pid=12346 "
        "{0x7f00,8192}-->{0x7f00,8192}) returned -1: Operation not permitted",
@@ -3569,6 +3572,40 @@ TEST(TriagePasted, NicDriverContainerStoppedByStorageModules) {
   EXPECT_EQ(find(set, "container.nic_driver_storage_modules"), nullptr) << testing::PrintToString(codes(set));
 }
 
+// NVIDIA's GPU driver container unable to unload the modules it would replace: one error for
+// its retries, taken as a container's log; the unload that worked is nothing.
+TEST(TriagePasted, GpuDriverContainerFindsTheDriverInUse) {
+  Report r = judged({{"driver.log",
+                      "Stopping NVIDIA persistence daemon...\nUnloading NVIDIA driver kernel modules...\n"
+                      "Could not unload NVIDIA driver kernel modules, driver is in use\n"
+                      "Unloading NVIDIA driver kernel modules...\n"
+                      "Could not unload NVIDIA driver kernel modules, driver is in use\n"}});
+  const Finding* f = find(r, "container.gpu_driver_in_use");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"driver.log:3", "driver.log:5"}));
+  EXPECT_NE(f->hint.find("driver.enabled=false"), std::string::npos) << f->hint;
+  EXPECT_EQ(r.triage->files.at(0).kinds, std::vector<std::string>{"container-log"});
+  Report ok = judged({{"driver.log",
+                       "Unloading NVIDIA driver kernel modules...\nInstalling NVIDIA driver kernel "
+                       "modules...\n"}});
+  EXPECT_TRUE(ok.findings.empty()) << testing::PrintToString(codes(ok));
+}
+
+// UCC's shared-memory layer under the MPI's collectives: one error naming the MPI, not NCCL.
+TEST(TriagePasted, UccSharedMemoryFailureIsTheMpisNotNccls) {
+  Report r = judged({{"mpi.log",
+                      "[1723337199.099229] [ai-worker03:1382 :0] tl_shm_team.c:617 TL_SHM ERROR Child failed to "
+                      "attach to shmseg, errno: Invalid argument\n"
+                      "[1723337199.100165] [ai-worker03:1382 :0] tl_shm_team.c:548 TL_SHM ERROR shmdt failed\n"}});
+  const Finding* f = find(r, "mpi.ucc_shm_failed");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"mpi.log:1", "mpi.log:2"}));
+  EXPECT_NE(f->hint.find("coll_ucc_enable 0"), std::string::npos) << f->hint;
+  EXPECT_EQ(r.findings.size(), 1u) << testing::PrintToString(codes(r));
+}
+
 // An OCI runtime's failed hook, with its stderr on the lines after; the toolkit's legacy hook
 // with nvidia-container-cli's words is left to their readers.
 TEST(TriagePasted, ContainerRuntimeHookFailed) {
@@ -4314,7 +4351,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.known_bug", "nccl.ib_fabric_event", "mpi.not_cuda_aware", "framework.custom_allreduce_ipc",
       "nccl.ras_process_lost", "nccl.ras_ranks_behind", "healthcheck.failed", "link.mlxlink_issue",
       "topo.roce_gid_index_mismatch", "counters.allowance_exceeded", "nccl.host_identity_collision",
-      "ucx.port_speed_unknown",
+      "ucx.port_speed_unknown", "container.gpu_driver_in_use", "mpi.ucc_shm_failed",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
