@@ -106,6 +106,7 @@ inline constexpr std::string_view kNcclCudaDriverTooOld = "nccl.cuda_driver_too_
 inline constexpr std::string_view kNcclInvalidDevice = "nccl.invalid_device";
 inline constexpr std::string_view kNcclDuplicateGpu = "nccl.duplicate_gpu";
 inline constexpr std::string_view kNcclHostIdentityCollision = "nccl.host_identity_collision";
+inline constexpr std::string_view kNvlinkNvlsExhausted = "nvlink.nvls_exhausted";
 inline constexpr std::string_view kUcxPortSpeedUnknown = "ucx.port_speed_unknown";
 inline constexpr std::string_view kNcclTopologyFallback = "nccl.topology_fallback";
 inline constexpr std::string_view kNcclKnownBug = "nccl.known_bug";
@@ -277,6 +278,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNcclInvalidDevice,
     kNcclDuplicateGpu,
     kNcclHostIdentityCollision,
+    kNvlinkNvlsExhausted,
     kUcxPortSpeedUnknown,
     kNcclTopologyFallback,
     kNcclKnownBug,

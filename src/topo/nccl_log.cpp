@@ -477,11 +477,20 @@ bool bare_net_line(std::string_view t) {
           t.starts_with("NET/Plugin"));
 }
 
-// NCCL's socket code's warnings pasted alone, as a quote (in backticks) or the message of a
-// WARN whose prefix was dropped: "socketStartConnect: Connect to 10.0.0.2<47527> failed :
-// Software caused connection abort". Its functions' names head them (misc/socket.cc).
-bool bare_socket_warn(std::string_view t, NcclLogLine& out) {
-  if (t.size() > 512 || t.empty() || (t.front() != 's' && t.front() != '`')) return false;
+// NCCL's warnings pasted alone, as a quote (in backticks) or the message of a WARN whose
+// prefix was dropped, or after a framework's error that quotes NCCL's last one: its socket
+// code's, headed by its functions' names (misc/socket.cc: "socketStartConnect: Connect to
+// 10.0.0.2<47527> failed : Software caused connection abort"), and NVLS's multicast bind
+// (transport/nvls.cc: "Failed to bind NVLink SHARP (NVLS) Multicast memory of size ...").
+bool bare_nccl_warn(std::string_view t, NcclLogLine& out) {
+  if (t.size() > 512 || t.empty() || (t.front() != 's' && t.front() != '`' && t.front() != 'F')) return false;
+  if (t.front() == 'F') {
+    if (!t.starts_with("Failed to bind NVLink SHARP (NVLS) Multicast memory")) return false;
+    unnamed(out);
+    out.level = "WARN";
+    out.msg = t;
+    return true;
+  }
   if (t.front() == '`') {
     t.remove_prefix(1);
     if (!t.empty() && t.back() == '`') t.remove_suffix(1);
@@ -540,7 +549,7 @@ bool split_nccl_line(std::string_view line, NcclLogLine& out) {
         return true;
       }
       if (nvshmem_bootstrap_error(t, out)) return true;
-      if (split_old_info(t, out) || bare_socket_warn(t, out)) return true;
+      if (split_old_info(t, out) || bare_nccl_warn(t, out)) return true;
       return split_sourced_warn(t, out);
     }
     return split_unprefixed(t, 0, out);

@@ -477,6 +477,12 @@ std::string_view without_wrappers(std::string_view line) {
     }
     if (line.size() == before.size()) break;
   }
+  // Ray's log deduplication after a line it saw on other workers: " [repeated 14x across cluster]".
+  std::string_view end = line;
+  while (!end.empty() && (end.back() == ' ' || end.back() == '\r')) end.remove_suffix(1);
+  if (!end.empty() && end.back() == ']' && end.ends_with("x across cluster]")) {
+    if (const size_t at = end.rfind(" [repeated "); at != std::string_view::npos) line = end.substr(0, at);
+  }
   return line;
 }
 

@@ -2037,6 +2037,8 @@ void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::
     // WARN lines, a framework's NCCL errors, and the INFO line NCCL prints before its
     // kernels fail to launch.
     if (n.level != "WARN" && n.level != "ERROR" && !contains(n.msg, "ncclMaxSharedMem")) continue;
+    // NVLS multicast memory used up is not the GPU's memory (check_nvls).
+    if (contains(n.msg, "Failed to bind NVLink SHARP") && contains(n.msg, "'out of memory'")) continue;
     if (const std::string_view c = warn_code(n.msg); !c.empty()) {
       by_code[c].push_back(&n);
     } else if (!read_elsewhere(n)) {
@@ -3499,20 +3501,40 @@ void check_toolkit_missing(const Facts& facts, std::vector<Finding>& out, std::v
 // there, as when Fabric Manager stopped, or was restarted without the GPUs being reset.
 // True where the files show it.
 bool check_nvls(const Facts& facts, std::vector<Finding>& out) {
-  std::vector<Quote> nvls;
+  std::vector<Quote> nvls, exhausted;
   std::set<std::string> nvls_hosts;
   bool failed = false;
   for (const NcclFact& n : facts.nccl) {
     // "Cuda failure" from nvls.cc, and since 2.20 its own "Failed to bind NVLink SHARP (NVLS)
     // Multicast memory of size N : CUDA error 1 'invalid argument'": a WARN where NVLS was
-    // forced, an INFO "... Proceeding without NVLS support." where NCCL chose it itself.
+    // forced, an INFO "... Proceeding without NVLS support." where NCCL chose it itself; a
+    // framework's error quoting it (2.29 fails where 2.28 went on without NVLS).
     const bool bind = contains(n.msg, "Failed to bind NVLink SHARP");
-    if ((n.level == "WARN" && (bind || (contains(n.where.text, "nvls.cc") && contains(n.msg, "Cuda failure")))) ||
+    if (((n.level == "WARN" || n.level == "ERROR") &&
+         (bind || (contains(n.where.text, "nvls.cc") && contains(n.msg, "Cuda failure")))) ||
         (bind && contains(n.msg, "Proceeding without NVLS"))) {
-      failed = failed || n.level == "WARN";
-      nvls.push_back(n.where);
+      const bool stopped = n.level != "INFO" && !contains(n.msg, "Proceeding without NVLS");
+      failed = failed || stopped;
+      // CUDA error 2, out of memory: the multicast objects used up (an NVSwitch has a fixed
+      // number, and NCCL takes them per communicator: many sub-communicators), not a fabric
+      // that is down (nccl#2077).
+      (bind && contains(n.msg, "'out of memory'") ? exhausted : nvls).push_back(n.where);
       nvls_hosts.insert(n.host);
     }
+  }
+  if (!exhausted.empty()) {
+    out.push_back(finding(
+        code::kNvlinkNvlsExhausted, failed ? Severity::kError : Severity::kWarning, "NVLink SHARP (NVLS)",
+        std::vector<std::string>(nvls_hosts.begin(), nvls_hosts.end()),
+        fmt::format("NCCL could not bind NVLink SHARP multicast memory: CUDA ran out of it ({}, \"out of memory\"): "
+                    "the NVSwitches' multicast resources, or the GPU memory behind them, are used up, most often "
+                    "by many communicators each with NVLS (sub-communicators of FSDP or tensor parallelism); the "
+                    "fabric itself is up{}",
+                    count_lines(exhausted.size()), failed ? "" : ", and NCCL went on without NVLS"),
+        "set NCCL_NVLS_ENABLE=0 for the job; NCCL 2.28 went on without NVLS where 2.29 fails (NVIDIA/nccl#2077); "
+        "fewer communicators with NVLS (a framework's small sub-communicators) or more free GPU memory also help",
+        exhausted));
+    if (nvls.empty()) return true;
   }
   if (nvls.empty()) return false;
   out.push_back(
@@ -5594,9 +5616,10 @@ const std::vector<Signature> kSignatures = {
      "the host's memory failing (EDAC's UE and CE lines, APEI's memory error records, the kernel's memory failure "
      "handling)",
      check_host_memory},
-    {{code::kNvlinkFmNoNvswitch, code::kNvlinkFmVersionMismatch, code::kNvlinkFmFailed},
+    {{code::kNvlinkFmNoNvswitch, code::kNvlinkFmVersionMismatch, code::kNvlinkFmFailed, code::kNvlinkNvlsExhausted},
      "NVIDIA Fabric Manager's log or service: no NVSwitch found (NV_WARN_NOTHING_TO_DO), a version not the driver's, "
-     "its service failed or not started, CUDA's \"system not yet initialized\" (802) from any program",
+     "its service failed or not started, CUDA's \"system not yet initialized\" (802) from any program; NCCL's NVLS "
+     "multicast memory refused, or used up (out of memory)",
      check_fabric_manager},
     {{code::kNvlinkLinkInactive},
      "nvidia-smi nvlink -s: links inactive on a GPU whose other links, or other GPUs' links, are up",

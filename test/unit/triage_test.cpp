@@ -3592,6 +3592,26 @@ TEST(TriagePasted, GpuDriverContainerFindsTheDriverInUse) {
   EXPECT_TRUE(ok.findings.empty()) << testing::PrintToString(codes(ok));
 }
 
+// NVLS's multicast bind refused with "out of memory": the multicast resources used up, not
+// the GPU's memory nor a fabric that is down; read also after a framework's error.
+TEST(TriagePasted, NvlsMulticastOutOfMemoryIsExhaustion) {
+  const std::string bind =
+      "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 2 'out of memory'.";
+  for (const std::string& text :
+       {"n1:5:5 [0] transport/nvls.cc:180 NCCL WARN " + bind + "\n",
+        "torch.distributed.DistBackendError: NCCL error in: NCCLUtils.cpp:93, unhandled cuda error, NCCL version "
+        "2.29.7\nncclUnhandledCudaError: Call to CUDA function failed.\n" +
+            bind + "\n"}) {
+    Report r = judged({{"nvls.log", text}});
+    const Finding* f = find(r, "nvlink.nvls_exhausted");
+    ASSERT_NE(f, nullptr) << text << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError);
+    EXPECT_NE(f->hint.find("NCCL_NVLS_ENABLE=0"), std::string::npos) << f->hint;
+    EXPECT_EQ(find(r, "nccl.cuda_oom"), nullptr) << testing::PrintToString(codes(r));
+    EXPECT_EQ(find(r, "nvlink.fm_failed"), nullptr) << testing::PrintToString(codes(r));
+  }
+}
+
 // UCC's shared-memory layer under the MPI's collectives: one error naming the MPI, not NCCL.
 TEST(TriagePasted, UccSharedMemoryFailureIsTheMpisNotNccls) {
   Report r = judged({{"mpi.log",
@@ -4351,7 +4371,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.known_bug", "nccl.ib_fabric_event", "mpi.not_cuda_aware", "framework.custom_allreduce_ipc",
       "nccl.ras_process_lost", "nccl.ras_ranks_behind", "healthcheck.failed", "link.mlxlink_issue",
       "topo.roce_gid_index_mismatch", "counters.allowance_exceeded", "nccl.host_identity_collision",
-      "ucx.port_speed_unknown", "container.gpu_driver_in_use", "mpi.ucc_shm_failed",
+      "ucx.port_speed_unknown", "container.gpu_driver_in_use", "mpi.ucc_shm_failed", "nvlink.nvls_exhausted",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
@@ -4490,6 +4510,10 @@ TEST(TriageDamage, WrappersStackedOnAnyLine) {
   EXPECT_EQ(without_wrappers("1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536"), "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536");
   EXPECT_EQ(without_wrappers("0: mlx5_0: node_type ca fw 28.39.1002"), "0: mlx5_0: node_type ca fw 28.39.1002");
   EXPECT_EQ(without_wrappers("[1,12]<stderr>:NCCL WARN x"), "NCCL WARN x");
+  // Ray's deduplication of a line other workers printed too.
+  EXPECT_EQ(without_wrappers("h:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0. [repeated 14x across "
+                             "cluster]\r"),
+            "h:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.");
 }
 
 // The lossless shapes (each line whole, behind a launcher's or collector's prefix, or
