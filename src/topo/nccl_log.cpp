@@ -536,9 +536,21 @@ bool nvshmem_bootstrap_error(std::string_view t, NcclLogLine& out) {
 
 }  // namespace
 
+// Where " NCCL INFO " (or `level`'s) is in a line, from each 'N': every line of every file
+// passes here, and a search for the space would stop at each word.
+static size_t nccl_tag(std::string_view line, std::string_view level) {
+  for (size_t n = line.find('N', 1); n != std::string_view::npos; n = line.find('N', n + 1)) {
+    if (line[n - 1] == ' ' && line.size() >= n + 10 && line.compare(n, 5, "NCCL ") == 0 &&
+        line.compare(n + 5, 4, level) == 0 && line[n + 9] == ' ') {
+      return n - 1;
+    }
+  }
+  return std::string_view::npos;
+}
+
 bool split_nccl_line(std::string_view line, NcclLogLine& out) {
-  size_t tag = line.find(" NCCL INFO ");
-  if (tag == std::string_view::npos) tag = line.find(" NCCL WARN ");
+  size_t tag = nccl_tag(line, "INFO");
+  if (tag == std::string_view::npos) tag = nccl_tag(line, "WARN");
   if (tag == std::string_view::npos) {
     const std::string_view t = trim(line);
     if (!t.starts_with("NCCL INFO ") && !t.starts_with("NCCL WARN ")) {
