@@ -1471,6 +1471,8 @@ class Gatherer {
     move_into(expandable_segments_, facts.expandable_segments);
     // The toolkit's legacy hook failing with nvidia-container-cli's words: their readers name it.
     if (!container_cli_seen_) move_into(runtime_hook_failed_, facts.runtime_hook_failed);
+    move_into(enroot_hook_failed_, facts.enroot_hook_failed);
+    move_into(container_cli_errors_, facts.container_cli_errors);
     move_into(rendezvous_, facts.rendezvous);
     move_into(roce_gid_empty_, facts.roce_gid_empty);
     move_into(efa_no_device_, facts.efa_no_device);
@@ -1998,6 +2000,18 @@ class Gatherer {
   // NVIDIA runtime, an image without its program or without room, the NIC driver container,
   // the RDMA device plugin, driver files in the image. `nvidia`: the line names nvidia.
   void container_line(std::string_view line, const Needles& n, bool nvidia) {
+    // enroot's hooks (Facts::enroot_hook_failed), its NVIDIA one's nvidia-container-cli errors
+    // ("nvidia-container-cli: container error: ...", its "CLASS error: " words).
+    if (n.finds("hooks.d/") && contains(line, "exited with return code")) keep(enroot_hook_failed_, line);
+    if (n.has("container-cli: ")) {
+      const std::string_view rest = line.substr(line.find("container-cli: ") + 15);
+      const size_t error = rest.find(" error: ");
+      // Kept as a hook's why, not read: the toolkit's and CUDA's readers read it after this one.
+      if (error != std::string_view::npos && error < 24 && rest.substr(0, error).find(' ') == std::string_view::npos &&
+          container_cli_errors_.size() < 64) {
+        container_cli_errors_.push_back({path_, lines_, std::string(trim(line))});
+      }
+    }
     // An OCI runtime's failed hook (Facts::runtime_hook_failed), and its stderr on the lines after.
     if (hook_stderr_left_ > 0 && !trim(line).empty()) {
       --hook_stderr_left_;
@@ -3051,7 +3065,7 @@ class Gatherer {
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, munge_, slurm_version_, slurm_credential_expired_, nic_driver_storage_modules_,
       mpi_not_cuda_aware_, custom_allreduce_, expandable_segments_, runtime_hook_failed_, rendezvous_, gpu_start_,
-      gpu_driver_in_use_, ucc_shm_failed_;
+      gpu_driver_in_use_, ucc_shm_failed_, enroot_hook_failed_, container_cli_errors_;
   int hook_stderr_left_ = 0;             // lines after a failed hook's "stderr:" still to keep as its words
   bool container_cli_seen_ = false;      // a line of nvidia-container-cli's ("nvidia-container-cli: ...")
   bool slurm_foreign_protocol_ = false;  // a protocol version no Slurm release has (a port scanner's)

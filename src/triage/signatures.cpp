@@ -5088,11 +5088,52 @@ void check_mlxlink(const Facts& facts, std::vector<Finding>& out, std::vector<st
   }
 }
 
+// enroot's hook failing as pyxis starts a Slurm job's container: its NVIDIA hook
+// (98-nvidia.sh) runs nvidia-container-cli, whose error line says why. Where another reader
+// names that error (permissions, the driver's libraries, the toolkit missing), that is the
+// finding.
+void check_enroot_hook(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.enroot_hook_failed.empty() || !facts.toolkit_denied.empty() || !facts.driver_libs_missing.empty() ||
+      !facts.toolkit_missing.empty()) {
+    return;
+  }
+  const std::string& text = facts.enroot_hook_failed.front().text;
+  const size_t at = text.find("hooks.d/") + 8;
+  const std::string hook = text.substr(at, text.find(' ', at) - at);
+  std::string why;
+  std::vector<Quote> quotes = facts.container_cli_errors;
+  if (!quotes.empty()) {
+    const std::string& t = quotes.front().text;
+    const size_t cli = t.find("nvidia-container-cli: ");
+    why = t.substr(cli == std::string::npos ? t.find("container-cli: ") : cli);
+  }
+  quotes.insert(quotes.end(), facts.enroot_hook_failed.begin(), facts.enroot_hook_failed.end());
+  const bool ldcache = contains(why, "ldcache error");
+  const bool lookup = contains(why, "file lookup failed") && contains(why, "ermission denied");
+  std::string hint =
+      ldcache  ? "nvidia-container-cli runs ldconfig inside the new container to register the driver's libraries: "
+                 "where that container starts inside another (slurmd in a Kubernetes pod), mount /proc in the outer "
+                 "one first (`mount -t proc none /proc` in its entrypoint); check the ldconfig path in "
+                 "/etc/nvidia-container-runtime/config.toml (\"@/sbin/ldconfig.real\" on Debian and Ubuntu)"
+      : lookup ? "nvidia-container-cli could not read the container's files as the user enroot runs it as: "
+                 "libnvidia-container 1.17.7 broke enroot this way (NVIDIA/enroot#232, #234): hold the release that "
+                 "worked (libnvidia-container1, libnvidia-container-tools) until a fixed one, and check the "
+                 "permissions of ENROOT_DATA_PATH"
+               : "run the container by hand on that node (`enroot start` with the job's image) to see the hook's "
+                 "output; `nvidia-container-cli -k -d /dev/tty info` shows what the toolkit finds on the node";
+  out.push_back(finding(
+      code::kContainerRuntimeHookFailed, Severity::kError, "enroot hook", {},
+      fmt::format("enroot's hook {} failed, so the job's container did not start{}", hook,
+                  why.empty() ? std::string(" (pyxis: \"couldn't start container\")") : fmt::format(": {}", why)),
+      std::move(hint), quotes, {{"hook", hook}, {"lines", quotes.size()}}));
+}
+
 // An OCI runtime's hook that failed (Facts::runtime_hook_failed): the container is not created.
 // Its own words follow "stderr:"; a read-only filesystem among them is a mount the hook cannot
 // write through (the NVIDIA toolkit's CDI hooks write into the container: 1.20.0's
 // update-application-profile makes /etc/nvidia/nvidia-application-profiles-rc.d).
-void check_runtime_hook(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+void check_runtime_hook(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>& missing) {
+  check_enroot_hook(facts, out, missing);
   // The NVIDIA toolkit's legacy hook with nvidia-container-cli's words: their own readers name it.
   if (facts.runtime_hook_failed.empty() ||
       std::any_of(facts.runtime_hook_failed.begin(), facts.runtime_hook_failed.end(),
@@ -5474,7 +5515,8 @@ const std::vector<Signature> kSignatures = {
      "an inference framework's custom all-reduce failing in CUDA IPC (vLLM's, SGLang's custom_all_reduce.cuh)",
      check_custom_allreduce},
     {{code::kContainerRuntimeHookFailed},
-     "an OCI runtime's hook that failed (\"error running createContainer hook #N: exit status 1\"), with its stderr",
+     "an OCI runtime's hook that failed (\"error running createContainer hook #N: exit status 1\"), with its stderr; "
+     "enroot's hook under pyxis, with nvidia-container-cli's error as its why",
      check_runtime_hook},
     {{code::kKernelIommuFault, code::kKernelIommuTranslated},
      "the IOMMU refusing a device's DMA (DMAR faults, AMD-Vi IO_PAGE_FAULT), or translating all DMA (not "

@@ -372,6 +372,10 @@ struct Facts {
   // NVIDIA toolkit's legacy prestart hook's nvidia-container-cli errors have readers of
   // their own and are not kept here.
   std::vector<Quote> runtime_hook_failed;
+  // enroot's hooks failing as pyxis starts a Slurm job's container ("[ERROR]
+  // /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1"), and nvidia-container-cli's
+  // error lines ("nvidia-container-cli: ldcache error: ..."), the NVIDIA hook's why.
+  std::vector<Quote> enroot_hook_failed, container_cli_errors;
   // The NVIDIA driver not starting, or a GPU it could not start: nvidia-smi's "couldn't
   // communicate with the NVIDIA driver", modprobe's "could not insert 'nvidia'", NVRM's
   // "RmInitAdapter failed!", an invalid BAR, an unsupported GPU, fallen off the bus at probe.

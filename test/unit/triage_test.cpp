@@ -3612,6 +3612,31 @@ TEST(TriagePasted, NvlsMulticastOutOfMemoryIsExhaustion) {
   }
 }
 
+// enroot's NVIDIA hook failing under pyxis: one error with nvidia-container-cli's words as its
+// why and a hint by them; a permission error the toolkit's own reader names stays its.
+TEST(TriagePasted, EnrootHookFailureUnderPyxis) {
+  const std::string tail =
+      "slurmstepd: error: pyxis:   [ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1\n"
+      "slurmstepd: error: pyxis: couldn't start container\n";
+  Report r = judged({{"srun.txt",
+                      "slurmstepd: error: pyxis:     nvidia-container-cli: ldcache error: process "
+                      "/usr/sbin/ldconfig.real failed with error code: 1\n" +
+                          tail}});
+  const Finding* f = find(r, "container.runtime_hook_failed");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_NE(f->message.find("98-nvidia.sh"), std::string::npos) << f->message;
+  EXPECT_NE(f->message.find("ldcache error"), std::string::npos) << f->message;
+  EXPECT_NE(f->hint.find("/proc"), std::string::npos) << f->hint;
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"srun.txt:1", "srun.txt:2"}));
+  Report denied = judged({{"srun.txt",
+                           "slurmstepd: error: pyxis:   nvidia-container-cli: permission error: capability change "
+                           "failed: operation not permitted\n" +
+                               tail}});
+  EXPECT_EQ(find(denied, "container.runtime_hook_failed"), nullptr) << testing::PrintToString(codes(denied));
+  EXPECT_NE(find(denied, "container.toolkit_denied"), nullptr) << testing::PrintToString(codes(denied));
+}
+
 // UCC's shared-memory layer under the MPI's collectives: one error naming the MPI, not NCCL.
 TEST(TriagePasted, UccSharedMemoryFailureIsTheMpisNotNccls) {
   Report r = judged({{"mpi.log",
