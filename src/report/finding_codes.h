@@ -185,6 +185,7 @@ inline constexpr std::string_view kLauncherClockSkew = "launcher.clock_skew";
 inline constexpr std::string_view kContainerNicDriverStorageModules = "container.nic_driver_storage_modules";
 inline constexpr std::string_view kMpiNotCudaAware = "mpi.not_cuda_aware";
 inline constexpr std::string_view kMpiUccShmFailed = "mpi.ucc_shm_failed";
+inline constexpr std::string_view kMpiPmixClientFailed = "mpi.pmix_client_failed";
 inline constexpr std::string_view kFrameworkCustomAllreduceIpc = "framework.custom_allreduce_ipc";
 inline constexpr std::string_view kHealthcheckFailed = "healthcheck.failed";
 inline constexpr std::string_view kLinkMlxlinkIssue = "link.mlxlink_issue";
@@ -353,6 +354,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kContainerNicDriverStorageModules,
     kMpiNotCudaAware,
     kMpiUccShmFailed,
+    kMpiPmixClientFailed,
     kFrameworkCustomAllreduceIpc,
     kHealthcheckFailed,
     kLinkMlxlinkIssue,

@@ -1465,6 +1465,8 @@ class Gatherer {
     move_into(ras_facts_, facts.ras);
     move_into(mpi_not_cuda_aware_, facts.mpi_not_cuda_aware);
     move_into(ucc_shm_failed_, facts.ucc_shm_failed);
+    move_into(pmix_client_failed_, facts.pmix_client_failed);
+    facts.srun_seen = facts.srun_seen || srun_seen_;
     move_into(custom_allreduce_, facts.custom_allreduce);
     move_into(nhc_, facts.nhc);
     move_into(mlxlink_ports_, facts.mlxlink);
@@ -1974,6 +1976,12 @@ class Gatherer {
     // Expired credential"): libmunge's own wordings, on a line that names it.
     if ((n.has("unge") || n.finds("UNGE")) && munge_error(line)) keep(munge_, line);
     if (n.finds("Job credential expired")) keep(slurm_credential_expired_, line);
+    if ((n.finds("OPAL ERROR: ") && contains(line, "x_client.c")) ||
+        (n.finds("direct launched using") && contains(line, "srun")) ||
+        (n.finds("SLURM's PMI support") && contains(line, "not built with"))) {
+      keep(pmix_client_failed_, line);
+    }
+    srun_seen_ = srun_seen_ || (n.finds("srun") && (contains(line, "srun ") || contains(line, "srun:")));
     // Slurm's daemons and commands of different releases (Facts::slurm_version).
     if (n.finds("Credential data mismatch") || n.finds("Incompatible versions of client") ||
         n.finds("Protocol Version ") || n.finds("_version ")) {
@@ -3065,7 +3073,8 @@ class Gatherer {
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, munge_, slurm_version_, slurm_credential_expired_, nic_driver_storage_modules_,
       mpi_not_cuda_aware_, custom_allreduce_, expandable_segments_, runtime_hook_failed_, rendezvous_, gpu_start_,
-      gpu_driver_in_use_, ucc_shm_failed_, enroot_hook_failed_, container_cli_errors_;
+      gpu_driver_in_use_, ucc_shm_failed_, enroot_hook_failed_, container_cli_errors_, pmix_client_failed_;
+  bool srun_seen_ = false;               // a line of srun's: Facts::srun_seen
   int hook_stderr_left_ = 0;             // lines after a failed hook's "stderr:" still to keep as its words
   bool container_cli_seen_ = false;      // a line of nvidia-container-cli's ("nvidia-container-cli: ...")
   bool slurm_foreign_protocol_ = false;  // a protocol version no Slurm release has (a port scanner's)

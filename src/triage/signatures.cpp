@@ -4863,6 +4863,32 @@ void check_ucc_shm_failed(const Facts& facts, std::vector<Finding>& out, std::ve
       facts.ucc_shm_failed, {{"lines", facts.ucc_shm_failed.size()}}));
 }
 
+// Open MPI's PMIx client failing at start (Facts::pmix_client_failed): no PMIx server to
+// talk to, or another's. Under srun, Slurm starts the ranks itself and serves them through
+// its PMI plugin: one Open MPI cannot use (--mpi=none, PMI-2 for an Open MPI without it), or
+// a PMIx of another version than the one Open MPI carries (deepops#642).
+void check_pmix_client(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.pmix_client_failed.empty()) return;
+  const bool srun = facts.srun_seen || std::any_of(facts.pmix_client_failed.begin(), facts.pmix_client_failed.end(),
+                                                   [](const Quote& q) { return contains(q.text, "srun"); });
+  out.push_back(finding(
+      code::kMpiPmixClientFailed, Severity::kError, "Open MPI's PMIx client", {},
+      fmt::format("Open MPI could not start: its PMIx client found no launcher to talk to ({}){}",
+                  count_lines(facts.pmix_client_failed.size()),
+                  srun ? ": the ranks were started by srun, and Slurm's PMI plugin for them is one this Open MPI "
+                         "cannot use (none asked for, PMI-2 where Open MPI was built without it, or a PMIx of "
+                         "another version than Open MPI's own)"
+                       : ", as when a program built with Open MPI is started without mpirun or with another MPI's "
+                         "launcher"),
+      srun ? "`srun --mpi=list` shows Slurm's plugins: launch with `srun --mpi=pmix` (pmix_v3, pmix_v4 as listed; "
+             "MpiDefault=pmix in slurm.conf), and build Open MPI against the PMIx Slurm's plugin was built with "
+             "(--with-pmix=DIR; `ompi_info | grep -i pmix` shows Open MPI's); or start the ranks with mpirun inside "
+             "the allocation"
+           : "start the ranks with the mpirun of the Open MPI the program was built with (`which mpirun`, "
+             "`ompi_info`), or under srun with --mpi=pmix",
+      facts.pmix_client_failed, {{"lines", facts.pmix_client_failed.size()}}));
+}
+
 // An MPI library without CUDA support asked to carry GPU buffers (Facts::mpi_not_cuda_aware):
 // it reads device pointers as host memory, and the ranks crash or send garbage.
 void check_mpi_not_cuda_aware(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
@@ -5508,6 +5534,10 @@ const std::vector<Signature> kSignatures = {
     {{code::kMpiNotCudaAware},
      "an MPI built without CUDA support asked to carry GPU buffers (Open MPI's help message)",
      check_mpi_not_cuda_aware},
+    {{code::kMpiPmixClientFailed},
+     "Open MPI's PMIx client failing at start (\"OPAL ERROR: ... pmix3x_client.c\"), its help for an srun launch "
+     "without Slurm's PMI",
+     check_pmix_client},
     {{code::kMpiUccShmFailed},
      "UCC's shared-memory team layer failing under the MPI's collectives (TL_SHM ERROR)",
      check_ucc_shm_failed},

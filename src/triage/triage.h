@@ -309,6 +309,12 @@ struct Facts {
   // MUNGE's errors, from PMIx, Slurm or munge's tools: "psec: munge failed to create
   // credential: Socket communication error", "Munge decode failed: Expired credential".
   std::vector<Quote> munge;
+  // Open MPI's PMIx client failing at start ("OPAL ERROR: Not initialized in file
+  // pmix3x_client.c at line 112", "ext3x_client.c"), and its help for a direct launch without
+  // Slurm's PMI ("... direct launched using \"srun\", but OMPI was not built with SLURM's PMI
+  // support"); `srun`: a line of srun's or slurmstepd's in the files.
+  std::vector<Quote> pmix_client_failed;
+  bool srun_seen = false;
   // Slurm's daemons and commands of different releases, in Slurm's words: slurmd refusing a
   // credential another release packed ("Credential signature check: Credential data
   // mismatch"), a protocol version a daemon does not speak ("Invalid Protocol Version 9984",

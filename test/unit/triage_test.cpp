@@ -3637,6 +3637,23 @@ TEST(TriagePasted, EnrootHookFailureUnderPyxis) {
   EXPECT_NE(find(denied, "container.toolkit_denied"), nullptr) << testing::PrintToString(codes(denied));
 }
 
+// Open MPI's PMIx client failing at start: under srun, Slurm's PMI plugin is named; without
+// srun in the files, a program started without its mpirun.
+TEST(TriagePasted, OpenMpiPmixClientFailsUnderSrun) {
+  const std::string opal = "[gpu01:01394] OPAL ERROR: Error in file pmix3x_client.c at line 112\n";
+  Report r = judged({{"job.txt", "login01$ srun -n2 ./hello\n" + opal}});
+  const Finding* f = find(r, "mpi.pmix_client_failed");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_NE(f->message.find("srun"), std::string::npos) << f->message;
+  EXPECT_NE(f->hint.find("--mpi=pmix"), std::string::npos) << f->hint;
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"job.txt:2"}));
+  Report alone = judged({{"job.txt", opal}});
+  const Finding* g = find(alone, "mpi.pmix_client_failed");
+  ASSERT_NE(g, nullptr) << testing::PrintToString(codes(alone));
+  EXPECT_NE(g->message.find("without mpirun"), std::string::npos) << g->message;
+}
+
 // UCC's shared-memory layer under the MPI's collectives: one error naming the MPI, not NCCL.
 TEST(TriagePasted, UccSharedMemoryFailureIsTheMpisNotNccls) {
   Report r = judged({{"mpi.log",
@@ -4397,6 +4414,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.ras_process_lost", "nccl.ras_ranks_behind", "healthcheck.failed", "link.mlxlink_issue",
       "topo.roce_gid_index_mismatch", "counters.allowance_exceeded", "nccl.host_identity_collision",
       "ucx.port_speed_unknown", "container.gpu_driver_in_use", "mpi.ucc_shm_failed", "nvlink.nvls_exhausted",
+      "mpi.pmix_client_failed",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
