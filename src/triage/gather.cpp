@@ -352,6 +352,11 @@ bool rendezvous_line(std::string_view line) {
     return has("The client socket has failed to connect to") || has("The client socket has timed out after") ||
            has("The client socket cannot be initialized to connect to") || has("The server socket has failed to");
   }
+  // PyTorch 1.x's c10d (tcputil::connect): "ValueError: host not found: Name or service not known".
+  if (has("host not found: ")) {
+    return has("Name or service not known") || has("Temporary failure in name resolution") ||
+           has("No address associated with hostname");
+  }
   return (has("waiting for clients") && has("clients joined")) ||
          (has("network addresses of (") && has("cannot be retrieved (gai error")) ||
          has("connect() timed out. Original timeout was") || has("Error: Address already in use");
@@ -1472,7 +1477,9 @@ class Gatherer {
     move_into(mlxlink_ports_, facts.mlxlink);
     move_into(expandable_segments_, facts.expandable_segments);
     // The toolkit's legacy hook failing with nvidia-container-cli's words: their readers name it.
-    if (!container_cli_seen_) move_into(runtime_hook_failed_, facts.runtime_hook_failed);
+    // A hook failing with nvidia-container-cli's words is the toolkit readers' where they name
+    // them, and the hook's otherwise (check_runtime_hook).
+    move_into(runtime_hook_failed_, facts.runtime_hook_failed);
     move_into(enroot_hook_failed_, facts.enroot_hook_failed);
     move_into(container_cli_errors_, facts.container_cli_errors);
     move_into(rendezvous_, facts.rendezvous);
@@ -1995,7 +2002,8 @@ class Gatherer {
       if (trim(t.substr(10)) == "munge") keep(munge_, t);
       psec_framework_ = false;
     }
-    if ((n.has("socket ") || n.has("clients joined") || n.finds("(gai error") || n.finds("Original timeout was")) &&
+    if ((n.has("socket ") || n.has("clients joined") || n.finds("(gai error") || n.finds("Original timeout was") ||
+         n.has("host not found: ")) &&
         rendezvous_line(line) && keep(rendezvous_, line)) {
       framework_ = true;  // a framework's log
     }
@@ -2026,10 +2034,15 @@ class Gatherer {
       keep(runtime_hook_failed_, line);
     }
     if (line.find('#') != std::string_view::npos && contains(line, " hook #") &&
-        (contains(line, "exit status") || contains(line, "error running")) && !contains(line, "nvidia-container-cli") &&
-        keep(runtime_hook_failed_, line)) {
-      framework_ = true;  // a program's log
-      hook_stderr_left_ = trim(line).ends_with("stderr:") ? 2 : 0;
+        (contains(line, "exit status") || contains(line, "error running"))) {
+      // With nvidia-container-cli's words in it, kept without being marked read: CUDA's
+      // reader reads its "requirement error" after this one.
+      if (contains(line, "nvidia-container-cli")) {
+        if (runtime_hook_failed_.size() < 64) runtime_hook_failed_.push_back({path_, lines_, std::string(trim(line))});
+      } else if (keep(runtime_hook_failed_, line)) {
+        framework_ = true;  // a program's log
+        hook_stderr_left_ = trim(line).ends_with("stderr:") ? 2 : 0;
+      }
     }
     // The container engine with no NVIDIA runtime to start a GPU container with: Docker's
     // "could not select device driver \"\" with capabilities: [[gpu]]" (--gpus, no toolkit

@@ -5160,10 +5160,18 @@ void check_enroot_hook(const Facts& facts, std::vector<Finding>& out, std::vecto
 // update-application-profile makes /etc/nvidia/nvidia-application-profiles-rc.d).
 void check_runtime_hook(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>& missing) {
   check_enroot_hook(facts, out, missing);
-  // The NVIDIA toolkit's legacy hook with nvidia-container-cli's words: their own readers name it.
+  // The NVIDIA toolkit's legacy hook with nvidia-container-cli's words: their own readers name
+  // those they know (permissions, the driver's libraries or version, the toolkit missing);
+  // the others are the hook's.
+  const auto named_elsewhere = [&](const Quote& q) {
+    return contains(q.text, "requirement error") || contains(q.text, "load library failed") ||
+           contains(q.text, "driver not loaded") || contains(q.text, "permission error") ||
+           (contains(q.text, "nvidia-container-cli") &&
+            (!facts.toolkit_denied.empty() || !facts.driver_libs_missing.empty() || !facts.toolkit_missing.empty()));
+  };
   if (facts.runtime_hook_failed.empty() ||
-      std::any_of(facts.runtime_hook_failed.begin(), facts.runtime_hook_failed.end(),
-                  [](const Quote& q) { return contains(q.text, "nvidia-container-cli"); })) {
+      std::any_of(facts.runtime_hook_failed.begin(), facts.runtime_hook_failed.end(), named_elsewhere) ||
+      std::any_of(facts.container_cli_errors.begin(), facts.container_cli_errors.end(), named_elsewhere)) {
     return;
   }
   // The hook's name as the runtime gives it: "createContainer hook #6".
@@ -5296,7 +5304,8 @@ std::string rendezvous_target(std::string_view t) {
 bool rendezvous_failure(std::string_view t) {
   return contains(t, "failed to connect to any network address") || contains(t, "has timed out after") ||
          contains(t, "connect() timed out") || contains(t, "failed to listen on any local network address") ||
-         contains(t, "Error: Address already in use") || contains(t, "clients joined");
+         contains(t, "Error: Address already in use") || contains(t, "clients joined") ||
+         contains(t, "host not found: ");
 }
 void check_rendezvous(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   if (std::none_of(facts.rendezvous.begin(), facts.rendezvous.end(),
@@ -5309,7 +5318,7 @@ void check_rendezvous(const Facts& facts, std::vector<Finding>& out, std::vector
     const std::string_view t = q.text;
     if (contains(t, "Address already in use")) {
       in_use.push_back(q);
-    } else if (contains(t, "(gai error")) {
+    } else if (contains(t, "(gai error") || contains(t, "host not found: ")) {
       unresolved.push_back(q);
       if (std::string s = rendezvous_target(t); !s.empty()) targets.insert(s);
     } else if (contains(t, "clients joined")) {

@@ -3778,6 +3778,10 @@ TEST(TriagePasted, RendezvousStoreFailures) {
        "rendezvous.master_unresolved", "node-x:29500"},
       {"RuntimeError: Timed out after 1801 seconds waiting for clients. 1/2 clients joined.",
        "rendezvous.clients_missing", "never joined"},
+      // PyTorch 1.x's wording, under TCPStore in the traceback.
+      {"    store = TCPStore(master_addr, master_port, world_size, start_daemon, timeout)\nValueError: host not "
+       "found: Name or service not known",
+       "rendezvous.master_unresolved", "does not resolve"},
   };
   for (const auto& [text, code, shown] : cases) {
     Report r = judged({{"train.log", text + "\n"}});
