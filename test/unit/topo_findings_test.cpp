@@ -182,6 +182,19 @@ TEST(TopoFixtures, NdV2HalfTheGpusHaveNoLocalNic) {
   }
 }
 
+// Four NICs for eight GPUs, each NIC at PIX to a GPU (an A800 machine's matrix, posted as a
+// working one): the other four GPUs reach their socket's NIC through the CPU by design, info.
+TEST(TopoFixtures, FewerNicsThanGpusEachNearAGpuIsByDesign) {
+  Outcome o = run({{Kind::kSmi, "tickets/web-llmaction-topo-matrix-a800-healthy.txt"}});
+  EXPECT_EQ(count(o.findings, "topo.gpu_without_near_nic", "warning"), 0) << dump(o.findings);
+  EXPECT_GE(count(o.findings, "topo.gpu_without_near_nic", "info"), 4) << dump(o.findings);
+  for (const Finding& f : o.findings) {
+    if (f.code == "topo.gpu_without_near_nic") {
+      EXPECT_NE(f.message.find("NICs are each near a GPU already"), std::string::npos) << f.message;
+    }
+  }
+}
+
 TEST(TopoFixtures, NcV4SingleEthernetNic) {
   Outcome o = run({{Kind::kNcclXml, "topo-xml/azure-NCv4-A100PCIe-x4-topo.xml"}});
   // One Ethernet NIC on NUMA 0 serves four GPUs on four NUMA nodes.
