@@ -1819,6 +1819,7 @@ class Gatherer {
   void nvml_line(std::string_view line, const Needles& n) {
     const bool toolkit = n.has("container-cli: ");  // libnvidia-container's own lines
     container_cli_seen_ |= toolkit;
+    toolkit_line_ = toolkit;  // for container_line, on the same line after this
     // NVML's "Unknown Error" at start: in a container, the GPU device nodes taken from it
     // (NVIDIA's notice, nvidia-container-toolkit#48). NCCL's own NVML calls fail the same way
     // ("nvmlInit_v2() failed: Unknown Error", "nvmlDeviceGetHandleByIndex(0) failed: Unknown
@@ -2003,7 +2004,7 @@ class Gatherer {
       psec_framework_ = false;
     }
     if ((n.has("socket ") || n.has("clients joined") || n.finds("(gai error") || n.finds("Original timeout was") ||
-         n.has("host not found: ")) &&
+         n.finds("Error: host not found: ")) &&
         rendezvous_line(line) && keep(rendezvous_, line)) {
       framework_ = true;  // a framework's log
     }
@@ -2019,7 +2020,7 @@ class Gatherer {
     // enroot's hooks (Facts::enroot_hook_failed), its NVIDIA one's nvidia-container-cli errors
     // ("nvidia-container-cli: container error: ...", its "CLASS error: " words).
     if (n.finds("hooks.d/") && contains(line, "exited with return code")) keep(enroot_hook_failed_, line);
-    if (n.has("container-cli: ")) {
+    if (toolkit_line_) {
       const std::string_view rest = line.substr(line.find("container-cli: ") + 15);
       const size_t error = rest.find(" error: ");
       // Kept as a hook's why, not read: the toolkit's and CUDA's readers read it after this one.
@@ -3088,6 +3089,7 @@ class Gatherer {
       mpi_not_cuda_aware_, custom_allreduce_, expandable_segments_, runtime_hook_failed_, rendezvous_, gpu_start_,
       gpu_driver_in_use_, ucc_shm_failed_, enroot_hook_failed_, container_cli_errors_, pmix_client_failed_;
   bool srun_seen_ = false;               // a line of srun's: Facts::srun_seen
+  bool toolkit_line_ = false;            // the line nvml_line read is libnvidia-container's
   int hook_stderr_left_ = 0;             // lines after a failed hook's "stderr:" still to keep as its words
   bool container_cli_seen_ = false;      // a line of nvidia-container-cli's ("nvidia-container-cli: ...")
   bool slurm_foreign_protocol_ = false;  // a protocol version no Slurm release has (a port scanner's)
