@@ -911,7 +911,8 @@ class Gatherer {
     // ibqueryerrors: "Errors for 0x248a0703 "ib-switch-1"" names the node of the ports below.
     if (line.starts_with("Errors for ")) errors_for_ = ibqueryerrors_node(line);
     // A line a reader kept (driver_line's readers, UCX's errors) was read.
-    bool taken = framework || kept_line_ == lines_ || cuda_error_line(line, facts);
+    // A line kept as evidence only (quoted_line_) was read too, after CUDA's reader had it.
+    bool taken = framework || kept_line_ == lines_ || cuda_error_line(line, facts) || quoted_line_ == lines_;
     if (bus_error_line(line)) {
       if (bus_errors_.size() < kMaxKeptLines) bus_errors_.push_back({path_, lines_, std::string(trim(line))});
       taken = true;
@@ -2027,6 +2028,7 @@ class Gatherer {
       if (error != std::string_view::npos && error < 24 && rest.substr(0, error).find(' ') == std::string_view::npos &&
           container_cli_errors_.size() < 64) {
         container_cli_errors_.push_back({path_, lines_, std::string(trim(line))});
+        quoted_line_ = lines_;
       }
     }
     // An OCI runtime's failed hook (Facts::runtime_hook_failed), and its stderr on the lines after.
@@ -2040,6 +2042,7 @@ class Gatherer {
       // reader reads its "requirement error" after this one.
       if (contains(line, "nvidia-container-cli")) {
         if (runtime_hook_failed_.size() < 64) runtime_hook_failed_.push_back({path_, lines_, std::string(trim(line))});
+        quoted_line_ = lines_;
       } else if (keep(runtime_hook_failed_, line)) {
         framework_ = true;  // a program's log
         hook_stderr_left_ = trim(line).ends_with("stderr:") ? 2 : 0;
@@ -3135,6 +3138,7 @@ class Gatherer {
   bool nccl_frames_ = false;
   NotRead not_read_;            // lines no reader took
   int kept_line_ = 0;           // the last line a reader kept (keep, push_framework_fact)
+  int quoted_line_ = 0;         // the last line kept as evidence without keep(): CUDA's reader reads it still
   NotRead counter_candidates_;  // counter lines, read only where the file is counters
   std::string_view list_head_;  // the line before ended "NET/Socket : Using" ("Bootstrap : Using"): that name
   int last_list_line_ = 0;      // the last line of an interface list
