@@ -182,6 +182,7 @@ inline constexpr std::string_view kLauncherMungeUnavailable = "launcher.munge_un
 inline constexpr std::string_view kLauncherMungeRejected = "launcher.munge_rejected";
 inline constexpr std::string_view kLauncherSlurmVersionMismatch = "launcher.slurm_version_mismatch";
 inline constexpr std::string_view kLauncherClockSkew = "launcher.clock_skew";
+inline constexpr std::string_view kLauncherVisibleDevicesSplit = "launcher.visible_devices_split";
 inline constexpr std::string_view kContainerNicDriverStorageModules = "container.nic_driver_storage_modules";
 inline constexpr std::string_view kMpiNotCudaAware = "mpi.not_cuda_aware";
 inline constexpr std::string_view kMpiUccShmFailed = "mpi.ucc_shm_failed";
@@ -351,6 +352,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kLauncherMungeRejected,
     kLauncherSlurmVersionMismatch,
     kLauncherClockSkew,
+    kLauncherVisibleDevicesSplit,
     kContainerNicDriverStorageModules,
     kMpiNotCudaAware,
     kMpiUccShmFailed,

@@ -1582,6 +1582,8 @@ class Gatherer {
     nccl_ = true;
     other_ += '\n';
     if (!facts) return;
+    if (l.dev >= 0 && (l.dev > process_dev_ || l.pid != process_pid_ || l.host != process_host_name_))
+      process_line(line, l, *facts);
     const bool kept = kept_nccl_line(l);
     if (!kept && intra_lines_ < kMaxIntraNodeLines && !l.msg.empty() &&
         (l.msg.front() == 'C' || l.msg.front() == 'R') &&
@@ -1657,6 +1659,22 @@ class Gatherer {
     const Quote q{path_, lines_, std::string(trim(line))};
     if (new_self) host.own.emplace(self, std::make_pair(self_gpu, q));
     if (new_peer) host.peers.emplace(peer, std::make_pair(peer_gpu, q));
+  }
+  // A process's NCCL line, where its process or a higher device than the last line's is new.
+  void process_line(std::string_view line, const topo::NcclLogLine& l, Facts& facts) {
+    process_pid_.assign(l.pid);
+    process_host_name_.assign(l.host);
+    process_dev_ = l.dev;
+    if (l.pid.empty() || l.host == topo::kUnnamedHost) return;
+    auto host = facts.nccl_processes.find(l.host);
+    if (host == facts.nccl_processes.end())
+      host = facts.nccl_processes.emplace(std::string(l.host), decltype(host->second){}).first;
+    if (auto p = host->second.find(l.pid); p != host->second.end()) {
+      p->second.dev = std::max(p->second.dev, l.dev);
+      process_dev_ = p->second.dev;
+    } else if (host->second.size() < Facts::kMaxProcessesPerHost) {
+      host->second.emplace(std::string(l.pid), Facts::NcclProcess{l.dev, {path_, lines_, std::string(trim(line))}});
+    }
   }
   // "10[2]": rank 10 on GPU 2.
   static bool rank_and_gpu(std::string_view t, int& rank, int& gpu) {
@@ -3027,6 +3045,8 @@ class Gatherer {
   int intra_lines_ = 0;
   Facts::IntraNodeRanks* intra_host_ = nullptr;  // the host of the last connection line read
   std::string intra_host_name_, intra_pid_;      // and its process
+  std::string process_host_name_, process_pid_;  // the last NCCL line's process (process_line)
+  int process_dev_ = -1;                         // and the highest device it logged
   std::string nccl_text_;                        // the distinct NCCL lines topo's reader reads
   std::string other_;                            // the other lines (NCCL and kernel lines left empty)
   bool other_truncated_ = false;

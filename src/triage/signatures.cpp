@@ -3912,6 +3912,38 @@ void check_pcie_acs(const Facts& facts, std::vector<Finding>& out, std::vector<s
 
 // RDMA devices listed with a GUID of zeros: an InfiniBand port without a GUID cannot join
 // its subnet (the SM assigns no LID); SR-IOV virtual functions get none unless given.
+// CUDA's error 217 where the ranks of one node each see one GPU of their own (CUDA_VISIBLE_DEVICES
+// set per process: Ray's workers, Slurm's --gpus-per-task, a GPU per container): every NCCL
+// process of the host logs device 0. A rank cannot ask CUDA whether its GPU reaches a GPU it
+// does not see, NCCL takes P2P over CUDA IPC, and opening the peer's buffer fails (ray#16979;
+// Horovod's troubleshooting guide: CUDA_VISIBLE_DEVICES per process breaks IPC). The host
+// judged is the one the error's line names, or the log's only host.
+bool visible_devices_split(const Facts& facts, std::vector<Finding>& out) {
+  for (const auto& [host, processes] : facts.nccl_processes) {
+    const bool named =
+        facts.nccl_processes.size() == 1 || std::any_of(facts.cuda_p2p.begin(), facts.cuda_p2p.end(),
+                                                        [&](const Quote& q) { return contains(q.text, host); });
+    if (processes.size() < 2 || !named) continue;
+    if (std::any_of(processes.begin(), processes.end(), [](const auto& p) { return p.second.dev != 0; })) continue;
+    std::vector<Quote> quotes = facts.cuda_p2p;
+    quotes.push_back(processes.begin()->second.first);
+    quotes.push_back(std::next(processes.begin())->second.first);
+    out.push_back(finding(
+        code::kLauncherVisibleDevicesSplit, Severity::kError, fmt::format("CUDA_VISIBLE_DEVICES on {}", host), {host},
+        fmt::format("CUDA refuses peer access between two GPUs ({}) on {}, where each of the {} NCCL processes logs "
+                    "device 0: every rank sees only a GPU of its own (CUDA_VISIBLE_DEVICES set per process), so "
+                    "it cannot ask CUDA whether its GPU reaches the others, NCCL takes P2P over CUDA IPC, and "
+                    "opening the peer's memory fails",
+                    count_lines(facts.cuda_p2p.size()), host, processes.size()),
+        "give every rank of a node the same CUDA_VISIBLE_DEVICES (all the node's GPUs) and pick its GPU by local "
+        "rank (Ray Train: share_cuda_visible_devices; Slurm: --gpus-per-node rather than --gpus-per-task or "
+        "--gpu-bind=single); where that cannot change, NCCL_P2P_DISABLE=1 sends the traffic through host memory",
+        quotes, {{"processes", processes.size()}}));
+    return true;
+  }
+  return false;
+}
+
 // CUDA's error 217: two GPUs with no peer-to-peer path (no NVLink, and PCIe P2P not
 // allowed between them: consumer GPUs, a path through the CPU's host bridge, a VM, ACS).
 // NCCL finds its own way around (SHM through host memory); what fails is code that needs
@@ -3970,6 +4002,7 @@ void check_p2p_unsupported(const Facts& facts, std::vector<Finding>& out, std::v
         shm, {{"lines", shm.size()}}));
     return;
   }
+  if (visible_devices_split(facts, out)) return;
   out.push_back(finding(
       code::kTopoP2pUnsupported, Severity::kError, "GPU peer access", {},
       fmt::format("CUDA refuses peer access between two GPUs ({}): they have no peer-to-peer path, and the "
@@ -5724,9 +5757,10 @@ const std::vector<Signature> kSignatures = {
      "NCCL's connections within a node (P2P, SHM) to a rank on a GPU another rank of that host holds: two nodes "
      "NCCL takes for one",
      check_host_identity},
-    {{code::kTopoP2pUnsupported, code::kNcclCumemHostNeedsP2p},
+    {{code::kTopoP2pUnsupported, code::kNcclCumemHostNeedsP2p, code::kLauncherVisibleDevicesSplit},
      "CUDA refusing peer access between two GPUs (error 217), from any program: a custom all-reduce or a P2P copy "
-     "on GPUs without a P2P path; NCCL's SHM transport through cuMem host memory",
+     "on GPUs without a P2P path; NCCL's SHM transport through cuMem host memory; ranks of a node each seeing "
+     "only a GPU of their own",
      check_p2p_unsupported},
     {{code::kCountersLinkErrors, code::kCountersSaturated, code::kCountersCongestion, code::kCountersAllowanceExceeded},
      "IB port and NIC counters; AWS ENA's allowance counters",

@@ -216,6 +216,15 @@ struct Facts {
     bool mixed = false;
   };
   std::map<std::string, IntraNodeRanks, std::less<>> intra_node;
+  // Each NCCL process of a host ("host:pid:tid [dev]"), the highest CUDA device index it
+  // logs and its first line: processes that all log device 0 each see one GPU of their own.
+  // At most kMaxProcessesPerHost per host.
+  struct NcclProcess {
+    int dev = 0;
+    Quote first;
+  };
+  static constexpr size_t kMaxProcessesPerHost = 256;
+  std::map<std::string, std::map<std::string, NcclProcess, std::less<>>, std::less<>> nccl_processes;
   std::vector<Snapshot> snapshots;  // fabscope's profiler plugin's snapshots of a running job
   // nvidia-smi -q: a GPU memory repair waiting for a reset ("Pending : Yes" under "Remapped
   // Rows" or "Retired Pages", "Pending Page Blacklist : Yes"), and spare rows run out

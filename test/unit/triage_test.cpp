@@ -1522,6 +1522,33 @@ TEST(TriagePasted, PeerAccessUnsupportedAndDriverMismatch) {
   EXPECT_EQ(find(quiet, "topo.p2p_unsupported"), nullptr);
 }
 
+// CUDA's error 217 opening a peer's IPC handle where every NCCL process of the node logs device
+// 0: each rank sees only a GPU of its own (ray#16979's shape, Ray's "(pid=N)" prefix kept).
+// Where one process logs device 1 the ranks see each other's GPUs, and it is the GPUs' path.
+TEST(TriagePasted, PeerAccessUnsupportedWhereEachRankSeesOneGpu) {
+  const std::string split =
+      "(pid=11) n1:11:21 [0] NCCL INFO Channel 00 : 3[b0] -> 0[80] via P2P/IPC\n"
+      "(pid=11) n1:11:21 [0] transport/p2p.cc:238 NCCL WARN failed to open CUDA IPC handle : 217 peer access is "
+      "not supported between these two devices\n"
+      "(pid=12) n1:12:22 [0] NCCL INFO Trees [0] 2/-1/-1->1->0|0->1->2/-1/-1\n"
+      "(pid=13) n1:13:23 [0] NCCL INFO Trees [0] 3/-1/-1->2->1|1->2->3/-1/-1\n";
+  Report r = judged({{"ray.log", split}});
+  const Finding* f = find(r, "launcher.visible_devices_split");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_NE(f->message.find("each of the 3 NCCL processes"), std::string::npos) << f->message;
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"ray.log:2", "ray.log:1", "ray.log:3"}));
+  EXPECT_EQ(find(r, "topo.p2p_unsupported"), nullptr) << testing::PrintToString(codes(r));
+  std::string seen = split;
+  seen.replace(seen.find("n1:13:23 [0]"), 12, "n1:13:23 [1]");
+  Report shared = judged({{"ray.log", seen}});
+  EXPECT_EQ(find(shared, "launcher.visible_devices_split"), nullptr) << testing::PrintToString(codes(shared));
+  EXPECT_NE(find(shared, "topo.p2p_unsupported"), nullptr) << testing::PrintToString(codes(shared));
+  // One process alone on the host says nothing of the others.
+  Report one = judged({{"one.log", split.substr(0, split.find("(pid=12)"))}});
+  EXPECT_EQ(find(one, "launcher.visible_devices_split"), nullptr) << testing::PrintToString(codes(one));
+}
+
 // The peer-access tools in their own words: a finding where no pair listed has access,
 // nothing where some pairs have it (many PCIe servers across their sockets) or where one GPU
 // is all nvbandwidth saw.
@@ -4418,7 +4445,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.ras_process_lost", "nccl.ras_ranks_behind", "healthcheck.failed", "link.mlxlink_issue",
       "topo.roce_gid_index_mismatch", "counters.allowance_exceeded", "nccl.host_identity_collision",
       "ucx.port_speed_unknown", "container.gpu_driver_in_use", "mpi.ucc_shm_failed", "nvlink.nvls_exhausted",
-      "mpi.pmix_client_failed",
+      "mpi.pmix_client_failed", "launcher.visible_devices_split",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
@@ -4474,9 +4501,11 @@ TEST(TriageDamage, PastedShapesNeverNameAnotherCause) {
         // A framework's system error cut before its "Last error:" too, and its invalid usage cut
         // from the warning that says which check failed; and NCCL's NVLS warning without the
         // source file that says it is NVLS's (the prefix stripped), and CUDA's peer-access error
-        // without the source file that says it was NCCL's SHM transport asking.
+        // without the source file that says it was NCCL's SHM transport asking, or without the
+        // hosts' processes that show each rank seeing a GPU of its own.
         const bool less_specific =
-            (f.code == "topo.p2p_unsupported" && causes.count("nccl.cumem_host_needs_p2p")) ||
+            (f.code == "topo.p2p_unsupported" &&
+             (causes.count("nccl.cumem_host_needs_p2p") || causes.count("launcher.visible_devices_split"))) ||
             // A hook that failed, where the file whole says why (its stderr cut off here).
             (f.code == "container.runtime_hook_failed" && !causes.empty()) ||
             ((f.code == "nccl.warn" || f.code == "nccl.system_error" || f.code == "nccl.invalid_usage" ||
