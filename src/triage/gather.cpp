@@ -1471,6 +1471,7 @@ class Gatherer {
     move_into(ras_facts_, facts.ras);
     move_into(mpi_not_cuda_aware_, facts.mpi_not_cuda_aware);
     move_into(ucc_shm_failed_, facts.ucc_shm_failed);
+    move_into(roce_gid_unusable_, facts.roce_gid_unusable);
     move_into(pmix_client_failed_, facts.pmix_client_failed);
     facts.srun_seen = facts.srun_seen || srun_seen_;
     move_into(custom_allreduce_, facts.custom_allreduce);
@@ -2132,6 +2133,7 @@ class Gatherer {
         keep(mpi_not_cuda_aware_, line)) {
       framework_ = true;  // a program's log
     }
+    if (n.finds("No suitable GID found on ") && keep(roce_gid_unusable_, line)) framework_ = true;
     // '_' is rarer in logs than the words' first letters: one search for it spares most lines.
     if (line.find('_') == std::string_view::npos) return;
     if (n.finds("TL_SHM ERROR") && keep(ucc_shm_failed_, line)) framework_ = true;
@@ -3110,7 +3112,8 @@ class Gatherer {
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, munge_, slurm_version_, slurm_credential_expired_, nic_driver_storage_modules_,
       mpi_not_cuda_aware_, custom_allreduce_, expandable_segments_, runtime_hook_failed_, rendezvous_, gpu_start_,
-      gpu_driver_in_use_, ucc_shm_failed_, enroot_hook_failed_, container_cli_errors_, pmix_client_failed_;
+      gpu_driver_in_use_, ucc_shm_failed_, roce_gid_unusable_, enroot_hook_failed_, container_cli_errors_,
+      pmix_client_failed_;
   bool srun_seen_ = false;               // a line of srun's: Facts::srun_seen
   bool toolkit_line_ = false;            // the line nvml_line read is libnvidia-container's
   int hook_stderr_left_ = 0;             // lines after a failed hook's "stderr:" still to keep as its words

@@ -824,6 +824,27 @@ void check_net_plugin_load(const Facts& facts, std::vector<Finding>& out, std::v
     if (!n.host.empty()) hosts.insert(n.host);
   }
   if (quotes.empty()) return;
+  // A library NCCL opened as its plugin with no network interface this NCCL takes ("Failed to
+  // find ncclNetPlugin symbol (>= v5)"): NCCL goes on with its internal IB and socket
+  // transports, which on most fabrics is what was meant (nccl#1292: "not a sign of failure").
+  // Where the log then shows NCCL on sockets, the plugin was the way onto the fabric.
+  const bool symbols_only = std::all_of(quotes.begin(), quotes.end(), [](const Quote& q) {
+    return contains(q.text, "Failed to find ncclNetPlugin symbol");
+  });
+  const bool on_sockets = std::any_of(facts.interfaces.begin(), facts.interfaces.end(),
+                                      [](const auto& i) { return i.what == "NET/Socket"; });
+  if (symbols_only && !on_sockets) {
+    out.push_back(finding(
+        code::kNcclNetPluginLoadFailed, Severity::kInfo, "NCCL network plugin", {hosts.begin(), hosts.end()},
+        fmt::format("NCCL opened a library as its network plugin that has no network interface this NCCL takes "
+                    "({}): \"{}\"; it goes on with its internal IB and socket transports, and nothing here shows "
+                    "it on sockets",
+                    count_lines(quotes.size()), first),
+        "nothing to do where NCCL's internal IB reaches the fabric (its NET/IB line says so); where a plugin was "
+        "meant (aws-ofi-nccl for EFA, a SHARP or UCX plugin), install the one built for this NCCL",
+        quotes, {{"lines", quotes.size()}, {"error", first}}));
+    return;
+  }
   out.push_back(finding(
       code::kNcclNetPluginLoadFailed, Severity::kError, "NCCL network plugin", {hosts.begin(), hosts.end()},
       fmt::format("NCCL could not load or start a network plugin that is installed ({}): \"{}\"; it went on with its "
@@ -4896,6 +4917,25 @@ void check_ucc_shm_failed(const Facts& facts, std::vector<Finding>& out, std::ve
       facts.ucc_shm_failed, {{"lines", facts.ucc_shm_failed.size()}}));
 }
 
+// A program that picks its RoCE GID itself finding none it can use (Facts::roce_gid_unusable):
+// Mooncake's transfer engine takes a RoCE v2 GID (before its fix for kvcache-ai/Mooncake#1593,
+// an IPv4-mapped one only) and disables the device where it finds none, then has no RDMA NIC
+// left. A RoCE v2 GID comes from an address of the port's netdev: a bond or port without the
+// address family the program wants has none.
+void check_roce_gid_unusable(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.roce_gid_unusable.empty()) return;
+  out.push_back(finding(
+      code::kTopoRoceGidUnusable, Severity::kError, "RoCE GID", {},
+      fmt::format("the program found no RoCE GID it could use on an RDMA device ({}), and leaves the device out: "
+                  "the port's GID table has no RoCE v2 entry of the kind it picks (IPv4-mapped, where the netdev "
+                  "has only IPv6 addresses, or none where it has no address at all)",
+                  count_lines(facts.roce_gid_unusable.size())),
+      "`show_gids` lists the port's GIDs and their kinds: give the netdev (the bond, for mlx5_bond_N) the address "
+      "the fabric uses, or name the GID index to use (Mooncake: MC_GID_INDEX; NCCL: NCCL_IB_GID_INDEX); Mooncake "
+      "after #1597 also takes IPv6 RoCE v2 GIDs",
+      facts.roce_gid_unusable, {{"lines", facts.roce_gid_unusable.size()}}));
+}
+
 // Open MPI's PMIx client failing at start (Facts::pmix_client_failed): no PMIx server to
 // talk to, or another's. Under srun, Slurm starts the ranks itself and serves them through
 // its PMI plugin: one Open MPI cannot use (--mpi=none, PMI-2 for an Open MPI without it), or
@@ -5583,6 +5623,9 @@ const std::vector<Signature> kSignatures = {
     {{code::kMpiUccShmFailed},
      "UCC's shared-memory team layer failing under the MPI's collectives (TL_SHM ERROR)",
      check_ucc_shm_failed},
+    {{code::kTopoRoceGidUnusable},
+     "a program that picks its RoCE GID itself finding none it can use (Mooncake: No suitable GID found on)",
+     check_roce_gid_unusable},
     {{code::kFrameworkCustomAllreduceIpc},
      "an inference framework's custom all-reduce failing in CUDA IPC (vLLM's, SGLang's custom_all_reduce.cuh)",
      check_custom_allreduce},

@@ -350,6 +350,9 @@ struct Facts {
   // failing, in UCC's log form: "[1723337199.099229] [ai-worker03:1382 :0] tl_shm_team.c:617
   // TL_SHM ERROR Child failed to attach to shmseg, errno: Invalid argument".
   std::vector<Quote> ucc_shm_failed;
+  // A program that picks its RoCE GID itself finding none it can use on a device: Mooncake's
+  // transfer engine, "No suitable GID found on mlx5_bond_1/".
+  std::vector<Quote> roce_gid_unusable;
   // An inference framework's custom all-reduce (vLLM's, SGLang's csrc/custom_all_reduce.cuh,
   // which shares GPU buffers over CUDA IPC) failing a CUDA call: "Failed: Cuda error
   // /workspace/csrc/custom_all_reduce.cuh:455 'invalid argument'"; and PyTorch's

@@ -420,8 +420,6 @@ TEST(TriageSignatures, NetPluginThatFailsToLoad) {
         "No such file or directory when loading libnccl-net-ofi.so",
         "n1:5:5 [0] NCCL INFO NET/Plugin: libnccl-net-ofi.so: /usr/lib/libnccl-net-ofi.so: undefined symbol: "
         "fi_getinfo",
-        "n1:5:5 [0] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin symbol (>= v5). ncclNetPlugin symbols v4 and "
-        "lower are not supported.",
         // aws-ofi-nccl loaded, refusing the libfabric it found
         "n1:5:5 [0] nccl_ofi_net.cpp:651 NCCL WARN NET/OFI EFA provider requires at least libfabric version 1.22.0."}) {
     Report r = judged({{"job.log", std::string(line) + "\n"}});
@@ -430,6 +428,21 @@ TEST(TriageSignatures, NetPluginThatFailsToLoad) {
     EXPECT_EQ(f->severity, Severity::kError);
     EXPECT_EQ(f->hosts, std::vector<std::string>{"n1"});
   }
+  // A library without a network interface this NCCL takes: NCCL's own transports go on, so it is
+  // said (info) unless the log then shows NCCL on sockets (nccl#1292: "not a sign of failure").
+  const std::string probe =
+      "n1:5:5 [0] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v8 symbol.\n"
+      "n1:5:5 [0] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin symbol (>= v5). ncclNetPlugin symbols v4 and "
+      "lower are not supported.\n";
+  Report alone = judged({{"job.log", probe}});
+  const Finding* info = find(alone, "nccl.net_plugin_load_failed");
+  ASSERT_NE(info, nullptr) << testing::PrintToString(codes(alone));
+  EXPECT_EQ(info->severity, Severity::kInfo);
+  EXPECT_EQ(quoted(*info), std::vector<std::string>{"job.log:2"});
+  Report sockets = judged({{"job.log", probe + "n1:5:9 [0] NCCL INFO NET/Socket : Using [0]ens7:10.0.0.3<0>\n"}});
+  const Finding* error = find(sockets, "nccl.net_plugin_load_failed");
+  ASSERT_NE(error, nullptr) << testing::PrintToString(codes(sockets));
+  EXPECT_EQ(error->severity, Severity::kError);
   for (const char* quiet :
        {"n1:5:5 [0] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or "
         "directory No plugin found (libnccl-net.so), using internal implementation",
@@ -3695,6 +3708,21 @@ TEST(TriagePasted, UccSharedMemoryFailureIsTheMpisNotNccls) {
   EXPECT_EQ(r.findings.size(), 1u) << testing::PrintToString(codes(r));
 }
 
+// Mooncake's transfer engine finding no RoCE GID it can use (kvcache-ai/Mooncake#1593's shape):
+// the GID table, not the NIC; its later lines (no RNIC left) add nothing of their own.
+TEST(TriagePasted, NoUsableRoceGidIsTheGidTable) {
+  Report r = judged({{"mooncake.log",
+                      "W0302 09:15:07.980530     7 rdma_context.cpp:581] No suitable GID found on mlx5_bond_1/\n"
+                      "E0302 09:15:07.980787     7 rdma_context.cpp:81] Failed to open device mlx5_bond_1 on port  "
+                      "with GID -1\n"
+                      "E0302 09:15:07.980793     7 rdma_transport.cpp:662] RdmaTransport: No available RNIC\n"}});
+  const Finding* f = find(r, "topo.roce_gid_unusable");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"mooncake.log:1"});
+  EXPECT_NE(f->hint.find("MC_GID_INDEX"), std::string::npos) << f->hint;
+}
+
 // An OCI runtime's failed hook, with its stderr on the lines after; the toolkit's legacy hook
 // with nvidia-container-cli's words is left to their readers.
 TEST(TriagePasted, ContainerRuntimeHookFailed) {
@@ -4445,7 +4473,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.ras_process_lost", "nccl.ras_ranks_behind", "healthcheck.failed", "link.mlxlink_issue",
       "topo.roce_gid_index_mismatch", "counters.allowance_exceeded", "nccl.host_identity_collision",
       "ucx.port_speed_unknown", "container.gpu_driver_in_use", "mpi.ucc_shm_failed", "nvlink.nvls_exhausted",
-      "mpi.pmix_client_failed", "launcher.visible_devices_split",
+      "mpi.pmix_client_failed", "launcher.visible_devices_split", "topo.roce_gid_unusable",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
