@@ -1078,12 +1078,22 @@ class Gatherer {
         return true;
       }
       if (ras_counts_ && contains(t, " ranks have launched up to operation ")) {
+        end_ras_count();
         ras_value_ = parse_integer<int64_t>(t.substr(t.rfind(' ') + 1)).value_or(-1);
         ras_max_ = std::max(ras_max_, ras_value_);
+        ras_count_ = std::move(f);
+        ras_count_.op = ras_value_;
+        ras_count_.coll = ras_coll_;
+        ras_count_.unnamed = parse_integer<int>(t.substr(0, t.find(' '))).value_or(0);
         return true;
       }
       if (ras_counts_ && contains(t, " ranks have not launched any operations")) {
+        end_ras_count();
         ras_value_ = 0;
+        ras_count_ = std::move(f);
+        ras_count_.op = 0;
+        ras_count_.coll = ras_coll_;
+        ras_count_.unnamed = parse_integer<int>(t.substr(0, t.find(' '))).value_or(0);
         return true;
       }
     }
@@ -1150,6 +1160,7 @@ class Gatherer {
       }
       ras_max_ = std::max(ras_max_, f.op);
       f.coll = ras_coll_;
+      ras_count_.unnamed = 0;  // the count's ranks are named
       ras_group_.push_back(std::move(f));
     } else if (ras_block_ == RasBlock::kError && facts && facts->nccl.size() < kMaxKeptLines) {
       std::string error = ras_error_;
@@ -1227,6 +1238,18 @@ class Gatherer {
   }
   // A MISMATCH block's counts section ends: its ranks below the highest count are behind.
   void end_ras_section() {
+    end_ras_count();
+    std::vector<int> ahead;
+    for (const RasFact& f : ras_group_) {
+      if (f.op == ras_max_ && f.rank >= 0) ahead.push_back(f.rank);
+    }
+    for (RasFact& f : ras_unnamed_) {
+      if (f.op < 0 || f.op >= ras_max_ || ahead.empty()) continue;
+      f.what = "behind";
+      f.ahead = ras_max_;
+      f.named_ahead = ahead;
+      keep_ras(std::move(f));
+    }
     for (RasFact& f : ras_group_) {
       if (f.op < 0 || f.op >= ras_max_) continue;
       f.what = "behind";
@@ -1234,7 +1257,14 @@ class Gatherer {
       keep_ras(std::move(f));
     }
     ras_group_.clear();
+    ras_unnamed_.clear();
     ras_max_ = ras_value_ = -1;
+  }
+  // A count line whose ranks RAS did not name on the lines after it ("30 ranks have launched up
+  // to operation 640" then the next count): kept as a group, judged at the section's end.
+  void end_ras_count() {
+    if (ras_count_.unnamed > 0) ras_unnamed_.push_back(std::move(ras_count_));
+    ras_count_ = RasFact{};
   }
 
   // The readers that take a line whole, leaving an empty line in other_ (or, for Fabric
@@ -3135,13 +3165,15 @@ class Gatherer {
   enum class RasBlock { kNone, kDead, kProcesses, kRanks, kMismatch, kError };
   RasBlock ras_block_ = RasBlock::kNone;
   bool ras_ = false;
-  std::string ras_comm_;            // "#0-0"
-  bool ras_counts_ = false;         // a MISMATCH block's lines are of operation counts (not of status)
-  std::string ras_coll_;            // the collective whose counts differ
-  int64_t ras_value_ = -1;          // the count of the group whose rank lines follow
-  std::string ras_error_;           // an ERROR block's error whose rank lines follow
-  std::vector<RasFact> ras_group_;  // a counts section's ranks, each with its count in `op`
-  int64_t ras_max_ = -1;            // the highest count the section names
+  std::string ras_comm_;              // "#0-0"
+  bool ras_counts_ = false;           // a MISMATCH block's lines are of operation counts (not of status)
+  std::string ras_coll_;              // the collective whose counts differ
+  int64_t ras_value_ = -1;            // the count of the group whose rank lines follow
+  std::string ras_error_;             // an ERROR block's error whose rank lines follow
+  std::vector<RasFact> ras_group_;    // a counts section's ranks, each with its count in `op`
+  RasFact ras_count_;                 // the last count line ("N ranks have launched up to ...")
+  std::vector<RasFact> ras_unnamed_;  // count lines whose ranks RAS did not name
+  int64_t ras_max_ = -1;              // the highest count the section names
   std::vector<RasFact> ras_facts_;
   std::vector<Facts::NhcFailure> nhc_;
   bool mlxlink_ = false;       // mlxlink's "Operational Info" seen

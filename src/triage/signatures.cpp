@@ -2201,6 +2201,27 @@ void check_ras(const Facts& facts, std::vector<Finding>& out, std::vector<std::s
         "errors); query RAS again (`ncclras -v`) to see whether it comes back",
         quotes_of(lost), {{"processes", n}}));
   }
+  // A group RAS counts without naming it, behind the ranks it names: the named ones are ahead.
+  const auto unnamed = std::find_if(behind.begin(), behind.end(), [](const RasFact* f) { return f->unnamed > 0; });
+  if (unnamed != behind.end()) {
+    const RasFact& g = **unnamed;
+    const std::vector<std::string> hosts = hosts_of(behind);
+    out.push_back(finding(
+        code::kNcclRasRanksBehind, Severity::kWarning, fmt::format("{} ranks", g.unnamed), hosts,
+        fmt::format("NCCL's RAS shows {} ranks behind the others{}: {} up to operation {} only, while rank{} {} "
+                    "reached {}; RAS names the ranks of the smaller group, and here those are ahead, waiting in the "
+                    "collective the {} have not launched; if a second query shows the same counts, those {} are "
+                    "stuck before it",
+                    g.unnamed, g.comm.empty() ? "" : " in communicator " + g.comm,
+                    g.coll.empty() ? "collectives launched" : g.coll + " launched", g.op,
+                    g.named_ahead.size() == 1 ? "" : "s", fmt::join(g.named_ahead, ", "), g.ahead, g.unnamed,
+                    g.unnamed),
+        "query RAS again a few seconds later (`ncclras -v`): counts that move are a busy job; counts that stay are a "
+        "hang: look at what the many ranks do instead of the collective (their stacks with `py-spy dump`, a data "
+        "loader or a rank-dependent branch), not at the ranks RAS names",
+        {g.where}, {{"ranks", g.unnamed}, {"ahead", g.named_ahead}}));
+    return;
+  }
   if (!behind.empty()) {
     std::vector<int> ranks;
     for (const RasFact* f : behind) {

@@ -58,6 +58,10 @@ struct RasFact {
   int64_t op = -1;      // behind: the last operation it launched (0: none)
   int64_t ahead = -1;   // behind: the others' last operation
   std::string coll;     // behind: the collective whose counts differ ("AllReduce"), "" before 2.26
+  // behind, a group RAS counts without naming its ranks ("30 ranks have launched up to
+  // operation 640", where it names only the 2 at 641): how many, and the ranks it names ahead.
+  int unnamed = 0;
+  std::vector<int> named_ahead;
 };
 
 // One counter value: "name: value", perfquery's "Name:....value", a sysfs listing.

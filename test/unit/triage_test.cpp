@@ -2097,6 +2097,19 @@ TEST(TriagePasted, NcclRasStatusNamesTheLostProcessAndTheRanksBehind) {
   EXPECT_EQ(b->subject, "ranks 0, 2, 3");
   EXPECT_NE(b->message.find("(on 172.16.64.210, 172.16.64.211)"), std::string::npos) << b->message;
   EXPECT_NE(b->message.find("the others up to 6650"), std::string::npos) << b->message;
+  // RAS names the smaller group; where it is ahead (nccl#1911), the many unnamed are behind.
+  Report ahead = judged({{"ras.txt",
+                          "#0-0 (fa93daea854b060b) MISMATCH\n"
+                          "  Communicator ranks have different AllGather operation counts\n"
+                          "  30 ranks have launched up to operation 640\n"
+                          "  2 ranks have launched up to operation 641\n"
+                          "  Rank 12 -- GPU 4 managed by process 323032 on node 10.137.190.124\n"
+                          "  Rank 13 -- GPU 5 managed by process 323033 on node 10.137.190.124\n"}});
+  const Finding* many = find(ahead, "nccl.ras_ranks_behind");
+  ASSERT_NE(many, nullptr) << testing::PrintToString(codes(ahead));
+  EXPECT_EQ(many->subject, "30 ranks");
+  EXPECT_NE(many->message.find("while ranks 12, 13 reached 641"), std::string::npos) << many->message;
+  EXPECT_EQ(quoted(*many), std::vector<std::string>{"ras.txt:3"});
   // Status differences (a communicator being set up or torn down) are no ranks behind.
   Report status = judged({{"ras.txt",
                            "#0-0 (9e17999afaa87dbb) MISMATCH\n  Communicator ranks have different status\n"
