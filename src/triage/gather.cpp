@@ -1411,7 +1411,9 @@ class Gatherer {
             roce_gid_empty_, efa_no_device_, rdma_enomem_, pin_failed_)) {
       k.emplace_back("rdma-info");
     }
-    if (any(rendezvous_, shm_full_, tcp_connect_failed_)) k.emplace_back("framework-log");
+    if (any(rendezvous_, shm_full_, tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_)) {
+      k.emplace_back("framework-log");
+    }
     if (limits_seen_) k.emplace_back("limits");
     if (!nhc_.empty()) k.emplace_back("health-check");
     if (interfaces_seen_) k.emplace_back("nccl-log");  // NCCL's interface list, its head line alone
@@ -1485,6 +1487,8 @@ class Gatherer {
     move_into(module_abi_, facts.module_abi);
     move_into(nvml_unknown_, facts.nvml_unknown);
     move_into(tcp_connect_failed_, facts.tcp_connect_failed);
+    move_into(gloo_connect_failed_, facts.gloo_connect_failed);
+    move_into(gloo_loopback_, facts.gloo_loopback);
     move_into(gpu_lost_, facts.gpu_lost);
     move_into(gpu_start_, facts.gpu_start);
     move_into(munge_, facts.munge);
@@ -2029,6 +2033,22 @@ class Gatherer {
     if (n.finds("connect() to ") && (contains(line, "btl_tcp") || contains(line, "oob_tcp"))) {
       keep(tcp_connect_failed_, line);
     }
+    // Gloo's (PyTorch's CPU collectives): a pair that cannot connect, and the address it fell
+    // back to where the hostname did not resolve.
+    // A pasted log wraps the error before its address ("...SO_ERROR: Connection refused," then
+    // "        remote=[127.0.0.1]:14215"): the two lines are read as one.
+    if (gloo_wrapped_ == lines_ - 1 && trim(line).starts_with("remote=[")) {
+      const std::string joined = gloo_wrapped_text_ + " " + std::string(trim(line));
+      if (keep(gloo_connect_failed_, joined)) gloo_connect_failed_.back().line = gloo_wrapped_;
+    } else if (n.finds("SO_ERROR: ")) {
+      if (contains(line, "remote=[")) {
+        keep(gloo_connect_failed_, line);
+      } else {
+        gloo_wrapped_ = lines_;
+        gloo_wrapped_text_ = std::string(trim(line));
+      }
+    }
+    if (n.finds("Using the loopback") && contains(line, "Unable to resolve hostname")) keep(gloo_loopback_, line);
     // MUNGE's errors, as PMIx's psec, Slurm or munge's own tools print them ("psec: munge
     // failed to create credential: Socket communication error", "Munge decode failed:
     // Expired credential"): libmunge's own wordings, on a line that names it.
@@ -3140,10 +3160,10 @@ class Gatherer {
       rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
-      tcp_connect_failed_, munge_, slurm_version_, slurm_credential_expired_, nic_driver_storage_modules_,
-      mpi_not_cuda_aware_, custom_allreduce_, expandable_segments_, runtime_hook_failed_, rendezvous_, gpu_start_,
-      gpu_driver_in_use_, ucc_shm_failed_, roce_gid_unusable_, enroot_hook_failed_, container_cli_errors_,
-      pmix_client_failed_;
+      tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, munge_, slurm_version_, slurm_credential_expired_,
+      nic_driver_storage_modules_, mpi_not_cuda_aware_, custom_allreduce_, expandable_segments_, runtime_hook_failed_,
+      rendezvous_, gpu_start_, gpu_driver_in_use_, ucc_shm_failed_, roce_gid_unusable_, enroot_hook_failed_,
+      container_cli_errors_, pmix_client_failed_;
   bool srun_seen_ = false;               // a line of srun's: Facts::srun_seen
   bool toolkit_line_ = false;            // the line nvml_line read is libnvidia-container's
   int hook_stderr_left_ = 0;             // lines after a failed hook's "stderr:" still to keep as its words
@@ -3171,6 +3191,8 @@ class Gatherer {
   int64_t ras_value_ = -1;            // the count of the group whose rank lines follow
   std::string ras_error_;             // an ERROR block's error whose rank lines follow
   std::vector<RasFact> ras_group_;    // a counts section's ranks, each with its count in `op`
+  int gloo_wrapped_ = -1;             // a Gloo error's line without its address (launcher_line)
+  std::string gloo_wrapped_text_;     // and its text
   RasFact ras_count_;                 // the last count line ("N ranks have launched up to ...")
   std::vector<RasFact> ras_unnamed_;  // count lines whose ranks RAS did not name
   int64_t ras_max_ = -1;              // the highest count the section names

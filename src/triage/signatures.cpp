@@ -316,7 +316,7 @@ void check_unroutable_connects(const Facts& facts, std::vector<Finding>& out) {
     std::vector<Quote> quotes;
     std::set<std::string> addresses;
   };
-  Seen nccl, mpi, ucx;
+  Seen nccl, mpi, ucx, gloo;
   for (const NcclFact& n : facts.nccl) {
     if (n.level != "WARN" && n.level != "ERROR") continue;
     const bool by_ucx = contains(n.where.text, "UCX ") && !contains(n.where.text, "NCCL");  // not NET/UCX's
@@ -332,6 +332,14 @@ void check_unroutable_connects(const Facts& facts, std::vector<Finding>& out) {
     mpi.quotes.push_back(q);
     mpi.addresses.insert(std::string(a));
   }
+  for (const Quote& q : facts.gloo_connect_failed) {
+    const std::string_view a = address_after(q.text, "remote=[");
+    if (a.empty() || unroutable_address(a.substr(0, a.find(']'))).empty()) continue;
+    gloo.quotes.push_back(q);
+    gloo.addresses.insert(std::string(a.substr(0, a.find(']'))));
+  }
+  if (!gloo.quotes.empty())
+    gloo.quotes.insert(gloo.quotes.end(), facts.gloo_loopback.begin(), facts.gloo_loopback.end());
   const auto say = [&](const Seen& s, std::string_view who, std::string_view hint) {
     if (s.quotes.empty()) return;
     std::vector<std::string> what;
@@ -349,6 +357,10 @@ void check_unroutable_connects(const Facts& facts, std::vector<Finding>& out) {
   say(mpi, "Open MPI's TCP transport",
       "name the interface the nodes reach each other on: mpirun --mca btl_tcp_if_include IFACE --mca "
       "oob_tcp_if_include IFACE (or btl_tcp_if_exclude lo,docker0)");
+  say(gloo, "Gloo's sockets",
+      "set GLOO_SOCKET_IFNAME (and NCCL_SOCKET_IFNAME) on every host to the interface the nodes reach each other on; "
+      "Gloo takes the address the hostname resolves to, and falls back to the loopback where it resolves to none "
+      "of the host's own (a pod on the host network, /etc/hosts naming 127.0.1.1)");
   say(ucx, "UCX's TCP transport",
       "name the interface the nodes reach each other on: UCX_NET_DEVICES=IFACE on every rank; UCX 1.10.0 took a "
       "peer's loopback for reachable from other nodes (openucx/ucx#6695, fixed on its v1.10 branch): load a later "

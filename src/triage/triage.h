@@ -316,6 +316,10 @@ struct Facts {
   std::vector<Quote> shm_full;     // PyTorch's tensors between processes without room in /dev/shm
   // Open MPI's TCP transport failing to connect: "connect() to 172.17.0.1 failed".
   std::vector<Quote> tcp_connect_failed;
+  // Gloo's TCP pairs failing to connect ("timed out connecting: SO_ERROR: Connection refused,
+  // remote=[127.0.0.1]:14215"), and its warning that it took the loopback ("Unable to resolve
+  // hostname to a (local) address. Using the loopback address as fallback.").
+  std::vector<Quote> gloo_connect_failed, gloo_loopback;
   // nvidia-smi's "GPU is lost.  Reboot the system to recover this GPU": a GPU that stopped
   // answering (fallen off the bus).
   std::vector<Quote> gpu_lost;

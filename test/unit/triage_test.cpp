@@ -2623,6 +2623,22 @@ TEST(TriagePasted, ConnectsToTheLoopbackOrADockerBridge) {
                              "failed : Connection refused\n"}});
   EXPECT_EQ(find(routable, "nccl.socket_ifaces_unroutable"), nullptr) << testing::PrintToString(codes(routable));
   EXPECT_NE(find(routable, "nccl.socket_connect"), nullptr) << testing::PrintToString(codes(routable));
+  // Gloo's pair to the loopback it fell back to, its address wrapped onto the next line as
+  // pasted (aws-do-eks#50's shape), with the warning that says why.
+  Report gloo = judged({{"g.log",
+                         "[rank8] Warning: Unable to resolve hostname to a (local) address. Using the loopback\n"
+                         "        address as fallback. Manually set the network interface with GLOO_SOCKET_IFNAME\n"
+                         "[rank8] Gloo connectFullMesh failed ... timed out connecting: SO_ERROR: Connection refused,\n"
+                         "        remote=[127.0.0.1]:14215\n"}});
+  const Finding* g = find(gloo, "nccl.socket_ifaces_unroutable");
+  ASSERT_NE(g, nullptr) << testing::PrintToString(codes(gloo));
+  EXPECT_EQ(g->subject, "Gloo's sockets");
+  EXPECT_EQ(quoted(*g), (std::vector<std::string>{"g.log:3", "g.log:1"}));
+  EXPECT_NE(g->hint.find("GLOO_SOCKET_IFNAME"), std::string::npos) << g->hint;
+  Report gloo_routable =
+      judged({{"g.log", "Gloo connectFullMesh failed ... SO_ERROR: Connection refused, remote=[10.0.0.7]:14215\n"}});
+  EXPECT_EQ(find(gloo_routable, "nccl.socket_ifaces_unroutable"), nullptr)
+      << testing::PrintToString(codes(gloo_routable));
 }
 
 // Fabric Manager in journalctl's form: no NVSwitch (a warning: fatal on an NVSwitch
