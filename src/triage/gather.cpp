@@ -2040,15 +2040,7 @@ class Gatherer {
     if (gloo_wrapped_ == lines_ - 1 && trim(line).starts_with("remote=[")) {
       const std::string joined = gloo_wrapped_text_ + " " + std::string(trim(line));
       if (keep(gloo_connect_failed_, joined)) gloo_connect_failed_.back().line = gloo_wrapped_;
-    } else if (n.finds("SO_ERROR: ")) {
-      if (contains(line, "remote=[")) {
-        keep(gloo_connect_failed_, line);
-      } else {
-        gloo_wrapped_ = lines_;
-        gloo_wrapped_text_ = std::string(trim(line));
-      }
     }
-    if (n.finds("Using the loopback") && contains(line, "Unable to resolve hostname")) keep(gloo_loopback_, line);
     // MUNGE's errors, as PMIx's psec, Slurm or munge's own tools print them ("psec: munge
     // failed to create credential: Socket communication error", "Munge decode failed:
     // Expired credential"): libmunge's own wordings, on a line that names it.
@@ -2183,9 +2175,21 @@ class Gatherer {
         keep(mpi_not_cuda_aware_, line)) {
       framework_ = true;  // a program's log
     }
-    if (n.finds("No suitable GID found on ") && keep(roce_gid_unusable_, line)) framework_ = true;
     // '_' is rarer in logs than the words' first letters: one search for it spares most lines.
     if (line.find('_') == std::string_view::npos) return;
+    // A device's name has one ("mlx5_bond_1"), as Gloo's SO_ERROR and its variable do.
+    if (n.finds("No suitable GID found on ") && keep(roce_gid_unusable_, line)) framework_ = true;
+    if (n.finds("SO_ERROR: ")) {
+      if (contains(line, "remote=[")) {
+        keep(gloo_connect_failed_, line);
+      } else {  // wrapped before its address: launcher_line joins the next line
+        gloo_wrapped_ = lines_;
+        gloo_wrapped_text_ = std::string(trim(line));
+      }
+    }
+    // "Unable to resolve hostname to a (local) address. Using the loopback address as fallback.
+    // Manually set the network interface with GLOO_SOCKET_IFNAME." (its last line, wrapped).
+    if (n.finds("GLOO_SOCKET_IFNAME") && contains(line, "fallback")) keep(gloo_loopback_, line);
     if (n.finds("TL_SHM ERROR") && keep(ucc_shm_failed_, line)) framework_ = true;
     if (n.finds("_all_reduce") && contains(line, "custom_all_reduce") &&
         (contains(line, "Cuda error") || contains(line, "CUDA error")) && keep(custom_allreduce_, line)) {
