@@ -165,6 +165,7 @@ inline constexpr std::string_view kNcclCumemHostNeedsP2p = "nccl.cumem_host_need
 inline constexpr std::string_view kKernelModuleBuildFailed = "kernel.module_build_failed";
 inline constexpr std::string_view kKernelNicModule = "kernel.nic_module";
 inline constexpr std::string_view kKernelNicHealth = "kernel.nic_health";
+inline constexpr std::string_view kKernelRdmaAbiMismatch = "kernel.rdma_abi_mismatch";
 inline constexpr std::string_view kKernelDriverMismatch = "kernel.driver_mismatch";
 inline constexpr std::string_view kKernelGpudirectPinFailed = "kernel.gpudirect_pin_failed";
 inline constexpr std::string_view kContainerGpuAccessLost = "container.gpu_access_lost";
@@ -336,6 +337,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kKernelNicModule,
     kKernelNicHealth,
     kKernelDriverMismatch,
+    kKernelRdmaAbiMismatch,
     kKernelGpudirectPinFailed,
     kContainerGpuAccessLost,
     kContainerDriverLibsMissing,

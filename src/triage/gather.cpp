@@ -1408,7 +1408,7 @@ class Gatherer {
     }
     // (lspci's RDMA NICs, saquery's "No SM/SA found" and nvidia-smi -q's repairs are their tools' kinds.)
     if (any(rdma_no_provider_, rdma_driver_unloaded_, rdma_netns_, zero_guids_, gid_rows_, gid_indexes_,
-            roce_gid_empty_, efa_no_device_, rdma_enomem_, pin_failed_)) {
+            roce_gid_empty_, efa_no_device_, rdma_enomem_, pin_failed_, rdma_abi_mismatch_)) {
       k.emplace_back("rdma-info");
     }
     if (any(rendezvous_, shm_full_, tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_)) {
@@ -1506,6 +1506,7 @@ class Gatherer {
     move_into(mpi_not_cuda_aware_, facts.mpi_not_cuda_aware);
     move_into(ucc_shm_failed_, facts.ucc_shm_failed);
     move_into(roce_gid_unusable_, facts.roce_gid_unusable);
+    move_into(rdma_abi_mismatch_, facts.rdma_abi_mismatch);
     move_into(pmix_client_failed_, facts.pmix_client_failed);
     facts.srun_seen = facts.srun_seen || srun_seen_;
     move_into(custom_allreduce_, facts.custom_allreduce);
@@ -2175,8 +2176,10 @@ class Gatherer {
         keep(mpi_not_cuda_aware_, line)) {
       framework_ = true;  // a program's log
     }
+    if (n.finds("ABI of ") && contains(line, "does not support the kernel ABI of")) keep(rdma_abi_mismatch_, line);
     // '_' is rarer in logs than the words' first letters: one search for it spares most lines.
     if (line.find('_') == std::string_view::npos) return;
+    if (n.finds("mlx5dv_devx_") && contains(line, "Protocol not supported")) keep(rdma_abi_mismatch_, line);
     // A device's name has one ("mlx5_bond_1"), as Gloo's SO_ERROR and its variable do.
     if (n.finds("No suitable GID found on ") && keep(roce_gid_unusable_, line)) framework_ = true;
     if (n.finds("SO_ERROR: ")) {
@@ -3166,8 +3169,8 @@ class Gatherer {
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, munge_, slurm_version_, slurm_credential_expired_,
       nic_driver_storage_modules_, mpi_not_cuda_aware_, custom_allreduce_, expandable_segments_, runtime_hook_failed_,
-      rendezvous_, gpu_start_, gpu_driver_in_use_, ucc_shm_failed_, roce_gid_unusable_, enroot_hook_failed_,
-      container_cli_errors_, pmix_client_failed_;
+      rendezvous_, gpu_start_, gpu_driver_in_use_, ucc_shm_failed_, roce_gid_unusable_, rdma_abi_mismatch_,
+      enroot_hook_failed_, container_cli_errors_, pmix_client_failed_;
   bool srun_seen_ = false;               // a line of srun's: Facts::srun_seen
   bool toolkit_line_ = false;            // the line nvml_line read is libnvidia-container's
   int hook_stderr_left_ = 0;             // lines after a failed hook's "stderr:" still to keep as its words

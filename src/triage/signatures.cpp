@@ -1335,6 +1335,17 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "error; the machine is not at fault",
      "load NCCL 2.27 or later (a framework's wheel or container carries its own NCCL: PyTorch 2.8 and NGC 25.05 and "
      "later have 2.27); NCCL_NET_MERGE_LEVEL=LOC, which turns fusion off, did not help everyone in that thread"},
+    // NCCL's Unix-domain sockets (misc/ipcsocket.cc, for cuMem handles) named after the rank and
+    // the process, so communicators split from one another in a process (ncclCommSplit: FSDP,
+    // Megatron) bound the same name: "UDS: Binding to socket /tmp/nccl-socket-2-e647f8d8e15809a1
+    // failed : Address already in use (98)" (NVIDIA/nccl#1185, fixed in 2.20.5).
+    {"UDS: Binding to socket", code::kNcclKnownBug,
+     "a known bug of NCCL before 2.20.5 (NVIDIA/nccl#1185): the Unix-domain socket each process binds to pass GPU "
+     "memory handles was named after its rank and process only, so a communicator split from another "
+     "(ncclCommSplit, as FSDP and Megatron create them) bound the same name and failed with 'Address already in "
+     "use'; the machine is not at fault",
+     "load NCCL 2.20.5 or later (a framework's wheel or container carries its own NCCL: `python -c 'import torch; "
+     "print(torch.cuda.nccl.version())'`)"},
     // aws-ofi-nccl's tuner (in the net plugin, loaded by default on AWS from 1.16) refusing to
     // start where NCCL_ALGO or NCCL_PROTO is set, through the v1 and v2 tuner interfaces of
     // NCCL before 2.21 (src/tuner/nccl_ofi_tuner.cpp); the plugin itself sets NCCL_PROTO=simple
@@ -4969,6 +4980,24 @@ void check_roce_gid_unusable(const Facts& facts, std::vector<Finding>& out, std:
       facts.roce_gid_unusable, {{"lines", facts.roce_gid_unusable.size()}}));
 }
 
+// RDMA user space and the kernel's driver that do not go together (Facts::rdma_abi_mismatch):
+// libibverbs' provider refusing the kernel's uverbs ABI, or a DEVX method the kernel's mlx5_ib
+// does not have (EPROTONOSUPPORT): a container's rdma-core or MLNX_OFED libraries newer (or
+// older) than the host's driver (openucx/ucx#6906: MOFED 5 libraries over a MOFED 4 kernel).
+void check_rdma_abi_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.rdma_abi_mismatch.empty()) return;
+  out.push_back(finding(
+      code::kKernelRdmaAbiMismatch, Severity::kError, "RDMA user space and kernel driver", {},
+      fmt::format("the RDMA libraries and the kernel's RDMA driver are of versions that do not go together ({}): "
+                  "the user space (rdma-core or MLNX_OFED's libmlx5, often a container's) asks the kernel's mlx5_ib "
+                  "for an interface it does not have",
+                  count_lines(facts.rdma_abi_mismatch.size())),
+      "run the user space that matches the host's driver: `ofed_info -s` and `modinfo mlx5_ib` on the host, the "
+      "image's rdma-core or MLNX_OFED version inside (a container from the host's OFED release, or the inbox "
+      "rdma-core with the inbox driver); UCX can leave DEVX out meanwhile (UCX_TLS=^rc_x, UCX_IB_MLX5_DEVX=no)",
+      facts.rdma_abi_mismatch, {{"lines", facts.rdma_abi_mismatch.size()}}));
+}
+
 // Open MPI's PMIx client failing at start (Facts::pmix_client_failed): no PMIx server to
 // talk to, or another's. Under srun, Slurm starts the ranks itself and serves them through
 // its PMI plugin: one Open MPI cannot use (--mpi=none, PMI-2 for an Open MPI without it), or
@@ -5656,6 +5685,10 @@ const std::vector<Signature> kSignatures = {
     {{code::kMpiUccShmFailed},
      "UCC's shared-memory team layer failing under the MPI's collectives (TL_SHM ERROR)",
      check_ucc_shm_failed},
+    {{code::kKernelRdmaAbiMismatch},
+     "RDMA user space and kernel driver that do not go together (libibverbs: does not support the kernel ABI; "
+     "mlx5dv_devx_*() failed: Protocol not supported)",
+     check_rdma_abi_mismatch},
     {{code::kTopoRoceGidUnusable},
      "a program that picks its RoCE GID itself finding none it can use (Mooncake: No suitable GID found on)",
      check_roce_gid_unusable},

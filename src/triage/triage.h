@@ -361,6 +361,10 @@ struct Facts {
   // A program that picks its RoCE GID itself finding none it can use on a device: Mooncake's
   // transfer engine, "No suitable GID found on mlx5_bond_1/".
   std::vector<Quote> roce_gid_unusable;
+  // RDMA user space and the kernel's driver at versions that do not go together: libibverbs'
+  // "Driver mlx5 does not support the kernel ABI of 1 (supports 4 to 4)", a DEVX call the
+  // kernel's mlx5_ib lacks ("mlx5dv_devx_create_event_channel() failed: Protocol not supported").
+  std::vector<Quote> rdma_abi_mismatch;
   // An inference framework's custom all-reduce (vLLM's, SGLang's csrc/custom_all_reduce.cuh,
   // which shares GPU buffers over CUDA IPC) failing a CUDA call: "Failed: Cuda error
   // /workspace/csrc/custom_all_reduce.cuh:455 'invalid argument'"; and PyTorch's

@@ -1995,6 +1995,10 @@ TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
        "nccl.topology_fallback"},
       // NCCL 2.25-2.26's fallback naming a NET that NIC fusion took away (NVIDIA/nccl#1748).
       {"n1:5:5 [0] graph/topo.h:230 NCCL WARN Could not find NET with id 0", "nccl.known_bug"},
+      // NCCL before 2.20.5 binding one Unix-domain socket name for split communicators (nccl#1185).
+      {"h:33:10589 [2] misc/ipcsocket.cc:57 NCCL WARN UDS: Binding to socket /tmp/nccl-socket-2-e647f8d8e15809a1 "
+       "failed : Address already in use (98)",
+       "nccl.known_bug"},
       // NCCL's connect retry before 2.24 (nccl#1515), its warning quoted alone in backticks.
       {"`socketStartConnect: Connect to 10.45.234.83<47527> failed : Software caused connection abort`",
        "nccl.socket_connect"},
@@ -3752,6 +3756,19 @@ TEST(TriagePasted, NoUsableRoceGidIsTheGidTable) {
   EXPECT_NE(f->hint.find("MC_GID_INDEX"), std::string::npos) << f->hint;
 }
 
+// RDMA user space and the kernel's driver that do not go together, in libibverbs' words and in
+// a DEVX call's (openucx/ucx#6906's paste).
+TEST(TriagePasted, RdmaUserSpaceAndKernelAbiMismatch) {
+  for (const char* line : {"libibverbs: Warning: Driver mlx5 does not support the kernel ABI of 1 (supports 4 to 4)",
+                           "mlx5dv_devx_create_event_channel() failed: Protocol not supported"}) {
+    Report r = judged({{"rdma.log", std::string(line) + "\n"}});
+    const Finding* f = find(r, "kernel.rdma_abi_mismatch");
+    ASSERT_NE(f, nullptr) << line << testing::PrintToString(codes(r));
+    EXPECT_EQ(f->severity, Severity::kError);
+    EXPECT_EQ(quoted(*f), std::vector<std::string>{"rdma.log:1"});
+  }
+}
+
 // An OCI runtime's failed hook, with its stderr on the lines after; the toolkit's legacy hook
 // with nvidia-container-cli's words is left to their readers.
 TEST(TriagePasted, ContainerRuntimeHookFailed) {
@@ -4502,7 +4519,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "nccl.ras_process_lost", "nccl.ras_ranks_behind", "healthcheck.failed", "link.mlxlink_issue",
       "topo.roce_gid_index_mismatch", "counters.allowance_exceeded", "nccl.host_identity_collision",
       "ucx.port_speed_unknown", "container.gpu_driver_in_use", "mpi.ucc_shm_failed", "nvlink.nvls_exhausted",
-      "mpi.pmix_client_failed", "launcher.visible_devices_split", "topo.roce_gid_unusable",
+      "mpi.pmix_client_failed", "launcher.visible_devices_split", "topo.roce_gid_unusable", "kernel.rdma_abi_mismatch",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
