@@ -1618,8 +1618,12 @@ class Gatherer {
     nccl_ = true;
     other_ += '\n';
     if (!facts) return;
-    if (l.dev >= 0 && (l.dev > process_dev_ || l.pid != process_pid_ || l.host != process_host_name_))
+    // A job's processes all log from its first lines on (its initialisation): a file's first
+    // lines are read for them, and a long log's rest costs nothing here.
+    if (process_lines_ < kMaxProcessLines && l.dev >= 0 &&
+        (++process_lines_, l.dev > process_dev_ || l.pid != process_pid_ || l.host != process_host_name_)) {
       process_line(line, l, *facts);
+    }
     const bool kept = kept_nccl_line(l);
     if (!kept && intra_lines_ < kMaxIntraNodeLines && !l.msg.empty() &&
         (l.msg.front() == 'C' || l.msg.front() == 'R') &&
@@ -3106,8 +3110,10 @@ class Gatherer {
   std::string intra_host_name_, intra_pid_;      // and its process
   std::string process_host_name_, process_pid_;  // the last NCCL line's process (process_line)
   int process_dev_ = -1;                         // and the highest device it logged
-  std::string nccl_text_;                        // the distinct NCCL lines topo's reader reads
-  std::string other_;                            // the other lines (NCCL and kernel lines left empty)
+  static constexpr int kMaxProcessLines = 8192;  // NCCL lines read for the processes
+  int process_lines_ = 0;
+  std::string nccl_text_;  // the distinct NCCL lines topo's reader reads
+  std::string other_;      // the other lines (NCCL and kernel lines left empty)
   bool other_truncated_ = false;
   std::vector<Quote> kernel_lines_;
   std::vector<CounterFact> counters_pending_;  // taken when the file is counters
