@@ -2180,7 +2180,7 @@ class Gatherer {
         keep(mpi_not_cuda_aware_, line)) {
       framework_ = true;  // a program's log
     }
-    if (n.finds("ABI of ") && contains(line, "does not support the kernel ABI of")) keep(rdma_abi_mismatch_, line);
+    if (n.finds("BI of ") && contains(line, "does not support the kernel ABI of")) keep(rdma_abi_mismatch_, line);
     // '_' is rarer in logs than the words' first letters: one search for it spares most lines.
     if (line.find('_') == std::string_view::npos) return;
     if (n.finds("mlx5dv_devx_") && contains(line, "Protocol not supported")) keep(rdma_abi_mismatch_, line);
