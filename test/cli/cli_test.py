@@ -1375,10 +1375,11 @@ def cmd_faults(args):
                 named = {r for r in others if any(l.startswith(f"[r{r} ") for l in survivors)}
                 closed = [r for r in others if r not in named and any(
                     l.startswith(f"[r{r} ") and "closed the connection" in l for l in out.splitlines())]
-                # Over mpi, mpirun ends the job as the first survivor exits: on a loaded machine the
-                # other's watchdog may not have fired by then (a CI pass that started this test
-                # beside the browser's, twice), and mpirun's abort is its last word.
-                aborted = backend == "mpi" and "the job has been aborted" in out
+                # mpirun ends the job as the first survivor exits: on a loaded machine the other's
+                # watchdog may not have fired by then, nor (tcp) its connection to the first closed (a
+                # CI pass that started this test beside the browser's, twice over mpi; beside it here,
+                # over tcp), and mpirun's abort is its last word.
+                aborted = "the job has been aborted" in out
                 if not named or (len(named) + len(closed) != 2 and not aborted):
                     fail(f"{what}: want a hang message from each of the 2 other ranks (or from one, the "
                          f"other's connection to it closed)\n{out}")
@@ -1414,9 +1415,14 @@ def cmd_faults(args):
                         fail(f"{what}: run.hang must say what rank 1 waits on: {hang!r}")
                 elif sig == "STOP" and ended == "watchdog":
                     # Rank 0 stopped: rank 1 stands in for it as the watchdogs fire (the launcher may then
-                    # continue and terminate rank 0, which writes as for any signal, below).
-                    if "run.hang" not in found or not hang.startswith("written by rank 1 "):
-                        fail(f"{what}: want rank 1's report in rank 0's place: {hang!r} {found}")
+                    # continue and terminate rank 0, which writes as for any signal, below). Or the first
+                    # survivor to exit ends the job, the launcher continues rank 0 (SIGCONT) before rank 1
+                    # has written, and rank 0's own watchdog names its own stop: on a loaded machine (the
+                    # browser's test beside it, CI at 4ecd0ad twice) rank 0 ran again 2.3 s after the stop.
+                    own = f"stopped progressing: this rank, {rank} (" in hang and "did not run for" in hang
+                    if "run.hang" not in found or not (hang.startswith("written by rank 1 ") or own):
+                        fail(f"{what}: want rank 1's report in rank 0's place, or rank 0's own naming its "
+                             f"stop: {hang!r} {found}")
                 # A stopped rank 0 is continued and terminated by the launcher (SIGCONT, then SIGTERM) once
                 # the others' watchdogs end the job: it then writes as for any signal.
                 elif not ended.startswith("signal SIG") or "run.interrupted" not in found:
