@@ -951,6 +951,7 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
   std::map<std::string, Values> env;                    // variable -> its values
   std::map<std::string, std::set<std::string>> set_on;  // variable -> hosts
   std::set<std::string> hosts_with_env;
+  std::map<std::string, std::vector<std::string>> env_order;  // host: the settings it reports, in order
   Values ib_lists;
   std::map<std::string, std::set<std::string>> list_hosts;  // NET/IB list -> the hosts printing it
   for (const NcclFact& n : facts.nccl) {
@@ -969,6 +970,8 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
       env[var][std::string(trim(std::string_view(n.msg).substr(at + 23)))].push_back(n.where);
       set_on[var].insert(n.host);
       hosts_with_env.insert(n.host);
+      auto& seq = env_order[n.host];
+      if (std::find(seq.begin(), seq.end(), var) == seq.end()) seq.push_back(var);
     }
     if (n.msg.starts_with("NET/IB : Using ")) {
       std::string list = n.msg.substr(15);
@@ -1008,12 +1011,27 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
   }
   // Set on some hosts' ranks and on no rank of other hosts that report their settings: the
   // launcher did not carry it there. (Within one host, a missing line is more likely a
-  // log cut short than a different environment.)
+  // log cut short than a different environment.) NCCL reports a setting as it first reads it,
+  // in the same order on every rank: a host is judged without it only where it reports a
+  // setting that a host with it reported later (its log went past the point), not where its
+  // log ends before.
+  const auto went_past = [&](const std::string& var, const std::set<std::string>& hosts, const std::string& other) {
+    const std::vector<std::string>& theirs = env_order[other];
+    return std::any_of(hosts.begin(), hosts.end(), [&](const std::string& h) {
+      const std::vector<std::string>& seq = env_order[h];
+      const auto at = std::find(seq.begin(), seq.end(), var);
+      return std::any_of(at, seq.end(), [&](const std::string& later) {
+        return later != var && std::find(theirs.begin(), theirs.end(), later) != theirs.end();
+      });
+    });
+  };
   for (const auto& [var, hosts] : set_on) {
     if (hosts.size() == hosts_with_env.size()) continue;
     std::vector<std::string> without;
-    std::set_difference(hosts_with_env.begin(), hosts_with_env.end(), hosts.begin(), hosts.end(),
-                        std::back_inserter(without));
+    for (const std::string& h : hosts_with_env) {
+      if (!hosts.count(h) && went_past(var, hosts, h)) without.push_back(h);
+    }
+    if (without.empty()) continue;
     std::vector<Quote> quotes;
     for (const auto& [value, qs] : env.at(var)) quotes.insert(quotes.end(), qs.begin(), qs.begin() + 1);
     out.push_back(finding(

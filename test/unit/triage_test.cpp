@@ -938,6 +938,23 @@ TEST(TriagePasted, SocketsOnAMachineWithoutRdmaStayQuiet) {
   EXPECT_EQ(g->severity, Severity::kError);
 }
 
+// A setting on one host's ranks and on none of another's: judged only where the other host's
+// log goes past the point where NCCL reports it (a setting the first host reports later), not
+// where that log ends first (a paste cut short).
+TEST(TriagePasted, SettingMissingOnAHostOnlyWhereItsLogWentPastIt) {
+  const std::string a =
+      "a:1:1 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth0\n"
+      "a:1:1 [0] NCCL INFO NCCL_NET_GDR_LEVEL set by environment to PHB\n"
+      "a:1:1 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_0\n";
+  Report past = judged({{"j.log", a + "b:2:2 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth0\n"
+                                      "b:2:2 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_0\n"}});
+  const Finding* f = find(past, "nccl.setting_mismatch");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(past));
+  EXPECT_EQ(f->message, "NCCL_NET_GDR_LEVEL is set on a but on no rank of b");
+  Report cut = judged({{"j.log", a + "b:2:2 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth0\n"}});
+  EXPECT_EQ(find(cut, "nccl.setting_mismatch"), nullptr) << testing::PrintToString(codes(cut));
+}
+
 TEST(TriagePasted, CountersPrintedByAShellLoopOrHead) {
   // for f in *; do echo "=== $f ==="; cat $f; done, in a port's counters directory
   Report loop = judged({{"loop.txt",
