@@ -944,6 +944,43 @@ void differing(std::vector<Finding>& out, std::string_view code, const std::stri
                         hint, quotes));
 }
 
+// Set on some hosts' ranks and on no rank of other hosts that report their settings: the
+// launcher did not carry it there. (Within one host, a missing line is more likely a
+// log cut short than a different environment.) NCCL reports a setting as it first reads it,
+// in the same order on every rank: a host is judged without it only where it reports a
+// setting that a host with it reported later (its log went past the point), not where its
+// log ends before.
+void check_settings_not_carried(const std::map<std::string, std::map<std::string, std::vector<Quote>>>& env,
+                                const std::map<std::string, std::set<std::string>>& set_on,
+                                const std::set<std::string>& hosts_with_env,
+                                const std::map<std::string, std::vector<std::string>>& env_order,
+                                std::vector<Finding>& out) {
+  const auto went_past = [&](const std::string& var, const std::set<std::string>& hosts, const std::string& other) {
+    const std::vector<std::string>& theirs = env_order.at(other);
+    return std::any_of(hosts.begin(), hosts.end(), [&](const std::string& h) {
+      const std::vector<std::string>& seq = env_order.at(h);
+      const auto at = std::find(seq.begin(), seq.end(), var);
+      return std::any_of(at, seq.end(), [&](const std::string& later) {
+        return later != var && std::find(theirs.begin(), theirs.end(), later) != theirs.end();
+      });
+    });
+  };
+  for (const auto& [var, hosts] : set_on) {
+    if (hosts.size() == hosts_with_env.size()) continue;
+    std::vector<std::string> without;
+    for (const std::string& h : hosts_with_env) {
+      if (!hosts.count(h) && went_past(var, hosts, h)) without.push_back(h);
+    }
+    if (without.empty()) continue;
+    std::vector<Quote> quotes;
+    for (const auto& [value, qs] : env.at(var)) quotes.insert(quotes.end(), qs.begin(), qs.begin() + 1);
+    out.push_back(finding(
+        code::kNcclSettingMismatch, Severity::kWarning, var, without,
+        fmt::format("{} is set on {} but on no rank of {}", var, fmt::join(hosts, ", "), fmt::join(without, ", ")),
+        "the launcher did not pass it to every host: mpirun -x VAR, srun --export=ALL", quotes));
+  }
+}
+
 void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   using Values = std::map<std::string, std::vector<Quote>>;  // value -> the lines that say it
   Values versions;
@@ -1009,36 +1046,7 @@ void check_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<s
     differing(out, code::kNcclSettingMismatch, var, values, Severity::kWarning,
               "set it the same on every rank: export it through the launcher (mpirun -x VAR, srun --export=ALL)");
   }
-  // Set on some hosts' ranks and on no rank of other hosts that report their settings: the
-  // launcher did not carry it there. (Within one host, a missing line is more likely a
-  // log cut short than a different environment.) NCCL reports a setting as it first reads it,
-  // in the same order on every rank: a host is judged without it only where it reports a
-  // setting that a host with it reported later (its log went past the point), not where its
-  // log ends before.
-  const auto went_past = [&](const std::string& var, const std::set<std::string>& hosts, const std::string& other) {
-    const std::vector<std::string>& theirs = env_order[other];
-    return std::any_of(hosts.begin(), hosts.end(), [&](const std::string& h) {
-      const std::vector<std::string>& seq = env_order[h];
-      const auto at = std::find(seq.begin(), seq.end(), var);
-      return std::any_of(at, seq.end(), [&](const std::string& later) {
-        return later != var && std::find(theirs.begin(), theirs.end(), later) != theirs.end();
-      });
-    });
-  };
-  for (const auto& [var, hosts] : set_on) {
-    if (hosts.size() == hosts_with_env.size()) continue;
-    std::vector<std::string> without;
-    for (const std::string& h : hosts_with_env) {
-      if (!hosts.count(h) && went_past(var, hosts, h)) without.push_back(h);
-    }
-    if (without.empty()) continue;
-    std::vector<Quote> quotes;
-    for (const auto& [value, qs] : env.at(var)) quotes.insert(quotes.end(), qs.begin(), qs.begin() + 1);
-    out.push_back(finding(
-        code::kNcclSettingMismatch, Severity::kWarning, var, without,
-        fmt::format("{} is set on {} but on no rank of {}", var, fmt::join(hosts, ", "), fmt::join(without, ", ")),
-        "the launcher did not pass it to every host: mpirun -x VAR, srun --export=ALL", quotes));
-  }
+  check_settings_not_carried(env, set_on, hosts_with_env, env_order, out);
   check_net_plugins(facts, out);
   check_net_counts(facts, out);
   if (ib_lists.size() >= 2) {
