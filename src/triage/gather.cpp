@@ -2038,10 +2038,9 @@ class Gatherer {
     if (n.finds("connect() to ") && (contains(line, "btl_tcp") || contains(line, "oob_tcp"))) {
       keep(tcp_connect_failed_, line);
     }
-    // Gloo's (PyTorch's CPU collectives): a pair that cannot connect, and the address it fell
-    // back to where the hostname did not resolve.
-    // A pasted log wraps the error before its address ("...SO_ERROR: Connection refused," then
-    // "        remote=[127.0.0.1]:14215"): the two lines are read as one.
+    // Gloo's (PyTorch's CPU collectives) pair that cannot connect, wrapped by the paste before
+    // its address ("...SO_ERROR: Connection refused," then "        remote=[127.0.0.1]:14215"):
+    // program_line kept the first line aside, and the two are read as one.
     if (gloo_wrapped_ == lines_ - 1 && trim(line).starts_with("remote=[")) {
       const std::string joined = gloo_wrapped_text_ + " " + std::string(trim(line));
       if (keep(gloo_connect_failed_, joined)) gloo_connect_failed_.back().line = gloo_wrapped_;
@@ -3112,8 +3111,10 @@ class Gatherer {
   int process_dev_ = -1;                         // and the highest device it logged
   static constexpr int kMaxProcessLines = 8192;  // NCCL lines read for the processes
   int process_lines_ = 0;
-  std::string nccl_text_;  // the distinct NCCL lines topo's reader reads
-  std::string other_;      // the other lines (NCCL and kernel lines left empty)
+  int gloo_wrapped_ = -1;          // a Gloo error's line without its address (launcher_line)
+  std::string gloo_wrapped_text_;  // and its text
+  std::string nccl_text_;          // the distinct NCCL lines topo's reader reads
+  std::string other_;              // the other lines (NCCL and kernel lines left empty)
   bool other_truncated_ = false;
   std::vector<Quote> kernel_lines_;
   std::vector<CounterFact> counters_pending_;  // taken when the file is counters
@@ -3204,8 +3205,6 @@ class Gatherer {
   int64_t ras_value_ = -1;            // the count of the group whose rank lines follow
   std::string ras_error_;             // an ERROR block's error whose rank lines follow
   std::vector<RasFact> ras_group_;    // a counts section's ranks, each with its count in `op`
-  int gloo_wrapped_ = -1;             // a Gloo error's line without its address (launcher_line)
-  std::string gloo_wrapped_text_;     // and its text
   RasFact ras_count_;                 // the last count line ("N ranks have launched up to ...")
   std::vector<RasFact> ras_unnamed_;  // count lines whose ranks RAS did not name
   int64_t ras_max_ = -1;              // the highest count the section names
