@@ -64,6 +64,15 @@ Finding finding(std::string_view code, Severity severity, std::string subject, s
 // "1 line", "3 lines".
 std::string count_lines(size_t n) { return fmt::format("{} line{}", n, n == 1 ? "" : "s"); }
 
+// The finding of a signature that one kind of line shows by itself: nothing where no line was
+// seen, else one finding quoting them, whose message takes their count ("3 lines").
+void lines_finding(std::vector<Finding>& out, const std::vector<Quote>& lines, std::string_view code, Severity severity,
+                   std::string subject, fmt::format_string<std::string> message, std::string hint) {
+  if (lines.empty()) return;
+  out.push_back(finding(code, severity, std::move(subject), {}, fmt::format(message, count_lines(lines.size())),
+                        std::move(hint), lines, {{"lines", lines.size()}}));
+}
+
 std::string proc_of(const NcclFact& n) { return n.host + ":" + n.pid; }
 
 // The NCCL rank of each process, from "ncclCommInitRank comm 0x.. rank R nranks N" lines.
@@ -3023,57 +3032,41 @@ void check_modules_and_containers(const Facts& facts, std::vector<Finding>& out)
         "this kernel needs a newer one",
         facts.module_abi, {{"lines", facts.module_abi.size()}}));
   }
-  if (!facts.driver_libs_missing.empty()) {
-    out.push_back(finding(
-        code::kContainerDriverLibsMissing, Severity::kError, "NVIDIA driver libraries", {},
-        fmt::format("the NVIDIA driver's user-space libraries are not there ({}: libnvidia-ml.so.1 or libcuda.so not "
-                    "found): in a "
-                    "container, the NVIDIA runtime did not mount them (started without the NVIDIA runtime or "
-                    "--gpus); on a host, the driver's libraries are not installed or not on the loader's path",
-                    count_lines(facts.driver_libs_missing.size())),
-        "in a container: start it with the NVIDIA runtime (docker --gpus all, runtimeClassName nvidia, the device "
-        "plugin's resource) and check `ldconfig -p | grep libnvidia-ml` inside; on a host: reinstall the driver's "
-        "utility package and run `ldconfig`",
-        facts.driver_libs_missing, {{"lines", facts.driver_libs_missing.size()}}));
-  }
-  if (!facts.nvml_unknown.empty()) {
-    out.push_back(finding(
-        code::kContainerGpuAccessLost, Severity::kError, "NVML in a container", {},
-        fmt::format("nvidia-smi cannot start NVML ('Unknown Error', {}): in a container, it has lost access to the "
-                    "GPU device nodes; NVIDIA's notice: where the runtime uses systemd's cgroup driver, a `systemctl "
-                    "daemon-reload` on the host (or anything that re-applies the container's cgroup) takes the "
-                    "NVIDIA devices out of a running container",
-                    count_lines(facts.nvml_unknown.size())),
-        "restart the container to get the GPUs back; for good, create the /dev/char links on the host (`nvidia-ctk "
-        "system create-dev-char-symlinks --create-all`, as a udev rule) or run the runtime with the cgroupfs driver; "
-        "on a host rather than a container, read dmesg for the driver's own error",
-        facts.nvml_unknown, {{"lines", facts.nvml_unknown.size()}}));
-  }
-  if (!facts.nvml_denied.empty()) {
-    out.push_back(finding(
-        code::kContainerGpuAccessLost, Severity::kError, "GPU device nodes", {},
-        fmt::format("NVML may not open the GPU device nodes ({}: 'Insufficient Permissions'): /dev/nvidiactl and "
-                    "/dev/nvidiaN are not readable and writable by this process, so nvidia-smi, CUDA and NCCL find no "
-                    "usable GPU",
-                    count_lines(facts.nvml_denied.size())),
-        "`ls -l /dev/nvidia*` as that user: on a host, the driver's NVreg_DeviceFileMode and NVreg_DeviceFileGID (or a "
-        "udev rule) set who may open them; in a container, start it with the GPUs given by the NVIDIA runtime "
-        "(--gpus, the device plugin) rather than the nodes mounted by hand, and check its device cgroup and SELinux "
-        "label",
-        facts.nvml_denied, {{"lines", facts.nvml_denied.size()}}));
-  }
-  if (!facts.gpu_cgroup_denied.empty()) {
-    out.push_back(finding(
-        code::kContainerGpuAccessLost, Severity::kError, "GPU devices in a container", {},
-        fmt::format("the container's device cgroup lets the NVIDIA devices (major 195) be created but not read or "
-                    "written ({}): every GPU call in it fails (NVML's 'Unknown Error', CUDA finding no device); "
-                    "systemd re-applied the container's cgroup (a `systemctl daemon-reload` on the host, with the "
-                    "runtime on systemd's cgroup driver) and took them out",
-                    count_lines(facts.gpu_cgroup_denied.size())),
-        "restart the container to get the GPUs back; for good, create the /dev/char links on the host (`nvidia-ctk "
-        "system create-dev-char-symlinks --create-all`, as a udev rule) or run the runtime with the cgroupfs driver",
-        facts.gpu_cgroup_denied, {{"lines", facts.gpu_cgroup_denied.size()}}));
-  }
+  lines_finding(
+      out, facts.driver_libs_missing, code::kContainerDriverLibsMissing, Severity::kError, "NVIDIA driver libraries",
+      "the NVIDIA driver's user-space libraries are not there ({}: libnvidia-ml.so.1 or libcuda.so not "
+      "found): in a "
+      "container, the NVIDIA runtime did not mount them (started without the NVIDIA runtime or "
+      "--gpus); on a host, the driver's libraries are not installed or not on the loader's path",
+      "in a container: start it with the NVIDIA runtime (docker --gpus all, runtimeClassName nvidia, the device "
+      "plugin's resource) and check `ldconfig -p | grep libnvidia-ml` inside; on a host: reinstall the driver's "
+      "utility package and run `ldconfig`");
+  lines_finding(
+      out, facts.nvml_unknown, code::kContainerGpuAccessLost, Severity::kError, "NVML in a container",
+      "nvidia-smi cannot start NVML ('Unknown Error', {}): in a container, it has lost access to the "
+      "GPU device nodes; NVIDIA's notice: where the runtime uses systemd's cgroup driver, a `systemctl "
+      "daemon-reload` on the host (or anything that re-applies the container's cgroup) takes the "
+      "NVIDIA devices out of a running container",
+      "restart the container to get the GPUs back; for good, create the /dev/char links on the host (`nvidia-ctk "
+      "system create-dev-char-symlinks --create-all`, as a udev rule) or run the runtime with the cgroupfs driver; "
+      "on a host rather than a container, read dmesg for the driver's own error");
+  lines_finding(
+      out, facts.nvml_denied, code::kContainerGpuAccessLost, Severity::kError, "GPU device nodes",
+      "NVML may not open the GPU device nodes ({}: 'Insufficient Permissions'): /dev/nvidiactl and "
+      "/dev/nvidiaN are not readable and writable by this process, so nvidia-smi, CUDA and NCCL find no "
+      "usable GPU",
+      "`ls -l /dev/nvidia*` as that user: on a host, the driver's NVreg_DeviceFileMode and NVreg_DeviceFileGID (or a "
+      "udev rule) set who may open them; in a container, start it with the GPUs given by the NVIDIA runtime "
+      "(--gpus, the device plugin) rather than the nodes mounted by hand, and check its device cgroup and SELinux "
+      "label");
+  lines_finding(
+      out, facts.gpu_cgroup_denied, code::kContainerGpuAccessLost, Severity::kError, "GPU devices in a container",
+      "the container's device cgroup lets the NVIDIA devices (major 195) be created but not read or "
+      "written ({}): every GPU call in it fails (NVML's 'Unknown Error', CUDA finding no device); "
+      "systemd re-applied the container's cgroup (a `systemctl daemon-reload` on the host, with the "
+      "runtime on systemd's cgroup driver) and took them out",
+      "restart the container to get the GPUs back; for good, create the /dev/char links on the host (`nvidia-ctk "
+      "system create-dev-char-symlinks --create-all`, as a udev rule) or run the runtime with the cgroupfs driver");
 }
 
 // nvidia-smi's table: "ERR!" where NVML could not read a GPU (it fell off the bus or is in
@@ -3144,52 +3137,36 @@ void check_smi_table(const Facts& facts, std::vector<Finding>& out) {
 // uncorrectable ECC error, the module at another version than its libraries, a memory
 // repair pending or failed.
 void check_gpu_memory_and_driver(const Facts& facts, std::vector<Finding>& out) {
-  if (!facts.cuda_ecc.empty()) {
-    out.push_back(finding(
-        code::kKernelGpuResetRequired, Severity::kError, "GPU memory (CUDA)", {},
-        fmt::format("CUDA reports an uncorrectable ECC error ({}): a GPU's memory returned data it could not "
-                    "correct, and the GPU refuses new work (CUDA error 214) until it is reset",
-                    count_lines(facts.cuda_ecc.size())),
-        "drain the node; find the GPU (`nvidia-smi -q -d ECC,ROW_REMAPPER`: volatile uncorrectable counts, a remap "
-        "pending), reset it (`nvidia-smi -r -i N`) or reboot so the remap takes effect, and replace it if the errors "
-        "recur or the remapping failed",
-        facts.cuda_ecc, {{"lines", facts.cuda_ecc.size()}}));
-  }
-  if (!facts.driver_mismatch.empty()) {
-    out.push_back(finding(
-        code::kKernelDriverMismatch, Severity::kError, "NVIDIA driver", {},
-        fmt::format("the NVIDIA kernel module and the driver's user-space libraries or its GSP firmware are "
-                    "different versions ({}): NVML and CUDA refuse the GPUs until they match",
-                    count_lines(facts.driver_mismatch.size())),
-        "a driver upgraded without a reboot, or a new kernel whose module DKMS did not build: compare `cat "
-        "/sys/module/nvidia/version` with the libraries' version (`modinfo nvidia`, the package), then reboot or "
-        "rebuild and reload the module; drain the node until they match",
-        facts.driver_mismatch, {{"lines", facts.driver_mismatch.size()}}));
-  }
-  if (!facts.gpu_lost.empty()) {
-    out.push_back(finding(
-        code::kKernelGpuResetRequired, Severity::kError, "GPU lost", {},
-        fmt::format("nvidia-smi: a GPU is lost ({}): it stopped answering on PCIe (fallen off the bus, as with Xid "
-                    "79), and only a reboot or a reset of its slot brings it back",
-                    count_lines(facts.gpu_lost.size())),
-        "drain the node and reboot it; read the kernel log around the loss (Xid 79, PCIe AER, a power or thermal "
-        "event); a GPU lost again needs reseating or replacing",
-        facts.gpu_lost, {{"lines", facts.gpu_lost.size()}}));
-  }
+  lines_finding(
+      out, facts.cuda_ecc, code::kKernelGpuResetRequired, Severity::kError, "GPU memory (CUDA)",
+      "CUDA reports an uncorrectable ECC error ({}): a GPU's memory returned data it could not "
+      "correct, and the GPU refuses new work (CUDA error 214) until it is reset",
+      "drain the node; find the GPU (`nvidia-smi -q -d ECC,ROW_REMAPPER`: volatile uncorrectable counts, a remap "
+      "pending), reset it (`nvidia-smi -r -i N`) or reboot so the remap takes effect, and replace it if the errors "
+      "recur or the remapping failed");
+  lines_finding(
+      out, facts.driver_mismatch, code::kKernelDriverMismatch, Severity::kError, "NVIDIA driver",
+      "the NVIDIA kernel module and the driver's user-space libraries or its GSP firmware are "
+      "different versions ({}): NVML and CUDA refuse the GPUs until they match",
+      "a driver upgraded without a reboot, or a new kernel whose module DKMS did not build: compare `cat "
+      "/sys/module/nvidia/version` with the libraries' version (`modinfo nvidia`, the package), then reboot or "
+      "rebuild and reload the module; drain the node until they match");
+  lines_finding(
+      out, facts.gpu_lost, code::kKernelGpuResetRequired, Severity::kError, "GPU lost",
+      "nvidia-smi: a GPU is lost ({}): it stopped answering on PCIe (fallen off the bus, as with Xid "
+      "79), and only a reboot or a reset of its slot brings it back",
+      "drain the node and reboot it; read the kernel log around the loss (Xid 79, PCIe AER, a power or thermal "
+      "event); a GPU lost again needs reseating or replacing");
   check_smi_table(facts, out);
-  if (!facts.gpudirect_pin_failed.empty()) {
-    out.push_back(finding(
-        code::kKernelGpudirectPinFailed, Severity::kError, "GPUDirect RDMA", {},
-        fmt::format("the NVIDIA driver refused to pin GPU memory for another device (nvidia_p2p_get_pages failed, "
-                    "{}): GPUDirect RDMA (nvidia-peermem, nv_peer_mem, gdrcopy) cannot register GPU buffers, so "
-                    "NCCL's registrations fail or it falls back to copies through host memory",
-                    count_lines(facts.gpudirect_pin_failed.size())),
-        "the peer-memory module (nvidia-peermem, nv_peer_mem, gdrdrv) must be built for the running driver, and the "
-        "CUDA toolkit supported by it: compare `modinfo nvidia-peermem` (or the module's package) with "
-        "`cat /proc/driver/nvidia/version` and rebuild or reinstall; ret -22 (EINVAL) is also a range not aligned "
-        "to 64 KiB, -12 (ENOMEM) the BAR1 aperture full (`nvidia-smi -q -d MEMORY`)",
-        facts.gpudirect_pin_failed, {{"lines", facts.gpudirect_pin_failed.size()}}));
-  }
+  lines_finding(
+      out, facts.gpudirect_pin_failed, code::kKernelGpudirectPinFailed, Severity::kError, "GPUDirect RDMA",
+      "the NVIDIA driver refused to pin GPU memory for another device (nvidia_p2p_get_pages failed, "
+      "{}): GPUDirect RDMA (nvidia-peermem, nv_peer_mem, gdrcopy) cannot register GPU buffers, so "
+      "NCCL's registrations fail or it falls back to copies through host memory",
+      "the peer-memory module (nvidia-peermem, nv_peer_mem, gdrdrv) must be built for the running driver, and the "
+      "CUDA toolkit supported by it: compare `modinfo nvidia-peermem` (or the module's package) with "
+      "`cat /proc/driver/nvidia/version` and rebuild or reinstall; ret -22 (EINVAL) is also a range not aligned "
+      "to 64 KiB, -12 (ENOMEM) the BAR1 aperture full (`nvidia-smi -q -d MEMORY`)");
   if (!facts.gpu_repair_pending.empty() || !facts.gpu_remap_failed.empty()) {
     std::vector<Quote> quotes = facts.gpu_remap_failed;
     quotes.insert(quotes.end(), facts.gpu_repair_pending.begin(), facts.gpu_repair_pending.end());
@@ -3507,31 +3484,25 @@ void check_toolkit_denied(const Facts& facts, std::vector<Finding>& out, std::ve
 
 // The container image lacks the program its runtime starts (gather.cpp's image_no_shell).
 void check_image_no_shell(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  if (facts.image_no_shell.empty()) return;
-  out.push_back(finding(
-      code::kContainerImageNoShell, Severity::kError, "container image", {},
-      fmt::format("the container runtime could not start the program it runs first in the image ({}: no such file): "
-                  "the image has no shell or no such command (a minimal or scratch image), so the job never starts",
-                  count_lines(facts.image_no_shell.size())),
+  lines_finding(
+      out, facts.image_no_shell, code::kContainerImageNoShell, Severity::kError, "container image",
+      "the container runtime could not start the program it runs first in the image ({}: no such file): "
+      "the image has no shell or no such command (a minimal or scratch image), so the job never starts",
       "use an image with a shell (enroot and pyxis run /bin/sh in the container: a distribution or CUDA base image, "
       "not scratch or hello-world), or give the command by a path that exists in it; `enroot list` and "
-      "`ls ROOTFS/bin` show what the image holds",
-      facts.image_no_shell, {{"lines", facts.image_no_shell.size()}}));
+      "`ls ROOTFS/bin` show what the image holds");
 }
 
 // A container image written to a filesystem without room (gather.cpp's image_storage_full).
 void check_image_storage_full(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  if (facts.image_storage_full.empty()) return;
-  out.push_back(finding(
-      code::kContainerImageStorageFull, Severity::kError, "container image", {},
-      fmt::format("the container image could not be written ({}: no space left on device): the filesystem the "
-                  "runtime unpacks or builds images on is full, so the job never starts (pyxis and enroot write "
-                  "the image's squashfs under /run, a RAM-backed tmpfs, by default)",
-                  count_lines(facts.image_storage_full.size())),
+  lines_finding(
+      out, facts.image_storage_full, code::kContainerImageStorageFull, Severity::kError, "container image",
+      "the container image could not be written ({}: no space left on device): the filesystem the "
+      "runtime unpacks or builds images on is full, so the job never starts (pyxis and enroot write "
+      "the image's squashfs under /run, a RAM-backed tmpfs, by default)",
       "`df -h` the runtime's storage and free it or move it to a larger disk: pyxis' runtime_path in "
       "plugstack.conf, enroot's ENROOT_CACHE_PATH, ENROOT_DATA_PATH and ENROOT_TEMP_PATH, Docker's data-root, "
-      "containerd's root; remove unused images (`docker system prune`, `crictl rmi --prune`)",
-      facts.image_storage_full, {{"lines", facts.image_storage_full.size()}}));
+      "containerd's root; remove unused images (`docker system prune`, `crictl rmi --prune`)");
 }
 
 // A kernel module that did not build against the running kernel (gather.cpp's
@@ -3568,18 +3539,15 @@ void check_module_build_failed(const Facts& facts, std::vector<Finding>& out, st
 // The container engine has no NVIDIA runtime to give a container its GPUs (gather.cpp's
 // toolkit_missing).
 void check_toolkit_missing(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  if (facts.toolkit_missing.empty()) return;
-  out.push_back(finding(
-      code::kContainerToolkitMissing, Severity::kError, "NVIDIA container runtime", {},
-      fmt::format("the container engine has no NVIDIA runtime to start the container with its GPUs ({}): the NVIDIA "
-                  "container toolkit is not installed on that host, or the engine was not configured for it or not "
-                  "restarted since",
-                  count_lines(facts.toolkit_missing.size())),
+  lines_finding(
+      out, facts.toolkit_missing, code::kContainerToolkitMissing, Severity::kError, "NVIDIA container runtime",
+      "the container engine has no NVIDIA runtime to start the container with its GPUs ({}): the NVIDIA "
+      "container toolkit is not installed on that host, or the engine was not configured for it or not "
+      "restarted since",
       "install nvidia-container-toolkit on the host, then `nvidia-ctk runtime configure --runtime=docker` (or "
       "=containerd, =crio) and restart the engine; check with `docker info | grep -i runtime`. In Kubernetes the "
       "GPU operator's toolkit pod does this per node, and the pod's runtimeClassName needs a RuntimeClass of that "
-      "name",
-      facts.toolkit_missing, {{"lines", facts.toolkit_missing.size()}}));
+      "name");
 }
 
 // --- NVIDIA Fabric Manager ---------------------------------------------------------
@@ -4666,18 +4634,16 @@ void check_roce_link_local(const Facts& facts, std::vector<Finding>& out, std::v
 // netns exclusive", or ib_core's netns_mode=0): it hands one device to many pods, which only
 // the shared mode allows. SR-IOV's RDMA CNI wants exclusive, so the two cannot share a node.
 void check_rdma_netns(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  if (facts.rdma_netns.empty()) return;
-  out.push_back(finding(
-      code::kContainerRdmaNetnsExclusive, Severity::kError, "RDMA subsystem network namespace mode", {},
-      fmt::format("the shared RDMA device plugin refuses to start ({}: \"incorrect RDMA subsystem network "
-                  "namespace\"): the node's RDMA subsystem is in exclusive network-namespace mode, where a device "
-                  "belongs to one namespace, so it cannot give the RDMA devices to the pods and they get none",
-                  count_lines(facts.rdma_netns.size())),
+  lines_finding(
+      out, facts.rdma_netns, code::kContainerRdmaNetnsExclusive, Severity::kError,
+      "RDMA subsystem network namespace mode",
+      "the shared RDMA device plugin refuses to start ({}: \"incorrect RDMA subsystem network "
+      "namespace\"): the node's RDMA subsystem is in exclusive network-namespace mode, where a device "
+      "belongs to one namespace, so it cannot give the RDMA devices to the pods and they get none",
       "check `rdma system` on the node (\"netns shared\" is what the shared plugin needs); set it back with `rdma "
       "system set netns shared` before any pod uses RDMA, and remove what sets it exclusive (ib_core's "
       "`netns_mode=0` in /etc/modprobe.d, or an SR-IOV RDMA CNI setup, which needs exclusive and cannot share the "
-      "node with this plugin)",
-      facts.rdma_netns, {{"lines", facts.rdma_netns.size()}}));
+      "node with this plugin)");
 }
 
 // iblinkinfo's links: below what both ends support (its own "Could be 4X", "Could be 25.78125
@@ -4833,17 +4799,14 @@ void check_dcgm_diag(const Facts& facts, std::vector<Finding>& out, std::vector<
 // (nvidia-smi, libnvidia-ml, libcuda): the runtime mounts the host's own over those paths,
 // and a file already there stops it ("file creation failed: ...: file exists").
 void check_driver_files_in_image(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  if (facts.driver_files_in_image.empty()) return;
-  out.push_back(finding(
-      code::kContainerDriverFilesInImage, Severity::kError, "container image", {},
-      fmt::format("the NVIDIA container runtime could not mount the host's driver files into the container: the image "
-                  "already has them ({}: \"file creation failed: ...: file exists\"), so the container does not "
-                  "start",
-                  count_lines(facts.driver_files_in_image.size())),
+  lines_finding(
+      out, facts.driver_files_in_image, code::kContainerDriverFilesInImage, Severity::kError, "container image",
+      "the NVIDIA container runtime could not mount the host's driver files into the container: the image "
+      "already has them ({}: \"file creation failed: ...: file exists\"), so the container does not "
+      "start",
       "build the image without the NVIDIA driver (no nvidia-smi, libnvidia-*, libcuda.so.1 from a driver package: "
       "start from an nvidia/cuda base image, which leaves them out); the runtime brings the host's driver, which "
-      "must match the kernel module",
-      facts.driver_files_in_image, {{"lines", facts.driver_files_in_image.size()}}));
+      "must match the kernel module");
 }
 
 void check_munge(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
@@ -4920,16 +4883,13 @@ void check_slurm_version(const Facts& facts, std::vector<Finding>& out, std::vec
 // the controller's clock, so a node whose clock runs ahead of the controller's (or a launch
 // that waited that long) refuses it.
 void check_slurm_credential_expired(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  if (facts.slurm_credential_expired.empty()) return;
-  out.push_back(finding(code::kLauncherClockSkew, Severity::kError, "Slurm job credential", {},
-                        fmt::format("Slurm refused to launch the job step: its credential had expired when the node's "
-                                    "slurmd checked it ({}: \"Job credential expired\"); a credential lives a few "
-                                    "minutes from the controller's clock, so the node's clock and the controller's are "
-                                    "apart (or the launch waited minutes to reach the node)",
-                                    count_lines(facts.slurm_credential_expired.size())),
-                        "compare the clocks (`date` on the controller and on the node named; `chronyc tracking` or "
-                        "`timedatectl` for their time sync), run chronyd or ntpd on every host, and launch again",
-                        facts.slurm_credential_expired, {{"lines", facts.slurm_credential_expired.size()}}));
+  lines_finding(out, facts.slurm_credential_expired, code::kLauncherClockSkew, Severity::kError, "Slurm job credential",
+                "Slurm refused to launch the job step: its credential had expired when the node's "
+                "slurmd checked it ({}: \"Job credential expired\"); a credential lives a few "
+                "minutes from the controller's clock, so the node's clock and the controller's are "
+                "apart (or the launch waited minutes to reach the node)",
+                "compare the clocks (`date` on the controller and on the node named; `chronyc tracking` or "
+                "`timedatectl` for their time sync), run chronyd or ntpd on every host, and launch again");
 }
 
 // NVIDIA's NIC driver container refusing to replace the RDMA stack while storage modules use
@@ -4937,36 +4897,31 @@ void check_slurm_credential_expired(const Facts& facts, std::vector<Finding>& ou
 // ib_isert, SRP's ib_srpt): the node keeps its inbox driver, or none, and its RDMA resources
 // are not offered.
 void check_nic_driver_storage_modules(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  if (facts.nic_driver_storage_modules.empty()) return;
-  out.push_back(finding(
-      code::kContainerNicDriverStorageModules, Severity::kError, "NIC driver container", {},
-      fmt::format("NVIDIA's NIC driver container (the Network Operator's MOFED/DOCA driver) would not load its "
-                  "driver: storage modules over RDMA are loaded and hold the kernel's RDMA stack ({}: \"Storage "
-                  "modules are loaded for current driver\"), so the node's RDMA devices are not set up for jobs",
-                  count_lines(facts.nic_driver_storage_modules.size())),
+  lines_finding(
+      out, facts.nic_driver_storage_modules, code::kContainerNicDriverStorageModules, Severity::kError,
+      "NIC driver container",
+      "NVIDIA's NIC driver container (the Network Operator's MOFED/DOCA driver) would not load its "
+      "driver: storage modules over RDMA are loaded and hold the kernel's RDMA stack ({}: \"Storage "
+      "modules are loaded for current driver\"), so the node's RDMA devices are not set up for jobs",
       "`lsmod | grep -E 'rpcrdma|xprtrdma|nvme_rdma|nvmet_rdma|ib_isert|ib_srpt'` shows which (an NFS-over-RDMA or "
       "NVMe-oF mount made before the driver container ran loads them); set UNLOAD_STORAGE_MODULES=true in the "
       "NicClusterPolicy's driver env so the container unloads and reloads them, or mount those volumes after the "
-      "driver is ready",
-      facts.nic_driver_storage_modules, {{"lines", facts.nic_driver_storage_modules.size()}}));
+      "driver is ready");
 }
 
 // NVIDIA's GPU driver container (the GPU Operator's nvidia-driver-daemonset) unloads the
 // NVIDIA modules before it installs its own; where they are held (a driver installed on the
 // host and in use, nvidia-persistenced, DCGM, a GPU pod) it cannot, and retries for ever.
 void check_gpu_driver_in_use(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  if (facts.gpu_driver_in_use.empty()) return;
-  out.push_back(finding(
-      code::kContainerGpuDriverInUse, Severity::kError, "GPU driver container", {},
-      fmt::format("NVIDIA's GPU driver container cannot install its driver: the NVIDIA kernel modules already "
-                  "loaded are in use and will not unload ({}: \"driver is in use\"); most often a driver installed on "
-                  "the host itself, which the node's GPUs run on meanwhile",
-                  count_lines(facts.gpu_driver_in_use.size())),
+  lines_finding(
+      out, facts.gpu_driver_in_use, code::kContainerGpuDriverInUse, Severity::kError, "GPU driver container",
+      "NVIDIA's GPU driver container cannot install its driver: the NVIDIA kernel modules already "
+      "loaded are in use and will not unload ({}: \"driver is in use\"); most often a driver installed on "
+      "the host itself, which the node's GPUs run on meanwhile",
       "where the host has its own driver (`nvidia-smi` on the node, `dkms status`, the distribution's packages), "
       "install the GPU Operator with driver.enabled=false so that it uses that driver, or remove the host's driver "
       "and reboot; otherwise find what holds the GPUs (`lsof /dev/nvidia*`, `lsmod | grep nvidia`: "
-      "nvidia-persistenced, DCGM, a GPU pod, a display server) and stop it",
-      facts.gpu_driver_in_use, {{"lines", facts.gpu_driver_in_use.size()}}));
+      "nvidia-persistenced, DCGM, a GPU pod, a display server) and stop it");
 }
 
 // UCC's shared-memory team layer failing (Facts::ucc_shm_failed): the MPI's own collectives,
@@ -4974,17 +4929,14 @@ void check_gpu_driver_in_use(const Facts& facts, std::vector<Finding>& out, std:
 // one host share System V segments (shmat): ranks in containers with their own IPC
 // namespaces, or a segment above kernel.shmmax, cannot (openucx/ucx#10055).
 void check_ucc_shm_failed(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  if (facts.ucc_shm_failed.empty()) return;
-  out.push_back(finding(
-      code::kMpiUccShmFailed, Severity::kError, "MPI collectives (UCC)", {},
-      fmt::format("the MPI library's collectives failed in UCC's shared-memory layer (TL/SHM, {}): the ranks of a "
-                  "host could not share a System V segment, as where each runs in a container of its own (its own "
-                  "IPC namespace); the job stops in the launcher's MPI, not in NCCL",
-                  count_lines(facts.ucc_shm_failed.size())),
+  lines_finding(
+      out, facts.ucc_shm_failed, code::kMpiUccShmFailed, Severity::kError, "MPI collectives (UCC)",
+      "the MPI library's collectives failed in UCC's shared-memory layer (TL/SHM, {}): the ranks of a "
+      "host could not share a System V segment, as where each runs in a container of its own (its own "
+      "IPC namespace); the job stops in the launcher's MPI, not in NCCL",
       "run the ranks of a host in one IPC namespace (docker --ipc=host, a pod's hostIPC) and check kernel.shmmax "
       "and kernel.shmall; or keep UCC off shared memory (UCC_TLS=ucp) or off the MPI's collectives (--mca "
-      "coll_ucc_enable 0)",
-      facts.ucc_shm_failed, {{"lines", facts.ucc_shm_failed.size()}}));
+      "coll_ucc_enable 0)");
 }
 
 // A program that picks its RoCE GID itself finding none it can use (Facts::roce_gid_unusable):
@@ -4993,17 +4945,14 @@ void check_ucc_shm_failed(const Facts& facts, std::vector<Finding>& out, std::ve
 // left. A RoCE v2 GID comes from an address of the port's netdev: a bond or port without the
 // address family the program wants has none.
 void check_roce_gid_unusable(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  if (facts.roce_gid_unusable.empty()) return;
-  out.push_back(finding(
-      code::kTopoRoceGidUnusable, Severity::kError, "RoCE GID", {},
-      fmt::format("the program found no RoCE GID it could use on an RDMA device ({}), and leaves the device out: "
-                  "the port's GID table has no RoCE v2 entry of the kind it picks (IPv4-mapped, where the netdev "
-                  "has only IPv6 addresses, or none where it has no address at all)",
-                  count_lines(facts.roce_gid_unusable.size())),
+  lines_finding(
+      out, facts.roce_gid_unusable, code::kTopoRoceGidUnusable, Severity::kError, "RoCE GID",
+      "the program found no RoCE GID it could use on an RDMA device ({}), and leaves the device out: "
+      "the port's GID table has no RoCE v2 entry of the kind it picks (IPv4-mapped, where the netdev "
+      "has only IPv6 addresses, or none where it has no address at all)",
       "`show_gids` lists the port's GIDs and their kinds: give the netdev (the bond, for mlx5_bond_N) the address "
       "the fabric uses, or name the GID index to use (Mooncake: MC_GID_INDEX; NCCL: NCCL_IB_GID_INDEX); Mooncake "
-      "after #1597 also takes IPv6 RoCE v2 GIDs",
-      facts.roce_gid_unusable, {{"lines", facts.roce_gid_unusable.size()}}));
+      "after #1597 also takes IPv6 RoCE v2 GIDs");
 }
 
 // RDMA user space and the kernel's driver that do not go together (Facts::rdma_abi_mismatch):
@@ -5011,17 +4960,14 @@ void check_roce_gid_unusable(const Facts& facts, std::vector<Finding>& out, std:
 // does not have (EPROTONOSUPPORT): a container's rdma-core or MLNX_OFED libraries newer (or
 // older) than the host's driver (openucx/ucx#6906: MOFED 5 libraries over a MOFED 4 kernel).
 void check_rdma_abi_mismatch(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  if (facts.rdma_abi_mismatch.empty()) return;
-  out.push_back(finding(
-      code::kKernelRdmaAbiMismatch, Severity::kError, "RDMA user space and kernel driver", {},
-      fmt::format("the RDMA libraries and the kernel's RDMA driver are of versions that do not go together ({}): "
-                  "the user space (rdma-core or MLNX_OFED's libmlx5, often a container's) asks the kernel's mlx5_ib "
-                  "for an interface it does not have",
-                  count_lines(facts.rdma_abi_mismatch.size())),
+  lines_finding(
+      out, facts.rdma_abi_mismatch, code::kKernelRdmaAbiMismatch, Severity::kError, "RDMA user space and kernel driver",
+      "the RDMA libraries and the kernel's RDMA driver are of versions that do not go together ({}): "
+      "the user space (rdma-core or MLNX_OFED's libmlx5, often a container's) asks the kernel's mlx5_ib "
+      "for an interface it does not have",
       "run the user space that matches the host's driver: `ofed_info -s` and `modinfo mlx5_ib` on the host, the "
       "image's rdma-core or MLNX_OFED version inside (a container from the host's OFED release, or the inbox "
-      "rdma-core with the inbox driver); UCX can leave DEVX out meanwhile (UCX_TLS=^rc_x, UCX_IB_MLX5_DEVX=no)",
-      facts.rdma_abi_mismatch, {{"lines", facts.rdma_abi_mismatch.size()}}));
+      "rdma-core with the inbox driver); UCX can leave DEVX out meanwhile (UCX_TLS=^rc_x, UCX_IB_MLX5_DEVX=no)");
 }
 
 // Open MPI's PMIx client failing at start (Facts::pmix_client_failed): no PMIx server to
@@ -5053,18 +4999,14 @@ void check_pmix_client(const Facts& facts, std::vector<Finding>& out, std::vecto
 // An MPI library without CUDA support asked to carry GPU buffers (Facts::mpi_not_cuda_aware):
 // it reads device pointers as host memory, and the ranks crash or send garbage.
 void check_mpi_not_cuda_aware(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  if (facts.mpi_not_cuda_aware.empty()) return;
-  out.push_back(finding(
-      code::kMpiNotCudaAware, Severity::kError, "MPI library", {},
-      fmt::format(
-          "the MPI library was built without CUDA support, and the job asked for it ({}: \"The user requested "
-          "CUDA support ... but the library was not compiled with any support\"): GPU buffers handed to MPI are "
-          "read as host memory, so the ranks crash (a segmentation fault after it) or move garbage",
-          count_lines(facts.mpi_not_cuda_aware.size())),
+  lines_finding(
+      out, facts.mpi_not_cuda_aware, code::kMpiNotCudaAware, Severity::kError, "MPI library",
+      "the MPI library was built without CUDA support, and the job asked for it ({}: \"The user requested "
+      "CUDA support ... but the library was not compiled with any support\"): GPU buffers handed to MPI are "
+      "read as host memory, so the ranks crash (a segmentation fault after it) or move garbage",
       "use a CUDA-aware MPI: `ompi_info --parsable --all | grep mpi_built_with_cuda_support:value` must say true (Open "
       "MPI configured --with-cuda, or over a UCX built with CUDA: `ucx_info -v`); a conda or pip MPI needs its CUDA "
-      "build; else copy the buffers to host memory before the MPI calls",
-      facts.mpi_not_cuda_aware, {{"lines", facts.mpi_not_cuda_aware.size()}}));
+      "build; else copy the buffers to host memory before the MPI calls");
 }
 
 // An inference framework's custom all-reduce failing in CUDA IPC (Facts::custom_allreduce): it
