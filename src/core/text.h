@@ -8,7 +8,12 @@
 
 namespace fabscope {
 
-inline bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+// std::isspace's set in the "C" locale fabscope runs in, without a library call per character
+// (trim and split_ws run on every line a parser reads).
+inline bool is_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+// std::tolower in the "C" locale: ASCII letters only.
+inline char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 inline std::string_view trim(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);

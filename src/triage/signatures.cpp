@@ -28,10 +28,15 @@ namespace {
 
 constexpr size_t kMaxQuotes = 8;  // evidence lines quoted per finding
 
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = ascii_lower(c);
+  return out;
+}
+
 bool contains_nocase(std::string_view text, std::string_view what) {
-  return std::search(text.begin(), text.end(), what.begin(), what.end(), [](char a, char b) {
-           return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-         }) != text.end();
+  return std::search(text.begin(), text.end(), what.begin(), what.end(),
+                     [](char a, char b) { return ascii_lower(a) == ascii_lower(b); }) != text.end();
 }
 
 nlohmann::ordered_json quote_json(const std::vector<Quote>& quotes) {
@@ -1765,8 +1770,16 @@ Meaning meaning_of(std::string_view code, std::string_view msg) {
 std::string_view warn_code(std::string_view msg) {
   if (const CudaError* e = cuda_error_of(msg)) return e->code;
   if (verbs_enomem(msg)) return code::kNcclIbMemlock;
-  for (const WarnMeaning& w : kWarnMeanings) {
-    if (contains_nocase(msg, w.pattern)) return w.code;  // "socketFinalizeAccept", "Connect to", "Timeout"
+  // Patterns match in any case ("socketFinalizeAccept", "Connect to", "Timeout"): the message
+  // and the patterns in lower case, each pattern found by find's memchr for its first character.
+  static const std::vector<std::string> patterns = [] {
+    std::vector<std::string> out;
+    for (const WarnMeaning& w : kWarnMeanings) out.push_back(lower(w.pattern));
+    return out;
+  }();
+  const std::string text = lower(msg);
+  for (size_t i = 0; i < patterns.size(); ++i) {
+    if (contains(text, patterns[i])) return kWarnMeanings[i].code;
   }
   return {};
 }
