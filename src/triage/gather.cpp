@@ -1372,7 +1372,7 @@ class Gatherer {
     if (ucx_) k.emplace_back("ucx-log");
     if (ras_) k.emplace_back("nccl-ras");
     if (mlxlink_) k.emplace_back("mlxlink");
-    if (!munge_.empty() || !slurm_version_.empty() || !slurm_credential_expired_.empty()) {
+    if (!munge_.empty() || !slurm_version_.empty() || !slurm_credential_expired_.empty() || !slurm_gres_.empty()) {
       k.emplace_back("launcher-log");
     }
     if (tests_) k.emplace_back("nccl-tests");
@@ -1499,6 +1499,7 @@ class Gatherer {
     }
     move_into(slurm_version_, facts.slurm_version);
     move_into(slurm_credential_expired_, facts.slurm_credential_expired);
+    move_into(slurm_gres_, facts.slurm_gres);
     move_into(nic_driver_storage_modules_, facts.nic_driver_storage_modules);
     move_into(gpu_driver_in_use_, facts.gpu_driver_in_use);
     end_ras_section();
@@ -2032,6 +2033,24 @@ class Gatherer {
     }
   }
 
+  // Slurm's GRES configuration refused (Facts::slurm_gres). The counts' lines carry "(0 < 8)",
+  // a '<' few lines have; every other form names "gres" or "GRES".
+  static bool slurm_gres_line(std::string_view line, const Needles& n) {
+    if (line.find('<') != std::string_view::npos &&
+        (contains(line, "count reported lower than configured (") || contains(line, " count too low ("))) {
+      return true;
+    }
+    if (n.finds("GRES")) {
+      return contains(line, "Invalid GRES record") || contains(line, "Invalid GRES data for") ||
+             contains(line, "Invalid GRES Links value") || contains(line, "duplicate node-local AutoDetect");
+    }
+    return n.finds("gres") &&
+           (contains(line, "Invalid generic resource (gres) specification") ||
+            contains(line, "gres.conf duplicate records for") || contains(line, "can't stat gres.conf") ||
+            contains(line, "duplicate node-local AutoDetect") ||
+            (contains(line, "gres.conf for ") && contains(line, "some records have \"")));
+  }
+
   void launcher_line(std::string_view line, const Needles& n) {
     // Open MPI's TCP transport failing to connect ("btl_tcp_endpoint.c:796:...] connect() to
     // 172.17.0.1 failed: Connection refused (111)"): the address it tried.
@@ -2050,6 +2069,7 @@ class Gatherer {
     // Expired credential"): libmunge's own wordings, on a line that names it.
     if ((n.has("unge") || n.finds("UNGE")) && munge_error(line)) keep(munge_, line);
     if (n.finds("Job credential expired")) keep(slurm_credential_expired_, line);
+    if (slurm_gres_line(line, n)) keep(slurm_gres_, line);
     if ((n.finds("OPAL ERROR: ") && contains(line, "x_client.c")) ||
         (n.finds("direct launched using") && contains(line, "srun")) ||
         (n.finds("SLURM's PMI support") && contains(line, "not built with"))) {
@@ -3175,9 +3195,9 @@ class Gatherer {
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, munge_, slurm_version_, slurm_credential_expired_,
-      nic_driver_storage_modules_, mpi_not_cuda_aware_, custom_allreduce_, expandable_segments_, runtime_hook_failed_,
-      rendezvous_, gpu_start_, gpu_driver_in_use_, ucc_shm_failed_, roce_gid_unusable_, rdma_abi_mismatch_,
-      enroot_hook_failed_, container_cli_errors_, pmix_client_failed_;
+      slurm_gres_, nic_driver_storage_modules_, mpi_not_cuda_aware_, custom_allreduce_, expandable_segments_,
+      runtime_hook_failed_, rendezvous_, gpu_start_, gpu_driver_in_use_, ucc_shm_failed_, roce_gid_unusable_,
+      rdma_abi_mismatch_, enroot_hook_failed_, container_cli_errors_, pmix_client_failed_;
   bool srun_seen_ = false;               // a line of srun's: Facts::srun_seen
   bool toolkit_line_ = false;            // the line nvml_line read is libnvidia-container's
   int hook_stderr_left_ = 0;             // lines after a failed hook's "stderr:" still to keep as its words

@@ -4905,6 +4905,59 @@ void check_slurm_credential_expired(const Facts& facts, std::vector<Finding>& ou
                 "`timedatectl` for their time sync), run chronyd or ntpd on every host, and launch again");
 }
 
+// Slurm's GPUs (its GRES) configured in a way Slurm refuses (Facts::slurm_gres), by what it
+// leads to: slurmd not starting over gres.conf, a node drained for reporting fewer GPUs than
+// slurm.conf gives it, a job asking for a GRES no node has.
+void check_slurm_gres(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.slurm_gres.empty()) return;
+  bool refused = false, fewer = false, request = false;
+  for (const Quote& q : facts.slurm_gres) {
+    if (contains(q.text, "count reported lower") || contains(q.text, "count too low") ||
+        contains(q.text, "does not match what was detected")) {
+      fewer = true;
+    } else if (contains(q.text, "(gres) specification")) {
+      request = true;
+    } else {
+      refused = true;
+    }
+  }
+  std::vector<std::string> what, fix;
+  if (refused) {
+    what.emplace_back(
+        "slurmd refused the node's gres.conf and stops at start (the node stays down): records it cannot take "
+        "together, such as Name=gpu lines beside AutoDetect=nvml, which finds the GPUs itself (\"duplicate "
+        "records\"), records with File= or Type= beside others without, or a Count that does not match File=");
+    fix.emplace_back(
+        "correct gres.conf on the node: with AutoDetect=nvml give no Name=gpu lines of its own (or one per GPU "
+        "type, each with File=), and give every record of a GRES the same fields; `slurmd -G` prints what slurmd "
+        "makes of it, then restart slurmd");
+  }
+  if (fewer) {
+    what.emplace_back(
+        "a node reports fewer GPUs than slurm.conf's Gres= gives it, and the controller drains it (its reason: "
+        "\"gres/gpu count reported lower than configured\"): a GPU gone from the node (fallen off the bus, the "
+        "driver not loaded when slurmd started), or slurmd not finding them (AutoDetect=nvml in a slurmd built "
+        "without NVML, a File= that names no device)");
+    fix.emplace_back(
+        "compare `nvidia-smi -L` on the node with its Gres= in slurm.conf and with `slurmd -G`: a GPU missing from "
+        "nvidia-smi is the hardware's (read the kernel log: Xid 79, PCIe errors); all there but not counted is the "
+        "configuration's; then `scontrol update nodename=N state=resume`");
+  }
+  if (request) {
+    what.emplace_back(
+        "a job asked for a generic resource no node of the partition has (\"Invalid generic resource (gres) "
+        "specification\"): a name or type not in GresTypes= and the nodes' Gres=, or more per node than any has");
+    fix.emplace_back(
+        "`scontrol show node` lists each node's Gres=: ask for a name and type listed there (--gres=gpu:N, "
+        "--gpus=N), and add the GRES to GresTypes= and the nodes' Gres= where the cluster has them");
+  }
+  out.push_back(finding(code::kLauncherSlurmGresConfig, Severity::kError, "Slurm GPU resources (GRES)", {},
+                        fmt::format("Slurm refuses its GPU configuration ({}): {}",
+                                    count_lines(facts.slurm_gres.size()), fmt::join(what, "; ")),
+                        fmt::format("{}", fmt::join(fix, "; ")), facts.slurm_gres,
+                        {{"lines", facts.slurm_gres.size()}}));
+}
+
 // NVIDIA's NIC driver container refusing to replace the RDMA stack while storage modules use
 // it (NFS over RDMA's rpcrdma and xprtrdma, NVMe-oF's nvme_rdma and nvmet_rdma, iSER's
 // ib_isert, SRP's ib_srpt): the node keeps its inbox driver, or none, and its RDMA resources
@@ -5639,6 +5692,11 @@ const std::vector<Signature> kSignatures = {
      "Slurm's daemons and commands of different releases: a job credential slurmd cannot verify (\"Credential data "
      "mismatch\"), a protocol version the receiver does not speak",
      check_slurm_version},
+    {{code::kLauncherSlurmGresConfig},
+     "Slurm's GPUs (GRES) configured in a way it refuses: slurmd stopping over gres.conf (\"duplicate records for "
+     "gpu\"), a node drained for fewer GPUs than slurm.conf gives it (\"count reported lower than configured\"), "
+     "a job asking for a GRES no node has",
+     check_slurm_gres},
     {{code::kLauncherClockSkew},
      "Slurm's job credential expired when the node's slurmd checked it (\"Job credential expired\"): clocks apart",
      check_slurm_credential_expired},

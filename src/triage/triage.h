@@ -342,6 +342,16 @@ struct Facts {
   // Slurm's job credential expired when slurmd checked it (its ESLURMD_CREDENTIAL_EXPIRED,
   // "srun: error: Task launch for 1466614.0 failed on node n1: Job credential expired").
   std::vector<Quote> slurm_credential_expired;
+  // Slurm's generic resources (GRES: the GPUs) configured in a way slurmd or the controller
+  // refuses, in Slurm's words (src/interfaces/gres.c): gres.conf records slurmd will not start
+  // with ("fatal: gres.conf duplicate records for gpu", "gres.conf for gpu, some records have
+  // "File" specification while others do not", "Invalid GRES record for gpu, count does not
+  // match File value", "can't stat gres.conf file"); a node reporting fewer GPUs than slurm.conf
+  // gives it, which the controller drains ("gres/gpu count reported lower than configured (0 <
+  // 8)", "gpu:a100 count too low (4 < 8)", AutoDetect's "the amount of GPUs configured in
+  // slurm.conf does not match what was detected"); a job asking for a GRES no node has
+  // ("Invalid generic resource (gres) specification").
+  std::vector<Quote> slurm_gres;
   // NVIDIA's NIC driver container (the Network Operator's MOFED/DOCA driver) refusing to
   // replace the RDMA stack while storage modules over it are loaded: "Storage modules are
   // loaded for current driver, terminating prior driver reload failure due to

@@ -3644,6 +3644,53 @@ TEST(TriagePasted, SlurmJobCredentialExpired) {
   EXPECT_NE(find(munge, "launcher.munge_rejected"), nullptr) << testing::PrintToString(codes(munge));
 }
 
+// Slurm's GPU resources refused, in each of the three places Slurm says so: slurmd's gres.conf
+// (in journalctl's form), the node's drain reason, a job's request; a GRES mentioned in passing
+// is not one.
+TEST(TriagePasted, SlurmGresConfigurationRefused) {
+  Report conf = judged({{"slurmd.txt",
+                         "Feb 20 18:59:13 node2 slurmd[57977]: fatal: gres.conf duplicate records for gpu\n"
+                         "AutoDetect=nvml\nName=gpu\nName=gpu\n"}});
+  const Finding* f = find(conf, "launcher.slurm_gres_config");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(conf));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"slurmd.txt:1"});
+  EXPECT_NE(f->message.find("slurmd refused the node's gres.conf"), std::string::npos) << f->message;
+  EXPECT_EQ(f->message.find("drains"), std::string::npos) << f->message;
+  EXPECT_EQ(conf.triage->files.at(0).kinds, std::vector<std::string>{"launcher-log"});
+
+  Report drained =
+      judged({{"sinfo.txt",
+               "$ sinfo -R\n"
+               "REASON               USER      TIMESTAMP           NODELIST\n"
+               "gres/gpu count repor slurm     2024-03-01T10:00:00 gpu07\n"
+               "$ scontrol show node gpu07 | grep Reason\n"
+               "   Reason=gres/gpu count reported lower than configured (0 < 8) [slurm@2024-03-01T10:00:00]\n"},
+              {"slurmctld.log",
+               "[2024-03-01T10:00:00.123] error: _slurm_rpc_node_registration node=gpu07: Invalid "
+               "argument\n"
+               "[2024-03-01T10:00:00.123] error: gpu:a100 count too low (4 < 8)\n"}});
+  f = find(drained, "launcher.slurm_gres_config");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(drained));
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"sinfo.txt:5", "slurmctld.log:2"}));
+  EXPECT_NE(f->message.find("fewer GPUs than slurm.conf"), std::string::npos) << f->message;
+  EXPECT_NE(f->hint.find("nvidia-smi -L"), std::string::npos) << f->hint;
+
+  Report job = judged({{"sbatch.txt",
+                        "sbatch: error: Batch job submission failed: Invalid generic resource (gres) "
+                        "specification\n"}});
+  f = find(job, "launcher.slurm_gres_config");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(job));
+  EXPECT_NE(f->message.find("no node of the partition has"), std::string::npos) << f->message;
+
+  for (const char* quiet : {"GresTypes=gpu\nNodeName=gpu[01-04] Gres=gpu:8\n", "AutoDetect=nvml\n",
+                            "slurmd: gres/gpu: _normalize_sys_gres_types: Using gres.conf records\n",
+                            "slurmctld: error: count too low (retries left 3)\n"}) {
+    Report r = judged({{"slurm.txt", quiet}});
+    EXPECT_EQ(find(r, "launcher.slurm_gres_config"), nullptr) << quiet << testing::PrintToString(codes(r));
+  }
+}
+
 // NVIDIA's NIC driver container stopped by storage modules over RDMA: the shell entrypoint's
 // line (also wrapped as pasted) and the Go entrypoint's error.
 TEST(TriagePasted, NicDriverContainerStoppedByStorageModules) {
@@ -4537,6 +4584,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "topo.roce_gid_index_mismatch", "counters.allowance_exceeded", "nccl.host_identity_collision",
       "ucx.port_speed_unknown", "container.gpu_driver_in_use", "mpi.ucc_shm_failed", "nvlink.nvls_exhausted",
       "mpi.pmix_client_failed", "launcher.visible_devices_split", "topo.roce_gid_unusable", "kernel.rdma_abi_mismatch",
+      "launcher.slurm_gres_config",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
