@@ -2273,12 +2273,13 @@ void check_ras(const Facts& facts, std::vector<Finding>& out, std::vector<std::s
         quotes_of(lost), {{"processes", n}}));
   }
   // A group RAS counts without naming it, behind the ranks it names: the named ones are ahead.
+  // Ranks it names that are behind too (a third count) follow as ranks behind of their own.
   const auto unnamed = std::find_if(behind.begin(), behind.end(), [](const RasFact* f) { return f->unnamed > 0; });
   if (unnamed != behind.end()) {
     const RasFact& g = **unnamed;
-    const std::vector<std::string> hosts = hosts_of(behind);
+    std::erase_if(behind, [](const RasFact* f) { return f->unnamed > 0; });
     out.push_back(finding(
-        code::kNcclRasRanksBehind, Severity::kWarning, fmt::format("{} ranks", g.unnamed), hosts,
+        code::kNcclRasRanksBehind, Severity::kWarning, fmt::format("{} ranks", g.unnamed), {},
         fmt::format("NCCL's RAS shows {} ranks behind the others{}: {} up to operation {} only, while rank{} {} "
                     "reached {}; RAS names the ranks of the smaller group, and here those are ahead, waiting in the "
                     "collective the {} have not launched; if a second query shows the same counts, those {} are "
@@ -2291,7 +2292,6 @@ void check_ras(const Facts& facts, std::vector<Finding>& out, std::vector<std::s
         "hang: look at what the many ranks do instead of the collective (their stacks with `py-spy dump`, a data "
         "loader or a rank-dependent branch), not at the ranks RAS names",
         {g.where}, {{"ranks", g.unnamed}, {"ahead", g.named_ahead}}));
-    return;
   }
   if (!behind.empty()) {
     std::vector<int> ranks;

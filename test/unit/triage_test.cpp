@@ -2131,6 +2131,28 @@ TEST(TriagePasted, NcclRasStatusNamesTheLostProcessAndTheRanksBehind) {
   EXPECT_EQ(many->subject, "30 ranks");
   EXPECT_NE(many->message.find("while ranks 12, 13 reached 641"), std::string::npos) << many->message;
   EXPECT_EQ(quoted(*many), std::vector<std::string>{"ras.txt:3"});
+  // A rank named behind both: the unnamed group, then that rank, each behind.
+  Report three = judged({{"ras.txt",
+                          "#0-0 (fa93daea854b060b) MISMATCH\n"
+                          "  Communicator ranks have different AllGather operation counts\n"
+                          "  29 ranks have launched up to operation 640\n"
+                          "  2 ranks have launched up to operation 641\n"
+                          "  Rank 12 -- GPU 4 managed by process 323032 on node 10.137.190.124\n"
+                          "  Rank 13 -- GPU 5 managed by process 323033 on node 10.137.190.124\n"
+                          "  Rank 7 has launched up to operation 639 -- GPU 7 managed by process 323038 on node "
+                          "10.137.190.125\n"}});
+  std::vector<const Finding*> groups;
+  for (const Finding& g : three.findings) {
+    if (g.code == "nccl.ras_ranks_behind") groups.push_back(&g);
+  }
+  ASSERT_EQ(groups.size(), 2u) << testing::PrintToString(codes(three));
+  EXPECT_EQ(groups[0]->subject, "29 ranks");
+  EXPECT_TRUE(groups[0]->hosts.empty()) << testing::PrintToString(groups[0]->hosts);
+  EXPECT_NE(groups[0]->message.find("while ranks 12, 13 reached 641"), std::string::npos) << groups[0]->message;
+  EXPECT_EQ(groups[1]->subject, "rank 7");
+  EXPECT_EQ(groups[1]->hosts, std::vector<std::string>{"10.137.190.125"});
+  EXPECT_NE(groups[1]->message.find("up to operation 639 only, the others up to 641"), std::string::npos)
+      << groups[1]->message;
   // Status differences (a communicator being set up or torn down) are no ranks behind.
   Report status = judged({{"ras.txt",
                            "#0-0 (9e17999afaa87dbb) MISMATCH\n  Communicator ranks have different status\n"
