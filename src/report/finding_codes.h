@@ -185,6 +185,7 @@ inline constexpr std::string_view kLauncherMungeRejected = "launcher.munge_rejec
 inline constexpr std::string_view kLauncherSlurmVersionMismatch = "launcher.slurm_version_mismatch";
 inline constexpr std::string_view kLauncherClockSkew = "launcher.clock_skew";
 inline constexpr std::string_view kLauncherSlurmGresConfig = "launcher.slurm_gres_config";
+inline constexpr std::string_view kKernelRdmaRegistrationCapped = "kernel.rdma_registration_capped";
 inline constexpr std::string_view kLauncherVisibleDevicesSplit = "launcher.visible_devices_split";
 inline constexpr std::string_view kContainerNicDriverStorageModules = "container.nic_driver_storage_modules";
 inline constexpr std::string_view kMpiNotCudaAware = "mpi.not_cuda_aware";
@@ -357,6 +358,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kLauncherSlurmVersionMismatch,
     kLauncherClockSkew,
     kLauncherSlurmGresConfig,
+    kKernelRdmaRegistrationCapped,
     kLauncherVisibleDevicesSplit,
     kContainerNicDriverStorageModules,
     kMpiNotCudaAware,

@@ -1500,6 +1500,7 @@ class Gatherer {
     move_into(slurm_version_, facts.slurm_version);
     move_into(slurm_credential_expired_, facts.slurm_credential_expired);
     move_into(slurm_gres_, facts.slurm_gres);
+    move_into(registration_capped_, facts.rdma_registration_capped);
     move_into(nic_driver_storage_modules_, facts.nic_driver_storage_modules);
     move_into(gpu_driver_in_use_, facts.gpu_driver_in_use);
     end_ras_section();
@@ -2070,6 +2071,18 @@ class Gatherer {
     if ((n.has("unge") || n.finds("UNGE")) && munge_error(line)) keep(munge_, line);
     if (n.finds("Job credential expired")) keep(slurm_credential_expired_, line);
     if (slurm_gres_line(line, n)) keep(slurm_gres_, line);
+    // Open MPI's registration limit (Facts::rdma_registration_capped): its sentence, then the
+    // host and the two sizes of its box.
+    if (n.finds("OpenFabrics subsystem is configured to only")) {
+      keep(registration_capped_, line);
+      registration_box_left_ = 20;
+    } else if (registration_box_left_ > 0) {
+      --registration_box_left_;
+      const std::string_view t = trim(line);
+      if (t.starts_with("Local host:") || t.starts_with("Registerable memory:") || t.starts_with("Total memory:")) {
+        keep(registration_capped_, line);
+      }
+    }
     if ((n.finds("OPAL ERROR: ") && contains(line, "x_client.c")) ||
         (n.finds("direct launched using") && contains(line, "srun")) ||
         (n.finds("SLURM's PMI support") && contains(line, "not built with"))) {
@@ -3183,11 +3196,12 @@ class Gatherer {
   std::string dcgm_section_;  // and their section (Deployment, Hardware, ...)
   int dcgm_detail_ = -1;      // the fact whose detail wrapped rows continue; -1 for none
   std::vector<DcgmDiagFact> dcgm_diag_;
-  bool ibdiags_ = false;         // infiniband-diags' own error lines (saquery's "No SM/SA found")
-  bool psec_framework_ = false;  // PMIx's "Framework: psec" line was the one before its "Component:"
-  bool smi_table_ = false;       // nvidia-smi's table: a GPU's row seen
-  int smi_row_left_ = 0;         // nvidia-smi's table: rows left of the GPU above
-  std::string smi_row_gpu_;      // that GPU's bus id
+  bool ibdiags_ = false;           // infiniband-diags' own error lines (saquery's "No SM/SA found")
+  int registration_box_left_ = 0;  // lines of Open MPI's registration-limit box still to read
+  bool psec_framework_ = false;    // PMIx's "Framework: psec" line was the one before its "Component:"
+  bool smi_table_ = false;         // nvidia-smi's table: a GPU's row seen
+  int smi_row_left_ = 0;           // nvidia-smi's table: rows left of the GPU above
+  std::string smi_row_gpu_;        // that GPU's bus id
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
       efa_no_device_, driver_libs_missing_, shm_full_, rdma_enomem_, toolkit_denied_, toolkit_missing_, nvml_denied_,
       image_no_shell_, image_storage_full_, module_build_failed_, rdma_no_provider_, rdma_driver_unloaded_,
@@ -3195,9 +3209,9 @@ class Gatherer {
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, munge_, slurm_version_, slurm_credential_expired_,
-      slurm_gres_, nic_driver_storage_modules_, mpi_not_cuda_aware_, custom_allreduce_, expandable_segments_,
-      runtime_hook_failed_, rendezvous_, gpu_start_, gpu_driver_in_use_, ucc_shm_failed_, roce_gid_unusable_,
-      rdma_abi_mismatch_, enroot_hook_failed_, container_cli_errors_, pmix_client_failed_;
+      slurm_gres_, registration_capped_, nic_driver_storage_modules_, mpi_not_cuda_aware_, custom_allreduce_,
+      expandable_segments_, runtime_hook_failed_, rendezvous_, gpu_start_, gpu_driver_in_use_, ucc_shm_failed_,
+      roce_gid_unusable_, rdma_abi_mismatch_, enroot_hook_failed_, container_cli_errors_, pmix_client_failed_;
   bool srun_seen_ = false;               // a line of srun's: Facts::srun_seen
   bool toolkit_line_ = false;            // the line nvml_line read is libnvidia-container's
   int hook_stderr_left_ = 0;             // lines after a failed hook's "stderr:" still to keep as its words

@@ -1672,8 +1672,15 @@ constexpr CudaError kCudaErrors[] = {
      "API call is not supported in the installed CUDA driver", code::kNcclCudaDriverTooOld, "", ""},
     {222, "cudaErrorUnsupportedPtxVersion", "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
      "the provided PTX was compiled with an unsupported toolchain", code::kNcclCudaDriverTooOld, "", ""},
+    // The program's CUDA newer than the driver, and the forward-compatibility libraries
+    // (cuda-compat, a container's /usr/local/cuda/compat) tried on a GPU they do not support.
     {804, "cudaErrorCompatNotSupportedOnDevice", "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
-     "forward compatibility was attempted on non supported HW", code::kNcclCudaDriverTooOld, "", ""},
+     "forward compatibility was attempted on non supported HW", code::kNcclCudaDriverTooOld,
+     "the NVIDIA driver is older than the CUDA the program was built with, and CUDA's forward-compatibility "
+     "libraries it then tried do not run on this GPU (CUDA error 804): they support datacenter GPUs only, so CUDA "
+     "refuses the GPU",
+     "upgrade the driver to one that supports the program's CUDA (`nvidia-smi` prints the newest CUDA the driver "
+     "supports; in Kubernetes, the GPU operator's driver version), or use an image built for the driver's CUDA"},
     // No GPU, or none this process may use.
     {100, "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected", code::kNcclNoCudaDevice,
      "", ""},
@@ -2165,6 +2172,8 @@ void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::
                   {{"first_host", first.host}, {"first_pid", first.pid}, {"first_rank", first_rank(first, ranks)}}));
     } else if (auto cuda = cuda_by_code.find(c); cuda != cuda_by_code.end()) {
       const Quote& first = cuda->second.front();
+      // The first error's own meaning where its row has one (804's is not 35's).
+      if (const CudaError* e = cuda_error_of(first.text); e && !e->meaning.empty()) w = {e->code, e->meaning, e->hint};
       out.push_back(finding(w.code, Severity::kError, "CUDA", {},
                             fmt::format("CUDA error ({}): {}; first at {}:{}", count_lines(cuda->second.size()),
                                         w.meaning, first.file, first.line),
@@ -4958,6 +4967,36 @@ void check_slurm_gres(const Facts& facts, std::vector<Finding>& out, std::vector
                         {{"lines", facts.slurm_gres.size()}}));
 }
 
+// Open MPI's openib BTL finding that only part of the host's memory can be registered for RDMA
+// (Facts::rdma_registration_capped): the HCA driver's memory translation table is smaller than
+// the memory (mlx4_core's log_num_mtt and log_mtts_per_seg), so large registrations fail.
+void check_rdma_registration_capped(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.rdma_registration_capped.empty()) return;
+  std::string host, registerable, total;
+  for (const Quote& q : facts.rdma_registration_capped) {
+    const size_t colon = q.text.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string value(trim(std::string_view(q.text).substr(colon + 1)));
+    if (q.text.starts_with("Local host:") && host.empty()) host = value;
+    if (q.text.starts_with("Registerable memory:") && registerable.empty()) registerable = value;
+    if (q.text.starts_with("Total memory:") && total.empty()) total = value;
+  }
+  std::vector<std::string> hosts;
+  if (!host.empty()) hosts.push_back(host);
+  out.push_back(finding(
+      code::kKernelRdmaRegistrationCapped, Severity::kWarning, host.empty() ? std::string("RDMA registration") : host,
+      hosts,
+      fmt::format("only part of the host's memory can be registered for RDMA{}{}: the HCA driver's memory "
+                  "translation table (MTT) covers less than the memory, so MPI jobs that register much (large "
+                  "buffers, many ranks) run erratically, hang or crash when a registration fails",
+                  registerable.empty() ? "" : fmt::format(" ({} of {}", registerable, total.empty() ? "?" : total),
+                  registerable.empty() ? "" : fmt::format("{})", host.empty() ? "" : " on " + host)),
+      "raise the driver's table: for mlx4 (ConnectX-3), `options mlx4_core log_num_mtt=N log_mtts_per_seg=M` in "
+      "/etc/modprobe.d so that 2^N x 2^M x the page size (4 KiB) is at least twice the memory, then reload the "
+      "driver or reboot (Open MPI's FAQ, ib-locked-pages); `ulimit -l` is a separate limit, the process's",
+      facts.rdma_registration_capped, {{"lines", facts.rdma_registration_capped.size()}}));
+}
+
 // NVIDIA's NIC driver container refusing to replace the RDMA stack while storage modules use
 // it (NFS over RDMA's rpcrdma and xprtrdma, NVMe-oF's nvme_rdma and nvmet_rdma, iSER's
 // ib_isert, SRP's ib_srpt): the node keeps its inbox driver, or none, and its RDMA resources
@@ -5697,6 +5736,10 @@ const std::vector<Signature> kSignatures = {
      "gpu\"), a node drained for fewer GPUs than slurm.conf gives it (\"count reported lower than configured\"), "
      "a job asking for a GRES no node has",
      check_slurm_gres},
+    {{code::kKernelRdmaRegistrationCapped},
+     "Open MPI's openib BTL finding only part of the memory registerable for RDMA (\"configured to only allow "
+     "registering part of your physical memory\"): the HCA driver's translation table (mlx4's log_num_mtt)",
+     check_rdma_registration_capped},
     {{code::kLauncherClockSkew},
      "Slurm's job credential expired when the node's slurmd checked it (\"Job credential expired\"): clocks apart",
      check_slurm_credential_expired},
@@ -5926,12 +5969,15 @@ bool names_cuda_error(std::string_view line) { return cuda_error_of(line) != nul
 
 bool rdma_enomem(std::string_view line) { return verbs_enomem(line); }
 
-// PyTorch's sentences for CUDA's errors, which name no "CUDA error" (kCudaErrors' last rows).
+// PyTorch's sentences for CUDA's errors, which name no "CUDA error" (kCudaErrors' last rows),
+// and the CUDA samples' "Failed to allocate device vector A (error code forward compatibility
+// was attempted on non supported HW)!": cudaGetErrorString's text alone.
 bool cuda_sentence(std::string_view line) {
   constexpr std::string_view kToolkit = "unsatisfied condition: cuda>";  // memmem: 'u' is common
   return contains(line, "NVIDIA driver on your system is too old") ||
          contains(line, "ProcessGroupNCCL is only supported with GPUs, no GPUs found") ||
-         memmem(line.data(), line.size(), kToolkit.data(), kToolkit.size()) != nullptr;
+         memmem(line.data(), line.size(), kToolkit.data(), kToolkit.size()) != nullptr ||
+         (contains(line, "(error code ") && names_cuda_error(line));
 }
 
 bool has_warn_meaning(std::string_view msg) { return !warn_code(msg).empty() || fabric_event(msg) != nullptr; }

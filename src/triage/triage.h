@@ -352,6 +352,12 @@ struct Facts {
   // slurm.conf does not match what was detected"); a job asking for a GRES no node has
   // ("Invalid generic resource (gres) specification").
   std::vector<Quote> slurm_gres;
+  // Open MPI's openib BTL finding that only part of the host's memory can be registered for
+  // RDMA (help-mpi-btl-openib.txt's "reg mem limit low": "It appears that your OpenFabrics
+  // subsystem is configured to only allow registering part of your physical memory."), with
+  // the lines of its box that follow ("Local host:", "Registerable memory: 32768 MiB", "Total
+  // memory: 65476 MiB").
+  std::vector<Quote> rdma_registration_capped;
   // NVIDIA's NIC driver container (the Network Operator's MOFED/DOCA driver) refusing to
   // replace the RDMA stack while storage modules over it are loaded: "Storage modules are
   // loaded for current driver, terminating prior driver reload failure due to

@@ -3713,6 +3713,50 @@ TEST(TriagePasted, SlurmGresConfigurationRefused) {
   }
 }
 
+// The CUDA samples' "(error code TEXT)!": cudaGetErrorString's text alone names the error, with
+// its own row's meaning (804: forward compatibility on a GPU without it, not 35's); a sentence
+// with "error code" and no CUDA text is nothing.
+TEST(TriagePasted, CudaSamplesErrorCodeSentence) {
+  Report r = judged({{"validator.log",
+                      "[Vector addition of 50000 elements]\n"
+                      "Failed to allocate device vector A (error code forward compatibility was "
+                      "attempted on non supported HW)!\n"}});
+  const Finding* f = find(r, "nccl.cuda_driver_too_old");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"validator.log:2"});
+  EXPECT_NE(f->message.find("forward-compatibility libraries"), std::string::npos) << f->message;
+  EXPECT_NE(f->message.find("CUDA error 804"), std::string::npos) << f->message;
+  Report other = judged({{"app.log", "Failed to open the socket (error code 111)!\n"}});
+  EXPECT_TRUE(other.findings.empty()) << testing::PrintToString(codes(other));
+}
+
+// Open MPI's box for a registration limit below the memory: the host and both sizes, a
+// warning (the job continues); Open MPI's locked-memory box is another finding's.
+TEST(TriagePasted, OpenMpiRegistrableMemoryCapped) {
+  Report r = judged({{"mpi.txt",
+                      "--------------------------------------------------------------------------\n"
+                      "WARNING: It appears that your OpenFabrics subsystem is configured to only\n"
+                      "allow registering part of your physical memory.  This can cause MPI jobs to\n"
+                      "run with erratic performance, hang, and/or crash.\n"
+                      "\n"
+                      "  Local host:              node02\n"
+                      "  Registerable memory:     32768 MiB\n"
+                      "  Total memory:            65476 MiB\n"
+                      "\n"
+                      "Your MPI job will continue, but may be behave poorly and/or hang.\n"
+                      "--------------------------------------------------------------------------\n"}});
+  const Finding* f = find(r, "kernel.rdma_registration_capped");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_EQ(f->subject, "node02");
+  EXPECT_NE(f->message.find("(32768 MiB of 65476 MiB on node02)"), std::string::npos) << f->message;
+  EXPECT_NE(f->hint.find("log_num_mtt"), std::string::npos) << f->hint;
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"mpi.txt:2", "mpi.txt:6", "mpi.txt:7", "mpi.txt:8"}));
+  // The box's other lines far from its sentence are not its own.
+  Report far = judged({{"x.txt", "  Total memory:            65476 MiB\n"}});
+  EXPECT_EQ(find(far, "kernel.rdma_registration_capped"), nullptr) << testing::PrintToString(codes(far));
+}
+
 // NVIDIA's NIC driver container stopped by storage modules over RDMA: the shell entrypoint's
 // line (also wrapped as pasted) and the Go entrypoint's error.
 TEST(TriagePasted, NicDriverContainerStoppedByStorageModules) {
@@ -4606,7 +4650,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "topo.roce_gid_index_mismatch", "counters.allowance_exceeded", "nccl.host_identity_collision",
       "ucx.port_speed_unknown", "container.gpu_driver_in_use", "mpi.ucc_shm_failed", "nvlink.nvls_exhausted",
       "mpi.pmix_client_failed", "launcher.visible_devices_split", "topo.roce_gid_unusable", "kernel.rdma_abi_mismatch",
-      "launcher.slurm_gres_config",
+      "launcher.slurm_gres_config", "kernel.rdma_registration_capped",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
