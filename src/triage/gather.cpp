@@ -292,7 +292,14 @@ bool framework_error(std::string_view line) {
 // for any other line.
 std::string_view ucx_message(std::string_view line) {
   const size_t at = line.find("UCX ");
-  if (at == std::string_view::npos) return {};
+  if (at == std::string_view::npos) {
+    // Its verbs transports' completion errors where the paste has lost the log header's "UCX
+    // ERROR" ("rc_verbs_iface.c:67   send completion with error: local protection error"): the
+    // source file names UCX.
+    const size_t file = line.find("_iface.c:");
+    const size_t what = file == std::string_view::npos ? file : line.find("completion with error: ", file);
+    return what == std::string_view::npos ? std::string_view() : trim(line.substr(what));
+  }
   std::string_view rest = line.substr(at + 4);
   while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
   const bool error = rest.starts_with("ERROR");

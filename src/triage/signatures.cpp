@@ -1166,6 +1166,21 @@ constexpr WarnMeaning kWarnMeanings[] = {
     // UCX's mlx5 completion errors by their syndrome ("Local protection error on
     // mlx5_0:1/IB (synd 0x4 vend 0x33 hw_synd 0/0)").
     {"Local protection error on ", code::kNcclIbLocalProtection, "", ""},
+    // libibverbs' ibv_wc_status_str(), as UCX's verbs transports print it ("send completion with
+    // error: local protection error").
+    {"completion with error: local protection error", code::kNcclIbLocalProtection, "", ""},
+    // UCX unable to make an address handle to a peer from one of its RDMA ports ("ib_device.c:1319
+    // UCX ERROR ibv_create_ah(dlid=49152 sl=0 port=1 src_path_bits=0 dgid=fe80::a8a4:c3ff:febb:1d33
+    // sgid_index=7 traffic_class=106) on rocep129s0f1 failed: Invalid argument"): UCX uses every
+    // RDMA device it finds, and the peer's address is not reachable from that one.
+    {"ibv_create_ah(", code::kTopoHcaFilter,
+     "UCX could not make an address handle to a peer from one of its RDMA ports (ibv_create_ah failed): the peer's "
+     "address (its GID) is not reachable from that port; UCX uses every RDMA device it finds, so a second NIC on "
+     "another network (a RoCE port beside the InfiniBand fabric, a management NIC) or a port whose GID is "
+     "link-local (fe80::) is tried for peers it cannot reach",
+     "restrict UCX to the NICs of the fabric the peers use: UCX_NET_DEVICES=mlx5_0:1 (`ucx_info -d` lists the "
+     "devices; Open MPI passes it with -x), NCCL_IB_HCA for NCCL; `show_gids` shows each port's GIDs, and a RoCE "
+     "port needs a routable (IPv4 or global IPv6) RoCE v2 GID"},
     // Any other failed completion: the status names it (ibv_wc_status).
     {"Got completion", code::kNcclIbCompletionError,
      "an RDMA operation completed with an error status (ibv_wc_status: 1 a local length error, a message longer "

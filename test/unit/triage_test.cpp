@@ -3713,6 +3713,31 @@ TEST(TriagePasted, SlurmGresConfigurationRefused) {
   }
 }
 
+// UCX's verbs errors in two shapes: a completion error whose log header the paste lost (the
+// source file names UCX), read by its status; address handles refused on the RDMA ports UCX
+// chose, read as the wrong devices in use.
+TEST(TriagePasted, UcxCompletionAndAddressHandleErrors) {
+  Report prot = judged({{"osu.txt",
+                         "# Size      Bandwidth (MB/s)\n"
+                         "mlx5:  got completion with error:\n"
+                         "rc_verbs_iface.c:67   send completion with error: local protection error\n"}});
+  const Finding* f = find(prot, "nccl.ib_local_protection");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(prot));
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"osu.txt:3"});
+  Report ah = judged(
+      {{"mpi.txt",
+        "[1641998540.196336] [h1:31658:0]       ib_device.c:1319 UCX  ERROR   ibv_create_ah(dlid=49152 sl=0 port=1 "
+        "src_path_bits=0 dgid=::ffff:172.17.22.101 sgid_index=1 traffic_class=106) on rocep33s0f1 failed: Invalid "
+        "argument\n"}});
+  f = find(ah, "topo.hca_filter");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(ah));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_NE(f->hint.find("UCX_NET_DEVICES"), std::string::npos) << f->hint;
+  // A source file's name and the words without a status are nothing.
+  Report quiet = judged({{"x.txt", "ud_iface.c:48 iface ready\nsend completion with error: (none)\n"}});
+  EXPECT_EQ(find(quiet, "nccl.ib_local_protection"), nullptr) << testing::PrintToString(codes(quiet));
+}
+
 // The CUDA samples' "(error code TEXT)!": cudaGetErrorString's text alone names the error, with
 // its own row's meaning (804: forward compatibility on a GPU without it, not 35's); a sentence
 // with "error code" and no CUDA text is nothing.
