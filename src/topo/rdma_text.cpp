@@ -99,6 +99,7 @@ class RdmaTextParser {
     if (ibdev2netdev(w) || devinfo_device(w)) return;
     if (!devinfo_dev_.empty() && devinfo_port_line(w)) return;
     if (ibstat_device(w)) return;
+    if (headless_ibstat_port(w)) return;
     if (!ibstat_dev_.empty() && ibstat_port_line(w)) return;
     if (ibstatus_port(w)) return;
     if (!ibstatus_dev_.empty() && ibstatus_port_line(w)) return;
@@ -197,6 +198,28 @@ class RdmaTextParser {
     ibstatus_dev_.clear();
     here().add_nic(ibstat_dev_);
     ++records_;
+    return true;
+  }
+
+  // ibstat's port pasted without its device's lines ("...", "Port 1:", "State: Down",
+  // "Physical state: Polling"): outside any device, a "Port N:" whose next line is its State
+  // opens a port of a device the paste does not name.
+  bool headless_ibstat_port(const Words& w) {
+    const int pending = headless_port_;
+    headless_port_ = 0;
+    if (!devinfo_dev_.empty() || !ibstat_dev_.empty() || !ibstatus_dev_.empty()) return false;
+    int port = 0;
+    if (w.size() == 2 && w[0] == "Port" && w[1].ends_with(':') && to_int(w[1].substr(0, w[1].size() - 1), port) &&
+        port > 0) {
+      headless_port_ = port;
+      return true;
+    }
+    if (pending == 0 || w.size() != 2 || w[0] != "State:") return false;
+    ibstat_dev_ = std::string(kUnnamedCa);
+    ibstat_port_ = pending;
+    here().add_nic(ibstat_dev_);
+    ++records_;
+    ibstat_port().state = port_state(w[1]);
     return true;
   }
 
@@ -387,6 +410,8 @@ class RdmaTextParser {
   int devinfo_lanes_ = 0;
   double devinfo_lane_gbits_ = 0;
   std::string ibstat_dev_;  // ibstat: the CA being read
+  int headless_port_ = 0;   // ibstat: a "Port N:" read outside any device, waiting for its State
+  static constexpr std::string_view kUnnamedCa = "(CA not pasted)";
   int ibstat_port_ = -1;
   std::string ibstatus_dev_;  // ibstatus: the device and port being read
   int ibstatus_port_ = -1;

@@ -366,7 +366,11 @@ bool rendezvous_line(std::string_view line) {
   }
   return (has("waiting for clients") && has("clients joined")) ||
          (has("network addresses of (") && has("cannot be retrieved (gai error")) ||
-         has("connect() timed out. Original timeout was") || has("Error: Address already in use");
+         has("connect() timed out. Original timeout was") || has("Error: Address already in use") ||
+         // The error's own tail (socket.cpp since 2.2: "... local network address. port: 29500,
+         // useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use"), also
+         // where the paste wrapped it onto a line of its own.
+         has("name: EADDRINUSE");
 }
 
 // The NVIDIA driver not starting (nvidia-smi: "NVIDIA-SMI has failed because it couldn't
@@ -2110,7 +2114,7 @@ class Gatherer {
       psec_framework_ = false;
     }
     if ((n.has("socket ") || n.has("clients joined") || n.finds("(gai error") || n.finds("Original timeout was") ||
-         n.finds("Error: host not found: ")) &&
+         n.finds("EADDRINUSE") || n.finds("Error: host not found: ")) &&
         rendezvous_line(line) && keep(rendezvous_, line)) {
       framework_ = true;  // a framework's log
     }
@@ -2969,7 +2973,8 @@ class Gatherer {
          (lead.starts_with("DEV") && contains(line, "GID")))) {
       rdma_ = true;
     }
-    if (!rdma_ && lead.starts_with("CA '") && lead.ends_with("'")) rdma_ = true;                       // ibstat
+    if (!rdma_ && lead.starts_with("CA '") && lead.ends_with("'")) rdma_ = true;  // ibstat
+    if (!rdma_ && lead.starts_with("Physical state: ")) rdma_ = true;  // ibstat's port, pasted without its CA
     if (!rdma_ && lead.starts_with("Infiniband device '") && lead.ends_with("status:")) rdma_ = true;  // ibstatus
     if (!rdma_ && lead.starts_with("Settings for ") && lead.ends_with(':')) rdma_ = true;              // ethtool
     if (contains(line, "NIC statistics:") || contains(line, "hw counters:") || contains(line, "# Port counters") ||

@@ -5527,8 +5527,8 @@ std::string rendezvous_target(std::string_view t) {
 bool rendezvous_failure(std::string_view t) {
   return contains(t, "failed to connect to any network address") || contains(t, "has timed out after") ||
          contains(t, "connect() timed out") || contains(t, "failed to listen on any local network address") ||
-         contains(t, "Error: Address already in use") || contains(t, "clients joined") ||
-         contains(t, "host not found: ");
+         contains(t, "Error: Address already in use") || contains(t, "name: EADDRINUSE") ||
+         contains(t, "clients joined") || contains(t, "host not found: ");
 }
 void check_rendezvous(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   if (std::none_of(facts.rendezvous.begin(), facts.rendezvous.end(),
@@ -5539,7 +5539,7 @@ void check_rendezvous(const Facts& facts, std::vector<Finding>& out, std::vector
   std::set<std::string> targets;
   for (const Quote& q : facts.rendezvous) {
     const std::string_view t = q.text;
-    if (contains(t, "Address already in use")) {
+    if (contains(t, "Address already in use") || contains(t, "EADDRINUSE")) {
       in_use.push_back(q);
     } else if (contains(t, "(gai error") || contains(t, "host not found: ")) {
       unresolved.push_back(q);

@@ -3713,6 +3713,32 @@ TEST(TriagePasted, SlurmGresConfigurationRefused) {
   }
 }
 
+// ibstat's port pasted without its CA line ("..." elisions around it): a port Down is still a
+// dead port, of a device the paste does not name; a "Port 1:" with no State after it is none.
+TEST(TriagePasted, IbstatPortWithoutItsDevice) {
+  Report r = judged({{"ibstat.txt",
+                      "...\nPort 1:\n                State: Down\n                Physical state: "
+                      "Polling\n...\n"}});
+  const Finding* f = find(r, "topo.port_down");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_NE(f->message.find("(CA not pasted) port 1"), std::string::npos) << f->message;
+  EXPECT_EQ(r.triage->files.at(0).kinds, std::vector<std::string>{"rdma-info"});
+  Report other = judged({{"notes.txt", "Port 1:\nconnected to leaf 3\nPhysical state: LinkUp\n"}});
+  EXPECT_EQ(find(other, "topo.port_down"), nullptr) << testing::PrintToString(codes(other));
+}
+
+// c10d's server socket error with its tail wrapped onto lines of its own (as pasted): the
+// EADDRINUSE is the port taken.
+TEST(TriagePasted, RendezvousPortInUseWrapped) {
+  Report r = judged({{"ci.txt",
+                      "torch.distributed.DistNetworkError: The server socket has failed to listen on any\n"
+                      "local network address. port: 29500, useIpv6: false, code: -98, name: EADDRINUSE,\n"
+                      "message: address already in use\n"}});
+  const Finding* f = find(r, "rendezvous.port_in_use");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"ci.txt:2"});
+}
+
 // UCX's verbs errors in two shapes: a completion error whose log header the paste lost (the
 // source file names UCX), read by its status; address handles refused on the RDMA ports UCX
 // chose, read as the wrong devices in use.
