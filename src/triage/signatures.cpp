@@ -1104,6 +1104,8 @@ constexpr WarnMeaning kWarnMeanings[] = {
     {", error: Permission denied", code::kNcclShmPermission, "", ""},
     {", error Read-only file system", code::kNcclShmPermission, "", ""},
     {", error: Read-only file system", code::kNcclShmPermission, "", ""},
+    // A segment of no name is not /dev/shm full: its meaning is with the known bugs below.
+    {"shared memory segment /dev/shm/nccl- (size 0)", code::kNcclKnownBug, "", ""},
     {"/dev/shm", code::kNcclShmExhausted, "/dev/shm too small for NCCL's shared-memory buffers",
      "give the container more /dev/shm (docker --shm-size, a memory-backed emptyDir in Kubernetes), or set "
      "NCCL_SHM_DISABLE=1 at a cost in intra-node bandwidth"},
@@ -1401,6 +1403,19 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "use'; the machine is not at fault",
      "load NCCL 2.20.5 or later (a framework's wheel or container carries its own NCCL: `python -c 'import torch; "
      "print(torch.cuda.nccl.version())'`)"},
+    // A segment whose name is empty (misc/shmutils.cc: "Error while attaching to shared memory
+    // segment /dev/shm/nccl- (size 0), error: No such file or directory (2)"): not /dev/shm
+    // full but a peer's descriptor read as another kind. From 2.26.3 each process probes cuMem
+    // host memory on its GPU's NUMA node alone and falls back to /dev/shm where that fails; ranks
+    // of one host that disagree read each other's handles wrongly (NVIDIA/nccl#2190).
+    {"shared memory segment /dev/shm/nccl- (size 0)", code::kNcclKnownBug,
+     "a known problem of NCCL 2.26.3 and later (NVIDIA/nccl#2190): the ranks of a host disagree on where their "
+     "shared host buffers live; each probes cuMem host memory on its GPU's NUMA node by itself, and where that "
+     "works for some GPUs' NUMA nodes and not for others (a NUMA node without CPUs, an odd cpumap), a rank that fell "
+     "back to /dev/shm reads its peer's cuMem handle as a segment name, an empty one; /dev/shm is not full",
+     "set NCCL_CUMEM_HOST_ENABLE=0 on every rank, so that all of them use /dev/shm; `numactl -H` and `nvidia-smi "
+     "topo -m` (NUMA Affinity) show the GPUs' NUMA nodes; the log's 'CUMEM imported' beside 'MMAP imported' lines "
+     "on one host are the two paths"},
     // aws-ofi-nccl's tuner (in the net plugin, loaded by default on AWS from 1.16) refusing to
     // start where NCCL_ALGO or NCCL_PROTO is set, through the v1 and v2 tuner interfaces of
     // NCCL before 2.21 (src/tuner/nccl_ofi_tuner.cpp); the plugin itself sets NCCL_PROTO=simple
@@ -1768,7 +1783,7 @@ struct Meaning {
 };
 Meaning meaning_of(std::string_view code) {
   for (const WarnMeaning& w : kWarnMeanings) {
-    if (w.code == code) return {w.code, w.meaning, w.hint};
+    if (w.code == code && !w.meaning.empty()) return {w.code, w.meaning, w.hint};
   }
   for (const CudaError& e : kCudaErrors) {
     if (e.code == code && !e.meaning.empty()) return {e.code, e.meaning, e.hint};

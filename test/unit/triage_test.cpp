@@ -3713,6 +3713,21 @@ TEST(TriagePasted, SlurmGresConfigurationRefused) {
   }
 }
 
+// An attach to a /dev/shm segment of no name is ranks disagreeing on cuMem host memory
+// (nccl#2190), not /dev/shm full.
+TEST(TriagePasted, ShmSegmentWithoutANameIsNotShmFull) {
+  Report r = judged({{"nccl.log",
+                      "[2026-05-22 10:26:17] h1:13740:13740 [7] misc/shmutils.cc:132 NCCL WARN Error while attaching "
+                      "to shared memory segment /dev/shm/nccl- (size 0), error: No such file or directory (2)\n"
+                      "h1:13736:13736 [3] NCCL INFO CUMEM imported shareable host buffer from proxyRank 2 size 4096\n"
+                      "h1:13739:13739 [6] NCCL INFO MMAP imported shareable host buffer /dev/shm/nccl-I9oUed size "
+                      "13832192\n"}});
+  const Finding* f = find(r, "nccl.known_bug");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_NE(f->hint.find("NCCL_CUMEM_HOST_ENABLE=0"), std::string::npos) << f->hint;
+  EXPECT_EQ(find(r, "nccl.shm_exhausted"), nullptr) << testing::PrintToString(codes(r));
+}
+
 // ibstat's port pasted without its CA line ("..." elisions around it): a port Down is still a
 // dead port, of a device the paste does not name; a "Port 1:" with no State after it is none.
 TEST(TriagePasted, IbstatPortWithoutItsDevice) {
