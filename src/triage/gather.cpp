@@ -2054,7 +2054,7 @@ class Gatherer {
     }
     if (n.finds("GRES")) {
       return contains(line, "Invalid GRES record") || contains(line, "Invalid GRES data for") ||
-             contains(line, "Invalid GRES Links value") || contains(line, "duplicate node-local AutoDetect");
+             contains(line, "Invalid GRES Links value");
     }
     return n.finds("gres") &&
            (contains(line, "Invalid generic resource (gres) specification") ||
