@@ -191,6 +191,9 @@ inline constexpr std::string_view kContainerNicDriverStorageModules = "container
 inline constexpr std::string_view kMpiNotCudaAware = "mpi.not_cuda_aware";
 inline constexpr std::string_view kMpiUccShmFailed = "mpi.ucc_shm_failed";
 inline constexpr std::string_view kMpiPmixClientFailed = "mpi.pmix_client_failed";
+inline constexpr std::string_view kMpiDaemonStartFailed = "mpi.daemon_start_failed";
+inline constexpr std::string_view kMpiOobUnreachable = "mpi.oob_unreachable";
+inline constexpr std::string_view kMpiTcpWrongPeer = "mpi.tcp_wrong_peer";
 inline constexpr std::string_view kFrameworkCustomAllreduceIpc = "framework.custom_allreduce_ipc";
 inline constexpr std::string_view kHealthcheckFailed = "healthcheck.failed";
 inline constexpr std::string_view kLinkMlxlinkIssue = "link.mlxlink_issue";
@@ -364,6 +367,9 @@ inline constexpr std::string_view kTriageCodes[] = {
     kMpiNotCudaAware,
     kMpiUccShmFailed,
     kMpiPmixClientFailed,
+    kMpiDaemonStartFailed,
+    kMpiOobUnreachable,
+    kMpiTcpWrongPeer,
     kFrameworkCustomAllreduceIpc,
     kHealthcheckFailed,
     kLinkMlxlinkIssue,

@@ -1521,6 +1521,11 @@ class Gatherer {
     move_into(roce_gid_unusable_, facts.roce_gid_unusable);
     move_into(rdma_abi_mismatch_, facts.rdma_abi_mismatch);
     move_into(pmix_client_failed_, facts.pmix_client_failed);
+    // A remote shell's words are the daemons' cause only beside their box.
+    if (!mpi_daemons_failed_.empty()) move_into(mpi_launch_cause_, facts.mpi_launch_cause);
+    move_into(mpi_daemons_failed_, facts.mpi_daemons_failed);
+    move_into(mpi_oob_unreachable_, facts.mpi_oob_unreachable);
+    move_into(mpi_tcp_wrong_peer_, facts.mpi_tcp_wrong_peer);
     facts.srun_seen = facts.srun_seen || srun_seen_;
     move_into(custom_allreduce_, facts.custom_allreduce);
     move_into(nhc_, facts.nhc);
@@ -2063,6 +2068,40 @@ class Gatherer {
             (contains(line, "gres.conf for ") && contains(line, "some records have \"")));
   }
 
+  // Open MPI's launch failing (Facts::mpi_daemons_failed, mpi_oob_unreachable,
+  // mpi_tcp_wrong_peer): its help boxes by their first sentence, each with the lines of the
+  // box that name hosts, and the lines a remote shell printed before the daemons' box (the
+  // cause it names: ssh refused, a host name not resolved, orted not on the remote PATH).
+  void mpi_launch_line(std::string_view line, const Needles& n) {
+    const std::string_view t = trim(line);
+    if (n.finds("RTE was unable to reliably start")) {  // ORTE's (Open MPI 4) and PRRTE's (5)
+      keep(mpi_daemons_failed_, line);
+    } else if (n.finds("TCP connection") && contains(line, "unable to complete a TCP connection")) {
+      keep(mpi_oob_unreachable_, line);
+      mpi_box_left_ = 6;
+    } else if (mpi_box_left_ > 0) {
+      --mpi_box_left_;
+      if (t.starts_with("Local host:") || t.starts_with("Remote host:")) keep(mpi_oob_unreachable_, line);
+    }
+    // A connection that reached another process than the one it was made for: the same
+    // address on several hosts (a container bridge, a VM's NAT), or a peer's address that
+    // leads elsewhere. Open MPI's BTL and OOB say "received unexpected process identifier";
+    // Open MPI 4's BTL its "accepted a TCP connection ... cannot find a corresponding process
+    // entry for that peer".
+    if (((n.finds("_connect_ack") || n.finds("ERROR: received")) && contains(line, "unexpected process identifier")) ||
+        n.finds("Open MPI accepted a TCP connection")) {
+      keep(mpi_tcp_wrong_peer_, line);
+    }
+    // What the remote shell said before the daemons' box.
+    const bool shell = t.starts_with("bash:") || t.starts_with("sh:") || t.starts_with("zsh:") ||
+                       t.starts_with("ksh:") || t.starts_with("tcsh:") || t.starts_with("csh:");
+    if ((shell && (contains(t, "orted") || contains(t, "prted"))) || n.finds("Could not resolve hostname") ||
+        n.finds("Host key verification failed") || n.finds("(publickey") || n.finds("_peer_send_blocking") ||
+        (n.finds("rror while loading shared libraries") && (contains(t, "orted") || contains(t, "prted")))) {
+      keep(mpi_launch_cause_, line);
+    }
+  }
+
   void launcher_line(std::string_view line, const Needles& n) {
     // Open MPI's TCP transport failing to connect ("btl_tcp_endpoint.c:796:...] connect() to
     // 172.17.0.1 failed: Connection refused (111)"): the address it tried.
@@ -2094,6 +2133,7 @@ class Gatherer {
         keep(registration_capped_, line);
       }
     }
+    mpi_launch_line(line, n);
     if ((n.finds("OPAL ERROR: ") && contains(line, "x_client.c")) ||
         (n.finds("direct launched using") && contains(line, "srun")) ||
         (n.finds("SLURM's PMI support") && contains(line, "not built with"))) {
@@ -3209,6 +3249,7 @@ class Gatherer {
   int dcgm_detail_ = -1;      // the fact whose detail wrapped rows continue; -1 for none
   std::vector<DcgmDiagFact> dcgm_diag_;
   bool ibdiags_ = false;           // infiniband-diags' own error lines (saquery's "No SM/SA found")
+  int mpi_box_left_ = 0;           // lines of Open MPI's unreachable-peer box still to read
   int registration_box_left_ = 0;  // lines of Open MPI's registration-limit box still to read
   bool psec_framework_ = false;    // PMIx's "Framework: psec" line was the one before its "Component:"
   bool smi_table_ = false;         // nvidia-smi's table: a GPU's row seen
@@ -3223,7 +3264,8 @@ class Gatherer {
       tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, munge_, slurm_version_, slurm_credential_expired_,
       slurm_gres_, registration_capped_, nic_driver_storage_modules_, mpi_not_cuda_aware_, custom_allreduce_,
       expandable_segments_, runtime_hook_failed_, rendezvous_, gpu_start_, gpu_driver_in_use_, ucc_shm_failed_,
-      roce_gid_unusable_, rdma_abi_mismatch_, enroot_hook_failed_, container_cli_errors_, pmix_client_failed_;
+      roce_gid_unusable_, rdma_abi_mismatch_, enroot_hook_failed_, container_cli_errors_, pmix_client_failed_,
+      mpi_daemons_failed_, mpi_oob_unreachable_, mpi_tcp_wrong_peer_, mpi_launch_cause_;
   bool srun_seen_ = false;               // a line of srun's: Facts::srun_seen
   bool toolkit_line_ = false;            // the line nvml_line read is libnvidia-container's
   int hook_stderr_left_ = 0;             // lines after a failed hook's "stderr:" still to keep as its words

@@ -5131,6 +5131,96 @@ void check_pmix_client(const Facts& facts, std::vector<Finding>& out, std::vecto
       facts.pmix_client_failed, {{"lines", facts.pmix_client_failed.size()}}));
 }
 
+// Open MPI's daemons not started on the other nodes (Facts::mpi_daemons_failed): mpirun
+// starts one daemon per node (orted, prted) through ssh or the resource manager, and names
+// no cause in its box; a remote shell's or ssh's line before it does (Facts::mpi_launch_cause).
+void check_mpi_daemons(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.mpi_daemons_failed.empty()) return;
+  const auto cause_has = [&](std::string_view what) {
+    return std::any_of(facts.mpi_launch_cause.begin(), facts.mpi_launch_cause.end(),
+                       [&](const Quote& q) { return contains(q.text, what); });
+  };
+  std::string cause = "its box names no cause, and no line of ssh's or the remote shell's before it does";
+  std::string hint =
+      "run `ssh NODE which orted` (`prted` for Open MPI 5) from the node that runs mpirun: the remote non-interactive "
+      "shell must find Open MPI's binaries and libraries without a login (PATH and LD_LIBRARY_PATH in ~/.bashrc, or "
+      "`mpirun --prefix DIR`), ssh must reach every node without a password or a question, and the daemons must be "
+      "able to connect back (no firewall between the nodes; `--mca oob_tcp_if_include` naming the network they share)";
+  if (cause_has("orted") || cause_has("prted")) {
+    cause =
+        "the remote shell did not find Open MPI's daemon (\"orted: command not found\", or its libraries not "
+        "loaded): Open MPI is not on the other nodes' PATH for a non-interactive shell";
+    hint =
+        "install the same Open MPI on every node at the same path, and let a non-interactive shell find it: "
+        "`mpirun --prefix /path/to/openmpi` (or configure with --enable-orterun-prefix-by-default), or PATH and "
+        "LD_LIBRARY_PATH set in ~/.bashrc before its interactive-only return; check with `ssh NODE which orted`";
+  } else if (cause_has("Could not resolve hostname")) {
+    cause = "ssh could not resolve a node's name (\"Could not resolve hostname\")";
+    hint =
+        "give every host name in the host file or allocation an address on the node running mpirun (DNS or "
+        "/etc/hosts), or list the nodes by address";
+  } else if (cause_has("Host key verification failed") || cause_has("(publickey")) {
+    cause =
+        "ssh was refused or asked a question (\"Host key verification failed\", \"Permission denied "
+        "(publickey...)\"): mpirun needs ssh to every node without a password or a prompt";
+    hint =
+        "set up key-based ssh from the node running mpirun to every node (and accept their host keys once, or "
+        "StrictHostKeyChecking=accept-new for the cluster's hosts); check with `ssh NODE hostname`, which must "
+        "print the name and nothing else";
+  } else if (cause_has("_peer_send_blocking")) {
+    cause =
+        "a daemon started but could not talk back to mpirun (\"tcp_peer_send_blocking: send() ... failed\"): a "
+        "firewall, or an interface the nodes do not share";
+    hint =
+        "let the nodes reach each other on any TCP port (or open Open MPI's: oob_tcp_static_ipv4_ports), and name "
+        "the network they share: `mpirun --mca oob_tcp_if_include <subnet or interface>`";
+  }
+  std::vector<Quote> lines = facts.mpi_launch_cause;
+  lines.insert(lines.end(), facts.mpi_daemons_failed.begin(), facts.mpi_daemons_failed.end());
+  out.push_back(finding(code::kMpiDaemonStartFailed, Severity::kError, "Open MPI's launch", {},
+                        fmt::format("mpirun could not start its daemons on the other nodes ({}), so no rank ran "
+                                    "there: {}",
+                                    count_lines(facts.mpi_daemons_failed.size()), cause),
+                        hint, lines, {{"lines", lines.size()}}));
+}
+
+// A process of Open MPI unable to reach another over TCP (Facts::mpi_oob_unreachable), and
+// TCP connections that reached another process than the one they were made for
+// (Facts::mpi_tcp_wrong_peer).
+void check_mpi_tcp(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  std::vector<std::string> hosts;
+  for (const Quote& q : facts.mpi_oob_unreachable) {
+    const std::string_view t = trim(q.text);
+    if (t.starts_with("Local host:") || t.starts_with("Remote host:")) {
+      const std::string h(trim(t.substr(t.find(':') + 1)));
+      if (!h.empty() && std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
+    }
+  }
+  if (!facts.mpi_oob_unreachable.empty()) {
+    out.push_back(finding(
+        code::kMpiOobUnreachable, Severity::kError, "Open MPI's connections between nodes", hosts,
+        fmt::format("a process or daemon of Open MPI could not open a TCP connection to another ({}{}): mpirun, its "
+                    "daemons and the ranks connect to each other over TCP before anything else, and a firewall on "
+                    "the remote host or an address it cannot be reached at stops the job there",
+                    count_lines(facts.mpi_oob_unreachable.size()),
+                    hosts.empty() ? std::string() : ": " + fmt::format("{}", fmt::join(hosts, ", "))),
+        "allow TCP between the nodes (firewalld, iptables, a cloud security group: any port, or Open MPI's given by "
+        "oob_tcp_static_ipv4_ports and btl_tcp_port_min_v4), and make Open MPI use the network the nodes share: "
+        "`--mca oob_tcp_if_include` and `--mca btl_tcp_if_include` with that subnet or interface (a container "
+        "bridge, a VPN or a second NIC's address may be the one it tried)",
+        facts.mpi_oob_unreachable, {{"lines", facts.mpi_oob_unreachable.size()}}));
+  }
+  lines_finding(
+      out, facts.mpi_tcp_wrong_peer, code::kMpiTcpWrongPeer, Severity::kError, "Open MPI's TCP connections",
+      "a TCP connection of Open MPI reached another process than the one it was made for ({}: \"received unexpected "
+      "process identifier\"): an address that is the same on several nodes (docker0's 172.17.0.1, virbr0's "
+      "192.168.122.1, a NAT) or that leads to another host, which Open MPI tried because it uses every interface it "
+      "finds",
+      "tell Open MPI which network the nodes share: `--mca btl_tcp_if_include <subnet or interface>` and `--mca "
+      "oob_tcp_if_include` the same (or btl_tcp_if_exclude with lo and the bridges: docker0, virbr0); `ip -4 addr` on "
+      "each node shows the addresses that repeat");
+}
+
 // An MPI library without CUDA support asked to carry GPU buffers (Facts::mpi_not_cuda_aware):
 // it reads device pointers as host memory, and the ranks crash or send garbage.
 void check_mpi_not_cuda_aware(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
@@ -5794,6 +5884,14 @@ const std::vector<Signature> kSignatures = {
      "Open MPI's PMIx client failing at start (\"OPAL ERROR: ... pmix3x_client.c\"), its help for an srun launch "
      "without Slurm's PMI",
      check_pmix_client},
+    {{code::kMpiDaemonStartFailed},
+     "Open MPI's daemons not started on the other nodes (\"ORTE was unable to reliably start one or more "
+     "daemons\"), with the cause a remote shell or ssh printed before it",
+     check_mpi_daemons},
+    {{code::kMpiOobUnreachable, code::kMpiTcpWrongPeer},
+     "Open MPI's processes unable to reach each other over TCP (\"unable to complete a TCP connection\"), or "
+     "reaching another process than the one meant (\"received unexpected process identifier\")",
+     check_mpi_tcp},
     {{code::kMpiUccShmFailed},
      "UCC's shared-memory team layer failing under the MPI's collectives (TL_SHM ERROR)",
      check_ucc_shm_failed},

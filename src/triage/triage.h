@@ -331,6 +331,16 @@ struct Facts {
   // Slurm's PMI ("... direct launched using \"srun\", but OMPI was not built with SLURM's PMI
   // support"); `srun`: a line of srun's or slurmstepd's in the files.
   std::vector<Quote> pmix_client_failed;
+  // Open MPI's launch failing: its daemons not started ("ORTE was unable to reliably start one
+  // or more daemons", PRRTE's "PRTE was ..."), with what a remote shell said before it
+  // (`mpi_launch_cause`: "bash: orted: command not found", ssh's "Could not resolve hostname",
+  // "Host key verification failed", "Permission denied (publickey...)", a daemon's
+  // "tcp_peer_send_blocking: send() ... failed"); a process unable to reach another over TCP
+  // ("A process or daemon was unable to complete a TCP connection", with the box's hosts); a TCP
+  // connection that reached another process than the one it was made for ("received unexpected
+  // process identifier", "Open MPI accepted a TCP connection ... cannot find a corresponding
+  // process entry").
+  std::vector<Quote> mpi_daemons_failed, mpi_launch_cause, mpi_oob_unreachable, mpi_tcp_wrong_peer;
   bool srun_seen = false;
   // Slurm's daemons and commands of different releases, in Slurm's words: slurmd refusing a
   // credential another release packed ("Credential signature check: Credential data

@@ -3923,6 +3923,53 @@ TEST(TriagePasted, OpenMpiPmixClientFailsUnderSrun) {
   EXPECT_NE(g->message.find("without mpirun"), std::string::npos) << g->message;
 }
 
+// Open MPI's launch failing, in its help boxes' words: the daemons not started, with the cause
+// ssh or the remote shell printed before the box; a peer unreachable over TCP, with the box's
+// hosts; a connection that reached the wrong process.
+TEST(TriagePasted, OpenMpiLaunchBoxesNameTheirCause) {
+  const std::string box =
+      "--------------------------------------------------------------------------\n"
+      "ORTE was unable to reliably start one or more daemons.\n"
+      "This usually is caused by:\n\n"
+      "* not finding the required libraries and/or binaries on\n"
+      "  one or more nodes. Please check your PATH and LD_LIBRARY_PATH\n";
+  Report orted =
+      judged({{"run.txt", "$ mpirun -np 4 --hostfile hosts ./a.out\nbash: orted: command not found\n" + box}});
+  const Finding* f = find(orted, "mpi.daemon_start_failed");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(orted));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_NE(f->message.find("command not found"), std::string::npos) << f->message;
+  EXPECT_NE(f->hint.find("--prefix"), std::string::npos) << f->hint;
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"run.txt:2", "run.txt:4"}));
+  Report ssh = judged({{"run.txt", "ssh: Could not resolve hostname n0198: Name or service not known\n" + box}});
+  f = find(ssh, "mpi.daemon_start_failed");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(ssh));
+  EXPECT_NE(f->message.find("resolve"), std::string::npos) << f->message;
+  // ssh's words without the daemons' box are not Open MPI's launch.
+  Report bare = judged({{"run.txt", "ssh: Could not resolve hostname n0198: Name or service not known\n"}});
+  EXPECT_EQ(find(bare, "mpi.daemon_start_failed"), nullptr) << testing::PrintToString(codes(bare));
+
+  Report oob = judged({{"oob.txt",
+                        "------------------------------------------------------------\n"
+                        "A process or daemon was unable to complete a TCP connection\n"
+                        "to another process:\n"
+                        "  Local host:    fehg-node-0\n"
+                        "  Remote host:   10.104.5.40\n"
+                        "This is usually caused by a firewall on the remote host. Please\n"}});
+  f = find(oob, "mpi.oob_unreachable");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(oob));
+  EXPECT_EQ(f->hosts, (std::vector<std::string>{"10.104.5.40", "fehg-node-0"}));
+  EXPECT_NE(f->hint.find("oob_tcp_if_include"), std::string::npos) << f->hint;
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"oob.txt:2", "oob.txt:4", "oob.txt:5"}));
+
+  Report peer = judged({{"btl.txt",
+                         "[node1][[12345,1],0][btl_tcp_endpoint.c:626:mca_btl_tcp_endpoint_recv_connect_ack] "
+                         "received unexpected process identifier [[12345,1],3]\n"}});
+  f = find(peer, "mpi.tcp_wrong_peer");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(peer));
+  EXPECT_NE(f->hint.find("btl_tcp_if_include"), std::string::npos) << f->hint;
+}
+
 // UCC's shared-memory layer under the MPI's collectives: one error naming the MPI, not NCCL.
 TEST(TriagePasted, UccSharedMemoryFailureIsTheMpisNotNccls) {
   Report r = judged({{"mpi.log",
@@ -4716,7 +4763,8 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "topo.roce_gid_index_mismatch", "counters.allowance_exceeded", "nccl.host_identity_collision",
       "ucx.port_speed_unknown", "container.gpu_driver_in_use", "mpi.ucc_shm_failed", "nvlink.nvls_exhausted",
       "mpi.pmix_client_failed", "launcher.visible_devices_split", "topo.roce_gid_unusable", "kernel.rdma_abi_mismatch",
-      "launcher.slurm_gres_config", "kernel.rdma_registration_capped",
+      "launcher.slurm_gres_config", "kernel.rdma_registration_capped", "mpi.daemon_start_failed", "mpi.oob_unreachable",
+      "mpi.tcp_wrong_peer",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
