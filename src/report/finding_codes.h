@@ -109,6 +109,7 @@ inline constexpr std::string_view kNcclDuplicateGpu = "nccl.duplicate_gpu";
 inline constexpr std::string_view kNcclHostIdentityCollision = "nccl.host_identity_collision";
 inline constexpr std::string_view kNvlinkNvlsExhausted = "nvlink.nvls_exhausted";
 inline constexpr std::string_view kUcxPortSpeedUnknown = "ucx.port_speed_unknown";
+inline constexpr std::string_view kUcxTransportOpenFailed = "ucx.transport_open_failed";
 inline constexpr std::string_view kNcclTopologyFallback = "nccl.topology_fallback";
 inline constexpr std::string_view kNcclKnownBug = "nccl.known_bug";
 inline constexpr std::string_view kNcclIbFabricEvent = "nccl.ib_fabric_event";
@@ -289,6 +290,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNcclHostIdentityCollision,
     kNvlinkNvlsExhausted,
     kUcxPortSpeedUnknown,
+    kUcxTransportOpenFailed,
     kNcclTopologyFallback,
     kNcclKnownBug,
     kNcclIbFabricEvent,

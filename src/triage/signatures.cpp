@@ -254,19 +254,27 @@ void check_socket_fallback(const Facts& facts, std::vector<Finding>& out, std::v
         no_device, expected));
   }
   // aws-ofi-nccl's own account of the same: "NET/OFI OFI fi_getinfo() call failed: No data
-  // available" (libfabric's -FI_ENODATA: no provider, EFA's, with a device).
+  // available" (libfabric's -FI_ENODATA: no provider, EFA's, with a device), and its words for
+  // a search that found none ("NET/OFI No eligible providers were found", "NET/OFI Could not
+  // find any optimal provider", "NET/OFI Unable to find a protocol that worked").
   std::vector<Quote> efa = facts.efa_no_device;
   for (const NcclFact& n : facts.nccl) {
-    if (contains(n.msg, "fi_getinfo() call failed: No data available")) efa.push_back(n.where);
+    if (contains(n.msg, "fi_getinfo() call failed: No data available") ||
+        (n.msg.starts_with("NET/OFI ") &&
+         (contains(n.msg, "No eligible providers") || contains(n.msg, "Could not find any optimal provider") ||
+          contains(n.msg, "Unable to find a protocol that worked")))) {
+      efa.push_back(n.where);
+    }
   }
   if (!efa.empty()) {
     out.push_back(finding(
         code::kNcclNoIbDevice, Severity::kError, "libfabric EFA provider", {},
-        "libfabric's EFA provider found no usable device (fi_getinfo: no data): NCCL's OFI plugin (aws-ofi-nccl) has "
-        "no network to use, so NCCL falls back to sockets or fails to start",
+        "libfabric found no usable provider for NCCL's OFI plugin (aws-ofi-nccl): EFA's found no device, or the "
+        "provider FI_PROVIDER names is not there (fi_getinfo: no data); the plugin has no network to use, so NCCL "
+        "falls back to sockets or fails to start",
         "inside a container: pass the EFA devices (/dev/infiniband/uverbs*, the EFA device plugin's resource) and "
         "nothing it cannot open (a host NIC's uverbs device mounted but not allowed breaks the EFA listing); on the "
-        "host: `fi_info -p efa` and `ibv_devices`",
+        "host: `fi_info -p efa` (or the provider FI_PROVIDER names) and `ibv_devices`",
         efa, {{"lines", efa.size()}}));
   }
   if (socket_only && no_device.empty()) {
@@ -1140,6 +1148,20 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "back to TCP",
      "load a UCX that knows the port (`ucx_info -v` for the release and its configure line; HPC-X or MOFED's UCX, "
      "1.13 or later for NDR) built with its IB transports (`ucx_info -d` lists rc, ud, dc on the mlx5 device)"},
+    // UCX unable to open one of its transports on a device it lists (uct/base/uct_iface.c:
+    // "uct_iface_open(ud_verbs/mana_0:1) failed: Input/output error", after the transport's
+    // own "failed to create UD QP ... Operation not supported"): a verbs device whose driver
+    // lacks that kind of queue pair (Azure's MANA has no UD), a port without an address; the
+    // MPI or plugin above stops there instead of taking another transport.
+    {"uct_iface_open(", code::kUcxTransportOpenFailed,
+     "UCX could not open one of its transports on a device it found (uct_iface_open failed): the device's driver "
+     "does not support that transport's queue pairs (Azure's MANA NIC, mana_0, has no UD; a RoCE port without an "
+     "address; a device passed into a container but not usable there), and the MPI or NCCL plugin above UCX stops "
+     "at its start (MPI_Init, \"Failed to create UCP worker\") rather than using another transport",
+     "restrict UCX to the devices and transports that work: UCX_NET_DEVICES (e.g. mlx5_0:1) or UCX_TLS (e.g. "
+     "`tcp,sm,self` on a host whose RDMA device is not for MPI, `rc,sm,self` where UD is missing); `ucx_info -d` "
+     "lists the devices and transports UCX sees, `ibv_devinfo` the device's ports"},
+    {"failed to create UD QP", code::kUcxTransportOpenFailed, "", ""},
     {"status=12 ", code::kNcclIbRetryExceeded,
      "a send was never acknowledged (IBV_WC_RETRY_EXC_ERR): the peer or the path to it stopped answering",
      "a link down or flapping on that path, a dead peer host, or a misrouted/congested path: check both NICs' "
@@ -1857,7 +1879,9 @@ bool read_elsewhere(const NcclFact& n) {
         "Failed to open libnvidia-ml.so", "Failed to find CUDA library", "peer access is not supported",
         "mixed local Net device counts", "Peermem is not supported", "fi_getinfo() call failed: No data available",
         "GDR disabled on GDR-supported", "requires at least libfabric version", "Error: network IB not found",
-        "has a different number of devices", "Failed to open libibverbs", "Missing \"iommu=pt\" from kernel"}) {
+        "has a different number of devices", "Failed to open libibverbs", "Missing \"iommu=pt\" from kernel",
+        "NET/OFI Could not find any optimal provider", "NET/OFI No eligible providers",
+        "NET/OFI Unable to find a protocol that worked"}) {
     if (contains(n.msg, w)) return true;
   }
   return contains(n.where.text, "nvls.cc") && contains(n.msg, "Cuda failure");  // check_nvls
@@ -5968,6 +5992,7 @@ const std::vector<Signature> kSignatures = {
       code::kNcclKnownBug,
       code::kLimitsPtraceDenied,
       code::kUcxPortSpeedUnknown,
+      code::kUcxTransportOpenFailed,
       code::kNcclInvalidUsage,
       code::kNcclCudaKernelFault,
       code::kNcclCudaEcc,

@@ -2025,7 +2025,15 @@ TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
        "limits.ptrace_denied"},
       // UCX's IB transport without a case for the port's speed (NDR's 128 before UCX 1.13).
       {"[1731632081.707655] [gpu46:69078:0]        ib_iface.c:1674 UCX  ERROR Invalid active_speed on mlx5_0:1: 128",
-       "ucx.port_speed_unknown"}};
+       "ucx.port_speed_unknown"},
+      // UCX unable to open a transport on a device it lists (Azure's MANA: no UD queue pairs).
+      {"[1741000000.123456] [runner:2345:0]     uct_iface.c:158  UCX  ERROR uct_iface_open(ud_verbs/mana_0:1) failed: "
+       "Input/output error",
+       "ucx.transport_open_failed"},
+      // aws-ofi-nccl finding no libfabric provider (EFA's absent): NCCL falls back to sockets.
+      {"ip-172-31-9-96:26565:26565 [0] get_ofi_provider:312 NCCL WARN NET/OFI Could not find any optimal provider",
+       "nccl.no_ib_device"},
+      {"node-0:152:386 [0] NCCL INFO NET/OFI No eligible providers were found", "nccl.no_ib_device"}};
   for (const auto& [line, code] : cases) {
     Report r = judged({{"w.log", std::string(line) + "\n"}});
     const Finding* f = find(r, code);
@@ -4764,7 +4772,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "ucx.port_speed_unknown", "container.gpu_driver_in_use", "mpi.ucc_shm_failed", "nvlink.nvls_exhausted",
       "mpi.pmix_client_failed", "launcher.visible_devices_split", "topo.roce_gid_unusable", "kernel.rdma_abi_mismatch",
       "launcher.slurm_gres_config", "kernel.rdma_registration_capped", "mpi.daemon_start_failed", "mpi.oob_unreachable",
-      "mpi.tcp_wrong_peer",
+      "mpi.tcp_wrong_peer", "ucx.transport_open_failed",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
