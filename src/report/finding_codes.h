@@ -193,6 +193,9 @@ inline constexpr std::string_view kMpiNotCudaAware = "mpi.not_cuda_aware";
 inline constexpr std::string_view kMpiUccShmFailed = "mpi.ucc_shm_failed";
 inline constexpr std::string_view kMpiPmixClientFailed = "mpi.pmix_client_failed";
 inline constexpr std::string_view kMpiDaemonStartFailed = "mpi.daemon_start_failed";
+inline constexpr std::string_view kKernelPciBarUnassigned = "kernel.pci_bar_unassigned";
+inline constexpr std::string_view kMpiRuntimeMismatch = "mpi.runtime_mismatch";
+inline constexpr std::string_view kFrameworkNcclLibraryMismatch = "framework.nccl_library_mismatch";
 inline constexpr std::string_view kMpiOobUnreachable = "mpi.oob_unreachable";
 inline constexpr std::string_view kMpiTcpWrongPeer = "mpi.tcp_wrong_peer";
 inline constexpr std::string_view kFrameworkCustomAllreduceIpc = "framework.custom_allreduce_ipc";
@@ -370,6 +373,9 @@ inline constexpr std::string_view kTriageCodes[] = {
     kMpiUccShmFailed,
     kMpiPmixClientFailed,
     kMpiDaemonStartFailed,
+    kKernelPciBarUnassigned,
+    kMpiRuntimeMismatch,
+    kFrameworkNcclLibraryMismatch,
     kMpiOobUnreachable,
     kMpiTcpWrongPeer,
     kFrameworkCustomAllreduceIpc,

@@ -266,6 +266,20 @@ bool counter_like(std::string_view name) {
 // A framework's NCCL error (PyTorch's c10d): "NCCL error in: ... unhandled system error",
 // "ncclRemoteError: ...", the watchdog's "Watchdog caught collective operation timeout",
 // torch.distributed.DistBackendError.
+// "ncclAllReduce failed: ", "ncclCommInitRank failed: ": an NCCL function's name then " failed: ".
+bool horovod_nccl_call(std::string_view line) {
+  if (!contains(line, " failed: ")) return false;
+  for (size_t at = line.find("nccl"); at != std::string_view::npos; at = line.find("nccl", at + 4)) {
+    size_t end = at + 4;
+    while (end < line.size() && std::isalpha(static_cast<unsigned char>(line[end]))) ++end;
+    if (end > at + 4 && std::isupper(static_cast<unsigned char>(line[at + 4])) &&
+        line.substr(end).starts_with(" failed: ")) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool framework_error(std::string_view line) {
   return contains(line, "NCCL error") || contains(line, "ncclRemoteError") || contains(line, "ncclSystemError") ||
          contains(line, "ncclInternalError") || contains(line, "ncclUnhandledCudaError") ||
@@ -283,7 +297,12 @@ bool framework_error(std::string_view line) {
          // NCCL's duplicate-GPU check in other words than its WARN line's: "rank 27 and rank 19
          // both on CUDA device 53000".
          (contains(line, "CUDA device ") && contains(line, " both on CUDA device ") && contains(line, "rank ")) ||
-         (contains(line, "FIFO") && contains(line, "failed to allocate receive FIFO"));
+         (contains(line, "FIFO") && contains(line, "failed to allocate receive FIFO")) ||
+         // Horovod's account of an NCCL call's error, after the exception's name:
+         // "UnknownError (see above for traceback): ncclAllReduce failed: invalid data type",
+         // "HorovodInternalError: ncclCommInitRank failed: unhandled system error" ('E' is rarer
+         // in logs than 'n').
+         (line.find("Error") != std::string_view::npos && horovod_nccl_call(line));
 }
 
 // UCX's log line ("[1696.2] [host:123:0]   ib_md.c:293  UCX  ERROR ibv_reg_mr(...) failed:
@@ -1526,6 +1545,7 @@ class Gatherer {
     move_into(mpi_daemons_failed_, facts.mpi_daemons_failed);
     move_into(mpi_oob_unreachable_, facts.mpi_oob_unreachable);
     move_into(mpi_tcp_wrong_peer_, facts.mpi_tcp_wrong_peer);
+    move_into(mpi_unpack_failed_, facts.mpi_unpack_failed);
     facts.srun_seen = facts.srun_seen || srun_seen_;
     move_into(custom_allreduce_, facts.custom_allreduce);
     move_into(nhc_, facts.nhc);
@@ -2092,12 +2112,15 @@ class Gatherer {
         n.finds("Open MPI accepted a TCP connection")) {
       keep(mpi_tcp_wrong_peer_, line);
     }
+    // ORTE's daemons unable to read each other's messages ("ORTE_ERROR_LOG: Data unpack would
+    // read past end of buffer in file grpcomm_direct.c", "FORCE-TERMINATE AT Data unpack ...").
+    if (n.finds("Data unpack would read past end of buffer")) keep(mpi_unpack_failed_, line);
     // What the remote shell said before the daemons' box.
     const bool shell = t.starts_with("bash:") || t.starts_with("sh:") || t.starts_with("zsh:") ||
                        t.starts_with("ksh:") || t.starts_with("tcsh:") || t.starts_with("csh:");
     if ((shell && (contains(t, "orted") || contains(t, "prted"))) || n.finds("Could not resolve hostname") ||
         n.finds("Host key verification failed") || n.finds("(publickey") || n.finds("_peer_send_blocking") ||
-        (n.finds("rror while loading shared libraries") && (contains(t, "orted") || contains(t, "prted")))) {
+        (n.finds("while loading shared libraries") && (contains(t, "orted") || contains(t, "prted")))) {
       keep(mpi_launch_cause_, line);
     }
   }
@@ -2121,6 +2144,17 @@ class Gatherer {
     if ((n.has("unge") || n.finds("UNGE")) && munge_error(line)) keep(munge_, line);
     if (n.finds("Job credential expired")) keep(slurm_credential_expired_, line);
     if (slurm_gres_line(line, n)) keep(slurm_gres_, line);
+    // srun's "Invalid generic resource (gres) specification" wrapped by the paste after
+    // "Invalid generic": the two lines read as one.
+    if (gres_wrapped_ == lines_ - 1 && trim(line).starts_with("resource (gres) specification")) {
+      keep(slurm_gres_, gres_wrapped_text_);
+      slurm_gres_.back().line = gres_wrapped_;
+      keep(slurm_gres_, line);
+    }
+    if (n.finds("Invalid generic") && trim(line).ends_with("Invalid generic")) {
+      gres_wrapped_ = lines_;
+      gres_wrapped_text_ = std::string(line);
+    }
     // Open MPI's registration limit (Facts::rdma_registration_capped): its sentence, then the
     // host and the two sizes of its box.
     if (n.finds("OpenFabrics subsystem is configured to only")) {
@@ -2259,7 +2293,11 @@ class Gatherer {
   // CUDA IPC (and the allocator setting that makes its memory unshareable).
   void program_line(std::string_view line, const Needles& n, Facts* facts) {
     if (n.finds("Health check failed")) nhc_line(line);
-    if (n.finds("CUDA support") && contains(line, "The user requested CUDA support") &&
+    // Open MPI's help, and Cray MPICH's abort for GPU support asked of a program not linked with
+    // its GPU transport layer ("MPIDI_CRAY_init: GPU_SUPPORT_ENABLED is requested, but GTL
+    // library is not linked").
+    if (((n.finds("CUDA support") && contains(line, "The user requested CUDA support")) ||
+         (n.finds("GTL library is not linked") && contains(line, "GPU_SUPPORT_ENABLED"))) &&
         keep(mpi_not_cuda_aware_, line)) {
       framework_ = true;  // a program's log
     }
@@ -3248,7 +3286,9 @@ class Gatherer {
   std::string dcgm_section_;  // and their section (Deployment, Hardware, ...)
   int dcgm_detail_ = -1;      // the fact whose detail wrapped rows continue; -1 for none
   std::vector<DcgmDiagFact> dcgm_diag_;
-  bool ibdiags_ = false;           // infiniband-diags' own error lines (saquery's "No SM/SA found")
+  bool ibdiags_ = false;   // infiniband-diags' own error lines (saquery's "No SM/SA found")
+  int gres_wrapped_ = -1;  // the line that ended in srun's "Invalid generic"
+  std::string gres_wrapped_text_;
   int mpi_box_left_ = 0;           // lines of Open MPI's unreachable-peer box still to read
   int registration_box_left_ = 0;  // lines of Open MPI's registration-limit box still to read
   bool psec_framework_ = false;    // PMIx's "Framework: psec" line was the one before its "Component:"
@@ -3265,7 +3305,7 @@ class Gatherer {
       slurm_gres_, registration_capped_, nic_driver_storage_modules_, mpi_not_cuda_aware_, custom_allreduce_,
       expandable_segments_, runtime_hook_failed_, rendezvous_, gpu_start_, gpu_driver_in_use_, ucc_shm_failed_,
       roce_gid_unusable_, rdma_abi_mismatch_, enroot_hook_failed_, container_cli_errors_, pmix_client_failed_,
-      mpi_daemons_failed_, mpi_oob_unreachable_, mpi_tcp_wrong_peer_, mpi_launch_cause_;
+      mpi_daemons_failed_, mpi_oob_unreachable_, mpi_tcp_wrong_peer_, mpi_launch_cause_, mpi_unpack_failed_;
   bool srun_seen_ = false;               // a line of srun's: Facts::srun_seen
   bool toolkit_line_ = false;            // the line nvml_line read is libnvidia-container's
   int hook_stderr_left_ = 0;             // lines after a failed hook's "stderr:" still to keep as its words

@@ -1162,6 +1162,16 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "`tcp,sm,self` on a host whose RDMA device is not for MPI, `rc,sm,self` where UD is missing); `ucx_info -d` "
      "lists the devices and transports UCX sees, `ibv_devinfo` the device's ports"},
     {"failed to create UD QP", code::kUcxTransportOpenFailed, "", ""},
+    // NCCL 1's ncclInvalidType ("invalid data type"; NCCL 2 has no such error): a framework built
+    // for NCCL 2 that loaded NCCL 1 passes data types NCCL 1 numbers otherwise ("ncclAllReduce
+    // failed: invalid data type" of a float tensor: Horovod's troubleshooting guide).
+    {"failed: invalid data type", code::kFrameworkNcclLibraryMismatch,
+     "NCCL refused the data type of a collective (\"invalid data type\", an error only NCCL 1 has): the framework "
+     "was built against NCCL 2 and loaded an NCCL 1 library, whose data types are numbered otherwise (conda's `nccl` "
+     "package ahead on the library path is the usual one)",
+     "find the libnccl the process loads (`ldd` on the framework's library, `conda list nccl`, LD_LIBRARY_PATH), "
+     "remove the stray one (`conda remove nccl`) and rebuild or reinstall the framework against the NCCL it will "
+     "load (Horovod: HOROVOD_NCCL_HOME)"},
     {"status=12 ", code::kNcclIbRetryExceeded,
      "a send was never acknowledged (IBV_WC_RETRY_EXC_ERR): the peer or the path to it stopped answering",
      "a link down or flapping on that path, a dead peer host, or a misrouted/congested path: check both NICs' "
@@ -3432,6 +3442,60 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
   }
 }
 
+// PCI address space the kernel could not give a device (Facts::kernel): "pci 0000:53:00.0: BAR
+// 0: no space for [mem size 0x02000000 64bit pref]" then "... BAR 0: failed to assign [...]",
+// and Linux 6.x's "BAR 0 [mem size 0x02000000 64bit pref]: can't assign; no space". A device
+// without its registers' window (BARs 0-5) is not usable: a GPU or NIC missing from nvidia-smi
+// or ibv_devinfo, or failing at its driver's start. Bridge windows (BARs 13-15, "bridge
+// window") and SR-IOV's (7-12) alone leave the device itself mapped: information.
+void check_pci_bars(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  std::vector<Quote> device, other;
+  std::vector<std::string> devices;
+  for (const Quote& q : facts.kernel) {
+    const std::string_view t = q.text;
+    const size_t bar = t.find(": BAR ");
+    if (bar == std::string_view::npos && !contains(t, "bridge window")) continue;
+    if (!contains(t, "no space for [") && !contains(t, "failed to assign") && !contains(t, "can't assign")) continue;
+    int index = -1;
+    if (bar != std::string_view::npos) {
+      const std::string_view n = t.substr(bar + 6);
+      std::from_chars(n.data(), n.data() + n.size(), index);
+    }
+    if (index >= 0 && index <= 5) {
+      device.push_back(q);
+      // The device's address: the word before ": BAR ".
+      const std::string_view head = t.substr(0, bar);
+      const std::string addr(trim(head.substr(head.rfind(' ') == std::string_view::npos ? 0 : head.rfind(' ') + 1)));
+      if (!addr.empty() && std::find(devices.begin(), devices.end(), addr) == devices.end()) devices.push_back(addr);
+    } else {
+      other.push_back(q);
+    }
+  }
+  if (device.empty() && other.empty()) return;
+  std::vector<Quote> lines = device;
+  lines.insert(lines.end(), other.begin(), other.end());
+  if (lines.size() > 16) lines.resize(16);
+  const std::string hint =
+      "in the BIOS: Above 4G Decoding (and Resizable BAR or MMIO above 4G, MMIOH size) on, SR-IOV as the vendor "
+      "advises for GPUs; then, if the kernel still runs out, `pci=realloc` (or `pci=realloc=off` where the firmware's "
+      "own assignment was right); `lspci -vv -s ADDRESS` shows the regions a device got";
+  if (device.empty()) {
+    out.push_back(finding(code::kKernelPciBarUnassigned, Severity::kInfo, "PCI address space", {},
+                          fmt::format("the kernel could not give PCI bridges or SR-IOV functions all the address "
+                                      "space they ask for ({}): the devices themselves were mapped",
+                                      count_lines(other.size())),
+                          hint, lines, {{"lines", other.size()}}));
+    return;
+  }
+  out.push_back(finding(
+      code::kKernelPciBarUnassigned, Severity::kWarning, "PCI address space", {},
+      fmt::format("the kernel found no PCI address space for a device's registers ({}: {}): such a device cannot be "
+                  "used, so a GPU or NIC behind it is missing (nvidia-smi, ibv_devinfo) or its driver fails to start "
+                  "(large BARs of GPUs need the 64-bit space above 4 GiB)",
+                  count_lines(device.size()), fmt::join(devices, ", ")),
+      hint, lines, {{"lines", device.size()}, {"devices", devices}}));
+}
+
 // The host's memory failing, in the kernel's words: EDAC's per-error lines ("EDAC MC0: 1 UE
 // memory read error on CPU_SrcID#0_Ha#0_Chan#1_DIMM#0 (channel:1 slot:0 ...)", "... 1 CE ..."),
 // the firmware's error records through APEI ("{1}[Hardware Error]: event severity: fatal" with
@@ -5208,6 +5272,21 @@ void check_mpi_daemons(const Facts& facts, std::vector<Finding>& out, std::vecto
                         hint, lines, {{"lines", lines.size()}}));
 }
 
+// ORTE's daemons unable to read each other's messages (Facts::mpi_unpack_failed): what one
+// packed, the other reads with another layout: Open MPI of another release on some node (or
+// mpirun's and the daemons' from different installs), or an hwloc other than the one Open MPI
+// was built with (a system hwloc ahead of it: Horovod's troubleshooting guide, ompi#4437).
+void check_mpi_unpack(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  lines_finding(out, facts.mpi_unpack_failed, code::kMpiRuntimeMismatch, Severity::kError, "Open MPI's runtime",
+                "Open MPI's daemons could not read each other's messages ({}: \"Data unpack would read past end of "
+                "buffer\"): the processes run different Open MPI releases, or one loads another hwloc than the one "
+                "Open MPI was built with, so what one packs the other cannot unpack",
+                "run one Open MPI everywhere: `mpirun --version` and `ssh NODE which orted; ompi_info | head` on each "
+                "node (mpirun --prefix pins the daemons' install); check which libhwloc each loads (`ldd $(which "
+                "orted) | grep hwloc`) and remove a system hwloc of another version from its path (or rebuild Open "
+                "MPI with its internal hwloc)");
+}
+
 // A process of Open MPI unable to reach another over TCP (Facts::mpi_oob_unreachable), and
 // TCP connections that reached another process than the one they were made for
 // (Facts::mpi_tcp_wrong_peer).
@@ -5912,6 +5991,10 @@ const std::vector<Signature> kSignatures = {
      "Open MPI's daemons not started on the other nodes (\"ORTE was unable to reliably start one or more "
      "daemons\"), with the cause a remote shell or ssh printed before it",
      check_mpi_daemons},
+    {{code::kMpiRuntimeMismatch},
+     "Open MPI's daemons unable to read each other's messages (\"Data unpack would read past end of buffer\"): "
+     "Open MPI or its hwloc of different versions",
+     check_mpi_unpack},
     {{code::kMpiOobUnreachable, code::kMpiTcpWrongPeer},
      "Open MPI's processes unable to reach each other over TCP (\"unable to complete a TCP connection\"), or "
      "reaching another process than the one meant (\"received unexpected process identifier\")",
@@ -5993,6 +6076,7 @@ const std::vector<Signature> kSignatures = {
       code::kLimitsPtraceDenied,
       code::kUcxPortSpeedUnknown,
       code::kUcxTransportOpenFailed,
+      code::kFrameworkNcclLibraryMismatch,
       code::kNcclInvalidUsage,
       code::kNcclCudaKernelFault,
       code::kNcclCudaEcc,
@@ -6070,6 +6154,10 @@ const std::vector<Signature> kSignatures = {
      "a NIC driver without its firmware file (the kernel's `Direct firmware load for ... failed`), ice without "
      "its DDP package",
      check_nic_firmware},
+    {{code::kKernelPciBarUnassigned},
+     "PCI address space the kernel could not give a device (\"BAR 0: no space for\", \"failed to assign\", \"can't "
+     "assign; no space\"): a GPU or NIC that cannot be used",
+     check_pci_bars},
     {{code::kKernelHostMemoryError},
      "the host's memory failing (EDAC's UE and CE lines, APEI's memory error records, the kernel's memory failure "
      "handling)",

@@ -341,6 +341,9 @@ struct Facts {
   // process identifier", "Open MPI accepted a TCP connection ... cannot find a corresponding
   // process entry").
   std::vector<Quote> mpi_daemons_failed, mpi_launch_cause, mpi_oob_unreachable, mpi_tcp_wrong_peer;
+  // ORTE's daemons unable to read each other's messages ("Data unpack would read past end of
+  // buffer"): Open MPI, or the hwloc it carries, differing between the processes.
+  std::vector<Quote> mpi_unpack_failed;
   bool srun_seen = false;
   // Slurm's daemons and commands of different releases, in Slurm's words: slurmd refusing a
   // credential another release packed ("Credential signature check: Credential data

@@ -3978,6 +3978,61 @@ TEST(TriagePasted, OpenMpiLaunchBoxesNameTheirCause) {
   EXPECT_NE(f->hint.find("btl_tcp_if_include"), std::string::npos) << f->hint;
 }
 
+// ORTE's daemons unable to read each other's messages: Open MPI or its hwloc of two versions.
+TEST(TriagePasted, OrteUnpackPastEndOfBufferIsARuntimeMismatch) {
+  Report r = judged({{"run.txt",
+                      "[future5:12508] [[25215,0],1] ORTE_ERROR_LOG: Data unpack would read past end of buffer in "
+                      "file grpcomm_direct.c at line 355\n"}});
+  const Finding* f = find(r, "mpi.runtime_mismatch");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_NE(f->hint.find("hwloc"), std::string::npos) << f->hint;
+}
+
+// PCI address space the kernel could not give: a device's own BAR is a warning naming the
+// device, in the kernel's old and 6.x wordings; bridge windows alone are information.
+TEST(TriagePasted, PciBarsWithoutAddressSpace) {
+  Report r = judged({{"dmesg.txt",
+                      "[   23.869384] pci 0000:51:00.0: BAR 15: no space for [mem size 0x04000000 64bit pref]\n"
+                      "[   23.869395] pci 0000:53:00.0: BAR 0: no space for [mem size 0x02000000 64bit pref]\n"
+                      "[   23.869398] pci 0000:53:00.0: BAR 0: failed to assign [mem 0x8fffc000000-0x8fffdffffff "
+                      "64bit pref]\n"
+                      "[    1.234567] pci 0000:17:00.0: BAR 1 [mem size 0x4000000000 64bit pref]: can't assign; no "
+                      "space\n"}});
+  const Finding* f = find(r, "kernel.pci_bar_unassigned");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_NE(f->message.find("0000:53:00.0, 0000:17:00.0"), std::string::npos) << f->message;
+  EXPECT_NE(f->hint.find("Above 4G"), std::string::npos) << f->hint;
+  Report bridges = judged({{"dmesg.txt",
+                            "[   23.869384] pci 0000:51:00.0: BAR 15: no space for [mem size 0x04000000 64bit pref]\n"
+                            "[   23.869386] pci 0000:51:00.0: BAR 15: failed to assign [mem size 0x04000000 64bit "
+                            "pref]\n"}});
+  f = find(bridges, "kernel.pci_bar_unassigned");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(bridges));
+  EXPECT_EQ(f->severity, Severity::kInfo);
+}
+
+// Programs' words for a library or resource that cannot work: Horovod's NCCL 1 error for a
+// float, Cray MPICH asked for GPU support without its GTL, srun's gres error wrapped.
+TEST(TriagePasted, LibraryAndResourceErrorsOfProgramsAndLaunchers) {
+  Report r = judged({{"hvd.txt", "UnknownError (see above for traceback): ncclAllReduce failed: invalid data type\n"}});
+  const Finding* f = find(r, "framework.nccl_library_mismatch");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_NE(f->hint.find("conda remove nccl"), std::string::npos) << f->hint;
+  Report cray = judged({{"job.txt",
+                         "MPICH ERROR [Rank 0] [job id 410301.1] [nid005414] - Abort(-1) (rank 0 in comm 0): "
+                         "MPIDI_CRAY_init: GPU_SUPPORT_ENABLED is requested, but GTL library is not linked\n"}});
+  EXPECT_NE(find(cray, "mpi.not_cuda_aware"), nullptr) << testing::PrintToString(codes(cray));
+  Report gres = judged({{"srun.txt",
+                         "    srun: error: Unable to create step for job 4203072: Invalid generic \n"
+                         "                  resource (gres) specification\n"}});
+  f = find(gres, "launcher.slurm_gres_config");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(gres));
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"srun.txt:1", "srun.txt:2"}));
+}
+
 // UCC's shared-memory layer under the MPI's collectives: one error naming the MPI, not NCCL.
 TEST(TriagePasted, UccSharedMemoryFailureIsTheMpisNotNccls) {
   Report r = judged({{"mpi.log",
@@ -4772,7 +4827,8 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "ucx.port_speed_unknown", "container.gpu_driver_in_use", "mpi.ucc_shm_failed", "nvlink.nvls_exhausted",
       "mpi.pmix_client_failed", "launcher.visible_devices_split", "topo.roce_gid_unusable", "kernel.rdma_abi_mismatch",
       "launcher.slurm_gres_config", "kernel.rdma_registration_capped", "mpi.daemon_start_failed", "mpi.oob_unreachable",
-      "mpi.tcp_wrong_peer", "ucx.transport_open_failed",
+      "mpi.tcp_wrong_peer", "ucx.transport_open_failed", "kernel.pci_bar_unassigned", "mpi.runtime_mismatch",
+      "framework.nccl_library_mismatch",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
