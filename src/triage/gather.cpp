@@ -96,9 +96,11 @@ bool is_kernel_line(std::string_view line) {
   }
   if (contains(line, " kernel: ")) return true;
   // Slurm's account of the kernel's OOM kills in a job's cgroup ("slurmstepd: error: Detected 1
-  // oom-kill event(s) in StepId=5541.0. ...", older "... in step 5541.0 cgroup.") and srun's
-  // for a task killed so ("srun: error: node01: task 3: Out Of Memory").
-  if (const size_t d = line.find("Detected "); d != std::string_view::npos && contains(line, " oom-kill event")) {
+  // oom-kill event(s) in StepId=5541.0. ...", older "... in step 5541.0 cgroup.", later "Detected
+  // 1 oom_kill event in StepId=...") and srun's for a task killed so ("srun: error: node01: task
+  // 3: Out Of Memory").
+  if (const size_t d = line.find("Detected ");
+      d != std::string_view::npos && (contains(line, " oom-kill event") || contains(line, " oom_kill event"))) {
     return true;
   }
   if (line.find("Out Of Memory") != std::string_view::npos && contains(line, "srun: error:")) return true;

@@ -2976,12 +2976,14 @@ KernelLines sort_kernel_lines(const Facts& facts) {
     } else if ((contains(t, "AER:") || contains(t, "PCIe Bus Error:")) &&
                (contains(t, "Corrected") || contains(t, "Correctable"))) {
       aer_corrected.push_back(q);
-    } else if (contains(t, "Killed process") || contains(t, "oom-kill") || contains(t, ": Out Of Memory")) {
+    } else if (contains(t, "Killed process") || contains(t, "oom-kill") || contains(t, "oom_kill event") ||
+               contains(t, ": Out Of Memory")) {
       // The kill itself ("Out of memory: Killed process", a cgroup's "Memory cgroup out of
       // memory: Killed process"), Slurm's count of them and srun's task; not the kernel's
       // "oom-kill:constraint=..." line that goes with each.
       if (contains(t, "out of memory: Killed process") || contains(t, "Out of memory: Killed process") ||
-          contains(t, " oom-kill event") || (contains(t, "srun: error:") && contains(t, ": Out Of Memory"))) {
+          contains(t, " oom-kill event") || contains(t, " oom_kill event") ||
+          (contains(t, "srun: error:") && contains(t, ": Out Of Memory"))) {
         oom.push_back(q);
         oom_hosts.push_back(kernel_host(t));
       }
@@ -2998,10 +3000,14 @@ KernelLines sort_kernel_lines(const Facts& facts) {
       module_unplugged.push_back(q);
     } else if (contains(t, "mlx5") &&
                (contains(t, "health compromised") || contains(t, "unrecoverable hardware error") ||
-                contains(t, "insufficient power on the PCIe slot"))) {
-      // health.c's "device's health compromised - reached miss count", its syndrome
-      // "unrecoverable hardware error"; events.c's "Detected insufficient power on the PCIe
-      // slot (27W)", after which the adapter powers its ports down.
+                contains(t, "insufficient power on the PCIe slot") || contains(t, "health recovery flow aborted") ||
+                contains(t, "handling bad device here") ||
+                (contains(t, "print_health_info") && contains(t, "synd 0x")))) {
+      // health.c's "device's health compromised - reached miss count", its syndromes
+      // ("print_health_info:520:(pid 0): synd 0x10: High temperature", "unrecoverable hardware
+      // error"), its recovery ("mlx5_health_try_recover: handling bad device here", "health
+      // recovery flow aborted, PCI reads still not working"); events.c's "Detected insufficient
+      // power on the PCIe slot (27W)", after which the adapter powers its ports down.
       nic_health.push_back(q);
     } else if (broadcom_nic_failed(t)) {
       nic_health.push_back(q);

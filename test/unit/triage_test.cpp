@@ -751,6 +751,11 @@ TEST(TriageSignatures, OomKillsInACgroupAndInSlurmsWords) {
   ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
   EXPECT_EQ(f->severity, Severity::kError);
   EXPECT_EQ(quoted(*f), (std::vector<std::string>{"job.err:1", "job.err:2", "job.err:4"}));
+  // Slurm 21.08's wording.
+  Report later = judged({{"job.err",
+                          "slurmstepd: error: Detected 1 oom_kill event in StepId=1234.0. Some of the step tasks have "
+                          "been OOM Killed.\n"}});
+  EXPECT_NE(find(later, "kernel.oom_kill"), nullptr) << testing::PrintToString(codes(later));
   // CUDA's own out of memory, and a line that merely says "Detected", are not it.
   Report cuda = judged({{"t.log",
                          "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
@@ -2475,7 +2480,11 @@ TEST(TriagePasted, Mlx5ModuleEventsAndHealth) {
        {"[ 3.1] mlx5_core 0000:01:00.0: mlx5_pcie_event:299:(pid 165): Detected insufficient power on the PCIe slot "
         "(27W).",
         "[ 9.2] mlx5_core 0000:d2:00.0: poll_health:174:(pid 0): device's health compromised - reached miss count",
-        "[ 9.3] mlx5_core 0000:d2:00.0: print_health_info:424:(pid 0): synd 0x8: unrecoverable hardware error"}) {
+        "[ 9.3] mlx5_core 0000:d2:00.0: print_health_info:424:(pid 0): synd 0x8: unrecoverable hardware error",
+        "2026-10-03T05:58:06-0400 h kernel: mlx5_core 0000:61:00.0: print_health_info:520:(pid 0): synd 0x10: High "
+        "temperature",
+        "[78206.864928] mlx5_core 0001:00:00.0: mlx5_health_try_recover:313:(pid 3174): health recovery flow aborted, "
+        "PCI reads still not working"}) {
     Report r = judged({{"h.txt", std::string(line) + "\n"}});
     const Finding* h = find(r, "kernel.nic_health");
     ASSERT_NE(h, nullptr) << line << ": " << testing::PrintToString(codes(r));
