@@ -2425,7 +2425,11 @@ class Gatherer {
     if (line.size() > kShortLine) return false;
     // CUDA named, with an error or failure ("CUDA error:", "cudaError", "CUDA_ERROR_", "CUDA
     // failure"): a traceback's "torch/cuda/__init__.py" lines pass over the table.
-    if (!cuda_sentence(line) && (!cuda_named_ || !cuda_error_word(line) || !names_cuda_error(line))) {
+    // Also a framework's own words for CUDA's 101 on a line that names CUDA ("[ERROR] DEVICE
+    // [.../gpu/cuda_driver.cc:245] SetDevice] SetDevice for id:7 failed, ret[101], invalid device
+    // ordinal.").
+    if (!cuda_sentence(line) && (!cuda_named_ || !cuda_error_word(line) || !names_cuda_error(line)) &&
+        !(cuda_named_ && contains(line, "invalid device ordinal"))) {
       return false;
     }
     cuda_error_seen_ = true;  // a file of only such lines is a framework's log

@@ -1386,7 +1386,8 @@ constexpr WarnMeaning kWarnMeanings[] = {
     // A GPU index the process cannot see (cudaErrorInvalidDevice, 101).
     {"invalid device ordinal", code::kNcclInvalidDevice,
      "a rank asked for a GPU its process cannot see (invalid device ordinal): more ranks on the host than GPUs "
-     "visible to them, or CUDA_VISIBLE_DEVICES and the local rank disagreeing",
+     "visible to them, CUDA_VISIBLE_DEVICES and the local rank disagreeing, or a local rank computed wrong (hosts "
+     "reporting the same host name are counted as one, so their ranks number past the GPUs)",
      "compare the ranks per host with `nvidia-smi -L` and CUDA_VISIBLE_DEVICES in the job's environment; each "
      "rank should take the GPU of its local rank (LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID) among "
      "those visible"},

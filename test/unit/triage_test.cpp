@@ -2845,6 +2845,10 @@ TEST(TriagePasted, CudaErrorsOfTheCatalogueInAnyProgram) {
        "nccl.cuda_driver_too_old"},
       {"RuntimeError: CUDA error: no CUDA-capable device is detected", "nccl.no_cuda_device"},
       {"torch.AcceleratorError: CUDA error: invalid device ordinal", "nccl.invalid_device"},
+      // A framework's own words for it, on a line naming CUDA (MindSpore's FAQ).
+      {"[ERROR] DEVICE [mindspore/ccsrc/runtime/device/gpu/cuda_driver.cc:245] SetDevice] SetDevice for id:7 failed, "
+       "ret[101], invalid device ordinal.",
+       "nccl.invalid_device"},
       {"RuntimeError: CUDA error: misaligned address", "nccl.cuda_kernel_fault"},
       {"cudaGetDeviceCount returned 803 -> system has unsupported display driver / cuda driver combination",
        "kernel.driver_mismatch"},
