@@ -282,8 +282,18 @@ bool horovod_nccl_call(std::string_view line) {
   return false;
 }
 
+// "NCCL error" (PyTorch's "NCCL error in: ..."), "NCCL Error 2: unhandled system error" (older
+// frameworks' ncclGetErrorString with the code), found at each "NCCL ".
+bool nccl_error_words(std::string_view line) {
+  for (size_t at = line.find("NCCL "); at != std::string_view::npos; at = line.find("NCCL ", at + 5)) {
+    const std::string_view rest = line.substr(at + 5);
+    if (rest.starts_with("error") || rest.starts_with("Error ")) return true;
+  }
+  return false;
+}
+
 bool framework_error(std::string_view line) {
-  return contains(line, "NCCL error") || contains(line, "ncclRemoteError") || contains(line, "ncclSystemError") ||
+  return nccl_error_words(line) || contains(line, "ncclRemoteError") || contains(line, "ncclSystemError") ||
          contains(line, "ncclInternalError") || contains(line, "ncclUnhandledCudaError") ||
          contains(line, "Watchdog caught collective operation timeout") || contains(line, "DistBackendError") ||
          // PyTorch's watchdog after a timeout: "[PG 0 Rank 1] Timeout at NCCL work: 5, last
@@ -3161,11 +3171,14 @@ class Gatherer {
   }
 
   // A counter as a name and a value (ethtool -S, sysfs with grep -H, perfquery): a fact for
-  // its device, or the heading's; five counter-like names make the file counters.
+  // its device, or the heading's; five counter-like names make the file counters, and so does
+  // one under a port's sysfs counters folder ("/sys/class/infiniband/mlx5_0/ports/1/counters/
+  // link_downed:3": the path says what it is).
   bool listed_counter(std::string_view line, Facts* facts) {
     CounterFact c;
     if (!counter_line(line, c.device, c.name, c.value)) return false;
-    if (counter_like(c.name) && ++counter_lines_ >= 5) counters_ = true;
+    const bool sysfs = contains(line, "/counters/") && contains(line, "/ports/");
+    if (counter_like(c.name) && (++counter_lines_ >= 5 || sysfs)) counters_ = true;
     if (facts && counters_pending_.size() >= kMaxKeptLines) {
       ++dropped_;
     } else if (facts) {

@@ -1361,6 +1361,14 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "read the two fingerprints the error prints (sequence number, OpType, TensorShape) and find the code path that "
      "differs between those ranks; every rank must issue the same collectives in the same order with the same "
      "shapes"},
+    // NCCL's own check of the same over InfiniBand, 2.3 to 2.20 ("NET/IB : req 1/1 tag 7 peer
+    // 10.0.0.2<37457> collective mismatch error, local size 1048576 remote size 262144").
+    {"collective mismatch error", code::kNcclCollectiveMismatch,
+     "NCCL's InfiniBand transport found a peer sending a different size than this rank posted (\"collective "
+     "mismatch error, local size ... remote size ...\"): the ranks called different collectives, or the same one "
+     "with different counts or data types, in the same slot",
+     "check that every rank issues the same collectives in the same order with the same counts and types "
+     "(NCCL_DEBUG_SUBSYS=COLL lists them; PyTorch's TORCH_DISTRIBUTED_DEBUG=DETAIL checks them)"},
     // CUDA's out of memory inside NCCL: "Cuda failure 'out of memory'", "Failed to CUDA calloc
     // 4194304 bytes", cudaErrorMemoryAllocation (2).
     {"out of memory", code::kNcclCudaOom,
@@ -3002,7 +3010,7 @@ KernelLines sort_kernel_lines(const Facts& facts) {
     } else if (contains(t, "mlx5") &&
                (contains(t, "health compromised") || contains(t, "unrecoverable hardware error") ||
                 contains(t, "insufficient power on the PCIe slot") || contains(t, "health recovery flow aborted") ||
-                contains(t, "handling bad device here") ||
+                contains(t, "handling bad device here") || contains(t, "mlx5_pci_err_detected") ||
                 (contains(t, "print_health_info") && contains(t, "synd 0x")))) {
       // health.c's "device's health compromised - reached miss count", its syndromes
       // ("print_health_info:520:(pid 0): synd 0x10: High temperature", "unrecoverable hardware

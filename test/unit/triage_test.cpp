@@ -977,6 +977,13 @@ TEST(TriagePasted, CountersPrintedByAShellLoopOrHead) {
   const Finding* err = find(head, "counters.link_errors");
   ASSERT_NE(err, nullptr) << testing::PrintToString(codes(head));
   EXPECT_NE(err->message.find("mlx5_1 port 1 link_downed 7"), std::string::npos) << err->message;
+  // grep -H of a few sysfs counters: fewer than five lines, but the path says what they are.
+  Report grep = judged({{"grep.txt",
+                         "/sys/class/infiniband/mlx5_0/ports/1/counters/port_xmit_wait:4294967295\n"
+                         "/sys/class/infiniband/mlx5_0/ports/1/counters/link_downed:3\n"}});
+  EXPECT_EQ(grep.triage->files.at(0).kinds, std::vector<std::string>{"counters"});
+  EXPECT_NE(find(grep, "counters.saturated"), nullptr) << testing::PrintToString(codes(grep));
+  EXPECT_NE(find(grep, "counters.link_errors"), nullptr) << testing::PrintToString(codes(grep));
   // A heading over text is not a counter.
   Report prose = judged({{"p.txt", "=== notes ===\nthe link went down twice\n"}});
   EXPECT_TRUE(prose.triage->files.at(0).kinds.empty());
@@ -2031,6 +2038,10 @@ TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
       // UCX's IB transport without a case for the port's speed (NDR's 128 before UCX 1.13).
       {"[1731632081.707655] [gpu46:69078:0]        ib_iface.c:1674 UCX  ERROR Invalid active_speed on mlx5_0:1: 128",
        "ucx.port_speed_unknown"},
+      // NCCL 2.3-2.20's own size check over InfiniBand.
+      {"node1:1234:1290 [0] transport/net_ib.cc:1119 NCCL WARN NET/IB : req 1/1 tag 7 peer 10.0.0.2<37457> "
+       "collective mismatch error, local size 1048576 remote size 262144",
+       "nccl.collective_mismatch"},
       // UCX unable to open a transport on a device it lists (Azure's MANA: no UD queue pairs).
       {"[1741000000.123456] [runner:2345:0]     uct_iface.c:158  UCX  ERROR uct_iface_open(ud_verbs/mana_0:1) failed: "
        "Input/output error",
@@ -2484,7 +2495,9 @@ TEST(TriagePasted, Mlx5ModuleEventsAndHealth) {
         "2026-10-03T05:58:06-0400 h kernel: mlx5_core 0000:61:00.0: print_health_info:520:(pid 0): synd 0x10: High "
         "temperature",
         "[78206.864928] mlx5_core 0001:00:00.0: mlx5_health_try_recover:313:(pid 3174): health recovery flow aborted, "
-        "PCI reads still not working"}) {
+        "PCI reads still not working",
+        "[   85.87] mlx5_core 0004:01:00.1: mlx5_pci_err_detected Device state = 2 pci_status: 0. Exit, result = 3, "
+        "need reset"}) {
     Report r = judged({{"h.txt", std::string(line) + "\n"}});
     const Finding* h = find(r, "kernel.nic_health");
     ASSERT_NE(h, nullptr) << line << ": " << testing::PrintToString(codes(r));
@@ -4491,6 +4504,9 @@ TEST(TriagePasted, LastErrorContinuationOfAFrameworkError) {
   const Finding* c = find(one, "nccl.socket_connect");
   ASSERT_NE(c, nullptr) << testing::PrintToString(codes(one));
   EXPECT_EQ(find(one, "nccl.system_error"), nullptr) << testing::PrintToString(codes(one));
+  // Older frameworks' wording, NCCL's code with its string: a system error alone is that.
+  Report code = judged({{"e.log", "RuntimeError: NCCL Error 2: unhandled system error\n"}});
+  EXPECT_NE(find(code, "nccl.system_error"), nullptr) << testing::PrintToString(codes(code));
 }
 
 // systemctl status of the service, and systemd's journal lines, when it did not start:
