@@ -195,6 +195,7 @@ inline constexpr std::string_view kMpiPmixClientFailed = "mpi.pmix_client_failed
 inline constexpr std::string_view kMpiDaemonStartFailed = "mpi.daemon_start_failed";
 inline constexpr std::string_view kKernelPciBarUnassigned = "kernel.pci_bar_unassigned";
 inline constexpr std::string_view kMpiRuntimeMismatch = "mpi.runtime_mismatch";
+inline constexpr std::string_view kFabricDefaultSubnetPrefix = "fabric.default_subnet_prefix";
 inline constexpr std::string_view kFrameworkNcclLibraryMismatch = "framework.nccl_library_mismatch";
 inline constexpr std::string_view kMpiOobUnreachable = "mpi.oob_unreachable";
 inline constexpr std::string_view kMpiTcpWrongPeer = "mpi.tcp_wrong_peer";
@@ -375,6 +376,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kMpiDaemonStartFailed,
     kKernelPciBarUnassigned,
     kMpiRuntimeMismatch,
+    kFabricDefaultSubnetPrefix,
     kFrameworkNcclLibraryMismatch,
     kMpiOobUnreachable,
     kMpiTcpWrongPeer,

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -292,6 +293,19 @@ bool nccl_error_words(std::string_view line) {
   return false;
 }
 
+// "Connection closed by peer [" (Gloo's pair), "Cannot apply desired operation due to shape
+// mismatches" (Accelerate's debug mode): one pass over the line's 'C's for both.
+bool capital_c_words(std::string_view line) {
+  for (size_t at = line.find('C'); at != std::string_view::npos; at = line.find('C', at + 1)) {
+    const std::string_view rest = line.substr(at);
+    if (rest.starts_with("Connection closed by peer [") ||
+        rest.starts_with("Cannot apply desired operation due to shape mismatches")) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool framework_error(std::string_view line) {
   return nccl_error_words(line) || contains(line, "ncclRemoteError") || contains(line, "ncclSystemError") ||
          contains(line, "ncclInternalError") || contains(line, "ncclUnhandledCudaError") ||
@@ -314,7 +328,11 @@ bool framework_error(std::string_view line) {
          // "UnknownError (see above for traceback): ncclAllReduce failed: invalid data type",
          // "HorovodInternalError: ncclCommInitRank failed: unhandled system error" ('E' is rarer
          // in logs than 'n').
-         (line.find("Error") != std::string_view::npos && horovod_nccl_call(line));
+         (line.find("Error") != std::string_view::npos &&
+          (horovod_nccl_call(line) || contains(line, "failed to pass monitoredBarrier") ||
+           contains(line, "Error when verifying shape tensors"))) ||
+         // Gloo's pair losing its peer; Accelerate's debug mode finding shapes that differ.
+         capital_c_words(line);
 }
 
 // UCX's log line ("[1696.2] [host:123:0]   ib_md.c:293  UCX  ERROR ibv_reg_mr(...) failed:
@@ -691,8 +709,24 @@ std::optional<uint64_t> memlock_limit(std::string_view t) {
   return value * unit;
 }
 
+// The characters rare in logs that Needles notes per line: the upper-case letters, '_', '('
+// and '<', each its bit; -1 for the others.
+constexpr int rare_bit(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  return c == '_' ? 26 : c == '(' ? 27 : c == '<' ? 28 : -1;
+}
+// Each byte's bit (0 for the others): one table load and an or per byte.
+constexpr std::array<uint32_t, 256> kRareBits = [] {
+  std::array<uint32_t, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    if (const int bit = rare_bit(static_cast<char>(c)); bit >= 0) t[c] = uint32_t{1} << bit;
+  }
+  return t;
+}();
+
 // A line's needle searches, for the readers of the driver's and tools' words.
 struct Needles {
+  explicit Needles(std::string_view l) : line(l) {}
   std::string_view line;
   // memmem: these run on every line but NCCL's INFO lines, and a needle whose first
   // character is common makes string_view::find stop at each one.
@@ -700,8 +734,26 @@ struct Needles {
     return memmem(line.data(), line.size(), what.data(), what.size()) != nullptr;
   }
   // A needle whose first character is rare in logs (an upper-case letter, '_'): find's
-  // memchr for it skips most lines at once, where memmem pays its set-up on each.
-  bool finds(std::string_view what) const { return line.find(what) != std::string_view::npos; }
+  // memchr for it skips most lines at once, where memmem pays its set-up on each. The line's
+  // upper-case letters, '_', '(' and '<' are noted in one pass at the first call, so that a
+  // needle whose first character the line lacks costs no search at all (a line meets dozens).
+  bool finds(std::string_view what) const {
+    if (const int bit = rare_bit(what.front()); bit >= 0) {
+      if (!rare_seen) note_rare();
+      if (!(rare >> bit & 1)) return false;
+    }
+    return line.find(what) != std::string_view::npos;
+  }
+
+ private:
+  void note_rare() const {
+    uint32_t seen = 0;
+    for (char c : line) seen |= kRareBits[static_cast<unsigned char>(c)];
+    rare = seen;
+    rare_seen = true;
+  }
+  mutable uint32_t rare = 0;
+  mutable bool rare_seen = false;
 };
 
 constexpr size_t kMaxKeptLines = 200000;       // distinct NCCL, kernel and counter lines kept per file
@@ -1558,6 +1610,7 @@ class Gatherer {
     move_into(mpi_oob_unreachable_, facts.mpi_oob_unreachable);
     move_into(mpi_tcp_wrong_peer_, facts.mpi_tcp_wrong_peer);
     move_into(mpi_unpack_failed_, facts.mpi_unpack_failed);
+    move_into(mpi_default_prefix_, facts.default_subnet_prefix);
     facts.srun_seen = facts.srun_seen || srun_seen_;
     move_into(custom_allreduce_, facts.custom_allreduce);
     move_into(nhc_, facts.nhc);
@@ -1960,6 +2013,13 @@ class Gatherer {
     // "nvidia-container-cli: permission error: capability change failed: operation not
     // permitted"): SELinux enforcing, or a rootless runtime the toolkit is not set up for.
     if (toolkit && contains(line, "nvidia-container-cli: permission error")) keep(toolkit_denied_, line);
+    // SELinux's own account of a denial on the way to a GPU container (setroubleshoot's "SELinux
+    // is preventing /usr/bin/bash from entrypoint access on the file /usr/bin/docker": the
+    // nvidia-docker wrapper's bash refused the docker binary).
+    if (n.finds("SELinux is preventing") &&
+        (contains(line, "docker") || contains(line, "nvidia") || contains(line, "container"))) {
+      keep(toolkit_denied_, line);
+    }
     // Or refused a host file it mounts into the container (its "detection error: path error:
     // ///var/run/nvidia-fabricmanager/socket: permission denied": run as a user who cannot
     // read it, as enroot and pyxis run it; libnvidia-container took that as fatal where a
@@ -2091,7 +2151,10 @@ class Gatherer {
     }
     if (n.finds("GRES")) {
       return contains(line, "Invalid GRES record") || contains(line, "Invalid GRES data for") ||
-             contains(line, "Invalid GRES Links value");
+             contains(line, "Invalid GRES Links value") ||
+             // AutoDetect's GPU affinity against slurm.conf's sockets ("gres/gpu GRES autodetected
+             // core affinity 0-7 on node node0 doesn't match socket boundaries").
+             contains(line, "doesn't match socket boundaries");
     }
     return n.finds("gres") &&
            (contains(line, "Invalid generic resource (gres) specification") ||
@@ -2111,6 +2174,10 @@ class Gatherer {
     } else if (n.finds("TCP connection") && contains(line, "unable to complete a TCP connection")) {
       keep(mpi_oob_unreachable_, line);
       mpi_box_left_ = 6;
+    } else if (n.finds("_tcp_endpoint_complete_connect") && contains(line, "connect() failed with errno=")) {
+      // The TCP BTL's own connect failing ("btl_tcp_endpoint.c:572:mca_btl_tcp_endpoint_complete_connect]
+      // connect() failed with errno=113"): an address of the peer this host cannot reach.
+      keep(mpi_oob_unreachable_, line);
     } else if (mpi_box_left_ > 0) {
       --mpi_box_left_;
       if (t.starts_with("Local host:") || t.starts_with("Remote host:")) keep(mpi_oob_unreachable_, line);
@@ -2124,6 +2191,9 @@ class Gatherer {
         n.finds("Open MPI accepted a TCP connection")) {
       keep(mpi_tcp_wrong_peer_, line);
     }
+    // Open MPI's openib BTL finding the factory-default subnet prefix on several active ports
+    // ("... but the default subnet GID prefix was detected on more than one of these ports").
+    if (n.finds("GID prefix was detected") && contains(line, "default subnet GID")) keep(mpi_default_prefix_, line);
     // ORTE's daemons unable to read each other's messages ("ORTE_ERROR_LOG: Data unpack would
     // read past end of buffer in file grpcomm_direct.c", "FORCE-TERMINATE AT Data unpack ...").
     if (n.finds("Data unpack would read past end of buffer")) keep(mpi_unpack_failed_, line);
@@ -3324,7 +3394,8 @@ class Gatherer {
       slurm_gres_, registration_capped_, nic_driver_storage_modules_, mpi_not_cuda_aware_, custom_allreduce_,
       expandable_segments_, runtime_hook_failed_, rendezvous_, gpu_start_, gpu_driver_in_use_, ucc_shm_failed_,
       roce_gid_unusable_, rdma_abi_mismatch_, enroot_hook_failed_, container_cli_errors_, pmix_client_failed_,
-      mpi_daemons_failed_, mpi_oob_unreachable_, mpi_tcp_wrong_peer_, mpi_launch_cause_, mpi_unpack_failed_;
+      mpi_daemons_failed_, mpi_oob_unreachable_, mpi_tcp_wrong_peer_, mpi_launch_cause_, mpi_unpack_failed_,
+      mpi_default_prefix_;
   bool srun_seen_ = false;               // a line of srun's: Facts::srun_seen
   bool toolkit_line_ = false;            // the line nvml_line read is libnvidia-container's
   int hook_stderr_left_ = 0;             // lines after a failed hook's "stderr:" still to keep as its words

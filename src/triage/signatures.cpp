@@ -1361,6 +1361,12 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "read the two fingerprints the error prints (sequence number, OpType, TensorShape) and find the code path that "
      "differs between those ranks; every rank must issue the same collectives in the same order with the same "
      "shapes"},
+    // PyTorch's shape check under TORCH_DISTRIBUTED_DEBUG=DETAIL ("Error when verifying shape
+    // tensors for collective ALLREDUCE on rank 0. This likely indicates that input shapes into
+    // the collective are mismatched across ranks."), Accelerate's debug mode ("Cannot apply
+    // desired operation due to shape mismatches. All shapes across devices must be valid.").
+    {"Error when verifying shape tensors", code::kNcclCollectiveMismatch, "", ""},
+    {"due to shape mismatches", code::kNcclCollectiveMismatch, "", ""},
     // NCCL's own check of the same over InfiniBand, 2.3 to 2.20 ("NET/IB : req 1/1 tag 7 peer
     // 10.0.0.2<37457> collective mismatch error, local size 1048576 remote size 262144").
     {"collective mismatch error", code::kNcclCollectiveMismatch,
@@ -1619,6 +1625,9 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "find the rank that failed first (its own log, dmesg for Xid/OOM) before blaming the network"},
     {"remote process exiting", code::kNcclPeerLost, "", ""},  // PyTorch's ncclRemoteError text
     {"Connection closed by remote peer", code::kNcclPeerLost, "", ""},
+    // Gloo's pair losing its peer ("[gloo/transport/tcp/pair.cc:598] Connection closed by peer
+    // [10.0.0.1]:3456"): that process exited.
+    {"Connection closed by peer [", code::kNcclPeerLost, "", ""},
     // misc/socket.cc (2.19 on): "socketProgressOpt: Call to recv from 10.0.0.2<43210> failed :
     // Connection reset by peer", the peer's process gone (a send to it: Broken pipe).
     {"failed : Connection reset by peer", code::kNcclPeerLost, "", ""},
@@ -1647,6 +1656,9 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "efa` on both hosts"},
     {"Unresponsive receiver (connection never established or unknown)", code::kNcclOfiUnreachable, "", ""},  // 13
     {"Unresponsive receiver (reachable by EFA device but handshake failed)", code::kNcclOfiUnreachable, "", ""},
+    // PyTorch's monitored barrier naming the rank that never arrived ("Rank 1 failed to pass
+    // monitoredBarrier in 2000 ms").
+    {"failed to pass monitoredBarrier", code::kNcclTimeout, "", ""},
     {"imeout", code::kNcclTimeout,
      "an operation timed out: a rank stopped progressing or the network dropped it (PyTorch's watchdog names the "
      "collective and its sequence number)",
@@ -3622,6 +3634,17 @@ void check_toolkit_denied(const Facts& facts, std::vector<Finding>& out, std::ve
       "`getenforce` on the host: where it says Enforcing, install the NVIDIA SELinux policy for containers or run "
       "the container with a label that allows it (`setenforce 0` only to confirm); for a rootless runtime (enroot, "
       "rootless Docker or Podman) set `no-cgroups = true` in /etc/nvidia-container-runtime/config.toml";
+  if (std::any_of(facts.toolkit_denied.begin(), facts.toolkit_denied.end(),
+                  [](const Quote& q) { return contains(q.text, "SELinux is preventing"); })) {
+    message +=
+        "; here SELinux says which step it refused (\"SELinux is preventing ...\"): the nvidia-docker wrapper runs "
+        "docker through bash, which the policy does not let enter the docker binary";
+    hint =
+        "run docker itself with the NVIDIA runtime (`docker run --gpus all` or `--runtime=nvidia`) instead of the "
+        "nvidia-docker wrapper, or allow the step with a local policy (`ausearch -c nvidia-docker --raw | "
+        "audit2allow -M my-nvidiadocker` and `semodule -i my-nvidiadocker.pp`); " +
+        hint;
+  }
   if (path) {
     message +=
         "; or a host file it mounts into the container is not readable by the user it runs as (its path error: "
@@ -5052,13 +5075,15 @@ void check_slurm_credential_expired(const Facts& facts, std::vector<Finding>& ou
 // slurm.conf gives it, a job asking for a GRES no node has.
 void check_slurm_gres(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   if (facts.slurm_gres.empty()) return;
-  bool refused = false, fewer = false, request = false;
+  bool refused = false, fewer = false, request = false, sockets = false;
   for (const Quote& q : facts.slurm_gres) {
     if (contains(q.text, "count reported lower") || contains(q.text, "count too low") ||
         contains(q.text, "does not match what was detected")) {
       fewer = true;
     } else if (contains(q.text, "(gres) specification")) {
       request = true;
+    } else if (contains(q.text, "doesn't match socket boundaries")) {
+      sockets = true;
     } else {
       refused = true;
     }
@@ -5084,6 +5109,15 @@ void check_slurm_gres(const Facts& facts, std::vector<Finding>& out, std::vector
         "compare `nvidia-smi -L` on the node with its Gres= in slurm.conf and with `slurmd -G`: a GPU missing from "
         "nvidia-smi is the hardware's (read the kernel log: Xid 79, PCIe errors); all there but not counted is the "
         "configuration's; then `scontrol update nodename=N state=resume`");
+  }
+  if (sockets) {
+    what.emplace_back(
+        "the GPUs' CPU affinity that AutoDetect found does not fall on the sockets slurm.conf gives the node "
+        "(\"autodetected core affinity ... doesn't match socket boundaries\"): Slurm binds GPUs by socket, so its "
+        "node definition (Sockets=, CoresPerSocket=) and the hardware disagree");
+    fix.emplace_back(
+        "make the node's Sockets=, CoresPerSocket= and ThreadsPerCore= in slurm.conf what `slurmd -C` prints on "
+        "the node (or give Cores= for each GPU in gres.conf in place of AutoDetect's), then restart slurmd");
   }
   if (request) {
     what.emplace_back(
@@ -5300,6 +5334,20 @@ void check_mpi_unpack(const Facts& facts, std::vector<Finding>& out, std::vector
                 "node (mpirun --prefix pins the daemons' install); check which libhwloc each loads (`ldd $(which "
                 "orted) | grep hwloc`) and remove a system hwloc of another version from its path (or rebuild Open "
                 "MPI with its internal hwloc)");
+}
+
+// Several active ports of a host with the factory-default subnet prefix (Facts::
+// default_subnet_prefix): one fabric, harmless; physically separate fabrics, which Open MPI
+// (and any program that tells fabrics apart by prefix) then cannot tell apart.
+void check_default_subnet_prefix(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  lines_finding(
+      out, facts.default_subnet_prefix, code::kFabricDefaultSubnetPrefix, Severity::kWarning, "InfiniBand subnets",
+      "a host has more than one active port whose subnet prefix is the factory default, fe80:: ({}: Open MPI's "
+      "openib warning): where those ports are on physically separate fabrics, Open MPI takes them for one and "
+      "connections between them fail or hang",
+      "give each physically separate fabric its own subnet prefix in its subnet manager (OpenSM's subnet_prefix, "
+      "UFM's), then restart it; where the ports are one fabric the warning is harmless "
+      "(btl_openib_warn_default_gid_prefix=0 silences it); `ibv_devinfo -v` shows each port's GID[0] prefix");
 }
 
 // A process of Open MPI unable to reach another over TCP (Facts::mpi_oob_unreachable), and
@@ -6010,6 +6058,10 @@ const std::vector<Signature> kSignatures = {
      "Open MPI's daemons unable to read each other's messages (\"Data unpack would read past end of buffer\"): "
      "Open MPI or its hwloc of different versions",
      check_mpi_unpack},
+    {{code::kFabricDefaultSubnetPrefix},
+     "several active ports of a host with the factory-default subnet prefix (Open MPI's openib warning): separate "
+     "fabrics it cannot tell apart",
+     check_default_subnet_prefix},
     {{code::kMpiOobUnreachable, code::kMpiTcpWrongPeer},
      "Open MPI's processes unable to reach each other over TCP (\"unable to complete a TCP connection\"), or "
      "reaching another process than the one meant (\"received unexpected process identifier\")",

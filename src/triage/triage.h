@@ -344,6 +344,10 @@ struct Facts {
   // ORTE's daemons unable to read each other's messages ("Data unpack would read past end of
   // buffer"): Open MPI, or the hwloc it carries, differing between the processes.
   std::vector<Quote> mpi_unpack_failed;
+  // Open MPI's openib BTL finding the factory-default subnet prefix (fe80::) on more than one
+  // active port of a host ("the default subnet GID prefix was detected on more than one of
+  // these ports").
+  std::vector<Quote> default_subnet_prefix;
   bool srun_seen = false;
   // Slurm's daemons and commands of different releases, in Slurm's words: slurmd refusing a
   // credential another release packed ("Credential signature check: Credential data

@@ -4004,6 +4004,50 @@ TEST(TriagePasted, OpenMpiLaunchBoxesNameTheirCause) {
   EXPECT_NE(f->hint.find("btl_tcp_if_include"), std::string::npos) << f->hint;
 }
 
+// The frameworks' own checks of a collective's shapes, PyTorch's monitored barrier and Gloo's
+// lost peer; Open MPI's TCP BTL unable to connect and its default-prefix warning; SELinux's
+// denial of the nvidia-docker wrapper; Slurm's GPU affinity off the sockets it knows.
+TEST(TriagePasted, FrameworkChecksAndStackWarningsInTheirOwnWords) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"RuntimeError: Error when verifying shape tensors for collective ALLREDUCE on rank 0. This likely indicates "
+       "that input shapes into the collective are mismatched across ranks. Got shapes:  10",
+       "nccl.collective_mismatch"},
+      {"Cannot apply desired operation due to shape mismatches. All shapes across devices must be valid.",
+       "nccl.collective_mismatch"},
+      {"RuntimeError: Rank 1 failed to pass monitoredBarrier in 2000 ms", "nccl.timeout"},
+      {"[gloo/transport/tcp/pair.cc:598] Connection closed by peer [10.0.0.2]:8594", "nccl.peer_lost"},
+      {"[node1][[4211,1],0][btl_tcp_endpoint.c:572:mca_btl_tcp_endpoint_complete_connect] connect() failed with "
+       "errno=113",
+       "mpi.oob_unreachable"},
+      {"WARNING: There are more than one active ports on host 'node1', but the\ndefault subnet GID prefix was "
+       "detected on more than one of these ports.",
+       "fabric.default_subnet_prefix"},
+      {"SELinux is preventing /usr/bin/bash from entrypoint access on the file /usr/bin/docker.",
+       "container.toolkit_denied"},
+      {"error: _check_core_range_matches_sock: gres/gpu GRES autodetected core affinity 0-7 on node node0 doesn't "
+       "match socket boundaries. (Socket 0 is cores 0-1)",
+       "launcher.slurm_gres_config"},
+  };
+  for (const auto& [text, code] : cases) {
+    Report r = judged({{"x.txt", std::string(text) + "\n"}});
+    EXPECT_NE(find(r, code), nullptr) << text << ": " << testing::PrintToString(codes(r));
+  }
+  Report selinux = judged({{"x.txt",
+                            "SELinux is preventing /usr/bin/bash from entrypoint access on the file "
+                            "/usr/bin/docker.\n"}});
+  const Finding* f = find(selinux, "container.toolkit_denied");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->hint.find("--runtime=nvidia"), std::string::npos) << f->hint;
+  Report gres = judged({{"x.txt", std::string(cases[7].first) + "\n"}});
+  f = find(gres, "launcher.slurm_gres_config");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->message.find("socket boundaries"), std::string::npos) << f->message;
+  // SELinux's denials of anything else are not the toolkit's.
+  Report other =
+      judged({{"x.txt", "SELinux is preventing /usr/sbin/httpd from read access on the file index.html.\n"}});
+  EXPECT_EQ(find(other, "container.toolkit_denied"), nullptr) << testing::PrintToString(codes(other));
+}
+
 // ORTE's daemons unable to read each other's messages: Open MPI or its hwloc of two versions.
 TEST(TriagePasted, OrteUnpackPastEndOfBufferIsARuntimeMismatch) {
   Report r = judged({{"run.txt",
@@ -4857,7 +4901,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "mpi.pmix_client_failed", "launcher.visible_devices_split", "topo.roce_gid_unusable", "kernel.rdma_abi_mismatch",
       "launcher.slurm_gres_config", "kernel.rdma_registration_capped", "mpi.daemon_start_failed", "mpi.oob_unreachable",
       "mpi.tcp_wrong_peer", "ucx.transport_open_failed", "kernel.pci_bar_unassigned", "mpi.runtime_mismatch",
-      "framework.nccl_library_mismatch",
+      "fabric.default_subnet_prefix", "framework.nccl_library_mismatch",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
