@@ -196,6 +196,7 @@ inline constexpr std::string_view kMpiDaemonStartFailed = "mpi.daemon_start_fail
 inline constexpr std::string_view kKernelPciBarUnassigned = "kernel.pci_bar_unassigned";
 inline constexpr std::string_view kMpiRuntimeMismatch = "mpi.runtime_mismatch";
 inline constexpr std::string_view kFabricDefaultSubnetPrefix = "fabric.default_subnet_prefix";
+inline constexpr std::string_view kFabricCxiAddressMismatch = "fabric.cxi_address_mismatch";
 inline constexpr std::string_view kFrameworkNcclLibraryMismatch = "framework.nccl_library_mismatch";
 inline constexpr std::string_view kMpiOobUnreachable = "mpi.oob_unreachable";
 inline constexpr std::string_view kMpiTcpWrongPeer = "mpi.tcp_wrong_peer";
@@ -377,6 +378,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kKernelPciBarUnassigned,
     kMpiRuntimeMismatch,
     kFabricDefaultSubnetPrefix,
+    kFabricCxiAddressMismatch,
     kFrameworkNcclLibraryMismatch,
     kMpiOobUnreachable,
     kMpiTcpWrongPeer,

@@ -60,7 +60,11 @@ constexpr std::string_view kKernelTags[] = {
     // VMware ESXi's kernel log ("... Wa(180) vmkwarning: cpu12:...")
     ") vmkernel: ", ") vmkwarning: ",
     // a driver's firmware file missing
-    "Direct firmware load for", "DDP package file was not found"};
+    "Direct firmware load for", "DDP package file was not found",
+    // HPE Slingshot's NIC driver reporting an error class ("cxi_core 0000:c0:00.0: cxi2[hsn2]:
+    // C_EC_UNCOR_NS: C_IXE error: port_dfa_mismatch (37)"), also under cxi_healthcheck's
+    // "*** Warning: " before dmesg's stamp
+    "C_EC_"};
 
 // "[ 1234.567890] ..." (dmesg), "[Sun Jan 11 09:52:01 2026] ..." (dmesg -T), "[Jan21
 // 10:20] ..." and "[  +0.000844] ..." (dmesg -H, --reltime), "Mon DD

@@ -3469,6 +3469,26 @@ void check_kernel(const Facts& facts, std::vector<Finding>& out, std::vector<std
   }
 }
 
+// HPE Slingshot's NIC finding its packets addressed for another port (Facts::kernel): the
+// cxi driver's "C_EC_UNCOR_NS: C_IXE error: port_dfa_mismatch (37)". Slingshot derives a NIC's
+// fabric address (its algorithmic MAC address, AMA) from the switch port it is cabled to; a NIC
+// whose AMA does not match that port gets nothing delivered (libfabric's cxi provider then
+// reports UNDELIVERABLE), and the job hangs or fails.
+void check_cxi_address(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  std::vector<Quote> lines;
+  for (const Quote& q : facts.kernel) {
+    if (contains(q.text, "port_dfa_mismatch") && lines.size() < 16) lines.push_back(q);
+  }
+  lines_finding(out, lines, code::kFabricCxiAddressMismatch, Severity::kError, "Slingshot NIC address",
+                "a Slingshot NIC's fabric address does not match the switch port it is cabled to ({}: the cxi "
+                "driver's port_dfa_mismatch): its algorithmic MAC address (AMA) was not set for that port, so "
+                "traffic to it is undeliverable and jobs using it hang or fail",
+                "on the node, compare the NIC's AMA (`cxi_stat`, the slingshot-ama service or the NetworkManager "
+                "profile that sets it) with the switch port's; a topology file (fabric template) or cabling that "
+                "differs from the design gives the wrong one; set it right and reboot the node, as the driver's "
+                "ACTION line asks");
+}
+
 // PCI address space the kernel could not give a device (Facts::kernel): "pci 0000:53:00.0: BAR
 // 0: no space for [mem size 0x02000000 64bit pref]" then "... BAR 0: failed to assign [...]",
 // and Linux 6.x's "BAR 0 [mem size 0x02000000 64bit pref]: can't assign; no space". A device
@@ -6221,6 +6241,10 @@ const std::vector<Signature> kSignatures = {
      "a NIC driver without its firmware file (the kernel's `Direct firmware load for ... failed`), ice without "
      "its DDP package",
      check_nic_firmware},
+    {{code::kFabricCxiAddressMismatch},
+     "a Slingshot NIC whose fabric address (AMA) does not match its switch port (the cxi driver's "
+     "port_dfa_mismatch)",
+     check_cxi_address},
     {{code::kKernelPciBarUnassigned},
      "PCI address space the kernel could not give a device (\"BAR 0: no space for\", \"failed to assign\", \"can't "
      "assign; no space\"): a GPU or NIC that cannot be used",

@@ -4048,6 +4048,21 @@ TEST(TriagePasted, FrameworkChecksAndStackWarningsInTheirOwnWords) {
   EXPECT_EQ(find(other, "container.toolkit_denied"), nullptr) << testing::PrintToString(codes(other));
 }
 
+// HPE Slingshot's cxi driver finding a NIC's address wrong for its switch port, with dmesg's stamp
+// and under cxi_healthcheck's "*** Warning: ".
+TEST(TriagePasted, SlingshotNicAddressMismatch) {
+  Report r = judged({{"dmesg.txt",
+                      "*** Warning: [260188.266586] cxi_core 0000:c0:00.0: cxi2[hsn2]: C_EC_UNCOR_NS: C_IXE error: "
+                      "port_dfa_mismatch (37) (was first error at 1705904239:768794936).\n"
+                      "ACTION: A node reboot may be required for this uncorrectable error\n"
+                      "[  12.5] cxi_core 0001:96:00.0: cxi4[hsn4]: C_EC_UNCOR_NS: port_dfa_mismatch: 1.\n"}});
+  const Finding* f = find(r, "fabric.cxi_address_mismatch");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"dmesg.txt:1", "dmesg.txt:3"}));
+  EXPECT_NE(f->hint.find("AMA"), std::string::npos) << f->hint;
+}
+
 // ORTE's daemons unable to read each other's messages: Open MPI or its hwloc of two versions.
 TEST(TriagePasted, OrteUnpackPastEndOfBufferIsARuntimeMismatch) {
   Report r = judged({{"run.txt",
@@ -4901,7 +4916,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "mpi.pmix_client_failed", "launcher.visible_devices_split", "topo.roce_gid_unusable", "kernel.rdma_abi_mismatch",
       "launcher.slurm_gres_config", "kernel.rdma_registration_capped", "mpi.daemon_start_failed", "mpi.oob_unreachable",
       "mpi.tcp_wrong_peer", "ucx.transport_open_failed", "kernel.pci_bar_unassigned", "mpi.runtime_mismatch",
-      "fabric.default_subnet_prefix", "framework.nccl_library_mismatch",
+      "fabric.default_subnet_prefix", "fabric.cxi_address_mismatch", "framework.nccl_library_mismatch",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
