@@ -64,7 +64,10 @@ constexpr std::string_view kKernelTags[] = {
     // HPE Slingshot's NIC driver reporting an error class ("cxi_core 0000:c0:00.0: cxi2[hsn2]:
     // C_EC_UNCOR_NS: C_IXE error: port_dfa_mismatch (37)"), also under cxi_healthcheck's
     // "*** Warning: " before dmesg's stamp
-    "C_EC_"};
+    "C_EC_",
+    // the NVIDIA driver's Xid line quoted without its "NVRM: " (a bus id masked: "Xid
+    // (PCI:0000:??:00): 119 - Timeout waiting for RPC from GSP!")
+    "Xid (PCI:"};
 
 // "[ 1234.567890] ..." (dmesg), "[Sun Jan 11 09:52:01 2026] ..." (dmesg -T), "[Jan21
 // 10:20] ..." and "[  +0.000844] ..." (dmesg -H, --reltime), "Mon DD
@@ -2915,6 +2918,16 @@ class Gatherer {
     if (t.starts_with("hca_id:")) {
       rdma_device_ = std::string(trim(t.substr(7)));
       return false;
+    }
+    // The InfiniBand SR-IOV CNI refusing a VF without GUIDs (its "VF ibp192s0v10 GUID is not
+    // valid", the GUID read as zeros), in a pod's events.
+    if (const size_t at = t.find("GUID is not valid"); at != std::string_view::npos) {
+      std::string device;
+      if (const size_t vf = t.rfind("VF ", at); vf != std::string_view::npos) {
+        device = std::string(trim(t.substr(vf + 3, at - vf - 3)));
+      }
+      if (facts && zero_guids_.size() < kMaxKeptLines) zero_guids_.push_back({{path_, lines_, std::string(t)}, device});
+      return true;
     }
     std::string device;
     std::string_view value;

@@ -2960,6 +2960,14 @@ struct KernelLines {
   std::vector<Quote> module_error, module_unplugged, nic_health;
 };
 
+// Where a line's Xid is: "NVRM: Xid (PCI:...)", or "Xid (PCI:...)" quoted without the
+// driver's tag; not NVSwitch's "SXid (PCI:...)". npos for none.
+size_t xid_at(std::string_view t) {
+  if (const size_t at = t.find("NVRM: Xid"); at != std::string_view::npos) return at;
+  const size_t at = t.find("Xid (PCI:");
+  return at != std::string_view::npos && (at == 0 || t[at - 1] != 'S') ? at : std::string_view::npos;
+}
+
 KernelLines sort_kernel_lines(const Facts& facts) {
   KernelLines k;
   auto& [xids, aer_uncorrected, aer_corrected, oom, mlx5_cmd, reset_required, hca_firmware, link_down, xid_hosts,
@@ -2974,8 +2982,9 @@ KernelLines sort_kernel_lines(const Facts& facts) {
     if (contains(t, "NVRM: GPU ") && contains(t, ": GPU has fallen off the bus")) {
       off_bus.push_back(q);
       off_bus_hosts.push_back(kernel_host(t));
-    } else if (const size_t at = t.find("NVRM: Xid"); at != std::string_view::npos) {
-      // "NVRM: Xid (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus."
+    } else if (const size_t at = xid_at(t); at != std::string_view::npos) {
+      // "NVRM: Xid (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus.", also quoted
+      // without "NVRM: " (not NVSwitch's "SXid").
       const size_t close = t.find("):", at);
       if (close != std::string_view::npos) {
         std::string_view num = trim(t.substr(close + 2));

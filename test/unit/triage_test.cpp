@@ -4048,6 +4048,29 @@ TEST(TriagePasted, FrameworkChecksAndStackWarningsInTheirOwnWords) {
   EXPECT_EQ(find(other, "container.toolkit_denied"), nullptr) << testing::PrintToString(codes(other));
 }
 
+// An Xid quoted without the driver's "NVRM: " and with its bus id masked is still the Xid; NVSwitch's
+// SXid is not a GPU's. The InfiniBand SR-IOV CNI's "GUID is not valid" is a VF without GUIDs.
+TEST(TriagePasted, BareXidLinesAndTheSriovCnisInvalidGuid) {
+  Report r = judged({{"notes.txt",
+                      "      Xid (PCI:0000:??:00): 119 - Timeout waiting for RPC from GSP!\n"
+                      "      Xid (PCI:0000:??:00): 79  - GPU has fallen off the bus\n"}});
+  std::vector<std::string> xids;
+  for (const Finding& f : r.findings) {
+    if (f.code == "kernel.gpu_xid") xids.push_back(f.message.substr(0, f.message.find(' ', 8)));
+  }
+  EXPECT_EQ(xids.size(), 2u) << testing::PrintToString(codes(r));
+  Report sxid = judged({{"s.txt", "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 12028, Non-fatal, Link 32 egress\n"}});
+  EXPECT_EQ(find(sxid, "kernel.gpu_xid"), nullptr) << testing::PrintToString(codes(sxid));
+  Report vf =
+      judged({{"events.txt",
+               "  Warning  FailedCreatePodSandBox  16s  kubelet  Failed to create pod sandbox: ... error adding "
+               "container to network \"ibp192s0\": infiniBand SRI-OV CNI failed to configure VF \"VF "
+               "ibp192s0v10 GUID is not valid\"\n"}});
+  const Finding* f = find(vf, "topo.ib_zero_guid");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(vf));
+  EXPECT_NE(f->message.find("ibp192s0v10"), std::string::npos) << f->message;
+}
+
 // HPE Slingshot's cxi driver finding a NIC's address wrong for its switch port, with dmesg's stamp
 // and under cxi_healthcheck's "*** Warning: ".
 TEST(TriagePasted, SlingshotNicAddressMismatch) {
