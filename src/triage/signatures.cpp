@@ -192,6 +192,35 @@ RdmaExpected rdma_expected(const Facts& facts) {
   return e;
 }
 
+// NCCL's OFI plugin with no libfabric provider to use (Facts::efa_no_device, and its own NCCL
+// lines below): NCCL falls back to sockets or fails to start.
+void check_ofi_no_provider(const Facts& facts, std::vector<Finding>& out) {
+  // aws-ofi-nccl's account of a network with no device: "NET/OFI OFI fi_getinfo() call failed: No data
+  // available" (libfabric's -FI_ENODATA: no provider, EFA's, with a device), and its words for
+  // a search that found none ("NET/OFI No eligible providers were found", "NET/OFI Could not
+  // find any optimal provider", "NET/OFI Unable to find a protocol that worked").
+  std::vector<Quote> efa = facts.efa_no_device;
+  for (const NcclFact& n : facts.nccl) {
+    if (contains(n.msg, "fi_getinfo() call failed: No data available") ||
+        (n.msg.starts_with("NET/OFI ") &&
+         (contains(n.msg, "No eligible providers") || contains(n.msg, "Could not find any optimal provider") ||
+          contains(n.msg, "Unable to find a protocol that worked")))) {
+      efa.push_back(n.where);
+    }
+  }
+  if (!efa.empty()) {
+    out.push_back(finding(
+        code::kNcclNoIbDevice, Severity::kError, "libfabric EFA provider", {},
+        "libfabric found no usable provider for NCCL's OFI plugin (aws-ofi-nccl): EFA's found no device, or the "
+        "provider FI_PROVIDER names is not there (fi_getinfo: no data); the plugin has no network to use, so NCCL "
+        "falls back to sockets or fails to start",
+        "inside a container: pass the EFA devices (/dev/infiniband/uverbs*, the EFA device plugin's resource) and "
+        "nothing it cannot open (a host NIC's uverbs device mounted but not allowed breaks the EFA listing); on the "
+        "host: `fi_info -p efa` (or the provider FI_PROVIDER names) and `ibv_devices`",
+        efa, {{"lines", efa.size()}}));
+  }
+}
+
 // NCCL fell back to sockets: "NET/Socket : Using", "Using network Socket", or NET/IB found
 // no device. A fault only where InfiniBand/RoCE was expected (rdma_expected); elsewhere (a
 // one-GPU machine, a cloud VM without RDMA) it is said as information.
@@ -253,30 +282,7 @@ void check_socket_fallback(const Facts& facts, std::vector<Finding>& out, std::v
         "rdma-core (libibverbs, libmlx5); on bare metal: check `ibv_devinfo` and that NCCL_IB_DISABLE is not set",
         no_device, expected));
   }
-  // aws-ofi-nccl's own account of the same: "NET/OFI OFI fi_getinfo() call failed: No data
-  // available" (libfabric's -FI_ENODATA: no provider, EFA's, with a device), and its words for
-  // a search that found none ("NET/OFI No eligible providers were found", "NET/OFI Could not
-  // find any optimal provider", "NET/OFI Unable to find a protocol that worked").
-  std::vector<Quote> efa = facts.efa_no_device;
-  for (const NcclFact& n : facts.nccl) {
-    if (contains(n.msg, "fi_getinfo() call failed: No data available") ||
-        (n.msg.starts_with("NET/OFI ") &&
-         (contains(n.msg, "No eligible providers") || contains(n.msg, "Could not find any optimal provider") ||
-          contains(n.msg, "Unable to find a protocol that worked")))) {
-      efa.push_back(n.where);
-    }
-  }
-  if (!efa.empty()) {
-    out.push_back(finding(
-        code::kNcclNoIbDevice, Severity::kError, "libfabric EFA provider", {},
-        "libfabric found no usable provider for NCCL's OFI plugin (aws-ofi-nccl): EFA's found no device, or the "
-        "provider FI_PROVIDER names is not there (fi_getinfo: no data); the plugin has no network to use, so NCCL "
-        "falls back to sockets or fails to start",
-        "inside a container: pass the EFA devices (/dev/infiniband/uverbs*, the EFA device plugin's resource) and "
-        "nothing it cannot open (a host NIC's uverbs device mounted but not allowed breaks the EFA listing); on the "
-        "host: `fi_info -p efa` (or the provider FI_PROVIDER names) and `ibv_devices`",
-        efa, {{"lines", efa.size()}}));
-  }
+  check_ofi_no_provider(facts, out);
   if (socket_only && no_device.empty()) {
     out.push_back(finding(
         code::kNcclSocketFallback,
