@@ -273,9 +273,6 @@ bool counter_like(std::string_view name) {
   return false;
 }
 
-// A framework's NCCL error (PyTorch's c10d): "NCCL error in: ... unhandled system error",
-// "ncclRemoteError: ...", the watchdog's "Watchdog caught collective operation timeout",
-// torch.distributed.DistBackendError.
 // "ncclAllReduce failed: ", "ncclCommInitRank failed: ": an NCCL function's name then " failed: ".
 bool horovod_nccl_call(std::string_view line) {
   if (!contains(line, " failed: ")) return false;
@@ -313,6 +310,9 @@ bool capital_c_words(std::string_view line) {
   return false;
 }
 
+// A framework's NCCL error (PyTorch's c10d): "NCCL error in: ... unhandled system error",
+// "ncclRemoteError: ...", the watchdog's "Watchdog caught collective operation timeout",
+// torch.distributed.DistBackendError.
 bool framework_error(std::string_view line) {
   return nccl_error_words(line) || contains(line, "ncclRemoteError") || contains(line, "ncclSystemError") ||
          contains(line, "ncclInternalError") || contains(line, "ncclUnhandledCudaError") ||
@@ -745,9 +745,9 @@ struct Needles {
   // upper-case letters, '_', '(' and '<' are noted in one pass at the first call, so that a
   // needle whose first character the line lacks costs no search at all (a line meets dozens).
   bool finds(std::string_view what) const {
-    if (const int bit = rare_bit(what.front()); bit >= 0) {
+    if (const uint32_t bit = kRareBits[static_cast<unsigned char>(what.front())]; bit != 0) {
       if (!rare_seen) note_rare();
-      if (!(rare >> bit & 1)) return false;
+      if ((rare & bit) == 0) return false;
     }
     return line.find(what) != std::string_view::npos;
   }

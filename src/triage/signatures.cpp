@@ -3527,7 +3527,8 @@ void check_pci_bars(const Facts& facts, std::vector<Finding>& out, std::vector<s
       device.push_back(q);
       // The device's address: the word before ": BAR ".
       const std::string_view head = t.substr(0, bar);
-      const std::string addr(trim(head.substr(head.rfind(' ') == std::string_view::npos ? 0 : head.rfind(' ') + 1)));
+      const size_t space = head.rfind(' ');
+      const std::string addr(trim(head.substr(space == std::string_view::npos ? 0 : space + 1)));
       if (!addr.empty() && std::find(devices.begin(), devices.end(), addr) == devices.end()) devices.push_back(addr);
     } else {
       other.push_back(q);
