@@ -5,7 +5,9 @@
 // Ends on SIGINT/SIGTERM, --duration, or with --once after reading what is there, with the
 // report (findings and verdict) written as every command writes it. Exit 0 or 1 by the
 // verdict, 2 on bad input (with --once, a file that is not a snapshot; live, such a file
-// is skipped and counted, as it may be one being copied in).
+// is skipped and counted, as it may be one being copied in). --nccl-log files and
+// directories are read again as they grow: a watch started before its job finds the
+// job's logs, and their channel lines, once NCCL writes them.
 #include <dirent.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -14,6 +16,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -23,6 +27,7 @@
 #include "core/clock.h"
 #include "core/stop_signal.h"
 #include "diag/watch.h"
+#include "topo/readers.h"
 
 namespace fabscope {
 
@@ -54,9 +59,6 @@ class WatchCommand final : public Command {
     WatchOptions o;
     o.slow_factor = slow_factor_;
     Watch watch(o);
-    auto nics = read_channel_nics(nccl_logs_);
-    if (!nics.ok()) return fail(nics.status());
-    watch.set_channel_nics(*nics);
     Report report;
     report.context = make_local_run_context(common.command_line);
     report.context.backend = "nccl";
@@ -64,6 +66,7 @@ class WatchCommand final : public Command {
     const double t0 = steady_now_s();
     std::string ended;
     for (;;) {
+      if (Status s = read_nccl_logs(watch); !s.ok()) return fail(s);
       if (Status s = look(watch, steady_now_s() - t0); !s.ok()) return fail(s);
       // Two jobs in one directory: judged on what is there (--once), or once every
       // communicator of the job has had two intervals to write its first snapshot.
@@ -85,6 +88,15 @@ class WatchCommand final : public Command {
           "no snapshot in {}: run the job with NCCL_PROFILER_PLUGIN (fabscope's plugin), FABSCOPE_PROFILE_DIR and "
           "FABSCOPE_PROFILE_INTERVAL set",
           fmt::join(dirs_, ", ")));
+    }
+    for (const std::string& d : nccl_logs_) {
+      if (std::filesystem::is_directory(d) && !log_dirs_seen_.contains(d)) {
+        report.verdict.not_judged.push_back(
+            fmt::format("the NICs of the links: --nccl-log {}: no *.log file appeared there while watching", d));
+      }
+    }
+    for (const auto& [file, problem] : log_problems_) {
+      report.verdict.not_judged.push_back(fmt::format("the NICs of the links: {}", problem));
     }
     if (!skipped_.empty()) {
       report.verdict.not_judged.push_back(
@@ -125,6 +137,60 @@ class WatchCommand final : public Command {
             fmt::format("'{}' is not a directory: give the directories the job's "
                         "FABSCOPE_PROFILE_DIR names",
                         d));
+      }
+    }
+    // A log directory may be empty (the job not started yet); a path that is not there is a mistake.
+    for (const std::string& l : nccl_logs_) {
+      struct stat st {};
+      if (::stat(l.c_str(), &st) != 0) {
+        return Status::Invalid(
+            fmt::format("--nccl-log {}: {}: give the job's NCCL_DEBUG=INFO log files or their "
+                        "directory (NCCL_DEBUG_FILE's)",
+                        l, std::strerror(errno)));
+      }
+    }
+    return Status::Ok();
+  }
+
+  // The --nccl-log files (a directory's *.log) that are new or have grown since the last
+  // look, read again whole: their channel lines name each link's NIC. NCCL writes them at
+  // a communicator's start.
+  Status read_nccl_logs(Watch& watch) {
+    namespace fs = std::filesystem;
+    for (const std::string& path : nccl_logs_) {
+      std::vector<std::string> files;
+      std::error_code ec;
+      if (fs::is_directory(path, ec)) {
+        for (const auto& entry : fs::directory_iterator(path, ec)) {
+          if (entry.is_regular_file(ec) && entry.path().extension() == ".log") files.push_back(entry.path().string());
+        }
+        if (ec) return Status::Invalid(fmt::format("--nccl-log {}: cannot list the directory: {}", path, ec.message()));
+        if (!files.empty()) log_dirs_seen_.insert(path);
+      } else {
+        files.push_back(path);
+      }
+      for (const std::string& f : files) {
+        struct stat st {};
+        if (::stat(f.c_str(), &st) != 0) continue;  // removed since listed
+        auto [at, fresh] = logs_.try_emplace(f);
+        LogRead& r = at->second;
+        const double now = steady_now_s();
+        // Grown: read at once until it names a channel, then every 10 s (a later
+        // communicator's lines) at most, so that a busy log is not read whole each look.
+        if (!fresh && (r.size == static_cast<int64_t>(st.st_size) || (r.channels && now - r.at_s < 10))) continue;
+        r.size = static_cast<int64_t>(st.st_size);
+        r.at_s = now;
+        auto text = read_file(f);
+        if (!text.ok()) return text.status();
+        auto channels = topo::nccl_log_channels(*text, f);
+        if (!channels.ok()) {  // live, a log may not have its first INFO line yet
+          if (once_) return channels.status();
+          log_problems_[f] = channels.status().message();
+          continue;
+        }
+        log_problems_.erase(f);
+        r.channels = r.channels || !channels->empty();
+        watch.set_channel_nics(*channels);
       }
     }
     return Status::Ok();
@@ -187,6 +253,14 @@ class WatchCommand final : public Command {
   bool once_ = false;
   double slow_factor_ = 2;
   std::set<std::string> read_, skipped_;
+  struct LogRead {
+    int64_t size = -1;
+    double at_s = 0;        // when last read
+    bool channels = false;  // has named a channel's NIC
+  };
+  std::map<std::string, LogRead> logs_;
+  std::set<std::string> log_dirs_seen_;              // --nccl-log directories where a *.log appeared
+  std::map<std::string, std::string> log_problems_;  // a log read without channel lines, and why
 };
 
 }  // namespace

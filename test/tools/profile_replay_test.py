@@ -22,6 +22,7 @@ import glob
 import re
 import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -243,6 +244,17 @@ def check_watch_section(doc):
           f"{max(before):.0f} us before the turn, {min(after):.0f} us after")
 
 
+def write_channel_log(path, host, pid):
+    """An NCCL_DEBUG=INFO log of the replay's four ranks: rank r sends over NET/IB/(r % 2)."""
+    with open(path + ".part", "w") as f:
+        f.write(f"{host}:{pid}:{pid} [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [RO]; OOB eth0:10.0.0.1<0>\n")
+        for r in range(4):
+            for ch in range(2):
+                f.write(f"{host}:{pid}:{pid} [0] NCCL INFO Channel {ch:02d}/0 : {r}[0] -> {(r + 1) % 4}[0] [send] "
+                        f"via NET/IB/{r % 2}/GDRDMA\n")
+    os.rename(path + ".part", path)
+
+
 def cmd_watch(args):
     """fabscope watch (issue 40): live, beside the replay, the link that turns slow at 1.5 s is named in the
     interval it turns (nccl.link_wait, only it); a rank whose snapshots stop coming is named within two intervals
@@ -251,13 +263,22 @@ def cmd_watch(args):
     import signal
     import time
     with tempfile.TemporaryDirectory() as tmp:
-        snaps = os.path.join(tmp, "snaps")
+        snaps, logs = os.path.join(tmp, "snaps"), os.path.join(tmp, "logs")
         os.mkdir(snaps)
-        watch = subprocess.Popen([args.fabscope, "watch", snaps, "--interval", "0.1", "--json",
+        os.mkdir(logs)
+        # Started before the job, as an operator would: its --nccl-log directory is empty
+        # until the job writes its log, which is read then (the GPU check of 2026-11-30 had
+        # watch refuse the empty directory and end).
+        watch = subprocess.Popen([args.fabscope, "watch", snaps, "--interval", "0.1", "--nccl-log", logs, "--json",
                                   os.path.join(tmp, "w.json")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        p = replay_timeline(args, snaps, 3, {"FABSCOPE_PROFILE_INTERVAL": "0.25", "FABSCOPE_PROFILE_KEEP": "100"})
-        if p.returncode != 0:
-            fail(f"timeline: exit {p.returncode}\n{p.stderr}")
+        time.sleep(0.3)
+        job = subprocess.Popen([args.replay, "timeline", args.plugin, snaps, "4", "3", "2", "3", "4", "1.5"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "FABSCOPE_PROFILE_INTERVAL": "0.25", "FABSCOPE_PROFILE_KEEP": "100"})
+        write_channel_log(os.path.join(logs, "nccl.log"), socket.gethostname(), job.pid)
+        _, job_err = job.communicate(timeout=60)
+        if job.returncode != 0:
+            fail(f"timeline: exit {job.returncode}\n{job_err}")
         time.sleep(0.5)
         watch.send_signal(signal.SIGINT)
         out, err = watch.communicate(timeout=30)
@@ -266,22 +287,21 @@ def cmd_watch(args):
         flagged = [(f["code"], f["subject"], f["evidence"].get("interval")) for f in doc["findings"]
                    if f["severity"] in ("warning", "error")]
         if watch.returncode != 1 or len(flagged) != 1 or not flagged[0][1].startswith("link 2 -> 3 ") or \
-                flagged[0][0] != "nccl.link_wait" or flagged[0][2] not in (7, 8):
-            fail(f"watch must name link 2 -> 3 alone, in interval 7 or 8 (the turn at 1.5 s), exit 1: exit "
-                 f"{watch.returncode}, {flagged}\n{out[-2000:]}{err}")
+                flagged[0][0] != "nccl.link_wait" or flagged[0][2] not in (7, 8) or \
+                not flagged[0][1].endswith(" over mlx5_0"):
+            fail(f"watch must name link 2 -> 3 alone, in interval 7 or 8 (the turn at 1.5 s), over mlx5_0 (the log "
+                 f"that appeared in its --nccl-log directory), exit 1: exit {watch.returncode}, {flagged}\n"
+                 f"{out[-2000:]}{err}")
         if "ended by SIGINT" not in out:
             fail(f"watch must say it ended by SIGINT:\n{out[-500:]}")
         check_watch_section(doc)
         # With the job's NCCL log, the slow link's NIC is named (rank r sends over NET/IB/(r % 2)).
         first = json.load(open(sorted(glob.glob(os.path.join(snaps, "fabscope-snapshot-*-r0-s000001.json")))[0]))
-        host, pid = first["host"], first["pid"]
+        if (first["host"], first["pid"]) != (socket.gethostname(), job.pid):
+            fail(f"the snapshots' host and pid {first['host']}:{first['pid']} are not the job's "
+                 f"{socket.gethostname()}:{job.pid}, which its log names")
         log = os.path.join(tmp, "nccl.log")
-        with open(log, "w") as f:
-            f.write(f"{host}:{pid}:{pid} [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [RO]; OOB eth0:10.0.0.1<0>\n")
-            for r in range(4):
-                for ch in range(2):
-                    f.write(f"{host}:{pid}:{pid} [0] NCCL INFO Channel {ch:02d}/0 : {r}[0] -> {(r + 1) % 4}[0] [send] "
-                            f"via NET/IB/{r % 2}/GDRDMA\n")
+        write_channel_log(log, first["host"], first["pid"])
         q = subprocess.run([args.fabscope, "watch", snaps, "--once", "--nccl-log", log, "--json",
                             os.path.join(tmp, "n.json")], capture_output=True, text=True, timeout=60)
         named = [f for f in watch_report(args, tmp, "n.json")["findings"] if f["code"] == "nccl.link_wait"]
