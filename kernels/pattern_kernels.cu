@@ -106,34 +106,49 @@ __device__ __forceinline__ double small_int_to_double(int64_t v) {  // |v| < 2^5
   return __longlong_as_double(0x4338000000000000ll + v) - 6755399441055744.0;
 }
 
-// The number of lane j of chunk `c` of `rank`; `group` = the special rank's hash (products).
-template <typename S, pm::Kind K>
-__device__ __forceinline__ int64_t lane_value(const Spec& s, const pm::ChunkBits& b, uint32_t group, int rank,
+// The number of lane j of chunk `c` of `rank`, from its `bits`, as pm::lane_number has
+// it, with what the kernel knows at compile time taken out of the lane: the element type
+// (integers: their sign), and for floating types `Dense`, every lane from range16 (wide
+// values, or sums with sum_amp > 0, the usual case: a runtime branch per lane, and the
+// sparse sums' 64-bit remainders, held the 16-bit floats' check to 0.43 of a copy).
+// `special` (products): bit j set where the lane carries the factor 2 or 3 (the chunk's
+// lanes of its group's special_lanes).
+template <typename S, Conv C, pm::Kind K, bool Dense>
+__device__ __forceinline__ int64_t lane_value(const Spec& s, const pm::ChunkBits& b, uint32_t special, int rank,
                                               uint64_t c, unsigned j) {
   const uint64_t bits = pm::lane_bits(b, j, sizeof(S));
   if constexpr (K == pm::Kind::kProd) {
-    return pm::product_lane(s.params, group, bits, rank, c * kLanes<S> + j);
+    return pm::product_value(s.params, ((special >> j) & 1) != 0, bits);
+  } else if constexpr (C == Conv::kInt && K == pm::Kind::kSum) {
+    return std::is_signed_v<S> ? static_cast<int64_t>(bits & 15) - 8 : static_cast<int64_t>(bits & 15);
+  } else if constexpr (C == Conv::kInt) {
+    return static_cast<int64_t>(bits);
+  } else if constexpr (Dense) {
+    const int64_t amp = K == pm::Kind::kSum ? s.params.sum_amp : s.params.wide_amp;
+    return static_cast<int64_t>(pm::range16(bits, static_cast<uint64_t>(2 * amp + 1))) - amp;
   } else {
     return pm::lane_number<K>(s.params, bits, rank, c * kLanes<S> + j);
   }
 }
 
-// The lanes of chunk `c` of `rank` (key = rank_key(seed, rank)), as number() makes them.
-template <typename S, Conv C, pm::Kind K>
-__device__ __forceinline__ void chunk_values(const Spec& s, uint64_t key, int rank, uint64_t c, Chunk<S>& out) {
-  const pm::ChunkBits b = pm::chunk_bits(key, c);
-  // A product's special rank: its hash once for the chunk, whose lanes lie in one group of 16.
-  const uint32_t group = K == pm::Kind::kProd ? pm::special_group_bits(s.params.special_key, c * kLanes<S>) : 0;
-  if constexpr (sizeof(S) == 1 && K != pm::Kind::kProd) {
+template <typename S, Conv C, pm::Kind K, bool Dense>
+__device__ __forceinline__ void chunk_values_as(const Spec& s, const pm::ChunkBits& b, uint32_t special, int rank,
+                                                uint64_t c, Chunk<S>& out) {
+  if constexpr (sizeof(S) == 1 && K == pm::Kind::kProd) {
+    const pm::ChunkBits v = pm::product_byte_lanes(b, special, std::is_signed_v<S>);  // eight lanes a word
+    memcpy(out.v, &v, sizeof(v));
+  } else if constexpr (sizeof(S) == 1) {
     const pm::ChunkBits v = pm::byte_lanes<K>(b, std::is_signed_v<S>);  // eight lanes a word
     memcpy(out.v, &v, sizeof(v));
   } else if constexpr (C == Conv::kInt) {
 #pragma unroll
-    for (unsigned j = 0; j < kLanes<S>; ++j) out.v[j] = static_cast<S>(lane_value<S, K>(s, b, group, rank, c, j));
+    for (unsigned j = 0; j < kLanes<S>; ++j) {
+      out.v[j] = static_cast<S>(lane_value<S, C, K, Dense>(s, b, special, rank, c, j));
+    }
   } else if constexpr (C == Conv::kFloat) {
 #pragma unroll
     for (unsigned j = 0; j < kLanes<S>; ++j) {
-      const int64_t v = lane_value<S, K>(s, b, group, rank, c, j);
+      const int64_t v = lane_value<S, C, K, Dense>(s, b, special, rank, c, j);
       if constexpr (sizeof(S) == 8) {
         out.v[j] = small_int_to_double(v);
       } else {
@@ -143,8 +158,8 @@ __device__ __forceinline__ void chunk_values(const Spec& s, uint64_t key, int ra
   } else {  // 16-bit floats: exact small integers, converted from float two lanes at a time
 #pragma unroll
     for (unsigned j = 0; j < kLanes<S>; j += 2) {
-      const float f0 = small_int_to_float(lane_value<S, K>(s, b, group, rank, c, j));
-      const float f1 = small_int_to_float(lane_value<S, K>(s, b, group, rank, c, j + 1));
+      const float f0 = small_int_to_float(lane_value<S, C, K, Dense>(s, b, special, rank, c, j));
+      const float f1 = small_int_to_float(lane_value<S, C, K, Dense>(s, b, special, rank, c, j + 1));
       if constexpr (C == Conv::kHalf) {
         const __half2 h = __floats2half2_rn(f0, f1);
         out.v[j] = __half_as_ushort(__low2half(h));
@@ -155,6 +170,27 @@ __device__ __forceinline__ void chunk_values(const Spec& s, uint64_t key, int ra
         out.v[j + 1] = __bfloat16_as_ushort(__high2bfloat16(h));
       }
     }
+  }
+}
+
+// The lanes of chunk `c` of `rank` (key = rank_key(seed, rank)), as number() makes them.
+template <typename S, Conv C, pm::Kind K>
+__device__ __forceinline__ void chunk_values(const Spec& s, uint64_t key, int rank, uint64_t c, Chunk<S>& out) {
+  const pm::ChunkBits b = pm::chunk_bits(key, c);
+  // A product's special lanes: once for the chunk, whose lanes lie in one group of 16.
+  uint32_t special = 0;
+  if constexpr (K == pm::Kind::kProd) {
+    const uint64_t first = c * kLanes<S>;
+    special = pm::special_lanes(pm::special_group_bits(s.params.special_key, first), rank, s.params.nranks,
+                                s.params.special_period) >>
+              (first & 15);
+  }
+  // Floating sums are sparse 0/1 values (not range16's) only with more ranks than the
+  // type's exact integers allow: the branch once per chunk, each way its own loop.
+  if (C == Conv::kInt || K != pm::Kind::kSum || s.params.sum_amp > 0) {
+    chunk_values_as<S, C, K, true>(s, b, special, rank, c, out);
+  } else {
+    chunk_values_as<S, C, K, false>(s, b, special, rank, c, out);
   }
 }
 
@@ -350,6 +386,12 @@ __global__ void __launch_bounds__(256)
       chunk_reduced<S, C, static_cast<ReduceOp>(Reduced ? ROp : 0)>(s, keys, c, want);
     } else {
       chunk_values<S, C, K>(s, key, src_rank, c, want);
+    }
+    if (whole) {  // the usual case, a right chunk: its four words equal, and nothing lane by lane
+      uint4 g, w;
+      memcpy(&g, got.v, sizeof(g));
+      memcpy(&w, want.v, sizeof(w));
+      if (((g.x ^ w.x) | (g.y ^ w.y) | (g.z ^ w.z) | (g.w ^ w.w)) == 0) continue;
     }
     if (sizeof(S) == 1 && whole) {  // exact equality: the bytes that differ, eight a word
       uint64_t g[2], w[2];

@@ -54,27 +54,40 @@ FABSCOPE_HD inline uint64_t lane_bits(const ChunkBits& b, unsigned lane, unsigne
   const uint64_t word = at < 64 ? b.lo : b.hi;
   return (word >> (at & 63)) & ((1ull << bits) - 1);
 }
-// A value in [0, m) from the low 16 bits of `bits` (multiply-high, not a division).
-FABSCOPE_HD inline uint64_t range16(uint64_t bits, uint64_t m) { return ((bits & 0xffff) * m) >> 16; }
-// Which rank carries a product's factor 2 or 3 at `index`: one hash per 16 elements,
-// spread over them by a 32-bit mix of the lane, in [0, nranks).
-// Split in two so that a GPU thread computes the hash once for the lanes of its chunk (a
-// chunk holds at most 16 elements, all of one group of 16): special_group_bits is the
-// hash, special_rank_in_group the lane's rank from it (32-bit arithmetic only).
+// A value in [0, m) from the low 16 bits of `bits` (multiply-high, not a division), for
+// m < 2^16 (2 * sum_amp + 1 and 2 * wide_amp + 1 are at most 2001): the product fits in
+// 32 bits.
+FABSCOPE_HD inline uint64_t range16(uint64_t bits, uint64_t m) {
+#if defined(__CUDA_ARCH__)
+  // The high word of (bits << 16) * m: one multiply. (Written as below, the compiler
+  // widened the 32-bit product back to 64 bits: three multiplies and two shifts.)
+  return __umulhi(static_cast<uint32_t>(bits) << 16, static_cast<uint32_t>(m));
+#else
+  return (static_cast<uint32_t>(bits & 0xffff) * static_cast<uint32_t>(m)) >> 16;
+#endif
+}
+// Which rank carries a product's factor 2 or 3 at `index`: each group of 16 indexes has a
+// base rank b in [0, nranks) drawn by one hash, and its element l (l = index & 15) has rank
+// (b + l) mod nranks. One rank per index, and every rank of up to 16 within each group.
+// special_group_bits is the group's hash; special_lanes, from it, the elements of the
+// group whose factor is `rank`'s, as a 16-bit mask: l = (rank - b) mod nranks, then every
+// nranks-th, which is `period` (Params::special_period: bits 0, n, 2n, ... below 16)
+// shifted. A GPU thread takes the mask once for its chunk and tests a bit per lane (a
+// 32-bit mix per lane held the 1-byte products' fill to 0.21 of a copy on an H200).
 FABSCOPE_HD inline uint32_t special_group_bits(uint64_t special_key, uint64_t index) {
   return static_cast<uint32_t>(elem_hash(special_key, index >> 4) >> 32);
 }
-FABSCOPE_HD inline uint64_t special_rank_in_group(uint32_t group_bits, uint64_t index, uint64_t nranks) {
-  uint32_t x = group_bits + static_cast<uint32_t>(index & 15) * 0x9e3779b9u;
-  x ^= x >> 15;
-  x *= 0x2c1b3c6du;
-  x ^= x >> 12;
-  x *= 0x297a2d39u;
-  x ^= x >> 15;
-  return (static_cast<uint64_t>(x) * static_cast<uint32_t>(nranks)) >> 32;  // nranks < 2^32
+FABSCOPE_HD inline uint64_t special_base(uint32_t group_bits, uint64_t nranks) {
+  return (static_cast<uint64_t>(group_bits) * static_cast<uint32_t>(nranks)) >> 32;  // nranks < 2^32
+}
+FABSCOPE_HD inline uint32_t special_lanes(uint32_t group_bits, int rank, uint64_t nranks, uint32_t period) {
+  const uint64_t b = special_base(group_bits, nranks);
+  const auto r = static_cast<uint64_t>(rank);
+  const uint64_t d = r >= b ? r - b : r + nranks - b;  // in [0, nranks)
+  return d < 16 ? (period << d) & 0xffffu : 0u;
 }
 FABSCOPE_HD inline uint64_t special_rank(uint64_t special_key, uint64_t index, uint64_t nranks) {
-  return special_rank_in_group(special_group_bits(special_key, index), index, nranks);
+  return (special_base(special_group_bits(special_key, index), nranks) + (index & 15)) % nranks;
 }
 
 // How values are generated for one (data type, operator, rank count): sums of small
@@ -89,10 +102,11 @@ struct Params {
   bool is_float = false;
   bool is_signed = false;
   uint64_t nranks = 1;
-  uint64_t special_key = 0;   // which rank carries the factor 2 or 3 of a product
-  int64_t sum_amp = 0;        // floats: values in [-sum_amp, sum_amp]
-  uint64_t sparse_group = 1;  // floats with too many ranks for sum_amp >= 1: sparse 0/1 values
-  int64_t wide_amp = 0;       // floats: min/max/copy values in [-wide_amp, wide_amp]
+  uint64_t special_key = 0;     // which rank carries the factor 2 or 3 of a product
+  uint32_t special_period = 1;  // bits 0, nranks, 2 * nranks, ... below 16 (special_lanes)
+  int64_t sum_amp = 0;          // floats: values in [-sum_amp, sum_amp]
+  uint64_t sparse_group = 1;    // floats with too many ranks for sum_amp >= 1: sparse 0/1 values
+  int64_t wide_amp = 0;         // floats: min/max/copy values in [-wide_amp, wide_amp]
 };
 
 // `exact_limit`: 2^24 float, 2^53 double, 2048 half, 256 bfloat16 (unused for integers).
@@ -106,6 +120,8 @@ FABSCOPE_HD inline Params make_params(Kind kind, bool is_float, bool is_signed, 
   p.is_signed = is_signed;
   p.nranks = static_cast<uint64_t>(nranks);
   p.special_key = rank_key(seed, -1);
+  p.special_period = 0;
+  for (uint64_t l = 0; l < 16; l += p.nranks) p.special_period |= 1u << l;
   if (is_float) {
     uint64_t a = exact_limit / p.nranks < 8 ? exact_limit / p.nranks : 8;
     p.sum_amp = static_cast<int64_t>(a);
@@ -206,13 +222,17 @@ inline Params params_for(DataType t, const std::optional<ReduceOp>& op, uint64_t
                      static_cast<unsigned>(element_size(t)));
 }
 
-// A product's lane: +-1, or +-2 or +-3 where `rank` is the index's special rank;
-// `group_bits` = special_group_bits(p.special_key, index).
-FABSCOPE_HD inline int64_t product_lane(const Params& p, uint32_t group_bits, uint64_t bits, int rank, uint64_t index) {
-  const bool special = special_rank_in_group(group_bits, index, p.nranks) == static_cast<uint64_t>(rank);
+// A product's lane: +-1, or +-2 or +-3 where `special` (the index's bit of its group's
+// special_lanes for the rank).
+FABSCOPE_HD inline int64_t product_value(const Params& p, bool special, uint64_t bits) {
   int64_t v = special ? 2 + static_cast<int64_t>(bits & 1) : 1;
   if (p.is_signed && ((bits >> 1) & 1)) v = -v;
   return v;
+}
+// The same from the group's hash: `group_bits` = special_group_bits(p.special_key, index).
+FABSCOPE_HD inline int64_t product_lane(const Params& p, uint32_t group_bits, uint64_t bits, int rank, uint64_t index) {
+  const uint32_t lanes = special_lanes(group_bits, rank, p.nranks, p.special_period);
+  return product_value(p, ((lanes >> (index & 15)) & 1) != 0, bits);
 }
 
 // The number a lane of `bits` (lane_bits) holds for element `index` of `rank`, by kind.
@@ -263,6 +283,28 @@ FABSCOPE_HD inline ChunkBits byte_lanes(const ChunkBits& b, bool is_signed) {
   }
   return v;
 }
+// A product's lanes of a 1-byte integer type as two words (what the GPU writes), from the
+// chunk's bits and its 16 lanes' special mask (special_lanes of the group, which the chunk
+// is): per byte 1, or 2 + bit 0 where special, negated where bit 1 is set for a signed
+// type. No byte carries into the next. Equal, lane for lane, to product_lane (a unit test).
+FABSCOPE_HD inline uint64_t spread_bits_to_bytes(uint32_t m8) {  // bit j of m8 -> byte j, 0 or 1
+  const uint64_t y = (static_cast<uint64_t>(m8 & 0xffu) * 0x0101010101010101ull) & 0x8040201008040201ull;
+  return ((y | ((y & 0x7f7f7f7f7f7f7f7full) + 0x7f7f7f7f7f7f7f7full)) >> 7) & 0x0101010101010101ull;
+}
+FABSCOPE_HD inline uint64_t product_byte_word(uint64_t bits, uint32_t special8, bool is_signed) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  const uint64_t special = spread_bits_to_bytes(special8);
+  uint64_t v = kOnes + special + (special & bits);
+  if (is_signed) {
+    const uint64_t neg = ((bits >> 1) & kOnes) * 0xff;  // 0xff in each byte to negate
+    v = (v ^ neg) + (neg & kOnes);
+  }
+  return v;
+}
+FABSCOPE_HD inline ChunkBits product_byte_lanes(const ChunkBits& b, uint32_t special16, bool is_signed) {
+  return {product_byte_word(b.lo, special16 & 0xffu, is_signed), product_byte_word(b.hi, special16 >> 8, is_signed)};
+}
+
 // Bytes that differ between two words: bit 7 of each byte of the mask says so.
 FABSCOPE_HD inline uint64_t differing_bytes_mask(uint64_t a, uint64_t b) {
   const uint64_t d = a ^ b;

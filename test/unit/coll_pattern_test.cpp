@@ -544,6 +544,44 @@ TEST(Pattern, OneHashPerSixteenByteChunkCutIntoLanes) {
   for (int h : hits) EXPECT_NEAR(h, 10000, 500);
 }
 
+// A product's special lanes: in each group of 16 indexes, one rank per index (the mask of
+// every rank together covers the group once), that index's special_rank; and the
+// kernels' word-at-a-time 1-byte products equal product_lane lane for lane.
+TEST(Pattern, ProductSpecialLanes) {
+  for (int n : {1, 2, 3, 5, 7, 15, 16, 17, 300}) {
+    const pattern_math::Params p = pattern_math::params_for(DataType::kInt8, ReduceOp::kProd, 0x77, n);
+    for (uint64_t g = 0; g < 200; ++g) {
+      const uint32_t bits = pattern_math::special_group_bits(p.special_key, g * 16);
+      uint32_t covered = 0;
+      for (int r = 0; r < n; ++r) {
+        const uint32_t lanes = pattern_math::special_lanes(bits, r, p.nranks, p.special_period);
+        ASSERT_EQ(covered & lanes, 0u) << "n " << n << " group " << g << " rank " << r;
+        covered |= lanes;
+        for (unsigned l = 0; l < 16; ++l) {
+          if ((lanes >> l) & 1) {
+            ASSERT_EQ(pattern_math::special_rank(p.special_key, g * 16 + l, p.nranks), static_cast<uint64_t>(r));
+          }
+        }
+      }
+      ASSERT_EQ(covered, 0xffffu) << "n " << n << " group " << g;
+    }
+  }
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 2000; ++i) {
+    const pattern_math::ChunkBits r{rng(), rng()};
+    const auto special = static_cast<uint32_t>(rng() & 0xffff);
+    for (bool is_signed : {false, true}) {
+      const auto p = pattern_math::params_for(is_signed ? DataType::kInt8 : DataType::kUint8, ReduceOp::kProd, 1, 4);
+      const pattern_math::ChunkBits v = pattern_math::product_byte_lanes(r, special, is_signed);
+      for (unsigned j = 0; j < 16; ++j) {
+        const int64_t want =
+            pattern_math::product_value(p, ((special >> j) & 1) != 0, pattern_math::lane_bits(r, j, 1));
+        ASSERT_EQ(pattern_math::lane_bits(v, j, 1), static_cast<uint8_t>(want)) << "lane " << j;
+      }
+    }
+  }
+}
+
 // host_fill and host_count_wrong walk whole 16-byte chunks, one hash each, and the
 // partial chunks at a segment's two ends element by element: at index bases and counts
 // that start and end mid-chunk, the filled values are pattern_value's (one number() per
@@ -597,7 +635,7 @@ TEST(Pattern, PinnedDigests) {
       {0, -1, 1, 0xdd4eea90683c2ae3ull},   {0, -1, 3, 0xc9671deb0774f58full},  {0, -1, 8, 0x71cce4c96c5a3d9aull},
       {0, -1, 300, 0xb13cd69564f4271cull}, {0, 0, 1, 0x63e515d958052583ull},   {0, 0, 3, 0x7b4898d1140419ffull},
       {0, 0, 8, 0xe3e5c02ea3cbcbdaull},    {0, 0, 300, 0x291953023d8d5d0cull}, {0, 1, 1, 0xde7e023e869a98a7ull},
-      {0, 1, 3, 0xb35af7cdc8339d90ull},    {0, 1, 8, 0x75ba32b119ab1996ull},   {0, 1, 300, 0x51ee9f3bb60c02c0ull},
+      {0, 1, 3, 0x04b07f4c0fe69cc0ull},    {0, 1, 8, 0x7ccb53ac2a92dc43ull},   {0, 1, 300, 0x3b915d0dc9987514ull},
       {0, 2, 1, 0x7506c88b1dee1ae3ull},    {0, 2, 3, 0x7e8c352bf2d4458full},   {0, 2, 8, 0x6db603e9988fe59aull},
       {0, 2, 300, 0xa3adff2fba79df1cull},  {0, 3, 1, 0x7506c88b1dee1ae3ull},   {0, 3, 3, 0x33d5352bf2d4458full},
       {0, 3, 8, 0x4fa683e9988fe59aull},    {0, 3, 300, 0x6621ff2fba79df1cull}, {0, 4, 1, 0x63e515d958052583ull},
@@ -605,7 +643,7 @@ TEST(Pattern, PinnedDigests) {
       {1, -1, 1, 0xdd4eea90683c2ae3ull},   {1, -1, 3, 0xc9671deb0774f58full},  {1, -1, 8, 0x71cce4c96c5a3d9aull},
       {1, -1, 300, 0xb13cd69564f4271cull}, {1, 0, 1, 0x502bb29f2765d323ull},   {1, 0, 3, 0xd646a968b5f2271full},
       {1, 0, 8, 0x1fcd53a25caf1d0aull},    {1, 0, 300, 0x158ad19227611d6cull}, {1, 1, 1, 0xe7f3bbdba26b8cd7ull},
-      {1, 1, 3, 0x60683c04d3064b98ull},    {1, 1, 8, 0x7d0b69df3530ce7cull},   {1, 1, 300, 0xf6fda553299c8c74ull},
+      {1, 1, 3, 0xf8cb88d9d1155fc4ull},    {1, 1, 8, 0x592161849c630cf9ull},   {1, 1, 300, 0x1723691b10b61266ull},
       {1, 2, 1, 0x71cac88b1dee1ae3ull},    {1, 2, 3, 0x79dbf52bf2d4458full},   {1, 2, 8, 0x619103e9988fe59aull},
       {1, 2, 300, 0x74937f2fba79df1cull},  {1, 3, 1, 0x71cac88b1dee1ae3ull},   {1, 3, 3, 0xd3c3752bf2d4458full},
       {1, 3, 8, 0xc7b5c3e9988fe59aull},    {1, 3, 300, 0xed0fbf2fba79df1cull}, {1, 4, 1, 0x502bb29f2765d323ull},
@@ -613,7 +651,7 @@ TEST(Pattern, PinnedDigests) {
       {2, -1, 1, 0x8b9bc14c43ae0777ull},   {2, -1, 3, 0x8863680f07a822adull},  {2, -1, 8, 0x160fd4995574c8ffull},
       {2, -1, 300, 0x838b2ac5006dabc5ull}, {2, 0, 1, 0x08b77fa6869dc65bull},   {2, 0, 3, 0x04ba2e8edca7f908ull},
       {2, 0, 8, 0x7fdf83ffab9dea03ull},    {2, 0, 300, 0x481eb89b4e72223aull}, {2, 1, 1, 0x2e349f28864ac5cbull},
-      {2, 1, 3, 0xdf810eb76d7c4a76ull},    {2, 1, 8, 0x48118443ac0b1350ull},   {2, 1, 300, 0xfea8a4be97630ce3ull},
+      {2, 1, 3, 0xd759a768beed7466ull},    {2, 1, 8, 0xf0beddf068dea910ull},   {2, 1, 300, 0xaefe55e92fc1b3c2ull},
       {2, 2, 1, 0xcb65f73e49cc0f77ull},    {2, 2, 3, 0x8b0f9979e58bdaadull},   {2, 2, 8, 0xb1ae3b096a2f10ffull},
       {2, 2, 300, 0x2ec7d6b1a5ca23c5ull},  {2, 3, 1, 0xcb65f73e49cc0f77ull},   {2, 3, 3, 0xdf198886f50bdaadull},
       {2, 3, 8, 0xc07062ab0c2f10ffull},    {2, 3, 300, 0xdaae4909704a23c5ull}, {2, 4, 1, 0x08b77fa6869dc65bull},
@@ -621,7 +659,7 @@ TEST(Pattern, PinnedDigests) {
       {3, -1, 1, 0x8b9bc14c43ae0777ull},   {3, -1, 3, 0x8863680f07a822adull},  {3, -1, 8, 0x160fd4995574c8ffull},
       {3, -1, 300, 0x838b2ac5006dabc5ull}, {3, 0, 1, 0x87eb64e54dcf7b83ull},   {3, 0, 3, 0x9e9fcf36eb962cc0ull},
       {3, 0, 8, 0x65173a0ec9edf5d3ull},    {3, 0, 300, 0xb0a9b00453740902ull}, {3, 1, 1, 0xbedbb70302412b83ull},
-      {3, 1, 3, 0x839ffe1bab9e80d3ull},    {3, 1, 8, 0xe299c26b8061f312ull},   {3, 1, 300, 0x37f5c4db57934211ull},
+      {3, 1, 3, 0xc06e4b293ad75703ull},    {3, 1, 8, 0x6e6bc1b2ad097792ull},   {3, 1, 300, 0x715b7c8c6dcd6990ull},
       {3, 2, 1, 0x5ca6e173cd4c0f77ull},    {3, 2, 3, 0xa6ecafe57e4bdaadull},   {3, 2, 8, 0x2935178bffaf10ffull},
       {3, 2, 300, 0x8b2f3da864ca23c5ull},  {3, 3, 1, 0x5ca6e173cd4c0f77ull},   {3, 3, 3, 0x02f87162db0bdaadull},
       {3, 3, 8, 0x06844623f26f10ffull},    {3, 3, 300, 0x553f7db3580a23c5ull}, {3, 4, 1, 0x87eb64e54dcf7b83ull},
@@ -629,7 +667,7 @@ TEST(Pattern, PinnedDigests) {
       {4, -1, 1, 0xfb4347d744a519b3ull},   {4, -1, 3, 0x9c8a2e2b42a9de66ull},  {4, -1, 8, 0xb14f72eaec6e57f2ull},
       {4, -1, 300, 0x1cc96807b4525cb2ull}, {4, 0, 1, 0xbf905c73383b7713ull},   {4, 0, 3, 0x6909d776a64ff591ull},
       {4, 0, 8, 0x08c937c5d356714cull},    {4, 0, 300, 0x7d2d3bf91d70f000ull}, {4, 1, 1, 0xf81e617153ee7693ull},
-      {4, 1, 3, 0xe43f40bc1887bfcbull},    {4, 1, 8, 0xec11e5123a1b8c33ull},   {4, 1, 300, 0x82df016de3918158ull},
+      {4, 1, 3, 0x55e821a501c06faaull},    {4, 1, 8, 0x305e4bbf6265df73ull},   {4, 1, 300, 0x30821c845b9f3719ull},
       {4, 2, 1, 0xca390ac25082c1b7ull},    {4, 2, 3, 0x1a211c0a054bb2d2ull},   {4, 2, 8, 0x5f2d9be27375a66eull},
       {4, 2, 300, 0x89f3084d6de6e132ull},  {4, 3, 1, 0xca390ac25082c1b7ull},   {4, 3, 3, 0xc4319d07f9736386ull},
       {4, 3, 8, 0x346efb958a7feb72ull},    {4, 3, 300, 0xcf4fb7a0b94aae0eull}, {4, 4, 1, 0xbf905c73383b7713ull},
@@ -637,7 +675,7 @@ TEST(Pattern, PinnedDigests) {
       {5, -1, 1, 0xfb4347d744a519b3ull},   {5, -1, 3, 0x9c8a2e2b42a9de66ull},  {5, -1, 8, 0xb14f72eaec6e57f2ull},
       {5, -1, 300, 0x1cc96807b4525cb2ull}, {5, 0, 1, 0x569a7683ad34c583ull},   {5, 0, 3, 0x3d27ab6c343e2ea1ull},
       {5, 0, 8, 0x797c8cc781a1a3ebull},    {5, 0, 300, 0xce22e17812029900ull}, {5, 1, 1, 0xc444bb9934440583ull},
-      {5, 1, 3, 0xcf40bf1f91c0cca2ull},    {5, 1, 8, 0x16a77ec342836523ull},   {5, 1, 300, 0x1e8f1efb8e47b1c1ull},
+      {5, 1, 3, 0x7ca11129e5f1a2c3ull},    {5, 1, 8, 0xb566d6aa8b58bfa3ull},   {5, 1, 300, 0x5766b6fb8fb2af00ull},
       {5, 2, 1, 0x6cb49579bff40a9bull},    {5, 2, 3, 0x3c9d259c0b06d0eaull},   {5, 2, 8, 0xb6fc048e88005dbeull},
       {5, 2, 300, 0xbff4c33e96d141feull},  {5, 3, 1, 0x6cb49579bff40a9bull},   {5, 3, 3, 0x59c780b3d4015e82ull},
       {5, 3, 8, 0x60d898885662892eull},    {5, 3, 300, 0x59d724f6c58647c2ull}, {5, 4, 1, 0x569a7683ad34c583ull},
@@ -645,7 +683,7 @@ TEST(Pattern, PinnedDigests) {
       {6, -1, 1, 0xda2e27c2e4492e1bull},   {6, -1, 3, 0x1e97b7e3cd917f8eull},  {6, -1, 8, 0xfb70e3d3b03d801bull},
       {6, -1, 300, 0x98130c11f3dc8d81ull}, {6, 0, 1, 0x95b7c382f0112c23ull},   {6, 0, 3, 0x4849c2e35219a05aull},
       {6, 0, 8, 0xb8905a5816b07999ull},    {6, 0, 300, 0xf7575fd43d0a4d59ull}, {6, 1, 1, 0xd21583d04eff3a43ull},
-      {6, 1, 3, 0x67167986fac31ac3ull},    {6, 1, 8, 0x728d96d93328d359ull},   {6, 1, 300, 0x69313cef91d9dc8dull},
+      {6, 1, 3, 0x97452e51e18832d3ull},    {6, 1, 8, 0x2ad2ed0ad39fd0e9ull},   {6, 1, 300, 0x7d6a6ffe8c71920dull},
       {6, 2, 1, 0x47006c3627ca2e1bull},    {6, 2, 3, 0xe5148d6d6904178eull},   {6, 2, 8, 0xe00cd7ee3a4e801bull},
       {6, 2, 300, 0x0fde0fc33624bd81ull},  {6, 3, 1, 0x47006c3627ca2e1bull},   {6, 3, 3, 0x9bc01d6d6904178eull},
       {6, 3, 8, 0x2a7477ee3a4e801bull},    {6, 3, 300, 0x0c25cfc33624bd81ull}, {6, 4, 1, 0x95b7c382f0112c23ull},
@@ -653,7 +691,7 @@ TEST(Pattern, PinnedDigests) {
       {7, -1, 1, 0xb7efa9a7909ff94bull},   {7, -1, 3, 0x2599c5c5236bfcadull},  {7, -1, 8, 0x6cbd886e319bd13cull},
       {7, -1, 300, 0xd18f9f1ab7dbc394ull}, {7, 0, 1, 0x366e6f74c1571cb3ull},   {7, 0, 3, 0xb8ef768a2745373dull},
       {7, 0, 8, 0x41c4a404b157a75bull},    {7, 0, 300, 0x052854a03cb13873ull}, {7, 1, 1, 0x9665f2cbbfbc9783ull},
-      {7, 1, 3, 0xfebdb089b1992e93ull},    {7, 1, 8, 0x82845370527e422bull},   {7, 1, 300, 0x962abbe164579d4aull},
+      {7, 1, 3, 0xe66bd013eef980fbull},    {7, 1, 8, 0x35ffad38f2b3c8c3ull},   {7, 1, 300, 0x49ca255e958235b2ull},
       {7, 2, 1, 0xe93d9611ac4f994bull},    {7, 2, 3, 0xd89c8575bcfaacadull},   {7, 2, 8, 0x7029c799c76cf93cull},
       {7, 2, 300, 0xe451c89365efab94ull},  {7, 3, 1, 0xe93d9611ac4f994bull},   {7, 3, 3, 0x31874575bcfaacadull},
       {7, 3, 8, 0x2df34799c76cf93cull},    {7, 3, 300, 0x06c8889365efab94ull}, {7, 4, 1, 0x366e6f74c1571cb3ull},
@@ -661,7 +699,7 @@ TEST(Pattern, PinnedDigests) {
       {8, -1, 1, 0x46972c803459fb8bull},   {8, -1, 3, 0xf943b55bbb578f72ull},  {8, -1, 8, 0xce38b667fab147b2ull},
       {8, -1, 300, 0x9e60c33c4d385547ull}, {8, 0, 1, 0x36c77e1d105daa03ull},   {8, 0, 3, 0xe3a7d7f6ac9b57b0ull},
       {8, 0, 8, 0xa62b9378de3a22b3ull},    {8, 0, 300, 0x81d6728c143b839dull}, {8, 1, 1, 0x03135ca11f44cf83ull},
-      {8, 1, 3, 0xb58d4a95498119a3ull},    {8, 1, 8, 0x65dc76652c858bd3ull},   {8, 1, 300, 0xdaff5658b337ae8aull},
+      {8, 1, 3, 0x568b0ae5e1c54133ull},    {8, 1, 8, 0xfdbff3e3a1054e43ull},   {8, 1, 300, 0xd4f1a5579f7a02daull},
       {8, 2, 1, 0x251a0c30cfeee38bull},    {8, 2, 3, 0x79dbdd71f3d9af72ull},   {8, 2, 8, 0x61a3f439517567b2ull},
       {8, 2, 300, 0x4f2545a221131d47ull},  {8, 3, 1, 0x251a0c30cfeee38bull},   {8, 3, 3, 0x349add71f3d9af72ull},
       {8, 3, 8, 0x2af9b439517567b2ull},    {8, 3, 300, 0x14f5b5a221131d47ull}, {8, 4, 1, 0x36c77e1d105daa03ull},
@@ -669,7 +707,7 @@ TEST(Pattern, PinnedDigests) {
       {9, -1, 1, 0xc76c39df040f583bull},   {9, -1, 3, 0x530c88e7f5d97600ull},  {9, -1, 8, 0x36bccfb28b1586adull},
       {9, -1, 300, 0xab7095513fd9d66cull}, {9, 0, 1, 0x469100599c04bb03ull},   {9, 0, 3, 0xb4ec86f816afa99bull},
       {9, 0, 8, 0xdf8b306e90052cb7ull},    {9, 0, 300, 0x25629301533de06eull}, {9, 1, 1, 0xd2f1ec468b8dd183ull},
-      {9, 1, 3, 0x499c4294da3bf66bull},    {9, 1, 8, 0x2acb9e3528f89463ull},   {9, 1, 300, 0xe28c92dfe4fd4b32ull},
+      {9, 1, 3, 0x6ccab89fbcadf423ull},    {9, 1, 8, 0x4e94d4d0ad7fdd13ull},   {9, 1, 300, 0xbb66a1f5e351ee1aull},
       {9, 2, 1, 0x65b00a51d016383bull},    {9, 2, 3, 0x57b9cd2e1fd87e00ull},   {9, 2, 8, 0xd64a717ab473f6adull},
       {9, 2, 300, 0xf702170727b43e6cull},  {9, 3, 1, 0x65b00a51d016383bull},   {9, 3, 3, 0xe90aed2e1fd87e00ull},
       {9, 3, 8, 0x2e15117ab473f6adull},    {9, 3, 300, 0xbecda70727b43e6cull}, {9, 4, 1, 0x469100599c04bb03ull},
