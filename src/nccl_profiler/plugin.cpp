@@ -167,8 +167,24 @@ struct Context {
   uint32_t coll_cursor;
   CollSlot colls[kCollRing];
   Key keys[kMaxKeys];
+  // The bins taken, in the order taken: each an index + 1 (0 until published), so that
+  // readers go through these alone, not all kMaxBins (13 MB, untouched pages mostly: a
+  // first snapshot that read every bin's tag faulted them in, 2.6-2.9 ms on one core,
+  // which cost two ranks sharing an H200 9% of one sweep point's busbw).
+  uint32_t n_used_bins;
+  uint32_t used_bins[kMaxBins];
   Bin bins[kMaxBins];
 };
+
+// Calls f(bin) for every bin taken so far (a bin being published is met next time).
+template <typename F>
+void for_each_bin(const Context* c, F&& f) {
+  const uint32_t n = __atomic_load_n(&c->n_used_bins, __ATOMIC_ACQUIRE);
+  for (uint32_t i = 0; i < n && i < static_cast<uint32_t>(kMaxBins); ++i) {
+    const uint32_t at = __atomic_load_n(&c->used_bins[i], __ATOMIC_ACQUIRE);
+    if (at != 0) f(c->bins[at - 1]);
+  }
+}
 constexpr uint64_t kMagic = 0x6661627363707266ull;
 
 // A proxy operation's or step's record, in the ring of the thread that started it.
@@ -274,12 +290,17 @@ Bin* find_bin(Context* c, uint32_t key, int peer, int channel, bool send, uint64
                        (static_cast<uint64_t>(channel) & 0xff) << 8 | group | (send ? 1 : 0);
   const uint64_t h = mix(tag);
   for (int i = 0; i < kMaxBins; ++i) {
-    Bin& b = c->bins[(h + static_cast<uint64_t>(i)) % kMaxBins];
+    const auto at = static_cast<uint32_t>((h + static_cast<uint64_t>(i)) % kMaxBins);
+    Bin& b = c->bins[at];
     uint64_t t = load(b.tag);
     if (t == tag) return &b;
     if (t == 0) {
       uint64_t expected = 0;
-      if (__atomic_compare_exchange_n(&b.tag, &expected, tag, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return &b;
+      if (__atomic_compare_exchange_n(&b.tag, &expected, tag, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        const uint32_t slot = __atomic_fetch_add(&c->n_used_bins, 1u, __ATOMIC_ACQ_REL);  // < kMaxBins: one per bin
+        __atomic_store_n(&c->used_bins[slot], at + 1, __ATOMIC_RELEASE);
+        return &b;
+      }
       if (expected == tag) return &b;
     }
   }
@@ -467,10 +488,9 @@ void write_states(FILE* f, const Bin& b) {
 // ("peers": the wall-clock time per state alone).
 void write_bins(FILE* f, const Context* c, bool groups) {
   bool first = true;
-  for (int i = 0; i < kMaxBins; ++i) {
-    const Bin& b = c->bins[i];
+  for_each_bin(c, [&](const Bin& b) {
     const uint64_t tag = load(b.tag);
-    if (tag == 0 || ((tag & kGroup) != 0) != groups) continue;
+    if (tag == 0 || ((tag & kGroup) != 0) != groups) return;
     const int key = static_cast<int>((tag >> 40) - 1);
     const int peer = static_cast<int>((tag >> 16) & 0xffffff) - 1;
     const int channel = static_cast<int>((tag >> 8) & 0xff);
@@ -496,7 +516,7 @@ void write_bins(FILE* f, const Context* c, bool groups) {
       fputs("}}", f);
     }
     first = false;
-  }
+  });
 }
 
 // A snapshot's own part: its sequence number and interval, and per peer and direction the
@@ -506,7 +526,8 @@ struct SnapshotPart {
   double interval_s = 0;
   int keep = 0;
   uint64_t interval_start_ns = 0, interval_end_ns = 0;
-  uint64_t previous_write_ns = 0;  // how long the communicator's last snapshot took to write (0 for the first)
+  uint64_t previous_write_ns =
+      0;  // how long the communicator's last snapshot took: tables read, file written (0 for the first)
   void (*write_interval)(FILE*, const void*) = nullptr;
   const void* interval = nullptr;
 };
@@ -631,22 +652,21 @@ struct IntervalFigures {
 
 void totals_by_peer(const Context* c, std::vector<PeerFigures>& out) {
   out.assign(2 * (static_cast<size_t>(c->n_ranks) + 1), PeerFigures{});
-  for (int i = 0; i < kMaxBins; ++i) {
-    const Bin& b = c->bins[i];
+  for_each_bin(c, [&](const Bin& b) {
     const uint64_t tag = load(b.tag);
-    if (tag == 0) continue;
+    if (tag == 0) return;
     const int peer = static_cast<int>((tag >> 16) & 0xffffff) - 1;
     const size_t at = 2 * static_cast<size_t>(peer + 1) + (tag & 1);
-    if (peer < -1 || at >= out.size()) continue;
+    if (peer < -1 || at >= out.size()) return;
     PeerFigures& p = out[at];
     if ((tag & kGroup) != 0) {
       for (int s = 0; s < kStates; ++s) p.wall_ns[s] += load(b.states[s].wall_ns);
-      continue;
+      return;
     }
     p.bytes += load(b.bytes);
     p.steps += load(b.done_steps);
     for (int s = 0; s < kStates; ++s) p.ns[s] += load(b.states[s].ns);
-  }
+  });
 }
 
 // The interval's figures: each peer and direction that moved or waited since the last.
@@ -880,6 +900,7 @@ class SnapshotWriter {
     }
     Series& s = series_[i];
     if (s.ctx != c) s = Series{c, 0, c->start_ns, 0, {}};
+    const uint64_t t0 = now_ns();  // the snapshot's cost on this thread: the tables read, the file written
     totals_by_peer(c, now_);
     SnapshotPart part;
     part.seq = ++s.seq;
@@ -892,7 +913,6 @@ class SnapshotWriter {
     part.write_interval = write_interval;
     part.interval = &figures;
     if (json_) {
-      const uint64_t t0 = now_ns();
       write_file(c, false, &part);
       s.write_ns = now_ns() - t0;
     }
