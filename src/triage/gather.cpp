@@ -1512,7 +1512,7 @@ class Gatherer {
             roce_gid_empty_, efa_no_device_, rdma_enomem_, pin_failed_, rdma_abi_mismatch_)) {
       k.emplace_back("rdma-info");
     }
-    if (any(rendezvous_, shm_full_, tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_)) {
+    if (any(rendezvous_, shm_full_, tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, lightning_members_)) {
       k.emplace_back("framework-log");
     }
     if (limits_seen_) k.emplace_back("limits");
@@ -1630,6 +1630,8 @@ class Gatherer {
     move_into(enroot_hook_failed_, facts.enroot_hook_failed);
     move_into(container_cli_errors_, facts.container_cli_errors);
     move_into(rendezvous_, facts.rendezvous);
+    move_into(lightning_members_, facts.lightning_members);
+    facts.lightning_registered = lightning_registered_;
     move_into(roce_gid_empty_, facts.roce_gid_empty);
     move_into(efa_no_device_, facts.efa_no_device);
     move_into(fabric_manager_lines_, facts.fabric_manager);
@@ -2281,6 +2283,13 @@ class Gatherer {
         rendezvous_line(line) && keep(rendezvous_, line)) {
       framework_ = true;  // a framework's log
     }
+    // Lightning's start of its process group, a line per process, and the line once every
+    // process registered (lightning_fabric/utilities/distributed.py).
+    if (n.finds("Initializing distributed: GLOBAL_RANK: ") && contains(line, ", MEMBER: ") &&
+        keep(lightning_members_, line)) {
+      framework_ = true;
+    }
+    if (n.finds("All distributed processes registered")) lightning_registered_ = true;
   }
 
   // The GPUs, NICs and their kernel modules: CUDA's system not ready, the NVIDIA driver not
@@ -2453,7 +2462,13 @@ class Gatherer {
     // infiniband-diags finding no subnet manager on a port ("sa_get_handle: No SM/SA found
     // on port :1"): nothing configured the port, or it is down.
     if (n.finds("No SM/SA found on port") && keep(no_sm_, line)) ibdiags_ = true;
-    if (n.finds("GPU is lost")) keep(gpu_lost_, line);
+    // nvidia-smi naming a GPU it cannot reach: "Unable to determine the device handle for GPU
+    // 0000:91:00.0: GPU is lost. Reboot the system to recover this GPU", or with NVML's
+    // "Unknown Error" (a GPU fallen off the bus: gpud's Xid 79 notes show this line).
+    if (n.finds("GPU is lost") ||
+        (n.finds("Unable to determine the device handle for GPU") && contains(line, ": Unknown Error"))) {
+      keep(gpu_lost_, line);
+    }
     // The kernel refusing a module built against another version of a module it uses
     // (kernel/module: "nvidia_peermem: disagrees about version of symbol
     // ib_register_peer_memory_client"): nvidia-peermem or nv_peer_mem against another
@@ -3412,7 +3427,8 @@ class Gatherer {
       expandable_segments_, runtime_hook_failed_, rendezvous_, gpu_start_, gpu_driver_in_use_, ucc_shm_failed_,
       roce_gid_unusable_, rdma_abi_mismatch_, enroot_hook_failed_, container_cli_errors_, pmix_client_failed_,
       mpi_daemons_failed_, mpi_oob_unreachable_, mpi_tcp_wrong_peer_, mpi_launch_cause_, mpi_unpack_failed_,
-      mpi_default_prefix_;
+      mpi_default_prefix_, lightning_members_;
+  bool lightning_registered_ = false;    // Lightning's "All distributed processes registered"
   bool srun_seen_ = false;               // a line of srun's: Facts::srun_seen
   bool toolkit_line_ = false;            // the line nvml_line read is libnvidia-container's
   int hook_stderr_left_ = 0;             // lines after a failed hook's "stderr:" still to keep as its words

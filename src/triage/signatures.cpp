@@ -5837,7 +5837,40 @@ bool rendezvous_failure(std::string_view t) {
          contains(t, "Error: Address already in use") || contains(t, "name: EADDRINUSE") ||
          contains(t, "clients joined") || contains(t, "host not found: ");
 }
+// Lightning's processes starting their process group ("Initializing distributed:
+// GLOBAL_RANK: 0, MEMBER: 1/4"), fewer of them than the world size, and no "All distributed
+// processes registered" after: the rendezvous still waits for the rest (Lightning's Slurm
+// guide: the script not started with srun, or --nodes/--ntasks-per-node unlike the
+// Trainer's num_nodes/devices).
+void check_lightning_members(const Facts& facts, std::vector<Finding>& out) {
+  if (facts.lightning_members.empty() || facts.lightning_registered) return;
+  std::set<long> members;
+  long world = 0;
+  for (const Quote& q : facts.lightning_members) {
+    const std::string_view t = q.text;
+    const size_t at = t.find(", MEMBER: ");
+    const std::string_view rest = t.substr(at + 10);
+    const size_t slash = rest.find('/');
+    if (slash == std::string_view::npos) continue;
+    const long k = std::atol(std::string(rest.substr(0, slash)).c_str());
+    const long n = std::atol(std::string(rest.substr(slash + 1)).c_str());
+    if (k < 1 || n < 2 || k > n) continue;
+    members.insert(k);
+    world = std::max(world, n);
+  }
+  if (world < 2 || static_cast<long>(members.size()) >= world) return;
+  out.push_back(finding(
+      code::kRendezvousClientsMissing, Severity::kWarning, "Lightning's process group", {},
+      fmt::format("{} of {} processes started Lightning's process group (MEMBER lines), and none says all were "
+                  "registered: the rest never joined, and those that did wait",
+                  members.size(), world),
+      "start the script with srun under Slurm (`srun python train.py`), and make --nodes and --ntasks-per-node match "
+      "the Trainer's (or Fabric's) num_nodes and devices; a node that failed to start has its own log",
+      facts.lightning_members, {{"members", members.size()}, {"world_size", world}}));
+}
+
 void check_rendezvous(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  check_lightning_members(facts, out);
   if (std::none_of(facts.rendezvous.begin(), facts.rendezvous.end(),
                    [](const Quote& q) { return rendezvous_failure(q.text); })) {
     return;  // warnings about single addresses, and no failure: the store was reached another way
@@ -6126,7 +6159,7 @@ const std::vector<Signature> kSignatures = {
     {{code::kRendezvousStoreUnreachable, code::kRendezvousPortInUse, code::kRendezvousMasterUnresolved,
       code::kRendezvousClientsMissing},
      "PyTorch's c10d store failing before NCCL starts: unreachable, its port taken, its host name unresolved, ranks "
-     "missing",
+     "missing (the store's count, or fewer of Lightning's MEMBER lines than its world size)",
      check_rendezvous},
     {{code::kKernelGpuDriverNotLoaded, code::kKernelGpuInitFailed},
      "the NVIDIA driver not loaded (nvidia-smi cannot reach it, modprobe refused), or a GPU it could not start "

@@ -447,6 +447,11 @@ struct Facts {
   // connect to any network address of (HOST, PORT).", "Address already in use", "gai
   // error", "waiting for clients. 1/2 clients joined".
   std::vector<Quote> rendezvous;
+  // Lightning's "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/4", printed by each
+  // process as it starts its process group, and whether "All distributed processes
+  // registered. Starting with N processes" followed.
+  std::vector<Quote> lightning_members;
+  bool lightning_registered = false;
   // perftest (ib_write_bw ...) on a RoCE port ("Link type : Ethernet") whose GID line is all
   // zeros: the port has no RoCE GID in this network namespace.
   std::vector<Quote> roce_gid_empty;

@@ -1920,6 +1920,9 @@ TEST(TriagePasted, LostGpuAndRocePerftestWithoutGid) {
   const Finding* l = find(lost, "kernel.gpu_reset_required");
   ASSERT_NE(l, nullptr) << testing::PrintToString(codes(lost));
   EXPECT_EQ(l->severity, Severity::kError);
+  // The same line with NVML's "Unknown Error": a GPU fallen off the bus (gpud's Xid 79 notes).
+  Report unknown = judged({{"smi.txt", "Unable to determine the device handle for GPU0000:91:00.0: Unknown Error\n"}});
+  ASSERT_NE(find(unknown, "kernel.gpu_reset_required"), nullptr) << testing::PrintToString(codes(unknown));
   const std::string header =
       " Dual-port       : OFF\t\tDevice         : mlx5_1\n"
       " Link type       : Ethernet\n"
@@ -4305,6 +4308,28 @@ TEST(TriagePasted, RendezvousStoreFailures) {
     ASSERT_NE(f, nullptr) << text << testing::PrintToString(codes(r));
     EXPECT_EQ(f->severity, Severity::kError);
     EXPECT_NE(f->message.find(shown), std::string::npos) << f->message;
+  }
+  // Lightning's process group: fewer MEMBER lines than its world size and no registration
+  // is a rendezvous still waiting (a warning); every member, or the registration, is none.
+  Report waiting = judged({{"slurm.out",
+                            "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/4\n"
+                            "Initializing distributed: GLOBAL_RANK: 1, MEMBER: 2/4\n"}});
+  const Finding* w = find(waiting, "rendezvous.clients_missing");
+  ASSERT_NE(w, nullptr) << testing::PrintToString(codes(waiting));
+  EXPECT_EQ(w->severity, Severity::kWarning);
+  EXPECT_NE(w->message.find("2 of 4 processes"), std::string::npos) << w->message;
+  std::string all;
+  for (int r = 0; r < 4; ++r) {
+    all +=
+        "Initializing distributed: GLOBAL_RANK: " + std::to_string(r) + ", MEMBER: " + std::to_string(r + 1) + "/4\n";
+  }
+  for (const std::string& quiet_log :
+       {all,
+        std::string("Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/2\n"
+                    "----------------------------------------------------------------------------------------\n"
+                    "distributed_backend=nccl\nAll distributed processes registered. Starting with 2 processes\n")}) {
+    Report r = judged({{"slurm.out", quiet_log}});
+    EXPECT_EQ(find(r, "rendezvous.clients_missing"), nullptr) << quiet_log << testing::PrintToString(codes(r));
   }
   for (const char* quiet : {"[W227 14:33:13.089 socket.cpp:767] [c10d] The client socket cannot be initialized to "
                             "connect to [node-0]:5000 (errno: 97 - Address family not supported by protocol).\n",
