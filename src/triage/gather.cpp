@@ -1561,6 +1561,7 @@ class Gatherer {
     move_into(remap_failed_, facts.gpu_remap_failed);
     move_into(cuda_ecc_, facts.cuda_ecc);
     move_into(cuda_p2p_, facts.cuda_p2p);
+    move_into(gtl_ipc_failed_, facts.gtl_ipc_failed);
     peer_tool_.take(facts.peer_tool_denied);
     device_cgroup_.take(facts.gpu_cgroup_denied);
     move_into(cuda_errors_, facts.cuda_errors);
@@ -2117,6 +2118,13 @@ class Gatherer {
           keep(cuda_p2p_, line)) {
         cuda_error_seen_ = true;  // a file of only such lines is a framework's log
       }
+    }
+    // Cray MPICH's GTL (its GPU transport) opening a peer rank's buffer by CUDA IPC and
+    // failing with CUDA's invalid value: the ranks of the node do not see the same GPUs.
+    if (n.finds("(GTL DEBUG: ") && contains(line, "IpcOpenMemHandle") &&
+        (contains(line, "CUDA_ERROR_INVALID_VALUE") || contains(line, "invalid argument")) &&
+        keep(gtl_ipc_failed_, line)) {
+      cuda_error_seen_ = true;
     }
     // The module and its GSP firmware at different versions: the module refuses the image
     // ("GSP firmware image version mismatch: got version A, expected version B"), or finds
@@ -3416,10 +3424,10 @@ class Gatherer {
   bool smi_table_ = false;         // nvidia-smi's table: a GPU's row seen
   int smi_row_left_ = 0;           // nvidia-smi's table: rows left of the GPU above
   std::string smi_row_gpu_;        // that GPU's bus id
-  std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, cuda_errors_, driver_mismatch_,
-      efa_no_device_, driver_libs_missing_, shm_full_, rdma_enomem_, toolkit_denied_, toolkit_missing_, nvml_denied_,
-      image_no_shell_, image_storage_full_, module_build_failed_, rdma_no_provider_, rdma_driver_unloaded_,
-      rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
+  std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, gtl_ipc_failed_, cuda_errors_,
+      driver_mismatch_, efa_no_device_, driver_libs_missing_, shm_full_, rdma_enomem_, toolkit_denied_,
+      toolkit_missing_, nvml_denied_, image_no_shell_, image_storage_full_, module_build_failed_, rdma_no_provider_,
+      rdma_driver_unloaded_, rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, munge_, slurm_version_, slurm_credential_expired_,

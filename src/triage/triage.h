@@ -240,6 +240,9 @@ struct Facts {
   // CUDA refusing peer access between two GPUs, from any program: "peer access is not
   // supported between these two devices" (cudaErrorPeerAccessUnsupported, error 217).
   std::vector<Quote> cuda_p2p;
+  // Cray MPICH's GPU transport layer failing to open another rank's GPU buffer over CUDA
+  // IPC: "(GTL DEBUG: 1) cuIpcOpenMemHandle: invalid argument, CUDA_ERROR_INVALID_VALUE".
+  std::vector<Quote> gtl_ipc_failed;
   // A peer-access tool (simpleP2P, deviceQuery, p2pBandwidthLatencyTest, `nvidia-smi topo
   // -p2p`, nvbandwidth's waived device-to-device tests) saying no GPU pair listed has access.
   std::vector<Quote> peer_tool_denied;

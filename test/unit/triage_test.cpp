@@ -4280,6 +4280,22 @@ TEST(TriagePasted, IommuFaultsAndTranslation) {
 // PyTorch's c10d store failing before NCCL starts, by PyTorch's own wordings: the store
 // unreachable (why, by errno), its port taken, its host unresolved, ranks that never came.
 // The warnings it records per address tried are no failure alone.
+// Cray MPICH's GPU transport failing CUDA IPC between the ranks of a node: Slurm gave each
+// its own GPU (Perlmutter's --gpu-bind); the transport's other debug lines are none.
+TEST(TriagePasted, CrayGtlIpcWithGpusSplitPerTask) {
+  Report r =
+      judged({{"job.out",
+               "(GTL DEBUG: 1) cuIpcOpenMemHandle: invalid argument, CUDA_ERROR_INVALID_VALUE, line no 272\n"
+               "MPICH ERROR [Rank 1] [job id 3246040.0] [Fri Sep 23 17:26:26 2022] [nid001616] - Abort(475555330) "
+               "(rank 1 in comm 0): Fatal error in PMPI_Allreduce: Invalid count, error stack:\n"}});
+  const Finding* f = find(r, "launcher.visible_devices_split");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_NE(f->hint.find("--gpu-bind=none"), std::string::npos) << f->hint;
+  Report quiet = judged({{"job.out", "(GTL DEBUG: 0) cuIpcGetMemHandle: success\n"}});
+  EXPECT_EQ(find(quiet, "launcher.visible_devices_split"), nullptr) << testing::PrintToString(codes(quiet));
+}
+
 TEST(TriagePasted, RendezvousStoreFailures) {
   const std::tuple<std::string, const char*, const char*> cases[] = {
       {"torch.distributed.DistNetworkError: The client socket has failed to connect to any network address of "
