@@ -2119,13 +2119,6 @@ class Gatherer {
         cuda_error_seen_ = true;  // a file of only such lines is a framework's log
       }
     }
-    // Cray MPICH's GTL (its GPU transport) opening a peer rank's buffer by CUDA IPC and
-    // failing with CUDA's invalid value: the ranks of the node do not see the same GPUs.
-    if (n.finds("(GTL DEBUG: ") && contains(line, "IpcOpenMemHandle") &&
-        (contains(line, "CUDA_ERROR_INVALID_VALUE") || contains(line, "invalid argument")) &&
-        keep(gtl_ipc_failed_, line)) {
-      cuda_error_seen_ = true;
-    }
     // The module and its GSP firmware at different versions: the module refuses the image
     // ("GSP firmware image version mismatch: got version A, expected version B"), or finds
     // none for its own version ("Direct firmware load for nvidia/B/gsp_ga10x.bin failed").
@@ -2290,6 +2283,14 @@ class Gatherer {
          n.finds("EADDRINUSE") || n.finds("Error: host not found: ")) &&
         rendezvous_line(line) && keep(rendezvous_, line)) {
       framework_ = true;  // a framework's log
+    }
+    // Cray MPICH's GTL (its GPU transport) opening a peer rank's buffer by CUDA IPC and
+    // failing with CUDA's invalid value: the ranks of the node do not see the same GPUs.
+    // (Here, among the short lines' readers, whose needles share one pass over the line.)
+    if (n.finds("(GTL DEBUG: ") && contains(line, "IpcOpenMemHandle") &&
+        (contains(line, "CUDA_ERROR_INVALID_VALUE") || contains(line, "invalid argument")) &&
+        keep(gtl_ipc_failed_, line)) {
+      cuda_error_seen_ = true;
     }
     // Lightning's start of its process group, a line per process, and the line once every
     // process registered (lightning_fabric/utilities/distributed.py).
