@@ -1562,6 +1562,8 @@ class Gatherer {
     move_into(cuda_ecc_, facts.cuda_ecc);
     move_into(cuda_p2p_, facts.cuda_p2p);
     move_into(gtl_ipc_failed_, facts.gtl_ipc_failed);
+    move_into(mig_in_use_, facts.mig_in_use);
+    move_into(rdma_topo_failed_, facts.rdma_topo_failed);
     peer_tool_.take(facts.peer_tool_denied);
     device_cgroup_.take(facts.gpu_cgroup_denied);
     move_into(cuda_errors_, facts.cuda_errors);
@@ -2161,7 +2163,7 @@ class Gatherer {
     }
     if (n.finds("GRES")) {
       return contains(line, "Invalid GRES record") || contains(line, "Invalid GRES data for") ||
-             contains(line, "Invalid GRES Links value") ||
+             contains(line, "invalid GRES core specification") || contains(line, "Invalid GRES Links value") ||
              // AutoDetect's GPU affinity against slurm.conf's sockets ("gres/gpu GRES autodetected
              // core affinity 0-7 on node node0 doesn't match socket boundaries").
              contains(line, "doesn't match socket boundaries");
@@ -2370,6 +2372,12 @@ class Gatherer {
         keep(image_storage_full_, line)) {
       framework_ = true;  // a program's log
     }
+    // NVIDIA's MIG manager (Facts::mig_in_use): a GPU or compute instance it must destroy
+    // held by a client.
+    if (n.finds("In use by another client") && contains(line, "rror destroying") &&
+        (contains(line, "Compute instance") || contains(line, "GPU instance"))) {
+      keep(mig_in_use_, line);
+    }
     // NVIDIA's GPU driver container (Facts::gpu_driver_in_use), its entrypoint's words.
     if (n.finds("Could not unload NVIDIA driver kernel modules") && contains(line, "driver is in use")) {
       keep(gpu_driver_in_use_, line);  // a container's log (line_kinds)
@@ -2444,6 +2452,13 @@ class Gatherer {
   }
 
   void device_line(std::string_view line, const Needles& n) {
+    if (n.finds("FAIL ")) {
+      const std::string_view t = trim(line);
+      if ((t.starts_with("FAIL ACS for ") && contains(t, " != ")) ||
+          (t.starts_with("FAIL Kernel iommu_group for DMA ") && contains(t, " are not equal"))) {
+        keep(rdma_topo_failed_, line);
+      }
+    }
     if ((n.finds("yet initiali") || n.finds("NotReady") || n.finds("NOT_READY")) &&
         (contains(line, "system not yet initiali") || contains(line, "cudaErrorSystemNotReady") ||
          contains(line, "CUDA_ERROR_SYSTEM_NOT_READY")) &&
@@ -3425,10 +3440,10 @@ class Gatherer {
   bool smi_table_ = false;         // nvidia-smi's table: a GPU's row seen
   int smi_row_left_ = 0;           // nvidia-smi's table: rows left of the GPU above
   std::string smi_row_gpu_;        // that GPU's bus id
-  std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, gtl_ipc_failed_, cuda_errors_,
-      driver_mismatch_, efa_no_device_, driver_libs_missing_, shm_full_, rdma_enomem_, toolkit_denied_,
-      toolkit_missing_, nvml_denied_, image_no_shell_, image_storage_full_, module_build_failed_, rdma_no_provider_,
-      rdma_driver_unloaded_, rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
+  std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, gtl_ipc_failed_, rdma_topo_failed_,
+      mig_in_use_, cuda_errors_, driver_mismatch_, efa_no_device_, driver_libs_missing_, shm_full_, rdma_enomem_,
+      toolkit_denied_, toolkit_missing_, nvml_denied_, image_no_shell_, image_storage_full_, module_build_failed_,
+      rdma_no_provider_, rdma_driver_unloaded_, rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, munge_, slurm_version_, slurm_credential_expired_,

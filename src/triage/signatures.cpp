@@ -4156,6 +4156,22 @@ void check_pcie_links(const Facts& facts, std::vector<Finding>& out, std::vector
 // goes up to the root complex instead of across the switch (NCCL's troubleshooting guide:
 // disable ACS where GPUDirect is used). One finding over every file's lines.
 void check_pcie_acs(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  // NVIDIA's rdma_topo check (DOCA) on the path between a NIC's DMA function and its GPU:
+  // ACS bits other than GPU-memory RDMA needs, or the two in different IOMMU groups.
+  if (!facts.rdma_topo_failed.empty()) {
+    const bool groups = std::any_of(facts.rdma_topo_failed.begin(), facts.rdma_topo_failed.end(),
+                                    [](const Quote& q) { return contains(q.text, "iommu_group"); });
+    out.push_back(finding(
+        code::kTopoPcieAcs, Severity::kError, "PCIe ACS (rdma_topo)", {},
+        fmt::format("rdma_topo finds the PCIe path between a NIC's DMA function and a GPU set against GPUDirect "
+                    "RDMA ({}): ACS bits on its root port or switch ports other than the check wants{}, so the "
+                    "NIC's reads and writes of GPU memory are redirected or refused",
+                    count_lines(facts.rdma_topo_failed.size()),
+                    groups ? ", and the DMA function and the GPU in different IOMMU groups" : ""),
+        "apply the ACS policy the tool writes (`rdma_topo write-grub-acs`: a config_acs= kernel argument for those "
+        "ports), reboot, and run `rdma_topo check` again until every line is OK",
+        facts.rdma_topo_failed, {{"lines", facts.rdma_topo_failed.size()}}));
+  }
   std::vector<Quote> on;
   size_t listed = 0;
   for (const AcsFact& a : facts.acs) {
@@ -5127,11 +5143,13 @@ void check_slurm_credential_expired(const Facts& facts, std::vector<Finding>& ou
 // slurm.conf gives it, a job asking for a GRES no node has.
 void check_slurm_gres(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   if (facts.slurm_gres.empty()) return;
-  bool refused = false, fewer = false, request = false, sockets = false;
+  bool refused = false, fewer = false, request = false, sockets = false, cores = false;
   for (const Quote& q : facts.slurm_gres) {
     if (contains(q.text, "count reported lower") || contains(q.text, "count too low") ||
         contains(q.text, "does not match what was detected")) {
       fewer = true;
+    } else if (contains(q.text, "invalid GRES core specification")) {
+      cores = true;
     } else if (contains(q.text, "(gres) specification")) {
       request = true;
     } else if (contains(q.text, "doesn't match socket boundaries")) {
@@ -5170,6 +5188,16 @@ void check_slurm_gres(const Facts& facts, std::vector<Finding>& out, std::vector
     fix.emplace_back(
         "make the node's Sockets=, CoresPerSocket= and ThreadsPerCore= in slurm.conf what `slurmd -C` prints on "
         "the node (or give Cores= for each GPU in gres.conf in place of AutoDetect's), then restart slurmd");
+  }
+  if (cores) {
+    what.emplace_back(
+        "the controller refuses the CPU affinity gres.conf gives the node's GPUs (\"invalid GRES core "
+        "specification\"): a CPUs= list of CPU ids (threads), which current releases read as Cores= of core ids, or "
+        "cores beyond the node's definition in slurm.conf");
+    fix.emplace_back(
+        "give each GPU's record Cores= with core ids of the node's definition (`slurmd -C` counts them; not the "
+        "thread ids nvidia-smi topo -m lists), or drop them and let AutoDetect=nvml find the affinity, then restart "
+        "slurmd and slurmctld");
   }
   if (request) {
     what.emplace_back(
@@ -5246,6 +5274,14 @@ void check_gpu_driver_in_use(const Facts& facts, std::vector<Finding>& out, std:
       "install the GPU Operator with driver.enabled=false so that it uses that driver, or remove the host's driver "
       "and reboot; otherwise find what holds the GPUs (`lsof /dev/nvidia*`, `lsmod | grep nvidia`: "
       "nvidia-persistenced, DCGM, a GPU pod, a display server) and stop it");
+  lines_finding(
+      out, facts.mig_in_use, code::kContainerGpuDriverInUse, Severity::kError, "MIG manager",
+      "NVIDIA's MIG manager cannot change a GPU's MIG layout: an instance it must destroy is held by a "
+      "client ({}: \"In use by another client\"), so the node's mig.config state turns failed and its GPUs keep "
+      "the old layout",
+      "drain the node of GPU workloads before relabelling nvidia.com/mig.config (and let the MIG manager stop the "
+      "operator's own GPU clients: device plugin, DCGM exporter); `nvidia-smi` on the node lists the processes "
+      "still holding it");
 }
 
 // UCC's shared-memory team layer failing (Facts::ucc_shm_failed): the MPI's own collectives,
@@ -6118,7 +6154,8 @@ const std::vector<Signature> kSignatures = {
      "NVIDIA's NIC driver container refusing to reload the RDMA stack while storage modules over it are loaded",
      check_nic_driver_storage_modules},
     {{code::kContainerGpuDriverInUse},
-     "NVIDIA's GPU driver container unable to unload NVIDIA modules in use (a driver installed on the host)",
+     "NVIDIA's GPU driver container unable to unload NVIDIA modules in use (a driver installed on the host); the MIG "
+     "manager unable to destroy an instance a client holds",
      check_gpu_driver_in_use},
     {{code::kHealthcheckFailed},
      "a node health check's failures (LBNL NHC, as Azure's azurehpc-health-checks runs it), each read by its check "
@@ -6334,7 +6371,7 @@ const std::vector<Signature> kSignatures = {
      check_snapshots},
     {{code::kTopoPcieAcs},
      "lspci's ACSCtl: PCIe Access Control Services redirecting peer-to-peer traffic (SrcValid+, ReqRedir+, "
-     "CmpltRedir+)",
+     "CmpltRedir+); NVIDIA's rdma_topo check failing a NIC-GPU path's ACS bits or IOMMU groups",
      check_pcie_acs},
     {{code::kTopoIbZeroGuid, code::kTopoRoceGidEmpty, code::kTopoRoceGidSparse, code::kTopoRoceGidIndexMismatch},
      "RDMA devices with a GUID of zeros (ibv_devices, ibstat, ibv_devinfo): SR-IOV VFs without GUIDs; perftest on a "

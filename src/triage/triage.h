@@ -239,6 +239,14 @@ struct Facts {
   std::vector<Quote> cuda_ecc;
   // CUDA refusing peer access between two GPUs, from any program: "peer access is not
   // supported between these two devices" (cudaErrorPeerAccessUnsupported, error 217).
+  // NVIDIA's rdma_topo check (DOCA) failing the PCIe path between a NIC's DMA function and
+  // a GPU: "FAIL ACS for cx_switch 0009:02:00.0 0011101 != xx110x1, 0x1d != 0x19", "FAIL
+  // Kernel iommu_group for DMA 0009:03:00.0 and GPU 0009:06:00.0 are not equal".
+  std::vector<Quote> rdma_topo_failed;
+  // NVIDIA's MIG manager unable to change a GPU's MIG layout while a client holds it:
+  // "Error clearing MigConfig: error destroying Compute instance for profile '(0, 0)': In
+  // use by another client".
+  std::vector<Quote> mig_in_use;
   std::vector<Quote> cuda_p2p;
   // Cray MPICH's GPU transport layer failing to open another rank's GPU buffer over CUDA
   // IPC: "(GTL DEBUG: 1) cuIpcOpenMemHandle: invalid argument, CUDA_ERROR_INVALID_VALUE".

@@ -3735,6 +3735,15 @@ TEST(TriagePasted, SlurmGresConfigurationRefused) {
   EXPECT_NE(f->message.find("fewer GPUs than slurm.conf"), std::string::npos) << f->message;
   EXPECT_NE(f->hint.find("nvidia-smi -L"), std::string::npos) << f->hint;
 
+  // The controller refusing gres.conf's CPU affinity (DeepOps's CPUs= lists, deepops#1195).
+  Report cores = judged({{"slurmctld.log",
+                          "[2022-06-10T09:46:22.044] error: _node_config_validate: gres/gpu: invalid GRES core "
+                          "specification (48-63,176-191) on node node01\n"}});
+  f = find(cores, "launcher.slurm_gres_config");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(cores));
+  EXPECT_NE(f->message.find("CPU affinity"), std::string::npos) << f->message;
+  EXPECT_NE(f->hint.find("Cores="), std::string::npos) << f->hint;
+
   Report job = judged({{"sbatch.txt",
                         "sbatch: error: Batch job submission failed: Invalid generic resource (gres) "
                         "specification\n"}});
@@ -3896,6 +3905,16 @@ TEST(TriagePasted, GpuDriverContainerFindsTheDriverInUse) {
                        "Unloading NVIDIA driver kernel modules...\nInstalling NVIDIA driver kernel "
                        "modules...\n"}});
   EXPECT_TRUE(ok.findings.empty()) << testing::PrintToString(codes(ok));
+  // The MIG manager unable to destroy an instance a client holds.
+  Report mig = judged({{"mig-manager.log",
+                        "Updating MIG config: map[2g.10gb:3]\n"
+                        "Error clearing MigConfig: error destroying Compute instance for profile '(0, 0)': In use by "
+                        "another client\n"
+                        "Error clearing MIG config on GPU 0, erroneous devices may persist\n"}});
+  const Finding* m = find(mig, "container.gpu_driver_in_use");
+  ASSERT_NE(m, nullptr) << testing::PrintToString(codes(mig));
+  EXPECT_EQ(quoted(*m), std::vector<std::string>{"mig-manager.log:2"});
+  EXPECT_NE(m->hint.find("drain the node"), std::string::npos) << m->hint;
 }
 
 // NVLS's multicast bind refused with "out of memory": the multicast resources used up, not
@@ -4550,6 +4569,23 @@ TEST(TriagePasted, HcaFilterPrefixOnPurpose) {
   const Finding* f = find(mlx, "topo.hca_filter");
   ASSERT_NE(f, nullptr) << testing::PrintToString(codes(mlx));
   EXPECT_NE(f->message.find("mlx5_10"), std::string::npos) << f->message;
+}
+
+// NVIDIA's rdma_topo check: FAIL lines (ACS bits, IOMMU groups) an error; its OK lines none.
+TEST(TriagePasted, RdmaTopoAcsCheck) {
+  Report r = judged({{"rdma_topo.txt",
+                      "FAIL ACS for grace_rp 0009:00:00.0 0011101 != xx111x0, 0x1d != 0x1c\n"
+                      "FAIL ACS for cx_switch 0009:02:00.0 0011101 != xx110x1, 0x1d != 0x19\n"
+                      "FAIL Kernel iommu_group for DMA 0009:03:00.0 and GPU 0009:06:00.0 are not equal\n"}});
+  const Finding* f = find(r, "topo.pcie_acs");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f).size(), 3u);
+  EXPECT_NE(f->message.find("IOMMU groups"), std::string::npos) << f->message;
+  Report ok = judged({{"rdma_topo.txt",
+                       "OK ACS for grace_rp 0009:00:00.0 has correct values 0011100 = xx111x0\n"
+                       "OK Kernel iommu_group for DMA 0009:03:00.0 and GPU 0009:06:00.0 are equal\n"}});
+  EXPECT_TRUE(ok.findings.empty()) << testing::PrintToString(codes(ok));
 }
 
 // lspci -vv's ACSCtl: a bridge with a redirection on (SrcValid+, ReqRedir+ or CmpltRedir+)
