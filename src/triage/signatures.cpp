@@ -4238,25 +4238,20 @@ bool visible_devices_split(const Facts& facts, std::vector<Finding>& out) {
 // NCCL finds its own way around (SHM through host memory); what fails is code that needs
 // P2P outright, as the custom all-reduce of vLLM, SGLang and TensorRT-LLM does.
 void check_p2p_unsupported(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  // NCCL's own INFO (paths.cc, 2.12 on) for two GPUs under one PCIe switch or host bridge
-  // that CUDA gives no peer access: "P2P is disabled between connected GPUs 1 and 0. You can
-  // repress this message with NCCL_IGNORE_DISABLED_P2P=1." NCCL goes through host memory.
   // Cray MPICH's GPU transport: CUDA IPC to another rank's buffer refused as an invalid
   // value, where Slurm bound each task to a GPU of its own (NERSC's Perlmutter: jobs need
   // --gpu-bind=none; jdftx#252).
-  if (!facts.gtl_ipc_failed.empty()) {
-    out.push_back(finding(
-        code::kLauncherVisibleDevicesSplit, Severity::kError, "Cray MPICH GPU transport", {},
-        fmt::format("Cray MPICH's GPU transport (GTL) cannot open another rank's GPU memory over CUDA IPC ({}: "
-                    "cuIpcOpenMemHandle, invalid value): the ranks of a node do not see the same GPUs (Slurm's "
-                    "--gpu-bind or --gpus-per-task gave each its own), so a handle from a peer's GPU means "
-                    "nothing to it",
-                    count_lines(facts.gtl_ipc_failed.size())),
-        "run with `--gpu-bind=none` (every task sees the node's GPUs and selects its own by local rank, "
-        "SLURM_LOCALID), as NERSC asks on Perlmutter; or turn CUDA IPC off in MPICH (MPICH_GPU_IPC_ENABLED=0), at a "
-        "cost to on-node GPU transfers",
-        facts.gtl_ipc_failed, {{"lines", facts.gtl_ipc_failed.size()}}));
-  }
+  lines_finding(
+      out, facts.gtl_ipc_failed, code::kLauncherVisibleDevicesSplit, Severity::kError, "Cray MPICH GPU transport",
+      "Cray MPICH's GPU transport (GTL) cannot open another rank's GPU memory over CUDA IPC ({}: "
+      "cuIpcOpenMemHandle, invalid value): the ranks of a node do not see the same GPUs (Slurm's --gpu-bind or "
+      "--gpus-per-task gave each its own), so a handle from a peer's GPU means nothing to it",
+      "run with `--gpu-bind=none` (every task sees the node's GPUs and selects its own by local rank, "
+      "SLURM_LOCALID), as NERSC asks on Perlmutter; or turn CUDA IPC off in MPICH (MPICH_GPU_IPC_ENABLED=0), at a "
+      "cost to on-node GPU transfers");
+  // NCCL's own INFO (paths.cc, 2.12 on) for two GPUs under one PCIe switch or host bridge
+  // that CUDA gives no peer access: "P2P is disabled between connected GPUs 1 and 0. You can
+  // repress this message with NCCL_IGNORE_DISABLED_P2P=1." NCCL goes through host memory.
   std::vector<Quote> nccl;
   for (const NcclFact& n : facts.nccl) {
     if (n.msg.starts_with("P2P is disabled between connected GPUs")) nccl.push_back(n.where);
