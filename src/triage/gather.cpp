@@ -1562,6 +1562,7 @@ class Gatherer {
     move_into(cuda_ecc_, facts.cuda_ecc);
     move_into(cuda_p2p_, facts.cuda_p2p);
     move_into(gtl_ipc_failed_, facts.gtl_ipc_failed);
+    move_into(nccl_library_links_, facts.nccl_library_links);
     move_into(mig_in_use_, facts.mig_in_use);
     move_into(rdma_topo_failed_, facts.rdma_topo_failed);
     peer_tool_.take(facts.peer_tool_denied);
@@ -2408,6 +2409,12 @@ class Gatherer {
   // CUDA IPC (and the allocator setting that makes its memory unshareable).
   void program_line(std::string_view line, const Needles& n, Facts* facts) {
     if (n.finds("Health check failed")) nhc_line(line);
+    // ls -l of an NCCL library's link ("... libnccl.so.2 -> libnccl.so.2.23.4"): '>' is rare.
+    if (const size_t arrow = line.find('>'); arrow != std::string_view::npos && arrow > 0 && line[arrow - 1] == '-' &&
+                                             contains(line.substr(arrow), "libnccl.so.2.") &&
+                                             contains(line.substr(0, arrow), "libnccl.so")) {
+      keep(nccl_library_links_, line);
+    }
     // Open MPI's help, and Cray MPICH's abort for GPU support asked of a program not linked with
     // its GPU transport layer ("MPIDI_CRAY_init: GPU_SUPPORT_ENABLED is requested, but GTL
     // library is not linked").
@@ -3441,9 +3448,10 @@ class Gatherer {
   int smi_row_left_ = 0;           // nvidia-smi's table: rows left of the GPU above
   std::string smi_row_gpu_;        // that GPU's bus id
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, gtl_ipc_failed_, rdma_topo_failed_,
-      mig_in_use_, cuda_errors_, driver_mismatch_, efa_no_device_, driver_libs_missing_, shm_full_, rdma_enomem_,
-      toolkit_denied_, toolkit_missing_, nvml_denied_, image_no_shell_, image_storage_full_, module_build_failed_,
-      rdma_no_provider_, rdma_driver_unloaded_, rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
+      nccl_library_links_, mig_in_use_, cuda_errors_, driver_mismatch_, efa_no_device_, driver_libs_missing_, shm_full_,
+      rdma_enomem_, toolkit_denied_, toolkit_missing_, nvml_denied_, image_no_shell_, image_storage_full_,
+      module_build_failed_, rdma_no_provider_, rdma_driver_unloaded_, rdma_nics_on_bus_, rdma_netns_,
+      driver_files_in_image_, no_sm_;
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, munge_, slurm_version_, slurm_credential_expired_,

@@ -1168,6 +1168,10 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "`tcp,sm,self` on a host whose RDMA device is not for MPI, `rc,sm,self` where UD is missing); `ucx_info -d` "
      "lists the devices and transports UCX sees, `ibv_devinfo` the device's ports"},
     {"failed to create UD QP", code::kUcxTransportOpenFailed, "", ""},
+    // Its RC transport's shared receive queue on a device without one (rc_iface.c:
+    // "ibv_create_srq() failed: Operation not supported": EFA lists rc_verbs but has no RC,
+    // ucx#6882).
+    {"ibv_create_srq() failed: Operation not supported", code::kUcxTransportOpenFailed, "", ""},
     // NCCL 1's ncclInvalidType ("invalid data type"; NCCL 2 has no such error): a framework built
     // for NCCL 2 that loaded NCCL 1 passes data types NCCL 1 numbers otherwise ("ncclAllReduce
     // failed: invalid data type" of a float tensor: Horovod's troubleshooting guide).
@@ -2219,7 +2223,44 @@ std::string error_lines(const std::vector<const NcclFact*>& facts, std::string_v
   return fmt::format("{}", fmt::join(parts, " and "));
 }
 
+// ls -l listing NCCL libraries of two versions or more (each link "DIR/libnccl.so.2 ->
+// libnccl.so.2.X.Y"): a program loads whichever its link and LD_LIBRARY_PATH find first,
+// and one built against the newer runs on the older (nccl#1784: nccl-tests built with
+// NCCL_HOME's 2.27 ran on the system's 2.23, without ncclCommWindowRegister).
+void check_nccl_library_versions(const Facts& facts, std::vector<Finding>& out) {
+  std::map<std::string, std::string> version_dirs;  // version -> the first directory listing it
+  for (const Quote& q : facts.nccl_library_links) {
+    const std::string_view t = q.text;
+    const size_t arrow = t.find("-> ");
+    if (arrow == std::string_view::npos) continue;
+    std::string_view target = trim(t.substr(arrow + 3));
+    target = target.substr(target.rfind('/') == std::string_view::npos ? 0 : target.rfind('/') + 1);
+    if (!target.starts_with("libnccl.so.2.")) continue;
+    const std::string_view version = target.substr(11);
+    const std::string_view before = trim(t.substr(0, arrow));
+    const size_t name = before.rfind("libnccl.so");
+    const std::string_view path = before.substr(0, name);
+    const size_t space = path.rfind(' ');
+    std::string dir(space == std::string_view::npos ? path : path.substr(space + 1));
+    if (!dir.empty() && dir.back() == '/') dir.pop_back();
+    version_dirs.emplace(std::string(version), dir.empty() ? std::string("the current directory") : dir);
+  }
+  if (version_dirs.size() < 2) return;
+  std::vector<std::string> listed;
+  for (const auto& [version, dir] : version_dirs) listed.push_back(fmt::format("{} in {}", version, dir));
+  out.push_back(finding(
+      code::kFrameworkNcclLibraryMismatch, Severity::kWarning, "NCCL libraries", {},
+      fmt::format("the listing shows NCCL libraries of {} versions ({}): a program loads whichever its link and "
+                  "LD_LIBRARY_PATH find first, so one built against one version may run on another (an older one "
+                  "lacks newer calls, ncclCommWindowRegister in 2.27)",
+                  version_dirs.size(), fmt::join(listed, "; ")),
+      "`ldd PROGRAM | grep nccl` (or `ldd` on the framework's library) names the one it loads; put the intended "
+      "one first (LD_LIBRARY_PATH=$NCCL_HOME/lib, nccl-tests built with NCCL_HOME), or remove the other",
+      facts.nccl_library_links, {{"versions", version_dirs.size()}}));
+}
+
 void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  check_nccl_library_versions(facts, out);
   const RankMap ranks = rank_map(facts);
   std::map<std::string_view, std::vector<const NcclFact*>> by_code;
   std::vector<const NcclFact*> other;

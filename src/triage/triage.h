@@ -247,6 +247,9 @@ struct Facts {
   // "Error clearing MigConfig: error destroying Compute instance for profile '(0, 0)': In
   // use by another client".
   std::vector<Quote> mig_in_use;
+  // ls -l's NCCL library links ("/usr/lib/x86_64-linux-gnu/libnccl.so.2 -> libnccl.so.2.23.4"),
+  // whose versions check_nccl_library_versions compares.
+  std::vector<Quote> nccl_library_links;
   std::vector<Quote> cuda_p2p;
   // Cray MPICH's GPU transport layer failing to open another rank's GPU buffer over CUDA
   // IPC: "(GTL DEBUG: 1) cuIpcOpenMemHandle: invalid argument, CUDA_ERROR_INVALID_VALUE".

@@ -2049,6 +2049,10 @@ TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
       {"[1741000000.123456] [runner:2345:0]     uct_iface.c:158  UCX  ERROR uct_iface_open(ud_verbs/mana_0:1) failed: "
        "Input/output error",
        "ucx.transport_open_failed"},
+      // Its RC transport's shared receive queue on a device without RC (EFA, ucx#6882).
+      {"[1622579912.469497] [ip-172-31-71-148:53521:0]        rc_iface.c:492  UCX  ERROR ibv_create_srq() failed: "
+       "Operation not supported",
+       "ucx.transport_open_failed"},
       // aws-ofi-nccl finding no libfabric provider (EFA's absent): NCCL falls back to sockets.
       {"ip-172-31-9-96:26565:26565 [0] get_ofi_provider:312 NCCL WARN NET/OFI Could not find any optimal provider",
        "nccl.no_ib_device"},
@@ -2060,6 +2064,27 @@ TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
     EXPECT_EQ(f->severity, Severity::kError);
     EXPECT_EQ(find(r, "nccl.warn"), nullptr) << line;
   }
+}
+
+// ls -l listing NCCL library links of two versions: a warning naming both; one version is none.
+TEST(TriagePasted, NcclLibrariesOfTwoVersionsListed) {
+  Report r = judged({{"ls.txt",
+                      "# ls $NCCL_HOME/lib/libnccl.so.2 -lh\n"
+                      "lrwxrwxrwx 1 root root 17 Jul 17 19:02 /opt/nccl/build/lib/libnccl.so.2 -> libnccl.so.2.27.0\n"
+                      "# ls /usr/lib/x86_64-linux-gnu/libnccl.so.2 -lh\n"
+                      "lrwxrwxrwx 1 root root 17 Sep 10  2024 /usr/lib/x86_64-linux-gnu/libnccl.so.2 -> "
+                      "libnccl.so.2.23.4\n"}});
+  const Finding* f = find(r, "framework.nccl_library_mismatch");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_NE(f->message.find("2.23.4 in /usr/lib/x86_64-linux-gnu; 2.27.0 in /opt/nccl/build/lib"), std::string::npos)
+      << f->message;
+  Report one = judged({{"ls.txt",
+                        "lrwxrwxrwx 1 root root 17 Sep 10  2024 /usr/lib/x86_64-linux-gnu/libnccl.so.2 -> "
+                        "libnccl.so.2.23.4\n"
+                        "lrwxrwxrwx 1 root root 17 Sep 10  2024 /usr/lib/x86_64-linux-gnu/libnccl.so -> "
+                        "libnccl.so.2\n"}});
+  EXPECT_EQ(find(one, "framework.nccl_library_mismatch"), nullptr) << testing::PrintToString(codes(one));
 }
 
 // The NICs' asynchronous events of the fabric (libibverbs' names, in NCCL's wordings before
