@@ -338,6 +338,8 @@ bool framework_error(std::string_view line) {
          (line.find("Error") != std::string_view::npos &&
           (horovod_nccl_call(line) || contains(line, "failed to pass monitoredBarrier") ||
            contains(line, "Error when verifying shape tensors"))) ||
+         // MindSpore unable to load its collective library (NCCL or MPI missing or too old).
+         contains(line, "Loading libgpu_collective.so failed") ||
          // Gloo's pair losing its peer; Accelerate's debug mode finding shapes that differ.
          capital_c_words(line);
 }

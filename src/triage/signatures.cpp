@@ -163,6 +163,17 @@ std::string_view ipoib_interface(std::string_view msg) {
   return {};
 }
 
+// HPE Slingshot's interfaces in NCCL's socket list ("[1]hsn0:10.80.0.205<0>"), in order.
+std::vector<std::string> slingshot_interfaces(std::string_view msg) {
+  std::vector<std::string> names;
+  for (size_t at = msg.find("]hsn"); at != std::string_view::npos; at = msg.find("]hsn", at + 1)) {
+    std::string_view n = msg.substr(at + 1);
+    n = n.substr(0, std::find_if(n.begin(), n.end(), [](char c) { return c == ':' || c == ' '; }) - n.begin());
+    if (n.size() >= 4 && std::isdigit(static_cast<unsigned char>(n[3]))) names.emplace_back(n);
+  }
+  return names;
+}
+
 // Whether the files expect InfiniBand/RoCE: NCCL_IB_HCA set, RDMA devices in their
 // topology, a rank on IB, or NCCL's sockets over an IPoIB interface (an InfiniBand port
 // NCCL did not use).
@@ -283,6 +294,31 @@ void check_socket_fallback(const Facts& facts, std::vector<Finding>& out, std::v
         no_device, expected));
   }
   check_ofi_no_provider(facts, out);
+  // Sockets over HPE Slingshot's interfaces (hsn0...) and no OFI plugin's line: NCCL and RCCL
+  // reach Slingshot only through the OFI plugin (aws-ofi-nccl, aws-ofi-rccl) and libfabric's
+  // cxi provider; without it the fabric carries their traffic as TCP (rccl#1026).
+  std::set<std::string> hsn;
+  for (const NcclFact* n : socket_lines) {
+    for (std::string& name : slingshot_interfaces(n->msg)) hsn.insert(std::move(name));
+  }
+  const auto ofi = [&] {
+    return std::any_of(facts.nccl.begin(), facts.nccl.end(),
+                       [](const NcclFact& n) { return n.msg.starts_with("NET/OFI"); });
+  };
+  if (!hsn.empty() && !one_node && !ofi()) {
+    out.push_back(finding(
+        code::kNcclSocketFallback, Severity::kError, fmt::format("NET/Socket on {}", fmt::join(socket_hosts, ", ")),
+        std::vector<std::string>(socket_hosts.begin(), socket_hosts.end()),
+        fmt::format("NCCL (or RCCL) moves inter-node data over TCP sockets on HPE Slingshot's interfaces ({}): it has "
+                    "no OFI plugin (no NET/OFI line), which is its only way onto Slingshot (libfabric's cxi "
+                    "provider), so the fabric carries it as plain TCP at a fraction of its bandwidth",
+                    fmt::join(hsn, ", ")),
+        "load the OFI plugin built for the system's libfabric (aws-ofi-nccl, or aws-ofi-rccl for RCCL: "
+        "librccl-net.so or libnccl-net.so on LD_LIBRARY_PATH, or NCCL_NET_PLUGIN naming it); `fi_info -p cxi` lists "
+        "the NICs, and NCCL_DEBUG=INFO then shows NET/OFI lines with the cxi provider",
+        socket, {{"interfaces", hsn}}));
+    return;
+  }
   if (socket_only && no_device.empty()) {
     out.push_back(finding(
         code::kNcclSocketFallback,
@@ -1175,6 +1211,15 @@ constexpr WarnMeaning kWarnMeanings[] = {
     // NCCL 1's ncclInvalidType ("invalid data type"; NCCL 2 has no such error): a framework built
     // for NCCL 2 that loaded NCCL 1 passes data types NCCL 1 numbers otherwise ("ncclAllReduce
     // failed: invalid data type" of a float tensor: Horovod's troubleshooting guide).
+    // MindSpore's GPU build unable to load its collective library, which links NCCL and Open
+    // MPI ("Loading libgpu_collective.so failed. Many reasons could cause this: ... 2.nccl is
+    // not installed or found"): its FAQ names NCCL or MPI missing, or an NCCL older than it
+    // needs (2.7.6 for MindSpore 1.1's P2P operators).
+    {"Loading libgpu_collective.so failed", code::kFrameworkNcclLibraryMismatch,
+     "MindSpore could not load its collective library (libgpu_collective.so), which needs NCCL and Open MPI: "
+     "NCCL or Open MPI not installed or not on the library path, or an NCCL older than MindSpore needs",
+     "install the NCCL and Open MPI versions MindSpore's installation guide names for its release (`ldd` on "
+     "libgpu_collective.so shows which library is missing), and put them on LD_LIBRARY_PATH"},
     {"failed: invalid data type", code::kFrameworkNcclLibraryMismatch,
      "NCCL refused the data type of a collective (\"invalid data type\", an error only NCCL 1 has): the framework "
      "was built against NCCL 2 and loaded an NCCL 1 library, whose data types are numbered otherwise (conda's `nccl` "

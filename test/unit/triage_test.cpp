@@ -2049,6 +2049,8 @@ TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
       {"[1741000000.123456] [runner:2345:0]     uct_iface.c:158  UCX  ERROR uct_iface_open(ud_verbs/mana_0:1) failed: "
        "Input/output error",
        "ucx.transport_open_failed"},
+      // MindSpore's collective library unloadable: NCCL or Open MPI missing, or NCCL too old.
+      {"Loading libgpu_collective.so failed. Many reasons could cause this:", "framework.nccl_library_mismatch"},
       // Its RC transport's shared receive queue on a device without RC (EFA, ucx#6882).
       {"[1622579912.469497] [ip-172-31-71-148:53521:0]        rc_iface.c:492  UCX  ERROR ibv_create_srq() failed: "
        "Operation not supported",
@@ -2064,6 +2066,27 @@ TEST(TriagePasted, NcclWarningsOfCudaAndOfTheApplication) {
     EXPECT_EQ(f->severity, Severity::kError);
     EXPECT_EQ(find(r, "nccl.warn"), nullptr) << line;
   }
+}
+
+// Sockets over HPE Slingshot's interfaces with no OFI plugin: an error naming them; the same
+// job with the plugin's NET/OFI lines, or within one node, is none of it.
+TEST(TriageSignatures, SocketsOverSlingshotWithoutTheOfiPlugin) {
+  const std::string log =
+      "g1064:11143:11143 [0] NCCL INFO NET/Plugin : No plugin found (librccl-net.so), using internal implementation\n"
+      "g1064:11143:11194 [0] NCCL INFO NET/IB : No device found.\n"
+      "g1064:11143:11194 [0] NCCL INFO NET/Socket : Using [0]bond0:10.64.4.21<0> [1]hsn0:10.80.0.205<0> "
+      "[2]hsn1:10.80.0.154<0>\n"
+      "g1064:11143:11194 [0] NCCL INFO comm 0x55d1 rank 0 nranks 16 cudaDev 0 busId 0xc1000 - Init START\n"
+      "g1064:11143:11194 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/Socket/1\n";
+  Report r = judged({{"rccl.log", log}});
+  const Finding* f = find(r, "nccl.socket_fallback");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_NE(f->message.find("hsn0, hsn1"), std::string::npos) << f->message;
+  Report plugin = judged({{"rccl.log", log + "g1064:11143:11194 [0] NCCL INFO NET/OFI Selected provider is cxi\n"}});
+  const Finding* p = find(plugin, "nccl.socket_fallback");
+  EXPECT_TRUE(p == nullptr || p->message.find("Slingshot") == std::string::npos)
+      << testing::PrintToString(codes(plugin));
 }
 
 // ls -l listing NCCL library links of two versions: a warning naming both; one version is none.
