@@ -2010,10 +2010,13 @@ class Gatherer {
     if (n.finds("Failed to initialize NVML: Insufficient Permissions")) keep(nvml_denied_, line);
     // The driver's NVML or CUDA library not there: NCCL's "Failed to open libnvidia-ml.so.1",
     // nvidia-smi's "couldn't find libnvidia-ml.so library in your system", go-nvml's (the
-    // device plugin's, the toolkit's) "could not load NVML library" (NVML_ERROR_LIBRARY_NOT_FOUND).
+    // device plugin's, the toolkit's) "could not load NVML library" (NVML_ERROR_LIBRARY_NOT_FOUND),
+    // dcgm-exporter's "Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND".
     if ((n.finds("-ml.so") &&  // '-' is rarer than 'l' in logs: find's memchr skips more
          (contains(line, "Failed to open libnvidia-ml.so") || contains(line, "couldn't find libnvidia-ml.so"))) ||
-        (n.finds("NVML library") && contains(line, "ould not load NVML library")) ||
+        (n.finds("NVML library") && (contains(line, "ould not load NVML library") ||
+                                     // dcgm-exporter's: "Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND".
+                                     (contains(line, "init NVML library") && contains(line, "LIBRARY_NOT_FOUND")))) ||
         // libnvidia-container on a host without the driver's libraries: "nvidia-container-cli:
         // initialization error: load library failed: libnvidia-ml.so.1: cannot open shared object
         // file: no such file or directory".

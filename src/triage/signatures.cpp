@@ -5886,7 +5886,7 @@ std::string iommu_device(std::string_view t) {
   return {};
 }
 void check_iommu(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  std::vector<Quote> faults, translated, cmdline;
+  std::vector<Quote> faults, translated, cmdline, interrupts, rmrr;
   std::set<std::string> devices;
   bool passthrough = false;
   for (const Quote& q : facts.kernel) {
@@ -5894,6 +5894,13 @@ void check_iommu(const Facts& facts, std::vector<Finding>& out, std::vector<std:
     if (contains(t, "IO_PAGE_FAULT") || (contains(t, "DMAR: [DMA ") && contains(t, "fault addr"))) {
       if (faults.size() < 16) faults.push_back(q);
       if (std::string d = iommu_device(t); !d.empty()) devices.insert(std::move(d));
+    } else if (contains(t, "DMAR: [INTR-REMAP] Request device [")) {
+      // Intel's interrupt remapping refusing a device's interrupt ("... fault index 0xa00
+      // [fault reason 0x25] Blocked a compatibility format interrupt request").
+      if (interrupts.size() < 16) interrupts.push_back(q);
+      if (std::string d = iommu_device(t); !d.empty()) devices.insert(std::move(d));
+    } else if (contains(t, "DMAR: [Firmware Bug]: No firmware reserved region can cover this RMRR")) {
+      rmrr.push_back(q);
     } else if (contains(t, "Default domain type: Translated")) {
       translated.push_back(q);
     } else if (contains(t, "Default domain type: Passthrough")) {
@@ -5929,6 +5936,25 @@ void check_iommu(const Facts& facts, std::vector<Finding>& out, std::vector<std:
         "DEVICE` names the device",
         faults, {{"lines", faults.size()}, {"devices", devices}}));
   }
+  if (!interrupts.empty()) {
+    out.push_back(finding(
+        code::kKernelIommuFault, Severity::kError, "IOMMU interrupt remapping", {},
+        fmt::format("the IOMMU's interrupt remapping blocked a device's interrupts ({}{}): the driver never hears "
+                    "from the device, which then stalls or times out; a driver or firmware sending interrupts the "
+                    "remapping does not accept (compatibility format: kernel bugzilla 214219, a VMD driver "
+                    "regression), or a chipset whose remapping has an erratum",
+                    count_lines(interrupts.size()),
+                    devices.empty() ? std::string() : fmt::format(", device {}", fmt::join(devices, ", "))),
+        "update the kernel (the driver of the device named) and the BIOS; meanwhile `intremap=off` (or "
+        "`intel_iommu=off` where nothing needs the IOMMU) on the kernel command line avoids it",
+        interrupts, {{"lines", interrupts.size()}, {"devices", devices}}));
+  }
+  lines_finding(out, rmrr, code::kKernelIommuFault, Severity::kError, "IOMMU reserved memory (BIOS)",
+                "the BIOS hands the IOMMU reserved regions (RMRR) that its own memory map does not reserve ({}): "
+                "with the IOMMU on, devices' firmware-owned memory is mapped wrongly, and servers of that age "
+                "hang or reboot under kernels that check it (6.8 on)",
+                "update the BIOS; where none fixes it, boot with the IOMMU off (`intel_iommu=off`) or on a kernel "
+                "before the check");
   if (!translated.empty()) {
     out.push_back(finding(
         code::kKernelIommuTranslated, Severity::kWarning, "IOMMU", {},

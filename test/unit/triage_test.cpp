@@ -374,6 +374,8 @@ TEST(TriageSignatures, FrameworkMismatchShmFifoAndNvmlLibrary) {
        "nccl.collective_mismatch"},
       {"mm_iface failed to allocate receive FIFO", "nccl.shm_exhausted"},
       {"2019/09/30 14:46:38 Failed to initialize NVML: could not load NVML library.", "container.driver_libs_missing"},
+      {"time=2025-07-11T17:48:10.249Z level=ERROR msg=\"Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND\"",
+       "container.driver_libs_missing"},
       // libnvidia-container's words for NVML failing at a container's start.
       {"nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.",
        "kernel.gpu_driver_not_loaded"},
@@ -4299,6 +4301,13 @@ TEST(TriagePasted, IommuFaultsAndTranslation) {
       {"[Sun Jan 11 09:52:01 2026] mlx5_core 0000:c1:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x000e "
        "address=0xfd000 flags=0x0020]",
        "0000:c1:00.0"},
+      // Interrupt remapping refusing a device's interrupt (kernel bugzilla 214219).
+      {"[   13.577852] DMAR: [INTR-REMAP] Request device [0x00:0x00.5] fault index 0xa00 [fault reason 0x25] Blocked "
+       "a compatibility format interrupt request",
+       "0x00:0x00.5"},
+      // The BIOS's reserved regions the memory map does not reserve.
+      {"DMAR: [Firmware Bug]: No firmware reserved region can cover this RMRR [0x00000000bb800000-0x00000000bbffffff]",
+       "RMRR"},
   };
   for (const auto& [line, device] : faults) {
     Report r = judged({{"dmesg.txt", std::string(line) + "\n"}});
