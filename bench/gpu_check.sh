@@ -3,12 +3,14 @@
 # from the nvidia-nccl-cu13 Python package, no Open MPI, no network). Run from the project
 # root there:
 #
-#   bash bench/gpu_check.sh [--dry-run] [--part 2] [--carry DIR]
+#   bash bench/gpu_check.sh [--dry-run] [--part 2|3] [--carry DIR]
 #
 # Part 1 (the default) is the GPU issue's check (issue 35); part 2, a second call, is the
 # running-job watch's (issue 40): a minute of all-reduce with the plugin set only by its
 # environment lines and snapshots every 2 s, `fabscope watch` beside it, and busbw with and
-# without snapshots. Each part fits one call.
+# without snapshots. Part 3 takes the pattern kernels apart for work on them where no GPU
+# and no disassembler is: their sm_90 SASS, and Nsight Compute's instruction, memory,
+# occupancy and warp-state sections on the slowest kernels. Each part fits one call.
 #
 # DIR (default carry) is the bundle made here: scripts/carry-openmpi.sh DIR build/release/fabscope
 # build/release/fabscope_gpu_tests build/release/fabscope_nccl_gpu_tests
@@ -178,7 +180,33 @@ internal_ncu() {
   done
 }
 
+# Part 3: every kernel's sm_90 SASS (cuobjdump), and Nsight Compute's sections on the
+# kernels furthest from the copy (issue 35's H200 figures): the half check and float's
+# check of sums, int8's product fill and its reduced product check. Demangled names:
+# fill_kernel<S, Conv, Kind, ROp>, count_kernel<...>; Kind 0 sum, 1 product; ROp -1 a
+# rank's input, 1 a product's reduction.
+internal_kernel_sass() {
+  local cob
+  cob=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
+  "$cob" -sass -arch sm_90 "$KB" | gzip > "$W/kernels-sm90.sass.gz"
+  local rc=${PIPESTATUS[0]}
+  ls -l "$W/kernels-sm90.sass.gz"
+  return "$rc"
+}
+internal_ncu_detail() {
+  local ncu k
+  ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+  for k in 'regex:count_kernel<unsigned short, .*2, .*0, \(int\)-1>' 'regex:count_kernel<float, .*0, \(int\)-1>' \
+           'regex:fill_kernel<signed char, .*1, \(int\)-1>' 'regex:count_kernel<signed char, .*1, \(int\)1>'; do
+    "$ncu" --kernel-name-base demangled --kernel-name "$k" --launch-count 1 --section SpeedOfLight \
+      --section InstructionStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+      --section Occupancy --section LaunchStats --section WarpStateStats "$KB"
+  done
+}
+
 if [ "${1:-}" = __ncu ]; then internal_ncu; exit; fi
+if [ "${1:-}" = __kernel_sass ]; then internal_kernel_sass; exit; fi
+if [ "${1:-}" = __ncu_detail ]; then internal_ncu_detail; exit; fi
 if [ "${1:-}" = __env ]; then internal_env 2>&1 | tee "$W/env.txt"; exit; fi
 if [ "${1:-}" = __profiler_overhead ]; then internal_profiler_overhead; exit; fi
 if [ "${1:-}" = __watch ]; then internal_watch; exit; fi
@@ -194,15 +222,15 @@ while [ $# -gt 0 ]; do
     --dry-run) dry=1 ;;
     --only) only=",${2:?--only needs step names, comma-separated},"; shift ;;
     --only=*) only=",${1#--only=}," ;;
-    --part) part=${2:?--part needs 1 or 2}; shift ;;
+    --part) part=${2:?--part needs 1, 2 or 3}; shift ;;
     --carry) C=${2:?--carry needs a directory}; shift ;;
     --carry=*) C=${1#--carry=} ;;
     -h|--help) sed -n '2,19p' "$self" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "gpu_check: unknown argument $1 (--dry-run, --part 1|2, --only STEP,..., --carry DIR)" >&2; exit 2 ;;
+    *) echo "gpu_check: unknown argument $1 (--dry-run, --part 1|2|3, --only STEP,..., --carry DIR)" >&2; exit 2 ;;
   esac
   shift
 done
-[ "$part" = 1 ] || [ "$part" = 2 ] || { echo "gpu_check: --part $part: give 1 or 2" >&2; exit 2; }
+[ "$part" = 1 ] || [ "$part" = 2 ] || [ "$part" = 3 ] || { echo "gpu_check: --part $part: give 1, 2 or 3" >&2; exit 2; }
 # --only names steps that exist: the names the full dry run of the part lists.
 if [ -n "$only" ]; then
   known=$(bash "$self" --dry-run --part "$part" | awk '/^[a-z0-9-]+ +[0-9]+s  /{print $1}' | tr '\n' ' ')
@@ -316,6 +344,15 @@ step env2               5 bash "$self" __env
 step watch-np2        110 bash "$self" __watch
 #    busbw with and without snapshots (every 0.5 s), alternating 3 times: target >= 0.99
 step snapshot-overhead 60 bash "$self" __snapshot_overhead
+
+# --- part 3: the pattern kernels in detail (issue 35) ---
+in_part=3
+step env3               5 bash "$self" __env
+#    the GPU tests first: the kernels taken apart are the ones that verify
+step gtest-kernels3    15 "$C/bin/fabscope_gpu_tests"
+step kernel-bw3        10 "$C/bin/fabscope_bench_kernel_bandwidth"
+step kernel-sass       20 bash "$self" __kernel_sass
+step kernel-ncu-detail 120 bash "$self" __ncu_detail
 
 if [ "$dry" = 1 ]; then
   echo "total ${total}s (limit ${LIMIT}s)"

@@ -78,7 +78,14 @@ two=$(bash bench/gpu_check.sh --dry-run --part 2) || fail "gpu_check.sh --dry-ru
 grep -q 'internal_watch' bench/gpu_check.sh && grep -q 'NCCL_PROFILER_PLUGIN=' bench/gpu_check.sh \
   && grep -q 'FABSCOPE_PROFILE_INTERVAL=2' bench/gpu_check.sh && grep -q -- '-N 0 --duration 60' bench/gpu_check.sh \
   || fail "the watch step sets the plugin by its environment lines and runs a minute of all-reduce"
-if bash bench/gpu_check.sh --dry-run --part 3 >/dev/null 2>&1; then fail "--part 3 is accepted"; fi
+# Part 3 (issue 35): the kernels taken apart, their SASS and Nsight Compute's sections.
+three=$(bash bench/gpu_check.sh --dry-run --part 3) || fail "gpu_check.sh --dry-run --part 3 exited $?"
+[ "$(echo "$three" | awk '/^[a-z0-9-]+ +[0-9]+s  /{print $1}' | tr '\n' ' ')" = \
+  "env3 gtest-kernels3 kernel-bw3 kernel-sass kernel-ncu-detail " ] || fail "--part 3 lists: $three"
+[ "$(echo "$three" | sed -n 's/^total \([0-9]*\)s.*/\1/p')" -le 480 ] || fail "part 3 is over 480s"
+grep -q 'cuobjdump' bench/gpu_check.sh && grep -q -- '--section InstructionStats' bench/gpu_check.sh \
+  || fail "part 3 dumps the SASS and runs Nsight Compute's instruction section"
+if bash bench/gpu_check.sh --dry-run --part 4 >/dev/null 2>&1; then fail "--part 4 is accepted"; fi
 
 help=$(python3 bench/nccl_vs_nccl_tests.py --help) || fail "nccl_vs_nccl_tests.py --help exited $?"
 for word in --collective --np --share-gpus --reps --batch --budget --json allreduce allgather reducescatter \
