@@ -55,6 +55,7 @@ inline constexpr std::string_view kTopoRoceGidEmpty = "topo.roce_gid_empty";
 inline constexpr std::string_view kTopoRoceGidSparse = "topo.roce_gid_sparse";
 inline constexpr std::string_view kTopoRoceGidIndexMismatch = "topo.roce_gid_index_mismatch";
 inline constexpr std::string_view kTopoRoceGidUnusable = "topo.roce_gid_unusable";
+inline constexpr std::string_view kTopoNicRdmaDisabled = "topo.nic_rdma_disabled";
 inline constexpr std::string_view kTopoP2pUnsupported = "topo.p2p_unsupported";
 inline constexpr std::string_view kTopoNumaMismatch = "topo.numa_mismatch";
 inline constexpr std::string_view kTopoNumaAffinity = "topo.numa_affinity";
@@ -408,6 +409,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kTopoRoceGidSparse,
     kTopoRoceGidIndexMismatch,
     kTopoRoceGidUnusable,
+    kTopoNicRdmaDisabled,
     kTopoP2pUnsupported,
     kCountersLinkErrors,
     kCountersSaturated,

@@ -1564,6 +1564,7 @@ class Gatherer {
     move_into(cuda_ecc_, facts.cuda_ecc);
     move_into(cuda_p2p_, facts.cuda_p2p);
     move_into(gtl_ipc_failed_, facts.gtl_ipc_failed);
+    move_into(nic_rdma_disabled_, facts.nic_rdma_disabled);
     move_into(nccl_library_links_, facts.nccl_library_links);
     move_into(mig_in_use_, facts.mig_in_use);
     move_into(rdma_topo_failed_, facts.rdma_topo_failed);
@@ -2464,6 +2465,11 @@ class Gatherer {
   }
 
   void device_line(std::string_view line, const Needles& n) {
+    // Broadcom's niccli reading a NIC's NVM option (`niccli -i N nvm -getoption support_rdma`):
+    // "support_rdma = False", RoCE off in the NIC's firmware.
+    if (const std::string_view t = trim(line); t.starts_with("support_rdma") && contains(t, "= False")) {
+      keep(nic_rdma_disabled_, line);
+    }
     if (n.finds("FAIL ")) {
       const std::string_view t = trim(line);
       if ((t.starts_with("FAIL ACS for ") && contains(t, " != ")) ||
@@ -3453,10 +3459,10 @@ class Gatherer {
   int smi_row_left_ = 0;           // nvidia-smi's table: rows left of the GPU above
   std::string smi_row_gpu_;        // that GPU's bus id
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, gtl_ipc_failed_, rdma_topo_failed_,
-      nccl_library_links_, mig_in_use_, cuda_errors_, driver_mismatch_, efa_no_device_, driver_libs_missing_, shm_full_,
-      rdma_enomem_, toolkit_denied_, toolkit_missing_, nvml_denied_, image_no_shell_, image_storage_full_,
-      module_build_failed_, rdma_no_provider_, rdma_driver_unloaded_, rdma_nics_on_bus_, rdma_netns_,
-      driver_files_in_image_, no_sm_;
+      nccl_library_links_, nic_rdma_disabled_, mig_in_use_, cuda_errors_, driver_mismatch_, efa_no_device_,
+      driver_libs_missing_, shm_full_, rdma_enomem_, toolkit_denied_, toolkit_missing_, nvml_denied_, image_no_shell_,
+      image_storage_full_, module_build_failed_, rdma_no_provider_, rdma_driver_unloaded_, rdma_nics_on_bus_,
+      rdma_netns_, driver_files_in_image_, no_sm_;
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
       tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, munge_, slurm_version_, slurm_credential_expired_,

@@ -5396,6 +5396,17 @@ void check_roce_gid_unusable(const Facts& facts, std::vector<Finding>& out, std:
       "after #1597 also takes IPv6 RoCE v2 GIDs");
 }
 
+// A NIC whose RDMA support its own firmware turns off (Facts::nic_rdma_disabled): Broadcom's
+// NICs keep RoCE behind an NVM option, off on many as shipped (AMD's RoCE configuration guide
+// for Instinct clusters: "niccli -i N nvm -setoption support_rdma -value 1", then a reboot).
+void check_nic_rdma_disabled(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  lines_finding(out, facts.nic_rdma_disabled, code::kTopoNicRdmaDisabled, Severity::kError, "NIC RDMA support",
+                "a NIC's firmware has its RDMA support turned off ({}: support_rdma = False): it offers no RoCE, so "
+                "its RDMA device is missing or unusable and NCCL or RCCL falls back to sockets",
+                "enable it in the NIC's NVM (`niccli -i N nvm -setoption support_rdma -scope 0 -value 1`, for each "
+                "NIC), reboot (or reset the NIC) and check `ibv_devices`; the other NICs of the node need the same");
+}
+
 // RDMA user space and the kernel's driver that do not go together (Facts::rdma_abi_mismatch):
 // libibverbs' provider refusing the kernel's uverbs ABI, or a DEVX method the kernel's mlx5_ib
 // does not have (EPROTONOSUPPORT): a container's rdma-core or MLNX_OFED libraries newer (or
@@ -6305,6 +6316,9 @@ const std::vector<Signature> kSignatures = {
     {{code::kTopoRoceGidUnusable},
      "a program that picks its RoCE GID itself finding none it can use (Mooncake: No suitable GID found on)",
      check_roce_gid_unusable},
+    {{code::kTopoNicRdmaDisabled},
+     "a NIC's RDMA support off in its firmware (Broadcom's niccli: support_rdma = False)",
+     check_nic_rdma_disabled},
     {{code::kFrameworkCustomAllreduceIpc},
      "an inference framework's custom all-reduce failing in CUDA IPC (vLLM's, SGLang's custom_all_reduce.cuh)",
      check_custom_allreduce},

@@ -251,6 +251,8 @@ struct Facts {
   // whose versions check_nccl_library_versions compares.
   std::vector<Quote> nccl_library_links;
   std::vector<Quote> cuda_p2p;
+  // Broadcom's niccli showing a NIC's RDMA support off in its NVM ("support_rdma = False").
+  std::vector<Quote> nic_rdma_disabled;
   // Cray MPICH's GPU transport layer failing to open another rank's GPU buffer over CUDA
   // IPC: "(GTL DEBUG: 1) cuIpcOpenMemHandle: invalid argument, CUDA_ERROR_INVALID_VALUE".
   std::vector<Quote> gtl_ipc_failed;

@@ -2091,6 +2091,19 @@ TEST(TriageSignatures, SocketsOverSlingshotWithoutTheOfiPlugin) {
       << testing::PrintToString(codes(plugin));
 }
 
+// Broadcom's niccli: a NIC's RDMA support off in its NVM is an error; on, nothing.
+TEST(TriagePasted, NiccliRdmaSupportOff) {
+  Report r =
+      judged({{"niccli.txt", "$ sudo niccli -i 3 nvm -getoption support_rdma -scope 0\n\nsupport_rdma = False\n"}});
+  const Finding* f = find(r, "topo.nic_rdma_disabled");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"niccli.txt:3"});
+  EXPECT_NE(f->hint.find("-setoption support_rdma"), std::string::npos) << f->hint;
+  Report on = judged({{"niccli.txt", "support_rdma = True\n"}});
+  EXPECT_EQ(find(on, "topo.nic_rdma_disabled"), nullptr) << testing::PrintToString(codes(on));
+}
+
 // ls -l listing NCCL library links of two versions: a warning naming both; one version is none.
 TEST(TriagePasted, NcclLibrariesOfTwoVersionsListed) {
   Report r = judged({{"ls.txt",
@@ -5075,6 +5088,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "launcher.slurm_gres_config", "kernel.rdma_registration_capped", "mpi.daemon_start_failed", "mpi.oob_unreachable",
       "mpi.tcp_wrong_peer", "ucx.transport_open_failed", "kernel.pci_bar_unassigned", "mpi.runtime_mismatch",
       "fabric.default_subnet_prefix", "fabric.cxi_address_mismatch", "framework.nccl_library_mismatch",
+      "topo.nic_rdma_disabled",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
