@@ -156,20 +156,11 @@ class WatchCommand final : public Command {
   // look, read again whole: their channel lines name each link's NIC. NCCL writes them at
   // a communicator's start.
   Status read_nccl_logs(Watch& watch) {
-    namespace fs = std::filesystem;
     for (const std::string& path : nccl_logs_) {
-      std::vector<std::string> files;
-      std::error_code ec;
-      if (fs::is_directory(path, ec)) {
-        for (const auto& entry : fs::directory_iterator(path, ec)) {
-          if (entry.is_regular_file(ec) && entry.path().extension() == ".log") files.push_back(entry.path().string());
-        }
-        if (ec) return Status::Invalid(fmt::format("--nccl-log {}: cannot list the directory: {}", path, ec.message()));
-        if (!files.empty()) log_dirs_seen_.insert(path);
-      } else {
-        files.push_back(path);
-      }
-      for (const std::string& f : files) {
+      auto files = topo::nccl_log_files(path);
+      if (!files.ok()) return files.status();
+      if (!files->empty() && std::filesystem::is_directory(path)) log_dirs_seen_.insert(path);
+      for (const std::string& f : *files) {
         struct stat st {};
         if (::stat(f.c_str(), &st) != 0) continue;  // removed since listed
         auto [at, fresh] = logs_.try_emplace(f);

@@ -80,22 +80,25 @@ Status read_topology_input(const TopologyReader& reader, const std::string& path
   return Status::Ok();
 }
 
-Result<std::vector<std::pair<std::string, std::string>>> read_nccl_log_paths(const std::string& path) {
+Result<std::vector<std::string>> nccl_log_files(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   std::vector<std::string> files;
-  if (fs::is_directory(path, ec)) {
-    for (const auto& entry : fs::directory_iterator(path, ec)) {
-      if (entry.is_regular_file(ec) && entry.path().extension() == ".log") files.push_back(entry.path().string());
-    }
-    if (ec) return Status::Invalid(fmt::format("--nccl-log {}: cannot list the directory: {}", path, ec.message()));
-    if (files.empty()) return Status::Invalid(fmt::format("--nccl-log {}: the directory holds no *.log file", path));
-    std::sort(files.begin(), files.end());
-  } else {
-    files.push_back(path);
+  if (!fs::is_directory(path, ec)) return std::vector<std::string>{path};
+  for (const auto& entry : fs::directory_iterator(path, ec)) {
+    if (entry.is_regular_file(ec) && entry.path().extension() == ".log") files.push_back(entry.path().string());
   }
+  if (ec) return Status::Invalid(fmt::format("--nccl-log {}: cannot list the directory: {}", path, ec.message()));
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> read_nccl_log_paths(const std::string& path) {
+  auto files = nccl_log_files(path);
+  if (!files.ok()) return files.status();
+  if (files->empty()) return Status::Invalid(fmt::format("--nccl-log {}: the directory holds no *.log file", path));
   std::vector<std::pair<std::string, std::string>> out;
-  for (const std::string& f : files) {
+  for (const std::string& f : *files) {
     auto text = read_file(f);
     if (!text.ok()) return text.status();
     out.emplace_back(f, std::move(*text));

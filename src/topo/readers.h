@@ -89,6 +89,9 @@ std::vector<std::pair<std::string_view, int>> count_nccl_log_lines(std::string_v
 // "Channel c : r[d] -> p[e] [send|receive] via NET/IB/k" lines, with the NET/IB list of
 // the same process naming k. For diag/nccl_profile.h's join.
 Result<std::vector<ChannelNic>> nccl_log_channels(std::string_view text, std::string_view source);
+// --nccl-log PATH: the file itself, or every *.log in the directory, sorted (none, for an
+// empty directory: a live reader waits for them); an error if the directory cannot be listed.
+Result<std::vector<std::string>> nccl_log_files(const std::string& path);
 // --nccl-log PATH: the file, or every *.log in the directory, as (path, text).
 Result<std::vector<std::pair<std::string, std::string>>> read_nccl_log_paths(const std::string& path);
 
