@@ -232,6 +232,35 @@ void check_ofi_no_provider(const Facts& facts, std::vector<Finding>& out) {
   }
 }
 
+// Sockets over HPE Slingshot's interfaces (hsn0...) and no OFI plugin's line: NCCL and RCCL
+// reach Slingshot only through the OFI plugin (aws-ofi-nccl, aws-ofi-rccl) and libfabric's
+// cxi provider; without it the fabric carries their traffic as TCP (rccl#1026). Whether it
+// said so.
+bool sockets_over_slingshot(const Facts& facts, const std::vector<const NcclFact*>& socket_lines,
+                            const std::set<std::string>& socket_hosts, const std::vector<Quote>& socket,
+                            std::vector<Finding>& out) {
+  std::set<std::string> hsn;
+  for (const NcclFact* n : socket_lines) {
+    for (std::string& name : slingshot_interfaces(n->msg)) hsn.insert(std::move(name));
+  }
+  if (hsn.empty() || std::any_of(facts.nccl.begin(), facts.nccl.end(),
+                                 [](const NcclFact& n) { return n.msg.starts_with("NET/OFI"); })) {
+    return false;
+  }
+  out.push_back(finding(
+      code::kNcclSocketFallback, Severity::kError, fmt::format("NET/Socket on {}", fmt::join(socket_hosts, ", ")),
+      std::vector<std::string>(socket_hosts.begin(), socket_hosts.end()),
+      fmt::format("NCCL (or RCCL) moves inter-node data over TCP sockets on HPE Slingshot's interfaces ({}): it has "
+                  "no OFI plugin (no NET/OFI line), which is its only way onto Slingshot (libfabric's cxi "
+                  "provider), so the fabric carries it as plain TCP at a fraction of its bandwidth",
+                  fmt::join(hsn, ", ")),
+      "load the OFI plugin built for the system's libfabric (aws-ofi-nccl, or aws-ofi-rccl for RCCL: "
+      "librccl-net.so or libnccl-net.so on LD_LIBRARY_PATH, or NCCL_NET_PLUGIN naming it); `fi_info -p cxi` lists "
+      "the NICs, and NCCL_DEBUG=INFO then shows NET/OFI lines with the cxi provider",
+      socket, {{"interfaces", hsn}}));
+  return true;
+}
+
 // NCCL fell back to sockets: "NET/Socket : Using", "Using network Socket", or NET/IB found
 // no device. A fault only where InfiniBand/RoCE was expected (rdma_expected); elsewhere (a
 // one-GPU machine, a cloud VM without RDMA) it is said as information.
@@ -294,31 +323,7 @@ void check_socket_fallback(const Facts& facts, std::vector<Finding>& out, std::v
         no_device, expected));
   }
   check_ofi_no_provider(facts, out);
-  // Sockets over HPE Slingshot's interfaces (hsn0...) and no OFI plugin's line: NCCL and RCCL
-  // reach Slingshot only through the OFI plugin (aws-ofi-nccl, aws-ofi-rccl) and libfabric's
-  // cxi provider; without it the fabric carries their traffic as TCP (rccl#1026).
-  std::set<std::string> hsn;
-  for (const NcclFact* n : socket_lines) {
-    for (std::string& name : slingshot_interfaces(n->msg)) hsn.insert(std::move(name));
-  }
-  const auto ofi = [&] {
-    return std::any_of(facts.nccl.begin(), facts.nccl.end(),
-                       [](const NcclFact& n) { return n.msg.starts_with("NET/OFI"); });
-  };
-  if (!hsn.empty() && !one_node && !ofi()) {
-    out.push_back(finding(
-        code::kNcclSocketFallback, Severity::kError, fmt::format("NET/Socket on {}", fmt::join(socket_hosts, ", ")),
-        std::vector<std::string>(socket_hosts.begin(), socket_hosts.end()),
-        fmt::format("NCCL (or RCCL) moves inter-node data over TCP sockets on HPE Slingshot's interfaces ({}): it has "
-                    "no OFI plugin (no NET/OFI line), which is its only way onto Slingshot (libfabric's cxi "
-                    "provider), so the fabric carries it as plain TCP at a fraction of its bandwidth",
-                    fmt::join(hsn, ", ")),
-        "load the OFI plugin built for the system's libfabric (aws-ofi-nccl, or aws-ofi-rccl for RCCL: "
-        "librccl-net.so or libnccl-net.so on LD_LIBRARY_PATH, or NCCL_NET_PLUGIN naming it); `fi_info -p cxi` lists "
-        "the NICs, and NCCL_DEBUG=INFO then shows NET/OFI lines with the cxi provider",
-        socket, {{"interfaces", hsn}}));
-    return;
-  }
+  if (!one_node && sockets_over_slingshot(facts, socket_lines, socket_hosts, socket, out)) return;
   if (socket_only && no_device.empty()) {
     out.push_back(finding(
         code::kNcclSocketFallback,
@@ -1208,9 +1213,6 @@ constexpr WarnMeaning kWarnMeanings[] = {
     // "ibv_create_srq() failed: Operation not supported": EFA lists rc_verbs but has no RC,
     // ucx#6882).
     {"ibv_create_srq() failed: Operation not supported", code::kUcxTransportOpenFailed, "", ""},
-    // NCCL 1's ncclInvalidType ("invalid data type"; NCCL 2 has no such error): a framework built
-    // for NCCL 2 that loaded NCCL 1 passes data types NCCL 1 numbers otherwise ("ncclAllReduce
-    // failed: invalid data type" of a float tensor: Horovod's troubleshooting guide).
     // MindSpore's GPU build unable to load its collective library, which links NCCL and Open
     // MPI ("Loading libgpu_collective.so failed. Many reasons could cause this: ... 2.nccl is
     // not installed or found"): its FAQ names NCCL or MPI missing, or an NCCL older than it
@@ -1220,6 +1222,9 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "NCCL or Open MPI not installed or not on the library path, or an NCCL older than MindSpore needs",
      "install the NCCL and Open MPI versions MindSpore's installation guide names for its release (`ldd` on "
      "libgpu_collective.so shows which library is missing), and put them on LD_LIBRARY_PATH"},
+    // NCCL 1's ncclInvalidType ("invalid data type"; NCCL 2 has no such error): a framework built
+    // for NCCL 2 that loaded NCCL 1 passes data types NCCL 1 numbers otherwise ("ncclAllReduce
+    // failed: invalid data type" of a float tensor: Horovod's troubleshooting guide).
     {"failed: invalid data type", code::kFrameworkNcclLibraryMismatch,
      "NCCL refused the data type of a collective (\"invalid data type\", an error only NCCL 1 has): the framework "
      "was built against NCCL 2 and loaded an NCCL 1 library, whose data types are numbered otherwise (conda's `nccl` "
