@@ -165,6 +165,7 @@ inline constexpr std::string_view kContainerImageNoShell = "container.image_no_s
 inline constexpr std::string_view kContainerImageStorageFull = "container.image_storage_full";
 inline constexpr std::string_view kNcclCumemHostNeedsP2p = "nccl.cumem_host_needs_p2p";
 inline constexpr std::string_view kKernelModuleBuildFailed = "kernel.module_build_failed";
+inline constexpr std::string_view kKernelModuleNotFound = "kernel.module_not_found";
 inline constexpr std::string_view kKernelNicModule = "kernel.nic_module";
 inline constexpr std::string_view kKernelNicHealth = "kernel.nic_health";
 inline constexpr std::string_view kKernelRdmaAbiMismatch = "kernel.rdma_abi_mismatch";
@@ -347,6 +348,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kContainerImageStorageFull,
     kNcclCumemHostNeedsP2p,
     kKernelModuleBuildFailed,
+    kKernelModuleNotFound,
     kKernelNicModule,
     kKernelNicHealth,
     kKernelDriverMismatch,

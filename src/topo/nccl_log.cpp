@@ -470,8 +470,12 @@ bool split_old_info(std::string_view line, NcclLogLine& out) {
 
 // NCCL's network transports' messages pasted alone, without "NCCL INFO" nor the prefix
 // ("NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'", "NET/Socket : Using [0]eth0:..."):
-// their "NET/IB : ", "NET/Socket : " and "NET/Plugin" heads are NCCL's own.
+// their "NET/IB : ", "NET/Socket : " and "NET/Plugin" heads are NCCL's own, and its choice of
+// network ("Using network Socket") is a short line of its own words.
 bool bare_net_line(std::string_view t) {
+  if (!t.empty() && t.front() == 'U') {  // "Using network Socket", "Using network AWS Libfabric": a name, no more
+    return t.starts_with("Using network ") && t.size() <= 40 && t.find_first_of("=:/<") == std::string_view::npos;
+  }
   return !t.empty() && t.front() == 'N' &&
          (t.starts_with("NET/IB : ") || t.starts_with("NET/IB: ") || t.starts_with("NET/Socket : ") ||
           t.starts_with("NET/Plugin"));

@@ -734,6 +734,18 @@ constexpr std::array<uint32_t, 256> kRareBits = [] {
 }();
 
 // A line's needle searches, for the readers of the driver's and tools' words.
+// A GPU or RDMA driver's module named after modprobe's "Module " (nvidia, nvidia-peermem,
+// nv_peer_mem, gdrdrv, mlx5_ib, ib_uverbs, rdma_ucm, efa, bnxt_re, irdma ...).
+bool gpu_or_rdma_module(std::string_view line) {
+  const size_t at = line.find("Module ");
+  if (at == std::string_view::npos) return false;
+  std::string_view m = line.substr(at + 7);
+  m = m.substr(0, m.find(' '));
+  constexpr std::string_view kHeads[] = {"nvidia", "nv_peer_mem", "nv-peer-mem", "gdrdrv",  "mlx4",  "mlx5",
+                                         "ib_",    "rdma_",       "efa",         "bnxt_re", "irdma", "ionic_rdma"};
+  return std::any_of(std::begin(kHeads), std::end(kHeads), [&](std::string_view h) { return m.starts_with(h); });
+}
+
 struct Needles {
   explicit Needles(std::string_view l) : line(l) {}
   std::string_view line;
@@ -1505,13 +1517,13 @@ class Gatherer {
             device_cgroup_.nvidia_no_rw)) {
       k.emplace_back("container-log");
     }
-    if (any(driver_libs_missing_, driver_mismatch_, module_abi_, module_build_failed_, nvml_denied_, cuda_not_ready_,
-            gpu_lost_, gpu_start_)) {
+    if (any(driver_libs_missing_, driver_mismatch_, module_abi_, module_build_failed_, module_not_found_, nvml_denied_,
+            cuda_not_ready_, gpu_lost_, gpu_start_)) {
       k.emplace_back("gpu-driver-log");
     }
     // (lspci's RDMA NICs, saquery's "No SM/SA found" and nvidia-smi -q's repairs are their tools' kinds.)
     if (any(rdma_no_provider_, rdma_driver_unloaded_, rdma_netns_, zero_guids_, gid_rows_, gid_indexes_,
-            roce_gid_empty_, efa_no_device_, rdma_enomem_, pin_failed_, rdma_abi_mismatch_)) {
+            roce_gid_empty_, efa_no_device_, rdma_enomem_, pin_failed_, gpu_mr_refused_, rdma_abi_mismatch_)) {
       k.emplace_back("rdma-info");
     }
     if (any(rendezvous_, shm_full_, tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, lightning_members_)) {
@@ -1579,6 +1591,7 @@ class Gatherer {
     move_into(image_no_shell_, facts.image_no_shell);
     move_into(image_storage_full_, facts.image_storage_full);
     move_into(module_build_failed_, facts.module_build_failed);
+    move_into(module_not_found_, facts.module_not_found);
     move_into(nvml_denied_, facts.nvml_denied);
     move_into(rdma_no_provider_, facts.rdma_no_provider);
     move_into(rdma_driver_unloaded_, facts.rdma_driver_unloaded);
@@ -1592,6 +1605,7 @@ class Gatherer {
     move_into(driver_mismatch_, facts.driver_mismatch);
     move_into(cuda_not_ready_, facts.cuda_not_ready);
     move_into(pin_failed_, facts.gpudirect_pin_failed);
+    move_into(gpu_mr_refused_, facts.gpu_mr_refused);
     move_into(module_abi_, facts.module_abi);
     move_into(nvml_unknown_, facts.nvml_unknown);
     move_into(tcp_connect_failed_, facts.tcp_connect_failed);
@@ -2465,6 +2479,14 @@ class Gatherer {
   }
 
   void device_line(std::string_view line, const Needles& n) {
+    // perftest with a GPU buffer (--use_cuda): "allocated GPU buffer of a 16777216 address at
+    // 0x... for type CUDA_MEM_DEVICE" (before 4.5: "allocated 16777216 bytes of GPU buffer at
+    // 0x..."), then its registration refused with EFAULT ("Couldn't allocate MR with error=14"):
+    // the NIC cannot pin that GPU memory.
+    if (n.finds("GPU buffer") && contains(line, "allocated ")) perftest_gpu_buffer_ = true;
+    if (perftest_gpu_buffer_ && n.finds("Couldn't allocate MR with error=14") && keep(gpu_mr_refused_, line)) {
+      rdma_ = true;
+    }
     // Broadcom's niccli reading a NIC's NVM option (`niccli -i N nvm -getoption support_rdma`):
     // "support_rdma = False", RoCE off in the NIC's firmware.
     if (const std::string_view t = trim(line); t.starts_with("support_rdma") && contains(t, "= False")) {
@@ -2500,6 +2522,11 @@ class Gatherer {
          (n.finds("Building module") && contains(line, "bad exit status"))) &&
         keep(module_build_failed_, line)) {
       framework_ = true;  // a program's log
+    }
+    // modprobe without a GPU or RDMA driver's module for the running kernel ("modprobe: FATAL:
+    // Module nvidia-peermem not found in directory /lib/modules/6.8.0-1059-azure").
+    if (n.finds("Module ") && contains(line, " not found in directory /lib/modules/") && gpu_or_rdma_module(line)) {
+      keep(module_not_found_, line);
     }
     // infiniband-diags finding no subnet manager on a port ("sa_get_handle: No SM/SA found
     // on port :1"): nothing configured the port, or it is down.
@@ -3461,16 +3488,16 @@ class Gatherer {
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, gtl_ipc_failed_, rdma_topo_failed_,
       nccl_library_links_, nic_rdma_disabled_, mig_in_use_, cuda_errors_, driver_mismatch_, efa_no_device_,
       driver_libs_missing_, shm_full_, rdma_enomem_, toolkit_denied_, toolkit_missing_, nvml_denied_, image_no_shell_,
-      image_storage_full_, module_build_failed_, rdma_no_provider_, rdma_driver_unloaded_, rdma_nics_on_bus_,
-      rdma_netns_, driver_files_in_image_, no_sm_;
+      image_storage_full_, module_build_failed_, module_not_found_, rdma_no_provider_, rdma_driver_unloaded_,
+      rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
-  std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_lost_, roce_gid_empty_, module_abi_, nvml_unknown_,
-      tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, munge_, slurm_version_, slurm_credential_expired_,
-      slurm_gres_, registration_capped_, nic_driver_storage_modules_, mpi_not_cuda_aware_, custom_allreduce_,
-      expandable_segments_, runtime_hook_failed_, rendezvous_, gpu_start_, gpu_driver_in_use_, ucc_shm_failed_,
-      roce_gid_unusable_, rdma_abi_mismatch_, enroot_hook_failed_, container_cli_errors_, pmix_client_failed_,
-      mpi_daemons_failed_, mpi_oob_unreachable_, mpi_tcp_wrong_peer_, mpi_launch_cause_, mpi_unpack_failed_,
-      mpi_default_prefix_, lightning_members_;
+  std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_mr_refused_, gpu_lost_, roce_gid_empty_, module_abi_,
+      nvml_unknown_, tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, munge_, slurm_version_,
+      slurm_credential_expired_, slurm_gres_, registration_capped_, nic_driver_storage_modules_, mpi_not_cuda_aware_,
+      custom_allreduce_, expandable_segments_, runtime_hook_failed_, rendezvous_, gpu_start_, gpu_driver_in_use_,
+      ucc_shm_failed_, roce_gid_unusable_, rdma_abi_mismatch_, enroot_hook_failed_, container_cli_errors_,
+      pmix_client_failed_, mpi_daemons_failed_, mpi_oob_unreachable_, mpi_tcp_wrong_peer_, mpi_launch_cause_,
+      mpi_unpack_failed_, mpi_default_prefix_, lightning_members_;
   bool lightning_registered_ = false;    // Lightning's "All distributed processes registered"
   bool srun_seen_ = false;               // a line of srun's: Facts::srun_seen
   bool toolkit_line_ = false;            // the line nvml_line read is libnvidia-container's
@@ -3480,14 +3507,15 @@ class Gatherer {
   // The CUDA peer-access tools' answers (peer_tool_line): pairs with and without access,
   // the lines that say "no", and the GPUs nvbandwidth lists.
   PeerTool peer_tool_;
-  DeviceCgroup device_cgroup_;      // a cgroup v1 device list's NVIDIA entries
-  bool perftest_ethernet_ = false;  // perftest's header said "Link type : Ethernet" (RoCE)
-  bool efa_seen_ = false;           // a libfabric EFA line above: its "fi_getinfo: -61" is EFA's
-  bool cuda_named_ = false;         // driver_line's: the line names CUDA ("cuda", "CUDA", "Cuda")
-  bool ulimit_l_next_ = false;      // the line before was a command line ending in `ulimit -l`
-  bool interfaces_seen_ = false;    // an interface list's entries on lines of their own
-  bool limits_seen_ = false;        // a locked-memory limit read (`ulimit -l`, a launcher's or MPI's words)
-  bool ucx_ = false;                // UCX's error lines
+  DeviceCgroup device_cgroup_;        // a cgroup v1 device list's NVIDIA entries
+  bool perftest_gpu_buffer_ = false;  // perftest allocated a GPU buffer (device_line)
+  bool perftest_ethernet_ = false;    // perftest's header said "Link type : Ethernet" (RoCE)
+  bool efa_seen_ = false;             // a libfabric EFA line above: its "fi_getinfo: -61" is EFA's
+  bool cuda_named_ = false;           // driver_line's: the line names CUDA ("cuda", "CUDA", "Cuda")
+  bool ulimit_l_next_ = false;        // the line before was a command line ending in `ulimit -l`
+  bool interfaces_seen_ = false;      // an interface list's entries on lines of their own
+  bool limits_seen_ = false;          // a locked-memory limit read (`ulimit -l`, a launcher's or MPI's words)
+  bool ucx_ = false;                  // UCX's error lines
   // NCCL's RAS client's status (ras_line): the block the lines below belong to, and a
   // MISMATCH block's groups of ranks by the last operation they launched.
   enum class RasBlock { kNone, kDead, kProcesses, kRanks, kMismatch, kError };

@@ -163,12 +163,15 @@ std::string_view ipoib_interface(std::string_view msg) {
   return {};
 }
 
-// HPE Slingshot's interfaces in NCCL's socket list ("[1]hsn0:10.80.0.205<0>"), in order.
+// HPE Slingshot's interfaces in NCCL's socket list ("[1]hsn0:10.80.0.205<0>") or GDR line
+// ("HCA 'hsn0'"), in order.
 std::vector<std::string> slingshot_interfaces(std::string_view msg) {
   std::vector<std::string> names;
-  for (size_t at = msg.find("]hsn"); at != std::string_view::npos; at = msg.find("]hsn", at + 1)) {
-    std::string_view n = msg.substr(at + 1);
-    n = n.substr(0, std::find_if(n.begin(), n.end(), [](char c) { return c == ':' || c == ' '; }) - n.begin());
+  for (size_t at = msg.find("hsn"); at != std::string_view::npos; at = msg.find("hsn", at + 1)) {
+    if (at == 0 || (msg[at - 1] != ']' && msg[at - 1] != '\'')) continue;  // "[1]hsn0:..." or "HCA 'hsn0'"
+    std::string_view n = msg.substr(at);
+    n = n.substr(
+        0, std::find_if(n.begin(), n.end(), [](char c) { return c == ':' || c == ' ' || c == '\''; }) - n.begin());
     if (n.size() >= 4 && std::isdigit(static_cast<unsigned char>(n[3]))) names.emplace_back(n);
   }
   return names;
@@ -242,6 +245,12 @@ bool sockets_over_slingshot(const Facts& facts, const std::vector<const NcclFact
   std::set<std::string> hsn;
   for (const NcclFact* n : socket_lines) {
     for (std::string& name : slingshot_interfaces(n->msg)) hsn.insert(std::move(name));
+  }
+  // Also NET/Socket's own GDR line naming the interface ("NET/Socket : GPU Direct RDMA Disabled
+  // for HCA 'hsn0'"), where its "Using [0]hsn0:..." list was not pasted.
+  for (const NcclFact& n : facts.nccl) {
+    if (!n.msg.starts_with("NET/Socket : GPU Direct RDMA")) continue;
+    for (std::string& name : slingshot_interfaces(n.msg)) hsn.insert(std::move(name));
   }
   if (hsn.empty() || std::any_of(facts.nccl.begin(), facts.nccl.end(),
                                  [](const NcclFact& n) { return n.msg.starts_with("NET/OFI"); })) {
@@ -1222,6 +1231,18 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "NCCL or Open MPI not installed or not on the library path, or an NCCL older than MindSpore needs",
      "install the NCCL and Open MPI versions MindSpore's installation guide names for its release (`ldd` on "
      "libgpu_collective.so shows which library is missing), and put them on LD_LIBRARY_PATH"},
+    // NCCL refusing a CUDA graph's capture (enqueue.cc: "NCCL cannot be captured in a graph if
+    // either it wasn't built with CUDA runtime >= 11.3 or if the installed CUDA driver < R465."):
+    // a pip wheel's NCCL built for CUDA 11.0 ("NCCL version 2.19.3+cuda11.0", nvidia-nccl-cu11)
+    // under a framework that captures its collectives (vLLM, PyTorch's CUDA graphs), or an old
+    // driver.
+    {"cannot be captured in a graph if either it wasn't built with CUDA runtime", code::kFrameworkNcclLibraryMismatch,
+     "NCCL refused to be captured in a CUDA graph: the libnccl the process loaded was built with a CUDA runtime "
+     "before 11.3 (its version line ends in +cuda11.0 for the nvidia-nccl-cu11 wheel), or the driver is older than "
+     "R465; a framework that captures its collectives (vLLM, PyTorch's CUDA graphs) then fails",
+     "load an NCCL built for the CUDA the job uses (`python -c 'import torch; print(torch.cuda.nccl.version())'`, "
+     "`pip list | grep nccl`: a cu11 wheel pulled in by another package is the usual one), or a driver of R465 or "
+     "later (`nvidia-smi`)"},
     // NCCL 1's ncclInvalidType ("invalid data type"; NCCL 2 has no such error): a framework built
     // for NCCL 2 that loaded NCCL 1 passes data types NCCL 1 numbers otherwise ("ncclAllReduce
     // failed: invalid data type" of a float tensor: Horovod's troubleshooting guide).
@@ -3386,6 +3407,14 @@ void check_gpu_memory_and_driver(const Facts& facts, std::vector<Finding>& out) 
       "CUDA toolkit supported by it: compare `modinfo nvidia-peermem` (or the module's package) with "
       "`cat /proc/driver/nvidia/version` and rebuild or reinstall; ret -22 (EINVAL) is also a range not aligned "
       "to 64 KiB, -12 (ENOMEM) the BAR1 aperture full (`nvidia-smi -q -d MEMORY`)");
+  lines_finding(
+      out, facts.gpu_mr_refused, code::kKernelGpudirectPinFailed, Severity::kError, "GPUDirect RDMA",
+      "perftest could not register its GPU buffer with the NIC ({}; EFAULT): the NIC cannot pin GPU memory, because "
+      "no peer-memory module is loaded (nvidia-peermem) or, on a system that shares GPU memory through DMA-BUF "
+      "instead, perftest was not told to use it",
+      "with DMA-BUF (open kernel modules, no nvidia-peermem) run perftest with `--use_cuda_dmabuf` (and "
+      "`--use_data_direct` where the NIC needs it); otherwise load nvidia-peermem (`modprobe nvidia-peermem`, "
+      "`lsmod | grep peermem`) built for the running driver");
   if (!facts.gpu_repair_pending.empty() || !facts.gpu_remap_failed.empty()) {
     std::vector<Quote> quotes = facts.gpu_remap_failed;
     quotes.insert(quotes.end(), facts.gpu_repair_pending.begin(), facts.gpu_repair_pending.end());
@@ -3839,6 +3868,35 @@ void check_module_build_failed(const Facts& facts, std::vector<Finding>& out, st
       "headers of `uname -r`; DKMS's make.log (/var/lib/dkms/MODULE/VERSION/build/make.log) holds the first error; "
       "`dkms status` lists what built for which kernel",
       facts.module_build_failed, {{"lines", facts.module_build_failed.size()}, {"modules", modules}}));
+}
+
+// modprobe finding no module of a GPU or RDMA driver under /lib/modules/KERNEL (gather.cpp's
+// module_not_found): the modules named, and the kernel.
+void check_module_not_found(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  if (facts.module_not_found.empty()) return;
+  std::set<std::string> modules, kernels;
+  for (const Quote& q : facts.module_not_found) {
+    const std::string_view t = q.text;
+    std::string_view m = t.substr(t.find("Module ") + 7);
+    modules.emplace(m.substr(0, m.find(' ')));
+    if (const size_t k = t.find("/lib/modules/"); k != std::string_view::npos) {
+      std::string_view v = t.substr(k + 13);
+      v = v.substr(0, v.find_first_of(" \"'/"));
+      if (!v.empty()) kernels.emplace(v);
+    }
+  }
+  out.push_back(finding(
+      code::kKernelModuleNotFound, Severity::kError, "kernel module", {},
+      fmt::format("modprobe found no {} module for the running kernel{} ({}): it is not installed for that kernel, "
+                  "so what needs it (the GPU driver, GPUDirect RDMA's nvidia-peermem, an RDMA driver) cannot load",
+                  fmt::join(modules, ", "),
+                  kernels.empty() ? std::string() : fmt::format(" ({})", fmt::join(kernels, ", ")),
+                  count_lines(facts.module_not_found.size())),
+      "a kernel updated without the module built for it (`dkms status`, the driver's package for `uname -r`), or, "
+      "in a container that loads modules (a driver container, a peermem sidecar), no module tree for the host's "
+      "kernel in its /lib/modules: `ls /lib/modules/$(uname -r)` and `modinfo MODULE` where modprobe runs, then "
+      "install or rebuild the module (or restart the driver container so that it builds or mounts it)",
+      facts.module_not_found, {{"lines", facts.module_not_found.size()}, {"modules", modules}, {"kernels", kernels}}));
 }
 
 // The container engine has no NVIDIA runtime to give a container its GPUs (gather.cpp's
@@ -6465,6 +6523,10 @@ const std::vector<Signature> kSignatures = {
      "a kernel module that did not build against the running kernel (modpost's `ERROR: modpost: GPL-incompatible "
      "module gdrdrv.ko uses GPL-only symbol`, DKMS's `Bad return status for module build on kernel`)",
      check_module_build_failed},
+    {{code::kKernelModuleNotFound},
+     "modprobe finding no GPU or RDMA driver module for the running kernel (`modprobe: FATAL: Module "
+     "nvidia-peermem not found in directory /lib/modules/...`)",
+     check_module_not_found},
     {{code::kKernelNicFirmwareMissing},
      "a NIC driver without its firmware file (the kernel's `Direct firmware load for ... failed`), ice without "
      "its DDP package",

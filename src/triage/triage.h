@@ -273,6 +273,10 @@ struct Facts {
   // The NVIDIA driver refusing to pin GPU memory for another device (GPUDirect RDMA's
   // nvidia-peermem, nv_peer_mem, gdrcopy): "nvidia_p2p_get_pages(...) failed [ret = -22]".
   std::vector<Quote> gpudirect_pin_failed;
+  // perftest with a GPU buffer (--use_cuda) whose registration the NIC refused with EFAULT
+  // ("Couldn't allocate MR with error=14" after "allocated GPU buffer of a ..."): GPU memory
+  // the NIC cannot pin.
+  std::vector<Quote> gpu_mr_refused;
   // The kernel refusing a module built against another version of one it uses:
   // "nvidia_peermem: disagrees about version of symbol ib_register_peer_memory_client".
   std::vector<Quote> module_abi;
@@ -328,6 +332,9 @@ struct Facts {
   // GPL-incompatible module gdrdrv.ko uses GPL-only symbol 'cc_mkdec'" or "... undefined!",
   // DKMS's "Error! Bad return status for module build on kernel: 6.5.0-14-generic (x86_64)".
   std::vector<Quote> module_build_failed;
+  // modprobe finding no module of a GPU or RDMA driver for the running kernel ("modprobe: FATAL:
+  // Module nvidia-peermem not found in directory /lib/modules/6.8.0-1059-azure").
+  std::vector<Quote> module_not_found;
   std::vector<Quote> rdma_enomem;  // another program's RDMA resource refused with ENOMEM
   std::vector<Quote> shm_full;     // PyTorch's tensors between processes without room in /dev/shm
   // Open MPI's TCP transport failing to connect: "connect() to 172.17.0.1 failed".

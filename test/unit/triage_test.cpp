@@ -2091,6 +2091,73 @@ TEST(TriageSignatures, SocketsOverSlingshotWithoutTheOfiPlugin) {
       << testing::PrintToString(codes(plugin));
 }
 
+// NCCL's lines pasted bare: "Using network Socket" read, and the socket transport's GDR line
+// naming a Slingshot interface is sockets over Slingshot; NET/OFI beside it is not.
+TEST(TriagePasted, BareSocketLinesOverSlingshot) {
+  const std::string log =
+      "NET/Plugin: Could not find: libnccl-net.so\n"
+      "Using network Socket\n"
+      "NET/Socket : GPU Direct RDMA Disabled for HCA 'hsn0'\n";
+  Report r = judged({{"nccl.txt", log}});
+  const Finding* f = find(r, "nccl.socket_fallback");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_NE(f->message.find("(hsn0)"), std::string::npos) << f->message;
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"nccl.txt:2"});
+  Report ofi = judged({{"nccl.txt", "NET/OFI Selected Provider is cxi\nUsing network AWS Libfabric\n"}});
+  EXPECT_EQ(find(ofi, "nccl.socket_fallback"), nullptr) << testing::PrintToString(codes(ofi));
+  // A sentence that starts so is not NCCL's line.
+  Report prose = judged({{"notes.txt", "Using network storage: /mnt/nfs/home\n"}});
+  EXPECT_EQ(find(prose, "nccl.socket_fallback"), nullptr) << testing::PrintToString(codes(prose));
+}
+
+// NCCL refusing a graph capture: its libnccl built for CUDA before 11.3 (or an old driver).
+TEST(TriagePasted, NcclCannotBeCapturedInAGraph) {
+  Report r =
+      judged({{"vllm.txt",
+               "NCCL version 2.19.3+cuda11.0\n"
+               "NCCL WARN NCCL cannot be captured in a graph if either it wasn't built with CUDA runtime >= 11.3 "
+               "or if the installed CUDA driver < R465.\n"}});
+  const Finding* f = find(r, "framework.nccl_library_mismatch");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_NE(f->message.find("CUDA graph"), std::string::npos) << f->message;
+}
+
+// perftest's GPU buffer refused by the NIC with EFAULT: GPUDirect RDMA cannot pin it. The same
+// refusal of a host buffer (no GPU buffer line) is not that.
+TEST(TriagePasted, PerftestGpuBufferRegistrationRefused) {
+  const std::string tail = "Couldn't allocate MR with error=14\nfailed to create mr\n Couldn't create IB resources\n";
+  Report r = judged({{"perftest.txt",
+                      "creating CUDA Ctx\nallocated GPU buffer of a 16777216 address at 0x594ca786d9b0 for type "
+                      "CUDA_MEM_DEVICE\n" +
+                          tail}});
+  const Finding* f = find(r, "kernel.gpudirect_pin_failed");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"perftest.txt:3"});
+  EXPECT_NE(f->hint.find("--use_cuda_dmabuf"), std::string::npos) << f->hint;
+  Report host = judged({{"perftest.txt", tail}});
+  EXPECT_EQ(find(host, "kernel.gpudirect_pin_failed"), nullptr) << testing::PrintToString(codes(host));
+}
+
+// modprobe without a GPU or RDMA module for the running kernel: an error naming the module and
+// the kernel; another module missing is not read.
+TEST(TriagePasted, ModprobeModuleNotFound) {
+  Report r =
+      judged({{"pod.txt",
+               "nvidia-peermem-ctr:  CrashLoopBackOff\n"
+               "  modprobe: FATAL: Module nvidia-peermem not found in directory /lib/modules/6.8.0-1059-azure\n"}});
+  const Finding* f = find(r, "kernel.module_not_found");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_NE(f->message.find("nvidia-peermem module for the running kernel (6.8.0-1059-azure)"), std::string::npos)
+      << f->message;
+  Report other =
+      judged({{"boot.txt", "modprobe: FATAL: Module ip_tables not found in directory /lib/modules/6.1.0-18-amd64\n"}});
+  EXPECT_EQ(find(other, "kernel.module_not_found"), nullptr) << testing::PrintToString(codes(other));
+}
+
 // Broadcom's niccli: a NIC's RDMA support off in its NVM is an error; on, nothing.
 TEST(TriagePasted, NiccliRdmaSupportOff) {
   Report r =
@@ -5088,7 +5155,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "launcher.slurm_gres_config", "kernel.rdma_registration_capped", "mpi.daemon_start_failed", "mpi.oob_unreachable",
       "mpi.tcp_wrong_peer", "ucx.transport_open_failed", "kernel.pci_bar_unassigned", "mpi.runtime_mismatch",
       "fabric.default_subnet_prefix", "fabric.cxi_address_mismatch", "framework.nccl_library_mismatch",
-      "topo.nic_rdma_disabled",
+      "topo.nic_rdma_disabled", "kernel.module_not_found",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
@@ -5154,8 +5221,10 @@ TEST(TriageDamage, PastedShapesNeverNameAnotherCause) {
             ((f.code == "nccl.warn" || f.code == "nccl.system_error" || f.code == "nccl.invalid_usage" ||
               f.code == "nccl.cuda_error") &&
              std::any_of(causes.begin(), causes.end(),
-                         [](auto& c) {  // UCX's errors are read by the same meanings
-                           return c.starts_with("nccl.") || c.starts_with("nvlink.") || c.starts_with("ucx.");
+                         [](auto& c) {  // UCX's errors are read by the same meanings, and NCCL's
+                                        // refusal of a graph capture is a library's
+                           return c.starts_with("nccl.") || c.starts_with("nvlink.") || c.starts_with("ucx.") ||
+                                  c == "framework.nccl_library_mismatch";
                          })) ||
             ((f.code == "nccl.ib_completion_error" || f.code == "nccl.ibv_failed") &&
              std::any_of(causes.begin(), causes.end(), [](auto& c) { return c.starts_with("nccl.ib_"); }));
