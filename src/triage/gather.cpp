@@ -215,6 +215,10 @@ bool counter_line(std::string_view line, std::string& device, std::string& name,
     }
     std::string_view rest = t.substr(colon + 1);
     while (!rest.empty() && (rest.front() == '.' || is_space(rest.front()))) rest.remove_prefix(1);
+    // ibdiagnet's performance counters over their threshold: "link_down_counter : 3 (threshold=0)".
+    if (const size_t th = rest.find(" (threshold="); th != std::string_view::npos && rest.back() == ')') {
+      rest = rest.substr(0, th);
+    }
     if (!parse_u64(rest, value)) return false;
     name = std::string(key);
     return true;
@@ -1523,7 +1527,8 @@ class Gatherer {
     }
     // (lspci's RDMA NICs, saquery's "No SM/SA found" and nvidia-smi -q's repairs are their tools' kinds.)
     if (any(rdma_no_provider_, rdma_driver_unloaded_, rdma_netns_, zero_guids_, gid_rows_, gid_indexes_,
-            roce_gid_empty_, efa_no_device_, rdma_enomem_, pin_failed_, gpu_mr_refused_, rdma_abi_mismatch_)) {
+            roce_gid_empty_, efa_no_device_, rdma_enomem_, pin_failed_, gpu_mr_refused_, rdma_abi_mismatch_,
+            ibdiag_links_)) {
       k.emplace_back("rdma-info");
     }
     if (any(rendezvous_, shm_full_, tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, lightning_members_)) {
@@ -1567,6 +1572,7 @@ class Gatherer {
     move_into(acs_, facts.acs);
     move_into(dcgm_diag_, facts.dcgm_diag);
     move_into(ib_links_, facts.ib_links);
+    move_into(ibdiag_links_, facts.ibdiag_links);
     move_into(zero_guids_, facts.zero_guids);
     move_into(gid_rows_, facts.gid_rows);
     move_into(gid_indexes_, facts.gid_indexes);
@@ -1575,6 +1581,7 @@ class Gatherer {
     move_into(remap_failed_, facts.gpu_remap_failed);
     move_into(cuda_ecc_, facts.cuda_ecc);
     move_into(cuda_p2p_, facts.cuda_p2p);
+    move_into(framework_p2p_refused_, facts.framework_p2p_refused);
     move_into(gtl_ipc_failed_, facts.gtl_ipc_failed);
     move_into(nic_rdma_disabled_, facts.nic_rdma_disabled);
     move_into(nccl_library_links_, facts.nccl_library_links);
@@ -2135,6 +2142,12 @@ class Gatherer {
 
   // CUDA without peer access, and the driver's parts at different versions.
   void driver_state_line(std::string_view line, const Needles& n) {
+    // Accelerate's check of the GPUs' model (accelerate/state.py): "NotImplementedError: Using
+    // RTX 4000 series doesn't support faster communication broadband via P2P or IB. Please set
+    // `NCCL_P2P_DISABLE="1"` and `NCCL_IB_DISABLE="1" or use `accelerate launch` ...".
+    if (n.finds("RTX 4000 series doesn't support") && contains(line, "P2P") && keep(framework_p2p_refused_, line)) {
+      cuda_error_seen_ = true;
+    }
     if (n.has("eer ") || n.has("PeerAccess") || n.has("PEER_ACCESS")) {
       if ((contains(line, "peer access is not supported") || contains(line, "cudaErrorPeerAccessUnsupported") ||
            contains(line, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED")) &&
@@ -2479,6 +2492,15 @@ class Gatherer {
   }
 
   void device_line(std::string_view line, const Needles& n) {
+    // ibdiagnet's link checks ("-E- Link: S0c42a1/N0c42a1/P19<-->switch-004/U1/P20 - Unexpected
+    // actual link speed 25", or "... link width 1x"), and a port whose rate keeps it out of
+    // IPoIB's multicast group ("-W- Port ... can not join" then "    due to rate:2.5Gbps <
+    // group:10Gbps"): links running below what the fabric expects of them.
+    if (((n.finds("Unexpected actual link ") && contains(line, "<-->")) ||
+         (n.finds("< group:") && contains(line, "due to rate:"))) &&
+        keep(ibdiag_links_, line)) {
+      rdma_ = true;
+    }
     // perftest with a GPU buffer (--use_cuda): "allocated GPU buffer of a 16777216 address at
     // 0x... for type CUDA_MEM_DEVICE" (before 4.5: "allocated 16777216 bytes of GPU buffer at
     // 0x..."), then its registration refused with EFAULT ("Couldn't allocate MR with error=14"):
@@ -3281,6 +3303,32 @@ class Gatherer {
     return true;
   }
 
+  // ibcheckerrors (infiniband-diags before 1.6) over its threshold: "#warn: counter
+  // SymbolErrors = 36905     (threshold 10) lid 193 port 14" (the port where it says which).
+  bool checked_counter(std::string_view t, Facts* facts) {
+    constexpr std::string_view kHead = "#warn: counter ";
+    if (!t.starts_with(kHead)) return false;
+    const std::string_view rest = t.substr(kHead.size());
+    const size_t eq = rest.find(" = ");
+    if (eq == std::string_view::npos) return false;
+    std::string_view value = trim(rest.substr(eq + 3));
+    value = value.substr(0, value.find_first_of(" \t("));
+    CounterFact c;
+    if (!parse_u64(value, c.value)) return false;
+    counters_ = true;
+    if (!facts) return true;
+    if (counters_pending_.size() >= kMaxKeptLines) {
+      ++dropped_;
+      return true;
+    }
+    c.name = std::string(trim(rest.substr(0, eq)));
+    if (const size_t lid = rest.find(") lid "); lid != std::string_view::npos)
+      c.device = std::string(rest.substr(lid + 2));
+    c.where = {path_, lines_, std::string(t)};
+    counters_pending_.push_back(std::move(c));
+    return true;
+  }
+
   // A file's content under its name, as a shell loop (`for f in *; do echo "=== $f ===";
   // cat $f; done`) or `head`/`tail` of several files ("==> FILE <==") print counters: the
   // heading names the counter (and, as a sysfs path, its device), the next line its value.
@@ -3322,7 +3370,9 @@ class Gatherer {
   // The device a heading names ("# show_counters mlx5_0", "perfquery ...", "ethtool -S eth0").
   // A counter's line (bracketed, under a heading, listed) or a counter listing's heading.
   bool counter_line_taken(std::string_view line, Facts* facts) {
-    if (bracketed_counters(line, facts) || headed_counter(trim(line), facts)) return true;
+    if (bracketed_counters(line, facts) || checked_counter(trim(line), facts) || headed_counter(trim(line), facts)) {
+      return true;
+    }
     const bool heading = counter_heading(trim(line));
     if (!listed_counter(line, facts)) return heading;
     not_read(counter_candidates_, line);  // read only if the file turns out to be counters
@@ -3348,7 +3398,8 @@ class Gatherer {
   bool listed_counter(std::string_view line, Facts* facts) {
     CounterFact c;
     if (!counter_line(line, c.device, c.name, c.value)) return false;
-    const bool sysfs = contains(line, "/counters/") && contains(line, "/ports/");
+    // A sysfs path, or ibdiagnet's threshold, says what it is.
+    const bool sysfs = (contains(line, "/counters/") && contains(line, "/ports/")) || contains(line, "(threshold=");
     if (counter_like(c.name) && (++counter_lines_ >= 5 || sysfs)) counters_ = true;
     if (facts && counters_pending_.size() >= kMaxKeptLines) {
       ++dropped_;
@@ -3470,11 +3521,12 @@ class Gatherer {
   std::string iblink_node_;  // iblinkinfo: the node whose ports follow
   bool iblinkinfo_ = false;  // the file has its lines
   std::vector<IbLinkFact> ib_links_;
-  bool dcgm_ = false;         // inside DCGM's diagnostic table
-  bool dcgm_seen_ = false;    // the file has one
-  std::string dcgm_test_;     // its test of the rows below
-  std::string dcgm_section_;  // and their section (Deployment, Hardware, ...)
-  int dcgm_detail_ = -1;      // the fact whose detail wrapped rows continue; -1 for none
+  std::vector<Quote> ibdiag_links_;  // Facts::ibdiag_links
+  bool dcgm_ = false;                // inside DCGM's diagnostic table
+  bool dcgm_seen_ = false;           // the file has one
+  std::string dcgm_test_;            // its test of the rows below
+  std::string dcgm_section_;         // and their section (Deployment, Hardware, ...)
+  int dcgm_detail_ = -1;             // the fact whose detail wrapped rows continue; -1 for none
   std::vector<DcgmDiagFact> dcgm_diag_;
   bool ibdiags_ = false;   // infiniband-diags' own error lines (saquery's "No SM/SA found")
   int gres_wrapped_ = -1;  // the line that ended in srun's "Invalid generic"
@@ -3485,11 +3537,11 @@ class Gatherer {
   bool smi_table_ = false;         // nvidia-smi's table: a GPU's row seen
   int smi_row_left_ = 0;           // nvidia-smi's table: rows left of the GPU above
   std::string smi_row_gpu_;        // that GPU's bus id
-  std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, gtl_ipc_failed_, rdma_topo_failed_,
-      nccl_library_links_, nic_rdma_disabled_, mig_in_use_, cuda_errors_, driver_mismatch_, efa_no_device_,
-      driver_libs_missing_, shm_full_, rdma_enomem_, toolkit_denied_, toolkit_missing_, nvml_denied_, image_no_shell_,
-      image_storage_full_, module_build_failed_, module_not_found_, rdma_no_provider_, rdma_driver_unloaded_,
-      rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
+  std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, framework_p2p_refused_, gtl_ipc_failed_,
+      rdma_topo_failed_, nccl_library_links_, nic_rdma_disabled_, mig_in_use_, cuda_errors_, driver_mismatch_,
+      efa_no_device_, driver_libs_missing_, shm_full_, rdma_enomem_, toolkit_denied_, toolkit_missing_, nvml_denied_,
+      image_no_shell_, image_storage_full_, module_build_failed_, module_not_found_, rdma_no_provider_,
+      rdma_driver_unloaded_, rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_mr_refused_, gpu_lost_, roce_gid_empty_, module_abi_,
       nvml_unknown_, tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, munge_, slurm_version_,

@@ -2587,11 +2587,19 @@ void check_nccl_tests(const Facts& facts, std::vector<Finding>& out, std::vector
       if (!a || !b || !c || t.rows[i].size_bytes < (1u << 20)) continue;
       const double around = std::min(a->busbw_gbps, c->busbw_gbps);
       if (around > 0 && b->busbw_gbps < 0.5 * around) {
+        // The in-place run of the same size at its neighbours' rate: the size is not the cause
+        // (a protocol or algorithm chosen for it would slow both), one run was disturbed.
+        const auto& same = t.rows[i].in_place;
+        const bool one_run = same && same->busbw_gbps >= 0.5 * around;
         out.push_back(finding(
-            code::kNcclTestsDip, Severity::kWarning, fmt::format("{} at {}", name, format_size(t.rows[i].size_bytes)),
-            {},
-            fmt::format("{} at {}: busbw {:.2f} GB/s, under half its neighbours' ({:.2f} GB/s)", name,
-                        format_size(t.rows[i].size_bytes), b->busbw_gbps, around),
+            code::kNcclTestsDip, one_run ? Severity::kInfo : Severity::kWarning,
+            fmt::format("{} at {}", name, format_size(t.rows[i].size_bytes)), {},
+            one_run ? fmt::format("{} at {}: out-of-place busbw {:.2f} GB/s, under half its neighbours' ({:.2f} "
+                                  "GB/s), while in-place at the same size ran at {:.2f} GB/s: one run disturbed, "
+                                  "not the size",
+                                  name, format_size(t.rows[i].size_bytes), b->busbw_gbps, around, same->busbw_gbps)
+                    : fmt::format("{} at {}: busbw {:.2f} GB/s, under half its neighbours' ({:.2f} GB/s)", name,
+                                  format_size(t.rows[i].size_bytes), b->busbw_gbps, around),
             "a protocol or algorithm switch at this size (NCCL_PROTO/NCCL_ALGO) or a transient: "
             "rerun with -n 100 and compare",
             {{file, t.rows[i].line, fmt::format("{} bytes: busbw {:.2f}", t.rows[i].size_bytes, b->busbw_gbps)}}));
@@ -4405,6 +4413,11 @@ void check_p2p_unsupported(const Facts& facts, std::vector<Finding>& out, std::v
   for (const NcclFact& n : facts.nccl) {
     if (n.msg.starts_with("P2P is disabled between connected GPUs")) nccl.push_back(n.where);
   }
+  lines_finding(out, facts.framework_p2p_refused, code::kTopoP2pUnsupported, Severity::kError, "GPU peer access",
+                "Accelerate refused to start NCCL on RTX 4000-series GPUs ({}): they have no peer-to-peer path, and "
+                "NCCL would try P2P (and InfiniBand) between them",
+                "launch with `accelerate launch`, which sets them, or set NCCL_P2P_DISABLE=1 and NCCL_IB_DISABLE=1 "
+                "yourself (NCCL then goes through host memory); `nvidia-smi topo -p2p r` shows which pairs can");
   auto warn = [&](std::string text, std::string todo, const std::vector<Quote>& q) {
     out.push_back(finding(code::kTopoP2pUnsupported, Severity::kWarning, "GPU peer access", {},
                           fmt::format("{} ({})", text, count_lines(q.size())), std::move(todo), q,
@@ -4685,20 +4698,16 @@ std::string norm(std::string_view name) {
   return out;
 }
 
-constexpr std::string_view kLinkErrorCounters[] = {"symbolerror",
-                                                   "linkdowned",
-                                                   "linkerrorrecovery",
-                                                   "portrcverrors",
-                                                   "localintegrityerrors",
-                                                   "excessivebufferoverrunerrors",
-                                                   "portrcvremotephysicalerrors",
-                                                   "rxcrcerrorsphy",
-                                                   "rxsymbolerrphy",
-                                                   "linkdowneventsphy",
-                                                   "rxcorruptedbitsphy"};
-constexpr std::string_view kCongestionCounters[] = {"portxmitwait",           "npcnpsent",      "rpcnphandled",
-                                                    "npecnmarkedrocepackets", "rxpausectrlphy", "txpausectrlphy",
-                                                    "portxmitdiscards",       "outofbuffer",    "rxdiscardsphy"};
+constexpr std::string_view kLinkErrorCounters[] = {
+    "symbolerror", "linkdowned",
+    // ibcheckerrors' and ibdiagnet's names for them
+    "symbolerrors", "linkrecovers", "linkdown", "rcverrors", "linkintegrityerrors", "excbufoverrunerrors",
+    "rcvremotephyserrors", "linkerrorrecovery", "portrcverrors", "localintegrityerrors", "excessivebufferoverrunerrors",
+    "portrcvremotephysicalerrors", "rxcrcerrorsphy", "rxsymbolerrphy", "linkdowneventsphy", "rxcorruptedbitsphy"};
+constexpr std::string_view kCongestionCounters[] = {
+    "xmtdiscards",  // ibcheckerrors' PortXmitDiscards
+    "portxmitwait",   "npcnpsent",        "rpcnphandled", "npecnmarkedrocepackets", "rxpausectrlphy",
+    "txpausectrlphy", "portxmitdiscards", "outofbuffer",  "rxdiscardsphy"};
 
 bool pegged(uint64_t v) { return v == 0xffull || v == 0xffffull || v == 0xffffffffull || v == ~0ull; }
 
@@ -5078,6 +5087,14 @@ void check_ib_speed_changes(const Facts& facts, std::vector<Finding>& out) {
 
 void check_ib_links(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   check_ib_speed_changes(facts, out);
+  lines_finding(out, facts.ibdiag_links, code::kFabricLinkDegraded, Severity::kWarning,
+                "InfiniBand links below the expected rate",
+                "ibdiagnet reports links running below the speed or width expected of them ({}; a port whose rate "
+                "is below its IPoIB group's cannot join it): every collective crossing such a link runs at its rate",
+                "reseat or replace the cable or transceiver at either end (`mlxlink -d DEV -p PORT` for its errors), "
+                "check that no one forced the port's width or speed (`ibportstate`), and watch its symbol and "
+                "link-recovery counters (`perfquery`); `ibdiagnet --ls SPEED --lw WIDTH` checks every link against "
+                "what the fabric should run");
   std::vector<const IbLinkFact*> slow, idle;
   for (const IbLinkFact& l : facts.ib_links) (l.could_be.empty() ? idle : slow).push_back(&l);
   if (!facts.no_sm.empty()) {

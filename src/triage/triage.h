@@ -199,6 +199,9 @@ struct Facts {
   std::vector<AcsFact> acs;              // lspci's ACSCtl lines
   std::vector<DcgmDiagFact> dcgm_diag;   // DCGM's diagnostic: the tests that did not pass
   std::vector<IbLinkFact> ib_links;      // iblinkinfo's links below their capability or not Active
+  // ibdiagnet's link checks ("-E- Link: ...<-->... - Unexpected actual link speed 25") and a
+  // port whose rate keeps it out of its IPoIB group ("due to rate:2.5Gbps < group:10Gbps").
+  std::vector<Quote> ibdiag_links;
   std::vector<ZeroGuidFact> zero_guids;  // RDMA devices listed with GUID 0
   std::vector<GidRowFact> gid_rows;      // show_gids' rows
   // ibv_devinfo -v's GID lines ("GID[  1]:  fe80:...", ", RoCE v2" after it in newer
@@ -259,6 +262,9 @@ struct Facts {
   // A peer-access tool (simpleP2P, deviceQuery, p2pBandwidthLatencyTest, `nvidia-smi topo
   // -p2p`, nvbandwidth's waived device-to-device tests) saying no GPU pair listed has access.
   std::vector<Quote> peer_tool_denied;
+  // Accelerate refusing RTX 4000 GPUs' fast paths ("Using RTX 4000 series doesn't support
+  // faster communication broadband via P2P or IB. Please set `NCCL_P2P_DISABLE="1"` ...").
+  std::vector<Quote> framework_p2p_refused;
   // The NVIDIA driver's kernel module and its user-space libraries at different versions:
   // nvidia-smi's "Failed to initialize NVML: Driver/library version mismatch", the
   // kernel's "NVRM: API mismatch".

@@ -580,6 +580,28 @@ TEST(TriageSignatures, NcclTestsDipAtOneSize) {
   EXPECT_NE(r.verdict.missing[0].find("no NIC rates"), std::string::npos);
 }
 
+// A dip in the out-of-place run alone, in-place at the same size at its neighbours' rate:
+// one run disturbed, said as information, not the size's warning.
+TEST(TriageSignatures, NcclTestsDipOfOneRunIsInformation) {
+  const std::string head =
+      "# Collective test starting: all_reduce_perf\n"
+      "#                                                              out-of-place                       in-place\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+      "#wrong\n"
+      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
+  const std::string rows =
+      "  33554432   8388608  float  sum  -1   255.1  131.54  230.19  0   254.0  132.13  231.22  0\n"
+      "  67108864  16777216  float  sum  -1  1049.3   63.95  111.92  0   405.1  165.67  289.92  0\n"
+      " 134217728  33554432  float  sum  -1   694.2  193.34  338.35  0   695.7  192.94  337.64  0\n"
+      "# Out of bounds values : 0 OK\n"
+      "# Avg bus bandwidth    : 233.2\n";
+  Report r = judged({{"rccl.txt", head + rows}});
+  const Finding* f = find(r, "nccl_tests.dip");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kInfo);
+  EXPECT_NE(f->message.find("in-place at the same size ran at 289.92 GB/s"), std::string::npos) << f->message;
+}
+
 TEST(TriageSignatures, NcclTestsWrongElementsNameTheSizes) {
   Report r = triage_of({"triage/written_all_reduce_perf_wrong-at-two-sizes.txt"});
   const Finding* f = find(r, "nccl_tests.wrong");
@@ -2156,6 +2178,52 @@ TEST(TriagePasted, ModprobeModuleNotFound) {
   Report other =
       judged({{"boot.txt", "modprobe: FATAL: Module ip_tables not found in directory /lib/modules/6.1.0-18-amd64\n"}});
   EXPECT_EQ(find(other, "kernel.module_not_found"), nullptr) << testing::PrintToString(codes(other));
+}
+
+// ibdiagnet's link checks and its IPoIB rate check: links below the expected rate, a warning.
+TEST(TriagePasted, IbdiagnetLinksBelowTheExpectedRate) {
+  Report r = judged({{"ibdiagnet.log",
+                      "-E- Link: Sec0d9a0300246e30/Nec0d9a0300246e30/P19<-->switch-004/U1/P20 - Unexpected actual "
+                      "link speed 25\n"
+                      "-W- Port localhost/P1 lid=0x00e2 guid=0x001e0bffff4ced75 dev=25218 can not join\n"
+                      "    due to rate:2.5Gbps < group:10Gbps\n"}});
+  const Finding* f = find(r, "fabric.link_degraded");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"ibdiagnet.log:1", "ibdiagnet.log:3"}));
+}
+
+// ibcheckerrors' counters over their threshold and ibdiagnet's: link errors by their names
+// there, discards as congestion; the port where the line says which.
+TEST(TriagePasted, IbcheckerrorsAndIbdiagnetCounters) {
+  Report r = judged({{"ibcheckerrors.txt",
+                      "#warn: counter SymbolErrors = 36905     (threshold 10) lid 193 port 14\n"
+                      "#warn: counter LinkDowned = 23  (threshold 10) lid 193 port 14\n"
+                      "#warn: counter XmtDiscards = 120      (threshold 100)\n"
+                      "Error check on lid 193 (ISR9288/ISR9096 Voltaire sLB-24) port 14:  FAILED\n"}});
+  const Finding* f = find(r, "counters.link_errors");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_NE(f->message.find("lid 193 port 14 SymbolErrors 36905"), std::string::npos) << f->message;
+  EXPECT_NE(find(r, "counters.congestion"), nullptr) << testing::PrintToString(codes(r));
+  Report pm = judged({{"ibdiagnet2.log",
+                       "-E- lid=0x0143 dev=51000 xxxxxxxx/U1/P36\nPerformance Monitor counter : Value\n"
+                       "link_down_counter : 3 (threshold=0)\n"}});
+  const Finding* p = find(pm, "counters.link_errors");
+  ASSERT_NE(p, nullptr) << testing::PrintToString(codes(pm));
+  EXPECT_NE(p->message.find("link_down_counter 3"), std::string::npos) << p->message;
+}
+
+// Accelerate refusing RTX 4000-series GPUs: no P2P between them, an error.
+TEST(TriagePasted, AccelerateRefusesRtx4000FastPaths) {
+  Report r = judged({{"train.log",
+                      "[rank0]: NotImplementedError: Using RTX 4000 series doesn't support faster communication "
+                      "broadband via P2P or IB. Please set `NCCL_P2P_DISABLE=\"1\"` and `NCCL_IB_DISABLE=\"1\" or use "
+                      "`accelerate launch` which will do this automatically.\n"}});
+  const Finding* f = find(r, "topo.p2p_unsupported");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_NE(f->hint.find("NCCL_P2P_DISABLE=1"), std::string::npos) << f->hint;
 }
 
 // Broadcom's niccli: a NIC's RDMA support off in its NVM is an error; on, nothing.
