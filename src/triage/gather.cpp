@@ -1458,7 +1458,8 @@ class Gatherer {
       other_ += '\n';
       return true;
     }
-    if (smi_pcie_line(line, facts) || sysfs_link_line(trim(line), facts) || smi_table_line(trim(line), facts)) {
+    if (smi_pcie_line(line, facts) || sysfs_link_line(trim(line), facts) || smi_table_line(trim(line), facts) ||
+        sichek_link_line(trim(line), facts)) {
       other_ += '\n';
       return true;
     }
@@ -3061,6 +3062,30 @@ class Gatherer {
     }
     rdma_ = true;
     if (facts && zero_guids_.size() < kMaxKeptLines) zero_guids_.push_back({{path_, lines_, std::string(t)}, device});
+    return true;
+  }
+
+  // sichek's check of the PCIe tree above a device (scitix/sichek): "mlx5_3 upstream link
+  // 0000:16:02.0->0000:17:00.0 current 16GT/s < cap 32GT/s", a link on the device's path
+  // trained below what both its ends support. True for such a line.
+  bool sichek_link_line(std::string_view t, Facts* facts) {
+    const size_t cap = t.find("GT/s < cap ");
+    if (cap == std::string_view::npos || t.size() > 300) return false;
+    const size_t cur = t.rfind(" current ", cap);
+    if (cur == std::string_view::npos || t.find(" link ") > cur) return false;
+    PcieLinkFact l;
+    const std::string_view sta = t.substr(cur + 9, cap - cur - 9);
+    const std::string_view rest = t.substr(cap + 11);
+    if (std::from_chars(sta.data(), sta.data() + sta.size(), l.sta_gts).ec != std::errc() ||
+        std::from_chars(rest.data(), rest.data() + rest.size(), l.cap_gts).ec != std::errc() ||
+        l.sta_gts >= l.cap_gts) {
+      return false;
+    }
+    lspci_ = true;
+    if (!facts || pcie_links_.size() >= kMaxKeptLines) return true;
+    l.device = std::string(t.substr(0, cur));
+    l.where = {path_, lines_, std::string(t)};
+    pcie_links_.push_back(std::move(l));
     return true;
   }
 

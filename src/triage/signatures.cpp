@@ -4282,16 +4282,20 @@ void check_pcie_links(const Facts& facts, std::vector<Finding>& out, std::vector
             ? fmt::format("{}: its PCIe link runs at {:g} GT/s x{} where the device can do {:g} GT/s x{}{}", device,
                           l.sta_gts, l.sta_width, l.cap_gts, l.cap_width,
                           share > 0 ? fmt::format(" ({:.0f}% of its bandwidth)", 100 * share) : std::string())
-        : l.driver_says
-            ? fmt::format("{}: its NIC driver{} says its PCIe link{} is not enough for the card's bandwidth", device,
-                          l.judged_by.empty() ? "" : fmt::format(" ({})", l.judged_by),
-                          l.sta_gts > 0 ? fmt::format(" ({:g} GT/s x{})", l.sta_gts, l.sta_width) : std::string())
-            : fmt::format("{}: its PCIe link runs at {:g} GT/s x{}, which lspci marks as below the device's {} (its "
-                          "LnkCap is not in the paste)",
-                          device, l.sta_gts, l.sta_width,
-                          narrow && slow ? "speed and width"
-                          : narrow       ? "width"
-                                         : "speed"),
+        : l.cap_gts > 0 && l.cap_width == 0 && l.sta_width == 0  // speeds alone (sichek's tree check)
+            ? fmt::format("{}: its PCIe link runs at {:g} GT/s where it can do {:g} GT/s ({:.0f}% of its bandwidth)",
+                          device, l.sta_gts, l.cap_gts, 100 * l.sta_gts / l.cap_gts)
+            : l.driver_says
+                  ? fmt::format("{}: its NIC driver{} says its PCIe link{} is not enough for the card's bandwidth",
+                                device, l.judged_by.empty() ? "" : fmt::format(" ({})", l.judged_by),
+                                l.sta_gts > 0 ? fmt::format(" ({:g} GT/s x{})", l.sta_gts, l.sta_width) : std::string())
+                  : fmt::format(
+                        "{}: its PCIe link runs at {:g} GT/s x{}, which lspci marks as below the device's {} (its "
+                        "LnkCap is not in the paste)",
+                        device, l.sta_gts, l.sta_width,
+                        narrow && slow ? "speed and width"
+                        : narrow       ? "width"
+                                       : "speed"),
         l.driver_says
             ? "the slot gives the card fewer lanes or an older PCIe generation than its ports need: move it to "
               "a slot with more lanes or a newer generation (compare the card's and the slot's LnkCap and "
@@ -5977,11 +5981,18 @@ std::string iommu_device(std::string_view t) {
   return {};
 }
 void check_iommu(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
-  std::vector<Quote> faults, translated, cmdline, interrupts, rmrr;
+  std::vector<Quote> faults, translated, cmdline, interrupts, rmrr, peer;
   std::set<std::string> devices;
   bool passthrough = false;
   for (const Quote& q : facts.kernel) {
     const std::string_view t = q.text;
+    // The NVIDIA driver mapping a peer GPU's memory through the IOMMU for P2P, refused
+    // ("NVRM: IOMMU mapping failed from GPU1 to GPU0", after "NVRM: The peer DMA address
+    // 0x1800400000 is not aligned at 0x20000000"): only a translating IOMMU needs that map.
+    if (contains(t, "IOMMU mapping failed from GPU")) {
+      if (peer.size() < 16) peer.push_back(q);
+      continue;
+    }
     if (contains(t, "IO_PAGE_FAULT") || (contains(t, "DMAR: [DMA ") && contains(t, "fault addr"))) {
       if (faults.size() < 16) faults.push_back(q);
       if (std::string d = iommu_device(t); !d.empty()) devices.insert(std::move(d));
@@ -6046,6 +6057,13 @@ void check_iommu(const Facts& facts, std::vector<Finding>& out, std::vector<std:
                 "hang or reboot under kernels that check it (6.8 on)",
                 "update the BIOS; where none fixes it, boot with the IOMMU off (`intel_iommu=off`) or on a kernel "
                 "before the check");
+  lines_finding(out, peer, code::kKernelIommuTranslated, Severity::kError, "IOMMU peer mapping",
+                "the NVIDIA driver could not map one GPU's memory for another through the IOMMU ({}): with the "
+                "IOMMU translating, every peer-to-peer transfer needs such a map, and between these GPUs there is "
+                "none, so P2P between them fails",
+                "set the IOMMU to passthrough (`iommu=pt` with `intel_iommu=on` or `amd_iommu=on`) or turn it off in "
+                "the BIOS, and reboot; where the driver also says the peer DMA address is not aligned, the GPUs' "
+                "BAR1 layout is the reason a translated map cannot be made");
   if (!translated.empty()) {
     out.push_back(finding(
         code::kKernelIommuTranslated, Severity::kWarning, "IOMMU", {},

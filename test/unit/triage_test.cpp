@@ -2226,6 +2226,30 @@ TEST(TriagePasted, AccelerateRefusesRtx4000FastPaths) {
   EXPECT_NE(f->hint.find("NCCL_P2P_DISABLE=1"), std::string::npos) << f->hint;
 }
 
+// The NVIDIA driver unable to map a peer GPU through a translating IOMMU: an error.
+TEST(TriagePasted, NvrmIommuPeerMappingFailed) {
+  Report r = judged({{"dmesg.txt",
+                      "NVRM: The peer DMA address 0x1800400000 is not aligned at 0x20000000\n"
+                      "NVRM: IOMMU mapping failed from GPU1 to GPU0\n"}});
+  const Finding* f = find(r, "kernel.iommu_translated");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"dmesg.txt:2"});
+}
+
+// sichek's PCIe tree check: a link on a NIC's path below both ends' speed, by speeds alone.
+TEST(TriagePasted, SichekUpstreamLinkBelowItsCapability) {
+  Report r = judged({{"sichek.txt", "mlx5_3 upstream link 0000:16:02.0->0000:17:00.0 current 16GT/s < cap 32GT/s\n"}});
+  const Finding* f = find(r, "topo.pcie_degraded");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_NE(f->message.find("runs at 16 GT/s where it can do 32 GT/s (50% of its bandwidth)"), std::string::npos)
+      << f->message;
+  Report same =
+      judged({{"sichek.txt", "mlx5_3 upstream link 0000:16:02.0->0000:17:00.0 current 32GT/s < cap 32GT/s\n"}});
+  EXPECT_EQ(find(same, "topo.pcie_degraded"), nullptr) << testing::PrintToString(codes(same));
+}
+
 // Broadcom's niccli: a NIC's RDMA support off in its NVM is an error; on, nothing.
 TEST(TriagePasted, NiccliRdmaSupportOff) {
   Report r =
