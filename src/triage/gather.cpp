@@ -2143,12 +2143,6 @@ class Gatherer {
 
   // CUDA without peer access, and the driver's parts at different versions.
   void driver_state_line(std::string_view line, const Needles& n) {
-    // Accelerate's check of the GPUs' model (accelerate/state.py): "NotImplementedError: Using
-    // RTX 4000 series doesn't support faster communication broadband via P2P or IB. Please set
-    // `NCCL_P2P_DISABLE="1"` and `NCCL_IB_DISABLE="1" or use `accelerate launch` ...".
-    if (n.finds("RTX 4000 series doesn't support") && contains(line, "P2P") && keep(framework_p2p_refused_, line)) {
-      cuda_error_seen_ = true;
-    }
     if (n.has("eer ") || n.has("PeerAccess") || n.has("PEER_ACCESS")) {
       if ((contains(line, "peer access is not supported") || contains(line, "cudaErrorPeerAccessUnsupported") ||
            contains(line, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED")) &&
@@ -2493,11 +2487,18 @@ class Gatherer {
   }
 
   void device_line(std::string_view line, const Needles& n) {
+    const std::string_view t = trim(line);
+    // Accelerate's check of the GPUs' model (accelerate/state.py): "NotImplementedError: Using
+    // RTX 4000 series doesn't support faster communication broadband via P2P or IB. Please set
+    // `NCCL_P2P_DISABLE="1"` and `NCCL_IB_DISABLE="1" or use `accelerate launch` ...".
+    if (n.finds("RTX 4000 series doesn't support") && contains(line, "P2P") && keep(framework_p2p_refused_, line)) {
+      cuda_error_seen_ = true;  // a framework's error
+    }
     // ibdiagnet's link checks ("-E- Link: S0c42a1/N0c42a1/P19<-->switch-004/U1/P20 - Unexpected
     // actual link speed 25", or "... link width 1x"), and a port whose rate keeps it out of
     // IPoIB's multicast group ("-W- Port ... can not join" then "    due to rate:2.5Gbps <
     // group:10Gbps"): links running below what the fabric expects of them.
-    if (((n.finds("Unexpected actual link ") && contains(line, "<-->")) ||
+    if (((!t.empty() && t.front() == '-' && t.starts_with("-E- Link: ") && contains(t, "Unexpected actual link ")) ||
          (n.finds("< group:") && contains(line, "due to rate:"))) &&
         keep(ibdiag_links_, line)) {
       rdma_ = true;
@@ -2506,17 +2507,17 @@ class Gatherer {
     // 0x... for type CUDA_MEM_DEVICE" (before 4.5: "allocated 16777216 bytes of GPU buffer at
     // 0x..."), then its registration refused with EFAULT ("Couldn't allocate MR with error=14"):
     // the NIC cannot pin that GPU memory.
-    if (n.finds("GPU buffer") && contains(line, "allocated ")) perftest_gpu_buffer_ = true;
+    const char first = t.empty() ? '\0' : t.front();  // a cheap gate for the readers of line heads below
+    if (first == 'a' && t.starts_with("allocated ") && contains(t, "GPU buffer")) perftest_gpu_buffer_ = true;
     if (perftest_gpu_buffer_ && n.finds("Couldn't allocate MR with error=14") && keep(gpu_mr_refused_, line)) {
       rdma_ = true;
     }
     // Broadcom's niccli reading a NIC's NVM option (`niccli -i N nvm -getoption support_rdma`):
     // "support_rdma = False", RoCE off in the NIC's firmware.
-    if (const std::string_view t = trim(line); t.starts_with("support_rdma") && contains(t, "= False")) {
+    if (first == 's' && t.starts_with("support_rdma") && contains(t, "= False")) {
       keep(nic_rdma_disabled_, line);
     }
     if (n.finds("FAIL ")) {
-      const std::string_view t = trim(line);
       if ((t.starts_with("FAIL ACS for ") && contains(t, " != ")) ||
           (t.starts_with("FAIL Kernel iommu_group for DMA ") && contains(t, " are not equal"))) {
         keep(rdma_topo_failed_, line);
@@ -2548,7 +2549,8 @@ class Gatherer {
     }
     // modprobe without a GPU or RDMA driver's module for the running kernel ("modprobe: FATAL:
     // Module nvidia-peermem not found in directory /lib/modules/6.8.0-1059-azure").
-    if (n.finds("Module ") && contains(line, " not found in directory /lib/modules/") && gpu_or_rdma_module(line)) {
+    if (n.finds("FATAL: Module ") && contains(line, " not found in directory /lib/modules/") &&
+        gpu_or_rdma_module(line)) {
       keep(module_not_found_, line);
     }
     // infiniband-diags finding no subnet manager on a port ("sa_get_handle: No SM/SA found
@@ -3069,8 +3071,10 @@ class Gatherer {
   // 0000:16:02.0->0000:17:00.0 current 16GT/s < cap 32GT/s", a link on the device's path
   // trained below what both its ends support. True for such a line.
   bool sichek_link_line(std::string_view t, Facts* facts) {
-    const size_t cap = t.find("GT/s < cap ");
-    if (cap == std::string_view::npos || t.size() > 300) return false;
+    if (t.size() > 300) return false;
+    size_t cap = t.find("< cap ");  // '<' is rare: its memchr skips most lines at once
+    if (cap == std::string_view::npos || cap < 5 || t.substr(cap - 5, 5) != "GT/s ") return false;
+    cap -= 5;
     const size_t cur = t.rfind(" current ", cap);
     if (cur == std::string_view::npos || t.find(" link ") > cur) return false;
     PcieLinkFact l;
@@ -3332,7 +3336,7 @@ class Gatherer {
   // SymbolErrors = 36905     (threshold 10) lid 193 port 14" (the port where it says which).
   bool checked_counter(std::string_view t, Facts* facts) {
     constexpr std::string_view kHead = "#warn: counter ";
-    if (!t.starts_with(kHead)) return false;
+    if (t.size() < kHead.size() || t[1] != 'w' || !t.starts_with(kHead)) return false;
     const std::string_view rest = t.substr(kHead.size());
     const size_t eq = rest.find(" = ");
     if (eq == std::string_view::npos) return false;
