@@ -2437,12 +2437,9 @@ class Gatherer {
   // CUDA IPC (and the allocator setting that makes its memory unshareable).
   void program_line(std::string_view line, const Needles& n, Facts* facts) {
     if (n.finds("Health check failed")) nhc_line(line);
-    // ls -l of an NCCL library's link ("... libnccl.so.2 -> libnccl.so.2.23.4"): '>' is rare.
-    if (const size_t arrow = line.find('>'); arrow != std::string_view::npos && arrow > 0 && line[arrow - 1] == '-' &&
-                                             contains(line.substr(arrow), "libnccl.so.2.") &&
-                                             contains(line.substr(0, arrow), "libnccl.so")) {
-      keep(nccl_library_links_, line);
-    }
+    // NCCL's installs as listings name them (ls -l's links, library files, packages of rpm,
+    // dpkg and pip: nccl_install), for the versions side by side.
+    if (n.has("nccl") && nccl_install(line)) keep(nccl_library_links_, line);
     // Open MPI's help, and Cray MPICH's abort for GPU support asked of a program not linked with
     // its GPU transport layer ("MPIDI_CRAY_init: GPU_SUPPORT_ENABLED is requested, but GTL
     // library is not linked").

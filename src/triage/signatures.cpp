@@ -2294,36 +2294,93 @@ std::string error_lines(const std::vector<const NcclFact*>& facts, std::string_v
   return fmt::format("{}", fmt::join(parts, " and "));
 }
 
-// ls -l listing NCCL libraries of two versions or more (each link "DIR/libnccl.so.2 ->
-// libnccl.so.2.X.Y"): a program loads whichever its link and LD_LIBRARY_PATH find first,
-// and one built against the newer runs on the older (nccl#1784: nccl-tests built with
-// NCCL_HOME's 2.27 ran on the system's 2.23, without ncclCommWindowRegister).
+// A version's digits and dots at the head of `t` ("2.9.9-1+cuda11.3" -> "2.9.9"): two dots or
+// more, or nothing.
+std::string_view dotted_version(std::string_view t) {
+  size_t end = 0, dots = 0;
+  while (end < t.size() && (std::isdigit(static_cast<unsigned char>(t[end])) || t[end] == '.')) {
+    dots += t[end] == '.' ? 1 : 0;
+    ++end;
+  }
+  while (end > 0 && t[end - 1] == '.') {
+    --end;
+    --dots;
+  }
+  return dots >= 2 && end > 0 && std::isdigit(static_cast<unsigned char>(t[0])) ? t.substr(0, end) : std::string_view();
+}
+
+// The word around position `at` of `t` (between spaces, quotes or a listing's '|').
+std::string_view word_at(std::string_view t, size_t at) {
+  const size_t from = t.find_last_of(" \t'\"|`", at);
+  const size_t to = t.find_first_of(" \t'\"|`", at);
+  return t.substr(from == std::string_view::npos ? 0 : from + 1,
+                  (to == std::string_view::npos ? t.size() : to) - (from == std::string_view::npos ? 0 : from + 1));
+}
+
+}  // namespace
+
+std::optional<NcclInstall> nccl_install(std::string_view t) {
+  // A library file or a link's target: "DIR/libnccl.so.2.9.9", "libnccl.so.2 -> libnccl.so.2.23.4".
+  if (const size_t so = t.rfind("libnccl.so."); so != std::string_view::npos) {
+    const std::string_view v = dotted_version(t.substr(so + 11));
+    if (!v.empty()) {
+      // The directory: of the link's own name where ls -l shows one, else of the file.
+      const size_t arrow = t.find("-> ");
+      const size_t name = arrow != std::string_view::npos ? t.substr(0, arrow).rfind("libnccl.so") : so;
+      const std::string_view word = name == std::string_view::npos ? std::string_view() : word_at(t, name);
+      std::string_view dir = word.substr(0, word.rfind('/') == std::string_view::npos ? 0 : word.rfind('/'));
+      return NcclInstall{std::string(v), dir.empty() ? std::string("the current directory") : std::string(dir)};
+    }
+  }
+  // A package: rpm's and a file's "libnccl-2.9.9-1+cuda11.3", "libnccl-devel-2.8.3-1+cuda10.1",
+  // Debian's "libnccl2_2.18.3-1+cuda12.2_amd64.deb", dpkg -l's "libnccl2  2.18.3-1+cuda12.2",
+  // pip's "nvidia-nccl-cu12  2.18.1" and "nvidia-nccl-cu12==2.18.1".
+  for (std::string_view head : {"libnccl", "nvidia-nccl-cu"}) {
+    const size_t at = t.find(head);
+    if (at == std::string_view::npos) continue;
+    const std::string_view word = word_at(t, at);
+    std::string_view rest = t.substr(at + head.size());
+    // The package's name runs to its first '-', '_' or '=' followed by a digit, or to its end.
+    size_t v = 0;
+    while (v < rest.size() && !((rest[v] == '-' || rest[v] == '_' || rest[v] == '=') && v + 1 < rest.size() &&
+                                std::isdigit(static_cast<unsigned char>(rest[v + 1])))) {
+      if (rest[v] == ' ' || rest[v] == '\t') break;
+      ++v;
+    }
+    if (v < rest.size() && rest[v] != ' ' && rest[v] != '\t') {
+      rest = rest.substr(v + 1 + (rest[v] == '=' && v + 1 < rest.size() && rest[v + 1] == '=' ? 1 : 0));
+    } else {  // dpkg -l's and pip list's columns: the version is the next word
+      rest = trim(rest.substr(v));
+    }
+    if (!rest.empty() && rest.front() == '=') rest.remove_prefix(1);
+    const std::string_view version = dotted_version(rest);
+    if (version.empty()) continue;
+    return NcclInstall{std::string(version), std::string(word)};
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// Listings naming NCCL installs of two versions or more (library files, ls -l's links,
+// packages: nccl_install): a program loads whichever its link and LD_LIBRARY_PATH find
+// first, and one built against the newer runs on the older (nccl#1784: nccl-tests built with
+// NCCL_HOME's 2.27 ran on the system's 2.23, without ncclCommWindowRegister); a package built
+// for another CUDA than the machine's is the same fault.
 void check_nccl_library_versions(const Facts& facts, std::vector<Finding>& out) {
-  std::map<std::string, std::string> version_dirs;  // version -> the first directory listing it
+  std::map<std::string, std::string> version_dirs;  // version -> the first place listing it
   for (const Quote& q : facts.nccl_library_links) {
-    const std::string_view t = q.text;
-    const size_t arrow = t.find("-> ");
-    if (arrow == std::string_view::npos) continue;
-    std::string_view target = trim(t.substr(arrow + 3));
-    target = target.substr(target.rfind('/') == std::string_view::npos ? 0 : target.rfind('/') + 1);
-    if (!target.starts_with("libnccl.so.2.")) continue;
-    const std::string_view version = target.substr(11);
-    const std::string_view before = trim(t.substr(0, arrow));
-    const size_t name = before.rfind("libnccl.so");
-    const std::string_view path = before.substr(0, name);
-    const size_t space = path.rfind(' ');
-    std::string dir(space == std::string_view::npos ? path : path.substr(space + 1));
-    if (!dir.empty() && dir.back() == '/') dir.pop_back();
-    version_dirs.emplace(std::string(version), dir.empty() ? std::string("the current directory") : dir);
+    if (auto install = nccl_install(q.text)) version_dirs.emplace(install->version, install->where);
   }
   if (version_dirs.size() < 2) return;
   std::vector<std::string> listed;
   for (const auto& [version, dir] : version_dirs) listed.push_back(fmt::format("{} in {}", version, dir));
   out.push_back(finding(
       code::kFrameworkNcclLibraryMismatch, Severity::kWarning, "NCCL libraries", {},
-      fmt::format("the listing shows NCCL libraries of {} versions ({}): a program loads whichever its link and "
+      fmt::format("the listing shows NCCL of {} versions ({}): a program loads whichever its link and "
                   "LD_LIBRARY_PATH find first, so one built against one version may run on another (an older one "
-                  "lacks newer calls, ncclCommWindowRegister in 2.27)",
+                  "lacks newer calls, ncclCommWindowRegister in 2.27), and a package built for another CUDA than "
+                  "the machine's fails in CUDA calls",
                   version_dirs.size(), fmt::join(listed, "; ")),
       "`ldd PROGRAM | grep nccl` (or `ldd` on the framework's library) names the one it loads; put the intended "
       "one first (LD_LIBRARY_PATH=$NCCL_HOME/lib, nccl-tests built with NCCL_HOME), or remove the other",

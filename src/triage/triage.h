@@ -523,6 +523,18 @@ bool cuda_sentence(std::string_view line);
 // not a dma-buf registration: locked memory, as the signatures read it.
 bool rdma_enomem(std::string_view line);
 
+// An NCCL installed in some form, as a listing names it: its library file
+// ("/usr/lib64/libnccl.so.2.9.9", ls -l's link "libnccl.so.2 -> libnccl.so.2.23.4"), a
+// package ("libnccl-2.9.9-1+cuda11.3.x86_64" of rpm -qa, "libnccl2_2.18.3-1+cuda12.2_amd64.deb",
+// dpkg -l's "ii  libnccl2  2.18.3-1+cuda12.2  amd64 ...", pip's "nvidia-nccl-cu12  2.18.1" or
+// "nvidia-nccl-cu12==2.18.1"): its version ("2.9.9") and where (the directory or the package
+// as written). Nothing for another line, nor NCCL's own "NCCL version" lines.
+struct NcclInstall {
+  std::string version;
+  std::string where;
+};
+std::optional<NcclInstall> nccl_install(std::string_view line);
+
 // Whether an error's or a warning's text has a meaning of the signatures' own (NCCL's
 // wordings, CUDA's catalogue, the verbs calls refused for want of locked memory): another
 // program's warnings are read only then.

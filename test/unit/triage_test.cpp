@@ -2264,6 +2264,39 @@ TEST(TriagePasted, NiccliRdmaSupportOff) {
 }
 
 // ls -l listing NCCL library links of two versions: a warning naming both; one version is none.
+// NCCL's installs in a listing's forms: library files, links, rpm, deb, dpkg -l and pip.
+TEST(TriagePasted, NcclInstallsAsListingsNameThem) {
+  const auto at = [](std::string_view line) {
+    const auto i = nccl_install(line);
+    return i ? i->version + " @ " + i->where : std::string("-");
+  };
+  EXPECT_EQ(at("/usr/lib64/libnccl.so.2.9.9"), "2.9.9 @ /usr/lib64");
+  EXPECT_EQ(at("lrwxrwxrwx 1 root root 17 Jul 17 /opt/nccl/lib/libnccl.so.2 -> libnccl.so.2.27.0"),
+            "2.27.0 @ /opt/nccl/lib");
+  EXPECT_EQ(at("/var/nccl-repo-2.8.3-ga-cuda10.1/libnccl-devel-2.8.3-1+cuda10.1.x86_64.rpm"),
+            "2.8.3 @ /var/nccl-repo-2.8.3-ga-cuda10.1/libnccl-devel-2.8.3-1+cuda10.1.x86_64.rpm");
+  EXPECT_EQ(at("libnccl-2.9.9-1+cuda11.3.x86_64"), "2.9.9 @ libnccl-2.9.9-1+cuda11.3.x86_64");
+  EXPECT_EQ(at("libnccl2_2.18.3-1+cuda12.2_amd64.deb"), "2.18.3 @ libnccl2_2.18.3-1+cuda12.2_amd64.deb");
+  EXPECT_EQ(at("ii  libnccl2   2.18.3-1+cuda12.2   amd64   NVIDIA Collective Communication Library"),
+            "2.18.3 @ libnccl2");
+  EXPECT_EQ(at("nvidia-nccl-cu12          2.18.1"), "2.18.1 @ nvidia-nccl-cu12");
+  EXPECT_EQ(at("nvidia-nccl-cu12==2.21.5"), "2.21.5 @ nvidia-nccl-cu12==2.21.5");
+  EXPECT_EQ(at("/usr/lib/x86_64-linux-gnu/libnccl.so.2"), "-");  // no version: the link's name
+  EXPECT_EQ(at("NCCL version 2.18.1+cuda12.1"), "-");
+  EXPECT_EQ(at("export LD_LIBRARY_PATH=/opt/nccl/lib:$LD_LIBRARY_PATH"), "-");
+  // A wheel and the system's package of another version: the warning; one version twice is none.
+  Report r = judged({{"env.txt",
+                      "$ pip list | grep nccl\nnvidia-nccl-cu12          2.18.1\n$ dpkg -l | grep nccl\n"
+                      "ii  libnccl2   2.21.5-1+cuda12.4   amd64   NVIDIA Collective Communication Library\n"}});
+  const Finding* f = find(r, "framework.nccl_library_mismatch");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_NE(f->message.find("2.18.1 in nvidia-nccl-cu12; 2.21.5 in libnccl2"), std::string::npos) << f->message;
+  Report same = judged({{"env.txt",
+                         "ii  libnccl-dev   2.21.5-1+cuda12.4   amd64   NVIDIA Collective Communication Library\n"
+                         "ii  libnccl2   2.21.5-1+cuda12.4   amd64   NVIDIA Collective Communication Library\n"}});
+  EXPECT_EQ(find(same, "framework.nccl_library_mismatch"), nullptr) << testing::PrintToString(codes(same));
+}
+
 TEST(TriagePasted, NcclLibrariesOfTwoVersionsListed) {
   Report r = judged({{"ls.txt",
                       "# ls $NCCL_HOME/lib/libnccl.so.2 -lh\n"
