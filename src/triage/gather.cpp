@@ -477,6 +477,26 @@ bool nccl_frame(std::string_view line) {
   return line.size() < 1024 && (contains(line, "libnccl") || contains(line, " nccl") || contains(line, "(nccl"));
 }
 
+// A backtrace frame in NCCL's RAS subsystem (src/ras: rasMsgHandlePeersUpdate,
+// rasConnCreate, rasNetAcceptNewSocket, rasCollReqInit, rasThreadMain...): "ras", an upper-case
+// letter, a name of letters, and a call's '(' (or a full-width one) after it.
+bool ras_frame(std::string_view line) {
+  for (size_t at = line.find("ras"); at != std::string_view::npos; at = line.find("ras", at + 3)) {
+    if (at > 0 && std::isalpha(static_cast<unsigned char>(line[at - 1])) &&
+        !std::isxdigit(static_cast<unsigned char>(line[at - 1]))) {
+      continue;  // inside a word ("Trash"); a hex digit is an address glued to the name
+    }
+    size_t end = at + 3;
+    if (end >= line.size() || !std::isupper(static_cast<unsigned char>(line[end]))) continue;
+    while (end < line.size() && std::isalnum(static_cast<unsigned char>(line[end]))) ++end;
+    const std::string_view rest = line.substr(end);
+    if (end - at >= 8 && (rest.starts_with("(") || rest.starts_with("\xef\xbc\x88") || rest.starts_with("+0x"))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // The digits at `at` of `line` up to a ']': the rank; -1 otherwise.
 int rank_before_bracket(std::string_view line, size_t at) {
   int rank = -1;
@@ -1614,6 +1634,7 @@ class Gatherer {
     move_into(cuda_not_ready_, facts.cuda_not_ready);
     move_into(pin_failed_, facts.gpudirect_pin_failed);
     move_into(gpu_mr_refused_, facts.gpu_mr_refused);
+    move_into(ras_crash_frames_, facts.ras_crash_frames);
     move_into(module_abi_, facts.module_abi);
     move_into(nvml_unknown_, facts.nvml_unknown);
     move_into(tcp_connect_failed_, facts.tcp_connect_failed);
@@ -2437,6 +2458,14 @@ class Gatherer {
   // CUDA IPC (and the allocator setting that makes its memory unshareable).
   void program_line(std::string_view line, const Needles& n, Facts* facts) {
     if (n.finds("Health check failed")) nhc_line(line);
+    // A process crashed ("Caught signal 11 (Segmentation fault", "*** Process received signal
+    // ***", gdb's SIGSEGV), then a frame of NCCL's RAS thread in its backtrace
+    // ("rasMsgHandlePeersUpdate()", glued to the address in some printers).
+    if (n.finds("Segmentation fault") || n.finds("SIGSEGV") || n.finds("Process received signal")) {
+      crash_line_ = lines_;
+    } else if (crash_line_ > 0 && lines_ - crash_line_ <= 64 && ras_frame(line)) {
+      keep(ras_crash_frames_, line);
+    }
     // NCCL's installs as listings name them (ls -l's links, library files, packages of rpm,
     // dpkg and pip: nccl_install), for the versions side by side.
     if (n.has("nccl") && nccl_install(line)) keep(nccl_library_links_, line);
@@ -3569,8 +3598,8 @@ class Gatherer {
       image_no_shell_, image_storage_full_, module_build_failed_, module_not_found_, rdma_no_provider_,
       rdma_driver_unloaded_, rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
-  std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_mr_refused_, gpu_lost_, roce_gid_empty_, module_abi_,
-      nvml_unknown_, tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, munge_, slurm_version_,
+  std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_mr_refused_, ras_crash_frames_, gpu_lost_, roce_gid_empty_,
+      module_abi_, nvml_unknown_, tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, munge_, slurm_version_,
       slurm_credential_expired_, slurm_gres_, registration_capped_, nic_driver_storage_modules_, mpi_not_cuda_aware_,
       custom_allreduce_, expandable_segments_, runtime_hook_failed_, rendezvous_, gpu_start_, gpu_driver_in_use_,
       ucc_shm_failed_, roce_gid_unusable_, rdma_abi_mismatch_, enroot_hook_failed_, container_cli_errors_,
@@ -3625,6 +3654,7 @@ class Gatherer {
   std::vector<Quote> rdma_absent_lines_;
   std::vector<Quote> bus_errors_;  // SIGBUS lines, NCCL's where a backtrace frame below names it
   bool nccl_frames_ = false;
+  int crash_line_ = 0;          // the last line saying a process crashed (SIGSEGV)
   NotRead not_read_;            // lines no reader took
   int kept_line_ = 0;           // the last line a reader kept (keep, push_framework_fact)
   int quoted_line_ = 0;         // the last line kept as evidence without keep(): CUDA's reader reads it still

@@ -2387,8 +2387,22 @@ void check_nccl_library_versions(const Facts& facts, std::vector<Finding>& out) 
       facts.nccl_library_links, {{"versions", version_dirs.size()}}));
 }
 
+// A crash in NCCL's RAS thread (Facts::ras_crash_frames): RAS (2.24 on) runs in every NCCL
+// process, and its bugs crash jobs that never asked it anything (nccl#1669: a status query
+// racing a communicator's init, fixed in 2.27.3; nccl#1996: rasMsgHandlePeersUpdate in
+// 2.27.7); NCCL_RAS_ENABLE=0 turns it off.
+void check_ras_crash(const Facts& facts, std::vector<Finding>& out) {
+  lines_finding(out, facts.ras_crash_frames, code::kNcclKnownBug, Severity::kError, "NCCL RAS",
+                "a process crashed in NCCL's RAS subsystem ({} of its backtrace): the reliability thread every "
+                "NCCL process since 2.24 runs, whose bugs crash jobs that never queried it (NVIDIA/nccl#1669, "
+                "#1996); the machine is not at fault",
+                "set NCCL_RAS_ENABLE=0 for the job, and load the newest NCCL (its release notes list the RAS fixes: "
+                "2.27.3 the race with a communicator's init)");
+}
+
 void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   check_nccl_library_versions(facts, out);
+  check_ras_crash(facts, out);
   const RankMap ranks = rank_map(facts);
   std::map<std::string_view, std::vector<const NcclFact*>> by_code;
   std::vector<const NcclFact*> other;

@@ -283,6 +283,9 @@ struct Facts {
   // ("Couldn't allocate MR with error=14" after "allocated GPU buffer of a ..."): GPU memory
   // the NIC cannot pin.
   std::vector<Quote> gpu_mr_refused;
+  // Frames of NCCL's RAS subsystem in a crashed process's backtrace ("rasMsgHandlePeersUpdate()"
+  // after "Caught signal 11 (Segmentation fault").
+  std::vector<Quote> ras_crash_frames;
   // The kernel refusing a module built against another version of one it uses:
   // "nvidia_peermem: disagrees about version of symbol ib_register_peer_memory_client".
   std::vector<Quote> module_abi;

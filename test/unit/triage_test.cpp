@@ -2264,6 +2264,26 @@ TEST(TriagePasted, NiccliRdmaSupportOff) {
 }
 
 // ls -l listing NCCL library links of two versions: a warning naming both; one version is none.
+// A crash whose backtrace has a frame of NCCL's RAS thread: a known bug, with RAS off as the
+// workaround; a RAS frame with no crash before it, or a crash in another function, is none.
+TEST(TriagePasted, CrashInNcclsRasThread) {
+  const std::string crash =
+      "[n125:288505:0:296459] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x48)\n"
+      "==== backtrace (tid: 296459) ====\n"
+      " 0  /usr/lib/libucs.so.0(ucs_handle_error+0x2d4) [0x7fedc925c274]\n";
+  Report r = judged(
+      {{"crash.txt", crash + " 1 0x0000000000122927rasMsgHandlePeersUpdate() /opt/nccl/src/ras/peers.cc:512\n"}});
+  const Finding* f = find(r, "nccl.known_bug");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(quoted(*f), std::vector<std::string>{"crash.txt:4"});
+  EXPECT_NE(f->hint.find("NCCL_RAS_ENABLE=0"), std::string::npos) << f->hint;
+  Report other = judged({{"crash.txt", crash + " 1 0x0000000000122927ncclProxyProgress() ???:0\n"}});
+  EXPECT_EQ(find(other, "nccl.known_bug"), nullptr) << testing::PrintToString(codes(other));
+  Report alone = judged({{"notes.txt", "see rasMsgHandlePeersUpdate() in src/ras/peers.cc\n"}});
+  EXPECT_EQ(find(alone, "nccl.known_bug"), nullptr) << testing::PrintToString(codes(alone));
+}
+
 // NCCL's installs in a listing's forms: library files, links, rpm, deb, dpkg -l and pip.
 TEST(TriagePasted, NcclInstallsAsListingsNameThem) {
   const auto at = [](std::string_view line) {
