@@ -197,6 +197,7 @@ inline constexpr std::string_view kMpiPmixClientFailed = "mpi.pmix_client_failed
 inline constexpr std::string_view kMpiDaemonStartFailed = "mpi.daemon_start_failed";
 inline constexpr std::string_view kKernelPciBarUnassigned = "kernel.pci_bar_unassigned";
 inline constexpr std::string_view kMpiRuntimeMismatch = "mpi.runtime_mismatch";
+inline constexpr std::string_view kMpiPmlAddProcsFailed = "mpi.pml_add_procs_failed";
 inline constexpr std::string_view kFabricDefaultSubnetPrefix = "fabric.default_subnet_prefix";
 inline constexpr std::string_view kFabricCxiAddressMismatch = "fabric.cxi_address_mismatch";
 inline constexpr std::string_view kFrameworkNcclLibraryMismatch = "framework.nccl_library_mismatch";
@@ -380,6 +381,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kMpiDaemonStartFailed,
     kKernelPciBarUnassigned,
     kMpiRuntimeMismatch,
+    kMpiPmlAddProcsFailed,
     kFabricDefaultSubnetPrefix,
     kFabricCxiAddressMismatch,
     kFrameworkNcclLibraryMismatch,

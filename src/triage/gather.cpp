@@ -1667,6 +1667,7 @@ class Gatherer {
     move_into(mpi_oob_unreachable_, facts.mpi_oob_unreachable);
     move_into(mpi_tcp_wrong_peer_, facts.mpi_tcp_wrong_peer);
     move_into(mpi_unpack_failed_, facts.mpi_unpack_failed);
+    move_into(mpi_pml_failed_, facts.mpi_pml_add_procs_failed);
     move_into(mpi_default_prefix_, facts.default_subnet_prefix);
     facts.srun_seen = facts.srun_seen || srun_seen_;
     move_into(custom_allreduce_, facts.custom_allreduce);
@@ -2259,6 +2260,14 @@ class Gatherer {
     // ORTE's daemons unable to read each other's messages ("ORTE_ERROR_LOG: Data unpack would
     // read past end of buffer in file grpcomm_direct.c", "FORCE-TERMINATE AT Data unpack ...").
     if (n.finds("Data unpack would read past end of buffer")) keep(mpi_unpack_failed_, line);
+    // MPI_Init's box for its point-to-point layer unable to add the peers ("PML add procs
+    // failed"), and the return code on the line after ("--> Returned "Not found" (-13) ...").
+    if (n.finds("PML add procs failed")) {
+      keep(mpi_pml_failed_, line);
+      pml_failed_line_ = lines_;
+    } else if (pml_failed_line_ > 0 && lines_ == pml_failed_line_ + 1 && t.starts_with("--> Returned")) {
+      keep(mpi_pml_failed_, line);
+    }
     // What the remote shell said before the daemons' box.
     const bool shell = t.starts_with("bash:") || t.starts_with("sh:") || t.starts_with("zsh:") ||
                        t.starts_with("ksh:") || t.starts_with("tcsh:") || t.starts_with("csh:");
@@ -3604,7 +3613,8 @@ class Gatherer {
       custom_allreduce_, expandable_segments_, runtime_hook_failed_, rendezvous_, gpu_start_, gpu_driver_in_use_,
       ucc_shm_failed_, roce_gid_unusable_, rdma_abi_mismatch_, enroot_hook_failed_, container_cli_errors_,
       pmix_client_failed_, mpi_daemons_failed_, mpi_oob_unreachable_, mpi_tcp_wrong_peer_, mpi_launch_cause_,
-      mpi_unpack_failed_, mpi_default_prefix_, lightning_members_;
+      mpi_unpack_failed_, mpi_pml_failed_, mpi_default_prefix_, lightning_members_;
+  int pml_failed_line_ = 0;              // the last "PML add procs failed" line
   bool lightning_registered_ = false;    // Lightning's "All distributed processes registered"
   bool srun_seen_ = false;               // a line of srun's: Facts::srun_seen
   bool toolkit_line_ = false;            // the line nvml_line read is libnvidia-container's

@@ -5671,6 +5671,33 @@ void check_mpi_unpack(const Facts& facts, std::vector<Finding>& out, std::vector
                 "MPI with its internal hwloc)");
 }
 
+// Open MPI's MPI_Init failing where its point-to-point layer connects the processes (Facts::
+// mpi_pml_add_procs_failed): the PML chosen (UCX by default where Open MPI has it) found no way
+// to reach some peers, "Not found" (-13) where no transport of it serves them; ABCI's FAQ
+// gives `--mca pml ob1` for the Open MPI releases that fail so.
+void check_mpi_pml(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  const std::vector<Quote>& q = facts.mpi_pml_add_procs_failed;
+  if (q.empty()) return;
+  std::string returned;
+  for (const Quote& l : q) {
+    if (const size_t at = l.text.find("--> Returned "); at != std::string::npos && returned.empty()) {
+      std::string_view r = std::string_view(l.text).substr(at + 13);
+      returned = std::string(r.substr(0, r.find(" instead of")));
+    }
+  }
+  out.push_back(finding(
+      code::kMpiPmlAddProcsFailed, Severity::kError, "Open MPI's point-to-point layer", {},
+      fmt::format("MPI_Init failed where Open MPI's point-to-point layer (PML) adds the peer processes{} ({}): the "
+                  "PML chosen, UCX where Open MPI was built with it, found no transport to some peers (UCX without "
+                  "the fabric's transport or device, UCX_NET_DEVICES or UCX_TLS naming what a node lacks), so no "
+                  "rank starts",
+                  returned.empty() ? std::string() : fmt::format(" (returned {})", returned), count_lines(q.size())),
+      "rerun with `--mca pml_base_verbose 10 --mca pml_ucx_verbose 10` (and UCX_LOG_LEVEL=info) to see which PML "
+      "and transport it tried; `ucx_info -d` on each node lists what UCX can use; `--mca pml ob1` (Open MPI's "
+      "own BTLs) works around it, as ABCI's FAQ gives for the releases that fail so",
+      q, {{"lines", q.size()}}));
+}
+
 // Several active ports of a host with the factory-default subnet prefix (Facts::
 // default_subnet_prefix): one fabric, harmless; physically separate fabrics, which Open MPI
 // (and any program that tells fabrics apart by prefix) then cannot tell apart.
@@ -6467,6 +6494,9 @@ const std::vector<Signature> kSignatures = {
      "Open MPI's daemons unable to read each other's messages (\"Data unpack would read past end of buffer\"): "
      "Open MPI or its hwloc of different versions",
      check_mpi_unpack},
+    {{code::kMpiPmlAddProcsFailed},
+     "Open MPI's MPI_Init failing in its point-to-point layer (\"PML add procs failed\")",
+     check_mpi_pml},
     {{code::kFabricDefaultSubnetPrefix},
      "several active ports of a host with the factory-default subnet prefix (Open MPI's openib warning): separate "
      "fabrics it cannot tell apart",

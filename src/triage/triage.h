@@ -376,6 +376,9 @@ struct Facts {
   // ORTE's daemons unable to read each other's messages ("Data unpack would read past end of
   // buffer"): Open MPI, or the hwloc it carries, differing between the processes.
   std::vector<Quote> mpi_unpack_failed;
+  // Open MPI's MPI_Init failing in its point-to-point layer ("PML add procs failed", then
+  // "--> Returned "Not found" (-13) instead of "Success" (0)").
+  std::vector<Quote> mpi_pml_add_procs_failed;
   // Open MPI's openib BTL finding the factory-default subnet prefix (fe80::) on more than one
   // active port of a host ("the default subnet GID prefix was detected on more than one of
   // these ports").

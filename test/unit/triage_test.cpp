@@ -2284,6 +2284,22 @@ TEST(TriagePasted, CrashInNcclsRasThread) {
   EXPECT_EQ(find(alone, "nccl.known_bug"), nullptr) << testing::PrintToString(codes(alone));
 }
 
+// Open MPI's MPI_Init box for its PML unable to add the peers: an error with its return code.
+TEST(TriagePasted, OpenMpiPmlAddProcsFailed) {
+  Report r = judged({{"mpirun.txt",
+                      "It looks like MPI_INIT failed for some reason; your parallel process is\n"
+                      "likely to abort.\n\n"
+                      "  PML add procs failed\n"
+                      "    --> Returned \"Not found\" (-13) instead of \"Success\" (0)\n"
+                      "[g0080:118482] *** An error occurred in MPI_Init\n"}});
+  const Finding* f = find(r, "mpi.pml_add_procs_failed");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(r));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_NE(f->message.find("(returned \"Not found\" (-13))"), std::string::npos) << f->message;
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"mpirun.txt:4", "mpirun.txt:5"}));
+  EXPECT_NE(f->hint.find("--mca pml ob1"), std::string::npos) << f->hint;
+}
+
 // NCCL's installs in a listing's forms: library files, links, rpm, deb, dpkg -l and pip.
 TEST(TriagePasted, NcclInstallsAsListingsNameThem) {
   const auto at = [](std::string_view line) {
@@ -5300,7 +5316,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "launcher.slurm_gres_config", "kernel.rdma_registration_capped", "mpi.daemon_start_failed", "mpi.oob_unreachable",
       "mpi.tcp_wrong_peer", "ucx.transport_open_failed", "kernel.pci_bar_unassigned", "mpi.runtime_mismatch",
       "fabric.default_subnet_prefix", "fabric.cxi_address_mismatch", "framework.nccl_library_mismatch",
-      "topo.nic_rdma_disabled", "kernel.module_not_found",
+      "topo.nic_rdma_disabled", "kernel.module_not_found", "mpi.pml_add_procs_failed",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
