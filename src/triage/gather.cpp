@@ -757,7 +757,6 @@ constexpr std::array<uint32_t, 256> kRareBits = [] {
   return t;
 }();
 
-// A line's needle searches, for the readers of the driver's and tools' words.
 // A GPU or RDMA driver's module named after modprobe's "Module " (nvidia, nvidia-peermem,
 // nv_peer_mem, gdrdrv, mlx5_ib, ib_uverbs, rdma_ucm, efa, bnxt_re, irdma ...).
 bool gpu_or_rdma_module(std::string_view line) {
@@ -770,6 +769,7 @@ bool gpu_or_rdma_module(std::string_view line) {
   return std::any_of(std::begin(kHeads), std::end(kHeads), [&](std::string_view h) { return m.starts_with(h); });
 }
 
+// A line's needle searches, for the readers of the driver's and tools' words.
 struct Needles {
   explicit Needles(std::string_view l) : line(l) {}
   std::string_view line;
@@ -1587,6 +1587,12 @@ class Gatherer {
   }
   // The facts kept line by line, into `facts`.
   void take_line_facts(Facts& facts) {
+    take_device_facts(facts);
+    take_program_facts(facts);
+  }
+
+  // The kernel's, the drivers' and the devices' tools' lines: GPUs, NICs, PCIe, the fabric.
+  void take_device_facts(Facts& facts) {
     move_into(kernel_lines_, facts.kernel);
     move_into(pcie_links_, facts.pcie_links);
     move_into(nvlinks_, facts.nvlinks);
@@ -1642,6 +1648,10 @@ class Gatherer {
     move_into(gloo_loopback_, facts.gloo_loopback);
     move_into(gpu_lost_, facts.gpu_lost);
     move_into(gpu_start_, facts.gpu_start);
+  }
+
+  // The programs' lines: launchers and schedulers, MPI, containers, frameworks.
+  void take_program_facts(Facts& facts) {
     move_into(munge_, facts.munge);
     if (slurm_foreign_protocol_) {  // a scanner's bytes: its "Incompatible versions" lines are not Slurm's
       std::erase_if(slurm_version_, [](const Quote& q) {
@@ -1674,7 +1684,6 @@ class Gatherer {
     move_into(nhc_, facts.nhc);
     move_into(mlxlink_ports_, facts.mlxlink);
     move_into(expandable_segments_, facts.expandable_segments);
-    // The toolkit's legacy hook failing with nvidia-container-cli's words: their readers name it.
     // A hook failing with nvidia-container-cli's words is the toolkit readers' where they name
     // them, and the hook's otherwise (check_runtime_hook).
     move_into(runtime_hook_failed_, facts.runtime_hook_failed);
@@ -3353,18 +3362,23 @@ class Gatherer {
     counters_ = true;
     for (auto& [name, value] : bracketed) {
       if (!facts) break;
-      if (counters_pending_.size() >= kMaxKeptLines) {
-        ++dropped_;
-        continue;
-      }
       CounterFact c;
       c.device = fmt::format("{}{}port {}", errors_for_, errors_for_.empty() ? "" : " ", port);
       c.name = std::move(name);
       c.value = value;
       c.where = {path_, lines_, std::string(trim(line))};
-      counters_pending_.push_back(std::move(c));
+      pend_counter(std::move(c));
     }
     return true;
+  }
+
+  // A counter for the file's facts, kept while there is room (counted as dropped after).
+  void pend_counter(CounterFact&& c) {
+    if (counters_pending_.size() >= kMaxKeptLines) {
+      ++dropped_;
+      return;
+    }
+    counters_pending_.push_back(std::move(c));
   }
 
   // ibcheckerrors (infiniband-diags before 1.6) over its threshold: "#warn: counter
@@ -3381,15 +3395,12 @@ class Gatherer {
     if (!parse_u64(value, c.value)) return false;
     counters_ = true;
     if (!facts) return true;
-    if (counters_pending_.size() >= kMaxKeptLines) {
-      ++dropped_;
-      return true;
-    }
     c.name = std::string(trim(rest.substr(0, eq)));
-    if (const size_t lid = rest.find(") lid "); lid != std::string_view::npos)
+    if (const size_t lid = rest.find(") lid "); lid != std::string_view::npos) {
       c.device = std::string(rest.substr(lid + 2));
+    }
     c.where = {path_, lines_, std::string(t)};
-    counters_pending_.push_back(std::move(c));
+    pend_counter(std::move(c));
     return true;
   }
 
@@ -3406,14 +3417,10 @@ class Gatherer {
         if (!counter_like(c.name)) return true;
         counters_ = true;  // a file's name and its number: the heading says what it is
         if (!facts) return true;
-        if (counters_pending_.size() >= kMaxKeptLines) {
-          ++dropped_;
-          return true;
-        }
         c.device = sysfs_device(path);
         if (c.device.empty()) c.device = device_;
         c.where = {path_, lines_, fmt::format("{}: {}", path, t)};
-        counters_pending_.push_back(std::move(c));
+        pend_counter(std::move(c));
         return true;
       }
     }
@@ -3465,12 +3472,10 @@ class Gatherer {
     // A sysfs path, or ibdiagnet's threshold, says what it is.
     const bool sysfs = (contains(line, "/counters/") && contains(line, "/ports/")) || contains(line, "(threshold=");
     if (counter_like(c.name) && (++counter_lines_ >= 5 || sysfs)) counters_ = true;
-    if (facts && counters_pending_.size() >= kMaxKeptLines) {
-      ++dropped_;
-    } else if (facts) {
+    if (facts) {
       if (c.device.empty()) c.device = device_;
       c.where = {path_, lines_, std::string(trim(line))};
-      counters_pending_.push_back(std::move(c));
+      pend_counter(std::move(c));
     }
     return true;
   }
