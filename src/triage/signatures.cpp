@@ -4773,16 +4773,34 @@ std::string norm(std::string_view name) {
   return out;
 }
 
+// Link-quality counters by norm()'s name: perfquery's and sysfs's, mlx5's PHY counters, and
+// ibcheckerrors' and ibdiagnet's own names for them (SymbolErrors, LinkRecovers,
+// link_down_counter ...).
 constexpr std::string_view kLinkErrorCounters[] = {
-    "symbolerror", "linkdowned",
-    // ibcheckerrors' and ibdiagnet's names for them
-    "symbolerrors", "linkrecovers", "linkdown", "rcverrors", "linkintegrityerrors", "excbufoverrunerrors",
-    "rcvremotephyserrors", "linkerrorrecovery", "portrcverrors", "localintegrityerrors", "excessivebufferoverrunerrors",
-    "portrcvremotephysicalerrors", "rxcrcerrorsphy", "rxsymbolerrphy", "linkdowneventsphy", "rxcorruptedbitsphy"};
+    "symbolerror",
+    "linkdowned",
+    "linkerrorrecovery",
+    "portrcverrors",
+    "localintegrityerrors",
+    "excessivebufferoverrunerrors",
+    "portrcvremotephysicalerrors",
+    "rxcrcerrorsphy",
+    "rxsymbolerrphy",
+    "linkdowneventsphy",
+    "rxcorruptedbitsphy",
+    "symbolerrors",
+    "linkrecovers",
+    "linkdown",
+    "rcverrors",
+    "linkintegrityerrors",
+    "excbufoverrunerrors",
+    "rcvremotephyserrors",
+};
+// Waits, congestion notifications, pauses and discards (ibcheckerrors' XmtDiscards among them).
 constexpr std::string_view kCongestionCounters[] = {
-    "xmtdiscards",  // ibcheckerrors' PortXmitDiscards
     "portxmitwait",   "npcnpsent",        "rpcnphandled", "npecnmarkedrocepackets", "rxpausectrlphy",
-    "txpausectrlphy", "portxmitdiscards", "outofbuffer",  "rxdiscardsphy"};
+    "txpausectrlphy", "portxmitdiscards", "outofbuffer",  "rxdiscardsphy",          "xmtdiscards",
+};
 
 bool pegged(uint64_t v) { return v == 0xffull || v == 0xffffull || v == 0xffffffffull || v == ~0ull; }
 
