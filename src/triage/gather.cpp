@@ -426,6 +426,10 @@ bool rendezvous_line(std::string_view line) {
     return has("Name or service not known") || has("Temporary failure in name resolution") ||
            has("No address associated with hostname");
   }
+  // The older store-based barrier at init_process_group's end ("Timed out initializing process
+  // group in store based barrier on rank: 0, for key: store_based_barrier_key:1 (world_size=2,
+  // worker_count=1, timeout=0:30:00)"): the same ranks missing, counted by the barrier.
+  if (has("store based barrier")) return has("Timed out initializing process group");
   return (has("waiting for clients") && has("clients joined")) ||
          (has("network addresses of (") && has("cannot be retrieved (gai error")) ||
          has("connect() timed out. Original timeout was") || has("Error: Address already in use") ||
@@ -453,7 +457,11 @@ bool gpu_start_line(std::string_view line) {
          has("fallen off the bus and is not responding to commands") || trim(line) == "No devices were found" ||
          // nv.c at module load: none probed, another driver holding them, none on the bus
          has("NVRM: No NVIDIA devices probed") || has("NVIDIA probe routine was not called for") ||
-         has("NVRM: No NVIDIA GPU found") ||
+         has("NVRM: No NVIDIA GPU found") || has("NVIDIA probe routine failed for") ||
+         // PyTorch's lazy CUDA init where libcuda finds no driver (torch/cuda/__init__.py: "Found
+         // no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed
+         // a driver")
+         has("Found no NVIDIA driver on your system") ||
          // NVML's NVML_ERROR_DRIVER_NOT_LOADED, as its callers print it (NCCL's "nvmlInit_v2() failed:
          // Driver Not Loaded", the device plugin's, DCGM's)
          (has("Driver Not Loaded") && (has("nvml") || has("NVML"))) ||
@@ -2066,8 +2074,14 @@ class Gatherer {
     // nvidia-smi's "couldn't find libnvidia-ml.so library in your system", go-nvml's (the
     // device plugin's, the toolkit's) "could not load NVML library" (NVML_ERROR_LIBRARY_NOT_FOUND),
     // dcgm-exporter's "Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND".
+    // Also the dynamic loader's own words for either library, as Python's ImportError or a
+    // program that links them gives them ("nvidia-smi: error while loading shared libraries:
+    // libnvidia-ml.so.1: cannot open shared object file", "ImportError: libcuda.so.1: cannot
+    // open shared object file: No such file or directory").
     if ((n.finds("-ml.so") &&  // '-' is rarer than 'l' in logs: find's memchr skips more
-         (contains(line, "Failed to open libnvidia-ml.so") || contains(line, "couldn't find libnvidia-ml.so"))) ||
+         (contains(line, "Failed to open libnvidia-ml.so") || contains(line, "couldn't find libnvidia-ml.so") ||
+          contains(line, "libnvidia-ml.so.1: cannot open shared object"))) ||
+        (cuda_named_ && contains(line, "libcuda.so.1: cannot open shared object")) ||
         (n.finds("NVML library") && (contains(line, "ould not load NVML library") ||
                                      // dcgm-exporter's: "Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND".
                                      (contains(line, "init NVML library") && contains(line, "LIBRARY_NOT_FOUND")))) ||
@@ -2243,6 +2257,12 @@ class Gatherer {
     const std::string_view t = trim(line);
     if (n.finds("RTE was unable to reliably start")) {  // ORTE's (Open MPI 4) and PRRTE's (5)
       keep(mpi_daemons_failed_, line);
+    } else if (n.finds("RTE does not know how to route a message")) {
+      // ORTE's and PRRTE's routed layer with no path to a daemon ("ORTE does not know how to
+      // route a message to the specified daemon located on the indicated node"): the daemons'
+      // out-of-band TCP between the nodes does not connect.
+      keep(mpi_oob_unreachable_, line);
+      mpi_box_left_ = 6;
     } else if (n.finds("TCP connection") && contains(line, "unable to complete a TCP connection")) {
       keep(mpi_oob_unreachable_, line);
       mpi_box_left_ = 6;
@@ -2350,7 +2370,7 @@ class Gatherer {
       psec_framework_ = false;
     }
     if ((n.has("socket ") || n.has("clients joined") || n.finds("(gai error") || n.finds("Original timeout was") ||
-         n.finds("EADDRINUSE") || n.finds("Error: host not found: ")) &&
+         n.finds("EADDRINUSE") || n.finds("Error: host not found: ") || n.finds("Timed out initializing process")) &&
         rendezvous_line(line) && keep(rendezvous_, line)) {
       framework_ = true;  // a framework's log
     }
@@ -2668,8 +2688,12 @@ class Gatherer {
     // Also a framework's own words for CUDA's 101 on a line that names CUDA ("[ERROR] DEVICE
     // [.../gpu/cuda_driver.cc:245] SetDevice] SetDevice for id:7 failed, ret[101], invalid device
     // ordinal.").
+    // And CUDA's sentences a framework raises bare ("RuntimeError: CUDA driver version is
+    // insufficient for CUDA runtime version", PyTorch's "RuntimeError: No CUDA GPUs are available").
     if (!cuda_sentence(line) && (!cuda_named_ || !cuda_error_word(line) || !names_cuda_error(line)) &&
-        !(cuda_named_ && contains(line, "invalid device ordinal"))) {
+        !(cuda_named_ &&
+          (contains(line, "invalid device ordinal") || contains(line, "CUDA driver version is insufficient") ||
+           contains(line, "No CUDA GPUs are available")))) {
       return false;
     }
     cuda_error_seen_ = true;  // a file of only such lines is a framework's log

@@ -1879,6 +1879,7 @@ constexpr CudaError kCudaErrors[] = {
      code::kNcclCudaDriverTooOld, "", ""},
     {100, "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE", "ProcessGroupNCCL is only supported with GPUs, no GPUs found",
      code::kNcclNoCudaDevice, "", ""},
+    {100, "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE", "No CUDA GPUs are available", code::kNcclNoCudaDevice, "", ""},
     // The container toolkit's check of an image's CUDA against the host's driver before it
     // starts (libnvidia-container): "nvidia-container-cli: requirement error: unsatisfied
     // condition: cuda>=11.0, please update your driver to a newer version, or use an earlier
@@ -5742,7 +5743,15 @@ void check_mpi_tcp(const Facts& facts, std::vector<Finding>& out, std::vector<st
       if (!h.empty() && std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
     }
   }
-  if (!facts.mpi_oob_unreachable.empty()) {
+  // ORTE's "does not know how to route a message to the specified daemon" after its daemons
+  // failed to start is that failure's echo (no daemon there to route to), not a connection lost.
+  const bool routing_echo =
+      !facts.mpi_daemons_failed.empty() &&
+      std::all_of(facts.mpi_oob_unreachable.begin(), facts.mpi_oob_unreachable.end(), [](const Quote& q) {
+        return contains(q.text, "know how to route") || contains(q.text, "Local host:") ||
+               contains(q.text, "Remote host:");
+      });
+  if (!facts.mpi_oob_unreachable.empty() && !routing_echo) {
     out.push_back(finding(
         code::kMpiOobUnreachable, Severity::kError, "Open MPI's connections between nodes", hosts,
         fmt::format("a process or daemon of Open MPI could not open a TCP connection to another ({}{}): mpirun, its "
@@ -6219,7 +6228,7 @@ bool rendezvous_failure(std::string_view t) {
   return contains(t, "failed to connect to any network address") || contains(t, "has timed out after") ||
          contains(t, "connect() timed out") || contains(t, "failed to listen on any local network address") ||
          contains(t, "Error: Address already in use") || contains(t, "name: EADDRINUSE") ||
-         contains(t, "clients joined") || contains(t, "host not found: ");
+         contains(t, "clients joined") || contains(t, "host not found: ") || contains(t, "store based barrier");
 }
 // Lightning's processes starting their process group ("Initializing distributed:
 // GLOBAL_RANK: 0, MEMBER: 1/4"), fewer of them than the world size, and no "All distributed
@@ -6268,7 +6277,7 @@ void check_rendezvous(const Facts& facts, std::vector<Finding>& out, std::vector
     } else if (contains(t, "(gai error") || contains(t, "host not found: ")) {
       unresolved.push_back(q);
       if (std::string s = rendezvous_target(t); !s.empty()) targets.insert(s);
-    } else if (contains(t, "clients joined")) {
+    } else if (contains(t, "clients joined") || contains(t, "store based barrier")) {
       missing.push_back(q);
     } else if (!contains(t, "server socket")) {  // the server side failing is not a client that cannot reach it
       unreachable.push_back(q);
@@ -6337,12 +6346,13 @@ void check_rendezvous(const Facts& facts, std::vector<Finding>& out, std::vector
 void check_gpu_start(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   std::vector<Quote> not_loaded, failed;
   bool secure_boot = false, bar = false, unsupported = false, off_bus = false, rm_init = false, none = false,
-       open_module = false, other_driver = false, none_probed = false, none_on_bus = false;
+       open_module = false, other_driver = false, none_probed = false, none_on_bus = false, probe_failed = false;
   for (const Quote& q : facts.gpu_start) {
     const std::string_view t = q.text;
     if (contains(t, "couldn't communicate with the NVIDIA driver") || contains(t, "could not insert 'nvidia") ||
         contains(t, "Driver Not Loaded") || contains(t, "nvml error: driver not loaded") ||
-        (contains(t, "Kernel module nvidia") && contains(t, "is not loaded"))) {
+        (contains(t, "Kernel module nvidia") && contains(t, "is not loaded")) ||
+        contains(t, "Found no NVIDIA driver on your system")) {
       not_loaded.push_back(q);
       secure_boot |= contains(t, "Key was rejected by service");
     } else {
@@ -6356,6 +6366,7 @@ void check_gpu_start(const Facts& facts, std::vector<Finding>& out, std::vector<
       other_driver |= contains(t, "probe routine was not called");
       none_probed |= contains(t, "No NVIDIA devices probed");
       none_on_bus |= contains(t, "No NVIDIA GPU found");
+      probe_failed |= contains(t, "probe routine failed");
     }
   }
   if (!not_loaded.empty()) {
@@ -6394,6 +6405,10 @@ void check_gpu_start(const Facts& facts, std::vector<Finding>& out, std::vector<
       why.emplace_back(
           "no NVIDIA GPU on the PCI bus for the driver: not passed through to this VM, or lost from "
           "the bus (`lspci -d 10de:`)");
+    if (why.empty() && probe_failed)
+      why.emplace_back(
+          "the driver's probe could not start a GPU (the NVIDIA probe routine failed): the NVRM lines before it say "
+          "why; a GPU that fails its probe on every boot is faulty or badly seated");
     if (why.empty() && none_probed)
       why.emplace_back(
           "the driver loaded but started no GPU (No NVIDIA devices probed): the NVRM lines before it "

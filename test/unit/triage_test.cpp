@@ -376,6 +376,12 @@ TEST(TriageSignatures, FrameworkMismatchShmFifoAndNvmlLibrary) {
       {"2019/09/30 14:46:38 Failed to initialize NVML: could not load NVML library.", "container.driver_libs_missing"},
       {"time=2025-07-11T17:48:10.249Z level=ERROR msg=\"Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND\"",
        "container.driver_libs_missing"},
+      // The dynamic loader's words for either library, as Python and nvidia-smi give them.
+      {"ImportError: libcuda.so.1: cannot open shared object file: No such file or directory",
+       "container.driver_libs_missing"},
+      {"nvidia-smi: error while loading shared libraries: libnvidia-ml.so.1: cannot open shared object file: No such "
+       "file or directory",
+       "container.driver_libs_missing"},
       // libnvidia-container's words for NVML failing at a container's start.
       {"nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.",
        "kernel.gpu_driver_not_loaded"},
@@ -3152,6 +3158,9 @@ TEST(TriagePasted, CudaErrorsOfTheCatalogueInAnyProgram) {
        "nccl.cuda_driver_too_old"},
       {"RuntimeError: CUDA error: no CUDA-capable device is detected", "nccl.no_cuda_device"},
       {"torch.AcceleratorError: CUDA error: invalid device ordinal", "nccl.invalid_device"},
+      // CUDA's sentences a framework raises with no "CUDA error:" before them.
+      {"RuntimeError: CUDA driver version is insufficient for CUDA runtime version", "nccl.cuda_driver_too_old"},
+      {"RuntimeError: No CUDA GPUs are available", "nccl.no_cuda_device"},
       // A framework's own words for it, on a line naming CUDA (MindSpore's FAQ).
       {"[ERROR] DEVICE [mindspore/ccsrc/runtime/device/gpu/cuda_driver.cc:245] SetDevice] SetDevice for id:7 failed, "
        "ret[101], invalid device ordinal.",
@@ -4306,6 +4315,15 @@ TEST(TriagePasted, OpenMpiLaunchBoxesNameTheirCause) {
   f = find(oob, "mpi.oob_unreachable");
   ASSERT_NE(f, nullptr) << testing::PrintToString(codes(oob));
   EXPECT_EQ(f->hosts, (std::vector<std::string>{"10.104.5.40", "fehg-node-0"}));
+  // ORTE's routed layer with no path to a daemon is the same connection missing.
+  Report routed = judged({{"run.txt",
+                           "ORTE does not know how to route a message to the specified daemon\n"
+                           "located on the indicated node:\n"}});
+  EXPECT_NE(find(routed, "mpi.oob_unreachable"), nullptr) << testing::PrintToString(codes(routed));
+  // After the daemons' own failure it is that failure's echo: no daemon there to route to.
+  Report echo = judged({{"run.txt", box + "ORTE does not know how to route a message to the specified daemon\n"}});
+  EXPECT_NE(find(echo, "mpi.daemon_start_failed"), nullptr) << testing::PrintToString(codes(echo));
+  EXPECT_EQ(find(echo, "mpi.oob_unreachable"), nullptr) << testing::PrintToString(codes(echo));
   EXPECT_NE(f->hint.find("oob_tcp_if_include"), std::string::npos) << f->hint;
   EXPECT_EQ(quoted(*f), (std::vector<std::string>{"oob.txt:2", "oob.txt:4", "oob.txt:5"}));
 
@@ -4630,6 +4648,10 @@ TEST(TriagePasted, RendezvousStoreFailures) {
        "rendezvous.master_unresolved", "node-x:29500"},
       {"RuntimeError: Timed out after 1801 seconds waiting for clients. 1/2 clients joined.",
        "rendezvous.clients_missing", "never joined"},
+      // The store-based barrier's count of the same (PyTorch before 2.0).
+      {"RuntimeError: Timed out initializing process group in store based barrier on rank: 0, for key: "
+       "store_based_barrier_key:1 (world_size=2, worker_count=1, timeout=0:30:00)",
+       "rendezvous.clients_missing", "never joined"},
       // PyTorch 1.x's wording, under TCPStore in the traceback.
       {"    store = TCPStore(master_addr, master_port, world_size, start_daemon, timeout)\nValueError: host not "
        "found: Name or service not known",
@@ -4694,6 +4716,12 @@ TEST(TriagePasted, GpuDriverStart) {
       // nv.c at module load (kernel-open/nvidia/nv.c).
       {"[    5.1] NVRM: No NVIDIA devices probed.", "kernel.gpu_init_failed", "started no GPU"},
       {"[    5.1] NVRM: No NVIDIA GPU found.", "kernel.gpu_init_failed", "not passed through"},
+      {"[    5.2] NVRM: The NVIDIA probe routine failed for 1 device(s).", "kernel.gpu_init_failed",
+       "probe routine failed"},
+      // PyTorch's lazy CUDA start where libcuda finds no driver.
+      {"RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a "
+       "driver from http://www.nvidia.com/Download/index.aspx",
+       "kernel.gpu_driver_not_loaded", "not loaded"},
   };
   for (const auto& [line, code, shown] : cases) {
     Report r = judged({{"node.txt", std::string(line) + "\n"}});
