@@ -1560,7 +1560,8 @@ class Gatherer {
             ibdiag_links_)) {
       k.emplace_back("rdma-info");
     }
-    if (any(rendezvous_, shm_full_, tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, lightning_members_)) {
+    if (any(rendezvous_, shm_full_, tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, lightning_members_,
+            nccl_symbol_missing_)) {
       k.emplace_back("framework-log");
     }
     if (limits_seen_) k.emplace_back("limits");
@@ -1620,6 +1621,7 @@ class Gatherer {
     move_into(gtl_ipc_failed_, facts.gtl_ipc_failed);
     move_into(nic_rdma_disabled_, facts.nic_rdma_disabled);
     move_into(nccl_library_links_, facts.nccl_library_links);
+    move_into(nccl_symbol_missing_, facts.nccl_symbol_missing);
     move_into(mig_in_use_, facts.mig_in_use);
     move_into(rdma_topo_failed_, facts.rdma_topo_failed);
     peer_tool_.take(facts.peer_tool_denied);
@@ -2506,7 +2508,15 @@ class Gatherer {
     }
     // NCCL's installs as listings name them (ls -l's links, library files, packages of rpm,
     // dpkg and pip: nccl_install), for the versions side by side.
-    if (n.has("nccl") && nccl_install(line)) keep(nccl_library_links_, line);
+    // And the loader refusing a program for an NCCL symbol its libnccl lacks ("undefined
+    // symbol: ncclCommRegister").
+    if (n.has("nccl")) {
+      if (nccl_install(line)) {
+        keep(nccl_library_links_, line);
+      } else if (contains(line, "undefined symbol: nccl")) {
+        keep(nccl_symbol_missing_, line);
+      }
+    }
     // Open MPI's help, and Cray MPICH's abort for GPU support asked of a program not linked with
     // its GPU transport layer ("MPIDI_CRAY_init: GPU_SUPPORT_ENABLED is requested, but GTL
     // library is not linked").
@@ -3631,10 +3641,10 @@ class Gatherer {
   int smi_row_left_ = 0;           // nvidia-smi's table: rows left of the GPU above
   std::string smi_row_gpu_;        // that GPU's bus id
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, framework_p2p_refused_, gtl_ipc_failed_,
-      rdma_topo_failed_, nccl_library_links_, nic_rdma_disabled_, mig_in_use_, cuda_errors_, driver_mismatch_,
-      efa_no_device_, driver_libs_missing_, shm_full_, rdma_enomem_, toolkit_denied_, toolkit_missing_, nvml_denied_,
-      image_no_shell_, image_storage_full_, module_build_failed_, module_not_found_, rdma_no_provider_,
-      rdma_driver_unloaded_, rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
+      rdma_topo_failed_, nccl_library_links_, nccl_symbol_missing_, nic_rdma_disabled_, mig_in_use_, cuda_errors_,
+      driver_mismatch_, efa_no_device_, driver_libs_missing_, shm_full_, rdma_enomem_, toolkit_denied_,
+      toolkit_missing_, nvml_denied_, image_no_shell_, image_storage_full_, module_build_failed_, module_not_found_,
+      rdma_no_provider_, rdma_driver_unloaded_, rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_mr_refused_, ras_crash_frames_, gpu_lost_, roce_gid_empty_,
       module_abi_, nvml_unknown_, tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, munge_, slurm_version_,

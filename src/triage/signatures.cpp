@@ -2401,8 +2401,32 @@ void check_ras_crash(const Facts& facts, std::vector<Finding>& out) {
                 "2.27.3 the race with a communicator's init)");
 }
 
+// The loader refusing a program for an NCCL symbol (Facts::nccl_symbol_missing): the libnccl
+// it found is older than the one it was built against, as a second NCCL on the path gives
+// (another package's wheel, a conda nccl, a system libnccl ahead in LD_LIBRARY_PATH).
+void check_nccl_symbol_missing(const Facts& facts, std::vector<Finding>& out) {
+  std::set<std::string> symbols;
+  for (const Quote& q : facts.nccl_symbol_missing) {
+    const std::string_view t = q.text;
+    std::string_view s = t.substr(t.find("undefined symbol: ") + 18);
+    s = s.substr(0, s.find_first_of(" \t,)'\""));
+    symbols.emplace(s);
+  }
+  if (facts.nccl_symbol_missing.empty()) return;
+  out.push_back(finding(
+      code::kFrameworkNcclLibraryMismatch, Severity::kError, "NCCL library", {},
+      fmt::format("the program could not load: the NCCL library the loader found lacks {} ({}), so it is older than "
+                  "the NCCL the program was built against; another NCCL comes first on the library path (a second "
+                  "wheel such as nvidia-nccl-cu11 beside -cu12, a conda nccl, a system libnccl in LD_LIBRARY_PATH)",
+                  fmt::join(symbols, ", "), count_lines(facts.nccl_symbol_missing.size())),
+      "`pip list | grep nccl`, `conda list nccl` and LD_LIBRARY_PATH name the candidates: remove the stray one or put "
+      "the framework's own first (site-packages/nvidia/nccl/lib), or install the framework build that matches it",
+      facts.nccl_symbol_missing, {{"lines", facts.nccl_symbol_missing.size()}}));
+}
+
 void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   check_nccl_library_versions(facts, out);
+  check_nccl_symbol_missing(facts, out);
   check_ras_crash(facts, out);
   const RankMap ranks = rank_map(facts);
   std::map<std::string_view, std::vector<const NcclFact*>> by_code;
@@ -3175,8 +3199,21 @@ KernelLines sort_kernel_lines(const Facts& facts) {
   // line. Read as Xid 79 where the files hold no Xid 79 line.
   std::vector<Quote> off_bus;
   std::vector<std::string> off_bus_hosts;
+  // The firmware's error records through APEI (GHES) for PCIe: "{8}[Hardware Error]: event
+  // severity: corrected" then, a few lines on, "{8}[Hardware Error]:   section_type: PCIe error":
+  // the same AER event as the kernel's own "AER: Corrected error received", told by the
+  // firmware (firmware-first platforms). Counted once per record, by its section line.
+  bool apei_corrected = false;
   for (const Quote& q : facts.kernel) {
     const std::string_view t = q.text;
+    if (contains(t, "[Hardware Error]")) {
+      if (const size_t at = t.find("event severity: "); at != std::string_view::npos) {
+        apei_corrected = t.substr(at + 16).starts_with("corrected");
+      } else if (contains(t, "section_type: PCIe error")) {
+        (apei_corrected ? aer_corrected : aer_uncorrected).push_back(q);
+      }
+      continue;
+    }
     if (contains(t, "NVRM: GPU ") && contains(t, ": GPU has fallen off the bus")) {
       off_bus.push_back(q);
       off_bus_hosts.push_back(kernel_host(t));

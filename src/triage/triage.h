@@ -253,6 +253,10 @@ struct Facts {
   // ls -l's NCCL library links ("/usr/lib/x86_64-linux-gnu/libnccl.so.2 -> libnccl.so.2.23.4"),
   // whose versions check_nccl_library_versions compares.
   std::vector<Quote> nccl_library_links;
+  // The dynamic loader refusing a program for an NCCL symbol its libnccl lacks ("ImportError:
+  // .../torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister"): an older NCCL loaded
+  // than the one the program was built against.
+  std::vector<Quote> nccl_symbol_missing;
   std::vector<Quote> cuda_p2p;
   // Broadcom's niccli showing a NIC's RDMA support off in its NVM ("support_rdma = False").
   std::vector<Quote> nic_rdma_disabled;

@@ -374,6 +374,9 @@ TEST(TriageSignatures, FrameworkMismatchShmFifoAndNvmlLibrary) {
        "nccl.collective_mismatch"},
       {"mm_iface failed to allocate receive FIFO", "nccl.shm_exhausted"},
       {"2019/09/30 14:46:38 Failed to initialize NVML: could not load NVML library.", "container.driver_libs_missing"},
+      // The loader refusing a framework for an NCCL symbol its libnccl lacks: an older NCCL first.
+      {"ImportError: /env/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister",
+       "framework.nccl_library_mismatch"},
       {"time=2025-07-11T17:48:10.249Z level=ERROR msg=\"Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND\"",
        "container.driver_libs_missing"},
       // The dynamic loader's words for either library, as Python and nvidia-smi give them.
@@ -1535,6 +1538,34 @@ TEST(TriagePasted, ResetRequiredAndCorrectedAer) {
   ASSERT_NE(aer, nullptr) << testing::PrintToString(codes(r));
   EXPECT_EQ(aer->severity, Severity::kWarning);
   EXPECT_EQ(quoted(*aer), (std::vector<std::string>{"k.txt:3"}));  // the device's line: one error, not two
+}
+
+// The firmware's records of the same through APEI (firmware-first platforms): one record per
+// "section_type: PCIe error", its severity from the record's "event severity" line.
+TEST(TriagePasted, AerFromTheFirmwaresRecords) {
+  const auto record = [](std::string_view severity) {
+    return fmt::format(
+        "{{8}}[Hardware Error]: Hardware error from APEI Generic Hardware Error Source: 514\n"
+        "{{8}}[Hardware Error]: event severity: {}\n"
+        "{{8}}[Hardware Error]:  Error 0, type: {}\n"
+        "{{8}}[Hardware Error]:   section_type: PCIe error\n"
+        "{{8}}[Hardware Error]:   device_id: 0000:e3:00.0\n",
+        severity, severity);
+  };
+  Report corrected = judged({{"dmesg.txt", record("corrected")}});
+  const Finding* c = find(corrected, "kernel.pcie_aer");
+  ASSERT_NE(c, nullptr) << testing::PrintToString(codes(corrected));
+  EXPECT_EQ(c->severity, Severity::kWarning);
+  EXPECT_EQ(quoted(*c), (std::vector<std::string>{"dmesg.txt:4"}));
+  Report fatal = judged({{"dmesg.txt", record("fatal")}});
+  const Finding* f = find(fatal, "kernel.pcie_aer");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(fatal));
+  EXPECT_EQ(f->severity, Severity::kError);
+  // A memory record is the host memory's, not PCIe's.
+  Report memory = judged({{"dmesg.txt",
+                           "{1}[Hardware Error]: event severity: corrected\n"
+                           "{1}[Hardware Error]:  section_type: memory error\n"}});
+  EXPECT_EQ(find(memory, "kernel.pcie_aer"), nullptr) << testing::PrintToString(codes(memory));
 }
 
 // Kernels since 4.20 say "Correctable" and "Uncorrectable", and the device's "PCIe Bus
@@ -5047,7 +5078,8 @@ TEST(TriagePasted, SummariesWithNoTableBetween) {
 
 // A port that is not up: on a ticket, a warning unless the files show it unused.
 // ibdev2netdev's "(Down)" of an IPoIB interface is not the port's state; a card's second
-// port down beside its first one up is its uncabled spare.
+// port down beside its first one up is its uncabled spare; an Ethernet port beside an
+// InfiniBand fabric is another layer's.
 TEST(TriagePasted, PortsNotUpUnlessShownUnused) {
   Report r = judged({{"ibstat.txt",
                       "CA 'mlx5_1'\n\tCA type: MT4123\n\tPort 1:\n\t\tState: Initializing\n"
@@ -5090,6 +5122,20 @@ TEST(TriagePasted, PortsNotUpUnlessShownUnused) {
   ASSERT_NE(alone, nullptr) << testing::PrintToString(codes(one));
   EXPECT_EQ(alone->severity, Severity::kWarning);
   EXPECT_EQ(alone->evidence.at("nic"), "mlx4_0");
+  // An Ethernet port down on a host whose InfiniBand ports are up is not the fabric's
+  // (information); where every port is Ethernet, the port down may be one a rank uses.
+  const auto ca = [](std::string_view dev, std::string_view state, std::string_view layer) {
+    return fmt::format("CA '{}'\n\tCA type: MT4129\n\tPort 1:\n\t\tState: {}\n\t\tLink layer: {}\n", dev, state, layer);
+  };
+  Report beside = judged({{"ibstat.txt", ca("mlx5_0", "Active", "InfiniBand") + ca("mlx5_1", "Active", "Ethernet") +
+                                             ca("mlx5_2", "Down", "Ethernet")}});
+  const Finding* eth = find(beside, "topo.port_down");
+  ASSERT_NE(eth, nullptr) << testing::PrintToString(codes(beside));
+  EXPECT_EQ(eth->severity, Severity::kInfo);
+  Report roce = judged({{"ibstat.txt", ca("mlx5_0", "Active", "Ethernet") + ca("mlx5_1", "Down", "Ethernet")}});
+  const Finding* used = find(roce, "topo.port_down");
+  ASSERT_NE(used, nullptr) << testing::PrintToString(codes(roce));
+  EXPECT_EQ(used->severity, Severity::kWarning);
 }
 
 // Four GPUs of a host on NET/IB/0 with the host's own "Using" line missing: the other

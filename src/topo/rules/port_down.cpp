@@ -4,7 +4,8 @@
 // unused: NCCL's NET/IB list on the host leaves the NIC out, NCCL_IB_HCA excludes it, the
 // GPUs' paths are known and it is near none of them, or another port of the same card is
 // up (a dual-port card with one port cabled: another function of the card, or on every
-// multi-port device of the host the same port down beside another up).
+// multi-port device of the host the same port down beside another up), or it is an Ethernet
+// port on a host whose InfiniBand ports are up (another layer than the fabric's).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -63,6 +64,17 @@ bool sibling_active(const HostTopology& h, const Port& port) {
   return false;
 }
 
+// An Ethernet port on a host whose InfiniBand ports are up: not a port of the fabric the job
+// runs on (a management or front-end port beside it, as a GH200's 2.5 GbE functions beside its
+// HDR ones); where all the host's ports are Ethernet, a port down may be one the job uses.
+bool beside_infiniband(const HostTopology& h, const Port& port) {
+  if (port.link_layer != "Ethernet") return false;
+  return std::any_of(h.nics.begin(), h.nics.end(), [](const Nic& n) {
+    return std::any_of(n.ports.begin(), n.ports.end(),
+                       [](const Port& p) { return p.link_layer == "InfiniBand" && port_active(p); });
+  });
+}
+
 }  // namespace
 
 void check_port_down(const HostContext& c, FindingSink& sink) {
@@ -74,10 +86,11 @@ void check_port_down(const HostContext& c, FindingSink& sink) {
     for (const Port& p : nic.ports) {
       if (port_active(p)) continue;
       bool matters = near_nics.count(nic.name) || named;
-      const bool unused = (!c.host.nccl_nets.empty() && std::find(c.host.nccl_nets.begin(), c.host.nccl_nets.end(),
-                                                                  nic.name) == c.host.nccl_nets.end()) ||
-                          (c.filter && !c.filter->selects(nic.name, p.number)) ||
-                          (!c.paths.order.empty() && !near_nics.empty()) || sibling_active(c.host, p);
+      const bool unused =
+          (!c.host.nccl_nets.empty() &&
+           std::find(c.host.nccl_nets.begin(), c.host.nccl_nets.end(), nic.name) == c.host.nccl_nets.end()) ||
+          (c.filter && !c.filter->selects(nic.name, p.number)) || (!c.paths.order.empty() && !near_nics.empty()) ||
+          sibling_active(c.host, p) || beside_infiniband(c.host, p);
       const Severity severity = matters                                ? Severity::kError
                                 : c.options.down_ports_warn && !unused ? Severity::kWarning
                                                                        : Severity::kInfo;
