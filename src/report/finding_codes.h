@@ -132,6 +132,8 @@ inline constexpr std::string_view kNcclCudaMps = "nccl.cuda_mps";
 inline constexpr std::string_view kNcclIbDeviceUnopened = "nccl.ib_device_unopened";
 inline constexpr std::string_view kNcclCommIdUnresolved = "nccl.comm_id_unresolved";
 inline constexpr std::string_view kNvlinkImexUnavailable = "nvlink.imex_unavailable";
+inline constexpr std::string_view kNvlinkFabricRegistrationFailed = "nvlink.fabric_registration_failed";
+inline constexpr std::string_view kNvlinkCudaMulticastUnsupported = "nvlink.cuda_multicast_unsupported";
 inline constexpr std::string_view kNcclIbIncompatibleDevices = "nccl.ib_incompatible_devices";
 inline constexpr std::string_view kNcclIbPortError = "nccl.ib_port_error";
 inline constexpr std::string_view kNcclIbFatalEvent = "nccl.ib_fatal_event";
@@ -318,6 +320,8 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNcclIbDeviceUnopened,
     kNcclCommIdUnresolved,
     kNvlinkImexUnavailable,
+    kNvlinkFabricRegistrationFailed,
+    kNvlinkCudaMulticastUnsupported,
     kNcclNoKernelImage,
     kNcclIbIncompatibleDevices,
     kNcclIbPortError,

@@ -1561,11 +1561,11 @@ class Gatherer {
       k.emplace_back("rdma-info");
     }
     if (any(rendezvous_, shm_full_, tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, lightning_members_,
-            nccl_symbol_missing_)) {
+            nccl_symbol_missing_, multicast_unsupported_)) {
       k.emplace_back("framework-log");
     }
     if (limits_seen_) k.emplace_back("limits");
-    if (!nhc_.empty()) k.emplace_back("health-check");
+    if (!nhc_.empty() || !imex_not_ready_.empty()) k.emplace_back("health-check");
     if (interfaces_seen_) k.emplace_back("nccl-log");  // NCCL's interface list, its head line alone
     if (!test_devices_.empty() || !doubled_summaries_.empty()) k.emplace_back("nccl-tests");
     if (peer_tool_.seen()) k.emplace_back("cuda-p2p-tool");
@@ -1615,6 +1615,7 @@ class Gatherer {
     move_into(repair_pending_, facts.gpu_repair_pending);
     move_into(test_devices_, facts.test_devices);
     move_into(remap_failed_, facts.gpu_remap_failed);
+    move_into(gpu_fabric_failed_, facts.gpu_fabric_failed);
     move_into(cuda_ecc_, facts.cuda_ecc);
     move_into(cuda_p2p_, facts.cuda_p2p);
     move_into(framework_p2p_refused_, facts.framework_p2p_refused);
@@ -1622,6 +1623,8 @@ class Gatherer {
     move_into(nic_rdma_disabled_, facts.nic_rdma_disabled);
     move_into(nccl_library_links_, facts.nccl_library_links);
     move_into(nccl_symbol_missing_, facts.nccl_symbol_missing);
+    move_into(imex_not_ready_, facts.imex_not_ready);
+    move_into(multicast_unsupported_, facts.multicast_unsupported);
     move_into(mig_in_use_, facts.mig_in_use);
     move_into(rdma_topo_failed_, facts.rdma_topo_failed);
     peer_tool_.take(facts.peer_tool_denied);
@@ -2508,6 +2511,16 @@ class Gatherer {
     }
     // NCCL's installs as listings name them (ls -l's links, library files, packages of rpm,
     // dpkg and pip: nccl_install), for the versions side by side.
+    // DCGM's IMEX check failing ("ErrorCode:DCGM_FR_IMEX_UNHEALTHY GPU:0 PCI:0000:9d:00.0", "IMEX
+    // daemon status is -3 (not READY)").
+    if (n.finds("DCGM_FR_IMEX_UNHEALTHY") || n.finds("IMEX daemon status is")) keep(imex_not_ready_, line);
+    // CUDA's multicast objects (NVLink SHARP's, through NVSwitches) refused: TransformerEngine's
+    // own check ("... does not support comm+GEMM overlap with CUDA Multicast. Launch app with
+    // UB_SKIPMC=1 ..."), cuMulticastCreate's CUDA_ERROR_NOT_SUPPORTED.
+    if ((n.finds("CUDA Multicast") && contains(line, "does not support")) ||
+        (n.finds("cuMulticast") && (contains(line, "not supported") || contains(line, "NOT_SUPPORTED")))) {
+      keep(multicast_unsupported_, line);
+    }
     // And the loader refusing a program for an NCCL symbol its libnccl lacks ("undefined
     // symbol: ncclCommRegister").
     if (n.has("nccl")) {
@@ -2726,10 +2739,11 @@ class Gatherer {
   bool gpu_memory_line(std::string_view line, Facts* facts) {
     const std::string_view t = trim(line);
     const size_t indent = line.find_first_not_of(" \t");
-    if (t == "Remapped Rows" || t == "Retired Pages") {
+    if (t == "Remapped Rows" || t == "Retired Pages" || t == "Fabric") {
       smi_query_ = true;
       smi_section_left_ = 10;
       smi_indent_ = indent;
+      fabric_state_.reset();
       return true;
     }
     if (smi_section_left_ == 0) return false;
@@ -2748,6 +2762,15 @@ class Gatherer {
     }
     if (facts && yes && key == "Remapping Failure Occurred" && remap_failed_.size() < kMaxKeptLines) {
       remap_failed_.push_back({path_, lines_, std::string(t)});
+    }
+    // "Fabric": the GPU's registration with the NVLink fabric (Fabric Manager's, or a
+    // multi-node NVLink domain's): "State : Completed", then "Status : Success" where it
+    // registered; N/A where the GPU has no such fabric.
+    if (key == "State") fabric_state_ = Quote{path_, lines_, std::string(t)};
+    if (facts && key == "Status" && value != "Success" && value != "N/A" && !value.empty() && fabric_state_ &&
+        gpu_fabric_failed_.size() + 2 <= kMaxKeptLines) {
+      gpu_fabric_failed_.push_back(*fabric_state_);
+      gpu_fabric_failed_.push_back({path_, lines_, std::string(t)});
     }
     return true;
   }
@@ -3634,17 +3657,19 @@ class Gatherer {
   bool ibdiags_ = false;   // infiniband-diags' own error lines (saquery's "No SM/SA found")
   int gres_wrapped_ = -1;  // the line that ended in srun's "Invalid generic"
   std::string gres_wrapped_text_;
-  int mpi_box_left_ = 0;           // lines of Open MPI's unreachable-peer box still to read
-  int registration_box_left_ = 0;  // lines of Open MPI's registration-limit box still to read
-  bool psec_framework_ = false;    // PMIx's "Framework: psec" line was the one before its "Component:"
-  bool smi_table_ = false;         // nvidia-smi's table: a GPU's row seen
-  int smi_row_left_ = 0;           // nvidia-smi's table: rows left of the GPU above
-  std::string smi_row_gpu_;        // that GPU's bus id
+  int mpi_box_left_ = 0;               // lines of Open MPI's unreachable-peer box still to read
+  int registration_box_left_ = 0;      // lines of Open MPI's registration-limit box still to read
+  bool psec_framework_ = false;        // PMIx's "Framework: psec" line was the one before its "Component:"
+  bool smi_table_ = false;             // nvidia-smi's table: a GPU's row seen
+  int smi_row_left_ = 0;               // nvidia-smi's table: rows left of the GPU above
+  std::optional<Quote> fabric_state_;  // nvidia-smi -q's Fabric section: its State line
+  std::string smi_row_gpu_;            // that GPU's bus id
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, framework_p2p_refused_, gtl_ipc_failed_,
-      rdma_topo_failed_, nccl_library_links_, nccl_symbol_missing_, nic_rdma_disabled_, mig_in_use_, cuda_errors_,
-      driver_mismatch_, efa_no_device_, driver_libs_missing_, shm_full_, rdma_enomem_, toolkit_denied_,
-      toolkit_missing_, nvml_denied_, image_no_shell_, image_storage_full_, module_build_failed_, module_not_found_,
-      rdma_no_provider_, rdma_driver_unloaded_, rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
+      rdma_topo_failed_, nccl_library_links_, nccl_symbol_missing_, imex_not_ready_, gpu_fabric_failed_,
+      multicast_unsupported_, nic_rdma_disabled_, mig_in_use_, cuda_errors_, driver_mismatch_, efa_no_device_,
+      driver_libs_missing_, shm_full_, rdma_enomem_, toolkit_denied_, toolkit_missing_, nvml_denied_, image_no_shell_,
+      image_storage_full_, module_build_failed_, module_not_found_, rdma_no_provider_, rdma_driver_unloaded_,
+      rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_mr_refused_, ras_crash_frames_, gpu_lost_, roce_gid_empty_,
       module_abi_, nvml_unknown_, tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, munge_, slurm_version_,

@@ -2424,8 +2424,24 @@ void check_nccl_symbol_missing(const Facts& facts, std::vector<Finding>& out) {
       facts.nccl_symbol_missing, {{"lines", facts.nccl_symbol_missing.size()}}));
 }
 
+// DCGM's IMEX check failing (Facts::imex_not_ready): no IMEX daemon ready on the node, so no
+// job can share GPU memory over the multi-node NVLink domain (NCCL's MNNVL fails or is left
+// out). On Kubernetes NVIDIA's DRA driver starts a daemon per ComputeDomain, so a node without
+// one in use has none: the check fails there with nothing broken.
+void check_imex_not_ready(const Facts& facts, std::vector<Finding>& out) {
+  lines_finding(out, facts.imex_not_ready, code::kNvlinkImexUnavailable, Severity::kWarning, "IMEX",
+                "DCGM finds no IMEX daemon ready on the node ({}: DCGM_FR_IMEX_UNHEALTHY): a "
+                "job cannot share GPU memory across the multi-node NVLink domain, so NCCL's MNNVL fails or is left "
+                "out; on Kubernetes the DRA driver runs IMEX per ComputeDomain, so an idle node has none and the check "
+                "fails with nothing broken",
+                "`nvidia-imex-ctl -N` (every node of the domain Ready and connected) and `systemctl status "
+                "nvidia-imex` where IMEX runs as a service; on Kubernetes, whether a ComputeDomain is in use on the "
+                "node; a single-node NVSwitch system needs no IMEX, and its check can be left out");
+}
+
 void check_warn(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   check_nccl_library_versions(facts, out);
+  check_imex_not_ready(facts, out);
   check_nccl_symbol_missing(facts, out);
   check_ras_crash(facts, out);
   const RankMap ranks = rank_map(facts);
@@ -3843,6 +3859,46 @@ void check_host_memory(const Facts& facts, std::vector<Finding>& out, std::vecto
                           "rising",
                           corrected, {{"lines", corrected.size()}}));
   }
+}
+
+// nvidia-smi -q's Fabric section with a registration that failed (Facts::gpu_fabric_failed):
+// the GPU is not part of a working NVLink fabric, so NVLink to the GPUs behind NVSwitches (or
+// across a multi-node NVLink domain) is not there: NCCL falls back to PCIe or the network, or
+// fails where it needs NVLS or MNNVL.
+void check_gpu_fabric(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  std::set<std::string> statuses;
+  for (const Quote& q : facts.gpu_fabric_failed) {
+    const std::string_view t = q.text;
+    if (!t.starts_with("Status")) continue;
+    statuses.emplace(trim(t.substr(t.find(':') + 1)));
+  }
+  if (statuses.empty()) return;
+  out.push_back(finding(
+      code::kNvlinkFabricRegistrationFailed, Severity::kError, "NVLink fabric", {},
+      fmt::format("nvidia-smi -q shows a GPU whose registration with the NVLink fabric failed (Status: {}): it is not "
+                  "part of a working NVLink fabric or clique, so the GPUs behind the NVSwitches are not reachable "
+                  "over NVLink; NCCL falls back to slower paths, or fails where it needs NVLS or a multi-node NVLink "
+                  "domain",
+                  fmt::join(statuses, ", ")),
+      "drain the node; check Fabric Manager (`systemctl status nvidia-fabricmanager`, its log) and, on GB200/GB300 "
+      "racks, the NVLink switch trays' NVLink subnet manager and IMEX; a GPU whose status stays failed after a "
+      "reboot needs its NVLink ports or tray checked",
+      facts.gpu_fabric_failed, {{"lines", facts.gpu_fabric_failed.size()}}));
+}
+
+// CUDA's multicast objects refused (Facts::multicast_unsupported): they need NVSwitches
+// (NVLink SHARP) and a driver of 535 or later, so a workstation's or a PCIe server's GPUs, or an
+// older driver, cannot give them; TransformerEngine's comm+GEMM overlap asks for them by
+// default, and falls back to CUDA IPC with UB_SKIPMC=1.
+void check_multicast_unsupported(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  lines_finding(out, facts.multicast_unsupported, code::kNvlinkCudaMulticastUnsupported, Severity::kError,
+                "CUDA multicast",
+                "the program needs CUDA's multicast objects and this GPU, driver or CUDA cannot give them ({}): "
+                "multicast (NVLink SHARP) needs GPUs joined by NVSwitches and a driver of 535 or later, so a "
+                "workstation's or a PCIe server's GPUs, or an older driver, refuse it",
+                "on such a machine run without it: TransformerEngine's comm+GEMM overlap with UB_SKIPMC=1 (CUDA IPC "
+                "instead), or with the overlap off; on an NVSwitch system, check the driver's version and that "
+                "Fabric Manager runs (`nvidia-smi -q`'s Fabric section: State Completed, Status Success)");
 }
 
 // A NIC driver without its firmware file, in the kernel's words ("bnx2x 0000:02:00.1: Direct
@@ -6733,6 +6789,14 @@ const std::vector<Signature> kSignatures = {
      "modprobe finding no GPU or RDMA driver module for the running kernel (`modprobe: FATAL: Module "
      "nvidia-peermem not found in directory /lib/modules/...`)",
      check_module_not_found},
+    {{code::kNvlinkFabricRegistrationFailed},
+     "nvidia-smi -q's Fabric section with a GPU whose NVLink fabric registration failed (`Status : Insufficient "
+     "Resources` under `State : Completed`)",
+     check_gpu_fabric},
+    {{code::kNvlinkCudaMulticastUnsupported},
+     "CUDA's multicast objects refused where a program needs them (TransformerEngine's `does not support comm+GEMM "
+     "overlap with CUDA Multicast`, cuMulticastCreate's CUDA_ERROR_NOT_SUPPORTED)",
+     check_multicast_unsupported},
     {{code::kKernelNicFirmwareMissing},
      "a NIC driver without its firmware file (the kernel's `Direct firmware load for ... failed`), ice without "
      "its DDP package",

@@ -237,6 +237,9 @@ struct Facts {
   // Rows" or "Retired Pages", "Pending Page Blacklist : Yes"), and spare rows run out
   // ("Remapping Failure Occurred : Yes").
   std::vector<Quote> gpu_repair_pending, gpu_remap_failed;
+  // nvidia-smi -q's "Fabric" section of a GPU whose registration with the NVLink fabric failed
+  // ("Status : Insufficient Resources" under "State : Completed"): its State and Status lines.
+  std::vector<Quote> gpu_fabric_failed;
   // CUDA's own report of it, from any program: "uncorrectable ECC error encountered"
   // (cudaErrorECCUncorrectable, CUDA_ERROR_ECC_UNCORRECTABLE, error 214).
   std::vector<Quote> cuda_ecc;
@@ -257,6 +260,13 @@ struct Facts {
   // .../torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister"): an older NCCL loaded
   // than the one the program was built against.
   std::vector<Quote> nccl_symbol_missing;
+  // DCGM's IMEX health check, as dcgmi and the health checkers built on it print it
+  // ("ErrorCode:DCGM_FR_IMEX_UNHEALTHY GPU:0 ...", "IMEX daemon status is -3 (not READY)").
+  std::vector<Quote> imex_not_ready;
+  // CUDA's multicast objects refused where a program needs them: TransformerEngine's
+  // "CUDA device, driver and/or toolkit version does not support comm+GEMM overlap with CUDA
+  // Multicast", a driver-API program's cuMulticastCreate failing with CUDA_ERROR_NOT_SUPPORTED.
+  std::vector<Quote> multicast_unsupported;
   std::vector<Quote> cuda_p2p;
   // Broadcom's niccli showing a NIC's RDMA support off in its NVM ("support_rdma = False").
   std::vector<Quote> nic_rdma_disabled;

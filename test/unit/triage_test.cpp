@@ -1568,6 +1568,47 @@ TEST(TriagePasted, AerFromTheFirmwaresRecords) {
   EXPECT_EQ(find(memory, "kernel.pcie_aer"), nullptr) << testing::PrintToString(codes(memory));
 }
 
+// The NVLink fabric's own state as the node's tools give it: DCGM's IMEX check (a warning:
+// an idle Kubernetes node has no IMEX daemon), nvidia-smi -q's Fabric section with a failed
+// registration (an error; Success and N/A are none), CUDA's multicast refused (an error).
+TEST(TriagePasted, NvlinkFabricImexAndMulticast) {
+  Report imex = judged({{"dcgm.txt",
+                         "GpuNvlinkWatch = True   reason=GpuNvlinkWatchIsNotHealthy\n"
+                         "  ErrorCode:DCGM_FR_IMEX_UNHEALTHY GPU:0 PCI:0000:9d:00.0\n"
+                         "  GPU_UUID:GPU-bb3e1419-... IMEX daemon status is -3 (not READY)\n"}});
+  const Finding* i = find(imex, "nvlink.imex_unavailable");
+  ASSERT_NE(i, nullptr) << testing::PrintToString(codes(imex));
+  EXPECT_EQ(i->severity, Severity::kWarning);
+  EXPECT_EQ(quoted(*i), (std::vector<std::string>{"dcgm.txt:2", "dcgm.txt:3"}));
+  const auto fabric = [](std::string_view state, std::string_view status) {
+    return fmt::format(
+        "GPU 00000008:01:00.0\n    Fabric\n        State                             : {}\n"
+        "        Status                            : {}\n        CliqueId                          : 0\n"
+        "    Processes                             : None\n",
+        state, status);
+  };
+  Report failed = judged({{"smi-q.txt", fabric("Completed", "Insufficient Resources")}});
+  const Finding* f = find(failed, "nvlink.fabric_registration_failed");
+  ASSERT_NE(f, nullptr) << testing::PrintToString(codes(failed));
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_NE(f->message.find("Insufficient Resources"), std::string::npos) << f->message;
+  EXPECT_EQ(quoted(*f), (std::vector<std::string>{"smi-q.txt:3", "smi-q.txt:4"}));
+  for (const auto& [state, status] : {std::pair{"Completed", "Success"}, std::pair{"N/A", "N/A"}}) {
+    Report fine = judged({{"smi-q.txt", fabric(state, status)}});
+    EXPECT_EQ(find(fine, "nvlink.fabric_registration_failed"), nullptr) << status;
+  }
+  for (const char* line :
+       {"[rank0]: AssertionError: CUDA device, driver and/or toolkit version does not support comm+GEMM overlap with "
+        "CUDA Multicast. Launch app with UB_SKIPMC=1 to try CUDA IPC instead.",
+        "cuMulticastCreate failed: CUDA_ERROR_NOT_SUPPORTED"}) {
+    Report m = judged({{"train.log", std::string(line) + "\n"}});
+    const Finding* mc = find(m, "nvlink.cuda_multicast_unsupported");
+    ASSERT_NE(mc, nullptr) << line << testing::PrintToString(codes(m));
+    EXPECT_EQ(mc->severity, Severity::kError);
+    EXPECT_NE(mc->hint.find("UB_SKIPMC=1"), std::string::npos) << mc->hint;
+  }
+}
+
 // Kernels since 4.20 say "Correctable" and "Uncorrectable", and the device's "PCIe Bus
 // Error" line carries no "AER:"; the port's summary is counted only where no device line is.
 TEST(TriagePasted, AerInTheNewerKernelsWords) {
@@ -5391,6 +5432,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "mpi.tcp_wrong_peer", "ucx.transport_open_failed", "kernel.pci_bar_unassigned", "mpi.runtime_mismatch",
       "fabric.default_subnet_prefix", "fabric.cxi_address_mismatch", "framework.nccl_library_mismatch",
       "topo.nic_rdma_disabled", "kernel.module_not_found", "mpi.pml_add_procs_failed",
+      "nvlink.fabric_registration_failed", "nvlink.cuda_multicast_unsupported",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
