@@ -1705,6 +1705,9 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "a peer rank died or the network between them failed",
      "find the rank that failed first (its own log, dmesg for Xid/OOM) before blaming the network"},
     {"remote process exiting", code::kNcclPeerLost, "", ""},  // PyTorch's ncclRemoteError text
+    // NCCL's proxy service failing an operation with ncclRemoteError (6) as its result code
+    // ("[Proxy Service] Failed to execute operation Connect from rank 3, retcode 6").
+    {"retcode 6", code::kNcclPeerLost, "", ""},
     {"Connection closed by remote peer", code::kNcclPeerLost, "", ""},
     // Gloo's pair losing its peer ("[gloo/transport/tcp/pair.cc:598] Connection closed by peer
     // [10.0.0.1]:3456"): that process exited.
@@ -3283,11 +3286,14 @@ KernelLines sort_kernel_lines(const Facts& facts) {
                (contains(t, "health compromised") || contains(t, "unrecoverable hardware error") ||
                 contains(t, "insufficient power on the PCIe slot") || contains(t, "health recovery flow aborted") ||
                 contains(t, "handling bad device here") || contains(t, "mlx5_pci_err_detected") ||
+                contains(t, "Driver is in error state") || contains(t, "fw_fatal_reporter_err_work") ||
                 (contains(t, "print_health_info") && contains(t, "synd 0x")))) {
       // health.c's "device's health compromised - reached miss count", its syndromes
       // ("print_health_info:520:(pid 0): synd 0x10: High temperature", "unrecoverable hardware
       // error"), its recovery ("mlx5_health_try_recover: handling bad device here", "health
-      // recovery flow aborted, PCI reads still not working"); events.c's "Detected insufficient
+      // recovery flow aborted, PCI reads still not working"), the firmware's fatal reporter
+      // ("mlx5_fw_fatal_reporter_err_work:1983:(pid 123): Driver is in error state. Unloading");
+      // events.c's "Detected insufficient
       // power on the PCIe slot (27W)", after which the adapter powers its ports down.
       nic_health.push_back(q);
     } else if (broadcom_nic_failed(t)) {

@@ -326,6 +326,8 @@ TEST(TriageSignatures, NcclSourceWarningsOfShmSocketsAndNvml) {
        "nccl.peer_lost"},
       {"misc/socket.cc:50 NCCL WARN socketProgressOpt: Call to send to 10.0.0.2<43210> failed : Broken pipe",
        "nccl.peer_lost"},
+      {"proxy.cc:1464 NCCL WARN [Proxy Service] Failed to execute operation Connect from rank 3, retcode 6",
+       "nccl.peer_lost"},
       {"misc/nvmlwrap.cc:91 NCCL WARN nvmlInit_v2() failed: Driver Not Loaded", "kernel.gpu_driver_not_loaded"},
       {"misc/nvmlwrap.cc:180 NCCL WARN nvmlDeviceGetHandleByIndex(3) failed: Unknown Error",
        "container.gpu_access_lost"},
@@ -2869,7 +2871,9 @@ TEST(TriagePasted, Mlx5ModuleEventsAndHealth) {
         "[78206.864928] mlx5_core 0001:00:00.0: mlx5_health_try_recover:313:(pid 3174): health recovery flow aborted, "
         "PCI reads still not working",
         "[   85.87] mlx5_core 0004:01:00.1: mlx5_pci_err_detected Device state = 2 pci_status: 0. Exit, result = 3, "
-        "need reset"}) {
+        "need reset",
+        "[ 912.4] mlx5_core 0000:3b:00.0: mlx5_fw_fatal_reporter_err_work:1983:(pid 123): Driver is in error state. "
+        "Unloading"}) {
     Report r = judged({{"h.txt", std::string(line) + "\n"}});
     const Finding* h = find(r, "kernel.nic_health");
     ASSERT_NE(h, nullptr) << line << ": " << testing::PrintToString(codes(r));
