@@ -134,6 +134,7 @@ inline constexpr std::string_view kNcclCommIdUnresolved = "nccl.comm_id_unresolv
 inline constexpr std::string_view kNvlinkImexUnavailable = "nvlink.imex_unavailable";
 inline constexpr std::string_view kNvlinkFabricRegistrationFailed = "nvlink.fabric_registration_failed";
 inline constexpr std::string_view kNvlinkCudaMulticastUnsupported = "nvlink.cuda_multicast_unsupported";
+inline constexpr std::string_view kFrameworkNcclLibraryMissing = "framework.nccl_library_missing";
 inline constexpr std::string_view kNcclIbIncompatibleDevices = "nccl.ib_incompatible_devices";
 inline constexpr std::string_view kNcclIbPortError = "nccl.ib_port_error";
 inline constexpr std::string_view kNcclIbFatalEvent = "nccl.ib_fatal_event";
@@ -322,6 +323,7 @@ inline constexpr std::string_view kTriageCodes[] = {
     kNvlinkImexUnavailable,
     kNvlinkFabricRegistrationFailed,
     kNvlinkCudaMulticastUnsupported,
+    kFrameworkNcclLibraryMissing,
     kNcclNoKernelImage,
     kNcclIbIncompatibleDevices,
     kNcclIbPortError,

@@ -1561,7 +1561,7 @@ class Gatherer {
       k.emplace_back("rdma-info");
     }
     if (any(rendezvous_, shm_full_, tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, lightning_members_,
-            nccl_symbol_missing_, multicast_unsupported_)) {
+            nccl_symbol_missing_, nccl_library_missing_, multicast_unsupported_)) {
       k.emplace_back("framework-log");
     }
     if (limits_seen_) k.emplace_back("limits");
@@ -1623,6 +1623,7 @@ class Gatherer {
     move_into(nic_rdma_disabled_, facts.nic_rdma_disabled);
     move_into(nccl_library_links_, facts.nccl_library_links);
     move_into(nccl_symbol_missing_, facts.nccl_symbol_missing);
+    move_into(nccl_library_missing_, facts.nccl_library_missing);
     move_into(imex_not_ready_, facts.imex_not_ready);
     move_into(multicast_unsupported_, facts.multicast_unsupported);
     move_into(mig_in_use_, facts.mig_in_use);
@@ -2501,6 +2502,12 @@ class Gatherer {
   // CUDA IPC (and the allocator setting that makes its memory unshareable).
   void program_line(std::string_view line, const Needles& n, Facts* facts) {
     if (n.finds("Health check failed")) nhc_line(line);
+    // Open MPI's shared-memory BTL refused a cross-memory-attach read of a peer ("[host:24984]
+    // Read -1, expected 122880, errno = 1"): EPERM, ptrace's rule (another errno is not it).
+    if (n.finds("Read -1, expected ") && trim(line).ends_with(", errno = 1")) {
+      const std::string_view t = trim(line);
+      push_framework_fact(t.substr(t.find("Read -1, expected ")), line, facts);
+    }
     // A process crashed ("Caught signal 11 (Segmentation fault", "*** Process received signal
     // ***", gdb's SIGSEGV), then a frame of NCCL's RAS thread in its backtrace
     // ("rasMsgHandlePeersUpdate()", glued to the address in some printers).
@@ -2528,7 +2535,15 @@ class Gatherer {
         keep(nccl_library_links_, line);
       } else if (contains(line, "undefined symbol: nccl")) {
         keep(nccl_symbol_missing_, line);
+      } else if (contains(line, "libnccl.so") && contains(line, "cannot open shared object")) {
+        keep(nccl_library_missing_, line);  // the loader's, for NCCL itself (not libnccl-net.so)
       }
+    }
+    // A framework finding no NCCL: XLA's "Unable to load NCCL library. Multi-GPU collectives will
+    // not work.", PyTorch's "Distributed package doesn't have NCCL built in" (a build without it).
+    if ((n.finds("NCCL library") && contains(line, "Unable to load NCCL library")) ||
+        (n.finds("NCCL built in") && contains(line, "have NCCL built in"))) {
+      keep(nccl_library_missing_, line);
     }
     // Open MPI's help, and Cray MPICH's abort for GPU support asked of a program not linked with
     // its GPU transport layer ("MPIDI_CRAY_init: GPU_SUPPORT_ENABLED is requested, but GTL
@@ -2626,11 +2641,16 @@ class Gatherer {
       keep(gpu_start_, line);
     }
     container_line(line, n, nvidia);
-    // A kernel module's build failing (modpost's errors, DKMS's summary of make.log).
+    // A kernel module's build failing (modpost's errors, DKMS's summary of make.log), and
+    // MLNX_OFED's installer failing on its kernel package ("Error: mlnx-ofed-kernel-modules
+    // installation failed!", "Failed to install mlnx-ofed-kernel-dkms DEB"), its modules built for
+    // the running kernel.
     if (((n.finds("ERROR: modpost: ") &&
           (contains(line, "uses GPL-only symbol") || (contains(line, ".ko]") && contains(line, " undefined!")))) ||
          (n.finds("Bad return status for module build") && contains(line, "on kernel")) ||
-         (n.finds("Building module") && contains(line, "bad exit status"))) &&
+         (n.finds("Building module") && contains(line, "bad exit status")) ||
+         ((n.finds("Error: mlnx-ofed-kernel") || n.finds("Failed to install mlnx-ofed-kernel")) &&
+          (contains(line, "installation failed") || contains(line, "Failed to install")))) &&
         keep(module_build_failed_, line)) {
       framework_ = true;  // a program's log
     }
@@ -3665,11 +3685,11 @@ class Gatherer {
   std::optional<Quote> fabric_state_;  // nvidia-smi -q's Fabric section: its State line
   std::string smi_row_gpu_;            // that GPU's bus id
   std::vector<Quote> repair_pending_, remap_failed_, cuda_ecc_, cuda_p2p_, framework_p2p_refused_, gtl_ipc_failed_,
-      rdma_topo_failed_, nccl_library_links_, nccl_symbol_missing_, imex_not_ready_, gpu_fabric_failed_,
-      multicast_unsupported_, nic_rdma_disabled_, mig_in_use_, cuda_errors_, driver_mismatch_, efa_no_device_,
-      driver_libs_missing_, shm_full_, rdma_enomem_, toolkit_denied_, toolkit_missing_, nvml_denied_, image_no_shell_,
-      image_storage_full_, module_build_failed_, module_not_found_, rdma_no_provider_, rdma_driver_unloaded_,
-      rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
+      rdma_topo_failed_, nccl_library_links_, nccl_symbol_missing_, nccl_library_missing_, imex_not_ready_,
+      gpu_fabric_failed_, multicast_unsupported_, nic_rdma_disabled_, mig_in_use_, cuda_errors_, driver_mismatch_,
+      efa_no_device_, driver_libs_missing_, shm_full_, rdma_enomem_, toolkit_denied_, toolkit_missing_, nvml_denied_,
+      image_no_shell_, image_storage_full_, module_build_failed_, module_not_found_, rdma_no_provider_,
+      rdma_driver_unloaded_, rdma_nics_on_bus_, rdma_netns_, driver_files_in_image_, no_sm_;
   std::vector<SmiGpuFact> smi_gpu_err_, smi_uncorrectable_, smi_slowdown_;
   std::vector<Quote> cuda_not_ready_, pin_failed_, gpu_mr_refused_, ras_crash_frames_, gpu_lost_, roce_gid_empty_,
       module_abi_, nvml_unknown_, tcp_connect_failed_, gloo_connect_failed_, gloo_loopback_, munge_, slurm_version_,

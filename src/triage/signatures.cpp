@@ -1194,6 +1194,16 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "0",
      "run the containers with --cap-add SYS_PTRACE (or share their PID namespace), or set kernel.yama.ptrace_scope=0 "
      "on the host; UCX_TLS=^cma runs without that transport meanwhile"},
+    // Open MPI's shared-memory BTL (vader, sm) reading a peer's memory by CMA and refused with
+    // EPERM (btl_vader_get.c: "Read -1, expected 122880, errno = 1"; gather.cpp keeps errno 1
+    // only): the same ptrace rule.
+    {"Read -1, expected ", code::kLimitsPtraceDenied,
+     "Open MPI's shared-memory transport could not read a peer process's memory by cross-memory attach "
+     "(process_vm_readv refused, errno 1: EPERM): a container without CAP_SYS_PTRACE (Docker's default, unprivileged), "
+     "or kernel.yama.ptrace_scope above 0",
+     "run the containers with --cap-add SYS_PTRACE (or --privileged), or set kernel.yama.ptrace_scope=0 on the "
+     "host; `--mca btl_vader_single_copy_mechanism none` (OMPI_MCA_btl_vader_single_copy_mechanism=none) runs "
+     "without CMA meanwhile"},
     // UCX's IB transport given a port speed it has no case for (uct/ib/base/ib_iface.c: "Invalid
     // active_speed on mlx5_0:1: 128"): HDR (64) in old releases, NDR (128) before 1.13
     // (Azure's HPC image notes), XDR (256) later; the transport does not open, and the MPI
@@ -3905,6 +3915,19 @@ void check_multicast_unsupported(const Facts& facts, std::vector<Finding>& out, 
                 "on such a machine run without it: TransformerEngine's comm+GEMM overlap with UB_SKIPMC=1 (CUDA IPC "
                 "instead), or with the overlap off; on an NVSwitch system, check the driver's version and that "
                 "Fabric Manager runs (`nvidia-smi -q`'s Fabric section: State Completed, Status Success)");
+}
+
+// A framework that found no NCCL library (Facts::nccl_library_missing): not installed where the
+// framework looks (JAX since 0.4.18 and its local-CUDA installs leave NCCL to the user), not on
+// the library path, or a framework build without NCCL (PyTorch on Windows and macOS).
+void check_nccl_library_missing(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
+  lines_finding(out, facts.nccl_library_missing, code::kFrameworkNcclLibraryMissing, Severity::kError, "NCCL library",
+                "the program found no NCCL library ({}): NCCL is not installed where it looks, or not on the library "
+                "path, or the framework was built without it; no collective across GPUs can run",
+                "install the NCCL the framework expects (pip's nvidia-nccl-cu12, JAX's `jax[cuda12]` extra rather than "
+                "a local-CUDA install without NCCL, or the system's libnccl2) and put its lib directory on "
+                "LD_LIBRARY_PATH; a framework build without NCCL (PyTorch on Windows or macOS) needs the gloo "
+                "backend instead");
 }
 
 // A NIC driver without its firmware file, in the kernel's words ("bnx2x 0000:02:00.1: Direct
@@ -6799,6 +6822,10 @@ const std::vector<Signature> kSignatures = {
      "nvidia-smi -q's Fabric section with a GPU whose NVLink fabric registration failed (`Status : Insufficient "
      "Resources` under `State : Completed`)",
      check_gpu_fabric},
+    {{code::kFrameworkNcclLibraryMissing},
+     "a framework that found no NCCL library (XLA's `Unable to load NCCL library`, PyTorch's `Distributed package "
+     "doesn't have NCCL built in`, the loader's `libnccl.so.2: cannot open shared object file`)",
+     check_nccl_library_missing},
     {{code::kNvlinkCudaMulticastUnsupported},
      "CUDA's multicast objects refused where a program needs them (TransformerEngine's `does not support comm+GEMM "
      "overlap with CUDA Multicast`, cuMulticastCreate's CUDA_ERROR_NOT_SUPPORTED)",

@@ -260,6 +260,10 @@ struct Facts {
   // .../torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister"): an older NCCL loaded
   // than the one the program was built against.
   std::vector<Quote> nccl_symbol_missing;
+  // A framework finding no NCCL at all: XLA's "Unable to load NCCL library. Multi-GPU
+  // collectives will not work.", PyTorch's "Distributed package doesn't have NCCL built in",
+  // the loader's "libnccl.so.2: cannot open shared object file".
+  std::vector<Quote> nccl_library_missing;
   // DCGM's IMEX health check, as dcgmi and the health checkers built on it print it
   // ("ErrorCode:DCGM_FR_IMEX_UNHEALTHY GPU:0 ...", "IMEX daemon status is -3 (not READY)").
   std::vector<Quote> imex_not_ready;

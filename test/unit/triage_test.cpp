@@ -376,6 +376,15 @@ TEST(TriageSignatures, FrameworkMismatchShmFifoAndNvmlLibrary) {
        "nccl.collective_mismatch"},
       {"mm_iface failed to allocate receive FIFO", "nccl.shm_exhausted"},
       {"2019/09/30 14:46:38 Failed to initialize NVML: could not load NVML library.", "container.driver_libs_missing"},
+      // No NCCL at all: XLA's and PyTorch's words, the loader's.
+      {"external/xla/xla/service/gpu/nccl_utils.cc:133: NCCL operation ncclGetUniqueId(&id) failed: Unable to load "
+       "NCCL library. Multi-GPU collectives will not work.;",
+       "framework.nccl_library_missing"},
+      {"RuntimeError: Distributed package doesn't have NCCL built in", "framework.nccl_library_missing"},
+      {"OSError: libnccl.so.2: cannot open shared object file: No such file or directory",
+       "framework.nccl_library_missing"},
+      // Open MPI's shared-memory BTL refused a CMA read (EPERM): ptrace's rule.
+      {"[96c7e3d99641:24984] Read -1, expected 122880, errno = 1", "limits.ptrace_denied"},
       // The loader refusing a framework for an NCCL symbol its libnccl lacks: an older NCCL first.
       {"ImportError: /env/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister",
        "framework.nccl_library_mismatch"},
@@ -3657,7 +3666,9 @@ TEST(TriagePasted, NicFirmwareAndTheContainerToolkitRefused) {
        {"  MODPOST /usr/src/gdrdrv-2.3/Module.symvers\n"
         "ERROR: modpost: GPL-incompatible module gdrdrv.ko uses GPL-only symbol 'cc_mkdec'\n",
         "Building module:\ncleaning build area...\nmake -j16 KERNELRELEASE=6.5.0-14-generic...(bad exit status: 2)\n"
-        "Error! Bad return status for module build on kernel: 6.5.0-14-generic (x86_64)\n"}) {
+        "Error! Bad return status for module build on kernel: 6.5.0-14-generic (x86_64)\n",
+        // MLNX_OFED's installer on its kernel package
+        "Installing mlnx-ofed-kernel-modules-4.5...\n\nError: mlnx-ofed-kernel-modules installation failed!\n"}) {
     Report r = judged({{"build.txt", text}});
     f = find(r, "kernel.module_build_failed");
     ASSERT_NE(f, nullptr) << text << testing::PrintToString(codes(r));
@@ -5436,7 +5447,7 @@ TEST(TriageFiles, EveryCodeIsInTheSignatureTableAndTheTriageDoc) {
       "mpi.tcp_wrong_peer", "ucx.transport_open_failed", "kernel.pci_bar_unassigned", "mpi.runtime_mismatch",
       "fabric.default_subnet_prefix", "fabric.cxi_address_mismatch", "framework.nccl_library_mismatch",
       "topo.nic_rdma_disabled", "kernel.module_not_found", "mpi.pml_add_procs_failed",
-      "nvlink.fabric_registration_failed", "nvlink.cuda_multicast_unsupported",
+      "nvlink.fabric_registration_failed", "nvlink.cuda_multicast_unsupported", "framework.nccl_library_missing",
       // on the plugin's own snapshots: test/tools/profile_replay_test.py
       "nccl.link_wait", "run.hang"};
   for (const std::string& c : listed) {
