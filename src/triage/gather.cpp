@@ -321,6 +321,9 @@ bool framework_error(std::string_view line) {
   return nccl_error_words(line) || contains(line, "ncclRemoteError") || contains(line, "ncclSystemError") ||
          contains(line, "ncclInternalError") || contains(line, "ncclUnhandledCudaError") ||
          contains(line, "Watchdog caught collective operation timeout") || contains(line, "DistBackendError") ||
+         // PyTorch 2.0-2.1's wait for rank 0's ncclUniqueId, raised as a RuntimeError: "[1] is setting up
+         // NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store ..."
+         contains(line, "NCCL communicator and retrieving") ||
          // PyTorch's watchdog after a timeout: "[PG 0 Rank 1] Timeout at NCCL work: 5, last
          // enqueued NCCL work: 5, last completed NCCL work: 4."
          contains(line, "last enqueued NCCL work") ||

@@ -1715,6 +1715,14 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "a peer rank died or the network between them failed",
      "find the rank that failed first (its own log, dmesg for Xid/OOM) before blaming the network"},
     {"remote process exiting", code::kNcclPeerLost, "", ""},  // PyTorch's ncclRemoteError text
+    // PyTorch's wait for rank 0's ncclUniqueId in the c10d store ended by the store's host
+    // closing the connection ("[1] is setting up NCCL communicator and retrieving ncclUniqueId
+    // from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection
+    // reset by peer").
+    {"got error: Connection reset by peer", code::kNcclPeerLost,
+     "the c10d store's host closed the connection while this rank waited on it (for rank 0's ncclUniqueId): the "
+     "process that held the store, rank 0 or the launcher's agent on the master node, exited or crashed",
+     "read rank 0's (the master node's) own log for why it exited first: that error is the cause"},
     // NCCL's proxy service failing an operation with ncclRemoteError (6) as its result code
     // ("[Proxy Service] Failed to execute operation Connect from rank 3, retcode 6").
     {"retcode 6", code::kNcclPeerLost, "", ""},
@@ -1758,6 +1766,15 @@ constexpr WarnMeaning kWarnMeanings[] = {
      "collective and its sequence number)",
      "look for the slowest or stuck rank (the one whose last sequence number is lowest), and for link flaps and "
      "errors on its NIC"},
+    // PyTorch's wait for rank 0's ncclUniqueId in the c10d store ended by its timeout ("[3] is
+    // setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store
+    // by key '0', but store->get('0') got error: Socket Timeout"): rank 0 never published the id.
+    {"retrieving ncclUniqueId from", code::kNcclTimeout,
+     "ranks waited for rank 0's ncclUniqueId through the c10d store and gave up: rank 0 never reached NCCL's "
+     "communicator setup in time (it failed or hung before it: a GPU it could not get, a crash, or work slower than "
+     "the timeout such as loading a model), so every other rank times out",
+     "read rank 0's own log: its first error is the cause; raise the process group's timeout only where rank 0 is "
+     "merely slow to get there"},
     // NCCL's socket code by its own words (misc/socket.cc, 2.4 to 2.28), not any line with
     // "connect" in it: "P2P is disabled between NVLINK connected GPUs" or "Attempted to
     // connect incompatible devices" are not sockets.
@@ -1940,13 +1957,18 @@ Meaning meaning_of(std::string_view code) {
 }
 
 // What a line of that code means: the entry whose pattern it matches where that entry says
-// its own (a code with several causes, each its wording: nccl.known_bug's bugs), else the
-// code's.
+// its own (a code with several causes, each its wording: nccl.known_bug's bugs), the longest
+// such pattern where several match (the most particular: "retrieving ncclUniqueId from" over
+// "imeout"), else the code's.
 Meaning meaning_of(std::string_view code, std::string_view msg) {
+  const WarnMeaning* best = nullptr;
   for (const WarnMeaning& w : kWarnMeanings) {
-    if (w.code == code && !w.meaning.empty() && contains_nocase(msg, w.pattern)) return {w.code, w.meaning, w.hint};
+    if (w.code == code && !w.meaning.empty() && contains_nocase(msg, w.pattern) &&
+        (!best || w.pattern.size() > best->pattern.size())) {
+      best = &w;
+    }
   }
-  return meaning_of(code);
+  return best ? Meaning{best->code, best->meaning, best->hint} : meaning_of(code);
 }
 
 // The code of a warning's or error's text: CUDA's catalogue first (its messages are whole

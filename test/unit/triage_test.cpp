@@ -4450,6 +4450,19 @@ TEST(TriagePasted, FrameworkChecksAndStackWarningsInTheirOwnWords) {
     Report r = judged({{"x.txt", std::string(text) + "\n"}});
     EXPECT_NE(find(r, code), nullptr) << text << ": " << testing::PrintToString(codes(r));
   }
+  // PyTorch's wait for rank 0's ncclUniqueId in the c10d store: its timeout is rank 0 that never
+  // got there (a meaning of its own, over the watchdog's), the store's host gone a peer lost.
+  const std::string wait =
+      "RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value "
+      "store by key '0', but store->get('0') got error: ";
+  Report timeout = judged({{"x.txt", wait + "Socket Timeout\n"}});
+  const Finding* t = find(timeout, "nccl.timeout");
+  ASSERT_NE(t, nullptr) << testing::PrintToString(codes(timeout));
+  EXPECT_NE(t->message.find("rank 0 never reached"), std::string::npos) << t->message;
+  Report reset = judged({{"x.txt", wait + "Connection reset by peer\n"}});
+  const Finding* lost = find(reset, "nccl.peer_lost");
+  ASSERT_NE(lost, nullptr) << testing::PrintToString(codes(reset));
+  EXPECT_NE(lost->message.find("c10d store's host"), std::string::npos) << lost->message;
   Report selinux = judged({{"x.txt",
                             "SELinux is preventing /usr/bin/bash from entrypoint access on the file "
                             "/usr/bin/docker.\n"}});
