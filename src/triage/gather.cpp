@@ -292,11 +292,15 @@ bool horovod_nccl_call(std::string_view line) {
 }
 
 // "NCCL error" (PyTorch's "NCCL error in: ..."), "NCCL Error 2: unhandled system error" (older
-// frameworks' ncclGetErrorString with the code), found at each "NCCL ".
+// frameworks' ncclGetErrorString with the code), PyTorch 2.0-2.1's wait for rank 0's id raised as
+// a RuntimeError ("[1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via
+// c10d key-value store ..."): found at each "NCCL ".
 bool nccl_error_words(std::string_view line) {
   for (size_t at = line.find("NCCL "); at != std::string_view::npos; at = line.find("NCCL ", at + 5)) {
     const std::string_view rest = line.substr(at + 5);
-    if (rest.starts_with("error") || rest.starts_with("Error ")) return true;
+    if (rest.starts_with("error") || rest.starts_with("Error ") || rest.starts_with("communicator and retrieving")) {
+      return true;
+    }
   }
   return false;
 }
@@ -321,9 +325,6 @@ bool framework_error(std::string_view line) {
   return nccl_error_words(line) || contains(line, "ncclRemoteError") || contains(line, "ncclSystemError") ||
          contains(line, "ncclInternalError") || contains(line, "ncclUnhandledCudaError") ||
          contains(line, "Watchdog caught collective operation timeout") || contains(line, "DistBackendError") ||
-         // PyTorch 2.0-2.1's wait for rank 0's ncclUniqueId, raised as a RuntimeError: "[1] is setting up
-         // NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store ..."
-         contains(line, "NCCL communicator and retrieving") ||
          // PyTorch's watchdog after a timeout: "[PG 0 Rank 1] Timeout at NCCL work: 5, last
          // enqueued NCCL work: 5, last completed NCCL work: 4."
          contains(line, "last enqueued NCCL work") ||
@@ -2523,12 +2524,15 @@ class Gatherer {
     // dpkg and pip: nccl_install), for the versions side by side.
     // DCGM's IMEX check failing ("ErrorCode:DCGM_FR_IMEX_UNHEALTHY GPU:0 PCI:0000:9d:00.0", "IMEX
     // daemon status is -3 (not READY)").
-    if (n.finds("DCGM_FR_IMEX_UNHEALTHY") || n.finds("IMEX daemon status is")) keep(imex_not_ready_, line);
+    if (n.finds("IMEX") && (contains(line, "DCGM_FR_IMEX_UNHEALTHY") || contains(line, "IMEX daemon status is"))) {
+      keep(imex_not_ready_, line);
+    }
     // CUDA's multicast objects (NVLink SHARP's, through NVSwitches) refused: TransformerEngine's
     // own check ("... does not support comm+GEMM overlap with CUDA Multicast. Launch app with
     // UB_SKIPMC=1 ..."), cuMulticastCreate's CUDA_ERROR_NOT_SUPPORTED.
-    if ((n.finds("CUDA Multicast") && contains(line, "does not support")) ||
-        (n.finds("cuMulticast") && (contains(line, "not supported") || contains(line, "NOT_SUPPORTED")))) {
+    if (n.finds("Multicast") &&
+        ((contains(line, "CUDA Multicast") && contains(line, "does not support")) ||
+         (contains(line, "cuMulticast") && (contains(line, "not supported") || contains(line, "NOT_SUPPORTED"))))) {
       keep(multicast_unsupported_, line);
     }
     // And the loader refusing a program for an NCCL symbol its libnccl lacks ("undefined
@@ -2544,8 +2548,7 @@ class Gatherer {
     }
     // A framework finding no NCCL: XLA's "Unable to load NCCL library. Multi-GPU collectives will
     // not work.", PyTorch's "Distributed package doesn't have NCCL built in" (a build without it).
-    if ((n.finds("NCCL library") && contains(line, "Unable to load NCCL library")) ||
-        (n.finds("NCCL built in") && contains(line, "have NCCL built in"))) {
+    if (n.finds("NCCL ") && (contains(line, "Unable to load NCCL library") || contains(line, "have NCCL built in"))) {
       keep(nccl_library_missing_, line);
     }
     // Open MPI's help, and Cray MPICH's abort for GPU support asked of a program not linked with
