@@ -3241,8 +3241,26 @@ size_t xid_at(std::string_view t) {
   return at != std::string_view::npos && (at == 0 || t[at - 1] != 'S') ? at : std::string_view::npos;
 }
 
+// The firmware's error records through APEI (GHES) for PCIe: "{8}[Hardware Error]: event
+// severity: corrected" then, a few lines on, "{8}[Hardware Error]:   section_type: PCIe error":
+// the same AER event as the kernel's own "AER: Corrected error received", told by the firmware
+// (firmware-first platforms). Counted once per record, by its section line.
+void sort_apei_pcie(const Facts& facts, KernelLines& k) {
+  bool corrected = false;
+  for (const Quote& q : facts.kernel) {
+    const std::string_view t = q.text;
+    if (!contains(t, "[Hardware Error]")) continue;
+    if (const size_t at = t.find("event severity: "); at != std::string_view::npos) {
+      corrected = t.substr(at + 16).starts_with("corrected");
+    } else if (contains(t, "section_type: PCIe error")) {
+      (corrected ? k.aer_corrected : k.aer_uncorrected).push_back(q);
+    }
+  }
+}
+
 KernelLines sort_kernel_lines(const Facts& facts) {
   KernelLines k;
+  sort_apei_pcie(facts, k);
   auto& [xids, aer_uncorrected, aer_corrected, oom, mlx5_cmd, reset_required, hca_firmware, link_down, xid_hosts,
          oom_hosts, module_error, module_unplugged, nic_health] = k;
   // The driver's own line for a GPU lost from PCIe (osinit.c: "NVRM: GPU 0000:3b:00.0: GPU
@@ -3250,21 +3268,9 @@ KernelLines sort_kernel_lines(const Facts& facts) {
   // line. Read as Xid 79 where the files hold no Xid 79 line.
   std::vector<Quote> off_bus;
   std::vector<std::string> off_bus_hosts;
-  // The firmware's error records through APEI (GHES) for PCIe: "{8}[Hardware Error]: event
-  // severity: corrected" then, a few lines on, "{8}[Hardware Error]:   section_type: PCIe error":
-  // the same AER event as the kernel's own "AER: Corrected error received", told by the
-  // firmware (firmware-first platforms). Counted once per record, by its section line.
-  bool apei_corrected = false;
   for (const Quote& q : facts.kernel) {
     const std::string_view t = q.text;
-    if (contains(t, "[Hardware Error]")) {
-      if (const size_t at = t.find("event severity: "); at != std::string_view::npos) {
-        apei_corrected = t.substr(at + 16).starts_with("corrected");
-      } else if (contains(t, "section_type: PCIe error")) {
-        (apei_corrected ? aer_corrected : aer_uncorrected).push_back(q);
-      }
-      continue;
-    }
+    if (contains(t, "[Hardware Error]")) continue;  // sort_apei_pcie's
     if (contains(t, "NVRM: GPU ") && contains(t, ": GPU has fallen off the bus")) {
       off_bus.push_back(q);
       off_bus_hosts.push_back(kernel_host(t));

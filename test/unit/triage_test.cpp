@@ -3661,7 +3661,19 @@ TEST(TriagePasted, NicFirmwareAndTheContainerToolkitRefused) {
     EXPECT_EQ(f->severity, Severity::kError);
     EXPECT_EQ(quoted(*f), std::vector<std::string>{"pull.txt:1"});
   }
-  // A kernel module's build failing, by modpost and DKMS; a module built is nothing.
+  // A program's own full disk (a checkpoint, /dev/shm) is not the image's.
+  for (const char* line :
+       {"OSError: [Errno 28] No space left on device: '/ckpt/step_100/model.pt'",
+        "RuntimeError: unable to write to file </torch_9931_3149260800_0>: No space left on device (28)"}) {
+    Report r = judged({{"run.txt", std::string(line) + "\n"}});
+    EXPECT_EQ(find(r, "container.image_storage_full"), nullptr) << line;
+  }
+}
+
+// A kernel module's build failing, by modpost, DKMS and MLNX_OFED's installer; a module built
+// is nothing.
+TEST(TriagePasted, KernelModuleBuildFailures) {
+  const Finding* f = nullptr;
   for (const char* text :
        {"  MODPOST /usr/src/gdrdrv-2.3/Module.symvers\n"
         "ERROR: modpost: GPL-incompatible module gdrdrv.ko uses GPL-only symbol 'cc_mkdec'\n",
@@ -3682,13 +3694,6 @@ TEST(TriagePasted, NicFirmwareAndTheContainerToolkitRefused) {
   EXPECT_EQ(find(judged({{"build.txt", "  LD [M]  /usr/src/gdrdrv-2.4/gdrdrv.ko\nDKMS: install completed.\n"}}),
                  "kernel.module_build_failed"),
             nullptr);
-  // A program's own full disk (a checkpoint, /dev/shm) is not the image's.
-  for (const char* line :
-       {"OSError: [Errno 28] No space left on device: '/ckpt/step_100/model.pt'",
-        "RuntimeError: unable to write to file </torch_9931_3149260800_0>: No space left on device (28)"}) {
-    Report r = judged({{"run.txt", std::string(line) + "\n"}});
-    EXPECT_EQ(find(r, "container.image_storage_full"), nullptr) << line;
-  }
 }
 
 // libibverbs without a user-space driver for the kernel's devices; locked-memory limits in
