@@ -462,6 +462,9 @@ bool gpu_start_line(std::string_view line) {
          // nv.c at module load: none probed, another driver holding them, none on the bus
          has("NVRM: No NVIDIA devices probed") || has("NVIDIA probe routine was not called for") ||
          has("NVRM: No NVIDIA GPU found") || has("NVIDIA probe routine failed for") ||
+         // the driver's installer (nvidia-installer, the GPU operator's driver container) refused
+         // at load: "ERROR: Unable to load the kernel module 'nvidia.ko'."
+         has("Unable to load the kernel module 'nvidia") ||
          // PyTorch's lazy CUDA init where libcuda finds no driver (torch/cuda/__init__.py: "Found
          // no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed
          // a driver")
@@ -2480,6 +2483,12 @@ class Gatherer {
     if (n.finds("Could not unload NVIDIA driver kernel modules") && contains(line, "driver is in use")) {
       keep(gpu_driver_in_use_, line);  // a container's log (line_kinds)
     }
+    // The driver's installer finding a module of a driver already loaded ("ERROR: An NVIDIA kernel
+    // module 'nvidia-drm' appears to already be loaded in your kernel.  This may be because it is
+    // in use ..."): the same modules it cannot replace.
+    if (n.finds("An NVIDIA kernel module '") && contains(line, "appears to already be loaded")) {
+      keep(gpu_driver_in_use_, line);
+    }
     // NVIDIA's NIC driver container (Facts::nic_driver_storage_modules), in its shell and Go
     // entrypoints' words; a pasted copy may wrap the sentence before "UNLOAD_STORAGE_MODULES".
     if (n.finds("UNLOAD_STORAGE_MODULES") && contains(line, "reload failure due to UNLOAD_STORAGE_MODULES") &&
@@ -2656,7 +2665,10 @@ class Gatherer {
          (n.finds("Bad return status for module build") && contains(line, "on kernel")) ||
          (n.finds("Building module") && contains(line, "bad exit status")) ||
          ((n.finds("Error: mlnx-ofed-kernel") || n.finds("Failed to install mlnx-ofed-kernel")) &&
-          (contains(line, "installation failed") || contains(line, "Failed to install")))) &&
+          (contains(line, "installation failed") || contains(line, "Failed to install"))) ||
+         // nvidia-installer without the running kernel's headers: "ERROR: Unable to find the kernel
+         // source tree for the currently running kernel."
+         n.finds("Unable to find the kernel source tree for the currently running kernel")) &&
         keep(module_build_failed_, line)) {
       framework_ = true;  // a program's log
     }

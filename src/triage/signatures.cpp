@@ -5671,10 +5671,11 @@ void check_nic_driver_storage_modules(const Facts& facts, std::vector<Finding>& 
 // host and in use, nvidia-persistenced, DCGM, a GPU pod) it cannot, and retries for ever.
 void check_gpu_driver_in_use(const Facts& facts, std::vector<Finding>& out, std::vector<std::string>&) {
   lines_finding(
-      out, facts.gpu_driver_in_use, code::kContainerGpuDriverInUse, Severity::kError, "GPU driver container",
-      "NVIDIA's GPU driver container cannot install its driver: the NVIDIA kernel modules already "
-      "loaded are in use and will not unload ({}: \"driver is in use\"); most often a driver installed on "
-      "the host itself, which the node's GPUs run on meanwhile",
+      out, facts.gpu_driver_in_use, code::kContainerGpuDriverInUse, Severity::kError, "GPU driver install",
+      "NVIDIA's driver installer (or the GPU operator's driver container) cannot install its driver: NVIDIA "
+      "kernel modules already loaded are in use and will not unload ({}: \"driver is in use\", \"appears to "
+      "already be loaded\"); most often a driver installed on the host itself, which the node's GPUs run on "
+      "meanwhile",
       "where the host has its own driver (`nvidia-smi` on the node, `dkms status`, the distribution's packages), "
       "install the GPU Operator with driver.enabled=false so that it uses that driver, or remove the host's driver "
       "and reboot; otherwise find what holds the GPUs (`lsof /dev/nvidia*`, `lsmod | grep nvidia`: "
@@ -6502,7 +6503,8 @@ void check_gpu_start(const Facts& facts, std::vector<Finding>& out, std::vector<
     if (contains(t, "couldn't communicate with the NVIDIA driver") || contains(t, "could not insert 'nvidia") ||
         contains(t, "Driver Not Loaded") || contains(t, "nvml error: driver not loaded") ||
         (contains(t, "Kernel module nvidia") && contains(t, "is not loaded")) ||
-        contains(t, "Found no NVIDIA driver on your system")) {
+        contains(t, "Found no NVIDIA driver on your system") ||
+        contains(t, "Unable to load the kernel module 'nvidia")) {
       not_loaded.push_back(q);
       secure_boot |= contains(t, "Key was rejected by service");
     } else {

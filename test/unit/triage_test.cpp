@@ -4297,6 +4297,25 @@ TEST(TriagePasted, GpuDriverContainerFindsTheDriverInUse) {
                        "Unloading NVIDIA driver kernel modules...\nInstalling NVIDIA driver kernel "
                        "modules...\n"}});
   EXPECT_TRUE(ok.findings.empty()) << testing::PrintToString(codes(ok));
+  // nvidia-installer's own words for the same, and for its other refusals: the module refused
+  // at load (not loaded), no kernel source tree (no module built).
+  const std::pair<const char*, const char*> installer[] = {
+      {"ERROR: An NVIDIA kernel module 'nvidia-drm' appears to already be loaded in your kernel.  This may be because "
+       "it is in use (for example, by an X server, a CUDA program, or the NVIDIA Persistence Daemon)",
+       "container.gpu_driver_in_use"},
+      {"ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most frequently when this kernel module "
+       "was built against the wrong or improperly configured kernel sources",
+       "kernel.gpu_driver_not_loaded"},
+      {"ERROR: Unable to find the kernel source tree for the currently running kernel.  Please make sure you have "
+       "installed the kernel source files for your kernel",
+       "kernel.module_build_failed"},
+  };
+  for (const auto& [line, code] : installer) {
+    Report i = judged({{"installer.log", std::string(line) + "\n"}});
+    const Finding* g = find(i, code);
+    ASSERT_NE(g, nullptr) << line << testing::PrintToString(codes(i));
+    EXPECT_EQ(g->severity, Severity::kError) << line;
+  }
   // The MIG manager unable to destroy an instance a client holds.
   Report mig = judged({{"mig-manager.log",
                         "Updating MIG config: map[2g.10gb:3]\n"
