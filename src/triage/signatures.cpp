@@ -3258,11 +3258,60 @@ void sort_apei_pcie(const Facts& facts, KernelLines& k) {
   }
 }
 
+// The NIC drivers' kernel lines (mlx4, mlx5, Broadcom's) into `k`: firmware asked for, a cable
+// module in error or unplugged, the adapter's health, a firmware command failed, a link down.
+void sort_nic_line(const Quote& q, KernelLines& k) {
+  const std::string_view t = q.text;
+  if ((contains(t, "mlx4") || contains(t, "mlx5")) && (contains(t, "upgrade") || contains(t, "please update")) &&
+      (contains(t, "FW") || contains(t, "firmware"))) {
+    // The driver asking for newer HCA firmware: "mlx4_en 0000:0d:00.0: LSO not supported,
+    // please upgrade to later FW version to enable LSO".
+    k.hca_firmware.push_back(q);
+  } else if (contains(t, "Port module event[error]")) {
+    // "mlx5_core 0000:5c:00.0: Port module event[error]: module 0, Cable error, High Temperature"
+    k.module_error.push_back(q);
+  } else if (contains(t, "Port module event") && contains(t, "Cable unplugged")) {
+    k.module_unplugged.push_back(q);
+  } else if (contains(t, "mlx5") &&
+             (contains(t, "health compromised") || contains(t, "unrecoverable hardware error") ||
+              contains(t, "insufficient power on the PCIe slot") || contains(t, "health recovery flow aborted") ||
+              contains(t, "handling bad device here") || contains(t, "mlx5_pci_err_detected") ||
+              contains(t, "Driver is in error state") || contains(t, "fw_fatal_reporter_err_work") ||
+              (contains(t, "print_health_info") && contains(t, "synd 0x")))) {
+    // health.c's "device's health compromised - reached miss count", its syndromes
+    // ("print_health_info:520:(pid 0): synd 0x10: High temperature", "unrecoverable hardware
+    // error"), its recovery ("mlx5_health_try_recover: handling bad device here", "health
+    // recovery flow aborted, PCI reads still not working"), the firmware's fatal reporter
+    // ("mlx5_fw_fatal_reporter_err_work:1983:(pid 123): Driver is in error state. Unloading");
+    // events.c's "Detected insufficient power on the PCIe slot (27W)", after which the adapter
+    // powers its ports down.
+    k.nic_health.push_back(q);
+  } else if (broadcom_nic_failed(t)) {
+    k.nic_health.push_back(q);
+  } else if (contains(t, "mlx5") && (contains(t, "cmd_work_handler") || contains(t, "mlx5_cmd_check") ||
+                                     contains(t, "mlx5_cmd_out_err") || contains(t, "failed,") ||
+                                     // a command the firmware never completed (mlx5 cmd.c's wait_func)
+                                     contains(t, "No done completion") || contains(t, "wait_func"))) {
+    k.mlx5_cmd.push_back(q);
+  } else if (contains(t, "Link down") || contains(t, "link down") || contains(t, "Link is Down") ||
+             contains(t, "NIC Link is Down") || contains(t, "link becomes down")) {
+    // "mlx5_core 0000:3b:00.0 ens3np0: Link down": the device is the word before the colon.
+    std::string dev = "?";
+    const size_t colon = t.rfind(": ", t.find("ink"));
+    if (colon != std::string_view::npos) {
+      const auto words = split_ws(t.substr(0, colon));
+      if (!words.empty()) dev = std::string(words.back());
+    }
+    k.link_down[dev].push_back(q);
+  }
+}
+
 KernelLines sort_kernel_lines(const Facts& facts) {
   KernelLines k;
   sort_apei_pcie(facts, k);
-  auto& [xids, aer_uncorrected, aer_corrected, oom, mlx5_cmd, reset_required, hca_firmware, link_down, xid_hosts,
-         oom_hosts, module_error, module_unplugged, nic_health] = k;
+  // Names for k's members this loop fills (std::tie's tuple holds references).
+  auto [xids, aer_uncorrected, aer_corrected, oom, reset_required, xid_hosts, oom_hosts] =
+      std::tie(k.xids, k.aer_uncorrected, k.aer_corrected, k.oom, k.reset_required, k.xid_hosts, k.oom_hosts);
   // The driver's own line for a GPU lost from PCIe (osinit.c: "NVRM: GPU 0000:3b:00.0: GPU
   // has fallen off the bus."): the event Xid 79 reports, printed with or without its Xid
   // line. Read as Xid 79 where the files hold no Xid 79 line.
@@ -3309,48 +3358,8 @@ KernelLines sort_kernel_lines(const Facts& facts) {
         oom.push_back(q);
         oom_hosts.push_back(kernel_host(t));
       }
-    } else if ((contains(t, "mlx4") || contains(t, "mlx5")) &&
-               (contains(t, "upgrade") || contains(t, "please update")) &&
-               (contains(t, "FW") || contains(t, "firmware"))) {
-      // The driver asking for newer HCA firmware: "mlx4_en 0000:0d:00.0: LSO not supported,
-      // please upgrade to later FW version to enable LSO".
-      hca_firmware.push_back(q);
-    } else if (contains(t, "Port module event[error]")) {
-      // "mlx5_core 0000:5c:00.0: Port module event[error]: module 0, Cable error, High Temperature"
-      module_error.push_back(q);
-    } else if (contains(t, "Port module event") && contains(t, "Cable unplugged")) {
-      module_unplugged.push_back(q);
-    } else if (contains(t, "mlx5") &&
-               (contains(t, "health compromised") || contains(t, "unrecoverable hardware error") ||
-                contains(t, "insufficient power on the PCIe slot") || contains(t, "health recovery flow aborted") ||
-                contains(t, "handling bad device here") || contains(t, "mlx5_pci_err_detected") ||
-                contains(t, "Driver is in error state") || contains(t, "fw_fatal_reporter_err_work") ||
-                (contains(t, "print_health_info") && contains(t, "synd 0x")))) {
-      // health.c's "device's health compromised - reached miss count", its syndromes
-      // ("print_health_info:520:(pid 0): synd 0x10: High temperature", "unrecoverable hardware
-      // error"), its recovery ("mlx5_health_try_recover: handling bad device here", "health
-      // recovery flow aborted, PCI reads still not working"), the firmware's fatal reporter
-      // ("mlx5_fw_fatal_reporter_err_work:1983:(pid 123): Driver is in error state. Unloading");
-      // events.c's "Detected insufficient
-      // power on the PCIe slot (27W)", after which the adapter powers its ports down.
-      nic_health.push_back(q);
-    } else if (broadcom_nic_failed(t)) {
-      nic_health.push_back(q);
-    } else if (contains(t, "mlx5") && (contains(t, "cmd_work_handler") || contains(t, "mlx5_cmd_check") ||
-                                       contains(t, "mlx5_cmd_out_err") || contains(t, "failed,") ||
-                                       // a command the firmware never completed (mlx5 cmd.c's wait_func)
-                                       contains(t, "No done completion") || contains(t, "wait_func"))) {
-      mlx5_cmd.push_back(q);
-    } else if (contains(t, "Link down") || contains(t, "link down") || contains(t, "Link is Down") ||
-               contains(t, "NIC Link is Down") || contains(t, "link becomes down")) {
-      // "mlx5_core 0000:3b:00.0 ens3np0: Link down": the device is the word before the colon.
-      std::string dev = "?";
-      const size_t colon = t.rfind(": ", t.find("ink"));
-      if (colon != std::string_view::npos) {
-        const auto words = split_ws(t.substr(0, colon));
-        if (!words.empty()) dev = std::string(words.back());
-      }
-      link_down[dev].push_back(q);
+    } else {
+      sort_nic_line(q, k);
     }
   }
   if (!off_bus.empty() && !xids.count(79)) {
